@@ -1,0 +1,77 @@
+//! The one decode error type: what was wrong, in which field, at which offset.
+
+use std::fmt;
+
+/// A malformed input, located precisely.
+///
+/// `offset` counts bytes from the start of the buffer handed to the outermost
+/// parser (for a frame: from the first byte of the destination MAC), so a user
+/// can find the byte in a hex dump. `field` names the field in the terms of the
+/// standard (`"lldp.ttl"`, `"dcbx.pg.percent"`, ...).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize)]
+pub struct DecodeError {
+    pub offset: usize,
+    pub field: &'static str,
+    pub kind: DecodeErrorKind,
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} at offset {}: {}", self.field, self.offset, self.kind)
+    }
+}
+
+impl DecodeError {
+    pub fn new(offset: usize, field: &'static str, kind: DecodeErrorKind) -> Self {
+        DecodeError { offset, field, kind }
+    }
+
+    /// The same error seen from an enclosing buffer that starts `base` bytes earlier.
+    pub fn shifted(mut self, base: usize) -> Self {
+        self.offset += base;
+        self
+    }
+}
+
+/// Why the input is malformed. Each variant carries the values a user needs to
+/// see what was expected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum DecodeErrorKind {
+    /// Fewer bytes than the field needs.
+    #[error("truncated: need {needed} bytes, {available} available")]
+    Truncated { needed: usize, available: usize },
+    /// A length field claims more bytes than its container holds.
+    #[error("length {length} exceeds the {available} bytes left in the enclosing TLV")]
+    LengthBeyondContainer { length: usize, available: usize },
+    /// A length that is not the fixed size the standard gives.
+    #[error("length {length}, expected {expected}")]
+    BadLength { length: usize, expected: usize },
+    /// A length below the minimum for this TLV.
+    #[error("length {length} is below the minimum {minimum}")]
+    TooShort { length: usize, minimum: usize },
+    /// A zero-length sub-TLV (lldpad drops the whole LLDPDU for it).
+    #[error("zero-length sub-TLV")]
+    ZeroLength,
+    /// A second instance of something that may occur once; `first_offset` is where the first was.
+    #[error("duplicate (first seen at offset {first_offset})")]
+    Duplicate { first_offset: usize },
+    /// Non-padding bytes after the End of LLDPDU TLV.
+    #[error("TLV type {tlv_type} after End of LLDPDU")]
+    TlvAfterEnd { tlv_type: u8 },
+    /// No End of LLDPDU TLV before the data ran out.
+    #[error("no End of LLDPDU TLV")]
+    MissingEnd,
+    /// A mandatory TLV is missing or out of place.
+    #[error("expected {expected} TLV here, found TLV type {found}")]
+    Misordered { expected: &'static str, found: u8 },
+    /// A mandatory TLV occurs where only it may not.
+    #[error("mandatory {tlv} TLV repeated or out of order")]
+    UnexpectedMandatory { tlv: &'static str },
+    /// A field whose value the standard does not allow.
+    #[error("bad value {value}: {reason}")]
+    BadValue { value: u64, reason: &'static str },
+    /// Not the protocol this parser handles (wrong Ethertype, OUI, opcode...).
+    #[error("not this protocol: {reason}")]
+    NotThisProtocol { reason: &'static str },
+}

@@ -1,0 +1,150 @@
+//! LLDPDU (IEEE 802.1AB-2016 §8): mandatory Chassis ID, Port ID, TTL first, in
+//! that order; then optional TLVs; then End of LLDPDU. Only padding (zero
+//! bytes) may follow End.
+//!
+//! [`Lldpdu`] borrows from the buffer it was parsed from, so parsing a frame
+//! with no unknown TLVs does not allocate.
+
+use crate::cee::CeeDcbx;
+use crate::MacAddr;
+
+/// LLDP Ethertype.
+pub const ETHERTYPE_LLDP: u16 = 0x88cc;
+
+/// TLV type codes (802.1AB Table 8-1).
+pub mod tlv_type {
+    pub const END: u8 = 0;
+    pub const CHASSIS_ID: u8 = 1;
+    pub const PORT_ID: u8 = 2;
+    pub const TTL: u8 = 3;
+    pub const PORT_DESCRIPTION: u8 = 4;
+    pub const SYSTEM_NAME: u8 = 5;
+    pub const SYSTEM_DESCRIPTION: u8 = 6;
+    pub const SYSTEM_CAPABILITIES: u8 = 7;
+    pub const MANAGEMENT_ADDRESS: u8 = 8;
+    pub const ORG_SPECIFIC: u8 = 127;
+}
+
+/// Chassis ID subtypes (802.1AB Table 8-2); 0 and 8..255 are reserved.
+pub mod chassis_subtype {
+    pub const CHASSIS_COMPONENT: u8 = 1;
+    pub const INTERFACE_ALIAS: u8 = 2;
+    pub const PORT_COMPONENT: u8 = 3;
+    pub const MAC_ADDRESS: u8 = 4;
+    pub const NETWORK_ADDRESS: u8 = 5;
+    pub const INTERFACE_NAME: u8 = 6;
+    pub const LOCAL: u8 = 7;
+}
+
+/// Port ID subtypes (802.1AB Table 8-3); 0 and 8..255 are reserved.
+pub mod port_subtype {
+    pub const INTERFACE_ALIAS: u8 = 1;
+    pub const PORT_COMPONENT: u8 = 2;
+    pub const MAC_ADDRESS: u8 = 3;
+    pub const NETWORK_ADDRESS: u8 = 4;
+    pub const INTERFACE_NAME: u8 = 5;
+    pub const AGENT_CIRCUIT_ID: u8 = 6;
+    pub const LOCAL: u8 = 7;
+}
+
+/// A Chassis ID or Port ID: subtype plus 1..=255 octets of id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Id<'a> {
+    pub subtype: u8,
+    pub id: &'a [u8],
+}
+
+/// System Capabilities TLV (802.1AB §8.5.8): two 16-bit bitmaps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SystemCapabilities {
+    pub capabilities: u16,
+    pub enabled: u16,
+}
+
+/// Management Address TLV (802.1AB §8.5.9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ManagementAddress<'a> {
+    /// IANA address family number (1 IPv4, 2 IPv6, 6 802 MAC).
+    pub address_subtype: u8,
+    /// 1..=31 octets.
+    pub address: &'a [u8],
+    /// 1 unknown, 2 ifIndex, 3 system port number.
+    pub interface_subtype: u8,
+    pub interface_number: u32,
+    /// 0..=128 octets.
+    pub oid: &'a [u8],
+}
+
+/// An organizationally specific TLV this crate does not decode further.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OrgTlv<'a> {
+    pub oui: [u8; 3],
+    pub subtype: u8,
+    pub info: &'a [u8],
+}
+
+/// A TLV of a reserved type (9..=126), kept as raw bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RawTlv<'a> {
+    pub tlv_type: u8,
+    pub value: &'a [u8],
+}
+
+/// A whole LLDPDU.
+///
+/// Emission writes TLVs in this order: Chassis ID, Port ID, TTL, Port
+/// Description, System Name, System Description, System Capabilities,
+/// Management Addresses, CEE DCBX, CIN DCBX, other org-specific TLVs, unknown
+/// TLVs, End.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lldpdu<'a> {
+    pub chassis_id: Id<'a>,
+    pub port_id: Id<'a>,
+    /// Seconds; 0 means shutdown: delete this MSAP's information now.
+    pub ttl: u16,
+    pub port_description: Option<&'a [u8]>,
+    pub system_name: Option<&'a [u8]>,
+    pub system_description: Option<&'a [u8]>,
+    pub system_capabilities: Option<SystemCapabilities>,
+    pub management_addresses: Vec<ManagementAddress<'a>>,
+    /// The CEE DCBX TLV (OUI 00-1B-21 subtype 2), if present.
+    pub cee_dcbx: Option<CeeDcbx>,
+    /// The body (after OUI and subtype) of a CIN DCBX TLV (subtype 1): recognised, not negotiated.
+    pub cin_dcbx: Option<&'a [u8]>,
+    pub org_specific: Vec<OrgTlv<'a>>,
+    pub unknown: Vec<RawTlv<'a>>,
+}
+
+impl<'a> Lldpdu<'a> {
+    /// An LLDPDU with only the mandatory TLVs.
+    pub fn new(chassis_id: Id<'a>, port_id: Id<'a>, ttl: u16) -> Self {
+        Lldpdu {
+            chassis_id,
+            port_id,
+            ttl,
+            port_description: None,
+            system_name: None,
+            system_description: None,
+            system_capabilities: None,
+            management_addresses: Vec::new(),
+            cee_dcbx: None,
+            cin_dcbx: None,
+            org_specific: Vec::new(),
+            unknown: Vec::new(),
+        }
+    }
+
+    /// Chassis ID and Port ID of MAC-address subtype, as lldpad sends them.
+    pub fn mac_ids(mac: &'a MacAddr) -> (Id<'a>, Id<'a>) {
+        (
+            Id {
+                subtype: chassis_subtype::MAC_ADDRESS,
+                id: &mac.0,
+            },
+            Id {
+                subtype: port_subtype::MAC_ADDRESS,
+                id: &mac.0,
+            },
+        )
+    }
+}

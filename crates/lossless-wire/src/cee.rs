@@ -110,9 +110,8 @@ impl Serialize for PriorityMap {
 impl<'de> Deserialize<'de> for PriorityMap {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let list = Vec::<u8>::deserialize(d)?;
-        PriorityMap::from_priorities(&list).map_err(|p| {
-            serde::de::Error::custom(format!("priority {p} is out of range 0..=7"))
-        })
+        PriorityMap::from_priorities(&list)
+            .map_err(|p| serde::de::Error::custom(format!("priority {p} is out of range 0..=7")))
     }
 }
 
@@ -304,4 +303,189 @@ pub struct CeeDcbx {
     pub anomalies: ArrayVec<DecodeError, 8>,
     /// Sub-TLVs of types this implementation does not know; skipped (as lldpad does).
     pub unknown_subtlvs: u16,
+}
+
+mod codec;
+
+/// A configuration value the CEE DCBX spec does not allow, found either in a
+/// received sub-TLV or in local configuration.
+///
+/// `field` uses the same names for both (`"pg.pgid"`, `"app.selector"`, ...),
+/// `index` is the priority, PGID or APP entry the value belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, thiserror::Error)]
+pub struct InvalidValue {
+    pub field: &'static str,
+    pub index: Option<usize>,
+    pub value: u64,
+    pub reason: &'static str,
+}
+
+impl std::fmt::Display for InvalidValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.index {
+            Some(i) => write!(f, "{}[{}] = {}: {}", self.field, i, self.value, self.reason),
+            None => write!(f, "{} = {}: {}", self.field, self.value, self.reason),
+        }
+    }
+}
+
+/// The largest NumTCsSupported / NumTCPFCSupported.
+///
+/// Seed 000 gives the PG range as "0..7" (the dash lost) and the PFC range as
+/// 1..8. Eight traffic classes is what lldpad and every NIC send, and a device
+/// with zero TCs cannot carry traffic, so both fields accept 1..=8 and refuse
+/// 0 and 9..=255, on receive and in local configuration alike.
+pub const MAX_TCS: u8 = 8;
+
+fn check_num_tcs(field: &'static str, v: u8) -> Result<(), InvalidValue> {
+    if (1..=MAX_TCS).contains(&v) {
+        Ok(())
+    } else {
+        Err(InvalidValue {
+            field,
+            index: None,
+            value: v.into(),
+            reason: "number of traffic classes must be 1..8",
+        })
+    }
+}
+
+impl PgConfig {
+    /// Checks PGIDs (0..=7 or 15), percentages (each <= 100, all eight
+    /// summing to exactly 100) and num_tcs (1..=8). The first violation found,
+    /// in wire order, is returned.
+    pub fn validate(&self) -> Result<(), InvalidValue> {
+        for (i, &pgid) in self.pgid.iter().enumerate() {
+            if pgid > 7 && pgid != PGID_STRICT {
+                return Err(InvalidValue {
+                    field: "pg.pgid",
+                    index: Some(i),
+                    value: pgid.into(),
+                    reason: "PGID must be 0..7 or 15",
+                });
+            }
+        }
+        for (i, &pct) in self.percent.iter().enumerate() {
+            if pct > 100 {
+                return Err(InvalidValue {
+                    field: "pg.percent",
+                    index: Some(i),
+                    value: pct.into(),
+                    reason: "a percentage cannot exceed 100",
+                });
+            }
+        }
+        let sum: u64 = self.percent.iter().map(|&p| u64::from(p)).sum();
+        if sum != 100 {
+            return Err(InvalidValue {
+                field: "pg.percent",
+                index: None,
+                value: sum,
+                reason: "the eight percentages must sum to 100",
+            });
+        }
+        check_num_tcs("pg.num_tcs", self.num_tcs)
+    }
+}
+
+impl PfcConfig {
+    /// Any enable bitmap is valid; num_tcs must be 1..=8.
+    pub fn validate(&self) -> Result<(), InvalidValue> {
+        check_num_tcs("pfc.num_tcs", self.num_tcs)
+    }
+}
+
+impl AppEntry {
+    /// The selector must fit its 2 bits and the OUI's first byte must leave
+    /// them free, or the entry cannot be written without changing one of them.
+    /// Any priority map is allowed (the empty one means "no priority").
+    pub fn validate(&self) -> Result<(), InvalidValue> {
+        if self.selector.0 > 3 {
+            return Err(InvalidValue {
+                field: "app.selector",
+                index: None,
+                value: self.selector.0.into(),
+                reason: "selector must fit in 2 bits (0..3)",
+            });
+        }
+        if self.oui[0] & 0x03 != 0 {
+            return Err(InvalidValue {
+                field: "app.oui",
+                index: None,
+                value: self.oui[0].into(),
+                reason: "the low 2 bits of OUI[0] carry the selector and must be zero",
+            });
+        }
+        Ok(())
+    }
+}
+
+impl AppConfig {
+    /// Validates every entry; the error's `index` is the entry's position.
+    pub fn validate(&self) -> Result<(), InvalidValue> {
+        for (i, e) in self.entries.iter().enumerate() {
+            e.validate().map_err(|err| InvalidValue {
+                index: Some(i),
+                ..err
+            })?;
+        }
+        Ok(())
+    }
+}
+
+impl FeatureHeader {
+    /// The flags byte: bit 7 Enable, bit 6 Willing, bit 5 Error, bits 4..0 reserved.
+    pub fn flags(&self) -> u8 {
+        (u8::from(self.enable) << 7)
+            | (u8::from(self.willing) << 6)
+            | (u8::from(self.error) << 5)
+            | (self.reserved_flags & 0x1f)
+    }
+
+    /// Header with the given Enable/Willing flags, versions 0 (what lldpad sends).
+    pub fn new(enable: bool, willing: bool) -> Self {
+        FeatureHeader {
+            enable,
+            willing,
+            ..FeatureHeader::default()
+        }
+    }
+}
+
+impl<C> FeatureTlv<C> {
+    pub fn new(header: FeatureHeader, cfg: C) -> Self {
+        FeatureTlv { header, cfg }
+    }
+}
+
+impl CeeDcbx {
+    /// A TLV to send: Control plus the features given, all valid as far as
+    /// the caller knows (emit writes what it is given; validate first).
+    pub fn new(
+        control: Control,
+        pg: Option<FeatureTlv<PgConfig>>,
+        pfc: Option<FeatureTlv<PfcConfig>>,
+        app: Option<FeatureTlv<AppConfig>>,
+    ) -> CeeDcbx {
+        CeeDcbx {
+            control: Some(control),
+            pg: pg.map(Ok),
+            pfc: pfc.map(Ok),
+            app: app.map(Ok),
+            ..CeeDcbx::default()
+        }
+    }
+
+    /// What `parse(emit(self))` gives: emission drops invalid features,
+    /// duplicates and unknown sub-TLVs, so the parsed copy has none of them.
+    /// Round-trip tests and the fuzz targets compare against this.
+    pub fn normalized(&self) -> CeeDcbx {
+        CeeDcbx {
+            control: self.control,
+            pg: self.pg.clone().filter(Result::is_ok),
+            pfc: self.pfc.clone().filter(Result::is_ok),
+            app: self.app.clone().filter(Result::is_ok),
+            ..CeeDcbx::default()
+        }
+    }
 }

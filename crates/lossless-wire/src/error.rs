@@ -23,7 +23,11 @@ impl fmt::Display for DecodeError {
 
 impl DecodeError {
     pub fn new(offset: usize, field: &'static str, kind: DecodeErrorKind) -> Self {
-        DecodeError { offset, field, kind }
+        DecodeError {
+            offset,
+            field,
+            kind,
+        }
     }
 
     /// The same error seen from an enclosing buffer that starts `base` bytes earlier.

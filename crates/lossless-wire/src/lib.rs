@@ -9,11 +9,18 @@
 //! `parse`, `buffer_len` and `emit`.
 
 pub mod cee;
+mod codec;
 pub mod error;
 pub mod ethernet;
+pub mod frame;
 pub mod lldp;
 pub mod mac;
 pub mod mac_control;
 
+pub use cee::{CeeDcbx, InvalidValue};
 pub use error::{DecodeError, DecodeErrorKind};
+pub use ethernet::{EthernetHeader, VlanTag};
+pub use frame::{emit_lldp_frame, emit_mac_control_frame, Frame, Payload};
+pub use lldp::Lldpdu;
 pub use mac::MacAddr;
+pub use mac_control::MacControl;

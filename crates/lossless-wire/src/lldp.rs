@@ -148,3 +148,5 @@ impl<'a> Lldpdu<'a> {
         )
     }
 }
+
+mod codec;

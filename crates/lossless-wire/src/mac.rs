@@ -45,7 +45,9 @@ pub struct ParseMacError {
 impl FromStr for MacAddr {
     type Err = ParseMacError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let err = || ParseMacError { input: s.to_string() };
+        let err = || ParseMacError {
+            input: s.to_string(),
+        };
         let mut out = [0u8; 6];
         let mut parts = s.split([':', '-']);
         for byte in out.iter_mut() {

@@ -42,12 +42,26 @@ fn de(offset: usize, field: &'static str, kind: K) -> DecodeError {
 fn truncated_tlv_header() {
     assert_eq!(
         err(&[0x02]),
-        de(0, "lldp.tlv", K::Truncated { needed: 2, available: 1 })
+        de(
+            0,
+            "lldp.tlv",
+            K::Truncated {
+                needed: 2,
+                available: 1
+            }
+        )
     );
     // Cut inside the TTL TLV's header.
     assert_eq!(
         err(&lldpad_pdu()[..19]),
-        de(18, "lldp.tlv", K::Truncated { needed: 2, available: 1 })
+        de(
+            18,
+            "lldp.tlv",
+            K::Truncated {
+                needed: 2,
+                available: 1
+            }
+        )
     );
 }
 
@@ -57,7 +71,14 @@ fn tlv_length_beyond_data() {
     v[1] = 0xff; // Chassis ID length 0x0ff = 255 > 91 left
     assert_eq!(
         err(&v),
-        de(0, "lldp.tlv.length", K::LengthBeyondContainer { length: 255, available: 91 })
+        de(
+            0,
+            "lldp.tlv.length",
+            K::LengthBeyondContainer {
+                length: 255,
+                available: 91
+            }
+        )
     );
     // The CEE TLV claims one byte more than there is before... the end of data.
     let mut v = lldpad_pdu();
@@ -71,7 +92,14 @@ fn tlv_length_beyond_data() {
     v[23] = 0x43 + 4; // CEE TLV length 71 > 69 left
     assert_eq!(
         err(&v),
-        de(22, "lldp.tlv.length", K::LengthBeyondContainer { length: 71, available: 69 })
+        de(
+            22,
+            "lldp.tlv.length",
+            K::LengthBeyondContainer {
+                length: 71,
+                available: 69
+            }
+        )
     );
 }
 
@@ -79,7 +107,17 @@ fn tlv_length_beyond_data() {
 fn chassis_id_too_short() {
     let mut v = hex("0201 04");
     v.extend_from_slice(&mandatory()[9..]);
-    assert_eq!(err(&with_end(v)), de(0, "lldp.chassis_id", K::TooShort { length: 1, minimum: 2 }));
+    assert_eq!(
+        err(&with_end(v)),
+        de(
+            0,
+            "lldp.chassis_id",
+            K::TooShort {
+                length: 1,
+                minimum: 2
+            }
+        )
+    );
 }
 
 #[test]
@@ -97,7 +135,17 @@ fn port_id_too_long() {
 fn ttl_bad_length() {
     let mut v = mandatory()[..18].to_vec();
     v.extend_from_slice(&hex("0603 007800"));
-    assert_eq!(err(&with_end(v)), de(18, "lldp.ttl", K::BadLength { length: 3, expected: 2 }));
+    assert_eq!(
+        err(&with_end(v)),
+        de(
+            18,
+            "lldp.ttl",
+            K::BadLength {
+                length: 3,
+                expected: 2
+            }
+        )
+    );
 }
 
 #[test]
@@ -109,20 +157,41 @@ fn misordered_mandatory() {
     v.extend_from_slice(&m[18..]);
     assert_eq!(
         err(&with_end(v)),
-        de(0, "lldp.tlv.type", K::Misordered { expected: "Chassis ID", found: 2 })
+        de(
+            0,
+            "lldp.tlv.type",
+            K::Misordered {
+                expected: "Chassis ID",
+                found: 2
+            }
+        )
     );
     // System Name where the TTL belongs.
     let mut v = m[..18].to_vec();
     v.extend_from_slice(&hex("0a01 41"));
     assert_eq!(
         err(&with_end(v)),
-        de(18, "lldp.tlv.type", K::Misordered { expected: "Time To Live", found: 5 })
+        de(
+            18,
+            "lldp.tlv.type",
+            K::Misordered {
+                expected: "Time To Live",
+                found: 5
+            }
+        )
     );
     // End where the Port ID belongs.
     let v = with_end(m[..9].to_vec());
     assert_eq!(
         err(&v),
-        de(9, "lldp.tlv.type", K::Misordered { expected: "Port ID", found: 0 })
+        de(
+            9,
+            "lldp.tlv.type",
+            K::Misordered {
+                expected: "Port ID",
+                found: 0
+            }
+        )
     );
 }
 
@@ -133,13 +202,23 @@ fn mandatory_tlv_repeated() {
     v.extend_from_slice(&m[18..22]); // a second TTL
     assert_eq!(
         err(&with_end(v)),
-        de(22, "lldp.tlv.type", K::UnexpectedMandatory { tlv: "Time To Live" })
+        de(
+            22,
+            "lldp.tlv.type",
+            K::UnexpectedMandatory {
+                tlv: "Time To Live"
+            }
+        )
     );
     let mut v = m.clone();
     v.extend_from_slice(&m[..9]); // a second Chassis ID
     assert_eq!(
         err(&with_end(v)),
-        de(22, "lldp.tlv.type", K::UnexpectedMandatory { tlv: "Chassis ID" })
+        de(
+            22,
+            "lldp.tlv.type",
+            K::UnexpectedMandatory { tlv: "Chassis ID" }
+        )
     );
 }
 
@@ -147,7 +226,17 @@ fn mandatory_tlv_repeated() {
 fn end_with_length() {
     let mut v = mandatory();
     v.extend_from_slice(&hex("0001 00"));
-    assert_eq!(err(&v), de(22, "lldp.end", K::BadLength { length: 1, expected: 0 }));
+    assert_eq!(
+        err(&v),
+        de(
+            22,
+            "lldp.end",
+            K::BadLength {
+                length: 1,
+                expected: 0
+            }
+        )
+    );
 }
 
 #[test]
@@ -194,7 +283,14 @@ fn system_capabilities_bad_length() {
     v.extend_from_slice(&hex("0e03 001400"));
     assert_eq!(
         err(&with_end(v)),
-        de(22, "lldp.system_capabilities", K::BadLength { length: 3, expected: 4 })
+        de(
+            22,
+            "lldp.system_capabilities",
+            K::BadLength {
+                length: 3,
+                expected: 4
+            }
+        )
     );
 }
 
@@ -231,14 +327,28 @@ fn management_address() {
     bad[35] = 1;
     assert_eq!(
         err(&bad),
-        de(22, "lldp.mgmt_addr", K::BadLength { length: 12, expected: 13 })
+        de(
+            22,
+            "lldp.mgmt_addr",
+            K::BadLength {
+                length: 12,
+                expected: 13
+            }
+        )
     );
     // Too short for the fixed fields.
     let mut short = mandatory();
     short.extend_from_slice(&hex("1008 05 01 c0000201 02 00"));
     assert_eq!(
         err(&with_end(short)),
-        de(22, "lldp.mgmt_addr", K::TooShort { length: 8, minimum: 9 })
+        de(
+            22,
+            "lldp.mgmt_addr",
+            K::TooShort {
+                length: 8,
+                minimum: 9
+            }
+        )
     );
 }
 
@@ -246,7 +356,17 @@ fn management_address() {
 fn org_tlv_too_short() {
     let mut v = mandatory();
     v.extend_from_slice(&hex("fe03 001b21"));
-    assert_eq!(err(&with_end(v)), de(22, "lldp.org", K::TooShort { length: 3, minimum: 4 }));
+    assert_eq!(
+        err(&with_end(v)),
+        de(
+            22,
+            "lldp.org",
+            K::TooShort {
+                length: 3,
+                minimum: 4
+            }
+        )
+    );
 }
 
 #[test]
@@ -271,7 +391,10 @@ fn second_cee_tlv_is_fatal() {
     let pdu = lldpad_pdu();
     let mut v = pdu[..91].to_vec();
     v.extend_from_slice(&pdu[22..91]);
-    assert_eq!(err(&with_end(v)), de(91, "lldp.dcbx", K::Duplicate { first_offset: 22 }));
+    assert_eq!(
+        err(&with_end(v)),
+        de(91, "lldp.dcbx", K::Duplicate { first_offset: 22 })
+    );
 }
 
 // ---- CEE structure (fatal) ----------------------------------------------------
@@ -290,7 +413,14 @@ fn cee_subtlv_beyond_tlv_is_fatal() {
     v[68] = 23; // APP claims 23 bytes, 22 left in the CEE TLV
     assert_eq!(
         err(&v),
-        de(67, "dcbx.subtlv.length", K::LengthBeyondContainer { length: 23, available: 22 })
+        de(
+            67,
+            "dcbx.subtlv.length",
+            K::LengthBeyondContainer {
+                length: 23,
+                available: 22
+            }
+        )
     );
 }
 
@@ -300,7 +430,14 @@ fn cee_truncated_subtlv_header_is_fatal() {
     let body = hex("020a 0000 00000001 00000000 08");
     assert_eq!(
         CeeDcbx::parse(&body),
-        Err(de(12, "dcbx.subtlv", K::Truncated { needed: 2, available: 1 }))
+        Err(de(
+            12,
+            "dcbx.subtlv",
+            K::Truncated {
+                needed: 2,
+                available: 1
+            }
+        ))
     );
 }
 
@@ -309,7 +446,14 @@ fn cee_control_bad_length_is_fatal() {
     let body = hex("0209 0000 00000001 000000");
     assert_eq!(
         CeeDcbx::parse(&body),
-        Err(de(0, "dcbx.control", K::BadLength { length: 9, expected: 10 }))
+        Err(de(
+            0,
+            "dcbx.control",
+            K::BadLength {
+                length: 9,
+                expected: 10
+            }
+        ))
     );
 }
 
@@ -327,7 +471,10 @@ fn cee_errors_count_from_the_frame_start() {
 // ---- CEE features (not fatal) ------------------------------------------------
 
 fn cee_of(v: &[u8]) -> CeeDcbx {
-    Lldpdu::parse(v).expect("LLDPDU stands").cee_dcbx.expect("CEE")
+    Lldpdu::parse(v)
+        .expect("LLDPDU stands")
+        .cee_dcbx
+        .expect("CEE")
 }
 
 #[test]
@@ -335,7 +482,14 @@ fn bad_pgid_is_a_feature_error() {
     let mut v = lldpad_pdu();
     v[47] = 0x91; // priority 2 -> PGID 9
     let cee = cee_of(&v);
-    let e = de(47, "dcbx.pg.pgid", K::BadValue { value: 9, reason: "PGID must be 0..7 or 15" });
+    let e = de(
+        47,
+        "dcbx.pg.pgid",
+        K::BadValue {
+            value: 9,
+            reason: "PGID must be 0..7 or 15",
+        },
+    );
     assert_eq!(cee.pg, Some(Err(e.clone())));
     assert_eq!(cee.anomalies.as_slice(), [e]);
     // The rest of the TLV stands.
@@ -348,7 +502,12 @@ fn bad_pgid_is_a_feature_error() {
     let Payload::Lldp(pdu) = Frame::parse(&f).expect("parses").payload else {
         panic!("LLDP");
     };
-    let stored = pdu.cee_dcbx.expect("CEE").pg.expect("PG").expect_err("invalid");
+    let stored = pdu
+        .cee_dcbx
+        .expect("CEE")
+        .pg
+        .expect("PG")
+        .expect_err("invalid");
     assert_eq!(stored.offset, ETH_LEN + 47);
 }
 
@@ -375,7 +534,11 @@ fn num_tcs_range() {
         v[66] = bad;
         let cee = cee_of(&v);
         assert_eq!(cee.pg.as_ref().expect("PG").is_ok(), ok, "PG num_tcs {bad}");
-        assert_eq!(cee.pfc.as_ref().expect("PFC").is_ok(), ok, "PFC num_tcs {bad}");
+        assert_eq!(
+            cee.pfc.as_ref().expect("PFC").is_ok(),
+            ok,
+            "PFC num_tcs {bad}"
+        );
         if !ok {
             let e = cee.pfc.expect("PFC").expect_err("invalid");
             assert_eq!((e.offset, e.field), (66, "dcbx.pfc.num_tcs"));
@@ -403,21 +566,49 @@ fn feature_bad_lengths() {
     .expect("parses");
     assert_eq!(
         cee.pg,
-        Some(Err(de(12, "dcbx.pg", K::BadLength { length: 16, expected: 17 })))
+        Some(Err(de(
+            12,
+            "dcbx.pg",
+            K::BadLength {
+                length: 16,
+                expected: 17
+            }
+        )))
     );
     assert_eq!(
         cee.pfc,
-        Some(Err(de(30, "dcbx.pfc", K::BadLength { length: 7, expected: 6 })))
+        Some(Err(de(
+            30,
+            "dcbx.pfc",
+            K::BadLength {
+                length: 7,
+                expected: 6
+            }
+        )))
     );
     assert_eq!(
         cee.app,
-        Some(Err(de(39, "dcbx.app", K::BadLength { length: 7, expected: 4 })))
+        Some(Err(de(
+            39,
+            "dcbx.app",
+            K::BadLength {
+                length: 7,
+                expected: 4
+            }
+        )))
     );
     assert_eq!(cee.anomalies.len(), 3);
     let cee = CeeDcbx::parse(&body("0803 000080")).expect("parses");
     assert_eq!(
         cee.app,
-        Some(Err(de(12, "dcbx.app", K::TooShort { length: 3, minimum: 4 })))
+        Some(Err(de(
+            12,
+            "dcbx.app",
+            K::TooShort {
+                length: 3,
+                minimum: 4
+            }
+        )))
     );
     // An empty APP table is valid.
     let cee = CeeDcbx::parse(&body("0804 00008000")).expect("parses");
@@ -432,7 +623,10 @@ fn duplicates_keep_the_first() {
          020a 0000 00000009 00000009",
     ))
     .expect("parses");
-    assert_eq!(cee.pfc.expect("PFC").expect("valid").cfg.priorities, PriorityMap(0x08));
+    assert_eq!(
+        cee.pfc.expect("PFC").expect("valid").cfg.priorities,
+        PriorityMap(0x08)
+    );
     assert!(cee.duplicates.pfc && cee.duplicates.control);
     assert!(!cee.duplicates.pg && !cee.duplicates.app);
     assert_eq!(cee.control.expect("control").seq, 1);
@@ -469,14 +663,20 @@ fn invalid_value_display_and_local_validation() {
     );
     assert_eq!(e.to_string(), "pg.pgid[3] = 9: PGID must be 0..7 or 15");
     assert_eq!(PgConfig::default().validate(), Ok(()));
-    let pg = PgConfig { num_tcs: 0, ..PgConfig::default() };
+    let pg = PgConfig {
+        num_tcs: 0,
+        ..PgConfig::default()
+    };
     assert_eq!(pg.validate().expect_err("0 TCs").field, "pg.num_tcs");
     let pg = PgConfig {
         percent: [50, 50, 0, 0, 0, 0, 0, 1],
         ..PgConfig::default()
     };
     let e = pg.validate().expect_err("sum 101");
-    assert_eq!(e.to_string(), "pg.percent = 101: the eight percentages must sum to 100");
+    assert_eq!(
+        e.to_string(),
+        "pg.percent = 101: the eight percentages must sum to 100"
+    );
 
     let entry = AppEntry {
         selector: AppSelector(4),
@@ -484,11 +684,26 @@ fn invalid_value_display_and_local_validation() {
         oui: DCBX_OUI,
         priorities: PriorityMap(8),
     };
-    assert_eq!(entry.validate().expect_err("selector").field, "app.selector");
-    let entry = AppEntry { selector: AppSelector(1), oui: [0x01, 0x1b, 0x21], ..entry };
+    assert_eq!(
+        entry.validate().expect_err("selector").field,
+        "app.selector"
+    );
+    let entry = AppEntry {
+        selector: AppSelector(1),
+        oui: [0x01, 0x1b, 0x21],
+        ..entry
+    };
     assert_eq!(entry.validate().expect_err("oui").field, "app.oui");
     let cfg = lossless_wire::cee::AppConfig {
-        entries: [AppEntry { oui: DCBX_OUI, ..entry }, entry].into_iter().collect(),
+        entries: [
+            AppEntry {
+                oui: DCBX_OUI,
+                ..entry
+            },
+            entry,
+        ]
+        .into_iter()
+        .collect(),
     };
     let e = cfg.validate().expect_err("entry 1");
     assert_eq!((e.field, e.index), ("app.oui", Some(1)));
@@ -501,11 +716,25 @@ fn ethernet_header() {
     let f = hex(LLDPAD_1);
     assert_eq!(
         EthernetHeader::parse(&f[..5]),
-        Err(de(0, "eth.dst", K::Truncated { needed: 6, available: 5 }))
+        Err(de(
+            0,
+            "eth.dst",
+            K::Truncated {
+                needed: 6,
+                available: 5
+            }
+        ))
     );
     assert_eq!(
         EthernetHeader::parse(&f[..13]),
-        Err(de(12, "eth.ethertype", K::Truncated { needed: 2, available: 1 }))
+        Err(de(
+            12,
+            "eth.ethertype",
+            K::Truncated {
+                needed: 2,
+                available: 1
+            }
+        ))
     );
     let (h, n) = EthernetHeader::parse(&f).expect("valid");
     assert_eq!((h.ethertype, n, h.buffer_len()), (0x88cc, 14, 14));
@@ -513,14 +742,28 @@ fn ethernet_header() {
     let tagged = hex("0180c2000001 020000000001 8100 a005 8808");
     let (h, n) = EthernetHeader::parse(&tagged).expect("valid");
     assert_eq!(n, 18);
-    assert_eq!(h.vlan, Some(VlanTag { pcp: 5, dei: false, vid: 5 }));
+    assert_eq!(
+        h.vlan,
+        Some(VlanTag {
+            pcp: 5,
+            dei: false,
+            vid: 5
+        })
+    );
     assert_eq!(h.ethertype, 0x8808);
     let mut out = [0u8; 18];
     h.emit(&mut out);
     assert_eq!(out[..], tagged[..]);
     assert_eq!(
         EthernetHeader::parse(&tagged[..15]),
-        Err(de(14, "eth.vlan", K::Truncated { needed: 2, available: 1 }))
+        Err(de(
+            14,
+            "eth.vlan",
+            K::Truncated {
+                needed: 2,
+                available: 1
+            }
+        ))
     );
 
     let mut llc = f.clone();

@@ -74,7 +74,10 @@ fn reference_example_round_trips() {
     assert_eq!(entries[1].selector, AppSelector::PORT);
     assert_eq!(entries[1].protocol, 3260);
     assert_eq!(entries[1].priorities, PriorityMap(0x30));
-    assert_eq!(entries[1].priorities.priorities().collect::<Vec<_>>(), [4, 5]);
+    assert_eq!(
+        entries[1].priorities.priorities().collect::<Vec<_>>(),
+        [4, 5]
+    );
     assert!(cee.anomalies.is_empty());
     assert!(!cee.duplicates.any());
 
@@ -243,5 +246,8 @@ fn short_lldp_frame_is_padded_to_60() {
     assert_eq!(out.len(), 60);
     assert_eq!(&out[..14], &hex("0180c200000e 020000000001 88cc")[..]);
     assert_eq!(out[14 + pdu.buffer_len()..], [0u8; 60 - 14 - 24]);
-    assert_eq!(Frame::parse(&out).expect("parses").payload, Payload::Lldp(pdu));
+    assert_eq!(
+        Frame::parse(&out).expect("parses").payload,
+        Payload::Lldp(pdu)
+    );
 }

@@ -1,0 +1,182 @@
+//! The DCBX Control state machine (seed 000 §2.4.2; Figure 8 rebuilt from the
+//! text, Tables 1 and 2, and what lldpad does).
+//!
+//! It owns SeqNo (ours), AckNo (the peer SeqNo we acknowledge) and RcvdAckNo
+//! (the peer's acknowledgement of ours). SeqNo advances one change at a time:
+//! only when the previous SeqNo was acknowledged (the "ratchet" of the
+//! SetLocalParameters commentary).
+
+use lossless_wire::cee::Control;
+use serde::Serialize;
+
+/// Control machine state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ControlMachine {
+    /// SeqNo: changes each time an exchanged feature parameter changes.
+    pub seq: u32,
+    /// AckNo: the SeqNo of the most recent peer DCBX TLV we handled.
+    pub ack: u32,
+    /// RcvdAckNo: the AckNo of the most recent peer DCBX TLV we handled.
+    pub rcvd_ack: u32,
+    /// Oper_Version: the highest version both ends support.
+    pub oper_version: u8,
+    /// Max_Version.
+    pub max_version: u8,
+}
+
+/// What a received Control TLV asks of the agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PeerControlOutcome {
+    /// Send a frame: a new AckNo or a new Oper_Version to announce.
+    pub send: bool,
+    /// Both ends run the same version: the feature machines may proceed.
+    pub versions_agree: bool,
+}
+
+impl ControlMachine {
+    pub fn new(max_version: u8) -> Self {
+        ControlMachine {
+            seq: 0,
+            ack: 0,
+            rcvd_ack: 0,
+            oper_version: max_version,
+            max_version,
+        }
+    }
+
+    /// Link up, or PeerNotAdvertiseDCBX: "the local side resets similar to a link up".
+    pub fn reset(&mut self) {
+        *self = ControlMachine::new(self.max_version);
+    }
+
+    /// The Control TLV we send.
+    pub fn tlv(&self) -> Control {
+        Control {
+            oper_version: self.oper_version,
+            max_version: self.max_version,
+            seq: self.seq,
+            ack: self.ack,
+        }
+    }
+
+    /// Handles the peer's Control TLV. `may_ack` is false while multiple
+    /// neighbours are present: then nothing of the peer's is acknowledged.
+    pub fn on_peer(&mut self, peer: &Control, may_ack: bool) -> PeerControlOutcome {
+        let mut out = PeerControlOutcome::default();
+        let agreed = peer.max_version.min(self.max_version);
+        if self.oper_version != agreed {
+            // Version negotiation: adopt the highest common version and tell the peer.
+            self.oper_version = agreed;
+            out.send = true;
+            return out;
+        }
+        if self.oper_version != peer.oper_version {
+            // Wait for the peer to move to the agreed version.
+            return out;
+        }
+        out.versions_agree = true;
+        self.rcvd_ack = peer.ack;
+        // D13: a new peer SeqNo is acknowledged at once. A peer AckNo of 0
+        // while we have a SeqNo means it started over (restart): tell it again.
+        let peer_restarted = peer.ack == 0 && self.seq != 0;
+        if may_ack && (self.ack != peer.seq || peer_restarted) {
+            self.ack = peer.seq;
+            out.send = true;
+        }
+        out
+    }
+
+    /// The ratchet: a new SeqNo may be issued only once the last one was acknowledged.
+    pub fn may_advance(&self) -> bool {
+        self.seq == self.rcvd_ack
+    }
+
+    /// Issues the next SeqNo (skipping 0, which means "nothing sent yet").
+    pub fn advance(&mut self) -> u32 {
+        self.seq = self.seq.wrapping_add(1).max(1);
+        self.seq
+    }
+
+    /// Our current SeqNo is still waiting for the peer's acknowledgement.
+    pub fn awaiting_ack(&self) -> bool {
+        self.seq != self.rcvd_ack
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctl(seq: u32, ack: u32) -> Control {
+        Control {
+            oper_version: 0,
+            max_version: 0,
+            seq,
+            ack,
+        }
+    }
+
+    #[test]
+    fn new_peer_seq_is_acknowledged_at_once() {
+        let mut c = ControlMachine::new(0);
+        c.advance();
+        let out = c.on_peer(&ctl(1, 0), true);
+        assert!(out.send && out.versions_agree);
+        assert_eq!((c.seq, c.ack, c.rcvd_ack), (1, 1, 0));
+        // The same SeqNo again (a periodic frame) needs no answer.
+        let out = c.on_peer(&ctl(1, 1), true);
+        assert!(!out.send);
+        assert_eq!(c.rcvd_ack, 1);
+    }
+
+    #[test]
+    fn ratchet_waits_for_ack_of_previous_seq() {
+        // The seed's example: AckNo from the peer 9, local SeqNo 10, features pending at 11.
+        let mut c = ControlMachine::new(0);
+        c.seq = 10;
+        c.rcvd_ack = 9;
+        assert!(!c.may_advance(), "SeqNo 11 must wait for AckNo 10");
+        c.on_peer(&ctl(5, 9), true);
+        assert!(!c.may_advance());
+        c.on_peer(&ctl(5, 10), true);
+        assert!(c.may_advance());
+        assert_eq!(c.advance(), 11);
+    }
+
+    #[test]
+    fn no_ack_with_multiple_neighbours() {
+        let mut c = ControlMachine::new(0);
+        let out = c.on_peer(&ctl(3, 0), false);
+        assert!(!out.send);
+        assert_eq!(c.ack, 0);
+    }
+
+    #[test]
+    fn version_negotiates_down_then_waits_for_peer() {
+        let mut c = ControlMachine::new(2);
+        let peer = Control {
+            oper_version: 1,
+            max_version: 1,
+            seq: 1,
+            ack: 0,
+        };
+        let out = c.on_peer(&peer, true);
+        assert!(out.send && !out.versions_agree);
+        assert_eq!(c.oper_version, 1);
+        assert_eq!(c.ack, 0, "nothing acknowledged before versions agree");
+        let out = c.on_peer(&peer, true);
+        assert!(out.versions_agree && out.send);
+        assert_eq!(c.ack, 1);
+    }
+
+    #[test]
+    fn restarted_peer_is_acknowledged_again() {
+        let mut c = ControlMachine::new(0);
+        c.seq = 4;
+        c.ack = 1;
+        c.rcvd_ack = 4;
+        let out = c.on_peer(&ctl(1, 0), true);
+        assert!(out.send, "peer AckNo 0 means it lost our state");
+        assert_eq!(c.rcvd_ack, 0);
+    }
+}

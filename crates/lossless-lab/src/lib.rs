@@ -1,0 +1,10 @@
+//! The lab: simulated links on a virtual clock running the real cores.
+//!
+//! Used by the scenario tests, the benches and `lossless lab`.
+
+pub mod describe;
+pub mod pcap;
+pub mod scenario;
+pub mod sim;
+
+pub use sim::{LogEntry, NodeId, PathProps, SegmentId, Sim};

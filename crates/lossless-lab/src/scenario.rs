@@ -1,0 +1,382 @@
+//! Named lab scenarios: what `lossless lab --scenario NAME` runs.
+//!
+//! Each builds a small simulated fabric, runs the real agents on the virtual
+//! clock and returns a [`Report`]: the timeline of frames and state changes and
+//! the final state of every agent.
+
+use std::fmt::Write;
+
+use lossless_dcbx::{Duration, Instant, PortConfig, PortStatus, Reason};
+use lossless_wire::cee::{
+    AppConfig, AppEntry, AppSelector, PfcConfig, PgConfig, PriorityMap, DCBX_OUI,
+};
+use lossless_wire::MacAddr;
+use serde::Serialize;
+
+use crate::sim::{LogEntry, PathProps, Sim};
+
+/// A scenario's name and what it shows.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct ScenarioInfo {
+    pub name: &'static str,
+    pub description: &'static str,
+}
+
+/// Every scenario, the default first.
+pub const SCENARIOS: &[ScenarioInfo] = &[
+    ScenarioInfo {
+        name: "willing",
+        description: "Two agents on one link: a switch (not willing) with PFC on priorities 3,4, \
+                      PG 25/75 and an APP table; a host (willing) with defaults adopts them.",
+    },
+    ScenarioInfo {
+        name: "mismatch",
+        description: "Neither end willing, different PFC priorities: both report the mismatch \
+                      (Error set, PFC off) while PG stays operational (PG is never compared).",
+    },
+    ScenarioInfo {
+        name: "lossy",
+        description: "The willing scenario over a link losing 30% of frames in each direction \
+                      with 5 ms delay: the fast retransmissions still converge.",
+    },
+    ScenarioInfo {
+        name: "change",
+        description: "After convergence the switch moves PFC to priority 5; the new SeqNo is \
+                      acknowledged and the host follows.",
+    },
+    ScenarioInfo {
+        name: "peer-loss",
+        description: "After convergence the switch disables LLDP transmit: its shutdown LLDPDU \
+                      makes the host drop the peer and fall back to its own configuration.",
+    },
+];
+
+/// One agent at the end of a run.
+#[derive(Debug, Clone, Serialize)]
+pub struct AgentReport {
+    pub name: String,
+    pub mac: MacAddr,
+    #[serde(flatten)]
+    pub status: PortStatus,
+}
+
+/// One line of the timeline.
+#[derive(Debug, Clone, Serialize)]
+pub struct TimelineRow {
+    /// Seconds since the start of the run.
+    pub t: f64,
+    /// Agent name, or "-" for operator actions.
+    pub node: String,
+    /// "tx", "lost", "event" or "action".
+    pub kind: &'static str,
+    pub text: String,
+}
+
+/// The result of running a scenario.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub scenario: &'static str,
+    pub description: &'static str,
+    pub seed: u64,
+    /// When every agent first had a DCBX peer and all features Syncd (seconds).
+    pub converged_at: Option<f64>,
+    pub frames_sent: u64,
+    pub frames_lost: u64,
+    pub agents: Vec<AgentReport>,
+    pub timeline: Vec<TimelineRow>,
+}
+
+/// The name is not a scenario.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownScenario(pub String);
+
+impl std::fmt::Display for UnknownScenario {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = SCENARIOS.iter().map(|s| s.name).collect();
+        write!(
+            f,
+            "unknown scenario {:?}; known: {}",
+            self.0,
+            names.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownScenario {}
+
+/// The switch side of the demos: not willing, PFC 3,4, PG 0-2:PG0 3-5:PG1 6:strict 7:PG2.
+pub fn switch_config() -> PortConfig {
+    let mut c = PortConfig::new(MacAddr([0x02, 0, 0, 0, 0, 0x0a]));
+    c.system_name = Some("switch".into());
+    c.dcbx.pg.willing = false;
+    c.dcbx.pg.cfg = PgConfig {
+        pgid: [0, 0, 0, 1, 1, 1, 15, 2],
+        percent: [25, 75, 0, 0, 0, 0, 0, 0],
+        num_tcs: 8,
+    };
+    c.dcbx.pfc.willing = false;
+    c.dcbx.pfc.cfg = PfcConfig {
+        priorities: PriorityMap(0b0001_1000),
+        num_tcs: 8,
+    };
+    c.dcbx.app.willing = false;
+    let mut entries = lossless_wire::cee::AppTable::new();
+    entries.push(AppEntry {
+        selector: AppSelector::ETHERTYPE,
+        protocol: 0x8906,
+        oui: DCBX_OUI,
+        priorities: PriorityMap(0b0000_1000),
+    });
+    entries.push(AppEntry {
+        selector: AppSelector::PORT,
+        protocol: 4791,
+        oui: DCBX_OUI,
+        priorities: PriorityMap(0b0001_0000),
+    });
+    c.dcbx.app.cfg = AppConfig { entries };
+    c
+}
+
+/// The host side: defaults (every feature willing, PFC on no priority).
+pub fn host_config() -> PortConfig {
+    let mut c = PortConfig::new(MacAddr([0x02, 0, 0, 0, 0, 0x0b]));
+    c.system_name = Some("host".into());
+    c
+}
+
+/// Every agent has a DCBX peer and every feature is Syncd and settled.
+pub fn converged(sim: &Sim) -> bool {
+    (0..sim.node_count()).all(|n| {
+        let a = sim.agent(n);
+        let settled = |r: Reason| !matches!(r, Reason::WaitingForAck | Reason::VersionMismatch);
+        a.status().peer_present
+            && a.all_syncd()
+            && settled(a.pg().reason)
+            && settled(a.pfc().reason)
+            && settled(a.app().reason)
+    })
+}
+
+/// Runs a scenario by name.
+pub fn run(name: &str, seed: u64) -> Result<Report, UnknownScenario> {
+    let info = SCENARIOS
+        .iter()
+        .find(|s| s.name == name)
+        .ok_or_else(|| UnknownScenario(name.to_string()))?;
+    let mut sim = Sim::new(seed);
+    // The configurations above are valid; a failure here is a bug in this file.
+    let mut switch_cfg = switch_config();
+    let mut host_cfg = host_config();
+    if name == "mismatch" {
+        host_cfg.dcbx.pfc.willing = false;
+        host_cfg.dcbx.pfc.cfg.priorities = PriorityMap(0b0000_1000);
+        host_cfg.dcbx.pg.willing = false;
+    }
+    let a = sim
+        .add_agent("switch", switch_cfg.clone())
+        .expect("valid switch config");
+    let b = sim.add_agent("host", host_cfg).expect("valid host config");
+    let link = sim.connect(a, b);
+    let props = if name == "lossy" {
+        PathProps {
+            delay: Duration::from_millis(5),
+            loss: 0.3,
+        }
+    } else {
+        PathProps {
+            delay: Duration::from_micros(10),
+            loss: 0.0,
+        }
+    };
+    sim.set_link_props(a, b, props);
+    sim.set_link(link, true);
+    let converged_at = sim.run_until_true(Instant::from_secs_f64(60.0), converged);
+    match name {
+        "change" => {
+            sim.run_for(Duration::from_secs(5));
+            switch_cfg.dcbx.pfc.cfg.priorities = PriorityMap(0b0010_0000);
+            sim.set_config(a, switch_cfg).expect("valid change");
+            sim.run_for(Duration::from_secs(5));
+        }
+        "peer-loss" => {
+            sim.run_for(Duration::from_secs(5));
+            switch_cfg.admin_status = lossless_dcbx::AdminStatus::RxOnly;
+            sim.set_config(a, switch_cfg).expect("valid change");
+            sim.run_for(Duration::from_secs(5));
+        }
+        _ => sim.run_for(Duration::from_secs(5)),
+    }
+    Ok(report(info, seed, &sim, converged_at))
+}
+
+fn report(info: &ScenarioInfo, seed: u64, sim: &Sim, converged_at: Option<Instant>) -> Report {
+    let timeline = sim
+        .log()
+        .iter()
+        .map(|e| match e {
+            LogEntry::Sent { at, from, summary } => TimelineRow {
+                t: at.since_epoch().as_secs_f64(),
+                node: sim.name(*from).to_string(),
+                kind: "tx",
+                text: summary.clone(),
+            },
+            LogEntry::Lost { at, from, to } => TimelineRow {
+                t: at.since_epoch().as_secs_f64(),
+                node: sim.name(*from).to_string(),
+                kind: "lost",
+                text: format!("frame to {} lost", sim.name(*to)),
+            },
+            LogEntry::Event { at, node, event } => TimelineRow {
+                t: at.since_epoch().as_secs_f64(),
+                node: sim.name(*node).to_string(),
+                kind: "event",
+                text: serde_json::to_string(event).unwrap_or_default(),
+            },
+            LogEntry::Action { at, what } => TimelineRow {
+                t: at.since_epoch().as_secs_f64(),
+                node: "-".to_string(),
+                kind: "action",
+                text: what.clone(),
+            },
+        })
+        .collect();
+    let stats = sim.stats();
+    Report {
+        scenario: info.name,
+        description: info.description,
+        seed,
+        converged_at: converged_at.map(|t| t.since_epoch().as_secs_f64()),
+        frames_sent: stats.frames_sent,
+        frames_lost: stats.frames_lost,
+        agents: (0..sim.node_count())
+            .map(|n| AgentReport {
+                name: sim.name(n).to_string(),
+                mac: sim.agent(n).mac(),
+                status: sim.agent(n).status(),
+            })
+            .collect(),
+        timeline,
+    }
+}
+
+impl Report {
+    /// The report for people: timeline, then the final state per agent and feature.
+    pub fn render_text(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "scenario {}: {}", self.scenario, self.description);
+        let _ = writeln!(s, "\ntimeline (virtual clock, seconds):");
+        let width = self
+            .timeline
+            .iter()
+            .map(|r| r.node.len())
+            .max()
+            .unwrap_or(1);
+        for r in &self.timeline {
+            let _ = writeln!(
+                s,
+                "  {:>10.6}  {:<width$}  {:<6} {}",
+                r.t, r.node, r.kind, r.text
+            );
+        }
+        let _ = writeln!(s);
+        match self.converged_at {
+            Some(t) => {
+                let _ = writeln!(
+                    s,
+                    "converged at {:.6} s ({} frames sent, {} lost in all)",
+                    t, self.frames_sent, self.frames_lost
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    s,
+                    "did not converge ({} frames sent, {} lost)",
+                    self.frames_sent, self.frames_lost
+                );
+            }
+        }
+        for a in &self.agents {
+            let st = &a.status;
+            let _ = writeln!(
+                s,
+                "\n{} ({}): DCBX {}, peer {}, SeqNo {} AckNo {} RcvdAckNo {}",
+                a.name,
+                a.mac,
+                if st.dcbx_active { "active" } else { "inactive" },
+                if st.peer_present { "present" } else { "absent" },
+                st.control.seq,
+                st.control.ack,
+                st.control.rcvd_ack
+            );
+            let _ = writeln!(
+                s,
+                "  {:<4} {:<7} {:<5} {:<6} {:<5} {:<34} {}",
+                "feat", "willing", "syncd", "oper", "error", "operational config", "why"
+            );
+            let yn = |b: bool| if b { "yes" } else { "no" };
+            let pg = &st.pg;
+            let _ = writeln!(
+                s,
+                "  {:<4} {:<7} {:<5} {:<6} {:<5} {:<34} {}",
+                "pg",
+                yn(pg.willing),
+                yn(pg.syncd),
+                if pg.oper_mode { "on" } else { "off" },
+                yn(pg.error),
+                format!(
+                    "pgid {} pct {}",
+                    pg.oper
+                        .pgid
+                        .iter()
+                        .map(|g| format!("{g:x}"))
+                        .collect::<String>(),
+                    pg.oper
+                        .percent
+                        .iter()
+                        .map(|p| p.to_string())
+                        .collect::<Vec<_>>()
+                        .join("/")
+                ),
+                pg.reason_text
+            );
+            let pfc = &st.pfc;
+            let _ = writeln!(
+                s,
+                "  {:<4} {:<7} {:<5} {:<6} {:<5} {:<34} {}",
+                "pfc",
+                yn(pfc.willing),
+                yn(pfc.syncd),
+                if pfc.oper_mode { "on" } else { "off" },
+                yn(pfc.error),
+                format!("priorities {}", pfc.oper.priorities),
+                pfc.reason_text
+            );
+            let app = &st.app;
+            let entries: Vec<String> = app
+                .oper
+                .entries
+                .iter()
+                .map(|e| {
+                    let sel = e.selector.name().unwrap_or("?");
+                    format!("{sel} {:#06x}->{}", e.protocol, e.priorities)
+                })
+                .collect();
+            let _ = writeln!(
+                s,
+                "  {:<4} {:<7} {:<5} {:<6} {:<5} {:<34} {}",
+                "app",
+                yn(app.willing),
+                yn(app.syncd),
+                if app.oper_mode { "on" } else { "off" },
+                yn(app.error),
+                if entries.is_empty() {
+                    "(none)".to_string()
+                } else {
+                    entries.join(", ")
+                },
+                app.reason_text
+            );
+        }
+        s
+    }
+}

@@ -387,6 +387,8 @@ impl Agent {
                 self.peer_dcbx = true;
                 self.peer_lost = false;
                 self.events.push_back(Event::PeerDcbx { present: true });
+                // A peer (re)appears: show it our state now rather than at the next timer.
+                send = true;
             }
             (false, true) => {
                 self.peer_dcbx = false;
@@ -426,6 +428,12 @@ impl Agent {
         };
         let ev = &mut self.events;
         let d = &self.cfg.dcbx;
+        // LocalParameterChange first: a changed DesiredCfg is not Syncd, so the
+        // machines below wait for the peer's acknowledgement before comparing it.
+        let seq = self.control.seq;
+        self.pg.mark_if_changed(&d.pg, v, seq);
+        self.pfc.mark_if_changed(&d.pfc, v, seq);
+        self.app.mark_if_changed(&d.app, v, seq);
         match (cee, peer_ctrl.is_some()) {
             (Some(c), true) => {
                 let p = |dup: bool| (versions_agree, c.duplicates.control, dup);
@@ -445,8 +453,8 @@ impl Agent {
                 self.app.evaluate(&d.app, v, PeerView::Absent(absent), ev);
             }
         }
-        // LocalParameterChange: any change in what we advertise is due with the next SeqNo.
-        let seq = self.control.seq;
+        // The machines may have changed an exchanged parameter (Error, version):
+        // that too is due with the next SeqNo.
         self.pg.mark_if_changed(&d.pg, v, seq);
         self.pfc.mark_if_changed(&d.pfc, v, seq);
         self.app.mark_if_changed(&d.app, v, seq);

@@ -1,0 +1,21 @@
+//! Any bytes as an LLDPDU: parse; on success emit, parse again and compare.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use lossless_wire::{CeeDcbx, Lldpdu};
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(pdu) = Lldpdu::parse(data) else {
+        return;
+    };
+    let mut out = vec![0u8; pdu.buffer_len()];
+    assert_eq!(pdu.emit(&mut out), out.len());
+    let again = Lldpdu::parse(&out).expect("a re-emitted LLDPDU parses");
+    let mut expected = pdu.clone();
+    expected.cee_dcbx = pdu.cee_dcbx.as_ref().map(CeeDcbx::normalized);
+    assert_eq!(again, expected);
+    // A second round changes nothing: the emitted bytes are a fixed point.
+    let mut out2 = vec![0u8; again.buffer_len()];
+    again.emit(&mut out2);
+    assert_eq!(out2, out);
+});

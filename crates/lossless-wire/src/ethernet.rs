@@ -27,7 +27,7 @@ pub struct EthernetHeader {
 }
 
 use crate::codec::{Reader, Writer};
-use crate::{DecodeError, DecodeErrorKind};
+use crate::DecodeError;
 
 impl VlanTag {
     /// The 16-bit Tag Control Information: PCP (3 bits), DEI (1), VID (12).
@@ -51,8 +51,9 @@ impl EthernetHeader {
     ///
     /// Only one tag is taken off: a second one (QinQ) is left as the Ethertype
     /// 0x8100, so the caller sees "not LLDP" rather than a mis-parsed payload.
-    /// An Ethertype below 0x0600 is an 802.3 length field; LLDP and MAC Control
-    /// never use that form, so it is refused as `NotThisProtocol`.
+    /// A value below 0x0600 is an 802.3 length (STP BPDUs, LLC): it is kept
+    /// in `ethertype` as is, so such frames pass through as "other traffic"
+    /// instead of being counted as malformed.
     pub fn parse(data: &[u8]) -> Result<(EthernetHeader, usize), DecodeError> {
         let mut r = Reader::new(data);
         let dst = MacAddr(r.array("eth.dst")?);
@@ -62,15 +63,6 @@ impl EthernetHeader {
         if ethertype == TPID_8021Q {
             vlan = Some(VlanTag::from_tci(r.u16("eth.vlan")?));
             ethertype = r.u16("eth.ethertype")?;
-        }
-        if ethertype < 0x0600 {
-            return Err(DecodeError::new(
-                r.offset() - 2,
-                "eth.ethertype",
-                DecodeErrorKind::NotThisProtocol {
-                    reason: "802.3 length field, not an Ethertype",
-                },
-            ));
         }
         let header = EthernetHeader {
             dst,

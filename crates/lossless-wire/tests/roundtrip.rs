@@ -320,7 +320,7 @@ proptest! {
     fn ethernet_header_round_trips(
         dst in any::<[u8; 6]>(), src in any::<[u8; 6]>(),
         vlan in option::of((0u8..8, any::<bool>(), 0u16..4096)),
-        ethertype in (0x0600u16..=0xffff).prop_filter("not a TPID", |t| *t != 0x8100),
+        ethertype in any::<u16>().prop_filter("not a TPID", |t| *t != 0x8100),
     ) {
         let h = EthernetHeader {
             dst: MacAddr(dst),

@@ -1,0 +1,396 @@
+//! A policy applied to a fabric: port groups become port sets, rules point at levels, the
+//! qos-ulps lines become rules after the match rules. This is what OpenSM does while it
+//! parses and validates (`osm_qos_policy_validate`); the errors here are the ones that make
+//! OpenSM drop the whole policy.
+
+use crate::ast::{in_ranges, Loc, NumRange, Policy, UlpKind};
+use crate::fabric::{Fabric, NodeKind, PortRef};
+use crate::partitions::Partitions;
+use serde::Serialize;
+use std::collections::HashSet;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum BindError {
+    #[error("{file}:{loc}: no QoS level named `default` and no `default` line in qos-ulps, expected one of them (OpenSM ERR AC10)")]
+    NoDefaultLevel { file: String, loc: Loc },
+    #[error("{file}:{loc}: qos-match-rule {rule}: unknown qos-level `{found}`, expected one of: {expected} (OpenSM ERR AC11)")]
+    UnknownLevel {
+        file: String,
+        loc: Loc,
+        rule: usize,
+        found: String,
+        expected: String,
+    },
+    #[error("{file}:{loc}: qos-match-rule {rule}: unknown {role} port-group `{found}`, expected one of: {expected} (OpenSM ERR AC12/AC13)")]
+    UnknownGroup {
+        file: String,
+        loc: Loc,
+        rule: usize,
+        role: &'static str,
+        found: String,
+        expected: String,
+    },
+    #[error("{file}:{loc}: port name `{found}`: node exists but has no port {port}, expected a connected port (OpenSM rejects the policy)")]
+    PortOutOfRange {
+        file: String,
+        loc: Loc,
+        found: String,
+        port: u64,
+    },
+    #[error("{file}:{loc}: IPoIB rule for P_Key {pkey:#06x}: {found}, expected a partition with at least two full members (OpenSM rejects the policy)")]
+    IpoibPartition {
+        file: String,
+        loc: Loc,
+        pkey: u64,
+        found: String,
+    },
+}
+
+/// A QoS level as resolution uses it (policy levels plus OpenSM's generated simple levels).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Level {
+    pub name: String,
+    pub use_: Option<String>,
+    pub sl: u8,
+    pub mtu_limit: Option<u8>,
+    pub rate_limit: Option<u8>,
+    pub packet_life: Option<u8>,
+    pub path_bits: Vec<NumRange>,
+    pub pkeys: Vec<NumRange>,
+    pub lossless: bool,
+    pub loc: Option<Loc>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "section", rename_all = "kebab-case")]
+pub enum Origin {
+    /// `qos-match-rules`, 1-based rule number as OpenSM counts them.
+    MatchRule {
+        number: usize,
+        loc: Loc,
+    },
+    QosUlps {
+        kind: UlpKind,
+        loc: Loc,
+    },
+}
+
+/// A rule with its groups resolved to port sets.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Rule {
+    pub origin: Origin,
+    pub use_: Option<String>,
+    /// Indices into [`Bound::groups`].
+    pub source: Vec<usize>,
+    pub destination: Vec<usize>,
+    pub qos_class: Vec<NumRange>,
+    pub service_id: Vec<NumRange>,
+    pub pkey: Vec<NumRange>,
+    pub level: usize,
+}
+
+/// A port group as a set of end ports.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Group {
+    pub name: String,
+    pub members: HashSet<PortRef>,
+    #[serde(skip)]
+    pub node_types: crate::ast::NodeTypes,
+}
+
+impl Group {
+    pub fn contains(&self, fabric: &Fabric, p: PortRef) -> bool {
+        let kind = fabric.node(p).map(|n| n.kind);
+        let t = &self.node_types;
+        (t.ca && kind == Some(NodeKind::Ca))
+            || (t.switch && kind == Some(NodeKind::Switch))
+            || (t.router && kind == Some(NodeKind::Router))
+            || self.members.contains(&p)
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Bound {
+    pub groups: Vec<Group>,
+    pub levels: Vec<Level>,
+    pub rules: Vec<Rule>,
+    pub default_level: usize,
+}
+
+/// Bind a policy to a fabric and its partitions.
+pub fn bind(
+    file: &str,
+    policy: &Policy,
+    fabric: &Fabric,
+    parts: &Partitions,
+) -> Result<Bound, BindError> {
+    let ends = fabric.end_ports();
+    let mut groups: Vec<Group> = Vec::new();
+    for g in &policy.port_groups {
+        let mut members = HashSet::new();
+        for e in &ends {
+            let Some(port) = fabric.port(*e) else {
+                continue;
+            };
+            if in_ranges(&g.port_guids, port.guid) {
+                members.insert(*e);
+            }
+        }
+        for pn in &g.port_names {
+            let Some(ni) = fabric.by_desc(&pn.value.node_desc) else {
+                continue;
+            };
+            let port = u8::try_from(pn.value.port)
+                .ok()
+                .and_then(|p| fabric.nodes.get(ni).and_then(|n| n.port(p)));
+            if port.is_none() {
+                return Err(BindError::PortOutOfRange {
+                    file: file.into(),
+                    loc: pn.loc,
+                    found: format!("{}/P{}", pn.value.node_desc, pn.value.port),
+                    port: pn.value.port,
+                });
+            }
+            let r = fabric.base_port(PortRef {
+                node: ni,
+                port: u8::try_from(pn.value.port).unwrap_or(0),
+            });
+            members.insert(r);
+        }
+        for r in &g.pkeys {
+            for p in parts.by_pkey.values() {
+                if r.contains(u64::from(p.pkey)) {
+                    members.extend(p.members.keys().copied());
+                }
+            }
+        }
+        for name in &g.partitions {
+            if let Some(p) = parts.by_name(&name.value) {
+                members.extend(p.members.keys().copied());
+            }
+        }
+        if g.node_types.self_port {
+            if let Some(sm) = fabric.sm_port {
+                members.insert(sm);
+            }
+        }
+        let mut node_types = g.node_types;
+        node_types.self_port = false;
+        groups.push(Group {
+            name: g.name.value.clone(),
+            members,
+            node_types,
+        });
+    }
+    let mut levels: Vec<Level> = policy
+        .levels
+        .iter()
+        .map(|l| Level {
+            name: l.name.value.clone(),
+            use_: l.use_.clone(),
+            sl: u8::try_from(l.sl.value).unwrap_or(15),
+            mtu_limit: l
+                .mtu_limit
+                .as_ref()
+                .and_then(|v| u8::try_from(v.value).ok()),
+            rate_limit: l
+                .rate_limit
+                .as_ref()
+                .and_then(|v| u8::try_from(v.value).ok()),
+            packet_life: l
+                .packet_life
+                .as_ref()
+                .and_then(|v| u8::try_from(v.value).ok()),
+            path_bits: l.path_bits.clone(),
+            pkeys: l.pkeys.clone(),
+            lossless: l.lossless,
+            loc: Some(l.loc),
+        })
+        .collect();
+    let level_names = || {
+        let mut v: Vec<&str> = policy
+            .levels
+            .iter()
+            .map(|l| l.name.value.as_str())
+            .collect();
+        v.dedup();
+        if v.is_empty() {
+            "(no levels defined)".to_string()
+        } else {
+            v.join(", ")
+        }
+    };
+    let group_names = || {
+        let v: Vec<&str> = policy
+            .port_groups
+            .iter()
+            .map(|g| g.name.value.as_str())
+            .collect();
+        if v.is_empty() {
+            "(no port groups defined)".to_string()
+        } else {
+            v.join(", ")
+        }
+    };
+    // Default level: a level named "default", else the qos-ulps default.
+    let default_level = match policy.level("default") {
+        Some((i, _)) => i,
+        None => match &policy.ulp_default {
+            Some(sl) => {
+                levels.push(simple_level("SimpleQoSLevel_DEFAULT", sl.value));
+                levels.len() - 1
+            }
+            None => {
+                let loc = policy
+                    .sections
+                    .first()
+                    .map(|s| s.1)
+                    .unwrap_or(Loc { line: 1, col: 1 });
+                return Err(BindError::NoDefaultLevel {
+                    file: file.into(),
+                    loc,
+                });
+            }
+        },
+    };
+    let mut rules = Vec::new();
+    for (i, r) in policy.rules.iter().enumerate() {
+        let number = i + 1;
+        let Some((level, _)) = policy.level(&r.level.value) else {
+            return Err(BindError::UnknownLevel {
+                file: file.into(),
+                loc: r.level.loc,
+                rule: number,
+                found: r.level.value.clone(),
+                expected: level_names(),
+            });
+        };
+        let lookup = |names: &[crate::ast::Spanned<String>],
+                      role: &'static str|
+         -> Result<Vec<usize>, BindError> {
+            names
+                .iter()
+                .map(|n| {
+                    policy.group(&n.value).map(|(gi, _)| gi).ok_or_else(|| {
+                        BindError::UnknownGroup {
+                            file: file.into(),
+                            loc: n.loc,
+                            rule: number,
+                            role,
+                            found: n.value.clone(),
+                            expected: group_names(),
+                        }
+                    })
+                })
+                .collect()
+        };
+        let source = lookup(&r.source, "source")?;
+        let destination = lookup(&r.destination, "destination")?;
+        rules.push(Rule {
+            origin: Origin::MatchRule { number, loc: r.loc },
+            use_: r.use_.clone(),
+            source,
+            destination,
+            qos_class: r.qos_class.clone(),
+            service_id: r.service_id.clone(),
+            pkey: crate::parse::opensm::mask_pkeys(r.pkey.clone()),
+            level,
+        });
+    }
+    // qos-ulps rules, after all match rules, each with a simple level carrying only the SL.
+    let mut simple: [Option<usize>; 16] = [None; 16];
+    for u in &policy.ulps {
+        if matches!(u.kind, UlpKind::Ipoib | UlpKind::IpoibPkey) {
+            for r in &u.pkey {
+                for pk in r.lo..=r.hi.min(r.lo + 0x7fff) {
+                    let p = parts.by_pkey.get(&((pk & 0x7fff) as u16));
+                    let found = match p {
+                        None => Some("no such partition".to_string()),
+                        Some(p) if p.members.values().filter(|f| **f).count() < 2 => Some(format!(
+                            "partition `{}` has fewer than two full members",
+                            p.name
+                        )),
+                        Some(_) => None,
+                    };
+                    if let Some(found) = found {
+                        return Err(BindError::IpoibPartition {
+                            file: file.into(),
+                            loc: u.loc,
+                            pkey: pk,
+                            found,
+                        });
+                    }
+                }
+            }
+        }
+        let sl = usize::try_from(u.sl.value).unwrap_or(0).min(15);
+        let level = match simple[sl] {
+            Some(l) => l,
+            None => {
+                levels.push(simple_level(&format!("SimpleQoSLevel_SL{sl}"), sl as u64));
+                simple[sl] = Some(levels.len() - 1);
+                levels.len() - 1
+            }
+        };
+        let mut gid = |name: &str, guids: &[NumRange]| -> usize {
+            let members = ends
+                .iter()
+                .copied()
+                .filter(|e| fabric.port(*e).is_some_and(|p| in_ranges(guids, p.guid)))
+                .collect();
+            groups.push(Group {
+                name: name.to_string(),
+                members,
+                node_types: Default::default(),
+            });
+            groups.len() - 1
+        };
+        let (mut source, mut destination) = (vec![], vec![]);
+        match u.kind {
+            UlpKind::SrpTargetGuid => destination.push(gid("_SRP_Targets_", &u.dest_guids)),
+            UlpKind::AnyTargetGuid => destination.push(gid("_ULP_Targets_", &u.dest_guids)),
+            UlpKind::AnySourceGuid => source.push(gid("_ULP_Sources_", &u.source_guids)),
+            UlpKind::AnySourceTargetGuid => {
+                let g = gid("_ULP_Sources_Targets_", &u.source_guids);
+                source.push(g);
+                destination.push(g);
+            }
+            _ => {}
+        }
+        rules.push(Rule {
+            origin: Origin::QosUlps {
+                kind: u.kind,
+                loc: u.loc,
+            },
+            use_: Some(u.text.clone()),
+            source,
+            destination,
+            qos_class: vec![],
+            service_id: u.service_id.clone(),
+            pkey: u.pkey.clone(),
+            level,
+        });
+    }
+    Ok(Bound {
+        groups,
+        levels,
+        rules,
+        default_level,
+    })
+}
+
+fn simple_level(name: &str, sl: u64) -> Level {
+    Level {
+        name: name.to_string(),
+        use_: None,
+        sl: u8::try_from(sl).unwrap_or(0),
+        mtu_limit: None,
+        rate_limit: None,
+        packet_life: None,
+        path_bits: vec![],
+        pkeys: vec![],
+        lossless: false,
+        loc: None,
+    }
+}

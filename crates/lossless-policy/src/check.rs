@@ -1,0 +1,512 @@
+//! `policy check`: everything wrong with a policy, with and without a fabric.
+//!
+//! Errors are what makes OpenSM reject the file (or what we refuse where OpenSM is silently
+//! wrong); warnings are what OpenSM accepts but almost certainly is not what was meant.
+
+use crate::ast::{Loc, NumRange, Policy, UlpKind};
+use crate::bind::{bind, Bound};
+use crate::compile::{compile, OsmQos};
+use crate::fabric::Fabric;
+use crate::partitions::Partitions;
+use serde::Serialize;
+use std::collections::HashSet;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub code: &'static str,
+    pub file: String,
+    pub loc: Loc,
+    pub message: String,
+}
+
+impl std::fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        write!(
+            f,
+            "{}:{}: {s}[{}]: {}",
+            self.file, self.loc, self.code, self.message
+        )
+    }
+}
+
+/// Is every value of `inner` in `outer`?
+fn covered(inner: &[NumRange], outer: &[NumRange]) -> bool {
+    let mut o: Vec<(u64, u64)> = outer.iter().map(|r| (r.lo, r.hi)).collect();
+    o.sort_unstable();
+    // Merge adjacent/overlapping ranges.
+    let mut merged: Vec<(u64, u64)> = Vec::new();
+    for (lo, hi) in o {
+        match merged.last_mut() {
+            Some(last) if lo <= last.1.saturating_add(1) => last.1 = last.1.max(hi),
+            _ => merged.push((lo, hi)),
+        }
+    }
+    inner
+        .iter()
+        .all(|r| merged.iter().any(|(lo, hi)| *lo <= r.lo && r.hi <= *hi))
+}
+
+/// Check a parsed policy. `fabric` enables the fabric-dependent checks.
+pub fn check(
+    file: &str,
+    policy: &Policy,
+    fabric: Option<(&Fabric, &Partitions, &OsmQos)>,
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let mut d = |severity, code, loc, message: String| {
+        out.push(Diagnostic {
+            severity,
+            code,
+            file: file.to_string(),
+            loc,
+            message,
+        })
+    };
+    use Severity::{Error, Warning};
+    // Names defined twice: OpenSM silently uses the first.
+    let mut seen: Vec<(String, Loc)> = Vec::new();
+    for g in &policy.port_groups {
+        let k = g.name.value.to_ascii_lowercase();
+        if let Some((_, first)) = seen.iter().find(|(n, _)| *n == k) {
+            d(Warning, "duplicate-group", g.name.loc, format!("port group `{}` is already defined at {first}; OpenSM uses the first and ignores this one (names are case-insensitive)", g.name.value));
+        } else {
+            seen.push((k, g.name.loc));
+        }
+    }
+    let mut seen: Vec<(String, Loc)> = Vec::new();
+    for l in &policy.levels {
+        let k = l.name.value.to_ascii_lowercase();
+        if let Some((_, first)) = seen.iter().find(|(n, _)| *n == k) {
+            d(Warning, "duplicate-level", l.name.loc, format!("QoS level `{}` is already defined at {first}; OpenSM uses the first and ignores this one", l.name.value));
+        } else {
+            seen.push((k, l.name.loc));
+        }
+    }
+    if policy.level("default").is_some() {
+        if let Some(u) = &policy.ulp_default {
+            d(Warning, "ulp-default-ignored", u.loc, "qos-ulps `default` is ignored: a QoS level named DEFAULT exists and takes precedence".into());
+        }
+    }
+    for o in &policy.octal_numbers {
+        d(
+            Warning,
+            "octal-number",
+            o.loc,
+            format!(
+                "`{}` has a leading zero: OpenSM reads it as octal; write it in decimal or with 0x",
+                o.value
+            ),
+        );
+    }
+    let mut ranges: Vec<&NumRange> = Vec::new();
+    for g in &policy.port_groups {
+        ranges.extend(g.port_guids.iter().chain(&g.pkeys));
+        for pn in &g.port_names {
+            if pn.value.had_blank {
+                d(Warning, "port-name-blank", pn.loc, format!("OpenSM drops unquoted blanks, so it looks up node `{}`; put the port name in double quotes to keep them", pn.value.node_desc));
+            }
+        }
+    }
+    for l in &policy.levels {
+        ranges.extend(l.pkeys.iter().chain(&l.path_bits));
+    }
+    for r in &policy.rules {
+        ranges.extend(r.qos_class.iter().chain(&r.service_id).chain(&r.pkey));
+    }
+    for u in &policy.ulps {
+        ranges.extend(
+            u.service_id
+                .iter()
+                .chain(&u.pkey)
+                .chain(&u.source_guids)
+                .chain(&u.dest_guids),
+        );
+        if u.kind == UlpKind::AnySourceTargetGuid {
+            d(Warning, "source-target-both", u.loc, "`any, source-target-port-guid` matches only when BOTH source and destination are in the list (OpenSM's code, despite its documentation saying either)".into());
+        }
+    }
+    for s in &policy.sl2vl_scopes {
+        for set in [&s.from, &s.to] {
+            if let crate::ast::PortSet::List(v) = set {
+                ranges.extend(v.iter());
+            }
+        }
+    }
+    for r in ranges {
+        if r.reversed {
+            d(
+                Warning,
+                "reversed-range",
+                r.loc,
+                format!("range written high-low; read as {:#x}-{:#x}", r.lo, r.hi),
+            );
+        }
+    }
+    for r in &policy.rules {
+        if policy.level(&r.level.value).is_none() {
+            d(
+                Error,
+                "unknown-level",
+                r.level.loc,
+                format!(
+                    "no QoS level named `{}` (OpenSM rejects the whole policy)",
+                    r.level.value
+                ),
+            );
+        }
+        for g in r.source.iter().chain(&r.destination) {
+            if policy.group(&g.value).is_none() {
+                d(
+                    Error,
+                    "unknown-group",
+                    g.loc,
+                    format!(
+                        "no port group named `{}` (OpenSM rejects the whole policy)",
+                        g.value
+                    ),
+                );
+            }
+        }
+    }
+    for s in &policy.sl2vl_scopes {
+        for g in s.groups.iter().chain(&s.across_from).chain(&s.across_to) {
+            if policy.group(&g.value).is_none() {
+                d(
+                    Error,
+                    "unknown-group",
+                    g.loc,
+                    format!("no port group named `{}`", g.value),
+                );
+            }
+        }
+    }
+    for s in &policy.vlarb_scopes {
+        for g in s.groups.iter().chain(&s.across) {
+            if policy.group(&g.value).is_none() {
+                d(
+                    Error,
+                    "unknown-group",
+                    g.loc,
+                    format!("no port group named `{}`", g.value),
+                );
+            }
+        }
+        for w in s.high.iter().chain(&s.low).flatten() {
+            if w.vl > 15 || w.weight > 255 {
+                d(
+                    Error,
+                    "vlarb-value",
+                    w.loc,
+                    format!("`{}:{}`: VL must be 0-15 and weight 0-255", w.vl, w.weight),
+                );
+            } else if w.vl == 15 {
+                d(
+                    Warning,
+                    "vlarb-vl15",
+                    w.loc,
+                    "VL15 in a VLArb table is never arbitrated (management traffic)".into(),
+                );
+            }
+        }
+    }
+    if policy.level("default").is_none() && policy.ulp_default.is_none() {
+        let loc = policy
+            .sections
+            .first()
+            .map_or(Loc { line: 1, col: 1 }, |s| s.1);
+        d(Error, "no-default-level", loc, "no QoS level named DEFAULT and no `default` in qos-ulps (OpenSM rejects the whole policy)".into());
+    }
+    // Unused definitions.
+    let mut used_levels: HashSet<String> = policy
+        .rules
+        .iter()
+        .map(|r| r.level.value.to_ascii_lowercase())
+        .collect();
+    used_levels.insert("default".into());
+    for l in &policy.levels {
+        if !used_levels.contains(&l.name.value.to_ascii_lowercase()) {
+            d(
+                Warning,
+                "unused-level",
+                l.name.loc,
+                format!("QoS level `{}` is not used by any rule", l.name.value),
+            );
+        }
+    }
+    let used_groups: HashSet<String> = policy
+        .rules
+        .iter()
+        .flat_map(|r| r.source.iter().chain(&r.destination))
+        .chain(
+            policy
+                .sl2vl_scopes
+                .iter()
+                .flat_map(|s| s.groups.iter().chain(&s.across_from).chain(&s.across_to)),
+        )
+        .chain(
+            policy
+                .vlarb_scopes
+                .iter()
+                .flat_map(|s| s.groups.iter().chain(&s.across)),
+        )
+        .map(|g| g.value.to_ascii_lowercase())
+        .collect();
+    for g in &policy.port_groups {
+        if !used_groups.contains(&g.name.value.to_ascii_lowercase()) {
+            d(
+                Warning,
+                "unused-group",
+                g.name.loc,
+                format!(
+                    "port group `{}` is not used by any rule or scope",
+                    g.name.value
+                ),
+            );
+        }
+    }
+    // Fabric-dependent checks.
+    let Some((fabric, parts, osm)) = fabric else {
+        shadowing_without_fabric(policy, &mut d);
+        return out;
+    };
+    let bound: Option<Bound> = match bind(file, policy, fabric, parts) {
+        Ok(b) => Some(b),
+        Err(e) => {
+            let loc = match &e {
+                crate::bind::BindError::NoDefaultLevel { loc, .. }
+                | crate::bind::BindError::UnknownLevel { loc, .. }
+                | crate::bind::BindError::UnknownGroup { loc, .. }
+                | crate::bind::BindError::PortOutOfRange { loc, .. }
+                | crate::bind::BindError::IpoibPartition { loc, .. } => *loc,
+            };
+            let dup = matches!(
+                e,
+                crate::bind::BindError::NoDefaultLevel { .. }
+                    | crate::bind::BindError::UnknownLevel { .. }
+                    | crate::bind::BindError::UnknownGroup { .. }
+            );
+            if !dup {
+                let msg = e.to_string();
+                let msg = msg.split_once(": ").map_or(msg.clone(), |(_, m)| {
+                    m.split_once(": ")
+                        .map_or(m.to_string(), |(_, m)| m.to_string())
+                });
+                d(Error, "fabric", loc, msg);
+            }
+            None
+        }
+    };
+    for g in &policy.port_groups {
+        for r in &g.port_guids {
+            let any = fabric
+                .end_ports()
+                .iter()
+                .any(|e| fabric.port(*e).is_some_and(|p| r.contains(p.guid)));
+            if !any {
+                d(
+                    Warning,
+                    "guid-not-found",
+                    r.loc,
+                    format!(
+                        "no port of the fabric has GUID {:#x}{}",
+                        r.lo,
+                        if r.hi != r.lo {
+                            format!("-{:#x}", r.hi)
+                        } else {
+                            String::new()
+                        }
+                    ),
+                );
+            }
+        }
+        for pn in &g.port_names {
+            if fabric.by_desc(&pn.value.node_desc).is_none() {
+                d(Warning, "node-not-found", pn.loc, format!("no node described `{}` in the fabric; OpenSM ignores this port name without a word", pn.value.node_desc));
+            }
+        }
+        for p in &g.partitions {
+            if parts.by_name(&p.value).is_none() {
+                d(
+                    Warning,
+                    "partition-not-found",
+                    p.loc,
+                    format!(
+                        "no partition named `{}` (partition names are case-sensitive)",
+                        p.value
+                    ),
+                );
+            }
+        }
+        for r in &g.pkeys {
+            if !parts.by_pkey.keys().any(|k| r.contains(u64::from(*k))) {
+                d(
+                    Warning,
+                    "pkey-not-found",
+                    r.loc,
+                    format!("no partition with P_Key {:#06x} (OpenSM ERR AC02)", r.lo),
+                );
+            }
+        }
+    }
+    for r in &policy.rules {
+        for pk in &r.pkey {
+            if !parts
+                .by_pkey
+                .keys()
+                .any(|k| pk.contains(u64::from(*k & 0x7fff)))
+            {
+                d(
+                    Warning,
+                    "pkey-not-found",
+                    pk.loc,
+                    format!(
+                        "no partition with P_Key {:#06x} (OpenSM ERR AC14)",
+                        pk.lo & 0x7fff
+                    ),
+                );
+            }
+        }
+    }
+    let Some(b) = bound else { return out };
+    for (gi, g) in policy.port_groups.iter().enumerate() {
+        if let Some(bg) = b.groups.get(gi) {
+            let n = fabric
+                .end_ports()
+                .iter()
+                .filter(|e| bg.contains(fabric, **e))
+                .count();
+            if n == 0 {
+                d(
+                    Warning,
+                    "empty-group",
+                    g.name.loc,
+                    format!(
+                        "port group `{}` matches no port of the fabric",
+                        g.name.value
+                    ),
+                );
+            }
+        }
+    }
+    shadowing(policy, &b, fabric, &mut d);
+    let (_, diags) = compile(fabric, osm, Some(policy), Some(&b));
+    for x in diags {
+        d(
+            if x.warning { Warning } else { Error },
+            "fabric-setup",
+            x.loc,
+            x.message,
+        );
+    }
+    out
+}
+
+type Emit<'a> = dyn FnMut(Severity, &'static str, Loc, String) + 'a;
+
+fn shadowing_without_fabric(policy: &Policy, d: &mut Emit<'_>) {
+    // Without a fabric, group contents are unknown: compare group names only.
+    let names = |v: &[crate::ast::Spanned<String>]| {
+        v.iter()
+            .map(|s| s.value.to_ascii_lowercase())
+            .collect::<HashSet<_>>()
+    };
+    for (j, rj) in policy.rules.iter().enumerate() {
+        for ri in &policy.rules[..j] {
+            let s_ok = ri.source.is_empty()
+                || (!rj.source.is_empty() && names(&rj.source).is_subset(&names(&ri.source)));
+            let d_ok = ri.destination.is_empty()
+                || (!rj.destination.is_empty()
+                    && names(&rj.destination).is_subset(&names(&ri.destination)));
+            if s_ok
+                && d_ok
+                && fields_cover(&ri.qos_class, &rj.qos_class)
+                && fields_cover(&ri.service_id, &rj.service_id)
+                && fields_cover(&ri.pkey, &rj.pkey)
+            {
+                d(Severity::Warning, "shadowed-rule", rj.loc, format!("qos-match-rule {} can never match: rule at {} matches every request it does", j + 1, ri.loc));
+                break;
+            }
+        }
+    }
+}
+
+fn fields_cover(earlier: &[NumRange], later: &[NumRange]) -> bool {
+    earlier.is_empty() || (!later.is_empty() && covered(later, earlier))
+}
+
+fn shadowing(policy: &Policy, b: &Bound, fabric: &Fabric, d: &mut Emit<'_>) {
+    let ends = fabric.end_ports();
+    let set = |groups: &[usize]| -> Option<HashSet<usize>> {
+        if groups.is_empty() {
+            return None; // any port
+        }
+        Some(
+            ends.iter()
+                .enumerate()
+                .filter(|(_, e)| {
+                    groups
+                        .iter()
+                        .any(|g| b.groups.get(*g).is_some_and(|g| g.contains(fabric, **e)))
+                })
+                .map(|(i, _)| i)
+                .collect(),
+        )
+    };
+    let sets: Vec<(Option<HashSet<usize>>, Option<HashSet<usize>>)> = b
+        .rules
+        .iter()
+        .map(|r| (set(&r.source), set(&r.destination)))
+        .collect();
+    let loc_of = |r: &crate::bind::Rule| match r.origin {
+        crate::bind::Origin::MatchRule { loc, .. } | crate::bind::Origin::QosUlps { loc, .. } => {
+            loc
+        }
+    };
+    let _ = policy;
+    for (j, rj) in b.rules.iter().enumerate() {
+        let (sj, dj) = &sets[j];
+        if sj.as_ref().is_some_and(|s| s.is_empty()) || dj.as_ref().is_some_and(|s| s.is_empty()) {
+            d(Severity::Warning, "never-matches", loc_of(rj), "rule can never match: its source or destination groups hold no port of this fabric".into());
+            continue;
+        }
+        for (i, ri) in b.rules[..j].iter().enumerate() {
+            let (si, di) = &sets[i];
+            let sub = |inner: &Option<HashSet<usize>>, outer: &Option<HashSet<usize>>| match (
+                inner, outer,
+            ) {
+                (_, None) => true,
+                (None, Some(_)) => false,
+                (Some(a), Some(o)) => a.is_subset(o),
+            };
+            if sub(sj, si)
+                && sub(dj, di)
+                && fields_cover(&ri.qos_class, &rj.qos_class)
+                && fields_cover(&ri.service_id, &rj.service_id)
+                && fields_cover(&ri.pkey, &rj.pkey)
+            {
+                d(
+                    Severity::Warning,
+                    "shadowed-rule",
+                    loc_of(rj),
+                    format!(
+                        "rule can never match: the rule at {} matches every request it does first",
+                        loc_of(ri)
+                    ),
+                );
+                break;
+            }
+        }
+    }
+}

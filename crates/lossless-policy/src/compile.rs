@@ -1,0 +1,493 @@
+//! SL2VL and VLArb tables per port.
+//!
+//! Two layers. The base is what OpenSM programs from its options file (`qos_sl2vl`,
+//! `qos_ca_sl2vl`, `qos_swe_*`, ... in `opensm.conf`, with OpenSM's built-in defaults when
+//! absent); VLs above what a port operates are masked as OpenSM does. On top, the policy's
+//! `qos-setup` scopes, which OpenSM parses and ignores and the seed specifies: when several
+//! scopes match a port the last one applies, and a VL the port does not support becomes VL15
+//! (dropped) with a warning, as the seed says.
+
+use crate::ast::{Loc, Policy, PortSet};
+use crate::bind::Bound;
+use crate::fabric::{Fabric, NodeKind, PortRef};
+use serde::Serialize;
+
+/// One target type's QoS options from `opensm.conf`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TypeOptions {
+    pub max_vls: Option<u8>,
+    pub high_limit: Option<u8>,
+    pub vlarb_high: Option<Vec<(u8, u8)>>,
+    pub vlarb_low: Option<Vec<(u8, u8)>>,
+    pub sl2vl: Option<[u8; 16]>,
+}
+
+impl TypeOptions {
+    const fn none() -> Self {
+        TypeOptions {
+            max_vls: None,
+            high_limit: None,
+            vlarb_high: None,
+            vlarb_low: None,
+            sl2vl: None,
+        }
+    }
+}
+
+/// The QoS part of `opensm.conf`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OsmQos {
+    pub generic: TypeOptions,
+    pub ca: TypeOptions,
+    pub sw0: TypeOptions,
+    pub swe: TypeOptions,
+    pub rtr: TypeOptions,
+    pub subnet_timeout: u8,
+}
+
+impl Default for OsmQos {
+    fn default() -> Self {
+        OsmQos {
+            generic: TypeOptions::none(),
+            ca: TypeOptions::none(),
+            sw0: TypeOptions::none(),
+            swe: TypeOptions::none(),
+            rtr: TypeOptions::none(),
+            subnet_timeout: 0x12,
+        }
+    }
+}
+
+/// OpenSM's built-in SL2VL: identity, SL15 on VL7.
+pub const DEFAULT_SL2VL: [u8; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 7];
+
+fn parse_pairs(v: &str) -> Option<Vec<(u8, u8)>> {
+    v.split(',')
+        .map(|p| {
+            let (a, b) = p.split_once(':')?;
+            Some((parse_u8(a)?, parse_u8(b)?))
+        })
+        .collect()
+}
+
+fn parse_u8(s: &str) -> Option<u8> {
+    let s = s.trim();
+    match s.strip_prefix("0x") {
+        Some(h) => u8::from_str_radix(h, 16).ok(),
+        None => s.parse().ok(),
+    }
+}
+
+impl OsmQos {
+    /// Read the `qos_*` and `subnet_timeout` keys of an `opensm.conf`; other keys are ignored.
+    pub fn parse(src: &str) -> OsmQos {
+        let mut o = OsmQos::default();
+        for line in src.lines() {
+            let line = line.split('#').next().unwrap_or("").trim();
+            let Some((k, v)) = line.split_once(char::is_whitespace) else {
+                continue;
+            };
+            let v = v.trim();
+            if k == "subnet_timeout" {
+                if let Some(n) = parse_u8(v) {
+                    o.subnet_timeout = n;
+                }
+                continue;
+            }
+            let Some(rest) = k.strip_prefix("qos_") else {
+                continue;
+            };
+            let (t, key) = match rest.split_once('_') {
+                Some(("ca", k)) => (&mut o.ca, k),
+                Some(("sw0", k)) => (&mut o.sw0, k),
+                Some(("swe", k)) => (&mut o.swe, k),
+                Some(("rtr", k)) => (&mut o.rtr, k),
+                _ => (&mut o.generic, rest),
+            };
+            match key {
+                "max_vls" => t.max_vls = parse_u8(v),
+                "high_limit" => t.high_limit = parse_u8(v),
+                "vlarb_high" => t.vlarb_high = parse_pairs(v),
+                "vlarb_low" => t.vlarb_low = parse_pairs(v),
+                "sl2vl" => {
+                    let vals: Option<Vec<u8>> = v.split(',').map(parse_u8).collect();
+                    if let Some(vals) = vals.filter(|v| v.len() == 16) {
+                        let mut t16 = [0u8; 16];
+                        t16.copy_from_slice(&vals);
+                        t.sl2vl = Some(t16);
+                    }
+                }
+                _ => {}
+            }
+        }
+        o
+    }
+
+    fn for_kind(&self, kind: NodeKind, port0: bool) -> &TypeOptions {
+        match (kind, port0) {
+            (NodeKind::Switch, true) => &self.sw0,
+            (NodeKind::Switch, false) => &self.swe,
+            (NodeKind::Router, _) => &self.rtr,
+            (NodeKind::Ca, _) => &self.ca,
+        }
+    }
+
+    /// The SL2VL template OpenSM uses for a port.
+    pub fn sl2vl_for(&self, kind: NodeKind, port0: bool) -> [u8; 16] {
+        self.for_kind(kind, port0)
+            .sl2vl
+            .or(self.generic.sl2vl)
+            .unwrap_or(DEFAULT_SL2VL)
+    }
+}
+
+/// OpenSM's mask for VLs a port operates (OperationalVLs = its VL capability here).
+fn vl_mask(data_vls: u8) -> u8 {
+    match data_vls {
+        15.. => 15,
+        8..=14 => 7,
+        4..=7 => 3,
+        2..=3 => 1,
+        _ => 0,
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Diag {
+    pub warning: bool,
+    pub loc: Loc,
+    pub message: String,
+}
+
+/// Where a port's table came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "source", rename_all = "kebab-case")]
+pub enum TableSource {
+    /// OpenSM options (opensm.conf or its built-in defaults).
+    Opensm,
+    /// The policy's sl2vl-scope at this place.
+    Scope { loc: Loc },
+}
+
+/// SL2VL tables for the fabric: `table(node, in, out)`.
+pub struct Sl2Vl<'a> {
+    fabric: &'a Fabric,
+    osm: &'a OsmQos,
+    policy: Option<&'a Policy>,
+    bound: Option<&'a Bound>,
+}
+
+impl<'a> Sl2Vl<'a> {
+    pub fn new(
+        fabric: &'a Fabric,
+        osm: &'a OsmQos,
+        policy: Option<&'a Policy>,
+        bound: Option<&'a Bound>,
+    ) -> Self {
+        Sl2Vl {
+            fabric,
+            osm,
+            policy,
+            bound,
+        }
+    }
+
+    fn in_groups(&self, names: &[crate::ast::Spanned<String>], p: PortRef) -> bool {
+        let (Some(policy), Some(b)) = (self.policy, self.bound) else {
+            return false;
+        };
+        names.iter().any(|n| {
+            policy
+                .group(&n.value)
+                .and_then(|(gi, _)| b.groups.get(gi))
+                .is_some_and(|g| g.contains(self.fabric, self.fabric.base_port(p)))
+        })
+    }
+
+    /// The table a node applies to packets entering at `inp` and leaving at `out`, with
+    /// where it came from and VLs replaced by VL15 because the port lacks them.
+    pub fn table(&self, node: usize, inp: u8, out: u8) -> ([u8; 16], TableSource, Vec<u8>) {
+        let Some(n) = self.fabric.nodes.get(node) else {
+            return ([15; 16], TableSource::Opensm, vec![]);
+        };
+        let out_port = n.port(out);
+        let data_vls = out_port.map_or(8, |p| p.data_vls);
+        let mut chosen: Option<(&crate::ast::Sl2VlScope, Loc)> = None;
+        if let Some(policy) = self.policy {
+            for s in &policy.sl2vl_scopes {
+                let me = PortRef { node, port: out };
+                if !s.groups.is_empty() && !self.in_groups(&s.groups, me) {
+                    continue;
+                }
+                let peer = |p: u8| {
+                    n.port(p)
+                        .and_then(|p| p.peer)
+                        .map(|(rn, rp)| PortRef { node: rn, port: rp })
+                };
+                if !s.across_from.is_empty()
+                    && !peer(inp).is_some_and(|r| self.in_groups(&s.across_from, r))
+                {
+                    continue;
+                }
+                if !s.across_to.is_empty()
+                    && !peer(out).is_some_and(|r| self.in_groups(&s.across_to, r))
+                {
+                    continue;
+                }
+                if n.kind == NodeKind::Switch
+                    && (!s.from.contains(u64::from(inp)) || !s.to.contains(u64::from(out)))
+                {
+                    continue;
+                }
+                if n.kind != NodeKind::Switch
+                    && !matches!(s.to, PortSet::Unspecified | PortSet::All)
+                    && !s.to.contains(u64::from(out))
+                {
+                    continue;
+                }
+                chosen = Some((s, s.loc));
+            }
+        }
+        match chosen {
+            Some((s, loc)) => {
+                let mut t = s.table;
+                let mut dropped = vec![];
+                for (sl, vl) in t.iter_mut().enumerate() {
+                    if *vl != 15 && *vl >= data_vls {
+                        *vl = 15;
+                        dropped.push(sl as u8);
+                    }
+                }
+                (t, TableSource::Scope { loc }, dropped)
+            }
+            None => {
+                let mut t = self.osm.sl2vl_for(n.kind, out == 0);
+                let m = vl_mask(data_vls);
+                for vl in t.iter_mut() {
+                    if *vl != 15 {
+                        *vl &= m;
+                    }
+                }
+                (t, TableSource::Opensm, vec![])
+            }
+        }
+    }
+}
+
+/// One port's compiled SL2VL (per input port on switches) and VLArb configuration.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PortTables {
+    pub port: String,
+    pub guid: String,
+    /// (input port, table) pairs; CAs have one entry with input 0.
+    pub sl2vl: Vec<(u8, [u8; 16])>,
+    pub vlarb_high: Vec<(u8, u8)>,
+    pub vlarb_low: Vec<(u8, u8)>,
+    pub vl_high_limit: u8,
+    pub vlarb_source: TableSource,
+}
+
+/// Compile every port's tables, with diagnostics for the seed's fabric-setup checks.
+pub fn compile(
+    fabric: &Fabric,
+    osm: &OsmQos,
+    policy: Option<&Policy>,
+    bound: Option<&Bound>,
+) -> (Vec<PortTables>, Vec<Diag>) {
+    let s = Sl2Vl::new(fabric, osm, policy, bound);
+    let mut out = Vec::new();
+    let mut diags = Vec::new();
+    let mut scope_used =
+        vec![false; policy.map_or(0, |p| p.sl2vl_scopes.len() + p.vlarb_scopes.len())];
+    for (ni, n) in fabric.nodes.iter().enumerate() {
+        for p in &n.ports {
+            if n.kind != NodeKind::Switch && p.peer.is_none() {
+                continue;
+            }
+            if n.kind == NodeKind::Switch && p.num == 0 {
+                continue;
+            }
+            let ins: Vec<u8> = if n.kind == NodeKind::Switch {
+                n.ports.iter().map(|q| q.num).collect()
+            } else {
+                vec![0]
+            };
+            let mut sl2vl = Vec::new();
+            for i in ins {
+                let (t, src, dropped) = s.table(ni, i, p.num);
+                if let (TableSource::Scope { loc }, Some(pol)) = (src, policy) {
+                    if let Some(k) = pol.sl2vl_scopes.iter().position(|x| x.loc == loc) {
+                        if let Some(u) = scope_used.get_mut(k) {
+                            *u = true;
+                        }
+                    }
+                    if !dropped.is_empty() && i == 0
+                        || (!dropped.is_empty()
+                            && n.kind == NodeKind::Switch
+                            && i == n.ports.first().map_or(0, |q| q.num))
+                    {
+                        diags.push(Diag {
+                            warning: true,
+                            loc,
+                            message: format!(
+                                "{}: supports {} data VLs; SL {:?} mapped to VL15 (dropped)",
+                                fabric.label(PortRef {
+                                    node: ni,
+                                    port: p.num
+                                }),
+                                p.data_vls,
+                                dropped
+                            ),
+                        });
+                    }
+                }
+                sl2vl.push((i, t));
+            }
+            // VLArb: last matching vlarb-scope, else OpenSM options.
+            let me = PortRef {
+                node: ni,
+                port: p.num,
+            };
+            let mut vl = None;
+            if let (Some(pol), Some(b)) = (policy, bound) {
+                for (k, sc) in pol.vlarb_scopes.iter().enumerate() {
+                    let in_g = |names: &[crate::ast::Spanned<String>], r: PortRef| {
+                        names.iter().any(|nm| {
+                            pol.group(&nm.value)
+                                .and_then(|(gi, _)| b.groups.get(gi))
+                                .is_some_and(|g| g.contains(fabric, fabric.base_port(r)))
+                        })
+                    };
+                    let g_ok = sc.groups.is_empty() || in_g(&sc.groups, me);
+                    let a_ok = sc.across.is_empty()
+                        || p.peer.is_some_and(|(rn, rp)| {
+                            in_g(&sc.across, PortRef { node: rn, port: rp })
+                        });
+                    if g_ok && a_ok && sc.to.contains(u64::from(p.num)) {
+                        vl = Some((k, sc));
+                        if let Some(u) = scope_used.get_mut(pol.sl2vl_scopes.len() + k) {
+                            *u = true;
+                        }
+                    }
+                }
+            }
+            let t = osm.for_kind(n.kind, false);
+            let to_pairs = |v: &Option<Vec<crate::ast::VlWeight>>| {
+                v.as_ref().map(|v| {
+                    v.iter()
+                        .map(|w| {
+                            (
+                                u8::try_from(w.vl).unwrap_or(15),
+                                u8::try_from(w.weight).unwrap_or(255),
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                })
+            };
+            let (high, low, limit, src) = match vl {
+                Some((_, sc)) => {
+                    for (name, tbl, cap) in [
+                        ("vlarb-high", &sc.high, p.vlarb_high_cap),
+                        ("vlarb-low", &sc.low, p.vlarb_low_cap),
+                    ] {
+                        if let Some(tbl) = tbl {
+                            if tbl.len() > usize::from(cap) {
+                                diags.push(Diag {
+                                    warning: false,
+                                    loc: sc.loc,
+                                    message: format!(
+                                        "{}: {name} has {} entries, the port supports {cap}",
+                                        fabric.label(me),
+                                        tbl.len()
+                                    ),
+                                });
+                            }
+                            for w in tbl {
+                                if w.vl >= u64::from(p.data_vls) {
+                                    diags.push(Diag {
+                                        warning: true,
+                                        loc: w.loc,
+                                        message: format!(
+                                            "{}: {name} names VL{}, the port supports VL0-{}",
+                                            fabric.label(me),
+                                            w.vl,
+                                            p.data_vls.saturating_sub(1)
+                                        ),
+                                    });
+                                }
+                            }
+                        }
+                    }
+                    (
+                        to_pairs(&sc.high).unwrap_or_default(),
+                        to_pairs(&sc.low).unwrap_or_default(),
+                        sc.high_limit
+                            .as_ref()
+                            .map_or(0, |h| u8::try_from(h.value).unwrap_or(255)),
+                        TableSource::Scope { loc: sc.loc },
+                    )
+                }
+                None => (
+                    t.vlarb_high
+                        .clone()
+                        .or_else(|| osm.generic.vlarb_high.clone())
+                        .unwrap_or_else(|| vec![(0, 4)]),
+                    t.vlarb_low
+                        .clone()
+                        .or_else(|| osm.generic.vlarb_low.clone())
+                        .unwrap_or_else(|| {
+                            (0..15).map(|v| (v, if v == 0 { 0 } else { 4 })).collect()
+                        }),
+                    t.high_limit.or(osm.generic.high_limit).unwrap_or(0),
+                    TableSource::Opensm,
+                ),
+            };
+            out.push(PortTables {
+                port: fabric.label(me),
+                guid: format!("{:#018x}", p.guid),
+                sl2vl,
+                vlarb_high: high,
+                vlarb_low: low,
+                vl_high_limit: limit,
+                vlarb_source: src,
+            });
+        }
+    }
+    if let Some(pol) = policy {
+        for (k, used) in scope_used.iter().enumerate() {
+            if !used {
+                let (loc, what) = if k < pol.sl2vl_scopes.len() {
+                    (pol.sl2vl_scopes[k].loc, "sl2vl-scope")
+                } else {
+                    (
+                        pol.vlarb_scopes[k - pol.sl2vl_scopes.len()].loc,
+                        "vlarb-scope",
+                    )
+                };
+                diags.push(Diag {
+                    warning: true,
+                    loc,
+                    message: format!("{what} matches no port of the fabric"),
+                });
+            }
+        }
+        for s in &pol.sl2vl_scopes {
+            for set in [&s.from, &s.to] {
+                if let PortSet::List(rs) = set {
+                    for r in rs {
+                        let max = fabric
+                            .nodes
+                            .iter()
+                            .map(|n| u64::from(n.nports))
+                            .max()
+                            .unwrap_or(0);
+                        if r.hi > max {
+                            diags.push(Diag { warning: false, loc: r.loc, message: format!("port {} does not exist on any device of the fabric (largest has {max} ports)", r.hi) });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    (out, diags)
+}

@@ -585,9 +585,8 @@ fn display(id: &Id<'_>) -> String {
 
 /// Ethertype 0x88cc, untagged or behind one 802.1Q tag.
 fn is_lldp_frame(frame: &[u8]) -> bool {
-    match (frame.get(12..14), frame.get(16..18)) {
-        (Some([0x88, 0xcc]), _) => true,
-        (Some([0x81, 0x00]), Some([0x88, 0xcc])) => true,
-        _ => false,
-    }
+    matches!(
+        (frame.get(12..14), frame.get(16..18)),
+        (Some([0x88, 0xcc]), _) | (Some([0x81, 0x00]), Some([0x88, 0xcc]))
+    )
 }

@@ -24,8 +24,14 @@ fn machine() -> String {
                 .map(|s| s.trim().to_string())
         })
         .unwrap_or_else(|| "unknown CPU".into());
-    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0);
-    format!("{cpu}, {cores} cores, {} {}", std::env::consts::OS, std::env::consts::ARCH)
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(0);
+    format!(
+        "{cpu}, {cores} cores, {} {}",
+        std::env::consts::OS,
+        std::env::consts::ARCH
+    )
 }
 
 fn convergence(staggered: bool) -> (u64, f64) {
@@ -52,7 +58,10 @@ fn convergence(staggered: bool) -> (u64, f64) {
         .run_until_true(Instant::from_secs_f64(10.0), converged)
         .expect("converges");
     let rtt = 2.0 * delay.as_secs_f64();
-    (sim.stats().frames_sent - sent0, (t - start).as_secs_f64() / rtt)
+    (
+        sim.stats().frames_sent - sent0,
+        (t - start).as_secs_f64() / rtt,
+    )
 }
 
 fn thousand_pairs_one_hour() -> (f64, u64) {
@@ -89,7 +98,9 @@ fn main() {
         "convergence, agent started after its peer: {frames} frames on the wire, {rtts:.2} round trips"
     );
     let (frames, rtts) = convergence(false);
-    println!("convergence, simultaneous link-up: {frames} frames on the wire, {rtts:.2} round trips");
+    println!(
+        "convergence, simultaneous link-up: {frames} frames on the wire, {rtts:.2} round trips"
+    );
     let (secs, frames) = thousand_pairs_one_hour();
     println!(
         "1,000 link pairs x 1 simulated hour: {secs:.2} s wall time ({frames} frames, {:.0} frames/s)",

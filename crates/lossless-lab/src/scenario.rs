@@ -308,51 +308,24 @@ impl Report {
                 st.control.ack,
                 st.control.rcvd_ack
             );
-            let _ = writeln!(
-                s,
-                "  {:<4} {:<7} {:<5} {:<6} {:<5} {:<34} {}",
-                "feat", "willing", "syncd", "oper", "error", "operational config", "why"
-            );
             let yn = |b: bool| if b { "yes" } else { "no" };
-            let pg = &st.pg;
-            let _ = writeln!(
-                s,
-                "  {:<4} {:<7} {:<5} {:<6} {:<5} {:<34} {}",
-                "pg",
-                yn(pg.willing),
-                yn(pg.syncd),
-                if pg.oper_mode { "on" } else { "off" },
-                yn(pg.error),
-                format!(
-                    "pgid {} pct {}",
-                    pg.oper
-                        .pgid
-                        .iter()
-                        .map(|g| format!("{g:x}"))
-                        .collect::<String>(),
-                    pg.oper
-                        .percent
-                        .iter()
-                        .map(|p| p.to_string())
-                        .collect::<Vec<_>>()
-                        .join("/")
-                ),
-                pg.reason_text
+            let on = |b: bool| if b { "on" } else { "off" };
+            let (pg, pfc, app) = (&st.pg, &st.pfc, &st.app);
+            let pg_cfg = format!(
+                "pgid {} pct {}",
+                pg.oper
+                    .pgid
+                    .iter()
+                    .map(|g| format!("{g:x}"))
+                    .collect::<String>(),
+                pg.oper
+                    .percent
+                    .iter()
+                    .map(|p| p.to_string())
+                    .collect::<Vec<_>>()
+                    .join("/")
             );
-            let pfc = &st.pfc;
-            let _ = writeln!(
-                s,
-                "  {:<4} {:<7} {:<5} {:<6} {:<5} {:<34} {}",
-                "pfc",
-                yn(pfc.willing),
-                yn(pfc.syncd),
-                if pfc.oper_mode { "on" } else { "off" },
-                yn(pfc.error),
-                format!("priorities {}", pfc.oper.priorities),
-                pfc.reason_text
-            );
-            let app = &st.app;
-            let entries: Vec<String> = app
+            let app_cfg: Vec<String> = app
                 .oper
                 .entries
                 .iter()
@@ -361,21 +334,71 @@ impl Report {
                     format!("{sel} {:#06x}->{}", e.protocol, e.priorities)
                 })
                 .collect();
-            let _ = writeln!(
-                s,
-                "  {:<4} {:<7} {:<5} {:<6} {:<5} {:<34} {}",
-                "app",
-                yn(app.willing),
-                yn(app.syncd),
-                if app.oper_mode { "on" } else { "off" },
-                yn(app.error),
-                if entries.is_empty() {
-                    "(none)".to_string()
-                } else {
-                    entries.join(", ")
-                },
-                app.reason_text
-            );
+            let app_cfg = if app_cfg.is_empty() {
+                "(none)".to_string()
+            } else {
+                app_cfg.join(", ")
+            };
+            let rows = [
+                [
+                    "feat",
+                    "willing",
+                    "syncd",
+                    "oper",
+                    "error",
+                    "operational config",
+                    "why",
+                ]
+                .map(String::from),
+                [
+                    "pg",
+                    yn(pg.willing),
+                    yn(pg.syncd),
+                    on(pg.oper_mode),
+                    yn(pg.error),
+                    &pg_cfg,
+                    pg.reason_text,
+                ]
+                .map(String::from),
+                [
+                    "pfc",
+                    yn(pfc.willing),
+                    yn(pfc.syncd),
+                    on(pfc.oper_mode),
+                    yn(pfc.error),
+                    &format!("priorities {}", pfc.oper.priorities),
+                    pfc.reason_text,
+                ]
+                .map(String::from),
+                [
+                    "app",
+                    yn(app.willing),
+                    yn(app.syncd),
+                    on(app.oper_mode),
+                    yn(app.error),
+                    &app_cfg,
+                    app.reason_text,
+                ]
+                .map(String::from),
+            ];
+            let mut widths = [0usize; 7];
+            for r in &rows {
+                for (w, c) in widths.iter_mut().zip(r) {
+                    *w = (*w).max(c.len());
+                }
+            }
+            for r in &rows {
+                let mut line = String::from(" ");
+                for (i, (c, w)) in r.iter().zip(widths).enumerate() {
+                    line.push(' ');
+                    if i == 6 {
+                        line.push_str(c);
+                    } else {
+                        let _ = write!(line, "{c:<w$}");
+                    }
+                }
+                let _ = writeln!(s, "{line}");
+            }
         }
         s
     }

@@ -1,0 +1,4 @@
+//! One module per subcommand; each exposes `Args` (clap) and `run`.
+
+pub mod decode;
+pub mod lab;

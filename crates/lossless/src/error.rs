@@ -1,0 +1,86 @@
+//! How the CLI fails: one line on stderr, `lossless: <what>: <why>`, and an
+//! exit status scripts can branch on (2: the user's input or usage is wrong,
+//! 1: anything else).
+
+use std::fmt;
+use std::process::ExitCode;
+
+/// A failed command: what was being done, why it failed, which exit status.
+#[derive(Debug)]
+pub struct CliError {
+    pub what: String,
+    pub why: String,
+    pub kind: ErrorKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// Bad usage or input the user can fix (missing file, not a capture): exit 2.
+    Input,
+    /// Anything else (an output that cannot be written, ...): exit 1.
+    Failure,
+}
+
+impl CliError {
+    pub fn input(what: impl Into<String>, why: impl fmt::Display) -> Self {
+        CliError {
+            what: what.into(),
+            why: why.to_string(),
+            kind: ErrorKind::Input,
+        }
+    }
+
+    pub fn failure(what: impl Into<String>, why: impl fmt::Display) -> Self {
+        CliError {
+            what: what.into(),
+            why: why.to_string(),
+            kind: ErrorKind::Failure,
+        }
+    }
+
+    pub fn exit_code(&self) -> u8 {
+        match self.kind {
+            ErrorKind::Input => 2,
+            ErrorKind::Failure => 1,
+        }
+    }
+
+    /// Prints the error to stderr and returns the exit status.
+    pub fn report(&self) -> ExitCode {
+        eprintln!("{self}");
+        ExitCode::from(self.exit_code())
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "lossless: {}: {}", self.what, self.why)
+    }
+}
+
+/// `--help` and `--version` go to stdout with status 0; usage errors are
+/// reworded into the house format and exit 2 (clap's own status for them).
+pub fn clap_exit(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind as K;
+    match e.kind() {
+        K::DisplayHelp | K::DisplayVersion => {
+            // Help goes to stdout; if stdout is gone there is no one to tell.
+            let _ = e.print();
+            ExitCode::SUCCESS
+        }
+        K::DisplayHelpOnMissingArgumentOrSubcommand => {
+            eprint!("{}", e.render());
+            eprintln!("lossless: usage: a command is required (see the list above)");
+            ExitCode::from(2)
+        }
+        _ => {
+            let text = e.render().to_string();
+            let text = text.strip_prefix("error: ").unwrap_or(&text);
+            eprint!("lossless: usage: {text}");
+            if !text.ends_with('\n') {
+                eprintln!();
+            }
+            ExitCode::from(2)
+        }
+    }
+}

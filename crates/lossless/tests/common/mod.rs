@@ -1,0 +1,221 @@
+//! Helpers for the CLI tests: build captures from known frames, run the
+//! built binary, read its JSON Lines.
+#![allow(dead_code)]
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use lossless_wire::cee::{
+    AppConfig, AppEntry, AppSelector, AppTable, CeeDcbx, Control, FeatureHeader, FeatureTlv,
+    PfcConfig, PgConfig, PriorityMap, DCBX_OUI,
+};
+use lossless_wire::lldp::{Id, Lldpdu};
+use lossless_wire::{emit_lldp_frame, MacAddr};
+use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
+use pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketBlock;
+use pcap_file::pcapng::blocks::interface_description::{
+    InterfaceDescriptionBlock, InterfaceDescriptionOption,
+};
+use pcap_file::pcapng::PcapNgWriter;
+use pcap_file::DataLink;
+
+pub const SRC: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x01]);
+
+/// A path under cargo's per-target temporary directory.
+pub fn tmp(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join(name)
+}
+
+/// `tests/data/NAME`.
+pub fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+/// Frame `i` (0-based) is stamped 1_700_000_000 + i seconds + 250 ms.
+pub fn stamp(i: usize) -> Duration {
+    Duration::new(1_700_000_000 + i as u64, 250_000_000)
+}
+
+pub fn write_pcap(name: &str, frames: &[Vec<u8>]) -> PathBuf {
+    write_pcap_linktype(name, frames, DataLink::ETHERNET)
+}
+
+pub fn write_pcap_linktype(name: &str, frames: &[Vec<u8>], datalink: DataLink) -> PathBuf {
+    let path = tmp(name);
+    let file = std::fs::File::create(&path).expect("create pcap");
+    let header = PcapHeader {
+        datalink,
+        ..PcapHeader::default()
+    };
+    let mut w = PcapWriter::with_header(file, header).expect("pcap header");
+    for (i, f) in frames.iter().enumerate() {
+        w.write_packet(&PcapPacket::new(stamp(i), f.len() as u32, f))
+            .expect("write packet");
+    }
+    path
+}
+
+/// A pcapng with one Ethernet interface at nanosecond resolution.
+pub fn write_pcapng(name: &str, frames: &[Vec<u8>]) -> PathBuf {
+    let path = tmp(name);
+    let file = std::fs::File::create(&path).expect("create pcapng");
+    let mut w = PcapNgWriter::new(file).expect("section header");
+    w.write_pcapng_block(InterfaceDescriptionBlock {
+        linktype: DataLink::ETHERNET,
+        snaplen: 65535,
+        options: vec![InterfaceDescriptionOption::IfTsResol(9)],
+    })
+    .expect("interface");
+    for (i, f) in frames.iter().enumerate() {
+        w.write_pcapng_block(EnhancedPacketBlock {
+            interface_id: 0,
+            timestamp: stamp(i),
+            original_len: f.len() as u32,
+            data: Cow::Borrowed(f),
+            options: vec![],
+        })
+        .expect("write packet");
+    }
+    path
+}
+
+pub fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lossless"))
+        .args(args)
+        .output()
+        .expect("run lossless")
+}
+
+pub fn decode(path: &Path, json: bool) -> Output {
+    let p = path.to_str().expect("utf-8 path");
+    if json {
+        run(&["decode", p, "--json"])
+    } else {
+        run(&["decode", p])
+    }
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).expect("utf-8 stdout")
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).expect("utf-8 stderr")
+}
+
+/// Every stdout line parsed as one JSON object.
+pub fn json_lines(o: &Output) -> Vec<serde_json::Value> {
+    stdout(o)
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("each line is JSON");
+            assert!(v.is_object(), "each line is an object: {l}");
+            v
+        })
+        .collect()
+}
+
+/// The CEE TLV of REFERENCE.md: SeqNo 7, AckNo 6; PGIDs 0,0,0,1,1,1,15,2 at
+/// 25/75 %; PFC on 3; APP FCoE->3, iSCSI->4.
+pub fn reference_cee() -> CeeDcbx {
+    let mut entries = AppTable::new();
+    entries.push(AppEntry {
+        selector: AppSelector::ETHERTYPE,
+        protocol: 0x8906,
+        oui: DCBX_OUI,
+        priorities: PriorityMap(1 << 3),
+    });
+    entries.push(AppEntry {
+        selector: AppSelector::PORT,
+        protocol: 3260,
+        oui: DCBX_OUI,
+        priorities: PriorityMap(1 << 4),
+    });
+    CeeDcbx::new(
+        Control {
+            oper_version: 0,
+            max_version: 0,
+            seq: 7,
+            ack: 6,
+        },
+        Some(FeatureTlv::new(
+            FeatureHeader::new(true, false),
+            PgConfig {
+                pgid: [0, 0, 0, 1, 1, 1, 15, 2],
+                percent: [25, 75, 0, 0, 0, 0, 0, 0],
+                num_tcs: 8,
+            },
+        )),
+        Some(FeatureTlv::new(
+            FeatureHeader::new(true, true),
+            PfcConfig {
+                priorities: PriorityMap(1 << 3),
+                num_tcs: 8,
+            },
+        )),
+        Some(FeatureTlv::new(
+            FeatureHeader::new(true, false),
+            AppConfig { entries },
+        )),
+    )
+}
+
+/// An LLDP frame from [`SRC`] with MAC-subtype IDs, TTL 120 and `cee`.
+pub fn lldp_frame(cee: Option<CeeDcbx>) -> Vec<u8> {
+    let (chassis, port): (Id<'_>, Id<'_>) = Lldpdu::mac_ids(&SRC);
+    let mut pdu = Lldpdu::new(chassis, port, 120);
+    pdu.cee_dcbx = cee;
+    let mut out = Vec::new();
+    emit_lldp_frame(SRC, &pdu, &mut out);
+    out
+}
+
+/// Ethernet header to the LLDP group address + Chassis ID, Port ID, TTL:
+/// 14 + 9 + 9 + 4 = 36 bytes; the next TLV starts at offset 36.
+pub fn lldp_prefix() -> Vec<u8> {
+    let mut f = vec![0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e];
+    f.extend_from_slice(&SRC.0);
+    f.extend_from_slice(&[0x88, 0xcc]);
+    f.extend_from_slice(&[0x02, 0x07, 0x04]);
+    f.extend_from_slice(&SRC.0);
+    f.extend_from_slice(&[0x04, 0x07, 0x03]);
+    f.extend_from_slice(&SRC.0);
+    f.extend_from_slice(&[0x06, 0x02, 0x00, 0x78]);
+    assert_eq!(f.len(), 36);
+    f
+}
+
+/// Appends a CEE org TLV header for a body of `body_len` bytes (the TLV
+/// header at the current end, body from +6).
+pub fn push_cee_header(f: &mut Vec<u8>, body_len: usize) {
+    let len = 4 + body_len;
+    f.push(0xfe | ((len >> 8) as u8 & 1));
+    f.push(len as u8);
+    f.extend_from_slice(&DCBX_OUI);
+    f.push(2);
+}
+
+/// A Control sub-TLV (12 bytes with its header).
+pub fn control_subtlv(seq: u32, ack: u32) -> Vec<u8> {
+    let mut v = vec![0x02, 0x0a, 0, 0];
+    v.extend_from_slice(&seq.to_be_bytes());
+    v.extend_from_slice(&ack.to_be_bytes());
+    v
+}
+
+/// A PFC sub-TLV (8 bytes with its header), Enable set.
+pub fn pfc_subtlv(bitmap: u8) -> Vec<u8> {
+    vec![0x06, 0x06, 0, 0, 0x80, 0, bitmap, 8]
+}
+
+/// Pads to the 60-byte Ethernet minimum.
+pub fn pad(mut f: Vec<u8>) -> Vec<u8> {
+    if f.len() < 60 {
+        f.resize(60, 0);
+    }
+    f
+}

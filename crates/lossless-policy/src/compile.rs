@@ -210,6 +210,11 @@ impl<'a> Sl2Vl<'a> {
         let Some(n) = self.fabric.nodes.get(node) else {
             return ([15; 16], TableSource::Opensm, vec![]);
         };
+        if n.kind == NodeKind::Switch && out == 0 {
+            // OpenSM programs a switch's port 0 only when it is an enhanced port 0; otherwise
+            // the table it holds is all zeroes (every SL on VL0).
+            return ([0; 16], TableSource::Opensm, vec![]);
+        }
         let out_port = n.port(out);
         let data_vls = out_port.map_or(8, |p| p.data_vls);
         let mut chosen: Option<(&crate::ast::Sl2VlScope, Loc)> = None;

@@ -48,6 +48,11 @@ enum Command {
     /// Example: lossless lab --scenario mismatch
     #[command(long_about = cmd::lab::LONG_ABOUT, after_help = cmd::lab::AFTER_HELP)]
     Lab(cmd::lab::Args),
+    /// Check, compile, resolve and explain an OpenSM QoS policy offline.
+    ///
+    /// Example: lossless policy resolve qos-policy.conf --fabric net --src Hca1 --dst Hca2
+    #[command(after_help = cmd::policy::AFTER_HELP)]
+    Policy(cmd::policy::Args),
 }
 
 fn main() -> ExitCode {
@@ -58,6 +63,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Decode(args) => cmd::decode::run(args),
         Command::Lab(args) => cmd::lab::run(args),
+        Command::Policy(args) => cmd::policy::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

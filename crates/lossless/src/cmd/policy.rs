@@ -1,0 +1,409 @@
+//! `lossless policy`: check, compile, resolve and explain an OpenSM QoS policy offline.
+
+use std::path::{Path, PathBuf};
+
+use clap::Subcommand;
+use lossless_policy::bind::{bind, Bound, Origin};
+use lossless_policy::check::{check, Severity};
+use lossless_policy::compile::{compile, OsmQos};
+use lossless_policy::fabric::{topo, Fabric};
+use lossless_policy::matcher::Request;
+use lossless_policy::partitions::{self, Partitions};
+use lossless_policy::resolve::{
+    describe_mtu, describe_packet_life, describe_rate, find_node, Matched, Query, Resolver,
+};
+use lossless_policy::Policy;
+use serde_json::json;
+
+use crate::error::CliError;
+
+pub const AFTER_HELP: &str = "\
+Examples:
+  lossless policy check qos-policy.conf --fabric ibnetdiscover.out
+  lossless policy resolve qos-policy.conf --fabric net --partitions partitions.conf \\
+      --src Hca1 --dst Hca2 --service-id 0x11234 --json
+  lossless policy explain qos-policy.conf --fabric net --src Hca1/P1 --dst 0x100004
+  lossless policy compile qos-policy.conf --fabric net --opensm-conf opensm.conf
+
+NODE is a port GUID (0x...), a LID (from ibnetdiscover output) or a node description with an
+optional /P<port>. Routes are min-hop (fabric dumps carry no LFTs).";
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    pub cmd: PolicyCmd,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PolicyCmd {
+    /// Report every error and warning in a policy (with --fabric: against that fabric).
+    Check(CheckArgs),
+    /// Per-port SL2VL and VLArb tables for a fabric.
+    Compile(CompileArgs),
+    /// What PathRecord OpenSM would answer: level, SL, MTU, rate, packet life, P_Key.
+    Resolve(ResolveArgs),
+    /// Which rule matched, and for each earlier rule the criterion that failed.
+    Explain(ResolveArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct Inputs {
+    /// Policy file (OpenSM qos-policy.conf).
+    pub policy: PathBuf,
+    /// Fabric: ibnetdiscover output or an ibsim net file.
+    #[arg(long)]
+    pub fabric: Option<PathBuf>,
+    /// OpenSM partitions.conf (partition port groups, P_Keys, partition SLs).
+    #[arg(long)]
+    pub partitions: Option<PathBuf>,
+    /// opensm.conf: its qos_* SL2VL/VLArb options and subnet_timeout.
+    #[arg(long)]
+    pub opensm_conf: Option<PathBuf>,
+    /// MTU capability of every port, as an IB enum (1=256 .. 5=4096); ibnetdiscover does not
+    /// report it (default 5 for ibnetdiscover output, ibsim's values for net files).
+    #[arg(long)]
+    pub mtu_cap: Option<u8>,
+    /// Machine-readable output.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub inputs: Inputs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CompileArgs {
+    #[command(flatten)]
+    pub inputs: Inputs,
+    /// Emit per-port DCBX configuration for Ethernet instead of IB tables.
+    #[arg(long)]
+    pub ethernet: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ResolveArgs {
+    #[command(flatten)]
+    pub inputs: Inputs,
+    #[arg(long, value_name = "NODE")]
+    pub src: String,
+    #[arg(long, value_name = "NODE")]
+    pub dst: String,
+    #[arg(long, value_parser = parse_u64)]
+    pub service_id: Option<u64>,
+    /// QoS class (the seed calls it TClass).
+    #[arg(long, alias = "tclass", value_parser = parse_u64)]
+    pub qos_class: Option<u64>,
+    #[arg(long, value_parser = parse_u64)]
+    pub pkey: Option<u64>,
+    #[arg(long)]
+    pub sl: Option<u8>,
+}
+
+fn parse_u64(s: &str) -> Result<u64, String> {
+    let r = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16),
+        None => s.parse(),
+    };
+    r.map_err(|e| format!("`{s}`: {e}"))
+}
+
+fn read(p: &Path) -> Result<String, CliError> {
+    std::fs::read_to_string(p).map_err(|e| CliError::input(format!("reading {}", p.display()), e))
+}
+
+struct Loaded {
+    file: String,
+    policy: Policy,
+    fabric: Option<Fabric>,
+    parts: Option<Partitions>,
+    osm: OsmQos,
+}
+
+fn load(i: &Inputs) -> Result<Loaded, CliError> {
+    let file = i.policy.display().to_string();
+    let policy = lossless_policy::parse_policy(&file, &read(&i.policy)?)
+        .map_err(|e| CliError::input("policy", e))?;
+    let fabric = match &i.fabric {
+        Some(f) => {
+            let mut fab = topo::parse(&f.display().to_string(), &read(f)?)
+                .map_err(|e| CliError::input("fabric", e))?;
+            if let Some(m) = i.mtu_cap {
+                fab.set_mtu_cap(m);
+            }
+            Some(fab)
+        }
+        None => None,
+    };
+    let conf = match &i.partitions {
+        Some(p) => Some(
+            partitions::parse(&p.display().to_string(), &read(p)?)
+                .map_err(|e| CliError::input("partitions", e))?,
+        ),
+        None => None,
+    };
+    let parts = fabric.as_ref().map(|f| Partitions::build(conf.as_ref(), f));
+    let osm = match &i.opensm_conf {
+        Some(p) => OsmQos::parse(&read(p)?),
+        None => OsmQos::default(),
+    };
+    Ok(Loaded {
+        file,
+        policy,
+        fabric,
+        parts,
+        osm,
+    })
+}
+
+fn print_json(v: &serde_json::Value) -> Result<(), CliError> {
+    let s = serde_json::to_string_pretty(v).map_err(|e| CliError::failure("json", e))?;
+    println!("{s}");
+    Ok(())
+}
+
+pub fn run(args: Args) -> Result<(), CliError> {
+    match args.cmd {
+        PolicyCmd::Check(a) => run_check(a),
+        PolicyCmd::Compile(a) => run_compile(a),
+        PolicyCmd::Resolve(a) => run_resolve(a, false),
+        PolicyCmd::Explain(a) => run_resolve(a, true),
+    }
+}
+
+fn run_check(a: CheckArgs) -> Result<(), CliError> {
+    let file = a.inputs.policy.display().to_string();
+    let src = read(&a.inputs.policy)?;
+    let policy = match lossless_policy::parse_policy(&file, &src) {
+        Ok(p) => p,
+        Err(e) => {
+            if a.inputs.json {
+                print_json(
+                    &json!({ "ok": false, "errors": 1, "warnings": 0, "diagnostics": [ { "severity": "error", "code": "syntax", "error": e } ] }),
+                )?;
+            } else {
+                println!("{e}");
+            }
+            return Err(CliError::failure("policy check", "1 error"));
+        }
+    };
+    let l = load(&a.inputs).map(Some).or_else(|e| {
+        if a.inputs.fabric.is_some() {
+            Err(e)
+        } else {
+            Ok(None)
+        }
+    })?;
+    let ctx = l
+        .as_ref()
+        .and_then(|l| Some((l.fabric.as_ref()?, l.parts.as_ref()?, &l.osm)));
+    let diags = check(&file, &policy, ctx);
+    let errors = diags
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
+    let warnings = diags.len() - errors;
+    if a.inputs.json {
+        print_json(
+            &json!({ "ok": errors == 0, "errors": errors, "warnings": warnings, "diagnostics": diags }),
+        )?;
+    } else {
+        for d in &diags {
+            println!("{d}");
+        }
+        println!("{file}: {errors} error(s), {warnings} warning(s)");
+    }
+    if errors > 0 {
+        return Err(CliError::failure(
+            "policy check",
+            format!("{errors} error(s)"),
+        ));
+    }
+    Ok(())
+}
+
+fn need_fabric(l: &Loaded) -> Result<(&Fabric, &Partitions), CliError> {
+    match (&l.fabric, &l.parts) {
+        (Some(f), Some(p)) => Ok((f, p)),
+        _ => Err(CliError::input(
+            "policy",
+            "--fabric is required for this command",
+        )),
+    }
+}
+
+fn bound(l: &Loaded) -> Result<Bound, CliError> {
+    let (f, p) = need_fabric(l)?;
+    bind(&l.file, &l.policy, f, p).map_err(|e| CliError::input("policy", e))
+}
+
+fn run_compile(a: CompileArgs) -> Result<(), CliError> {
+    if a.ethernet {
+        return Err(CliError::input(
+            "policy compile --ethernet",
+            "the Ethernet profile is not implemented yet",
+        ));
+    }
+    let l = load(&a.inputs)?;
+    let b = bound(&l)?;
+    let (f, _) = need_fabric(&l)?;
+    let (tables, diags) = compile(f, &l.osm, Some(&l.policy), Some(&b));
+    if a.inputs.json {
+        return print_json(&json!({ "ports": tables, "diagnostics": diags }));
+    }
+    for t in &tables {
+        println!(
+            "{} ({})  VLArb high {:?} low {:?} limit {}",
+            t.port, t.guid, t.vlarb_high, t.vlarb_low, t.vl_high_limit
+        );
+        for (inp, tbl) in &t.sl2vl {
+            let row: Vec<String> = tbl.iter().map(|v| format!("{v:>2}")).collect();
+            println!("  in {inp:>3}: SL->VL {}", row.join(" "));
+        }
+    }
+    for d in &diags {
+        println!(
+            "{}:{}: {}: {}",
+            l.file,
+            d.loc,
+            if d.warning { "warning" } else { "error" },
+            d.message
+        );
+    }
+    Ok(())
+}
+
+fn origin_text(o: &Origin) -> String {
+    match o {
+        Origin::MatchRule { number, loc } => format!("qos-match-rule {number} (line {})", loc.line),
+        Origin::QosUlps { loc, .. } => format!("qos-ulps line {}", loc.line),
+    }
+}
+
+fn run_resolve(a: ResolveArgs, explain: bool) -> Result<(), CliError> {
+    let l = load(&a.inputs)?;
+    let b = bound(&l)?;
+    let (f, parts) = need_fabric(&l)?;
+    let src = find_node(f, &a.src).map_err(|e| CliError::input("--src", e))?;
+    let dst = find_node(f, &a.dst).map_err(|e| CliError::input("--dst", e))?;
+    let pkey = a
+        .pkey
+        .map(|p| u16::try_from(p).map_err(|_| CliError::input("--pkey", "must fit in 16 bits")))
+        .transpose()?;
+    let qos_class = a
+        .qos_class
+        .map(|p| {
+            u16::try_from(p).map_err(|_| CliError::input("--qos-class", "must fit in 16 bits"))
+        })
+        .transpose()?;
+    if a.sl.is_some_and(|s| s > 15) {
+        return Err(CliError::input("--sl", "must be 0-15"));
+    }
+    let q = Query {
+        src,
+        dst,
+        request: Request {
+            service_id: a.service_id,
+            qos_class,
+            pkey,
+        },
+        sl: a.sl,
+    };
+    let r = Resolver::new(f, parts, &l.osm, Some((&l.policy, &b)));
+    let answer = r.resolve(&q);
+    let steps = if explain { r.explain(&q) } else { vec![] };
+    let steps_json: Vec<serde_json::Value> = steps
+        .iter()
+        .filter_map(|(i, miss)| {
+            let rule = b.rules.get(*i)?;
+            let level = b.levels.get(rule.level).map(|l| l.name.clone());
+            Some(json!({ "rule": origin_text(&rule.origin), "use": rule.use_, "level": level, "matched": miss.is_none(), "failed": miss.as_ref().map(|m| m.to_string()) }))
+        })
+        .collect();
+    let matched_text = |m: &Matched| match m {
+        Matched::Rule { origin, .. } => origin_text(origin),
+        Matched::Default => "no rule matched: default level".into(),
+        Matched::NoPolicy => "no policy".into(),
+    };
+    if a.inputs.json {
+        let mut v = match &answer {
+            Ok(p) => json!({
+                "level": p.level, "sl": p.sl,
+                "mtu": p.mtu, "mtu_bytes": describe_mtu(p.mtu).parse::<u32>().ok(),
+                "rate": p.rate, "rate_decoded": describe_rate(p.rate),
+                "mtu_limit": p.mtu_limit, "rate_limit": p.rate_limit,
+                "packet_life": p.packet_life, "packet_life_decoded": describe_packet_life(p.packet_life),
+                "path_bits": p.path_bits, "pkey": format!("{:#06x}", p.pkey),
+                "matched": matched_text(&p.matched), "routing": p.routing, "hops": p.hops,
+            }),
+            Err(n) => {
+                json!({ "no_path": true, "reason": n.reason, "opensm_code": n.opensm_code, "level": n.level, "matched": n.matched.as_ref().map(matched_text) })
+            }
+        };
+        if explain {
+            if let Some(o) = v.as_object_mut() {
+                o.insert("rules".into(), json!(steps_json));
+            }
+        }
+        return print_json(&v);
+    }
+    if explain {
+        for s in &steps_json {
+            let ok = s["matched"].as_bool().unwrap_or(false);
+            println!(
+                "{} {} -> {}: {}",
+                if ok { "MATCH" } else { "  no " },
+                s["rule"].as_str().unwrap_or(""),
+                s["level"].as_str().unwrap_or(""),
+                if ok {
+                    "all criteria hold".to_string()
+                } else {
+                    s["failed"].as_str().unwrap_or("").to_string()
+                }
+            );
+        }
+    }
+    match &answer {
+        Ok(p) => {
+            println!(
+                "{} -> {}: level {} ({})",
+                a.src,
+                a.dst,
+                p.level.as_deref().unwrap_or("-"),
+                matched_text(&p.matched)
+            );
+            println!(
+                "  SL {}  MTU {} ({})  rate {} ({})  packet life {} ({})  P_Key {:#06x}",
+                p.sl,
+                p.mtu,
+                describe_mtu(p.mtu),
+                p.rate,
+                describe_rate(p.rate),
+                p.packet_life,
+                describe_packet_life(p.packet_life),
+                p.pkey
+            );
+            if p.mtu_limit.is_some() || p.rate_limit.is_some() {
+                println!(
+                    "  level limits: MTU {:?} rate {:?}",
+                    p.mtu_limit, p.rate_limit
+                );
+            }
+            let route: Vec<String> = p
+                .hops
+                .iter()
+                .map(|h| format!("{}[{}->{}]", h.node, h.in_port, h.out_port))
+                .collect();
+            println!("  route ({}): {}", p.routing, route.join(" "));
+        }
+        Err(n) => {
+            println!("{} -> {}: no path: {}", a.src, a.dst, n.reason);
+            if let Some(c) = n.opensm_code {
+                println!("  (OpenSM logs ERR {c})");
+            }
+        }
+    }
+    Ok(())
+}

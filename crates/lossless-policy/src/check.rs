@@ -413,6 +413,9 @@ pub fn check(
     out
 }
 
+/// A set of end ports, `None` meaning any port.
+type PortSetOpt = Option<HashSet<crate::fabric::PortRef>>;
+
 type Emit<'a> = dyn FnMut(Severity, &'static str, Loc, String) + 'a;
 
 fn shadowing_without_fabric(policy: &Policy, d: &mut Emit<'_>) {
@@ -422,19 +425,25 @@ fn shadowing_without_fabric(policy: &Policy, d: &mut Emit<'_>) {
             .map(|s| s.value.to_ascii_lowercase())
             .collect::<HashSet<_>>()
     };
+    let sets: Vec<(HashSet<String>, HashSet<String>)> = policy
+        .rules
+        .iter()
+        .map(|r| (names(&r.source), names(&r.destination)))
+        .collect();
     for (j, rj) in policy.rules.iter().enumerate() {
-        for ri in &policy.rules[..j] {
-            let s_ok = ri.source.is_empty()
-                || (!rj.source.is_empty() && names(&rj.source).is_subset(&names(&ri.source)));
-            let d_ok = ri.destination.is_empty()
-                || (!rj.destination.is_empty()
-                    && names(&rj.destination).is_subset(&names(&ri.destination)));
-            if s_ok
-                && d_ok
-                && fields_cover(&ri.qos_class, &rj.qos_class)
+        for (i, ri) in policy.rules[..j].iter().enumerate() {
+            // Cheap field tests first: most pairs fail there.
+            if !(fields_cover(&ri.qos_class, &rj.qos_class)
                 && fields_cover(&ri.service_id, &rj.service_id)
-                && fields_cover(&ri.pkey, &rj.pkey)
+                && fields_cover(&ri.pkey, &rj.pkey))
             {
+                continue;
+            }
+            let s_ok =
+                ri.source.is_empty() || (!rj.source.is_empty() && sets[j].0.is_subset(&sets[i].0));
+            let d_ok = ri.destination.is_empty()
+                || (!rj.destination.is_empty() && sets[j].1.is_subset(&sets[i].1));
+            if s_ok && d_ok {
                 d(Severity::Warning, "shadowed-rule", rj.loc, format!("qos-match-rule {} can never match: rule at {} matches every request it does", j + 1, ri.loc));
                 break;
             }
@@ -448,23 +457,22 @@ fn fields_cover(earlier: &[NumRange], later: &[NumRange]) -> bool {
 
 fn shadowing(policy: &Policy, b: &Bound, fabric: &Fabric, d: &mut Emit<'_>) {
     let ends = fabric.end_ports();
-    let set = |groups: &[usize]| -> Option<HashSet<usize>> {
+    let set = |groups: &[usize]| -> Option<HashSet<crate::fabric::PortRef>> {
         if groups.is_empty() {
             return None; // any port
         }
-        Some(
-            ends.iter()
-                .enumerate()
-                .filter(|(_, e)| {
-                    groups
-                        .iter()
-                        .any(|g| b.groups.get(*g).is_some_and(|g| g.contains(fabric, **e)))
-                })
-                .map(|(i, _)| i)
-                .collect(),
-        )
+        let gs: Vec<&crate::bind::Group> = groups.iter().filter_map(|g| b.groups.get(*g)).collect();
+        if gs.iter().any(|g| !g.node_types.is_empty()) {
+            return Some(
+                ends.iter()
+                    .copied()
+                    .filter(|e| gs.iter().any(|g| g.contains(fabric, *e)))
+                    .collect(),
+            );
+        }
+        Some(gs.iter().flat_map(|g| g.members.iter().copied()).collect())
     };
-    let sets: Vec<(Option<HashSet<usize>>, Option<HashSet<usize>>)> = b
+    let sets: Vec<(PortSetOpt, PortSetOpt)> = b
         .rules
         .iter()
         .map(|r| (set(&r.source), set(&r.destination)))
@@ -483,18 +491,19 @@ fn shadowing(policy: &Policy, b: &Bound, fabric: &Fabric, d: &mut Emit<'_>) {
         }
         for (i, ri) in b.rules[..j].iter().enumerate() {
             let (si, di) = &sets[i];
-            let sub = |inner: &Option<HashSet<usize>>, outer: &Option<HashSet<usize>>| match (
+            let sub = |inner: &Option<HashSet<crate::fabric::PortRef>>,
+                       outer: &Option<HashSet<crate::fabric::PortRef>>| match (
                 inner, outer,
             ) {
                 (_, None) => true,
                 (None, Some(_)) => false,
                 (Some(a), Some(o)) => a.is_subset(o),
             };
-            if sub(sj, si)
-                && sub(dj, di)
-                && fields_cover(&ri.qos_class, &rj.qos_class)
+            if fields_cover(&ri.qos_class, &rj.qos_class)
                 && fields_cover(&ri.service_id, &rj.service_id)
                 && fields_cover(&ri.pkey, &rj.pkey)
+                && sub(sj, si)
+                && sub(dj, di)
             {
                 d(
                     Severity::Warning,

@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 use lossless_policy::bind::bind;
 use lossless_policy::compile::OsmQos;
 use lossless_policy::fabric::topo;

@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 //! Snapshots of what users read when a policy is wrong: parse errors (line:column, token,
 //! what was expected) and check diagnostics.
 

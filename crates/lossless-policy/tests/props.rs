@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 //! Properties: the parser never panics, and the bitset engine always agrees with OpenSM's
 //! sequential scan.
 

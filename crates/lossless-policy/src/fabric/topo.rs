@@ -55,7 +55,6 @@ struct RawNode {
     lid: Option<u16>,
     ports: Vec<RawPort>,
     defaults: (u32, u32, u32),
-    loc: Loc,
 }
 
 // ibsim link width enable masks: 1=1x 2=4x 4=8x 8=12x 16=2x.
@@ -256,7 +255,6 @@ pub fn parse(file: &str, src: &str) -> Result<Fabric, TopoError> {
                 lid,
                 ports: vec![],
                 defaults,
-                loc: loc(lineno, indent),
             });
             continue;
         }
@@ -592,7 +590,6 @@ fn link(file: &str, flavor: Flavor, raw: Vec<RawNode>) -> Result<Fabric, TopoErr
         n.ports.sort_by_key(|p| p.num);
         n.ports.dedup_by_key(|p| p.num);
     }
-    let _ = raw.iter().map(|n| n.loc).count();
     // ibsim runs the SM on the first node of the file (its first port).
     let sm_port = match flavor {
         Flavor::Ibsim => nodes.first().and_then(|n| {

@@ -1,0 +1,27 @@
+//! PFC headroom: how much buffer a receiver must hold back per lossless priority so that
+//! nothing is dropped between deciding to send PFC and the last bit the peer still sends.
+//!
+//! One concept per module, in the order a calculation uses them:
+//!
+//! - [`units`]: quantities as typed (`100m`, `5us`, `100G`, `74q`) and back, exactly.
+//! - [`phy`]: interface delay per station (seed 003 table 1; per-speed defaults).
+//! - [`medium`]: cable delay from medium and length (seed 003 section 5).
+//! - [`dv`]: the Delay Value and every term (seed 003 section 3).
+//! - [`cells`]: bits to buffer cells, alpha, xoff/xon thresholds.
+//! - [`wan`]: the WAN buffer condition of seed 002.
+//! - [`adaptive`]: headroom from a measured delay (seed 004, phase 3).
+//! - [`report`]: one calculation end to end, and its text and JSON forms.
+//!
+//! Sans-IO and clock-free: callers hand in every input, including measured timestamps.
+
+pub mod adaptive;
+pub mod cells;
+pub mod dv;
+pub mod medium;
+pub mod phy;
+pub mod report;
+pub mod source;
+pub mod units;
+pub mod wan;
+
+pub use report::{calc, CalcError, Report, Request};

@@ -185,9 +185,18 @@ mod tests {
         // 4.8 ns/m, 5 m at 100G = 24 ns = 2,400 bit times.
         assert_eq!(bits("twinax", "5m", "100G"), 2_400);
         assert_eq!(bits("copper", "5m", "100G"), 2_400);
-        assert!(parse_medium("1.2c").unwrap_err().reason.contains("faster"));
-        assert!(parse_medium("3ns/m").unwrap_err().reason.contains("faster"));
-        assert_eq!(parse_medium("air").unwrap_err().reason, "unknown medium");
+        assert!(parse_medium("1.2c")
+            .expect_err("must fail")
+            .reason
+            .contains("faster"));
+        assert!(parse_medium("3ns/m")
+            .expect_err("must fail")
+            .reason
+            .contains("faster"));
+        assert_eq!(
+            parse_medium("air").expect_err("must fail").reason,
+            "unknown medium"
+        );
         assert!(parse_medium("xc").is_err());
         assert!(parse_medium("0c").is_err());
     }

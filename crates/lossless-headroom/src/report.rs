@@ -140,7 +140,11 @@ pub fn calc(req: &Request) -> Result<Report, CalcError> {
 }
 
 fn kb(bytes: u64) -> String {
-    format!("{:.1} KB", bytes as f64 / 1000.0)
+    if bytes >= 1_000_000 {
+        format!("{:.1} MB", bytes as f64 / 1e6)
+    } else {
+        format!("{:.1} KB", bytes as f64 / 1e3)
+    }
 }
 
 impl Report {

@@ -365,11 +365,18 @@ impl fmt::Display for Bytes {
 pub fn grouped(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+    // Digits left before the next comma.
+    let mut left = match digits.len() % 3 {
+        0 => 3,
+        n => n,
+    };
+    for c in digits.chars() {
+        if left == 0 {
             out.push(',');
+            left = 3;
         }
         out.push(c);
+        left -= 1;
     }
     out
 }
@@ -384,24 +391,30 @@ mod tests {
         assert_eq!(parse_length("10km"), Ok(Length(10_000_000_000)));
         assert_eq!(parse_length("2.5 km"), Ok(Length(2_500_000_000)));
         assert_eq!(parse_length("0.5m"), Ok(Length(500_000)));
-        let e = parse_length("100").unwrap_err();
+        let e = parse_length("100").expect_err("must fail");
         assert_eq!(e.reason, "no unit");
-        let e = parse_length("10kn").unwrap_err();
+        let e = parse_length("10kn").expect_err("must fail");
         assert_eq!(e.reason, "unknown unit \"kn\"");
         assert_eq!(
             e.to_string(),
             "\"10kn\": unknown unit \"kn\"; expected a length such as 100m, 2.5km, 30cm or 500mm"
         );
         assert!(parse_length("0.0000001m")
-            .unwrap_err()
+            .expect_err("must fail")
             .reason
             .starts_with("finer"));
-        assert_eq!(parse_length("-5m").unwrap_err().reason, "negative");
         assert_eq!(
-            parse_length("1.2.3m").unwrap_err().reason,
+            parse_length("-5m").expect_err("must fail").reason,
+            "negative"
+        );
+        assert_eq!(
+            parse_length("1.2.3m").expect_err("must fail").reason,
             "more than one decimal point"
         );
-        assert_eq!(parse_length("m").unwrap_err().reason, "no number");
+        assert_eq!(
+            parse_length("m").expect_err("must fail").reason,
+            "no number"
+        );
     }
 
     #[test]
@@ -414,11 +427,17 @@ mod tests {
         assert_eq!(parse_rate("100Gb/s"), Ok(Rate(100_000_000_000)));
         assert_eq!(parse_rate("100Gbps"), Ok(Rate(100_000_000_000)));
         assert!(parse_rate("100").is_err());
-        assert!(parse_rate("100GB/s").unwrap_err().reason.contains("bits"));
+        assert!(parse_rate("100GB/s")
+            .expect_err("must fail")
+            .reason
+            .contains("bits"));
         assert_eq!(parse_bytes("9216"), Ok(Bytes(9216)));
         assert_eq!(parse_bytes("32KiB"), Ok(Bytes(32_768)));
         assert_eq!(parse_bytes("19.1KB"), Ok(Bytes(19_100)));
-        assert!(parse_bytes("2kb").unwrap_err().reason.contains("bits"));
+        assert!(parse_bytes("2kb")
+            .expect_err("must fail")
+            .reason
+            .contains("bits"));
         assert!(parse_bytes("1.5B").is_err());
     }
 

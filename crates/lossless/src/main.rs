@@ -53,6 +53,11 @@ enum Command {
     /// Example: lossless policy resolve qos-policy.conf --fabric net --src Hca1 --dst Hca2
     #[command(after_help = cmd::policy::AFTER_HELP)]
     Policy(cmd::policy::Args),
+    /// PFC headroom: the Delay Value of a link, term by term, in bits, bytes and cells.
+    ///
+    /// Example: lossless headroom calc --speed 100G --cable 30m --medium fiber --explain
+    #[command(long_about = cmd::headroom::LONG_ABOUT)]
+    Headroom(cmd::headroom::Args),
 }
 
 fn main() -> ExitCode {
@@ -64,6 +69,7 @@ fn main() -> ExitCode {
         Command::Decode(args) => cmd::decode::run(args),
         Command::Lab(args) => cmd::lab::run(args),
         Command::Policy(args) => cmd::policy::run(args),
+        Command::Headroom(args) => cmd::headroom::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,5 +1,6 @@
 //! One module per subcommand; each exposes `Args` (clap) and `run`.
 
 pub mod decode;
+pub mod headroom;
 pub mod lab;
 pub mod policy;

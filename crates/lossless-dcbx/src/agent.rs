@@ -22,6 +22,7 @@ use crate::lldp::tx::{TxKind, TxMachine};
 use crate::stats::{DcbxStats, LldpStats};
 use crate::status::{FeatureStatus, PortStatus};
 use crate::time::Instant;
+use crate::IdText;
 
 /// The feature sub-TLVs sent with the current SeqNo: retransmissions repeat
 /// exactly what that SeqNo stands for, so the peer's acknowledgement means it
@@ -129,6 +130,11 @@ impl Agent {
         self.link_up && self.cfg.admin_status == crate::AdminStatus::RxTx && self.cfg.dcbx.enabled
     }
 
+    /// A single DCBX peer is in view (with its Control sub-TLV).
+    pub fn peer_present(&self) -> bool {
+        self.peer_dcbx
+    }
+
     /// Every feature's DesiredCfg has been acknowledged by the peer.
     pub fn all_syncd(&self) -> bool {
         self.pg.syncd && self.pfc.syncd && self.app.syncd
@@ -163,9 +169,21 @@ impl Agent {
     /// Frames that are not LLDP to the nearest-bridge address are ignored.
     pub fn handle_frame(&mut self, now: Instant, frame: &[u8]) {
         self.now = now;
-        self.expire(now);
+        let aged = self.expire(now);
+        match self.receive(now, frame) {
+            Some(fresh_dcbx) => self.run_dcbx(now, fresh_dcbx),
+            None if aged => self.run_dcbx(now, false),
+            None => {}
+        }
+        self.pump(now);
+    }
+
+    /// rxProcessFrame: validates an LLDPDU and updates the remote MIB. Returns
+    /// None when the frame is not for this agent or was discarded, else
+    /// whether it carried a DCBX TLV the machines must process.
+    fn receive(&mut self, now: Instant, frame: &[u8]) -> Option<bool> {
         if !self.link_up || !self.cfg.admin_status.rx() {
-            return;
+            return None;
         }
         let parsed = match Frame::parse(frame) {
             Ok(f) => f,
@@ -179,12 +197,12 @@ impl Agent {
                         error: e.to_string(),
                     });
                 }
-                return;
+                return None;
             }
         };
         let pdu = match &parsed.payload {
             Payload::Lldp(pdu) if parsed.header.dst == MacAddr::LLDP_NEAREST_BRIDGE => pdu,
-            _ => return,
+            _ => return None,
         };
         self.lldp_stats.frames_in += 1;
         let outcome = self.mib.receive(
@@ -197,8 +215,8 @@ impl Agent {
         match outcome {
             RxOutcome::Added => {
                 self.events.push_back(Event::NeighborAdded {
-                    chassis_id: display(&pdu.chassis_id),
-                    port_id: display(&pdu.port_id),
+                    chassis_id: IdText(pdu.chassis_id.subtype, pdu.chassis_id.id).to_string(),
+                    port_id: IdText(pdu.port_id.subtype, pdu.port_id.id).to_string(),
                 });
                 // newNeighbor: fast transmission so the newcomer learns us quickly.
                 self.tx.fast_start(now, &self.cfg.timers);
@@ -208,32 +226,11 @@ impl Agent {
             }
             RxOutcome::Updated | RxOutcome::Ignored | RxOutcome::TooMany => {}
         }
-        let fresh_dcbx = pdu.ttl != 0 && pdu.cee_dcbx.is_some() && outcome != RxOutcome::TooMany;
         if let Some(cee) = &pdu.cee_dcbx {
-            self.dcbx_stats.tlvs_in += 1;
-            self.dcbx_stats.missing_control += u64::from(cee.control.is_none());
-            self.dcbx_stats.duplicates += [
-                cee.duplicates.control,
-                cee.duplicates.pg,
-                cee.duplicates.pfc,
-                cee.duplicates.app,
-            ]
-            .iter()
-            .filter(|d| **d)
-            .count() as u64;
-            self.dcbx_stats.invalid_features += [
-                cee.pg.as_ref().is_some_and(|r| r.is_err()),
-                cee.pfc.as_ref().is_some_and(|r| r.is_err()),
-                cee.app.as_ref().is_some_and(|r| r.is_err()),
-            ]
-            .iter()
-            .filter(|d| **d)
-            .count() as u64;
-            self.dcbx_stats.unknown_subtlvs += u64::from(cee.unknown_subtlvs);
+            self.dcbx_stats.count_tlv(cee);
         }
         self.dcbx_stats.cin_tlvs += u64::from(pdu.cin_dcbx.is_some());
-        self.run_dcbx(now, fresh_dcbx);
-        self.pump(now);
+        Some(pdu.ttl != 0 && pdu.cee_dcbx.is_some() && outcome != RxOutcome::TooMany)
     }
 
     /// Time passed: age neighbours, run the transmit timers.
@@ -436,16 +433,28 @@ impl Agent {
         self.app.mark_if_changed(&d.app, v, seq);
         match (cee, peer_ctrl.is_some()) {
             (Some(c), true) => {
-                let p = |dup: bool| (versions_agree, c.duplicates.control, dup);
-                let (va, dc, dup) = p(c.duplicates.pg);
-                self.pg
-                    .evaluate(&d.pg, v, present(va, dc, dup, c.pg.as_ref()), ev);
-                let (va, dc, dup) = p(c.duplicates.pfc);
-                self.pfc
-                    .evaluate(&d.pfc, v, present(va, dc, dup, c.pfc.as_ref()), ev);
-                let (va, dc, dup) = p(c.duplicates.app);
-                self.app
-                    .evaluate(&d.app, v, present(va, dc, dup, c.app.as_ref()), ev);
+                let dup = &c.duplicates;
+                let pg = PeerView::Present {
+                    versions_agree,
+                    duplicate_control: dup.control,
+                    duplicate: dup.pg,
+                    tlv: c.pg.as_ref(),
+                };
+                self.pg.evaluate(&d.pg, v, pg, ev);
+                let pfc = PeerView::Present {
+                    versions_agree,
+                    duplicate_control: dup.control,
+                    duplicate: dup.pfc,
+                    tlv: c.pfc.as_ref(),
+                };
+                self.pfc.evaluate(&d.pfc, v, pfc, ev);
+                let app = PeerView::Present {
+                    versions_agree,
+                    duplicate_control: dup.control,
+                    duplicate: dup.app,
+                    tlv: c.app.as_ref(),
+                };
+                self.app.evaluate(&d.app, v, app, ev);
             }
             _ => {
                 self.pg.evaluate(&d.pg, v, PeerView::Absent(absent), ev);
@@ -537,20 +546,6 @@ impl Agent {
     }
 }
 
-fn present<'a, C>(
-    versions_agree: bool,
-    duplicate_control: bool,
-    duplicate: bool,
-    tlv: Option<&'a Result<FeatureTlv<C>, lossless_wire::DecodeError>>,
-) -> PeerView<'a, C> {
-    PeerView::Present {
-        versions_agree,
-        duplicate_control,
-        duplicate,
-        tlv,
-    }
-}
-
 fn feature_status<C: FeatureKind>(f: &Feature<C>, admin: &FeatureAdmin<C>) -> FeatureStatus<C> {
     FeatureStatus {
         enable: admin.enable,
@@ -571,16 +566,6 @@ fn feature_status<C: FeatureKind>(f: &Feature<C>, admin: &FeatureAdmin<C>) -> Fe
         reason: f.reason,
         reason_text: f.reason.describe(),
     }
-}
-
-fn display(id: &Id<'_>) -> String {
-    struct D<'a>(&'a Id<'a>);
-    impl std::fmt::Display for D<'_> {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            crate::display_id(self.0.subtype, self.0.id, f)
-        }
-    }
-    D(id).to_string()
 }
 
 /// Ethertype 0x88cc, untagged or behind one 802.1Q tag.

@@ -221,7 +221,6 @@ impl<C: FeatureKind> Feature<C> {
         let reason = self.reason;
         *self = Feature::new(admin, max_version);
         self.reason = reason;
-        self.error = false;
     }
 
     /// The sub-TLV this feature puts in our DCBX TLV now (None: not advertised).

@@ -22,26 +22,22 @@ pub use feature::Reason;
 pub use status::{FeatureStatus, PortStatus};
 pub use time::{Duration, Instant};
 
-/// Formats a Chassis ID or Port ID for people: MAC subtypes as a MAC,
+/// A Chassis ID or Port ID (subtype, id) for people: MAC subtypes as a MAC,
 /// printable ids as text, anything else as hex.
-pub(crate) fn display_id(
-    subtype: u8,
-    id: &[u8],
-    f: &mut std::fmt::Formatter<'_>,
-) -> std::fmt::Result {
-    use lossless_wire::lldp::{chassis_subtype, port_subtype};
-    let is_mac = (subtype == chassis_subtype::MAC_ADDRESS || subtype == port_subtype::MAC_ADDRESS)
-        && id.len() == 6;
-    if is_mac {
-        let mut m = [0u8; 6];
-        m.copy_from_slice(id);
-        return write!(f, "{}", lossless_wire::MacAddr(m));
+pub(crate) struct IdText<'a>(pub u8, pub &'a [u8]);
+
+impl std::fmt::Display for IdText<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use lossless_wire::lldp::{chassis_subtype, port_subtype};
+        let IdText(subtype, id) = *self;
+        if let Ok(mac) = <[u8; 6]>::try_from(id) {
+            if subtype == chassis_subtype::MAC_ADDRESS || subtype == port_subtype::MAC_ADDRESS {
+                return write!(f, "{}", lossless_wire::MacAddr(mac));
+            }
+        }
+        if !id.is_empty() && id.iter().all(|b| b.is_ascii_graphic() || *b == b' ') {
+            return f.write_str(&String::from_utf8_lossy(id));
+        }
+        id.iter().try_for_each(|b| write!(f, "{b:02x}"))
     }
-    if !id.is_empty() && id.iter().all(|b| b.is_ascii_graphic() || *b == b' ') {
-        return f.write_str(&String::from_utf8_lossy(id));
-    }
-    for b in id {
-        write!(f, "{b:02x}")?;
-    }
-    Ok(())
 }

@@ -1,5 +1,6 @@
 //! Counters: the 802.1AB-2016 statistics (§9.2.6) and DCBX's own.
 
+use lossless_wire::cee::CeeDcbx;
 use serde::Serialize;
 
 /// LLDP statistics, named as in the LLDP MIB.
@@ -42,4 +43,22 @@ pub struct DcbxStats {
     pub peer_losses: u64,
     /// Times our SeqNo advanced.
     pub seq_changes: u64,
+}
+
+impl DcbxStats {
+    /// Counts a received CEE TLV and what was wrong with it.
+    pub fn count_tlv(&mut self, cee: &CeeDcbx) {
+        let d = &cee.duplicates;
+        let invalid = |f: Option<bool>| u64::from(f == Some(true));
+        self.tlvs_in += 1;
+        self.missing_control += u64::from(cee.control.is_none());
+        self.duplicates += [d.control, d.pg, d.pfc, d.app]
+            .map(u64::from)
+            .iter()
+            .sum::<u64>();
+        self.invalid_features += invalid(cee.pg.as_ref().map(Result::is_err))
+            + invalid(cee.pfc.as_ref().map(Result::is_err))
+            + invalid(cee.app.as_ref().map(Result::is_err));
+        self.unknown_subtlvs += u64::from(cee.unknown_subtlvs);
+    }
 }

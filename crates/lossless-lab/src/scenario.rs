@@ -149,7 +149,7 @@ pub fn converged(sim: &Sim) -> bool {
     (0..sim.node_count()).all(|n| {
         let a = sim.agent(n);
         let settled = |r: Reason| !matches!(r, Reason::WaitingForAck | Reason::VersionMismatch);
-        a.status().peer_present
+        a.peer_present()
             && a.all_syncd()
             && settled(a.pg().reason)
             && settled(a.pfc().reason)

@@ -81,7 +81,6 @@ struct Node {
 
 struct InFlight {
     to: NodeId,
-    from: NodeId,
     bytes: Vec<u8>,
 }
 
@@ -328,7 +327,6 @@ impl Sim {
                 }
                 let slot = InFlight {
                     to,
-                    from: node,
                     bytes: bytes.clone(),
                 };
                 let idx = match self.free_slots.pop() {
@@ -399,7 +397,6 @@ impl Sim {
                 if let Some(f) = self.frame_slots[idx].take() {
                     self.free_slots.push(idx);
                     self.stats.frames_delivered += 1;
-                    let _ = f.from;
                     self.nodes[f.to].agent.handle_frame(t, &f.bytes);
                     self.after(f.to);
                 }

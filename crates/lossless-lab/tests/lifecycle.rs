@@ -7,7 +7,7 @@ use common::*;
 use lossless_dcbx::{AdminStatus, Duration, Event, NeighborLoss, Reason};
 use lossless_lab::scenario::converged;
 use lossless_lab::{LogEntry, PathProps, Sim};
-use lossless_wire::cee::{PriorityMap, SUBTYPE_CEE};
+use lossless_wire::cee::PriorityMap;
 use lossless_wire::frame::{Frame, Payload};
 
 fn control_of(bytes: &[u8]) -> Option<(u32, u32)> {
@@ -170,14 +170,28 @@ fn second_neighbour_appearing_and_leaving() {
     }
     // While multiple neighbours are present nothing is acknowledged.
     let ack_a = p.sim.agent(p.a).control().ack;
+    let ack_b = p.sim.agent(p.b).control().ack;
+    let seq_a = p.sim.agent(p.a).control().seq;
     let mut cfg = switch();
     cfg.dcbx.pfc.cfg.priorities = PriorityMap(0b100_0000);
     p.sim.set_config(p.a, cfg.clone()).expect("valid");
     p.sim.run_for(Duration::from_secs(2));
+    // b acknowledges nothing, so a's last SeqNo stays unacknowledged and the
+    // ratchet holds the change back at the next SeqNo.
+    let a_now = p.sim.agent(p.a);
     assert_eq!(
         p.sim.agent(p.b).control().ack,
-        p.sim.agent(p.b).control().ack
+        ack_b,
+        "b acknowledged nothing"
     );
+    assert_eq!(
+        a_now.control().seq,
+        seq_a,
+        "no SeqNo before the last is acknowledged"
+    );
+    assert_ne!(a_now.control().rcvd_ack, seq_a);
+    assert_eq!(a_now.pfc().feature_seq, seq_a + 1);
+    assert!(!a_now.pfc().syncd);
     assert_eq!(p.sim.agent(p.a).control().ack, ack_a);
     let too_many_at = p.sim.log().iter().find_map(|e| match e {
         LogEntry::Event {
@@ -444,7 +458,6 @@ fn every_emitted_frame_reparses_and_reemits_identically() {
         assert_eq!(again, c.bytes, "re-emitted frame differs");
     }
     assert!(n_dcbx > 10);
-    let _ = SUBTYPE_CEE;
 }
 
 /// Seed 000 §2.3: DCBX is on by default with an administrative off switch.

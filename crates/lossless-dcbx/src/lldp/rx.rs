@@ -34,7 +34,7 @@ impl OwnedId {
 impl std::fmt::Display for OwnedId {
     /// MAC subtypes as a MAC, printable ids as text, anything else as hex.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        crate::display_id(self.subtype, &self.id, f)
+        crate::IdText(self.subtype, &self.id).fmt(f)
     }
 }
 

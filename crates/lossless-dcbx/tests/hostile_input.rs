@@ -261,7 +261,10 @@ fn shutdown_from_peer_deletes_it_and_resets_control() {
 #[test]
 fn expiry_noticed_on_an_ignored_frame_still_drops_the_peer() {
     let mut a = host();
-    a.handle_frame(t(1), &frame(Some(&[control(1, 1), pg(), pfc(0x18), app()]), 120));
+    a.handle_frame(
+        t(1),
+        &frame(Some(&[control(1, 1), pg(), pfc(0x18), app()]), 120),
+    );
     assert_eq!(a.pfc().reason, Reason::AdoptedPeer);
     // No timeout call: the next input after the TTL ran out is a non-LLDP frame.
     let mut other = frame(None, 120);

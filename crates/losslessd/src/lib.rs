@@ -1,0 +1,4 @@
+//! losslessd: the DCBX core on real Linux interfaces.
+
+pub mod config;
+pub mod state;

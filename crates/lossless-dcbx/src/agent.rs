@@ -57,6 +57,8 @@ pub struct Agent {
     lldp_stats: LldpStats,
     dcbx_stats: DcbxStats,
     now: Instant,
+    /// SeqNo base of this agent's life (see `set_seq_base`).
+    seq_base: u32,
 }
 
 impl Agent {
@@ -69,6 +71,7 @@ impl Agent {
             pfc: Feature::new(&cfg.dcbx.pfc, v),
             app: Feature::new(&cfg.dcbx.app, v),
             control: ControlMachine::new(v),
+            seq_base: 0,
             cfg,
             link_up: false,
             tx: TxMachine::new(now),
@@ -163,6 +166,18 @@ impl Agent {
         }
         self.run_dcbx(now, false);
         self.pump(now);
+    }
+
+    /// Where SeqNo starts at each reset (link up, peer loss). A daemon that
+    /// restarts passes a base derived from its boot count, so its first SeqNo
+    /// after the restart differs from any SeqNo the peer acknowledged in the
+    /// previous life and the peer takes the (possibly changed) content as new.
+    /// Takes effect at the next reset; call it before the first link-up.
+    pub fn set_seq_base(&mut self, base: u32) {
+        self.seq_base = base;
+        if !self.link_up {
+            self.control = ControlMachine::starting_at(self.cfg.dcbx.max_version, base);
+        }
     }
 
     /// A frame arrived on the port (whole Ethernet frame, FCS stripped).
@@ -325,7 +340,7 @@ impl Agent {
 
     fn reset_dcbx(&mut self) {
         let v = self.cfg.dcbx.max_version;
-        self.control = ControlMachine::new(v);
+        self.control = ControlMachine::starting_at(v, self.seq_base);
         self.pg.reset(&self.cfg.dcbx.pg, v);
         self.pfc.reset(&self.cfg.dcbx.pfc, v);
         self.app.reset(&self.cfg.dcbx.app, v);

@@ -22,6 +22,10 @@ pub struct ControlMachine {
     pub oper_version: u8,
     /// Max_Version.
     pub max_version: u8,
+    /// Where SeqNo starts after a reset: 0 in a fresh agent; a restarted
+    /// daemon starts each life in a new range so that its first SeqNo differs
+    /// from anything the peer acknowledged before (see `Agent::set_seq_base`).
+    pub seq_base: u32,
 }
 
 /// What a received Control TLV asks of the agent.
@@ -35,18 +39,24 @@ pub struct PeerControlOutcome {
 
 impl ControlMachine {
     pub fn new(max_version: u8) -> Self {
+        ControlMachine::starting_at(max_version, 0)
+    }
+
+    /// A machine whose next SeqNo is `seq_base + 1` (nothing issued yet).
+    pub fn starting_at(max_version: u8, seq_base: u32) -> Self {
         ControlMachine {
-            seq: 0,
+            seq: seq_base,
             ack: 0,
-            rcvd_ack: 0,
+            rcvd_ack: seq_base,
             oper_version: max_version,
             max_version,
+            seq_base,
         }
     }
 
     /// Link up, or PeerNotAdvertiseDCBX: "the local side resets similar to a link up".
     pub fn reset(&mut self) {
-        *self = ControlMachine::new(self.max_version);
+        *self = ControlMachine::starting_at(self.max_version, self.seq_base);
     }
 
     /// The Control TLV we send.
@@ -78,7 +88,7 @@ impl ControlMachine {
         self.rcvd_ack = peer.ack;
         // D13: a new peer SeqNo is acknowledged at once. A peer AckNo of 0
         // while we have a SeqNo means it started over (restart): tell it again.
-        let peer_restarted = peer.ack == 0 && self.seq != 0;
+        let peer_restarted = peer.ack == 0 && self.seq != self.seq_base;
         if may_ack && (self.ack != peer.seq || peer_restarted) {
             self.ack = peer.seq;
             out.send = true;
@@ -87,8 +97,10 @@ impl ControlMachine {
     }
 
     /// The ratchet: a new SeqNo may be issued only once the last one was acknowledged.
+    /// Before the first SeqNo of this reset nothing is outstanding, whatever
+    /// AckNo the peer still carries from an earlier life.
     pub fn may_advance(&self) -> bool {
-        self.seq == self.rcvd_ack
+        self.seq == self.seq_base || self.seq == self.rcvd_ack
     }
 
     /// Issues the next SeqNo (skipping 0, which means "nothing sent yet").
@@ -99,7 +111,7 @@ impl ControlMachine {
 
     /// Our current SeqNo is still waiting for the peer's acknowledgement.
     pub fn awaiting_ack(&self) -> bool {
-        self.seq != self.rcvd_ack
+        self.seq != self.seq_base && self.seq != self.rcvd_ack
     }
 }
 
@@ -167,6 +179,20 @@ mod tests {
         let out = c.on_peer(&peer, true);
         assert!(out.versions_agree && out.send);
         assert_eq!(c.ack, 1);
+    }
+
+    #[test]
+    fn seq_base_starts_a_new_range_whatever_the_peer_acked_before() {
+        let mut c = ControlMachine::starting_at(0, 7 << 16);
+        // The peer still acknowledges SeqNo 3 from our previous life.
+        let out = c.on_peer(&ctl(9, 3), true);
+        assert!(out.send && out.versions_agree);
+        assert!(c.may_advance(), "nothing of this life is outstanding");
+        assert!(!c.awaiting_ack());
+        assert_eq!(c.advance(), (7 << 16) + 1);
+        assert!(c.awaiting_ack());
+        c.reset();
+        assert_eq!((c.seq, c.ack, c.rcvd_ack), (7 << 16, 0, 7 << 16));
     }
 
     #[test]

@@ -296,6 +296,17 @@ impl Agent {
         Ok(())
     }
 
+    /// The agent is going away (the daemon stops): a shutdown LLDPDU (TTL 0)
+    /// if LLDP transmission was running, so the peer forgets us at once
+    /// instead of after its TTL, then silence.
+    pub fn shutdown(&mut self, now: Instant) {
+        self.now = now;
+        if self.link_up && self.cfg.admin_status.tx() {
+            self.tx.stop(now, &self.cfg.timers, true);
+        }
+        self.pump(now);
+    }
+
     /// The next frame to put on the wire.
     pub fn poll_transmit(&mut self) -> Option<Vec<u8>> {
         self.transmit.pop_front()

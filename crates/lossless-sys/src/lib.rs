@@ -1,2 +1,34 @@
 //! Linux system interfaces for the lossless daemon. Everything `unsafe` in the
 //! workspace lives here.
+//!
+//! * [`packet`]: an `AF_PACKET` socket per port that sees only LLDP (0x88cc)
+//!   and MAC Control/PFC (0x8808) frames, for the DCBX agent to read and write
+//!   whole Ethernet frames.
+//! * [`link`]: rtnetlink link state: a non-blocking monitor of
+//!   `RTM_NEWLINK`/`RTM_DELLINK`, a blocking dump, and a pure parser of link
+//!   messages; `if_nametoindex` and `if_hwaddr`.
+//! * [`dcbnl`]: the kernel's DCB netlink interface (`RTM_GETDCB`/`RTM_SETDCB`)
+//!   for what a CEE agent programs: DCB state, PFC, priority groups, SET_ALL.
+//!
+//! Sockets are non-blocking where the daemon polls them (packet, link
+//! monitor) and implement [`AsRawFd`](std::os::fd::AsRawFd) and
+//! [`AsFd`](std::os::fd::AsFd) so the daemon can wrap them in its event loop;
+//! nothing here depends on an async runtime. Every decoder is a pure function
+//! over bytes that returns a typed error and never panics.
+
+pub mod dcbnl;
+pub mod link;
+mod netlink;
+pub mod packet;
+mod sys;
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod uapi_tests;
+
+pub use dcbnl::{DcbCmd, DcbError, Dcbnl, PfcSetting, PgConfig, PgDir, PgSetting, TcConfig};
+pub use link::{
+    dump_links, if_hwaddr, if_nametoindex, parse_link_messages, LinkError, LinkEvent, LinkInfo,
+    LinkMonitor,
+};
+pub use netlink::NetlinkError;
+pub use packet::PacketSocket;

@@ -1,0 +1,368 @@
+//! One `AF_PACKET` socket per port, for LLDP and MAC Control (PFC) frames.
+//!
+//! [`PacketSocket::open`] does, in this order:
+//! 1. `socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)`:
+//!    protocol 0, so the socket receives nothing until it is bound;
+//! 2. `SO_ATTACH_FILTER`: a classic BPF program that accepts EtherType 0x88cc
+//!    (LLDP) and 0x8808 (MAC Control), at offset 12 or, behind an 802.1Q tag
+//!    left in the frame, at offset 16 ([`FILTER`]);
+//! 3. `SO_PRIORITY` 7 (`TC_PRIO_CONTROL`), so a DCB NIC sends our LLDPDUs in
+//!    its control class; `PACKET_IGNORE_OUTGOING` (Linux 4.20+), so frames
+//!    leaving the interface are not shown to us (the kernel never loops a
+//!    frame back to the socket that sent it, but shows it to every other
+//!    packet socket on the interface, e.g. another LLDP agent's);
+//!    [`PacketSocket::recv`] also drops `PACKET_OUTGOING` itself for older
+//!    kernels;
+//! 4. `bind` to the interface with protocol `ETH_P_ALL`;
+//! 5. `PACKET_ADD_MEMBERSHIP` (`PACKET_MR_MULTICAST`) for 01:80:c2:00:00:0e
+//!    (LLDP, nearest bridge) and 01:80:c2:00:00:01 (MAC Control), so a NIC
+//!    with a multicast filter passes them up;
+//! 6. drain anything queued before the filter (nothing should be: the socket
+//!    had no protocol until step 4).
+//!
+//! VLAN tags: the receive path of Linux moves an 802.1Q tag into skb
+//! metadata (`skb_vlan_untag()` in software, or the NIC in hardware) before
+//! packet sockets see the frame, so the filter and [`PacketSocket::recv`] see
+//! the frame *without* its tag (the tag would be in `PACKET_AUXDATA`, which
+//! is not enabled). A tagged LLDP frame is therefore received, untagged. The
+//! offset-16 branch of the filter only matters where a tag stays inline (for
+//! instance an outgoing frame seen on the tap). 802.1ad (0x88a8) outer tags
+//! are not looked through.
+
+use std::io;
+use std::mem;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
+
+use crate::sys;
+
+/// LLDP EtherType.
+pub const ETH_P_LLDP: u16 = 0x88cc;
+/// MAC Control (PAUSE, PFC) EtherType.
+pub const ETH_P_MAC_CONTROL: u16 = 0x8808;
+/// LLDP nearest-bridge group address.
+pub const LLDP_MULTICAST: [u8; 6] = [0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e];
+/// MAC Control (PAUSE/PFC) group address.
+pub const MAC_CONTROL_MULTICAST: [u8; 6] = [0x01, 0x80, 0xc2, 0x00, 0x00, 0x01];
+/// `TC_PRIO_CONTROL`, the socket priority of every socket opened here.
+pub const SOCKET_PRIORITY: i32 = 7;
+
+pub(crate) const ETH_P_ALL: u16 = 0x0003;
+pub(crate) const ETH_P_8021Q: u16 = 0x8100;
+pub(crate) const ETH_HLEN: usize = 14;
+pub(crate) const PACKET_IGNORE_OUTGOING: libc::c_int = 23;
+pub(crate) const PACKET_OUTGOING: u8 = 4;
+
+pub(crate) const BPF_LD_H_ABS: u16 = 0x28; // BPF_LD | BPF_H | BPF_ABS
+pub(crate) const BPF_JEQ_K: u16 = 0x15; // BPF_JMP | BPF_JEQ | BPF_K
+pub(crate) const BPF_RET_K: u16 = 0x06; // BPF_RET | BPF_K
+
+const fn insn(code: u16, jt: u8, jf: u8, k: u32) -> libc::sock_filter {
+    libc::sock_filter { code, jt, jf, k }
+}
+
+/// The receive filter: accept (whole frame) LLDP and MAC Control, untagged
+/// or behind one inline 802.1Q tag; drop everything else. A load beyond the
+/// end of a short frame makes classic BPF return 0 (drop).
+///
+/// ```text
+/// 0: ldh [12]
+/// 1: jeq #0x88cc   jt 8  jf 2
+/// 2: jeq #0x8808   jt 8  jf 3
+/// 3: jeq #0x8100   jt 4  jf 7
+/// 4: ldh [16]
+/// 5: jeq #0x88cc   jt 8  jf 6
+/// 6: jeq #0x8808   jt 8  jf 7
+/// 7: ret #0
+/// 8: ret #0xffffffff
+/// ```
+pub const FILTER: [libc::sock_filter; 9] = [
+    insn(BPF_LD_H_ABS, 0, 0, 12),
+    insn(BPF_JEQ_K, 6, 0, ETH_P_LLDP as u32),
+    insn(BPF_JEQ_K, 5, 0, ETH_P_MAC_CONTROL as u32),
+    insn(BPF_JEQ_K, 0, 3, ETH_P_8021Q as u32),
+    insn(BPF_LD_H_ABS, 0, 0, 16),
+    insn(BPF_JEQ_K, 2, 0, ETH_P_LLDP as u32),
+    insn(BPF_JEQ_K, 1, 0, ETH_P_MAC_CONTROL as u32),
+    insn(BPF_RET_K, 0, 0, 0),
+    insn(BPF_RET_K, 0, 0, u32::MAX),
+];
+
+/// A non-blocking `AF_PACKET` socket bound to one interface that reads and
+/// writes whole Ethernet frames (LLDP and MAC Control only).
+#[derive(Debug)]
+pub struct PacketSocket {
+    fd: OwnedFd,
+    ifindex: u32,
+}
+
+fn sockaddr_ll(ifindex: libc::c_int, protocol_be: u16) -> libc::sockaddr_ll {
+    // SAFETY: sockaddr_ll is plain data; all-zero is a valid value.
+    let mut sa: libc::sockaddr_ll = unsafe { mem::zeroed() };
+    sa.sll_family = libc::AF_PACKET as libc::c_ushort;
+    sa.sll_protocol = protocol_be;
+    sa.sll_ifindex = ifindex;
+    sa
+}
+
+fn to_be_field(ethertype: u16) -> u16 {
+    // sll_protocol holds the EtherType in network byte order.
+    ethertype.to_be()
+}
+
+impl PacketSocket {
+    /// Opens the socket on `ifindex` (in the calling thread's network
+    /// namespace). Needs `CAP_NET_RAW` (and `CAP_NET_ADMIN` for the socket
+    /// priority).
+    pub fn open(ifindex: u32) -> io::Result<PacketSocket> {
+        let index = match libc::c_int::try_from(ifindex) {
+            Ok(i) if i > 0 => i,
+            _ => {
+                // ifindex 0 would bind to every interface.
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("invalid interface index {ifindex}"),
+                ));
+            }
+        };
+        let fd = sys::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_NONBLOCK, 0)?;
+        let sock = PacketSocket { fd, ifindex };
+
+        let prog = libc::sock_fprog {
+            len: FILTER.len() as libc::c_ushort,
+            filter: FILTER.as_ptr().cast_mut(),
+        };
+        // The kernel copies the program during the call; FILTER is 'static.
+        sys::setsockopt(&sock, libc::SOL_SOCKET, libc::SO_ATTACH_FILTER, &prog)?;
+        sys::setsockopt(
+            &sock,
+            libc::SOL_SOCKET,
+            libc::SO_PRIORITY,
+            &(SOCKET_PRIORITY as libc::c_int),
+        )?;
+        // Refused before Linux 4.20 (ENOPROTOOPT); recv() drops outgoing
+        // frames in any case.
+        let _ = sys::setsockopt(
+            &sock,
+            libc::SOL_PACKET,
+            PACKET_IGNORE_OUTGOING,
+            &(1 as libc::c_int),
+        );
+
+        let sa = sockaddr_ll(index, to_be_field(ETH_P_ALL));
+        // SAFETY: sa is a valid sockaddr_ll of the length passed.
+        sys::cvt(unsafe {
+            libc::bind(
+                sock.fd.as_raw_fd(),
+                (&sa as *const libc::sockaddr_ll).cast::<libc::sockaddr>(),
+                mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t,
+            )
+        })?;
+
+        for group in [LLDP_MULTICAST, MAC_CONTROL_MULTICAST] {
+            let mut mr = libc::packet_mreq {
+                mr_ifindex: index,
+                mr_type: libc::PACKET_MR_MULTICAST as libc::c_ushort,
+                mr_alen: 6,
+                mr_address: [0; 8],
+            };
+            mr.mr_address[..6].copy_from_slice(&group);
+            sys::setsockopt(&sock, libc::SOL_PACKET, libc::PACKET_ADD_MEMBERSHIP, &mr)?;
+        }
+
+        sock.drain();
+        Ok(sock)
+    }
+
+    /// Discards everything queued.
+    fn drain(&self) {
+        let mut buf = [0u8; 64];
+        loop {
+            // SAFETY: buf is valid for writes of buf.len() bytes.
+            let n = unsafe {
+                libc::recv(
+                    self.fd.as_raw_fd(),
+                    buf.as_mut_ptr().cast::<libc::c_void>(),
+                    buf.len(),
+                    libc::MSG_DONTWAIT | libc::MSG_TRUNC,
+                )
+            };
+            if n < 0 && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+                return;
+            }
+        }
+    }
+
+    /// The interface this socket is bound to.
+    pub fn ifindex(&self) -> u32 {
+        self.ifindex
+    }
+
+    /// The socket priority as the kernel has it (`getsockopt(SO_PRIORITY)`);
+    /// [`SOCKET_PRIORITY`] after `open`.
+    pub fn priority(&self) -> io::Result<i32> {
+        sys::getsockopt_int(self, libc::SOL_SOCKET, libc::SO_PRIORITY)
+    }
+
+    /// Receives one frame into `buf` and returns its length. Non-blocking:
+    /// `WouldBlock` when nothing is queued. Frames this host sent are
+    /// skipped. A frame longer than `buf` is consumed and reported as an
+    /// `InvalidData` error, never returned truncated.
+    pub fn recv(&self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let mut sa = sockaddr_ll(0, 0);
+            let mut sa_len = mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
+            // SAFETY: buf is valid for writes of buf.len() bytes; sa/sa_len
+            // describe a writable sockaddr_ll.
+            let n = unsafe {
+                libc::recvfrom(
+                    self.fd.as_raw_fd(),
+                    buf.as_mut_ptr().cast::<libc::c_void>(),
+                    buf.len(),
+                    libc::MSG_TRUNC,
+                    (&mut sa as *mut libc::sockaddr_ll).cast::<libc::sockaddr>(),
+                    &mut sa_len,
+                )
+            };
+            if n < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(e);
+            }
+            if sa.sll_pkttype == PACKET_OUTGOING {
+                continue;
+            }
+            let n = n as usize;
+            if n > buf.len() {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "dropped a {n}-byte frame that does not fit the {}-byte buffer",
+                        buf.len()
+                    ),
+                ));
+            }
+            return Ok(n);
+        }
+    }
+
+    /// Sends one whole Ethernet frame (destination, source, EtherType,
+    /// payload; no FCS) on the bound interface.
+    pub fn send(&self, frame: &[u8]) -> io::Result<()> {
+        let (Some(dst), Some(ty)) = (frame.get(0..6), frame.get(12..ETH_HLEN)) else {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "a {}-byte frame is shorter than an Ethernet header",
+                    frame.len()
+                ),
+            ));
+        };
+        let ifindex = libc::c_int::try_from(self.ifindex).unwrap_or_default();
+        let mut sa = sockaddr_ll(ifindex, u16::from_ne_bytes([ty[0], ty[1]]));
+        sa.sll_halen = 6;
+        sa.sll_addr[..6].copy_from_slice(dst);
+        loop {
+            // SAFETY: frame is valid for frame.len() bytes; sa is a valid
+            // sockaddr_ll of the length passed.
+            let n = unsafe {
+                libc::sendto(
+                    self.fd.as_raw_fd(),
+                    frame.as_ptr().cast::<libc::c_void>(),
+                    frame.len(),
+                    0,
+                    (&sa as *const libc::sockaddr_ll).cast::<libc::sockaddr>(),
+                    mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t,
+                )
+            };
+            if n < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(e);
+            }
+            if n as usize != frame.len() {
+                return Err(io::Error::new(
+                    io::ErrorKind::WriteZero,
+                    format!("sent {n} of {} bytes", frame.len()),
+                ));
+            }
+            return Ok(());
+        }
+    }
+}
+
+impl AsRawFd for PacketSocket {
+    fn as_raw_fd(&self) -> RawFd {
+        self.fd.as_raw_fd()
+    }
+}
+
+impl AsFd for PacketSocket {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        self.fd.as_fd()
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+mod tests {
+    use super::*;
+
+    /// A classic BPF interpreter for the instructions FILTER uses, so the
+    /// jump offsets are checked without a kernel.
+    fn run(frame: &[u8]) -> u32 {
+        let mut pc = 0usize;
+        let mut a = 0u32;
+        loop {
+            let i = FILTER[pc];
+            match i.code {
+                BPF_LD_H_ABS => {
+                    let k = i.k as usize;
+                    match frame.get(k..k + 2) {
+                        Some(b) => a = u32::from(u16::from_be_bytes([b[0], b[1]])),
+                        None => return 0,
+                    }
+                    pc += 1;
+                }
+                BPF_JEQ_K => {
+                    pc += 1 + usize::from(if a == i.k { i.jt } else { i.jf });
+                }
+                BPF_RET_K => return i.k,
+                c => panic!("unexpected opcode {c:#x}"),
+            }
+        }
+    }
+
+    fn frame(types: &[u16]) -> Vec<u8> {
+        let mut f = vec![0x01, 0x80, 0xc2, 0, 0, 0x0e, 2, 0, 0, 0, 0, 1];
+        for t in types {
+            f.extend_from_slice(&t.to_be_bytes());
+        }
+        f.resize(60, 0);
+        f
+    }
+
+    #[test]
+    fn filter_accepts_lldp_and_mac_control_only() {
+        assert_eq!(run(&frame(&[0x88cc])), u32::MAX);
+        assert_eq!(run(&frame(&[0x8808])), u32::MAX);
+        assert_eq!(run(&frame(&[0x8100, 0x0003, 0x88cc])), u32::MAX);
+        assert_eq!(run(&frame(&[0x8100, 0x0003, 0x8808])), u32::MAX);
+        assert_eq!(run(&frame(&[0x0800])), 0);
+        assert_eq!(run(&frame(&[0x0806])), 0);
+        assert_eq!(run(&frame(&[0x8100, 0x0003, 0x0800])), 0);
+        assert_eq!(run(&frame(&[0x88a8, 0x0003, 0x88cc])), 0);
+        // Too short to hold an EtherType: the load fails, the frame is dropped.
+        assert_eq!(run(&[0u8; 13]), 0);
+        assert_eq!(run(&frame(&[0x8100])[..16]), 0);
+    }
+
+    #[test]
+    fn open_rejects_ifindex_zero() {
+        let e = PacketSocket::open(0).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+    }
+}

@@ -1,0 +1,92 @@
+//! Thin, checked wrappers around the libc calls the modules share.
+
+use std::ffi::CString;
+use std::io;
+use std::mem;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+
+/// Turns a libc return value into `io::Result`, reading `errno` on -1.
+pub(crate) fn cvt(ret: libc::c_int) -> io::Result<libc::c_int> {
+    if ret < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(ret)
+    }
+}
+
+/// `socket(2)`, always close-on-exec.
+pub(crate) fn socket(
+    domain: libc::c_int,
+    ty: libc::c_int,
+    protocol: libc::c_int,
+) -> io::Result<OwnedFd> {
+    // SAFETY: socket(2) takes plain integers; a non-negative result is a new
+    // descriptor that nothing else owns.
+    let fd = cvt(unsafe { libc::socket(domain, ty | libc::SOCK_CLOEXEC, protocol) })?;
+    // SAFETY: fd was just returned by socket(2) and is owned by no one else.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// `setsockopt(2)` with a plain-old-data value.
+pub(crate) fn setsockopt<T: Copy>(
+    fd: &impl AsRawFd,
+    level: libc::c_int,
+    name: libc::c_int,
+    value: &T,
+) -> io::Result<()> {
+    let len = libc::socklen_t::try_from(mem::size_of::<T>())
+        .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    // SAFETY: value points to size_of::<T>() readable bytes for the duration
+    // of the call; T is Copy (plain data) as every socket option here.
+    cvt(unsafe {
+        libc::setsockopt(
+            fd.as_raw_fd(),
+            level,
+            name,
+            (value as *const T).cast::<libc::c_void>(),
+            len,
+        )
+    })?;
+    Ok(())
+}
+
+/// `getsockopt(2)` for an `int` option.
+pub(crate) fn getsockopt_int(
+    fd: &impl AsRawFd,
+    level: libc::c_int,
+    name: libc::c_int,
+) -> io::Result<libc::c_int> {
+    let mut value: libc::c_int = 0;
+    let mut len = mem::size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: value and len are valid for writes; the kernel writes at most
+    // len bytes into value.
+    cvt(unsafe {
+        libc::getsockopt(
+            fd.as_raw_fd(),
+            level,
+            name,
+            (&mut value as *mut libc::c_int).cast::<libc::c_void>(),
+            &mut len,
+        )
+    })?;
+    Ok(value)
+}
+
+/// An interface name as the kernel wants it: 1..=15 bytes, no NUL, no '/'.
+pub(crate) fn ifname_cstring(name: &str) -> io::Result<CString> {
+    if name.is_empty() || name.len() >= libc::IFNAMSIZ || name.contains('/') {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "invalid interface name {name:?}: must be 1 to {} bytes without '/'",
+                libc::IFNAMSIZ - 1
+            ),
+        ));
+    }
+    CString::new(name).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("invalid interface name {name:?}: contains NUL"),
+        )
+    })
+}

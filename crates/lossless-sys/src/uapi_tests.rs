@@ -1,0 +1,155 @@
+//! Every kernel constant, size and offset this crate writes by hand, checked
+//! against the Linux uapi headers: a C program including them prints each
+//! value (compiled with gcc; Debian packages gcc and linux-libc-dev).
+
+use std::process::Command;
+
+use crate::dcbnl::{self as d, DcbCmd};
+use crate::{link as l, netlink as n, packet as p};
+
+fn checks() -> Vec<(&'static str, i64)> {
+    let mut v: Vec<(&'static str, i64)> = vec![
+        // netlink.h
+        ("NLMSG_HDRLEN", n::NLMSG_HDRLEN as i64),
+        ("sizeof(struct nlmsghdr)", n::NLMSG_HDRLEN as i64),
+        ("NLA_HDRLEN", n::NLA_HDRLEN as i64),
+        ("NLMSG_NOOP", n::NLMSG_NOOP.into()),
+        ("NLMSG_ERROR", n::NLMSG_ERROR.into()),
+        ("NLMSG_DONE", n::NLMSG_DONE.into()),
+        ("NLM_F_REQUEST", n::NLM_F_REQUEST.into()),
+        ("NLM_F_DUMP", n::NLM_F_DUMP.into()),
+        ("NLM_F_DUMP_INTR", n::NLM_F_DUMP_INTR.into()),
+        ("(unsigned short)NLA_TYPE_MASK", n::NLA_TYPE_MASK.into()),
+        // rtnetlink.h, if_link.h, if.h, if_arp.h
+        ("RTM_NEWLINK", l::RTM_NEWLINK.into()),
+        ("RTM_DELLINK", l::RTM_DELLINK.into()),
+        ("RTM_GETLINK", l::RTM_GETLINK.into()),
+        ("RTMGRP_LINK", l::RTMGRP_LINK.into()),
+        ("sizeof(struct ifinfomsg)", l::IFINFOMSG_LEN as i64),
+        ("offsetof(struct ifinfomsg, ifi_family)", 0),
+        ("offsetof(struct ifinfomsg, ifi_type)", 2),
+        ("offsetof(struct ifinfomsg, ifi_index)", 4),
+        ("offsetof(struct ifinfomsg, ifi_flags)", 8),
+        ("AF_UNSPEC", l::AF_UNSPEC.into()),
+        ("IFLA_ADDRESS", l::IFLA_ADDRESS.into()),
+        ("IFLA_IFNAME", l::IFLA_IFNAME.into()),
+        ("IFLA_MTU", l::IFLA_MTU.into()),
+        ("IFLA_OPERSTATE", l::IFLA_OPERSTATE.into()),
+        ("IF_OPER_UP", l::IF_OPER_UP.into()),
+        ("IFF_UP", l::IFF_UP.into()),
+        ("IFF_RUNNING", l::IFF_RUNNING.into()),
+        ("ARPHRD_ETHER", l::ARPHRD_ETHER.into()),
+        ("IFNAMSIZ", d::IFNAMSIZ as i64),
+        // if_ether.h, if_packet.h, filter.h, pkt_sched.h
+        ("ETH_P_ALL", p::ETH_P_ALL.into()),
+        ("ETH_P_8021Q", p::ETH_P_8021Q.into()),
+        ("ETH_P_LLDP", p::ETH_P_LLDP.into()),
+        ("ETH_P_PAUSE", p::ETH_P_MAC_CONTROL.into()),
+        ("ETH_HLEN", p::ETH_HLEN as i64),
+        ("PACKET_IGNORE_OUTGOING", p::PACKET_IGNORE_OUTGOING.into()),
+        ("PACKET_OUTGOING", p::PACKET_OUTGOING.into()),
+        ("BPF_LD | BPF_H | BPF_ABS", p::BPF_LD_H_ABS.into()),
+        ("BPF_JMP | BPF_JEQ | BPF_K", p::BPF_JEQ_K.into()),
+        ("BPF_RET | BPF_K", p::BPF_RET_K.into()),
+        ("TC_PRIO_CONTROL", p::SOCKET_PRIORITY.into()),
+        ("sizeof(struct sock_filter)", 8),
+        // dcbnl.h
+        ("RTM_GETDCB", d::RTM_GETDCB.into()),
+        ("RTM_SETDCB", d::RTM_SETDCB.into()),
+        ("sizeof(struct dcbmsg)", d::DCBMSG_LEN as i64),
+        ("offsetof(struct dcbmsg, cmd)", 1),
+        ("DCB_ATTR_IFNAME", d::DCB_ATTR_IFNAME.into()),
+        ("DCB_ATTR_STATE", d::DCB_ATTR_STATE.into()),
+        ("DCB_ATTR_PFC_STATE", d::DCB_ATTR_PFC_STATE.into()),
+        ("DCB_ATTR_PFC_CFG", d::DCB_ATTR_PFC_CFG.into()),
+        ("DCB_ATTR_PG_CFG", d::DCB_ATTR_PG_CFG.into()),
+        ("DCB_ATTR_SET_ALL", d::DCB_ATTR_SET_ALL.into()),
+        ("DCB_PFC_UP_ATTR_0", d::DCB_PFC_UP_ATTR_0.into()),
+        ("DCB_PFC_UP_ATTR_7", (d::DCB_PFC_UP_ATTR_0 + 7).into()),
+        ("DCB_PFC_UP_ATTR_ALL", d::DCB_PFC_UP_ATTR_ALL.into()),
+        ("DCB_PG_ATTR_TC_0", d::DCB_PG_ATTR_TC_0.into()),
+        ("DCB_PG_ATTR_TC_7", (d::DCB_PG_ATTR_TC_0 + 7).into()),
+        ("DCB_PG_ATTR_TC_ALL", d::DCB_PG_ATTR_TC_ALL.into()),
+        ("DCB_PG_ATTR_BW_ID_0", d::DCB_PG_ATTR_BW_ID_0.into()),
+        ("DCB_PG_ATTR_BW_ID_7", (d::DCB_PG_ATTR_BW_ID_0 + 7).into()),
+        ("DCB_PG_ATTR_BW_ID_ALL", d::DCB_PG_ATTR_BW_ID_ALL.into()),
+        ("DCB_TC_ATTR_PARAM_PGID", d::DCB_TC_ATTR_PARAM_PGID.into()),
+        (
+            "DCB_TC_ATTR_PARAM_UP_MAPPING",
+            d::DCB_TC_ATTR_PARAM_UP_MAPPING.into(),
+        ),
+        (
+            "DCB_TC_ATTR_PARAM_STRICT_PRIO",
+            d::DCB_TC_ATTR_PARAM_STRICT_PRIO.into(),
+        ),
+        (
+            "DCB_TC_ATTR_PARAM_BW_PCT",
+            d::DCB_TC_ATTR_PARAM_BW_PCT.into(),
+        ),
+        ("DCB_TC_ATTR_PARAM_ALL", d::DCB_TC_ATTR_PARAM_ALL.into()),
+    ];
+    for cmd in [
+        DcbCmd::GetState,
+        DcbCmd::SetState,
+        DcbCmd::PgTxGetCfg,
+        DcbCmd::PgTxSetCfg,
+        DcbCmd::PgRxGetCfg,
+        DcbCmd::PgRxSetCfg,
+        DcbCmd::PfcGetCfg,
+        DcbCmd::PfcSetCfg,
+        DcbCmd::SetAll,
+        DcbCmd::PfcGetState,
+        DcbCmd::PfcSetState,
+    ] {
+        v.push((cmd.name(), cmd.code().into()));
+    }
+    v
+}
+
+#[test]
+fn constants_match_the_linux_uapi_headers() {
+    let checks = checks();
+    let mut c = String::from(
+        "#include <stddef.h>\n#include <stdio.h>\n#include <sys/socket.h>\n\
+         #include <linux/netlink.h>\n#include <linux/rtnetlink.h>\n\
+         #include <linux/if_link.h>\n#include <linux/if.h>\n#include <linux/if_arp.h>\n\
+         #include <linux/if_ether.h>\n#include <linux/if_packet.h>\n\
+         #include <linux/filter.h>\n#include <linux/pkt_sched.h>\n\
+         #include <linux/dcbnl.h>\nint main(void) {\n",
+    );
+    for (expr, _) in &checks {
+        c.push_str(&format!("  printf(\"%ld\\n\", (long)({expr}));\n"));
+    }
+    c.push_str("  return 0;\n}\n");
+
+    let dir = std::env::temp_dir().join(format!("lsys-uapi-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let src = dir.join("uapi.c");
+    let exe = dir.join("uapi");
+    std::fs::write(&src, c).expect("write uapi.c");
+    let out = Command::new("gcc")
+        .arg("-o")
+        .arg(&exe)
+        .arg(&src)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("gcc is needed to check constants against the uapi headers (Debian packages gcc, linux-libc-dev): {e}")
+        });
+    assert!(
+        out.status.success(),
+        "gcc: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = Command::new(&exe).output().expect("run uapi check");
+    let _ = std::fs::remove_dir_all(&dir);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let got: Vec<&str> = text.lines().collect();
+    assert_eq!(got.len(), checks.len());
+    let wrong: Vec<String> = checks
+        .iter()
+        .zip(got)
+        .filter(|((_, ours), theirs)| ours.to_string() != *theirs)
+        .map(|((expr, ours), theirs)| format!("{expr}: ours {ours}, header {theirs}"))
+        .collect();
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}

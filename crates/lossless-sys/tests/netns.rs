@@ -1,0 +1,757 @@
+#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+//! lossless-sys against the real kernel, in network namespaces and veth
+//! pairs this test makes and removes itself (`lsys-<pid>-<n>`).
+//!
+//! Needs root and iproute2's `ip`; the dcbnl shim test also needs gcc and the
+//! shim source (`/work/shared/tools/lldpad-peer/dcbnl_shim.c`, or
+//! `LOSSLESS_DCBNL_SHIM_SRC`). Without root every test fails with a message
+//! saying so, unless `LOSSLESS_SKIP_NETNS=1` (then they print that they were
+//! skipped and pass).
+//!
+//! Network namespaces are per thread: [`Netns::run`] enters one on a fresh
+//! thread. A socket stays in the namespace it was created in, so sockets
+//! opened inside `run` can be used from the test thread afterwards.
+
+use std::fs::File;
+use std::io;
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use lossless_sys::dcbnl::{DcbError, Dcbnl};
+use lossless_sys::link::{dump_links, if_hwaddr, if_nametoindex, LinkError, LinkEvent, LinkInfo};
+use lossless_sys::packet::PacketSocket;
+
+#[allow(dead_code)]
+#[path = "../examples/dcbnl_probe.rs"]
+mod probe;
+
+/// True when the test should run; prints and returns false when skipped;
+/// panics with the reason otherwise.
+fn privileged() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        if Command::new("ip").arg("-V").output().is_err() {
+            panic!("the `ip` command (Debian package iproute2) is needed to make namespaces and veth pairs");
+        }
+        return true;
+    }
+    if std::env::var("LOSSLESS_SKIP_NETNS").as_deref() == Ok("1") {
+        eprintln!("skipped: not root and LOSSLESS_SKIP_NETNS=1");
+        return false;
+    }
+    panic!(
+        "this test needs root (network namespaces, veth, AF_PACKET, dcbnl); \
+         run it as root or set LOSSLESS_SKIP_NETNS=1 to skip it"
+    );
+}
+
+fn ip(args: &[&str]) {
+    let out = Command::new("ip").args(args).output().expect("run `ip`");
+    assert!(
+        out.status.success(),
+        "ip {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+static NEXT: AtomicU32 = AtomicU32::new(0);
+
+/// A network namespace, deleted on drop (also when the test panics).
+struct Netns {
+    name: String,
+}
+
+impl Netns {
+    fn new() -> Netns {
+        let name = format!(
+            "lsys-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        ip(&["netns", "add", &name]);
+        Netns { name }
+    }
+
+    /// `ip -n NAME args...`
+    fn ip(&self, args: &[&str]) {
+        let mut all = vec!["-n", self.name.as_str()];
+        all.extend_from_slice(args);
+        ip(&all);
+    }
+
+    /// Runs `f` on a thread that has entered this namespace.
+    fn run<T: Send>(&self, f: impl FnOnce() -> T + Send) -> T {
+        let path = Path::new("/run/netns").join(&self.name);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let ns = File::open(&path).expect("open the namespace file");
+                // SAFETY: ns is an open namespace file; setns only affects
+                // this thread.
+                let r = unsafe { libc::setns(ns.as_raw_fd(), libc::CLONE_NEWNET) };
+                assert_eq!(r, 0, "setns: {}", io::Error::last_os_error());
+                f()
+            })
+            .join()
+            .expect("namespace thread")
+        })
+    }
+}
+
+impl Drop for Netns {
+    fn drop(&mut self) {
+        let _ = Command::new("ip")
+            .args(["netns", "del", &self.name])
+            .output();
+    }
+}
+
+const MAC_A: [u8; 6] = [0x02, 0, 0, 0, 0, 0x0a];
+const MAC_B: [u8; 6] = [0x02, 0, 0, 0, 0, 0x0b];
+
+/// Two namespaces joined by a veth pair `va` (in a) / `vb` (in b), both up.
+struct Pair {
+    a: Netns,
+    b: Netns,
+}
+
+impl Pair {
+    fn new() -> Pair {
+        let a = Netns::new();
+        let b = Netns::new();
+        a.ip(&[
+            "link",
+            "add",
+            "va",
+            "address",
+            "02:00:00:00:00:0a",
+            "type",
+            "veth",
+            "peer",
+            "name",
+            "vb",
+            "address",
+            "02:00:00:00:00:0b",
+            "netns",
+            &b.name,
+        ]);
+        a.ip(&["link", "set", "va", "up"]);
+        b.ip(&["link", "set", "vb", "up"]);
+        Pair { a, b }
+    }
+
+    fn sockets(&self) -> (PacketSocket, PacketSocket) {
+        let sa = self
+            .a
+            .run(|| PacketSocket::open(if_nametoindex("va")?))
+            .expect("packet socket on va");
+        let sb = self
+            .b
+            .run(|| PacketSocket::open(if_nametoindex("vb")?))
+            .expect("packet socket on vb");
+        (sa, sb)
+    }
+}
+
+/// Waits up to 2 s for one frame.
+fn recv_frame(s: &PacketSocket) -> io::Result<Vec<u8>> {
+    let deadline = Instant::now() + Duration::from_secs(2);
+    let mut buf = vec![0u8; 2048];
+    loop {
+        match s.recv(&mut buf) {
+            Ok(n) => return Ok(buf[..n].to_vec()),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock && Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Asserts nothing (more) arrives within 200 ms.
+fn assert_quiet(s: &PacketSocket) {
+    std::thread::sleep(Duration::from_millis(200));
+    let mut buf = vec![0u8; 2048];
+    match s.recv(&mut buf) {
+        Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+        other => panic!("expected nothing, got {other:?} {:02x?}", &buf[..64]),
+    }
+}
+
+fn eth(dst: [u8; 6], src: [u8; 6], types: &[u16], payload: &[u8]) -> Vec<u8> {
+    let mut f = Vec::new();
+    f.extend_from_slice(&dst);
+    f.extend_from_slice(&src);
+    for t in types {
+        f.extend_from_slice(&t.to_be_bytes());
+    }
+    f.extend_from_slice(payload);
+    f.resize(f.len().max(60), 0);
+    f
+}
+
+const LLDP_DST: [u8; 6] = [0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e];
+const PFC_DST: [u8; 6] = [0x01, 0x80, 0xc2, 0x00, 0x00, 0x01];
+
+/// An LLDPDU: chassis id (MAC), port id (MAC), TTL 120, a marker in an
+/// organizationally specific TLV, end.
+fn lldp(src: [u8; 6], marker: u8) -> Vec<u8> {
+    let mut p = vec![0x02, 0x07, 0x04];
+    p.extend_from_slice(&src);
+    p.extend_from_slice(&[0x04, 0x07, 0x03]);
+    p.extend_from_slice(&src);
+    p.extend_from_slice(&[0x06, 0x02, 0x00, 0x78]);
+    p.extend_from_slice(&[0xfe, 0x05, 0x00, 0x1b, 0x21, 0x7f, marker]);
+    p.extend_from_slice(&[0x00, 0x00]);
+    eth(LLDP_DST, src, &[0x88cc], &p)
+}
+
+/// A PFC frame: opcode 0x0101, priorities 3 and 4, pause times.
+fn pfc(src: [u8; 6]) -> Vec<u8> {
+    let mut p = vec![0x01, 0x01, 0x00, 0x18];
+    for t in [0u16, 0, 0, 0xffff, 0x1234, 0, 0, 0] {
+        p.extend_from_slice(&t.to_be_bytes());
+    }
+    eth(PFC_DST, src, &[0x8808], &p)
+}
+
+#[test]
+fn lldp_and_pfc_frames_cross_the_veth_byte_for_byte() {
+    if !privileged() {
+        return;
+    }
+    let pair = Pair::new();
+    let (sa, sb) = pair.sockets();
+    assert_eq!(sa.ifindex(), pair.a.run(|| if_nametoindex("va").unwrap()));
+
+    let l = lldp(MAC_A, 1);
+    sa.send(&l).unwrap();
+    assert_eq!(recv_frame(&sb).unwrap(), l);
+
+    let p = pfc(MAC_A);
+    sa.send(&p).unwrap();
+    assert_eq!(recv_frame(&sb).unwrap(), p);
+
+    // And the other way.
+    let l = lldp(MAC_B, 2);
+    sb.send(&l).unwrap();
+    assert_eq!(recv_frame(&sa).unwrap(), l);
+    assert_quiet(&sb);
+}
+
+#[test]
+fn the_filter_passes_lldp_and_mac_control_only() {
+    if !privileged() {
+        return;
+    }
+    let pair = Pair::new();
+    let (sa, sb) = pair.sockets();
+
+    // veth keeps order: whatever the filter lets through arrives before the
+    // final marker.
+    let ipv4 = eth(MAC_B, MAC_A, &[0x0800], &[0x45, 0, 0, 20]);
+    let arp = eth([0xff; 6], MAC_A, &[0x0806], &[0, 1, 8, 0, 6, 4, 0, 1]);
+    let tagged_ipv4 = eth(MAC_B, MAC_A, &[0x8100, 0x0005, 0x0800], &[0x45]);
+    let to_other_group = eth(LLDP_DST, MAC_A, &[0x88b5], &[1, 2, 3]);
+    for f in [&ipv4, &arp, &tagged_ipv4, &to_other_group] {
+        sa.send(f).unwrap();
+    }
+    // An 802.1Q-tagged LLDPDU: the receive path moves the tag into skb
+    // metadata before packet sockets see the frame, so it arrives (through
+    // the filter's offset-12 branch) without its tag.
+    let l = lldp(MAC_A, 3);
+    let mut tagged_lldp = l[..12].to_vec();
+    tagged_lldp.extend_from_slice(&[0x81, 0x00, 0x00, 0x07]);
+    tagged_lldp.extend_from_slice(&l[12..]);
+    sa.send(&tagged_lldp).unwrap();
+    assert_eq!(recv_frame(&sb).unwrap(), l, "tagged LLDP arrives untagged");
+
+    let marker = lldp(MAC_A, 4);
+    sa.send(&marker).unwrap();
+    assert_eq!(
+        recv_frame(&sb).unwrap(),
+        marker,
+        "IPv4, ARP, tagged IPv4 and EtherType 0x88b5 were filtered out"
+    );
+    assert_quiet(&sb);
+}
+
+#[test]
+fn own_transmissions_are_not_read_back() {
+    if !privileged() {
+        return;
+    }
+    let pair = Pair::new();
+    let (sa, sb) = pair.sockets();
+    // A second socket on va that did not send: the kernel shows it A's frame
+    // as outgoing traffic of the interface unless PACKET_IGNORE_OUTGOING.
+    let sa2 = pair
+        .a
+        .run(|| PacketSocket::open(if_nametoindex("va")?))
+        .unwrap();
+
+    let mine = lldp(MAC_A, 5);
+    sa.send(&mine).unwrap();
+    assert_eq!(recv_frame(&sb).unwrap(), mine);
+    // The tap copy of an outgoing frame is queued during send(), before the
+    // peer's answer exists: if it were delivered it would come first.
+    let theirs = pfc(MAC_B);
+    sb.send(&theirs).unwrap();
+    assert_eq!(recv_frame(&sa).unwrap(), theirs);
+    assert_eq!(recv_frame(&sa2).unwrap(), theirs);
+    assert_quiet(&sa);
+    assert_quiet(&sa2);
+}
+
+#[test]
+fn outgoing_frames_are_dropped_without_packet_ignore_outgoing_too() {
+    if !privileged() {
+        return;
+    }
+    let pair = Pair::new();
+    let (sa, sb) = pair.sockets();
+    // The kernel never loops a frame back to the packet socket that sent it
+    // (skb_loop_sk), but every other packet socket on the interface sees it
+    // as PACKET_OUTGOING: another process's LLDP agent, say. sa2 plays the
+    // daemon next to it, with PACKET_IGNORE_OUTGOING switched off again as on
+    // a kernel before 4.20, so recv() must drop those frames itself.
+    let sa2 = pair
+        .a
+        .run(|| PacketSocket::open(if_nametoindex("va")?))
+        .unwrap();
+    let off: libc::c_int = 0;
+    // SAFETY: a valid socket and a c_int option value.
+    let r = unsafe {
+        libc::setsockopt(
+            sa2.as_raw_fd(),
+            libc::SOL_PACKET,
+            23, // PACKET_IGNORE_OUTGOING
+            (&off as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    assert_eq!(r, 0, "{}", io::Error::last_os_error());
+    let mine = lldp(MAC_A, 7);
+    sa.send(&mine).unwrap();
+    assert_eq!(recv_frame(&sb).unwrap(), mine);
+    let theirs = lldp(MAC_B, 8);
+    sb.send(&theirs).unwrap();
+    assert_eq!(recv_frame(&sa2).unwrap(), theirs);
+    assert_quiet(&sa2);
+}
+
+#[test]
+fn socket_priority_is_tc_prio_control_and_outgoing_is_ignored() {
+    if !privileged() {
+        return;
+    }
+    let pair = Pair::new();
+    let (sa, _sb) = pair.sockets();
+    assert_eq!(sa.priority().unwrap(), 7);
+    // And PACKET_IGNORE_OUTGOING took (Linux 4.20+).
+    let mut v: libc::c_int = -1;
+    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: a valid socket; v and len are writable.
+    let r = unsafe {
+        libc::getsockopt(
+            sa.as_raw_fd(),
+            libc::SOL_PACKET,
+            23, // PACKET_IGNORE_OUTGOING
+            (&mut v as *mut libc::c_int).cast(),
+            &mut len,
+        )
+    };
+    assert_eq!((r, v), (0, 1), "{}", io::Error::last_os_error());
+}
+
+#[test]
+fn a_frame_larger_than_the_buffer_is_an_error_not_a_truncation() {
+    if !privileged() {
+        return;
+    }
+    let pair = Pair::new();
+    let (sa, sb) = pair.sockets();
+    let big = eth(LLDP_DST, MAC_A, &[0x88cc], &[0xab; 1000]);
+    sa.send(&big).unwrap();
+    std::thread::sleep(Duration::from_millis(50));
+    let mut small = [0u8; 100];
+    let deadline = Instant::now() + Duration::from_secs(2);
+    let err = loop {
+        match sb.recv(&mut small) {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock && Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(2))
+            }
+            other => break other.unwrap_err(),
+        }
+    };
+    assert_eq!(err.kind(), io::ErrorKind::InvalidData, "{err}");
+    assert!(err.to_string().contains("1014-byte frame"), "{err}");
+    // It was consumed; the next frame is whole.
+    let l = lldp(MAC_A, 6);
+    sa.send(&l).unwrap();
+    assert_eq!(recv_frame(&sb).unwrap(), l);
+}
+
+#[test]
+fn interface_helpers() {
+    if !privileged() {
+        return;
+    }
+    let pair = Pair::new();
+    pair.a.run(|| {
+        assert_eq!(if_hwaddr("va").unwrap(), MAC_A);
+        assert!(if_nametoindex("va").unwrap() > 1);
+        assert_eq!(if_nametoindex("lo").unwrap(), 1);
+        assert_eq!(
+            if_nametoindex("nosuch0").unwrap_err().raw_os_error(),
+            Some(libc::ENODEV)
+        );
+        assert_eq!(
+            if_hwaddr("lo").unwrap_err().kind(),
+            io::ErrorKind::InvalidInput
+        );
+        assert_eq!(
+            if_nametoindex("a-name-far-too-long").unwrap_err().kind(),
+            io::ErrorKind::InvalidInput
+        );
+    });
+}
+
+/// Reads events until `want` matches one (returns it) or 5 s pass.
+fn wait_for(
+    mon: &lossless_sys::link::LinkMonitor,
+    seen: &mut Vec<LinkEvent>,
+    what: &str,
+    want: impl Fn(&LinkEvent) -> bool,
+) -> LinkEvent {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        match mon.recv() {
+            Ok(evs) => {
+                for ev in evs {
+                    seen.push(ev.clone());
+                    if want(&ev) {
+                        return ev;
+                    }
+                }
+            }
+            Err(e) if e.would_block() && Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(5))
+            }
+            Err(e) => panic!("waiting for {what}: {e}; events so far: {seen:#?}"),
+        }
+    }
+}
+
+fn is_new(ev: &LinkEvent, name: &str, admin: bool, oper: bool) -> bool {
+    matches!(ev, LinkEvent::New(i) if i.name == name && i.admin_up == admin && i.oper_up == oper)
+}
+
+#[test]
+fn the_link_monitor_sees_links_come_go_and_change_state() {
+    if !privileged() {
+        return;
+    }
+    let ns = Netns::new();
+    let mon = ns
+        .run(lossless_sys::link::LinkMonitor::open)
+        .expect("link monitor");
+    let mut seen = Vec::new();
+
+    ns.ip(&[
+        "link",
+        "add",
+        "x0",
+        "address",
+        "02:00:00:00:01:00",
+        "type",
+        "veth",
+        "peer",
+        "name",
+        "x1",
+    ]);
+    let created = wait_for(&mon, &mut seen, "x0 created", |e| {
+        is_new(e, "x0", false, false)
+    });
+    let LinkEvent::New(x0) = created else {
+        unreachable!()
+    };
+    assert_eq!(x0.mac, Some([2, 0, 0, 0, 1, 0]));
+    assert_eq!(x0.mtu, Some(1500));
+
+    ns.ip(&["link", "set", "x0", "up"]);
+    // Up, but the peer is down: no carrier, not running.
+    wait_for(&mon, &mut seen, "x0 admin up", |e| {
+        is_new(e, "x0", true, false)
+    });
+    ns.ip(&["link", "set", "x1", "mtu", "9000", "up"]);
+    wait_for(&mon, &mut seen, "x0 oper up", |e| {
+        is_new(e, "x0", true, true)
+    });
+
+    let links = ns.run(dump_links).expect("dump");
+    let find = |n: &str| -> LinkInfo {
+        links
+            .iter()
+            .find(|l| l.name == n)
+            .unwrap_or_else(|| panic!("{n} not in the dump {links:#?}"))
+            .clone()
+    };
+    assert_eq!(
+        find("x0"),
+        LinkInfo {
+            ifindex: x0.ifindex,
+            name: "x0".into(),
+            mac: Some([2, 0, 0, 0, 1, 0]),
+            admin_up: true,
+            oper_up: true,
+            mtu: Some(1500),
+        }
+    );
+    let x1 = find("x1");
+    assert!(x1.admin_up && x1.oper_up && x1.mtu == Some(9000) && x1.mac.is_some());
+    let lo = find("lo");
+    assert_eq!((lo.ifindex, lo.mac, lo.admin_up), (1, None, false));
+    assert_eq!(links.len(), 3, "{links:#?}");
+
+    ns.ip(&["link", "set", "x0", "down"]);
+    wait_for(&mon, &mut seen, "x0 down", |e| {
+        is_new(e, "x0", false, false)
+    });
+    ns.ip(&["link", "del", "x0"]);
+    let del = wait_for(
+        &mon,
+        &mut seen,
+        "x0 deleted",
+        |e| matches!(e, LinkEvent::Del { name, .. } if name == "x0"),
+    );
+    assert_eq!(
+        del,
+        LinkEvent::Del {
+            ifindex: x0.ifindex,
+            name: "x0".into()
+        }
+    );
+    // Deleting one end of a veth deletes the other.
+    wait_for(
+        &mon,
+        &mut seen,
+        "x1 deleted",
+        |e| matches!(e, LinkEvent::Del { name, .. } if name == "x1"),
+    );
+    assert_eq!(ns.run(dump_links).unwrap().len(), 1);
+}
+
+#[test]
+fn a_link_monitor_that_falls_behind_reports_overrun_then_keeps_working() {
+    if !privileged() {
+        return;
+    }
+    let ns = Netns::new();
+    // The smallest buffer the kernel allows holds a couple of messages.
+    let mon = ns
+        .run(|| lossless_sys::link::LinkMonitor::with_rcvbuf(0))
+        .unwrap();
+    // (No dummy driver on every kernel: veth pairs, two links each.)
+    for i in 0..6 {
+        let (a, b) = (format!("d{i}"), format!("e{i}"));
+        ns.ip(&["link", "add", &a, "type", "veth", "peer", "name", &b]);
+    }
+    let mut overrun = false;
+    let mut events = 0;
+    loop {
+        match mon.recv() {
+            Ok(evs) => events += evs.len(),
+            Err(LinkError::Overrun) => overrun = true,
+            Err(e) if e.would_block() => break,
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert!(overrun, "no overrun reported after {events} events");
+    assert!(events < 12, "{events} events and an overrun?");
+    // Still subscribed after the overrun (one small change: deleting a veth
+    // would overrun this tiny buffer again).
+    ns.ip(&["link", "set", "lo", "up"]);
+    let mut seen = Vec::new();
+    wait_for(
+        &mon,
+        &mut seen,
+        "lo up",
+        |e| matches!(e, LinkEvent::New(i) if i.name == "lo" && i.admin_up),
+    );
+}
+
+#[test]
+fn dcbnl_on_a_veth_is_unsupported_as_the_kernel_says() {
+    if !privileged() {
+        return;
+    }
+    let pair = Pair::new();
+    pair.a.run(|| {
+        let mut d = Dcbnl::open().unwrap();
+        match d.get_state("va") {
+            Err(DcbError::Unsupported { ifname }) => assert_eq!(ifname, "va"),
+            other => panic!("GSTATE on a veth: {other:?}"),
+        }
+        match d.set_pfc("va", [true; 8]) {
+            Err(DcbError::Unsupported { .. }) => {}
+            other => panic!("PFC_SCFG on a veth: {other:?}"),
+        }
+        match d.get_state("nosuch0") {
+            Err(DcbError::NoDevice { ifname }) => assert_eq!(ifname, "nosuch0"),
+            other => panic!("GSTATE on a missing device: {other:?}"),
+        }
+        // The socket is still in step after errors.
+        assert!(matches!(d.get_pfc("va"), Err(DcbError::Unsupported { .. })));
+        match d.get_state("") {
+            Err(DcbError::Invalid(_)) => {}
+            other => panic!("empty name: {other:?}"),
+        }
+    });
+}
+
+fn shim_source() -> PathBuf {
+    if let Some(p) = std::env::var_os("LOSSLESS_DCBNL_SHIM_SRC") {
+        return PathBuf::from(p);
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/tools/lldpad-peer/dcbnl_shim.c")
+}
+
+/// Builds the lldpad-peer shim into `dir` with gcc; fails clearly without.
+fn build_shim(dir: &Path) -> PathBuf {
+    let src = shim_source();
+    assert!(
+        src.is_file(),
+        "dcbnl shim source not found at {} (set LOSSLESS_DCBNL_SHIM_SRC)",
+        src.display()
+    );
+    let so = dir.join("dcbnl_shim.so");
+    let out = Command::new("gcc")
+        .args(["-O2", "-Wall", "-shared", "-fPIC", "-o"])
+        .arg(&so)
+        .arg(&src)
+        .arg("-ldl")
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("gcc is needed to build the dcbnl shim (Debian package gcc): {e}")
+        });
+    assert!(
+        out.status.success(),
+        "gcc failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    so
+}
+
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs examples/dcbnl_probe.rs (compiled into this test binary as
+/// `dcbnl_probe_child`) under the dcbnl shim, which plays a DCB-capable
+/// driver and replies as net/dcb/dcbnl.c does; the shim's state file shows
+/// what our requests programmed.
+#[test]
+fn dcbnl_programs_an_emulated_dcb_driver() {
+    if !privileged() {
+        return;
+    }
+    let tmp = TempDir(std::env::temp_dir().join(format!("lsys-shim-{}", std::process::id())));
+    let state = tmp.0.join("state");
+    std::fs::create_dir_all(&state).unwrap();
+    let so = build_shim(&tmp.0);
+    let pair = Pair::new();
+
+    let out = Command::new("ip")
+        .args(["netns", "exec", &pair.a.name, "env"])
+        .arg(format!("LD_PRELOAD={}", so.display()))
+        .arg("DCBNL_SHIM_IFACES=va")
+        .arg(format!("DCBNL_SHIM_STATE={}", state.display()))
+        .arg(format!(
+            "DCBNL_SHIM_LOG={}",
+            tmp.0.join("shim.log").display()
+        ))
+        .arg("LSYS_DCBNL_PROBE_IFNAME=va")
+        .arg(std::env::current_exe().unwrap())
+        .args([
+            "dcbnl_probe_child",
+            "--exact",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "probe failed:\n{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("1 passed"),
+        "the child did not run:\n{stdout}"
+    );
+
+    let file = std::fs::read_to_string(state.join("va.state")).unwrap();
+    let log = std::fs::read_to_string(tmp.0.join("shim.log")).unwrap_or_default();
+    for line in [
+        "dcb_state=1",
+        "cee_pfc_state=1",
+        "cee_pfc_up=00011000",
+        // lldpad programs exactly this for the same CEE setting
+        // (tools/lldpad-peer/README.md, "what lldpad programmed").
+        "cee_pgtx_up2tc=00001112",
+        "cee_pgtx_tc_pgid=01234567",
+        "cee_pgtx_tc_strict=00200000",
+        "cee_pgtx_tc_bwpct=100,100,0,0,0,0,0,0",
+        "cee_pgtx_pg_bwpct=25,75,0,0,0,0,0,0",
+        "cee_pgrx_up2tc=00001112",
+        "cee_pgrx_tc_pgid=01234567",
+        "cee_pgrx_tc_strict=00200000",
+        "cee_pgrx_tc_bwpct=100,100,0,0,0,0,0,0",
+        "cee_pgrx_pg_bwpct=25,75,0,0,0,0,0,0",
+    ] {
+        assert!(
+            file.lines().any(|l| l == line),
+            "{line} not in the shim state:\n{file}\nshim log:\n{log}\nprobe:\n{stdout}"
+        );
+    }
+    for cmd in [
+        "SSTATE ok",
+        "PFC_SCFG ok",
+        "PFC_SSTATE ok",
+        "PGTX_SCFG ok",
+        "PGRX_SCFG ok",
+        "SET_ALL ok",
+    ] {
+        assert!(log.contains(cmd), "{cmd} not in the shim log:\n{log}");
+    }
+}
+
+/// The child half of [`dcbnl_programs_an_emulated_dcb_driver`]; does nothing
+/// unless `LSYS_DCBNL_PROBE_IFNAME` is set.
+#[test]
+#[ignore = "run by dcbnl_programs_an_emulated_dcb_driver under LD_PRELOAD"]
+fn dcbnl_probe_child() {
+    let Ok(ifname) = std::env::var("LSYS_DCBNL_PROBE_IFNAME") else {
+        return;
+    };
+    let r = probe::run(&ifname).expect("probe");
+    probe::print(&r);
+    assert_eq!(r.set_all, 2, "the shim answers SET_ALL with 2");
+    assert!(r.state && r.pfc_state);
+    assert_eq!(r.pfc, probe::PFC);
+    assert_eq!(r.pg_tx, r.pg_rx);
+    assert_eq!(r.pg_tx.to_cee(), probe::PG);
+    // Errors come back through the same path.
+    let mut d = Dcbnl::open().unwrap();
+    assert!(matches!(
+        d.get_state("nosuch0"),
+        Err(DcbError::NoDevice { .. })
+    ));
+}

@@ -1,0 +1,110 @@
+//! Value checks: `PortConfig::validate` on the effective configuration of
+//! every section, with a refusal traced back to the key that set the value.
+
+use lossless_dcbx::ConfigError;
+use lossless_wire::cee::InvalidValue;
+use lossless_wire::MacAddr;
+
+use super::error::Fault;
+use super::file::PortSection;
+use super::pattern::Pattern;
+use super::setting::{Key, Layer, Timer};
+use super::PortSettings;
+
+/// Checks `[defaults]` over the built-in defaults, then each port section in
+/// file order over `[defaults]` (an exact-name section also over the glob
+/// sections that match its name). Every check is per key, so settings that
+/// pass in every section also pass in any combination of sections.
+pub(crate) fn check(defaults: &Layer, ports: &[PortSection]) -> Result<(), Fault> {
+    check_layers(&[defaults])?;
+    for section in ports {
+        let mut layers = vec![defaults];
+        if let Pattern::Exact(name) = &section.pattern {
+            layers.extend(
+                ports
+                    .iter()
+                    .filter(|g| g.pattern.is_glob() && g.pattern.matches(name))
+                    .map(|g| &g.layer),
+            );
+        }
+        layers.push(&section.layer);
+        check_layers(&layers)?;
+    }
+    Ok(())
+}
+
+fn check_layers(layers: &[&Layer]) -> Result<(), Fault> {
+    let mut settings = PortSettings::default();
+    for layer in layers {
+        layer.apply(&mut settings);
+    }
+    let config = settings.port_config(MacAddr([0; 6]));
+    let Err(ConfigError::Value { path, reason }) = config.validate() else {
+        return Ok(());
+    };
+    let Some(top) = layers.last() else {
+        return Ok(());
+    };
+    let Some((key, suffix, reason)) = locate(&settings, &path, reason.clone()) else {
+        // A check this module does not know yet: blame the section.
+        return Err(Fault {
+            at: top.at,
+            key: format!("{}.{path}", top.path),
+            reason,
+        });
+    };
+    for layer in layers.iter().rev() {
+        if let Some(site) = layer.find(key) {
+            let (key, at) = site.part(&suffix);
+            return Err(Fault { at, key, reason });
+        }
+    }
+    // Only a built-in default could be left, and those are valid.
+    Err(Fault {
+        at: top.at,
+        key: format!("{}.{path}", top.path),
+        reason,
+    })
+}
+
+/// Which key holds the value `PortConfig::validate` refused at `path`, the
+/// element within it (`[2]`, `[1].selector`, or empty), and the reason to show.
+fn locate(s: &PortSettings, path: &str, reason: String) -> Option<(Key, String, String)> {
+    let simple = |key| Some((key, String::new(), reason.clone()));
+    match path {
+        "max_neighbors" => simple(Key::MaxNeighbors),
+        "chassis_id" => simple(Key::ChassisId),
+        "port_id" => simple(Key::PortId),
+        "system_name" => simple(Key::SystemName),
+        "port_description" => simple(Key::PortDescription),
+        "dcbx.pg" => feature(s.dcbx.pg.cfg.validate()),
+        "dcbx.pfc" => feature(s.dcbx.pfc.cfg.validate()),
+        "dcbx.app" => feature(s.dcbx.app.cfg.validate()),
+        _ => {
+            let timer = Timer::from_name(path.strip_prefix("timers.")?)?;
+            simple(Key::Timer(timer))
+        }
+    }
+}
+
+/// The same feature check `PortConfig::validate` made, for its structured
+/// error: which field and which element.
+fn feature(r: Result<(), InvalidValue>) -> Option<(Key, String, String)> {
+    let e = r.err()?;
+    let index = |i: usize| format!("[{i}]");
+    let (key, suffix) = match (e.field, e.index) {
+        ("pg.pgid", i) => (Key::PgPgid, i.map(index)),
+        ("pg.percent", i) => (Key::PgPercent, i.map(index)),
+        ("pg.num_tcs", _) => (Key::PgNumTcs, None),
+        ("pfc.num_tcs", _) => (Key::PfcNumTcs, None),
+        ("app.selector", i) => (Key::AppEntries, i.map(|i| format!("[{i}].selector"))),
+        ("app.oui", i) => (Key::AppEntries, i.map(|i| format!("[{i}].oui"))),
+        (f, i) if f.starts_with("app.") => (Key::AppEntries, i.map(index)),
+        _ => return None,
+    };
+    let reason = match (e.field, e.index) {
+        ("pg.percent", None) => format!("percentages sum to {}, must be 100", e.value),
+        _ => format!("{} (found {})", e.reason, e.value),
+    };
+    Some((key, suffix.unwrap_or_default(), reason))
+}

@@ -1,0 +1,405 @@
+//! The layout of the file: `[daemon]`, `[defaults]` and `[ports."..."]`,
+//! read from the TOML tree into daemon settings and per-section layers.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use lossless_wire::cee::{AppEntry, AppSelector, AppTable, PriorityMap, DCBX_OUI, MAX_APP_ENTRIES};
+use serde::de::{DeserializeOwned, IntoDeserializer};
+use toml_edit::ImDocument;
+
+use super::error::Fault;
+use super::pattern::Pattern;
+use super::read::{quoted, Field};
+use super::setting::{Feature, Flag, Layer, Setting, Site, Timer};
+use super::DaemonSettings;
+
+const TOP_KEYS: &[&str] = &["daemon", "defaults", "ports"];
+const DAEMON_KEYS: &[&str] = &["socket", "socket_group", "state_dir", "metrics", "log"];
+pub(crate) const PORT_KEYS: &[&str] = &[
+    "admin_status",
+    "apply",
+    "system_name",
+    "port_description",
+    "chassis_id",
+    "port_id",
+    "max_neighbors",
+    "timers",
+    "dcbx",
+    "pg",
+    "pfc",
+    "app",
+];
+const TIMER_KEYS: &[&str] = &[
+    "msg_tx_interval",
+    "msg_tx_hold",
+    "msg_fast_tx",
+    "tx_fast_init",
+    "tx_credit_max",
+    "reinit_delay",
+];
+const DCBX_KEYS: &[&str] = &["enabled", "max_version"];
+const PG_KEYS: &[&str] = &[
+    "enable",
+    "willing",
+    "advertise",
+    "pgid",
+    "percent",
+    "num_tcs",
+];
+const PFC_KEYS: &[&str] = &["enable", "willing", "advertise", "priorities", "num_tcs"];
+const APP_KEYS: &[&str] = &["enable", "willing", "advertise", "entries"];
+const ENTRY_KEYS: &[&str] = &["selector", "protocol", "oui", "priorities"];
+
+/// A `[ports."..."]` section.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PortSection {
+    pub pattern: Pattern,
+    pub layer: Layer,
+}
+
+/// The file, read but not yet checked against `PortConfig::validate`.
+#[derive(Debug)]
+pub(crate) struct Parsed {
+    pub daemon: DaemonSettings,
+    pub defaults: Layer,
+    pub ports: Vec<PortSection>,
+}
+
+pub(crate) enum Failure {
+    Syntax { at: usize, message: String },
+    Invalid(Fault),
+}
+
+impl From<Fault> for Failure {
+    fn from(f: Fault) -> Failure {
+        Failure::Invalid(f)
+    }
+}
+
+pub(crate) fn parse(text: &str) -> Result<Parsed, Failure> {
+    let doc = ImDocument::parse(text).map_err(|e| Failure::Syntax {
+        at: e.span().map_or(0, |s| s.start),
+        // toml_edit puts context and detail on separate lines.
+        message: e
+            .message()
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join(": "),
+    })?;
+    let mut out = Parsed {
+        daemon: DaemonSettings::default(),
+        defaults: Layer::new("defaults".into(), 0),
+        ports: Vec::new(),
+    };
+    for f in Field::root(doc.as_table()).entries()? {
+        match f.name {
+            "daemon" => daemon(&f, &mut out.daemon)?,
+            "defaults" => {
+                out.defaults = Layer::new(f.path.clone(), f.key_at());
+                port_keys(&f, &mut out.defaults)?;
+            }
+            "ports" => {
+                for p in f.entries()? {
+                    let path = format!("ports.{}", quoted(p.name));
+                    let p = p.with_path(path);
+                    let pattern = Pattern::parse(p.name).map_err(|reason| Fault {
+                        at: p.key_at(),
+                        key: p.path.clone(),
+                        reason,
+                    })?;
+                    let mut layer = Layer::new(p.path.clone(), p.key_at());
+                    port_keys(&p, &mut layer)?;
+                    out.ports.push(PortSection { pattern, layer });
+                }
+            }
+            _ => return Err(f.unknown(TOP_KEYS).into()),
+        }
+    }
+    Ok(out)
+}
+
+fn daemon(section: &Field, d: &mut DaemonSettings) -> Result<(), Fault> {
+    for f in section.entries()? {
+        match f.name {
+            "socket" => d.socket = absolute(&f)?,
+            "state_dir" => d.state_dir = absolute(&f)?,
+            "socket_group" => {
+                let g = f.str()?;
+                if g.is_empty() {
+                    return Err(f.fault("a group name cannot be empty"));
+                }
+                if let Some(c) = g
+                    .chars()
+                    .find(|&c| c == ':' || c == '/' || c.is_whitespace())
+                {
+                    return Err(f.fault(format!("{c:?} cannot appear in a group name")));
+                }
+                d.socket_group = Some(g.to_string());
+            }
+            "metrics" => d.metrics = Some(metrics(&f)?),
+            "log" => {
+                let s = f.str()?;
+                if s.trim().is_empty() {
+                    return Err(f.fault("the log filter cannot be empty (try \"info\")"));
+                }
+                d.log = s.to_string();
+            }
+            _ => return Err(f.unknown(DAEMON_KEYS)),
+        }
+    }
+    Ok(())
+}
+
+fn absolute(f: &Field) -> Result<PathBuf, Fault> {
+    let s = f.str()?;
+    if !s.starts_with('/') {
+        return Err(f.fault(format!("{s:?} is not an absolute path")));
+    }
+    if s.contains('\0') {
+        return Err(f.fault("a path cannot contain NUL"));
+    }
+    Ok(PathBuf::from(s))
+}
+
+fn metrics(f: &Field) -> Result<SocketAddr, Fault> {
+    let s = f.str()?;
+    let addr: SocketAddr = s.parse().map_err(|_| {
+        f.fault(format!(
+            "{s:?} is not ADDRESS:PORT (such as \"127.0.0.1:9717\" or \"[::1]:9717\")"
+        ))
+    })?;
+    if !addr.ip().is_loopback() {
+        return Err(f.fault(format!(
+            "{} is not a loopback address: the metrics endpoint has no authentication, \
+             bind it to 127.0.0.1 or ::1",
+            addr.ip()
+        )));
+    }
+    if addr.port() == 0 {
+        return Err(f.fault("port 0 is not allowed: give the port to scrape"));
+    }
+    Ok(addr)
+}
+
+/// A value named by a lowercase word, read through its serde form.
+fn word<T: DeserializeOwned>(f: &Field) -> Result<T, Fault> {
+    let s = f.str()?;
+    T::deserialize(s.into_deserializer())
+        .map_err(|e: serde::de::value::Error| f.fault(e.to_string()))
+}
+
+fn site(f: &Field) -> Site {
+    Site {
+        key: f.path.clone(),
+        at: f.at(),
+        parts: Vec::new(),
+    }
+}
+
+/// Every key that may appear in `[defaults]` and in a `[ports."..."]` section.
+fn port_keys(section: &Field, layer: &mut Layer) -> Result<(), Fault> {
+    let out = &mut layer.settings;
+    for f in section.entries()? {
+        let setting = match f.name {
+            "apply" => Setting::Apply(word(&f)?),
+            "admin_status" => Setting::AdminStatus(word(&f)?),
+            "system_name" => Setting::SystemName(f.str()?.to_string()),
+            "port_description" => Setting::PortDescription(f.str()?.to_string()),
+            "chassis_id" => Setting::ChassisId(f.str()?.to_string()),
+            "port_id" => Setting::PortId(f.str()?.to_string()),
+            "max_neighbors" => {
+                let v = f.uint(u32::MAX.into())?;
+                Setting::MaxNeighbors(usize::try_from(v).unwrap_or(usize::MAX))
+            }
+            "timers" => {
+                for t in f.entries()? {
+                    let timer = Timer::from_name(t.name).ok_or_else(|| t.unknown(TIMER_KEYS))?;
+                    let v = t.uint(timer.type_max())?;
+                    let v = u16::try_from(v).unwrap_or(u16::MAX);
+                    out.push((Setting::Timer(timer, v), site(&t)));
+                }
+                continue;
+            }
+            "dcbx" => {
+                for d in f.entries()? {
+                    let setting = match d.name {
+                        "enabled" => Setting::DcbxEnabled(d.bool()?),
+                        "max_version" => {
+                            Setting::MaxVersion(u8::try_from(d.uint(255)?).unwrap_or(u8::MAX))
+                        }
+                        _ => return Err(d.unknown(DCBX_KEYS)),
+                    };
+                    out.push((setting, site(&d)));
+                }
+                continue;
+            }
+            "pg" => {
+                feature(&f, Feature::Pg, out)?;
+                continue;
+            }
+            "pfc" => {
+                feature(&f, Feature::Pfc, out)?;
+                continue;
+            }
+            "app" => {
+                feature(&f, Feature::App, out)?;
+                continue;
+            }
+            _ => return Err(f.unknown(PORT_KEYS)),
+        };
+        out.push((setting, site(&f)));
+    }
+    Ok(())
+}
+
+fn feature(section: &Field, feature: Feature, out: &mut Vec<(Setting, Site)>) -> Result<(), Fault> {
+    for f in section.entries()? {
+        let mut site = site(&f);
+        let setting = if let Some(flag) = Flag::from_name(f.name) {
+            Setting::Flag(feature, flag, f.bool()?)
+        } else {
+            match (feature, f.name) {
+                (Feature::Pg | Feature::Pfc, "num_tcs") => {
+                    let v = u8::try_from(f.uint(255)?).unwrap_or(u8::MAX);
+                    match feature {
+                        Feature::Pg => Setting::PgNumTcs(v),
+                        _ => Setting::PfcNumTcs(v),
+                    }
+                }
+                (Feature::Pg, "pgid") => {
+                    let (v, at) = f.eight("one PGID per priority 0..7")?;
+                    site.parts = indexed(at);
+                    Setting::PgPgid(v)
+                }
+                (Feature::Pg, "percent") => {
+                    let (v, at) = f.eight("one percentage per priority group 0..7")?;
+                    site.parts = indexed(at);
+                    Setting::PgPercent(v)
+                }
+                (Feature::Pfc, "priorities") => {
+                    let (v, parts) = priorities(&f)?;
+                    site.parts = parts;
+                    Setting::PfcPriorities(v)
+                }
+                (Feature::App, "entries") => {
+                    let (v, parts) = app_entries(&f)?;
+                    site.parts = parts;
+                    Setting::AppEntries(Box::new(v))
+                }
+                (Feature::Pg, _) => return Err(f.unknown(PG_KEYS)),
+                (Feature::Pfc, _) => return Err(f.unknown(PFC_KEYS)),
+                (Feature::App, _) => return Err(f.unknown(APP_KEYS)),
+            }
+        };
+        out.push((setting, site));
+    }
+    Ok(())
+}
+
+fn indexed(at: Vec<usize>) -> Vec<(String, usize)> {
+    at.into_iter()
+        .enumerate()
+        .map(|(i, at)| (format!("[{i}]"), at))
+        .collect()
+}
+
+/// A list of distinct priorities 0..=7.
+fn priorities(f: &Field) -> Result<(PriorityMap, Vec<(String, usize)>), Fault> {
+    let mut map = PriorityMap::NONE;
+    let mut at = Vec::new();
+    for e in f.elements()? {
+        let v = e.int()?;
+        let out_of_range = || e.fault(format!("priority {v} is out of range 0..=7"));
+        let p = u8::try_from(v).map_err(|_| out_of_range())?;
+        let one = PriorityMap::from_priorities(&[p]).map_err(|_| out_of_range())?;
+        if map.0 & one.0 != 0 {
+            return Err(e.fault(format!("priority {p} is listed twice")));
+        }
+        map.0 |= one.0;
+        at.push(e.at());
+    }
+    Ok((map, indexed(at)))
+}
+
+/// The APP table: an array of `{ selector, protocol, oui, priorities }`
+/// tables, inline or as `[[...app.entries]]`.
+fn app_entries(f: &Field) -> Result<(AppTable, Vec<(String, usize)>), Fault> {
+    let elements = f.elements()?;
+    if elements.len() > MAX_APP_ENTRIES {
+        return Err(f.fault(format!(
+            "at most {MAX_APP_ENTRIES} entries fit in the APP TLV, found {}",
+            elements.len()
+        )));
+    }
+    let mut table = AppTable::new();
+    let mut parts = Vec::new();
+    for (i, e) in elements.iter().enumerate() {
+        parts.push((format!("[{i}]"), e.at()));
+        let (mut selector, mut protocol, mut oui, mut prio) = (None, None, None, None);
+        for k in e.entries()? {
+            match k.name {
+                "selector" => selector = Some(app_selector(&k)?),
+                "protocol" => protocol = Some(u16::try_from(k.uint(0xffff)?).unwrap_or(u16::MAX)),
+                "oui" => oui = Some(read_oui(&k)?),
+                "priorities" => prio = Some(priorities(&k)?.0),
+                _ => return Err(k.unknown(ENTRY_KEYS)),
+            }
+            parts.push((format!("[{i}].{}", k.name), k.at()));
+        }
+        let missing = |key: &str| e.fault(format!("missing key `{key}`"));
+        let entry = AppEntry {
+            selector: selector.ok_or_else(|| missing("selector"))?,
+            protocol: protocol.ok_or_else(|| missing("protocol"))?,
+            oui: oui.unwrap_or(DCBX_OUI),
+            priorities: prio.ok_or_else(|| missing("priorities"))?,
+        };
+        // Cannot fail: the length was checked above.
+        let _ = table.try_push(entry);
+    }
+    Ok((table, parts))
+}
+
+/// `"ethertype"`, `"port"` (alias `"tcp-udp"`) or the 2-bit field value 0..=3.
+fn app_selector(f: &Field) -> Result<AppSelector, Fault> {
+    if f.str().is_ok() {
+        return word(f);
+    }
+    match f.int() {
+        Ok(_) => Ok(AppSelector(u8::try_from(f.uint(3)?).unwrap_or(u8::MAX))),
+        Err(_) => Err(f.fault(format!(
+            "expected \"ethertype\", \"port\" or 0..=3, found {}",
+            f.str().map_or("another type", |_| "a string")
+        ))),
+    }
+}
+
+/// An OUI as `"00-1b-21"` (or with colons), or as three integers.
+fn read_oui(f: &Field) -> Result<[u8; 3], Fault> {
+    let bad = || f.fault("expected an OUI such as \"00-1b-21\" or [0x00, 0x1b, 0x21]");
+    if let Ok(s) = f.str() {
+        let bytes: Vec<&str> = s.split(['-', ':']).collect();
+        let mut out = [0u8; 3];
+        if bytes.len() != 3 {
+            return Err(bad());
+        }
+        for (slot, b) in out.iter_mut().zip(bytes) {
+            if b.len() != 2 || !b.chars().all(|c| c.is_ascii_hexdigit()) {
+                return Err(bad());
+            }
+            *slot = u8::from_str_radix(b, 16).map_err(|_| bad())?;
+        }
+        return Ok(out);
+    }
+    let elements = f.elements().map_err(|_| bad())?;
+    if elements.len() != 3 {
+        return Err(bad());
+    }
+    let mut out = [0u8; 3];
+    for (slot, e) in out.iter_mut().zip(&elements) {
+        *slot = u8::try_from(e.uint(255)?).unwrap_or(u8::MAX);
+    }
+    Ok(out)
+}

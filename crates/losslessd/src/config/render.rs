@@ -1,0 +1,109 @@
+//! Writes port settings back as the keys of a configuration section.
+
+use std::fmt::Write;
+
+use lossless_dcbx::FeatureAdmin;
+use lossless_wire::cee::{AppSelector, PriorityMap};
+
+use super::read::quoted;
+use super::{Apply, PortSettings};
+
+impl PortSettings {
+    /// The body of a `[defaults]` or `[ports."NAME"]` section that gives
+    /// exactly these settings: every key, one dotted `key = value` per line.
+    /// (An unset `chassis_id`, `port_id`, `system_name` or
+    /// `port_description` is left out, as the file cannot unset them.)
+    pub fn to_toml(&self) -> String {
+        let mut out = String::new();
+        let mut line = |key: &str, value: String| {
+            let _ = writeln!(out, "{key} = {value}");
+        };
+        let word = |w: &str| quoted(w);
+        line(
+            "apply",
+            word(match self.apply {
+                Apply::None => "none",
+                Apply::Dcbnl => "dcbnl",
+            }),
+        );
+        let admin = match self.admin_status {
+            lossless_dcbx::AdminStatus::RxTx => "rxtx",
+            lossless_dcbx::AdminStatus::TxOnly => "txonly",
+            lossless_dcbx::AdminStatus::RxOnly => "rxonly",
+            lossless_dcbx::AdminStatus::Disabled => "disabled",
+        };
+        line("admin_status", word(admin));
+        for (key, value) in [
+            ("system_name", &self.system_name),
+            ("port_description", &self.port_description),
+            ("chassis_id", &self.chassis_id),
+            ("port_id", &self.port_id),
+        ] {
+            if let Some(v) = value {
+                line(key, quoted(v));
+            }
+        }
+        line("max_neighbors", self.max_neighbors.to_string());
+        let t = &self.timers;
+        for (key, value) in [
+            ("msg_tx_interval", t.msg_tx_interval),
+            ("msg_tx_hold", t.msg_tx_hold),
+            ("msg_fast_tx", t.msg_fast_tx),
+            ("tx_fast_init", t.tx_fast_init.into()),
+            ("tx_credit_max", t.tx_credit_max.into()),
+            ("reinit_delay", t.reinit_delay),
+        ] {
+            line(&format!("timers.{key}"), value.to_string());
+        }
+        let d = &self.dcbx;
+        line("dcbx.enabled", d.enabled.to_string());
+        line("dcbx.max_version", d.max_version.to_string());
+        flags(&mut line, "pg", &d.pg);
+        line("pg.pgid", list(d.pg.cfg.pgid));
+        line("pg.percent", list(d.pg.cfg.percent));
+        line("pg.num_tcs", d.pg.cfg.num_tcs.to_string());
+        flags(&mut line, "pfc", &d.pfc);
+        line("pfc.priorities", priorities(d.pfc.cfg.priorities));
+        line("pfc.num_tcs", d.pfc.cfg.num_tcs.to_string());
+        flags(&mut line, "app", &d.app);
+        let entries: Vec<String> = d
+            .app
+            .cfg
+            .entries
+            .iter()
+            .map(|e| {
+                let (selector, protocol) = match e.selector {
+                    AppSelector::ETHERTYPE => (quoted("ethertype"), format!("0x{:04x}", e.protocol)),
+                    s => (
+                        s.name().map_or_else(|| s.0.to_string(), quoted),
+                        e.protocol.to_string(),
+                    ),
+                };
+                format!(
+                    "{{ selector = {selector}, protocol = {protocol}, oui = \"{:02x}-{:02x}-{:02x}\", priorities = {} }}",
+                    e.oui[0],
+                    e.oui[1],
+                    e.oui[2],
+                    priorities(e.priorities)
+                )
+            })
+            .collect();
+        line("app.entries", format!("[{}]", entries.join(", ")));
+        out
+    }
+}
+
+fn flags<C>(line: &mut impl FnMut(&str, String), feature: &str, f: &FeatureAdmin<C>) {
+    line(&format!("{feature}.enable"), f.enable.to_string());
+    line(&format!("{feature}.willing"), f.willing.to_string());
+    line(&format!("{feature}.advertise"), f.advertise.to_string());
+}
+
+fn list(values: impl IntoIterator<Item = u8>) -> String {
+    let v: Vec<String> = values.into_iter().map(|v| v.to_string()).collect();
+    format!("[{}]", v.join(", "))
+}
+
+fn priorities(p: PriorityMap) -> String {
+    list(p.priorities())
+}

@@ -1,0 +1,29 @@
+//! The daemon's configuration file: any text in, a configuration or a
+//! one-line error out, no panic. An accepted file's effective port settings
+//! render back to TOML that parses to the same settings.
+#![no_main]
+use std::path::Path;
+
+use libfuzzer_sys::fuzz_target;
+use losslessd::config::DaemonConfig;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    match DaemonConfig::parse(text, Path::new("fuzz.toml")) {
+        Err(e) => assert!(!e.to_string().contains('\n'), "multi-line error: {e}"),
+        Ok(c) => {
+            let mut names: Vec<String> = c.named_ports().map(str::to_string).collect();
+            names.extend(["eth0", "swp1", "lo", ""].map(String::from));
+            for name in names {
+                let _ = c.selects(&name);
+                let s = c.port(&name);
+                let body = s.to_toml();
+                let again = DaemonConfig::parse(&format!("[defaults]\n{body}"), Path::new("r"))
+                    .unwrap_or_else(|e| panic!("rendered settings refused: {e}\n{body}"));
+                assert_eq!(again.port("x"), s, "{body}");
+            }
+        }
+    }
+});

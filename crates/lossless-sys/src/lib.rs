@@ -20,6 +20,7 @@ pub mod dcbnl;
 pub mod link;
 mod netlink;
 pub mod packet;
+pub mod reactor;
 mod sys;
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]

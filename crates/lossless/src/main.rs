@@ -13,7 +13,9 @@ mod error;
 
 /// Control plane for lossless Ethernet: LLDP, CEE DCBX and PFC.
 ///
-/// Offline commands need no daemon and no root.
+/// Offline commands (decode, lab, policy, headroom) need no daemon and no
+/// root; status, neighbors, dcbx, counters, events and reload talk to a
+/// running losslessd over its control socket (--socket).
 #[derive(Debug, Parser)]
 #[command(
     name = "lossless",
@@ -24,11 +26,19 @@ Examples:
   lossless lab                            the simulated fabric: two agents negotiating DCBX
   lossless decode capture.pcapng          decode LLDP/DCBX/PFC frames, readable
   lossless decode capture.pcap --json     the same, one JSON object per frame
+  lossless status                         ports of the running losslessd
+  lossless dcbx show eth0                 admin, peer and operational DCBX of a port
+  lossless dcbx set eth0 pfc --priorities 3,4 --willing no
+  lossless events --follow                DCBX notifications as they happen
   lossless help decode                    everything about one command
 
 Exit status: 0 success, 2 bad usage or unreadable input, 1 any other failure."
 )]
 struct Cli {
+    #[arg(long, global = true, value_name = "PATH", env = "LOSSLESS_SOCKET",
+          default_value = losslessd::protocol::DEFAULT_SOCKET, help = cmd::daemon::SOCKET_HELP,
+          hide_default_value = true, hide_env = true)]
+    socket: std::path::PathBuf,
     #[command(subcommand)]
     command: Command,
 }
@@ -58,6 +68,28 @@ enum Command {
     /// Example: lossless headroom calc --speed 100G --cable 30m --medium fiber --explain
     #[command(long_about = cmd::headroom::LONG_ABOUT)]
     Headroom(cmd::headroom::Args),
+    /// The running daemon and one line per port: link, DCBX, peer, Syncd, hardware.
+    ///
+    /// Example: lossless status --json | jq '.ports[] | select(.all_syncd | not)'
+    Status(cmd::daemon::JsonArg),
+    /// LLDP neighbours per port, as the daemon's remote MIB holds them.
+    ///
+    /// Example: lossless neighbors eth0
+    Neighbors(cmd::daemon::PortArgs),
+    /// Show or change DCBX on the daemon's ports.
+    #[command(subcommand)]
+    Dcbx(cmd::daemon::DcbxCommand),
+    /// LLDP (802.1AB MIB), DCBX and socket counters per port.
+    ///
+    /// Example: lossless counters --json
+    Counters(cmd::daemon::PortArgs),
+    /// The daemon's recent notifications (seed 000 2.4.4 and peer changes); --follow streams.
+    ///
+    /// Example: lossless events --follow --json
+    Events(cmd::daemon::EventsArgs),
+    /// Re-read the daemon's configuration file (as SIGHUP). A bad file is refused
+    /// and the running configuration stays; unchanged ports are not disturbed.
+    Reload(cmd::daemon::JsonArg),
 }
 
 fn main() -> ExitCode {
@@ -70,6 +102,12 @@ fn main() -> ExitCode {
         Command::Lab(args) => cmd::lab::run(args),
         Command::Policy(args) => cmd::policy::run(args),
         Command::Headroom(args) => cmd::headroom::run(args),
+        Command::Status(args) => cmd::daemon::status(&cli.socket, args),
+        Command::Neighbors(args) => cmd::daemon::neighbors(&cli.socket, args),
+        Command::Dcbx(c) => cmd::daemon::dcbx(&cli.socket, c),
+        Command::Counters(args) => cmd::daemon::counters(&cli.socket, args),
+        Command::Events(args) => cmd::daemon::events(&cli.socket, args),
+        Command::Reload(args) => cmd::daemon::reload(&cli.socket, args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

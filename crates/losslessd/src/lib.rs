@@ -1,4 +1,10 @@
 //! losslessd: the DCBX core on real Linux interfaces.
 
 pub mod config;
+pub mod control;
+pub mod daemon;
+pub mod metrics;
+pub mod port;
+pub mod protocol;
+pub mod runtime;
 pub mod state;

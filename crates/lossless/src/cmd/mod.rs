@@ -1,6 +1,8 @@
 //! One module per subcommand; each exposes `Args` (clap) and `run`.
 
+pub mod daemon;
 pub mod decode;
 pub mod headroom;
 pub mod lab;
 pub mod policy;
+pub mod table;

@@ -1,0 +1,844 @@
+//! The daemon's core: which interfaces are ports, their agents, runtime
+//! changes, persistence, events. It owns no socket and reads no clock: the
+//! runtime feeds it link changes, frames, timeouts and requests with the
+//! current time and carries out the [`Output`]s (open a port's socket, send a
+//! frame, program the NIC, publish an event).
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::path::{Path, PathBuf};
+
+use lossless_dcbx::{Event, FeatureAdmin, FeatureId, Instant};
+use lossless_sys::link::{LinkEvent, LinkInfo};
+use lossless_wire::cee::{PfcConfig, PgConfig, PriorityMap};
+use lossless_wire::MacAddr;
+use serde_json::json;
+use tracing::{info, warn};
+
+use crate::config::{Apply, DaemonConfig, PortSettings};
+use crate::metrics::Metrics;
+use crate::port::{sources, Port};
+use crate::protocol::{
+    DaemonEvent, DaemonInfo, ErrorKind, EventBody, EventRecord, FeatureChange, FeatureName,
+    Hardware, ReloadResult, Request, Response, Source, StatusResult,
+};
+use crate::state::{PersistedState, PortOverrides, StateDir};
+
+/// The current time on both clocks: the monotonic timeline the agents run
+/// on, and wall-clock seconds for event records.
+#[derive(Debug, Clone, Copy)]
+pub struct Now {
+    pub mono: Instant,
+    pub unix: f64,
+}
+
+/// Work for the runtime.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Output {
+    /// Open the packet socket of a new port.
+    Open {
+        ifindex: u32,
+        name: String,
+    },
+    /// Close a port's socket (after its last frame was sent).
+    Close {
+        ifindex: u32,
+    },
+    Send {
+        ifindex: u32,
+        frame: Vec<u8>,
+    },
+    /// Probe dcbnl on a port configured with `apply = "dcbnl"`.
+    Probe {
+        ifindex: u32,
+        name: String,
+    },
+    /// Program the operational configuration through dcbnl (only for ports
+    /// with `apply = "dcbnl"` whose NIC answered the probe). None = feature off.
+    Apply {
+        ifindex: u32,
+        name: String,
+        pfc: Option<PfcConfig>,
+        pg: Option<PgConfig>,
+    },
+    /// An event line for `events --follow` subscribers.
+    Event(String),
+}
+
+/// Events kept for `events` without `--follow`.
+const HISTORY: usize = 1024;
+
+/// Why the daemon could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("state directory {path}: {source}")]
+    StateDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    State(#[from] crate::state::StateError),
+}
+
+pub struct Daemon {
+    config: DaemonConfig,
+    config_path: Option<PathBuf>,
+    /// Interfaces named on the command line: ports whatever the file says.
+    cli_ports: Vec<String>,
+    state: StateDir,
+    persisted: PersistedState,
+    /// Every link the kernel reported, by ifindex.
+    links: BTreeMap<u32, LinkInfo>,
+    ports: BTreeMap<String, Port>,
+    by_index: HashMap<u32, String>,
+    outputs: VecDeque<Output>,
+    history: VecDeque<String>,
+    metrics: Metrics,
+    started: Instant,
+    pid: u32,
+}
+
+impl Daemon {
+    /// Opens the state directory and counts this start.
+    pub fn new(
+        config: DaemonConfig,
+        config_path: Option<PathBuf>,
+        cli_ports: Vec<String>,
+        pid: u32,
+        now: Now,
+    ) -> Result<Daemon, StartError> {
+        let dir = &config.daemon.state_dir;
+        let state = StateDir::open(dir).map_err(|source| StartError::StateDir {
+            path: dir.clone(),
+            source,
+        })?;
+        let mut persisted = state.load()?;
+        persisted.boots = persisted.boots.wrapping_add(1);
+        state.save(&persisted)?;
+        Ok(Daemon {
+            config,
+            config_path,
+            cli_ports,
+            state,
+            persisted,
+            links: BTreeMap::new(),
+            ports: BTreeMap::new(),
+            by_index: HashMap::new(),
+            outputs: VecDeque::new(),
+            history: VecDeque::new(),
+            metrics: Metrics::default(),
+            started: now.mono,
+            pid,
+        })
+    }
+
+    pub fn config(&self) -> &DaemonConfig {
+        &self.config
+    }
+
+    pub fn ports(&self) -> impl Iterator<Item = &Port> {
+        self.ports.values()
+    }
+
+    pub fn boots(&self) -> u32 {
+        self.persisted.boots
+    }
+
+    /// Each life of the daemon runs its SeqNos in its own range of 65,536, so
+    /// a restarted daemon's first SeqNo is new to a peer that remembers the
+    /// previous life (see docs/daemon.md, "Restarts").
+    fn seq_base(&self) -> u32 {
+        (self.persisted.boots & 0xffff) << 16
+    }
+
+    pub fn poll_output(&mut self) -> Option<Output> {
+        self.outputs.pop_front()
+    }
+
+    /// When `timeout` is due next.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.ports
+            .values()
+            .filter_map(|p| p.agent.poll_timeout())
+            .min()
+    }
+
+    fn selected(&self, name: &str) -> bool {
+        self.cli_ports.iter().any(|p| p == name) || self.config.selects(name)
+    }
+
+    /// The interfaces named on the command line that do not exist (yet).
+    pub fn missing_cli_ports(&self) -> Vec<&str> {
+        self.cli_ports
+            .iter()
+            .filter(|n| !self.links.values().any(|l| &l.name == *n))
+            .map(String::as_str)
+            .collect()
+    }
+
+    fn effective(&self, name: &str) -> (PortSettings, Option<&PortOverrides>) {
+        let mut settings = self.config.port(name);
+        let overrides = self.persisted.ports.get(name);
+        if let Some(o) = overrides {
+            o.apply(&mut settings);
+        }
+        (settings, overrides)
+    }
+
+    // ---- links ----------------------------------------------------------
+
+    /// A full link dump (at start, or after a netlink overrun).
+    pub fn links(&mut self, now: Now, links: Vec<LinkInfo>) {
+        let present: HashMap<u32, ()> = links.iter().map(|l| (l.ifindex, ())).collect();
+        let gone: Vec<u32> = self
+            .links
+            .keys()
+            .filter(|i| !present.contains_key(i))
+            .copied()
+            .collect();
+        for ifindex in gone {
+            let name = self.links.get(&ifindex).map(|l| l.name.clone());
+            self.link_event(
+                now,
+                LinkEvent::Del {
+                    ifindex,
+                    name: name.unwrap_or_default(),
+                },
+            );
+        }
+        for l in links {
+            self.link_event(now, LinkEvent::New(l));
+        }
+    }
+
+    pub fn link_event(&mut self, now: Now, ev: LinkEvent) {
+        match ev {
+            LinkEvent::New(info) => {
+                // A rename looks like a new link with a known ifindex.
+                if let Some(old) = self.by_index.get(&info.ifindex) {
+                    if *old != info.name {
+                        let old = old.clone();
+                        self.remove_port(now, &old, false);
+                    }
+                }
+                self.links.insert(info.ifindex, info.clone());
+                if self.ports.contains_key(&info.name) {
+                    self.update_port_link(now, &info);
+                } else if self.selected(&info.name) {
+                    self.add_port(now, &info);
+                }
+            }
+            LinkEvent::Del { ifindex, .. } => {
+                self.links.remove(&ifindex);
+                if let Some(name) = self.by_index.get(&ifindex).cloned() {
+                    // The interface is gone: nothing can be sent on it.
+                    self.remove_port(now, &name, false);
+                }
+            }
+        }
+    }
+
+    fn add_port(&mut self, now: Now, info: &LinkInfo) {
+        let Some(mac) = info.mac else {
+            warn!(port = %info.name, "no MAC address: not an Ethernet interface, skipped");
+            return;
+        };
+        let (settings, overrides) = self.effective(&info.name);
+        let apply = settings.apply;
+        let port = match Port::new(
+            &info.name,
+            info.ifindex,
+            MacAddr(mac),
+            settings,
+            overrides,
+            self.seq_base(),
+            now.mono,
+        ) {
+            Ok(p) => p,
+            Err(e) => {
+                // The file was validated as a whole; this is an override gone bad.
+                warn!(port = %info.name, error = %e, "configuration refused: port not started");
+                return;
+            }
+        };
+        info!(port = %info.name, ifindex = info.ifindex, mac = %MacAddr(mac), "port added");
+        self.ports.insert(info.name.clone(), port);
+        self.by_index.insert(info.ifindex, info.name.clone());
+        self.outputs.push_back(Output::Open {
+            ifindex: info.ifindex,
+            name: info.name.clone(),
+        });
+        if apply == Apply::Dcbnl {
+            self.outputs.push_back(Output::Probe {
+                ifindex: info.ifindex,
+                name: info.name.clone(),
+            });
+        }
+        self.publish(
+            now,
+            &info.name,
+            EventBody::Daemon(DaemonEvent::PortAdded {
+                ifindex: info.ifindex,
+            }),
+        );
+        self.update_port_link(now, info);
+    }
+
+    fn update_port_link(&mut self, now: Now, info: &LinkInfo) {
+        let up = info.admin_up && info.oper_up;
+        let Some(port) = self.ports.get_mut(&info.name) else {
+            return;
+        };
+        if let Some(mac) = info.mac {
+            if MacAddr(mac) != port.mac() {
+                let cfg = port.port_config(&port.settings.clone());
+                let cfg = lossless_dcbx::PortConfig {
+                    mac: MacAddr(mac),
+                    ..cfg
+                };
+                if let Err(e) = port.agent.set_config(now.mono, cfg) {
+                    warn!(port = %info.name, error = %e, "new MAC refused");
+                }
+            }
+        }
+        if port.agent.link_up() != up {
+            info!(port = %info.name, up, "link");
+            port.agent.handle_link(now.mono, up);
+            port.negotiating_since = up.then_some(now.mono);
+            let name = info.name.clone();
+            self.publish(
+                now,
+                &name,
+                EventBody::Daemon(DaemonEvent::LinkChanged { up }),
+            );
+        }
+        let name = info.name.clone();
+        self.after(now, &name);
+    }
+
+    fn remove_port(&mut self, now: Now, name: &str, shutdown: bool) {
+        let Some(mut port) = self.ports.remove(name) else {
+            return;
+        };
+        self.by_index.remove(&port.ifindex);
+        if shutdown {
+            port.agent.shutdown(now.mono);
+            while let Some(frame) = port.agent.poll_transmit() {
+                self.outputs.push_back(Output::Send {
+                    ifindex: port.ifindex,
+                    frame,
+                });
+            }
+        }
+        self.outputs.push_back(Output::Close {
+            ifindex: port.ifindex,
+        });
+        info!(port = %name, "port removed");
+        self.publish(
+            now,
+            name,
+            EventBody::Daemon(DaemonEvent::PortRemoved {
+                ifindex: port.ifindex,
+            }),
+        );
+    }
+
+    // ---- frames and time ------------------------------------------------
+
+    pub fn frame(&mut self, now: Now, ifindex: u32, frame: &[u8]) {
+        let Some(name) = self.by_index.get(&ifindex).cloned() else {
+            return;
+        };
+        if let Some(port) = self.ports.get_mut(&name) {
+            port.io.rx_frames += 1;
+            if frame.len() >= 14 && frame[12..14] == [0x88, 0x08] {
+                port.io.mac_control_rx += 1;
+            }
+            port.agent.handle_frame(now.mono, frame);
+        }
+        self.after(now, &name);
+    }
+
+    /// A frame could not be read or sent on a port.
+    pub fn io_error(&mut self, ifindex: u32, tx: bool) {
+        if let Some(port) = self
+            .by_index
+            .get(&ifindex)
+            .and_then(|n| self.ports.get_mut(n))
+        {
+            if tx {
+                port.io.tx_errors += 1;
+            } else {
+                port.io.rx_errors += 1;
+            }
+        }
+    }
+
+    pub fn timeout(&mut self, now: Now) {
+        let due: Vec<String> = self
+            .ports
+            .iter()
+            .filter(|(_, p)| p.agent.poll_timeout().is_some_and(|t| t <= now.mono))
+            .map(|(n, _)| n.clone())
+            .collect();
+        for name in due {
+            if let Some(p) = self.ports.get_mut(&name) {
+                p.agent.handle_timeout(now.mono);
+            }
+            self.after(now, &name);
+        }
+    }
+
+    /// Stop: a shutdown LLDPDU on every port, then close them all.
+    pub fn shutdown(&mut self, now: Now) {
+        let names: Vec<String> = self.ports.keys().cloned().collect();
+        for name in names {
+            self.remove_port(now, &name, true);
+        }
+    }
+
+    /// Drains what the agent produced after an input.
+    fn after(&mut self, now: Now, name: &str) {
+        let Some(port) = self.ports.get_mut(name) else {
+            return;
+        };
+        let ifindex = port.ifindex;
+        let mut frames = Vec::new();
+        while let Some(frame) = port.agent.poll_transmit() {
+            frames.push(frame);
+        }
+        port.io.tx_frames += frames.len() as u64;
+        let mut events = Vec::new();
+        while let Some(e) = port.agent.poll_event() {
+            events.push(e);
+        }
+        let took = port.check_convergence(now.mono);
+        let hardware_ready =
+            matches!(port.hardware, Hardware::Dcbnl { .. }) && port.settings.apply == Apply::Dcbnl;
+        let apply = hardware_ready
+            && events.iter().any(
+                |e| matches!(e, Event::OperChanged { feature, .. } if *feature != FeatureId::App),
+            );
+        let status = apply.then(|| port.agent.status());
+        for frame in frames {
+            self.outputs.push_back(Output::Send { ifindex, frame });
+        }
+        if let Some(took) = took {
+            info!(port = %name, ms = took.as_secs_f64() * 1e3, "negotiation converged");
+            self.metrics.observe_convergence(took);
+        }
+        for e in &events {
+            self.metrics.count_event(e);
+            self.publish(now, name, EventBody::agent(e));
+        }
+        if let Some(s) = status {
+            self.outputs.push_back(Output::Apply {
+                ifindex,
+                name: name.to_string(),
+                pfc: s.pfc.applied,
+                pg: s.pg.applied,
+            });
+        }
+    }
+
+    fn publish(&mut self, now: Now, port: &str, event: EventBody) {
+        let record = EventRecord {
+            time: now.unix,
+            port: port.to_string(),
+            event,
+        };
+        let Ok(line) = serde_json::to_string(&record) else {
+            return;
+        };
+        if self.history.len() == HISTORY {
+            self.history.pop_front();
+        }
+        self.history.push_back(line.clone());
+        self.outputs.push_back(Output::Event(line));
+    }
+
+    // ---- hardware -------------------------------------------------------
+
+    /// The answer to a [`Output::Probe`]: Ok(()) when the NIC speaks dcbnl.
+    pub fn probe_result(&mut self, now: Now, ifindex: u32, result: Result<(), String>) {
+        let Some(name) = self.by_index.get(&ifindex).cloned() else {
+            return;
+        };
+        let Some(port) = self.ports.get_mut(&name) else {
+            return;
+        };
+        match result {
+            Ok(()) => {
+                let s = port.agent.status();
+                self.outputs.push_back(Output::Apply {
+                    ifindex,
+                    name: name.clone(),
+                    pfc: s.pfc.applied,
+                    pg: s.pg.applied,
+                });
+            }
+            Err(reason) => {
+                info!(port = %name, %reason, "no dcbnl: negotiating and reporting only");
+                port.hardware = Hardware::Unsupported { reason };
+            }
+        }
+        let _ = now;
+    }
+
+    /// The answer to an [`Output::Apply`].
+    pub fn apply_result(&mut self, now: Now, ifindex: u32, result: Result<(), String>) {
+        let Some(name) = self.by_index.get(&ifindex).cloned() else {
+            return;
+        };
+        let Some(port) = self.ports.get_mut(&name) else {
+            return;
+        };
+        if let Hardware::Dcbnl { error, applied } = &mut port.hardware {
+            match &result {
+                Ok(()) => {
+                    *error = None;
+                    *applied += 1;
+                }
+                Err(e) => *error = Some(e.clone()),
+            }
+        }
+        let ev = match result {
+            Ok(()) => DaemonEvent::HardwareApplied {
+                feature: FeatureName::Pfc,
+            },
+            Err(error) => {
+                warn!(port = %name, %error, "dcbnl programming failed");
+                DaemonEvent::HardwareError {
+                    feature: FeatureName::Pfc,
+                    error,
+                }
+            }
+        };
+        self.publish(now, &name, EventBody::Daemon(ev));
+    }
+
+    // ---- requests -------------------------------------------------------
+
+    pub fn request(&mut self, now: Now, req: Request) -> Response {
+        match req {
+            Request::Status => Response::ok(self.status(now)),
+            Request::Neighbors { port } => self.per_port(port.as_deref(), |p| {
+                serde_json::to_value(p.neighbors(now.mono))
+            }),
+            Request::DcbxShow { port } => {
+                self.per_port(port.as_deref(), |p| serde_json::to_value(p.dcbx()))
+            }
+            Request::Counters { port } => {
+                self.per_port(port.as_deref(), |p| serde_json::to_value(p.counters()))
+            }
+            Request::DcbxSet { port, change } => match self.dcbx_set(now, &port, &change) {
+                Ok(v) => Response::ok(v),
+                Err((kind, msg)) => Response::err(kind, msg),
+            },
+            Request::Events { .. } => {
+                let events: Vec<serde_json::Value> = self
+                    .history
+                    .iter()
+                    .filter_map(|l| serde_json::from_str(l).ok())
+                    .collect();
+                Response::ok(json!({ "events": events }))
+            }
+            Request::Reload => match self.reload(now) {
+                Ok(r) => Response::ok(serde_json::to_value(r).unwrap_or_default()),
+                Err(msg) => Response::err(ErrorKind::InvalidConfig, msg),
+            },
+        }
+    }
+
+    fn status(&self, now: Now) -> serde_json::Value {
+        let d = &self.config.daemon;
+        let result = StatusResult {
+            daemon: DaemonInfo {
+                version: env!("CARGO_PKG_VERSION").to_string(),
+                pid: self.pid,
+                uptime_s: (now.mono - self.started).as_secs_f64(),
+                config: self.config_path.as_ref().map(|p| p.display().to_string()),
+                state_dir: d.state_dir.display().to_string(),
+                socket: d.socket.display().to_string(),
+                metrics: d.metrics.map(|a| a.to_string()),
+                boots: self.persisted.boots,
+            },
+            ports: self.ports.values().map(Port::summary).collect(),
+        };
+        serde_json::to_value(result).unwrap_or_default()
+    }
+
+    fn per_port(
+        &self,
+        port: Option<&str>,
+        f: impl Fn(&Port) -> serde_json::Result<serde_json::Value>,
+    ) -> Response {
+        let selected: Vec<&Port> = match port {
+            None => self.ports.values().collect(),
+            Some(name) => match self.ports.get(name) {
+                Some(p) => vec![p],
+                None => return self.no_such_port(name),
+            },
+        };
+        let ports: Result<Vec<_>, _> = selected.into_iter().map(f).collect();
+        match ports {
+            Ok(ports) => Response::ok(json!({ "ports": ports })),
+            Err(e) => Response::err(ErrorKind::Unavailable, e.to_string()),
+        }
+    }
+
+    fn no_such_port(&self, name: &str) -> Response {
+        let known: Vec<&str> = self.ports.keys().map(String::as_str).collect();
+        Response::err(
+            ErrorKind::NoSuchPort,
+            format!(
+                "no port {name:?}; managed ports: {}",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            ),
+        )
+    }
+
+    /// `dcbx set`: validate, persist, then apply. Any failure changes nothing.
+    fn dcbx_set(
+        &mut self,
+        now: Now,
+        name: &str,
+        change: &FeatureChange,
+    ) -> Result<serde_json::Value, (ErrorKind, String)> {
+        let Some(port) = self.ports.get(name) else {
+            let r = self.no_such_port(name);
+            let msg = r.error.map(|e| e.message).unwrap_or_default();
+            return Err((ErrorKind::NoSuchPort, msg));
+        };
+        let mut overrides = self.persisted.ports.get(name).cloned().unwrap_or_default();
+        let current = port.settings.dcbx().clone();
+        let invalid = |m: String| (ErrorKind::InvalidConfig, m);
+        match change.feature {
+            FeatureName::Pfc => {
+                let mut a = current.pfc.clone();
+                set_flags(&mut a, change);
+                if let Some(p) = &change.priorities {
+                    a.cfg.priorities = PriorityMap::from_priorities(p)
+                        .map_err(|p| invalid(format!("pfc priority {p} is out of range 0..=7")))?;
+                }
+                reject(
+                    change.pgid.is_some() || change.percent.is_some(),
+                    "pfc",
+                    "pgid/percent",
+                )
+                .map_err(invalid)?;
+                reject(change.app.is_some(), "pfc", "app").map_err(invalid)?;
+                overrides.pfc = Some(a);
+            }
+            FeatureName::Pg => {
+                let mut a = current.pg.clone();
+                set_flags(&mut a, change);
+                if let Some(v) = &change.pgid {
+                    a.cfg.pgid = eight("pg pgid", v).map_err(invalid)?;
+                }
+                if let Some(v) = &change.percent {
+                    a.cfg.percent = eight("pg percent", v).map_err(invalid)?;
+                }
+                reject(change.priorities.is_some(), "pg", "priorities").map_err(invalid)?;
+                reject(change.app.is_some(), "pg", "app").map_err(invalid)?;
+                overrides.pg = Some(a);
+            }
+            FeatureName::App => {
+                let mut a = current.app.clone();
+                set_flags(&mut a, change);
+                if let Some(t) = &change.app {
+                    a.cfg = (**t).clone();
+                }
+                reject(
+                    change.priorities.is_some()
+                        || change.pgid.is_some()
+                        || change.percent.is_some(),
+                    "app",
+                    "priorities/pgid/percent",
+                )
+                .map_err(invalid)?;
+                overrides.app = Some(a);
+            }
+        }
+        let mut settings = self.config.port(name);
+        overrides.apply(&mut settings);
+        let cfg = port.port_config(&settings);
+        cfg.validate()
+            .map_err(|e| invalid(format!("{name}: {e}; nothing changed")))?;
+        // Persist first: what the daemon runs is always what a restart runs.
+        let mut persisted = self.persisted.clone();
+        persisted.ports.insert(name.to_string(), overrides.clone());
+        self.state.save(&persisted).map_err(|e| {
+            (
+                ErrorKind::Persist,
+                format!("cannot persist the change, nothing changed: {e}"),
+            )
+        })?;
+        self.persisted = persisted;
+        let port = self.ports.get_mut(name).expect("checked above");
+        port.agent
+            .set_config(now.mono, cfg)
+            .map_err(|e| invalid(format!("{name}: {e}; nothing changed")))?;
+        port.settings = settings;
+        port.sources = sources(Some(&overrides));
+        port.negotiating_since = Some(now.mono);
+        let dcbx = port.dcbx();
+        self.publish(
+            now,
+            name,
+            EventBody::Daemon(DaemonEvent::ConfigChanged {
+                source: Source::Runtime,
+            }),
+        );
+        self.after(now, name);
+        serde_json::to_value(dcbx).map_err(|e| (ErrorKind::Unavailable, e.to_string()))
+    }
+
+    /// Re-reads the configuration file. A bad file changes nothing.
+    pub fn reload(&mut self, now: Now) -> Result<ReloadResult, String> {
+        let config = match &self.config_path {
+            Some(path) => DaemonConfig::load(path).map_err(|e| e.to_string())?,
+            None => DaemonConfig::default(),
+        };
+        // Check every port's new configuration before touching any.
+        let mut planned = Vec::new();
+        for (name, port) in &self.ports {
+            let mut settings = config.port(name);
+            if let Some(o) = self.persisted.ports.get(name) {
+                o.apply(&mut settings);
+            }
+            let cfg = port.port_config(&settings);
+            cfg.validate().map_err(|e| format!("{name}: {e}"))?;
+            planned.push((name.clone(), settings, cfg));
+        }
+        let old_daemon = self.config.daemon.clone();
+        self.config = config;
+        self.config.daemon = DaemonSettingsKeep::keep(old_daemon, &self.config.daemon);
+        let mut result = ReloadResult {
+            config: self.config_path.as_ref().map(|p| p.display().to_string()),
+            ..ReloadResult::default()
+        };
+        for (name, settings, cfg) in planned {
+            let port = self.ports.get_mut(&name).expect("planned from ports");
+            let apply_changed = port.settings.apply != settings.apply;
+            if *port.agent.config() == cfg && !apply_changed {
+                port.settings = settings;
+                result.unchanged += 1;
+                continue;
+            }
+            if let Err(e) = port.agent.set_config(now.mono, cfg) {
+                warn!(port = %name, error = %e, "reload refused for this port");
+                continue;
+            }
+            port.settings = settings;
+            port.negotiating_since = Some(now.mono);
+            if apply_changed {
+                port.hardware = match port.settings.apply {
+                    Apply::None => Hardware::ReportOnly,
+                    Apply::Dcbnl => {
+                        self.outputs.push_back(Output::Probe {
+                            ifindex: port.ifindex,
+                            name: name.clone(),
+                        });
+                        Hardware::Dcbnl {
+                            error: None,
+                            applied: 0,
+                        }
+                    }
+                };
+            }
+            result.changed.push(name.clone());
+            self.publish(
+                now,
+                &name,
+                EventBody::Daemon(DaemonEvent::ConfigChanged {
+                    source: Source::Config,
+                }),
+            );
+            self.after(now, &name);
+        }
+        // Ports the new file no longer selects go; newly selected links come.
+        let going: Vec<String> = self
+            .ports
+            .keys()
+            .filter(|n| !self.selected(n))
+            .cloned()
+            .collect();
+        for name in going {
+            self.remove_port(now, &name, true);
+            result.removed.push(name);
+        }
+        let coming: Vec<LinkInfo> = self
+            .links
+            .values()
+            .filter(|l| !self.ports.contains_key(&l.name) && self.selected(&l.name))
+            .cloned()
+            .collect();
+        for l in coming {
+            self.add_port(now, &l);
+            if self.ports.contains_key(&l.name) {
+                result.added.push(l.name.clone());
+            }
+        }
+        info!(
+            changed = result.changed.len(),
+            added = result.added.len(),
+            removed = result.removed.len(),
+            unchanged = result.unchanged,
+            "configuration reloaded"
+        );
+        Ok(result)
+    }
+
+    pub fn render_metrics(&self, now: Now) -> String {
+        self.metrics
+            .render(self.ports.values(), now.mono - self.started)
+    }
+
+    pub fn state_dir(&self) -> &Path {
+        self.state.path()
+    }
+}
+
+/// Socket, state directory and metrics address are bound at start; a reload
+/// keeps them (documented), everything else in `[daemon]` follows the file.
+struct DaemonSettingsKeep;
+
+impl DaemonSettingsKeep {
+    fn keep(
+        old: crate::config::DaemonSettings,
+        new: &crate::config::DaemonSettings,
+    ) -> crate::config::DaemonSettings {
+        crate::config::DaemonSettings {
+            log: new.log.clone(),
+            ..old
+        }
+    }
+}
+
+fn set_flags<C>(a: &mut FeatureAdmin<C>, c: &FeatureChange) {
+    if let Some(v) = c.enable {
+        a.enable = v;
+    }
+    if let Some(v) = c.willing {
+        a.willing = v;
+    }
+    if let Some(v) = c.advertise {
+        a.advertise = v;
+    }
+}
+
+fn eight(what: &str, v: &[u8]) -> Result<[u8; 8], String> {
+    <[u8; 8]>::try_from(v).map_err(|_| format!("{what} needs 8 values, got {}", v.len()))
+}
+
+fn reject(present: bool, feature: &str, field: &str) -> Result<(), String> {
+    if present {
+        Err(format!("{field} does not apply to {feature}"))
+    } else {
+        Ok(())
+    }
+}

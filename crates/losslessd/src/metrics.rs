@@ -1,0 +1,269 @@
+//! Prometheus metrics in the text exposition format (version 0.0.4), rendered
+//! from the ports' own counters at scrape time plus a negotiation latency
+//! histogram and event counters kept here.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use lossless_dcbx::{Duration, Event};
+
+use crate::port::Port;
+use crate::protocol::Hardware;
+
+/// Upper bounds of the negotiation latency buckets, seconds.
+const BUCKETS: [f64; 12] = [
+    0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0,
+];
+
+#[derive(Debug, Default)]
+pub struct Metrics {
+    /// Cumulative counts per bucket, then +Inf.
+    latency: [u64; BUCKETS.len() + 1],
+    latency_sum: f64,
+    /// Agent notifications by kind.
+    events: BTreeMap<&'static str, u64>,
+}
+
+impl Metrics {
+    pub fn observe_convergence(&mut self, took: Duration) {
+        let s = took.as_secs_f64();
+        for (i, b) in BUCKETS.iter().enumerate() {
+            if s <= *b {
+                self.latency[i] += 1;
+            }
+        }
+        self.latency[BUCKETS.len()] += 1;
+        self.latency_sum += s;
+    }
+
+    pub fn count_event(&mut self, e: &Event) {
+        let kind = match e {
+            Event::NeighborAdded { .. } => "neighbor_added",
+            Event::NeighborRemoved { .. } => "neighbor_removed",
+            Event::TooManyNeighbors { .. } => "too_many_neighbors",
+            Event::PeerDcbx { .. } => "peer_dcbx",
+            Event::Incompatible { .. } => "incompatible",
+            Event::FeatureNotPresentOnPeer { .. } => "feature_not_present_on_peer",
+            Event::ErrorSet { .. } => "error_set",
+            Event::ErrorCleared { .. } => "error_cleared",
+            Event::OperChanged { .. } => "oper_changed",
+            Event::Syncd { .. } => "syncd",
+            Event::FrameDiscarded { .. } => "frame_discarded",
+        };
+        *self.events.entry(kind).or_default() += 1;
+    }
+
+    pub fn render<'a>(&self, ports: impl Iterator<Item = &'a Port>, uptime: Duration) -> String {
+        let ports: Vec<&Port> = ports.collect();
+        let mut out = String::new();
+        gauge(
+            &mut out,
+            "lossless_uptime_seconds",
+            "Seconds since losslessd started.",
+        );
+        let _ = writeln!(out, "lossless_uptime_seconds {:.3}", uptime.as_secs_f64());
+        gauge(&mut out, "lossless_ports", "Ports the daemon runs DCBX on.");
+        let _ = writeln!(out, "lossless_ports {}", ports.len());
+
+        type Get = fn(&Port) -> u64;
+        let counters: [(&str, &str, Get); 12] = [
+            (
+                "lldp_frames_out_total",
+                "LLDPDUs sent (statsFramesOutTotal).",
+                |p| p.agent.lldp_stats().frames_out,
+            ),
+            (
+                "lldp_frames_in_total",
+                "LLDPDUs received (statsFramesInTotal).",
+                |p| p.agent.lldp_stats().frames_in,
+            ),
+            (
+                "lldp_frames_in_errors_total",
+                "LLDPDUs that failed validation.",
+                |p| p.agent.lldp_stats().frames_in_errors,
+            ),
+            (
+                "lldp_frames_discarded_total",
+                "LLDPDUs discarded (statsFramesDiscardedTotal).",
+                |p| p.agent.lldp_stats().frames_discarded,
+            ),
+            (
+                "lldp_tlvs_discarded_total",
+                "TLVs discarded (statsTLVsDiscardedTotal).",
+                |p| p.agent.lldp_stats().tlvs_discarded,
+            ),
+            (
+                "lldp_tlvs_unrecognized_total",
+                "TLVs not recognised (statsTLVsUnrecognizedTotal).",
+                |p| p.agent.lldp_stats().tlvs_unrecognized,
+            ),
+            (
+                "lldp_ageouts_total",
+                "Neighbours aged out (statsAgeoutsTotal).",
+                |p| p.agent.lldp_stats().ageouts,
+            ),
+            ("dcbx_tlvs_in_total", "CEE DCBX TLVs received.", |p| {
+                p.agent.dcbx_stats().tlvs_in
+            }),
+            (
+                "dcbx_peer_losses_total",
+                "Times the peer's DCBX went away.",
+                |p| p.agent.dcbx_stats().peer_losses,
+            ),
+            ("dcbx_seq_changes_total", "Times our SeqNo advanced.", |p| {
+                p.agent.dcbx_stats().seq_changes
+            }),
+            (
+                "port_tx_errors_total",
+                "Frames the socket refused to send.",
+                |p| p.io.tx_errors,
+            ),
+            (
+                "port_mac_control_frames_in_total",
+                "MAC control (PAUSE/PFC) frames seen.",
+                |p| p.io.mac_control_rx,
+            ),
+        ];
+        for (name, help, get) in counters {
+            let full = format!("lossless_{name}");
+            header(&mut out, &full, help, "counter");
+            for p in &ports {
+                let _ = writeln!(out, "{full}{{port=\"{}\"}} {}", esc(&p.name), get(p));
+            }
+        }
+
+        header(
+            &mut out,
+            "lossless_link_up",
+            "1 when the port's link is up.",
+            "gauge",
+        );
+        for p in &ports {
+            let _ = writeln!(
+                out,
+                "lossless_link_up{{port=\"{}\"}} {}",
+                esc(&p.name),
+                u8::from(p.agent.link_up())
+            );
+        }
+        header(
+            &mut out,
+            "lossless_dcbx_peer_present",
+            "1 when a DCBX peer is in view.",
+            "gauge",
+        );
+        for p in &ports {
+            let _ = writeln!(
+                out,
+                "lossless_dcbx_peer_present{{port=\"{}\"}} {}",
+                esc(&p.name),
+                u8::from(p.agent.peer_present())
+            );
+        }
+        for (metric, help) in [
+            ("lossless_dcbx_syncd", "1 when the feature's Syncd is true."),
+            (
+                "lossless_dcbx_error",
+                "1 when the feature's Error flag is set.",
+            ),
+            (
+                "lossless_dcbx_oper_mode",
+                "1 when the feature's OperMode is on.",
+            ),
+        ] {
+            header(&mut out, metric, help, "gauge");
+            for p in &ports {
+                let s = p.agent.status();
+                let rows = [
+                    ("pg", s.pg.syncd, s.pg.error, s.pg.oper_mode),
+                    ("pfc", s.pfc.syncd, s.pfc.error, s.pfc.oper_mode),
+                    ("app", s.app.syncd, s.app.error, s.app.oper_mode),
+                ];
+                for (f, syncd, error, oper) in rows {
+                    let v = match metric {
+                        "lossless_dcbx_syncd" => syncd,
+                        "lossless_dcbx_error" => error,
+                        _ => oper,
+                    };
+                    let _ = writeln!(
+                        out,
+                        "{metric}{{port=\"{}\",feature=\"{f}\"}} {}",
+                        esc(&p.name),
+                        u8::from(v)
+                    );
+                }
+            }
+        }
+        header(
+            &mut out,
+            "lossless_hardware_apply",
+            "How the operational config reaches the NIC: 1 on the port's current mode.",
+            "gauge",
+        );
+        for p in &ports {
+            let mode = match &p.hardware {
+                Hardware::ReportOnly => "report_only",
+                Hardware::Dcbnl { error: None, .. } => "dcbnl",
+                Hardware::Dcbnl { .. } => "dcbnl_error",
+                Hardware::Unsupported { .. } => "unsupported",
+            };
+            let _ = writeln!(
+                out,
+                "lossless_hardware_apply{{port=\"{}\",mode=\"{mode}\"}} 1",
+                esc(&p.name)
+            );
+        }
+
+        header(
+            &mut out,
+            "lossless_dcbx_events_total",
+            "DCBX manager notifications (seed 000 2.4.4) by kind.",
+            "counter",
+        );
+        for (kind, n) in &self.events {
+            let _ = writeln!(out, "lossless_dcbx_events_total{{kind=\"{kind}\"}} {n}");
+        }
+
+        header(
+            &mut out,
+            "lossless_dcbx_convergence_seconds",
+            "Link-up or configuration change to every feature Syncd with the peer.",
+            "histogram",
+        );
+        for (i, b) in BUCKETS.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "lossless_dcbx_convergence_seconds_bucket{{le=\"{b}\"}} {}",
+                self.latency[i]
+            );
+        }
+        let total = self.latency[BUCKETS.len()];
+        let _ = writeln!(
+            out,
+            "lossless_dcbx_convergence_seconds_bucket{{le=\"+Inf\"}} {total}"
+        );
+        let _ = writeln!(
+            out,
+            "lossless_dcbx_convergence_seconds_sum {}",
+            self.latency_sum
+        );
+        let _ = writeln!(out, "lossless_dcbx_convergence_seconds_count {total}");
+        out
+    }
+}
+
+fn gauge(out: &mut String, name: &str, help: &str) {
+    header(out, name, help, "gauge");
+}
+
+fn header(out: &mut String, name: &str, help: &str, kind: &str) {
+    let _ = writeln!(out, "# HELP {name} {help}");
+    let _ = writeln!(out, "# TYPE {name} {kind}");
+}
+
+/// Label value escaping: backslash, double quote and newline.
+fn esc(v: &str) -> String {
+    v.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}

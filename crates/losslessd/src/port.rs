@@ -1,0 +1,161 @@
+//! One managed interface: its DCBX agent, where its settings came from, what
+//! reached the hardware, and the daemon's own counters for it.
+
+use lossless_dcbx::{Agent, Duration, Instant, PortConfig};
+use lossless_wire::MacAddr;
+
+use crate::config::{Apply, PortSettings};
+use crate::protocol::{
+    FeatureSources, Hardware, IoCounters, PortCounters, PortDcbx, PortNeighbors, PortSummary,
+    Source,
+};
+use crate::state::PortOverrides;
+
+/// A port the daemon runs DCBX on.
+#[derive(Debug)]
+pub struct Port {
+    pub name: String,
+    pub ifindex: u32,
+    pub agent: Agent,
+    /// Effective settings: the file's, with the persisted runtime overrides on top.
+    pub settings: PortSettings,
+    /// Which features carry a runtime override.
+    pub sources: FeatureSources,
+    pub hardware: Hardware,
+    pub io: IoCounters,
+    /// Since when the port has been negotiating (link up or a change), until
+    /// every feature is in sync with a DCBX peer.
+    pub negotiating_since: Option<Instant>,
+    /// The last negotiation time, link-up (or change) to all features Syncd.
+    pub last_convergence: Option<Duration>,
+}
+
+impl Port {
+    /// A port with its link down. `settings` must already carry the overrides.
+    pub fn new(
+        name: &str,
+        ifindex: u32,
+        mac: MacAddr,
+        settings: PortSettings,
+        overrides: Option<&PortOverrides>,
+        seq_base: u32,
+        now: Instant,
+    ) -> Result<Port, lossless_dcbx::ConfigError> {
+        let mut agent = Agent::new(settings.port_config(mac), now)?;
+        agent.set_seq_base(seq_base);
+        let hardware = match settings.apply {
+            Apply::None => Hardware::ReportOnly,
+            Apply::Dcbnl => Hardware::Dcbnl {
+                error: None,
+                applied: 0,
+            },
+        };
+        Ok(Port {
+            name: name.to_string(),
+            ifindex,
+            agent,
+            settings,
+            sources: sources(overrides),
+            hardware,
+            io: IoCounters::default(),
+            negotiating_since: None,
+            last_convergence: None,
+        })
+    }
+
+    pub fn mac(&self) -> MacAddr {
+        self.agent.mac()
+    }
+
+    /// The agent's configuration for these settings on this port's MAC.
+    pub fn port_config(&self, settings: &PortSettings) -> PortConfig {
+        settings.port_config(self.mac())
+    }
+
+    /// Negotiation finished: every feature Syncd with a DCBX peer present.
+    pub fn converged(&self) -> bool {
+        self.agent.peer_present() && self.agent.all_syncd()
+    }
+
+    /// Notes the end of a negotiation; returns its duration once.
+    pub fn check_convergence(&mut self, now: Instant) -> Option<Duration> {
+        let since = self.negotiating_since?;
+        if !self.converged() {
+            return None;
+        }
+        let took = now - since;
+        self.negotiating_since = None;
+        self.last_convergence = Some(took);
+        Some(took)
+    }
+
+    pub fn summary(&self) -> PortSummary {
+        let a = &self.agent;
+        PortSummary {
+            port: self.name.clone(),
+            ifindex: self.ifindex,
+            mac: self.mac(),
+            link_up: a.link_up(),
+            admin_status: a.config().admin_status,
+            dcbx_enabled: a.config().dcbx.enabled,
+            dcbx_active: a.dcbx_active(),
+            peer_present: a.peer_present(),
+            all_syncd: self.converged(),
+            neighbors: a.neighbors().len(),
+            hardware: self.hardware.clone(),
+        }
+    }
+
+    pub fn neighbors(&self, now: Instant) -> PortNeighbors {
+        PortNeighbors {
+            port: self.name.clone(),
+            neighbors: self
+                .agent
+                .neighbors()
+                .iter()
+                .map(|n| n.summary(now))
+                .collect(),
+        }
+    }
+
+    pub fn dcbx(&self) -> PortDcbx {
+        let s = self.agent.status();
+        PortDcbx {
+            port: self.name.clone(),
+            dcbx_enabled: s.dcbx_enabled,
+            dcbx_active: s.dcbx_active,
+            peer_present: s.peer_present,
+            control: s.control,
+            pg: s.pg,
+            pfc: s.pfc,
+            app: s.app,
+            source: self.sources,
+        }
+    }
+
+    pub fn counters(&self) -> PortCounters {
+        PortCounters {
+            port: self.name.clone(),
+            lldp: *self.agent.lldp_stats(),
+            dcbx: *self.agent.dcbx_stats(),
+            io: self.io,
+        }
+    }
+}
+
+/// Which features a port's persisted overrides replace.
+pub fn sources(overrides: Option<&PortOverrides>) -> FeatureSources {
+    let src = |set: bool| if set { Source::Runtime } else { Source::Config };
+    match overrides {
+        None => FeatureSources {
+            pg: Source::Config,
+            pfc: Source::Config,
+            app: Source::Config,
+        },
+        Some(o) => FeatureSources {
+            pg: src(o.pg.is_some()),
+            pfc: src(o.pfc.is_some()),
+            app: src(o.app.is_some()),
+        },
+    }
+}

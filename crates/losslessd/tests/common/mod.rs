@@ -1,0 +1,300 @@
+//! Test harness: network namespaces, veth pairs and losslessd processes that
+//! the tests create and remove themselves (Drop guards), plus polling helpers.
+//! Needs root; without it the tests fail, unless LOSSLESS_SKIP_NETNS=1.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use losslessd::protocol::{Client, Request};
+use serde_json::Value;
+
+static COUNTER: AtomicU32 = AtomicU32::new(0);
+
+/// A name unique to this process and call, short enough for an interface.
+pub fn unique(prefix: &str) -> String {
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    format!("{prefix}{}x{n}", std::process::id() % 100_000)
+}
+
+/// False (and a note on stderr) when the environment asks to skip; panics
+/// when the tests cannot run for lack of root.
+pub fn can_run(test: &str) -> bool {
+    if std::env::var_os("LOSSLESS_SKIP_NETNS").is_some() {
+        eprintln!("{test}: skipped (LOSSLESS_SKIP_NETNS is set)");
+        return false;
+    }
+    let uid = Command::new("id").arg("-u").output().expect("id -u");
+    assert_eq!(
+        String::from_utf8_lossy(&uid.stdout).trim(),
+        "0",
+        "{test} needs root (network namespaces); set LOSSLESS_SKIP_NETNS=1 to skip"
+    );
+    true
+}
+
+pub fn sh(args: &[&str]) -> Output {
+    let out = Command::new(args[0])
+        .args(&args[1..])
+        .output()
+        .unwrap_or_else(|e| panic!("{}: {e}", args.join(" ")));
+    assert!(
+        out.status.success(),
+        "{} failed: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// A network namespace, deleted on drop.
+pub struct Netns {
+    pub name: String,
+}
+
+impl Netns {
+    pub fn new() -> Netns {
+        let name = unique("lt");
+        sh(&["ip", "netns", "add", &name]);
+        sh(&["ip", "-n", &name, "link", "set", "lo", "up"]);
+        Netns { name }
+    }
+
+    pub fn ip(&self, args: &[&str]) -> Output {
+        let mut v = vec!["ip", "-n", &self.name];
+        v.extend_from_slice(args);
+        sh(&v)
+    }
+
+    pub fn exec(&self, args: &[&str]) -> Output {
+        let mut v = vec!["ip", "netns", "exec", &self.name];
+        v.extend_from_slice(args);
+        sh(&v)
+    }
+}
+
+impl Drop for Netns {
+    fn drop(&mut self) {
+        let _ = Command::new("ip")
+            .args(["netns", "del", &self.name])
+            .status();
+    }
+}
+
+/// A veth pair between two namespaces, `a` in the first, `b` in the second.
+pub struct Veth {
+    pub a: String,
+    pub b: String,
+}
+
+impl Veth {
+    pub fn new(na: &Netns, a: &str, mac_a: &str, nb: &Netns, b: &str, mac_b: &str) -> Veth {
+        na.ip(&[
+            "link", "add", a, "address", mac_a, "type", "veth", "peer", "name", b, "address",
+            mac_b, "netns", &nb.name,
+        ]);
+        Veth {
+            a: a.to_string(),
+            b: b.to_string(),
+        }
+    }
+}
+
+pub fn losslessd_bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_losslessd"))
+}
+
+/// The `lossless` CLI, built on demand when the workspace build did not.
+pub fn lossless_bin() -> PathBuf {
+    let p = losslessd_bin().with_file_name("lossless");
+    if !p.exists() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let st = Command::new(cargo)
+            .args(["build", "-p", "lossless", "--bin", "lossless"])
+            .status()
+            .expect("cargo build -p lossless");
+        assert!(st.success());
+    }
+    p
+}
+
+/// A losslessd process in a namespace, with its own socket and state dir.
+pub struct Daemon {
+    pub ns: String,
+    pub dir: PathBuf,
+    pub socket: PathBuf,
+    pub state: PathBuf,
+    pub args: Vec<String>,
+    child: Option<Child>,
+}
+
+impl Daemon {
+    /// Starts losslessd in `ns` with `args` (e.g. --interface IF, --config F).
+    pub fn start(ns: &Netns, dir: &Path, args: &[&str]) -> Daemon {
+        std::fs::create_dir_all(dir).expect("daemon dir");
+        let mut d = Daemon {
+            ns: ns.name.clone(),
+            dir: dir.to_path_buf(),
+            socket: dir.join("sock"),
+            state: dir.join("state"),
+            args: args.iter().map(|s| s.to_string()).collect(),
+            child: None,
+        };
+        d.spawn();
+        d
+    }
+
+    pub fn spawn(&mut self) {
+        assert!(self.child.is_none(), "already running");
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.dir.join("log"))
+            .expect("log file");
+        let child = Command::new("ip")
+            .args(["netns", "exec", &self.ns])
+            .arg(losslessd_bin())
+            .arg("--socket")
+            .arg(&self.socket)
+            .arg("--state-dir")
+            .arg(&self.state)
+            .args(&self.args)
+            .env("RUST_LOG", "debug")
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().expect("log"))
+            .stderr(log)
+            .spawn()
+            .expect("spawn losslessd");
+        self.child = Some(child);
+        let t0 = Instant::now();
+        while Client::connect(&self.socket).is_err() {
+            if let Some(st) = self
+                .child
+                .as_mut()
+                .and_then(|c| c.try_wait().ok().flatten())
+            {
+                panic!("losslessd exited with {st}:\n{}", self.log());
+            }
+            assert!(
+                t0.elapsed() < Duration::from_secs(10),
+                "losslessd did not open its socket:\n{}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.join("log")).unwrap_or_default()
+    }
+
+    pub fn call(&self, req: &Request) -> Value {
+        let mut c = Client::connect(&self.socket).expect("connect");
+        c.call(req)
+            .unwrap_or_else(|e| panic!("{req:?}: {e}\n{}", self.log()))
+    }
+
+    /// `dcbx show PORT` result for one port.
+    pub fn dcbx(&self, port: &str) -> Value {
+        let v = self.call(&Request::DcbxShow {
+            port: Some(port.to_string()),
+        });
+        v["ports"][0].clone()
+    }
+
+    /// Runs the lossless CLI against this daemon.
+    pub fn cli(&self, args: &[&str]) -> Output {
+        Command::new(lossless_bin())
+            .arg("--socket")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("run lossless")
+    }
+
+    /// SIGTERM and wait for exit; returns its status code.
+    pub fn stop(&mut self) -> Option<i32> {
+        let mut child = self.child.take()?;
+        let _ = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status();
+        let t0 = Instant::now();
+        loop {
+            if let Ok(Some(st)) = child.try_wait() {
+                return st.code();
+            }
+            if t0.elapsed() > Duration::from_secs(10) {
+                let _ = child.kill();
+                panic!("losslessd ignored SIGTERM:\n{}", self.log());
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// kill -9: no shutdown LLDPDU, nothing flushed.
+    pub fn kill9(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        self.kill9();
+    }
+}
+
+/// Polls `f` every millisecond until it returns Some, or panics after `limit`.
+pub fn wait_for<T>(limit: Duration, what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let t0 = Instant::now();
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(
+            t0.elapsed() < limit,
+            "timed out after {limit:?} waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// Every feature of a port Syncd with a DCBX peer present.
+pub fn converged(d: &Value) -> bool {
+    d["peer_present"] == true && ["pg", "pfc", "app"].iter().all(|f| d[f]["syncd"] == true)
+}
+
+pub fn priorities(cfg: &Value) -> Vec<u64> {
+    cfg["priorities"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_u64).collect())
+        .unwrap_or_default()
+}
+
+/// A temp directory removed on drop.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new() -> TempDir {
+        let p = std::env::temp_dir().join(unique("losslessd-test-"));
+        std::fs::create_dir_all(&p).expect("temp dir");
+        TempDir(p)
+    }
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

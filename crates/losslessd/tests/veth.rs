@@ -1,0 +1,476 @@
+#![allow(clippy::unwrap_used)]
+//! Two losslessd over a veth pair, each in its own network namespace: they
+//! converge, changes propagate, link flaps, kill -9 and restarts behave, the
+//! CLI shows it, and tshark decodes what goes over the wire.
+
+mod common;
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+use losslessd::protocol::{FeatureChange, FeatureName, Request};
+use serde_json::Value;
+
+const MAC_A: &str = "02:00:00:00:00:0a";
+const MAC_B: &str = "02:00:00:00:00:0b";
+
+/// Side A: not willing, PFC on 3 and 4, PG 0-2 -> PG0 25 %, 3-5 -> PG1 75 %,
+/// 6 strict, 7 -> PG2; a 1 s interval and TTL 3 s so ageing is testable.
+const CONFIG_A: &str = r#"
+[defaults.timers]
+msg_tx_interval = 1
+msg_tx_hold = 3
+
+[ports."va"]
+pfc = { willing = false, priorities = [3, 4] }
+pg = { willing = false, pgid = [0, 0, 0, 1, 1, 1, 15, 2], percent = [25, 75, 0, 0, 0, 0, 0, 0] }
+"#;
+
+struct Pair {
+    // Drop order: daemons before the namespaces they live in.
+    a: Daemon,
+    b: Daemon,
+    na: Netns,
+    nb: Netns,
+    _dir: TempDir,
+}
+
+fn pair() -> Pair {
+    let dir = TempDir::new();
+    let na = Netns::new();
+    let nb = Netns::new();
+    Veth::new(&na, "va", MAC_A, &nb, "vb", MAC_B);
+    let conf = dir.path().join("a.toml");
+    std::fs::write(&conf, CONFIG_A).expect("config");
+    let a = Daemon::start(
+        &na,
+        &dir.path().join("a"),
+        &["--config", conf.to_str().unwrap()],
+    );
+    let b = Daemon::start(&nb, &dir.path().join("b"), &["--interface", "vb"]);
+    na.ip(&["link", "set", "va", "up"]);
+    nb.ip(&["link", "set", "vb", "up"]);
+    Pair {
+        a,
+        b,
+        na,
+        nb,
+        _dir: dir,
+    }
+}
+
+fn wait_converged(d: &Daemon, port: &str, limit: Duration) -> Value {
+    wait_for(limit, &format!("{port} to converge"), || {
+        let v = d.dcbx(port);
+        converged(&v).then_some(v)
+    })
+}
+
+#[test]
+fn two_daemons_converge_change_flap_age_out_and_restart() {
+    if !can_run("two_daemons_converge_change_flap_age_out_and_restart") {
+        return;
+    }
+    let mut p = pair();
+
+    // Convergence: B (willing) runs A's PFC and PG; both in sync.
+    let b = wait_converged(&p.b, "vb", Duration::from_secs(5));
+    wait_converged(&p.a, "va", Duration::from_secs(5));
+    assert_eq!(priorities(&b["pfc"]["oper"]), [3, 4], "{b:#}");
+    assert_eq!(priorities(&b["pfc"]["peer"]), [3, 4]);
+    assert_eq!(priorities(&b["pfc"]["desired"]), Vec::<u64>::new());
+    assert_eq!(b["pfc"]["oper_mode"], true);
+    assert_eq!(b["pfc"]["willing"], true);
+    assert_eq!(b["pfc"]["peer_willing"], false);
+    assert_eq!(
+        b["pg"]["oper"]["pgid"],
+        serde_json::json!([0, 0, 0, 1, 1, 1, 15, 2])
+    );
+    assert_eq!(
+        b["pg"]["oper"]["percent"],
+        serde_json::json!([25, 75, 0, 0, 0, 0, 0, 0])
+    );
+    let a = p.a.dcbx("va");
+    assert_eq!(priorities(&a["pfc"]["oper"]), [3, 4]);
+    assert_eq!(a["pfc"]["peer_willing"], true);
+    assert_eq!(a["pfc"]["error"], false);
+
+    // A change on A (through the CLI) propagates to B.
+    let out =
+        p.a.cli(&["dcbx", "set", "va", "pfc", "--priorities", "2,5", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let set: Value = serde_json::from_slice(&out.stdout).expect("dcbx set --json");
+    assert_eq!(priorities(&set["pfc"]["desired"]), [2, 5]);
+    assert_eq!(set["source"]["pfc"], "runtime");
+    wait_for(Duration::from_secs(5), "B to adopt PFC 2,5", || {
+        let v = p.b.dcbx("vb");
+        (converged(&v) && priorities(&v["pfc"]["oper"]) == [2, 5]).then_some(())
+    });
+
+    // Link down: both lose the peer at once; up: they converge again.
+    p.na.ip(&["link", "set", "va", "down"]);
+    wait_for(Duration::from_secs(2), "B to see link down", || {
+        let v = p.b.call(&Request::Status);
+        (v["ports"][0]["link_up"] == false && v["ports"][0]["peer_present"] == false).then_some(())
+    });
+    let t0 = Instant::now();
+    p.na.ip(&["link", "set", "va", "up"]);
+    wait_converged(&p.b, "vb", Duration::from_secs(5));
+    wait_converged(&p.a, "va", Duration::from_secs(5));
+    eprintln!("re-converged {:?} after link up", t0.elapsed());
+
+    // kill -9 of A: B ages A out when the TTL (3 s) runs out, not before.
+    p.a.kill9();
+    let killed = Instant::now();
+    wait_for(Duration::from_secs(6), "B to age A out", || {
+        let v = p.b.call(&Request::Neighbors {
+            port: Some("vb".into()),
+        });
+        v["ports"][0]["neighbors"]
+            .as_array()?
+            .is_empty()
+            .then_some(())
+    });
+    let aged = killed.elapsed();
+    assert!(
+        aged >= Duration::from_millis(1900) && aged <= Duration::from_millis(3500),
+        "aged out after {aged:?}; TTL 3 s after the last frame (sent every 1 s)"
+    );
+    let c = p.b.call(&Request::Counters {
+        port: Some("vb".into()),
+    });
+    assert_eq!(c["ports"][0]["lldp"]["ageouts"], 1, "{c:#}");
+
+    // Restart of A: it comes back with the persisted runtime change (2,5),
+    // and a SeqNo in a new range.
+    p.a.spawn();
+    let b = wait_for(
+        Duration::from_secs(5),
+        "re-convergence after restart",
+        || {
+            let v = p.b.dcbx("vb");
+            (converged(&v) && priorities(&v["pfc"]["oper"]) == [2, 5]).then_some(v)
+        },
+    );
+    let a = p.a.dcbx("va");
+    assert_eq!(a["source"]["pfc"], "runtime");
+    assert_eq!(priorities(&a["pfc"]["desired"]), [2, 5]);
+    assert!(a["control"]["seq"].as_u64().unwrap() > 65536, "{a:#}");
+    assert_eq!(b["control"]["ack"], a["control"]["seq"]);
+    let status = p.a.call(&Request::Status);
+    assert_eq!(status["daemon"]["boots"], 2);
+}
+
+#[test]
+fn sigterm_sends_a_shutdown_lldpdu() {
+    if !can_run("sigterm_sends_a_shutdown_lldpdu") {
+        return;
+    }
+    let mut p = pair();
+    wait_converged(&p.b, "vb", Duration::from_secs(5));
+    let code = p.a.stop();
+    assert_eq!(code, Some(0), "{}", p.a.log());
+    // The shutdown LLDPDU removes A at once (TTL would take 3 s).
+    let v = wait_for(Duration::from_millis(500), "B to drop A", || {
+        let v = p.b.call(&Request::Events { follow: false });
+        v["events"]
+            .as_array()?
+            .iter()
+            .find(|e| e["event"] == "neighbor_removed")
+            .cloned()
+    });
+    assert_eq!(v["why"], "shutdown", "{v:#}");
+    assert!(!p.a.socket.exists(), "socket file removed at exit");
+}
+
+#[test]
+fn cli_tables_and_json_schema() {
+    if !can_run("cli_tables_and_json_schema") {
+        return;
+    }
+    let p = pair();
+    wait_converged(&p.b, "vb", Duration::from_secs(5));
+    wait_converged(&p.a, "va", Duration::from_secs(5));
+
+    let out = p.b.cli(&["status"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[1].starts_with("PORT"), "{text}");
+    let row = lines[2];
+    for word in ["vb", "up", "rxtx", "active", "yes", "report only"] {
+        assert!(row.contains(word), "{word:?} not in {row:?}");
+    }
+    // Columns line up: every header starts where its cells start.
+    let col = lines[1].find("HARDWARE").unwrap();
+    assert_eq!(&row[col..col + 6], "report");
+
+    let out = p.b.cli(&["dcbx", "show", "vb", "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let port = &v["ports"][0];
+    for f in ["pg", "pfc", "app"] {
+        for k in ["desired", "peer", "oper"] {
+            assert!(port[f][k].is_object(), "{f}.{k}: {port:#}");
+        }
+        for k in ["oper_mode", "syncd", "error", "willing", "peer_willing"] {
+            assert!(port[f][k].is_boolean(), "{f}.{k}: {port:#}");
+        }
+    }
+    assert!(port["pfc"]["oper"]["priorities"].is_array());
+    assert!(port["pg"]["oper"]["pgid"].is_array());
+    assert!(port["pg"]["oper"]["percent"].is_array());
+
+    let out = p.b.cli(&["dcbx", "show", "vb"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("priorities 3,4"), "{text}");
+
+    let out = p.b.cli(&["neighbors", "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["ports"][0]["neighbors"][0]["mac"], MAC_A);
+
+    let out = p.b.cli(&["counters", "vb", "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert!(v["ports"][0]["lldp"]["frames_in"].as_u64().unwrap() >= 1);
+
+    // Errors: unknown port (exit 2, names the ports), bad values (exit 2, nothing changed).
+    let out = p.b.cli(&["dcbx", "show", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no port \"nope\"") && err.contains("vb"),
+        "{err}"
+    );
+    let out =
+        p.b.cli(&["dcbx", "set", "vb", "pg", "--percent", "50,40,0,0,0,0,0,0"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("nothing changed"), "{err}");
+    assert_eq!(p.b.dcbx("vb")["source"]["pg"], "config");
+    let out = p.b.cli(&["dcbx", "set", "vb", "pfc", "--priorities", "9"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("out of range"));
+
+    // No daemon: a clear error, exit 1.
+    let out = Command::new(lossless_bin())
+        .args(["--socket", "/nonexistent/sock", "status"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is losslessd running"));
+}
+
+#[test]
+fn events_follow_streams_changes() {
+    if !can_run("events_follow_streams_changes") {
+        return;
+    }
+    let p = pair();
+    wait_converged(&p.b, "vb", Duration::from_secs(5));
+    let mut follow = Command::new(lossless_bin())
+        .arg("--socket")
+        .arg(&p.b.socket)
+        .args(["events", "--follow", "--json"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    p.a.call(&Request::DcbxSet {
+        port: "va".into(),
+        change: FeatureChange {
+            feature: FeatureName::Pfc,
+            priorities: Some(vec![6]),
+            ..FeatureChange::default()
+        },
+    });
+    wait_for(Duration::from_secs(5), "B to adopt PFC 6", || {
+        (priorities(&p.b.dcbx("vb")["pfc"]["oper"]) == [6]).then_some(())
+    });
+    std::thread::sleep(Duration::from_millis(100));
+    let _ = follow.kill();
+    let out = follow.wait_with_output().unwrap();
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    assert!(
+        lines
+            .iter()
+            .any(|e| e["event"] == "oper_changed" && e["feature"] == "pfc" && e["port"] == "vb"),
+        "{lines:#?}"
+    );
+    assert!(lines.iter().all(|e| e["time"].as_f64().unwrap() > 1.7e9));
+}
+
+#[test]
+fn reload_applies_a_new_file_and_refuses_a_bad_one() {
+    if !can_run("reload_applies_a_new_file_and_refuses_a_bad_one") {
+        return;
+    }
+    let p = pair();
+    wait_converged(&p.b, "vb", Duration::from_secs(5));
+    let conf = p.a.args[1].clone();
+    let before = p.a.dcbx("va");
+
+    // A bad file: precise error, exit 2, nothing changes.
+    std::fs::write(&conf, CONFIG_A.replace("[3, 4]", "[3, 9]")).unwrap();
+    let out = p.a.cli(&["reload"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&conf) && err.contains("pfc.priorities"),
+        "{err}"
+    );
+    let after = p.a.dcbx("va");
+    assert_eq!(after["pfc"]["desired"], before["pfc"]["desired"]);
+    assert_eq!(after["control"]["seq"], before["control"]["seq"]);
+
+    // A good file: the port changes and the peer follows.
+    std::fs::write(&conf, CONFIG_A.replace("[3, 4]", "[1]")).unwrap();
+    let out = p.a.cli(&["reload", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["changed"], serde_json::json!(["va"]));
+    wait_for(Duration::from_secs(5), "B to adopt PFC 1", || {
+        (priorities(&p.b.dcbx("vb")["pfc"]["oper"]) == [1]).then_some(())
+    });
+
+    // The same file again: nothing disturbed, SeqNo unchanged.
+    let seq = p.a.dcbx("va")["control"]["seq"].clone();
+    let out = p.a.cli(&["reload", "--json"]);
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["changed"], serde_json::json!([]));
+    assert_eq!(r["unchanged"], 1);
+    assert_eq!(p.a.dcbx("va")["control"]["seq"], seq);
+
+    // SIGHUP does the same.
+    std::fs::write(&conf, CONFIG_A.replace("[3, 4]", "[7]")).unwrap();
+    Command::new("kill")
+        .args(["-HUP", &p.a.pid().unwrap().to_string()])
+        .status()
+        .unwrap();
+    wait_for(Duration::from_secs(5), "B to adopt PFC 7", || {
+        (priorities(&p.b.dcbx("vb")["pfc"]["oper"]) == [7]).then_some(())
+    });
+}
+
+#[test]
+fn interface_added_later_and_removed() {
+    if !can_run("interface_added_later_and_removed") {
+        return;
+    }
+    let dir = TempDir::new();
+    let na = Netns::new();
+    let nb = Netns::new();
+    // Both daemons start before their interfaces exist.
+    let a = Daemon::start(&na, &dir.path().join("a"), &["--interface", "va"]);
+    let b = Daemon::start(&nb, &dir.path().join("b"), &["--interface", "vb"]);
+    assert_eq!(a.call(&Request::Status)["ports"], serde_json::json!([]));
+    Veth::new(&na, "va", MAC_A, &nb, "vb", MAC_B);
+    na.ip(&["link", "set", "va", "up"]);
+    nb.ip(&["link", "set", "vb", "up"]);
+    wait_converged(&b, "vb", Duration::from_secs(5));
+    na.ip(&["link", "del", "va"]);
+    wait_for(Duration::from_secs(2), "both ports to go", || {
+        let pa = a.call(&Request::Status)["ports"].as_array()?.len();
+        let pb = b.call(&Request::Status)["ports"].as_array()?.len();
+        (pa == 0 && pb == 0).then_some(())
+    });
+}
+
+#[test]
+fn tshark_decodes_what_was_configured() {
+    if !can_run("tshark_decodes_what_was_configured") {
+        return;
+    }
+    let p = pair();
+    wait_converged(&p.b, "vb", Duration::from_secs(5));
+    let pcap = p._dir.path().join("vb.pcap");
+    let mut cap = Command::new("ip")
+        .args([
+            "netns",
+            "exec",
+            &p.nb.name,
+            "tshark",
+            "-q",
+            "-i",
+            "vb",
+            "-f",
+            "ether proto 0x88cc",
+            "-w",
+        ])
+        .arg(&pcap)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tshark");
+    std::thread::sleep(Duration::from_millis(1500));
+    // A change makes both sides send at once.
+    p.a.call(&Request::DcbxSet {
+        port: "va".into(),
+        change: FeatureChange {
+            feature: FeatureName::Pfc,
+            priorities: Some(vec![1, 6]),
+            ..FeatureChange::default()
+        },
+    });
+    wait_for(Duration::from_secs(5), "B to adopt PFC 1,6", || {
+        (priorities(&p.b.dcbx("vb")["pfc"]["oper"]) == [1, 6]).then_some(())
+    });
+    std::thread::sleep(Duration::from_millis(1200));
+    let _ = Command::new("kill")
+        .args(["-INT", &cap.id().to_string()])
+        .status();
+    let _ = cap.wait();
+    let out = Command::new("tshark")
+        .arg("-r")
+        .arg(&pcap)
+        .args([
+            "-Y",
+            "eth.src == 02:00:00:00:00:0a",
+            "-T",
+            "fields",
+            "-E",
+            "separator=|",
+            "-e",
+            "lldp.dcbx.control.seq",
+            "-e",
+            "lldp.dcbx.feature.willing",
+            "-e",
+            "lldp.dcbx.feature.pfc.prio1",
+            "-e",
+            "lldp.dcbx.feature.pfc.prio3",
+            "-e",
+            "lldp.dcbx.feature.pfc.prio6",
+            "-e",
+            "lldp.dcbx.feature.pg.pgid_prio6",
+            "-e",
+            "lldp.dcbx.feature.pg.per1",
+            "-e",
+            "_ws.expert",
+        ])
+        .output()
+        .expect("tshark -r");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let last = text
+        .lines()
+        .last()
+        .unwrap_or_else(|| panic!("no frames from A: {text}"));
+    let f: Vec<&str> = last.split('|').collect();
+    assert_eq!(f[1], "0,0,1", "PG, PFC not willing; APP willing: {last}");
+    assert_eq!(
+        (f[2], f[3], f[4]),
+        ("1", "0", "1"),
+        "PFC on 1 and 6: {last}"
+    );
+    assert_eq!((f[5], f[6]), ("15", "75"), "{last}");
+    assert_eq!(f[7], "", "tshark found something malformed: {last}");
+}

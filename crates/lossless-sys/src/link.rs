@@ -276,7 +276,7 @@ fn dump_once(seq: u32) -> Result<Option<Vec<LinkInfo>>, LinkError> {
             }
             match msg.ty {
                 NLMSG_DONE => {
-                    // Since Linux 4.x a failed dump reports its error here.
+                    // A failed dump reports its (negative) error here.
                     let code = msg.error_code().unwrap_or(0);
                     if code < 0 {
                         return Err(LinkError::Kernel { errno: -code });

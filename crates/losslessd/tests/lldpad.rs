@@ -15,7 +15,7 @@ use losslessd::protocol::{FeatureChange, FeatureName, Request};
 use serde_json::Value;
 
 fn tools() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/tools/lldpad-peer")
+    lldpad_peer_tools()
 }
 
 /// lldpad in netns A on `va` (via lldpad-pair.sh), losslessd in netns B on `vb`.

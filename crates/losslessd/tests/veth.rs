@@ -474,3 +474,57 @@ fn tshark_decodes_what_was_configured() {
     assert_eq!((f[5], f[6]), ("15", "75"), "{last}");
     assert_eq!(f[7], "", "tshark found something malformed: {last}");
 }
+
+#[test]
+fn metrics_endpoint_serves_prometheus_text() {
+    if !can_run("metrics_endpoint_serves_prometheus_text") {
+        return;
+    }
+    let dir = TempDir::new();
+    let na = Netns::new();
+    let nb = Netns::new();
+    Veth::new(&na, "va", MAC_A, &nb, "vb", MAC_B);
+    let a = Daemon::start(
+        &na,
+        &dir.path().join("a"),
+        &["--interface", "va", "--metrics", "127.0.0.1:9717"],
+    );
+    let _b = Daemon::start(&nb, &dir.path().join("b"), &["--interface", "vb"]);
+    na.ip(&["link", "set", "va", "up"]);
+    nb.ip(&["link", "set", "vb", "up"]);
+    wait_converged(&a, "va", Duration::from_secs(5));
+    let get = |path: &str| {
+        let script = format!(
+            "exec 3<>/dev/tcp/127.0.0.1/9717; printf 'GET {path} HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n' >&3; cat <&3"
+        );
+        String::from_utf8_lossy(&na.exec(&["bash", "-c", &script]).stdout).to_string()
+    };
+    let body = get("/metrics");
+    assert!(body.starts_with("HTTP/1.1 200 OK\r\n"), "{body}");
+    assert!(body.contains("Content-Type: text/plain; version=0.0.4"));
+    for line in [
+        "lossless_ports 1",
+        "lossless_link_up{port=\"va\"} 1",
+        "lossless_dcbx_peer_present{port=\"va\"} 1",
+        "lossless_dcbx_syncd{port=\"va\",feature=\"pfc\"} 1",
+        "lossless_hardware_apply{port=\"va\",mode=\"report_only\"} 1",
+        "lossless_dcbx_convergence_seconds_count 1",
+        "# TYPE lossless_lldp_frames_out_total counter",
+    ] {
+        assert!(body.contains(line), "{line:?} missing:\n{body}");
+    }
+    // Every sample line is NAME{labels} VALUE with a numeric value.
+    let (_, text) = body.split_once("\r\n\r\n").unwrap();
+    for l in text.lines().filter(|l| !l.starts_with('#')) {
+        let (_, v) = l.rsplit_once(' ').unwrap();
+        assert!(v.parse::<f64>().is_ok() || v == "+Inf", "bad sample {l:?}");
+    }
+    let frames_in: u64 = text
+        .lines()
+        .find(|l| l.starts_with("lossless_lldp_frames_in_total{port=\"va\"}"))
+        .and_then(|l| l.rsplit_once(' '))
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap();
+    assert!(frames_in >= 1);
+    assert!(get("/other").starts_with("HTTP/1.1 404"));
+}

@@ -127,12 +127,18 @@ pub struct Daemon {
     pub socket: PathBuf,
     pub state: PathBuf,
     pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
     child: Option<Child>,
 }
 
 impl Daemon {
     /// Starts losslessd in `ns` with `args` (e.g. --interface IF, --config F).
     pub fn start(ns: &Netns, dir: &Path, args: &[&str]) -> Daemon {
+        Daemon::start_with_env(ns, dir, args, &[])
+    }
+
+    /// As `start`, with extra environment (e.g. LD_PRELOAD).
+    pub fn start_with_env(ns: &Netns, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Daemon {
         std::fs::create_dir_all(dir).expect("daemon dir");
         let mut d = Daemon {
             ns: ns.name.clone(),
@@ -140,6 +146,10 @@ impl Daemon {
             socket: dir.join("sock"),
             state: dir.join("state"),
             args: args.iter().map(|s| s.to_string()).collect(),
+            env: env
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
             child: None,
         };
         d.spawn();
@@ -162,6 +172,7 @@ impl Daemon {
             .arg(&self.state)
             .args(&self.args)
             .env("RUST_LOG", "debug")
+            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .stdin(Stdio::null())
             .stdout(log.try_clone().expect("log"))
             .stderr(log)
@@ -297,4 +308,34 @@ impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+/// ../shared/tools/lldpad-peer, beside the repository.
+pub fn lldpad_peer_tools() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/tools/lldpad-peer")
+}
+
+/// Builds the dcbnl shim (an LD_PRELOAD library that answers dcbnl like a
+/// DCB-capable driver, see lldpad-peer's README) into `dir`.
+pub fn build_dcbnl_shim(dir: &Path) -> PathBuf {
+    let src = lldpad_peer_tools().join("dcbnl_shim.c");
+    assert!(
+        src.exists(),
+        "{} not found: shared/ must sit beside the repository",
+        src.display()
+    );
+    let so = dir.join("dcbnl_shim.so");
+    let out = Command::new("gcc")
+        .args(["-O2", "-shared", "-fPIC", "-o"])
+        .arg(&so)
+        .arg(&src)
+        .arg("-ldl")
+        .output()
+        .expect("gcc (Debian package gcc) builds the dcbnl shim");
+    assert!(
+        out.status.success(),
+        "gcc: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    so
 }

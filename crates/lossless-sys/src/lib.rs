@@ -12,9 +12,9 @@
 //!
 //! Sockets are non-blocking where the daemon polls them (packet, link
 //! monitor) and implement [`AsRawFd`](std::os::fd::AsRawFd) and
-//! [`AsFd`](std::os::fd::AsFd) so the daemon can wrap them in its event loop;
-//! nothing here depends on an async runtime. Every decoder is a pure function
-//! over bytes that returns a typed error and never panics.
+//! [`AsFd`](std::os::fd::AsFd); [`reactor::async_fd`] registers them with
+//! tokio. Every decoder is a pure function over bytes that returns a typed
+//! error and never panics.
 
 pub mod dcbnl;
 pub mod link;

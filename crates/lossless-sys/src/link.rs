@@ -13,6 +13,11 @@
 //!   `AF_BRIDGE` `RTM_DELLINK` does not mean the device is gone);
 //! * `IFF_RUNNING` in `ifi_flags` is what `dev_get_flags()` reports: set
 //!   exactly when the device is up and its operstate is UP or UNKNOWN;
+//!   operstate is updated by the kernel's linkwatch worker, which runs
+//!   non-urgent events at most once a second, so `IFF_RUNNING` can lag the
+//!   carrier by up to a second. `IFF_LOWER_UP` is the carrier itself, read
+//!   when the message is built: the notification of `ip link set X up` on a
+//!   veth whose peer is up already carries it;
 //! * a multicast receiver that falls behind gets `ENOBUFS` once from
 //!   `recvmsg`; events were lost and only a new dump tells the truth;
 //! * a dump interrupted by concurrent changes marks its messages
@@ -41,6 +46,7 @@ pub(crate) const IFLA_OPERSTATE: u16 = 16;
 pub(crate) const IF_OPER_UP: u8 = 6;
 pub(crate) const IFF_UP: u32 = 0x1;
 pub(crate) const IFF_RUNNING: u32 = 0x40;
+pub(crate) const IFF_LOWER_UP: u32 = 0x1_0000;
 pub(crate) const ARPHRD_ETHER: u16 = 1;
 pub(crate) const AF_UNSPEC: u8 = 0;
 pub(crate) const RTMGRP_LINK: u32 = 1;
@@ -66,6 +72,8 @@ pub struct LinkInfo {
     /// `IFF_RUNNING` (up and operstate UP or UNKNOWN), or `IFLA_OPERSTATE`
     /// UP.
     pub oper_up: bool,
+    /// `IFF_LOWER_UP`: the carrier is on (without linkwatch's delay).
+    pub carrier: bool,
     /// `IFLA_MTU`.
     pub mtu: Option<u32>,
 }
@@ -184,6 +192,7 @@ fn parse_link_msg(msg: &Msg<'_>) -> Result<Option<LinkEvent>, NetlinkError> {
         mac: if ty == ARPHRD_ETHER { mac } else { None },
         admin_up: flags & IFF_UP != 0,
         oper_up: flags & IFF_RUNNING != 0 || operstate == Some(IF_OPER_UP),
+        carrier: flags & IFF_LOWER_UP != 0,
         mtu,
     })))
 }
@@ -301,6 +310,44 @@ fn dump_once(seq: u32) -> Result<Option<Vec<LinkInfo>>, LinkError> {
     }
 }
 
+/// The request [`get_link`] sends: `RTM_GETLINK` for one `ifi_index`.
+pub fn encode_get_request(seq: u32, ifindex: u32) -> Vec<u8> {
+    let mut b = MsgBuilder::new(RTM_GETLINK, NLM_F_REQUEST, seq);
+    let mut ifi = [0u8; IFINFOMSG_LEN];
+    ifi[4..8].copy_from_slice(&ifindex.to_ne_bytes());
+    b.header(&ifi);
+    b.finish()
+}
+
+/// The current state of one link, asked of the kernel now (blocking, on a
+/// socket of its own). `IFF_LOWER_UP` in the answer is the carrier at this
+/// instant, whatever linkwatch has or has not notified yet.
+pub fn get_link(ifindex: u32) -> Result<LinkInfo, LinkError> {
+    let seq = 1;
+    let sock = NlSocket::open(false, 0)?;
+    sock.set_rcvtimeo(Duration::from_secs(1))?;
+    sock.send(&encode_get_request(seq, ifindex))?;
+    let mut buf = vec![0u8; RECV_BUF];
+    loop {
+        let n = sock.recv(&mut buf)?;
+        for msg in netlink::messages(buf.get(..n).unwrap_or(&[])) {
+            let msg = msg?;
+            if msg.seq != seq {
+                continue;
+            }
+            if msg.ty == NLMSG_ERROR {
+                let code = msg.error_code()?;
+                return Err(LinkError::Kernel {
+                    errno: code.saturating_neg(),
+                });
+            }
+            if let Some(LinkEvent::New(info)) = parse_link_msg(&msg)? {
+                return Ok(info);
+            }
+        }
+    }
+}
+
 /// `if_nametoindex(3)` in the calling thread's network namespace.
 pub fn if_nametoindex(name: &str) -> io::Result<u32> {
     let c = sys::ifname_cstring(name)?;
@@ -394,6 +441,7 @@ mod tests {
                     mac: Some([2, 0, 0, 0, 0, 1]),
                     admin_up: true,
                     oper_up: true,
+                    carrier: false,
                     mtu: Some(9000),
                 }),
                 LinkEvent::Del {

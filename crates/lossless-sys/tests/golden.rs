@@ -22,8 +22,19 @@ fn link(ifindex: u32, name: &str, mac_last: u8, up: bool, run: bool, mtu: u32) -
         mac: Some([2, 0, 0, 0, 0, mac_last]),
         admin_up: up,
         oper_up: run,
+        carrier: run,
         mtu: Some(mtu),
     })
+}
+
+fn with_carrier(ev: LinkEvent) -> LinkEvent {
+    match ev {
+        LinkEvent::New(info) => LinkEvent::New(LinkInfo {
+            carrier: true,
+            ..info
+        }),
+        other => other,
+    }
 }
 
 #[test]
@@ -37,7 +48,9 @@ fn a_captured_link_sequence_parses_to_what_ip_did() {
             link(3, "lsys0", 0x0a, false, false, 1500),
             link(2, "lsys1", 0x0b, true, false, 1500),
             link(3, "lsys0", 0x0a, false, false, 9000),
-            link(3, "lsys0", 0x0a, true, false, 9000),
+            // Admin up with the peer up: the carrier (IFF_LOWER_UP) is on in
+            // this very message; IFF_RUNNING follows when linkwatch runs.
+            with_carrier(link(3, "lsys0", 0x0a, true, false, 9000)),
             link(3, "lsys0", 0x0a, true, true, 9000),
             link(2, "lsys1", 0x0b, true, true, 1500),
             link(3, "lsys0", 0x0a, false, false, 9000),

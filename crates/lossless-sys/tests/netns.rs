@@ -508,11 +508,21 @@ fn the_link_monitor_sees_links_come_go_and_change_state() {
             mac: Some([2, 0, 0, 0, 1, 0]),
             admin_up: true,
             oper_up: true,
+            carrier: true,
             mtu: Some(1500),
         }
     );
     let x1 = find("x1");
     assert!(x1.admin_up && x1.oper_up && x1.mtu == Some(9000) && x1.mac.is_some());
+    // One link, asked of the kernel: the same as the dump says.
+    let x0_now = ns
+        .run(move || lossless_sys::link::get_link(x0.ifindex))
+        .expect("get_link");
+    assert_eq!(x0_now, find("x0"));
+    assert!(matches!(
+        ns.run(|| lossless_sys::link::get_link(999_999)),
+        Err(lossless_sys::LinkError::Kernel { errno: 19 })
+    ));
     let lo = find("lo");
     assert_eq!((lo.ifindex, lo.mac, lo.admin_up), (1, None, false));
     assert_eq!(links.len(), 3, "{links:#?}");

@@ -39,6 +39,12 @@ pub enum Output {
         ifindex: u32,
         name: String,
     },
+    /// A frame arrived on a port whose link looks down: read the link's
+    /// state from the kernel now and call [`Daemon::link_checked`].
+    CheckLink {
+        ifindex: u32,
+        frame: Vec<u8>,
+    },
     /// Close a port's socket (after its last frame was sent).
     Close {
         ifindex: u32,
@@ -284,7 +290,9 @@ impl Daemon {
     }
 
     fn update_port_link(&mut self, now: Now, info: &LinkInfo) {
-        let up = info.admin_up && info.oper_up;
+        // The carrier (IFF_LOWER_UP) rather than IFF_RUNNING: the kernel
+        // updates operstate from its linkwatch worker, up to a second later.
+        let up = info.admin_up && (info.carrier || info.oper_up);
         let Some(port) = self.ports.get_mut(&info.name) else {
             return;
         };
@@ -349,6 +357,17 @@ impl Daemon {
             return;
         };
         if let Some(port) = self.ports.get_mut(&name) {
+            if !port.agent.link_up() {
+                // A frame on a port we believe down: the netlink notification
+                // of the carrier can lag (linkwatch) behind the peer's first
+                // LLDPDU. Ask the runtime to read the link now; the frame is
+                // handed back with the answer.
+                self.outputs.push_back(Output::CheckLink {
+                    ifindex,
+                    frame: frame.to_vec(),
+                });
+                return;
+            }
             port.io.rx_frames += 1;
             if frame.len() >= 14 && frame[12..14] == [0x88, 0x08] {
                 port.io.mac_control_rx += 1;
@@ -356,6 +375,28 @@ impl Daemon {
             port.agent.handle_frame(now.mono, frame);
         }
         self.after(now, &name);
+    }
+
+    /// The answer to [`Output::CheckLink`]: the link as the kernel sees it
+    /// now (None: it could not be read). The frame is processed if the link
+    /// turned out to be up, dropped otherwise (a late frame of a link that
+    /// went down).
+    pub fn link_checked(&mut self, now: Now, info: Option<LinkInfo>, frame: &[u8]) {
+        let Some(info) = info else {
+            return;
+        };
+        if !self.ports.contains_key(&info.name) {
+            return;
+        }
+        self.links.insert(info.ifindex, info.clone());
+        self.update_port_link(now, &info);
+        if self
+            .ports
+            .get(&info.name)
+            .is_some_and(|p| p.agent.link_up())
+        {
+            self.frame(now, info.ifindex, frame);
+        }
     }
 
     /// A frame could not be read or sent on a port.

@@ -102,6 +102,7 @@ impl Port {
             peer_present: a.peer_present(),
             all_syncd: self.converged(),
             neighbors: a.neighbors().len(),
+            last_convergence_ms: self.last_convergence.map(|d| d.as_secs_f64() * 1e3),
             hardware: self.hardware.clone(),
         }
     }

@@ -176,6 +176,9 @@ pub struct PortSummary {
     pub peer_present: bool,
     pub all_syncd: bool,
     pub neighbors: usize,
+    /// The last negotiation, link-up or change to every feature Syncd, in
+    /// milliseconds as the daemon measured it; null before the first.
+    pub last_convergence_ms: Option<f64>,
     /// What happens to the operational configuration: see [`Hardware`].
     pub hardware: Hardware,
 }

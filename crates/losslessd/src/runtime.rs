@@ -201,6 +201,9 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
             }
             guard = monitor.readable() => {
                 let mut guard = guard?;
+                // Drain until the socket is empty: readiness is edge-triggered,
+                // so a datagram left behind would wait for the next link event.
+                let mut errors = 0;
                 loop {
                     match monitor.get_ref().recv() {
                         Ok(events) => {
@@ -220,9 +223,15 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
                             break;
                         }
                         Err(e) => {
+                            // A malformed datagram is consumed and skipped; a
+                            // socket that keeps failing is left until it is
+                            // readable again.
                             error!(error = %e, "netlink receive failed");
-                            guard.clear_ready();
-                            break;
+                            errors += 1;
+                            if errors > 64 {
+                                guard.clear_ready();
+                                break;
+                            }
                         }
                     }
                 }
@@ -282,6 +291,12 @@ fn execute(daemon: &mut Daemon, io: &mut Io, clock: &Clock) {
                 }
                 Err(e) => error!(port = %name, error = %e, "cannot open packet socket"),
             },
+            Output::CheckLink { ifindex, frame } => {
+                let info = lossless_sys::link::get_link(ifindex)
+                    .map_err(|e| warn!(ifindex, error = %e, "cannot read the link"))
+                    .ok();
+                daemon.link_checked(clock.now(), info, &frame);
+            }
             Output::Close { ifindex } => {
                 if let Some(p) = io.ports.remove(&ifindex) {
                     p.reader.abort();

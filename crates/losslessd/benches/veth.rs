@@ -1,0 +1,480 @@
+//! losslessd on veth, against lldpad in the same run (needs root, lldpad, gcc):
+//!
+//!   cargo bench -p losslessd --bench veth              everything
+//!   cargo bench -p losslessd --bench veth -- pair      only losslessd <-> losslessd
+//!   (sections: pair, anchor, mixed, restart, scale)
+//!
+//! * pair:    link-up -> agreed operational PFC on both ends, two losslessd.
+//! * anchor:  the same for two lldpads (CEE), the figure to beat.
+//! * mixed:   lldpad on one end, losslessd on the other.
+//! * restart: losslessd stopped (SIGTERM, or kill -9) and started again ->
+//!   both ends agreed again, timed from the new process's start; 5 s apart,
+//!   so that the peer's 802.1AB transmit credit is full as in any real
+//!   restart (back to back, the peer's rate limiter sets the pace: ~1 s).
+//! * scale:   one losslessd with 512 ports (peers: a second losslessd in
+//!   another namespace), simultaneous link-up -> all converged; then CPU and
+//!   RSS over a steady-state window.
+//!
+//! Wall times are measured from just before the `ip link set up` (or the
+//! spawn) to the first poll that sees the agreement, polling the control
+//! socket every 0.5 ms (dcbtool every 10 ms for lldpad, which is itself
+//! slower to answer). The daemon's own figure (`last_convergence_ms`: link
+//! event to every feature Syncd) is printed beside it.
+#![allow(clippy::unwrap_used)]
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::*;
+use losslessd::protocol::Request;
+use serde_json::Value;
+
+const MAC_A: &str = "02:00:00:00:00:0a";
+const MAC_B: &str = "02:00:00:00:00:0b";
+
+const NOT_WILLING: &str = "[ports.\"va\"]\npfc = { willing = false, priorities = [3, 4] }\n";
+
+fn main() {
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let want = |s: &str| filter.is_empty() || filter.iter().any(|f| f == s);
+    if !can_run("veth bench") {
+        return;
+    }
+    machine();
+    let runs: usize = env_or("BENCH_RUNS", 20);
+    let lldpad_runs: usize = env_or("BENCH_RUNS_LLDPAD", 3);
+    let ports: usize = env_or("BENCH_PORTS", 512);
+    if want("pair") {
+        pair(runs);
+    }
+    if want("anchor") {
+        anchor(lldpad_runs);
+    }
+    if want("mixed") {
+        mixed(lldpad_runs);
+    }
+    if want("restart") {
+        restart(runs.min(5));
+    }
+    if want("scale") {
+        scale(ports);
+    }
+}
+
+fn env_or(k: &str, d: usize) -> usize {
+    std::env::var(k)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(d)
+}
+
+fn machine() {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, v)| v.trim().to_string())
+        .unwrap_or_default();
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let kernel = String::from_utf8_lossy(&sh(&["uname", "-r"]).stdout)
+        .trim()
+        .to_string();
+    let profile = if cfg!(debug_assertions) {
+        "debug"
+    } else {
+        "release"
+    };
+    println!("machine: {cpu}, {cores} cores, Linux {kernel}, losslessd {profile} build");
+}
+
+fn stats(name: &str, mut v: Vec<f64>) {
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n == 0 {
+        println!("{name}: no samples");
+        return;
+    }
+    println!(
+        "{name}: median {:.1} ms, min {:.1}, max {:.1} ({n} runs)",
+        v[n / 2],
+        v[0],
+        v[n - 1]
+    );
+}
+
+fn agreed(d: &Daemon, port: &str, pfc: &[u64]) -> bool {
+    let v = d.dcbx(port);
+    converged(&v) && priorities(&v["pfc"]["oper"]) == pfc
+}
+
+fn own_ms(d: &Daemon) -> f64 {
+    d.call(&Request::Status)["ports"][0]["last_convergence_ms"]
+        .as_f64()
+        .unwrap_or(f64::NAN)
+}
+
+fn poll(limit: Duration, mut f: impl FnMut() -> bool) -> Option<f64> {
+    let t0 = Instant::now();
+    while t0.elapsed() < limit {
+        if f() {
+            return Some(t0.elapsed().as_secs_f64() * 1e3);
+        }
+        std::thread::sleep(Duration::from_micros(500));
+    }
+    None
+}
+
+/// Two losslessd: A not willing with PFC 3,4, B willing; veth links down.
+fn pair(runs: usize) {
+    let mut wall = Vec::new();
+    let mut own = Vec::new();
+    for _ in 0..runs {
+        let dir = TempDir::new();
+        let na = Netns::new();
+        let nb = Netns::new();
+        Veth::new(&na, "va", MAC_A, &nb, "vb", MAC_B);
+        let conf = dir.path().join("a.toml");
+        std::fs::write(&conf, NOT_WILLING).unwrap();
+        let a = Daemon::start(
+            &na,
+            &dir.path().join("a"),
+            &["--config", conf.to_str().unwrap()],
+        );
+        let b = Daemon::start(&nb, &dir.path().join("b"), &["--interface", "vb"]);
+        na.ip(&["link", "set", "va", "up"]);
+        std::thread::sleep(Duration::from_millis(100));
+        let t0 = Instant::now();
+        nb.ip(&["link", "set", "vb", "up"]);
+        let ok = poll(Duration::from_secs(10), || {
+            agreed(&b, "vb", &[3, 4]) && agreed(&a, "va", &[3, 4])
+        });
+        match ok {
+            Some(_) => {
+                wall.push(t0.elapsed().as_secs_f64() * 1e3);
+                own.push(own_ms(&a).max(own_ms(&b)));
+            }
+            None => println!("pair: run did not converge in 10 s"),
+        }
+    }
+    stats(
+        "losslessd <-> losslessd, link-up to agreed PFC on both ends (wall)",
+        wall,
+    );
+    stats(
+        "losslessd <-> losslessd, the same as the daemons measure it (max of both)",
+        own,
+    );
+}
+
+fn pair_sh(state: &std::path::Path, ns_a: &str, ns_b: &str, args: &[&str]) {
+    let out = Command::new("bash")
+        .arg(lldpad_peer_tools().join("lldpad-pair.sh"))
+        .args(args)
+        .env("STATE_DIR", state)
+        .env("NS_A", ns_a)
+        .env("NS_B", ns_b)
+        .env("LINK_UP", "0")
+        .output()
+        .expect("lldpad-pair.sh");
+    assert!(
+        out.status.success(),
+        "lldpad-pair.sh {args:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn dcbtool(ns: &str, args: &[&str]) -> String {
+    let out = Command::new("ip")
+        .args(["netns", "exec", ns, "dcbtool"])
+        .args(args)
+        .output()
+        .expect("dcbtool");
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+/// lldpad's `dcbtool go IF pfc`: in sync and running PFC on 3,4.
+fn lldpad_agreed(ns: &str, ifname: &str) -> bool {
+    let t = dcbtool(ns, &["go", ifname, "pfc"]);
+    let field = |k: &str| {
+        t.lines()
+            .filter_map(|l| l.split_once(':'))
+            .find(|(key, _)| key.trim() == k)
+            .map(|(_, v)| v.split_whitespace().collect::<Vec<_>>().join(" "))
+            .unwrap_or_default()
+    };
+    field("Syncd") == "true" && field("Oper Mode") == "true" && field("pfcup") == "0 0 0 1 1 0 0 0"
+}
+
+fn poll_slow(limit: Duration, mut f: impl FnMut() -> bool) -> Option<f64> {
+    let t0 = Instant::now();
+    while t0.elapsed() < limit {
+        if f() {
+            return Some(t0.elapsed().as_secs_f64() * 1e3);
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    None
+}
+
+/// Two lldpads (CEE), as lldpad-peer's `demo.sh timing cee`.
+fn anchor(runs: usize) {
+    let mut wall = Vec::new();
+    for _ in 0..runs {
+        let dir = TempDir::new();
+        let state = dir.path().join("lldpad");
+        let (a, b) = (unique("ba"), unique("bb"));
+        pair_sh(&state, &a, &b, &["veth"]);
+        pair_sh(&state, &a, &b, &["start", &a, "va", "cee"]);
+        pair_sh(&state, &a, &b, &["start", &b, "vb", "cee"]);
+        dcbtool(
+            &a,
+            &["sc", "va", "pfc", "e:1", "a:1", "w:0", "pfcup:00011000"],
+        );
+        dcbtool(&b, &["sc", "vb", "pfc", "e:1", "a:1", "w:1"]);
+        std::thread::sleep(Duration::from_secs(1));
+        sh(&["ip", "-n", &a, "link", "set", "va", "up"]);
+        std::thread::sleep(Duration::from_millis(100));
+        let t0 = Instant::now();
+        sh(&["ip", "-n", &b, "link", "set", "vb", "up"]);
+        let ok = poll_slow(Duration::from_secs(30), || {
+            lldpad_agreed(&b, "vb") && lldpad_agreed(&a, "va")
+        });
+        if ok.is_some() {
+            wall.push(t0.elapsed().as_secs_f64() * 1e3);
+        } else {
+            println!("anchor: run did not converge in 30 s");
+        }
+        pair_sh(&state, &a, &b, &["down"]);
+    }
+    stats(
+        "lldpad <-> lldpad (CEE), link-up to agreed PFC on both ends (wall)",
+        wall,
+    );
+}
+
+/// lldpad (not willing, PFC 3,4) on va, losslessd (willing) on vb.
+fn mixed(runs: usize) {
+    let mut wall = Vec::new();
+    for _ in 0..runs {
+        let dir = TempDir::new();
+        let state = dir.path().join("lldpad");
+        let (a, b) = (unique("ma"), unique("mb"));
+        pair_sh(&state, &a, &b, &["veth"]);
+        let nb = Netns { name: b.clone() };
+        let d = Daemon::start(&nb, &dir.path().join("d"), &["--interface", "vb"]);
+        std::mem::forget(nb);
+        pair_sh(&state, &a, &b, &["start", &a, "va", "cee"]);
+        dcbtool(
+            &a,
+            &["sc", "va", "pfc", "e:1", "a:1", "w:0", "pfcup:00011000"],
+        );
+        std::thread::sleep(Duration::from_secs(1));
+        sh(&["ip", "-n", &a, "link", "set", "va", "up"]);
+        std::thread::sleep(Duration::from_millis(100));
+        let t0 = Instant::now();
+        sh(&["ip", "-n", &b, "link", "set", "vb", "up"]);
+        let ok = poll_slow(Duration::from_secs(30), || {
+            agreed(&d, "vb", &[3, 4]) && lldpad_agreed(&a, "va")
+        });
+        if ok.is_some() {
+            wall.push(t0.elapsed().as_secs_f64() * 1e3);
+        } else {
+            println!("mixed: run did not converge in 30 s");
+        }
+        drop(d);
+        pair_sh(&state, &a, &b, &["down"]);
+    }
+    stats(
+        "lldpad <-> losslessd (CEE), link-up to agreed PFC on both ends (wall)",
+        wall,
+    );
+}
+
+/// Restart of the not-willing side: from the new process's start to both
+/// ends agreed again, after SIGTERM and after kill -9.
+fn restart(runs: usize) {
+    let dir = TempDir::new();
+    let na = Netns::new();
+    let nb = Netns::new();
+    Veth::new(&na, "va", MAC_A, &nb, "vb", MAC_B);
+    let conf = dir.path().join("a.toml");
+    std::fs::write(&conf, NOT_WILLING).unwrap();
+    let mut a = Daemon::start(
+        &na,
+        &dir.path().join("a"),
+        &["--config", conf.to_str().unwrap()],
+    );
+    let b = Daemon::start(&nb, &dir.path().join("b"), &["--interface", "vb"]);
+    na.ip(&["link", "set", "va", "up"]);
+    nb.ip(&["link", "set", "vb", "up"]);
+    poll(Duration::from_secs(10), || agreed(&b, "vb", &[3, 4])).expect("first agreement");
+    for kill9 in [false, true] {
+        let mut wall = Vec::new();
+        for _ in 0..runs {
+            // Let the peer's transmit credit refill (802.1AB txCreditMax 5,
+            // one per second): restarts back to back would measure its rate
+            // limiter, not a restart.
+            std::thread::sleep(Duration::from_secs(5));
+            let boots = a.call(&Request::Status)["daemon"]["boots"]
+                .as_u64()
+                .unwrap();
+            if kill9 {
+                a.kill9();
+            } else {
+                a.stop();
+            }
+            let t0 = Instant::now();
+            a.spawn();
+            let ok = poll(Duration::from_secs(10), || {
+                let c = [
+                    a.call(&Request::Status)["daemon"]["boots"].as_u64() == Some(boots + 1),
+                    agreed(&a, "va", &[3, 4]),
+                    agreed(&b, "vb", &[3, 4]),
+                    b.dcbx("vb")["control"]["ack"] == a.dcbx("va")["control"]["seq"],
+                ];
+                if std::env::var_os("BENCH_DEBUG").is_some() {
+                    eprintln!("{:?} {c:?}", t0.elapsed());
+                }
+                c.iter().all(|x| *x)
+            });
+            match ok {
+                Some(_) => wall.push(t0.elapsed().as_secs_f64() * 1e3),
+                None => println!("restart: run did not re-converge in 10 s"),
+            }
+        }
+        let how = if kill9 { "kill -9" } else { "SIGTERM" };
+        stats(
+            &format!("restart after {how}: start to re-agreed on both ends"),
+            wall,
+        );
+    }
+}
+
+fn proc_ticks(pid: u32) -> u64 {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the ")" of the command name: utime is the 12th, stime the 13th.
+    let rest = s.rsplit_once(')').map(|(_, r)| r).unwrap_or_default();
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    f.get(11).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0)
+        + f.get(12).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0)
+}
+
+fn proc_kb(pid: u32, key: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with(key))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+fn count_converged(d: &Daemon) -> usize {
+    let v = d.call(&Request::Status);
+    v["ports"]
+        .as_array()
+        .map(|a| a.iter().filter(|p| p["all_syncd"] == true).count())
+        .unwrap_or(0)
+}
+
+/// One losslessd with `n` ports, peers in another namespace.
+fn scale(n: usize) {
+    let dir = TempDir::new();
+    let hub = Netns::new();
+    let leaf = Netns::new();
+    let mut batch = String::new();
+    for i in 0..n {
+        batch.push_str(&format!(
+            "link add p{i} type veth peer name q{i} netns {}\n",
+            leaf.name
+        ));
+    }
+    let file = dir.path().join("add.batch");
+    std::fs::write(&file, batch).unwrap();
+    let t = Instant::now();
+    hub.ip(&["-batch", file.to_str().unwrap()]);
+    println!(
+        "scale: created {n} veth pairs in {:.1} s",
+        t.elapsed().as_secs_f64()
+    );
+    let hub_conf = dir.path().join("hub.toml");
+    std::fs::write(
+        &hub_conf,
+        "[ports.\"p*\"]\npfc = { willing = false, priorities = [3, 4] }\n",
+    )
+    .unwrap();
+    let leaf_conf = dir.path().join("leaf.toml");
+    std::fs::write(&leaf_conf, "[ports.\"q*\"]\n").unwrap();
+    let h = Daemon::start(
+        &hub,
+        &dir.path().join("hub"),
+        &["--config", hub_conf.to_str().unwrap(), "--log", "warn"],
+    );
+    let l = Daemon::start(
+        &leaf,
+        &dir.path().join("leaf"),
+        &["--config", leaf_conf.to_str().unwrap(), "--log", "warn"],
+    );
+    let up = |prefix: &str| {
+        (0..n)
+            .map(|i| format!("link set {prefix}{i} up\n"))
+            .collect::<String>()
+    };
+    let hub_up = dir.path().join("hub-up.batch");
+    std::fs::write(&hub_up, up("p")).unwrap();
+    let leaf_up = dir.path().join("leaf-up.batch");
+    std::fs::write(&leaf_up, up("q")).unwrap();
+    hub.ip(&["-batch", hub_up.to_str().unwrap()]);
+    std::thread::sleep(Duration::from_millis(500));
+    let ports = h.call(&Request::Status)["ports"]
+        .as_array()
+        .map_or(0, Vec::len);
+    assert_eq!(ports, n, "hub manages every port");
+    let t0 = Instant::now();
+    leaf.ip(&["-batch", leaf_up.to_str().unwrap()]);
+    let links_up = t0.elapsed().as_secs_f64() * 1e3;
+    let mut last = 0;
+    let ok = poll_slow(Duration::from_secs(30), || {
+        last = count_converged(&h);
+        last == n && count_converged(&l) == n
+    });
+    match ok {
+        Some(_) => println!(
+            "scale: {n} ports, simultaneous link-up (ip -batch took {links_up:.0} ms) to all converged on both daemons: {:.0} ms",
+            t0.elapsed().as_secs_f64() * 1e3
+        ),
+        None => println!("scale: only {last}/{n} converged after 30 s"),
+    }
+    // Steady state: let the fast transmissions end, then measure.
+    std::thread::sleep(Duration::from_secs(6));
+    let pid = h.pid().unwrap();
+    let window = Duration::from_secs(env_or("BENCH_STEADY_S", 30) as u64);
+    let (t1, c1) = (Instant::now(), proc_ticks(pid));
+    std::thread::sleep(window);
+    let (dt, dc) = (t1.elapsed().as_secs_f64(), proc_ticks(pid) - c1);
+    let hz = 100.0; // USER_HZ on Linux
+    println!(
+        "scale: steady state over {dt:.0} s: {:.2} % of one core, RSS {} KiB (peak {} KiB)",
+        dc as f64 / hz / dt * 100.0,
+        proc_kb(pid, "VmRSS:"),
+        proc_kb(pid, "VmHWM:")
+    );
+    let c = h.call(&Request::Counters {
+        port: Some("p0".into()),
+    });
+    println!(
+        "scale: p0 sent {} LLDPDUs, received {}",
+        c["ports"][0]["lldp"]["frames_out"], c["ports"][0]["lldp"]["frames_in"]
+    );
+    drop(h);
+    drop(l);
+    let _: Value = Value::Null;
+}

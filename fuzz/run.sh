@@ -13,7 +13,7 @@ secs="${1:-20}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(frame lldpdu cee_dcbx mac_control)
+    targets=(frame lldpdu cee_dcbx mac_control policy_parse headroom_units netlink_link dcbnl_reply daemon_config)
 fi
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
@@ -24,6 +24,7 @@ status=0
 for t in "${targets[@]}"; do
     mkdir -p "corpus/$t"
     for f in seeds/"$t"/*.hex; do
+        [ -e "$f" ] || continue
         xxd -r -p "$f" > "corpus/$t/seed_$(basename "$f" .hex)"
     done
     echo "=== $t: ${secs}s"

@@ -462,7 +462,7 @@ fn scale(n: usize) {
     let (dt, dc) = (t1.elapsed().as_secs_f64(), proc_ticks(pid) - c1);
     let hz = 100.0; // USER_HZ on Linux
     println!(
-        "scale: steady state over {dt:.0} s: {:.2} % of one core, RSS {} KiB (peak {} KiB)",
+        "scale: steady state over {dt:.0} s: {:.2} % of one core ({dc} ticks of 10 ms), RSS {} KiB (peak {} KiB)",
         dc as f64 / hz / dt * 100.0,
         proc_kb(pid, "VmRSS:"),
         proc_kb(pid, "VmHWM:")

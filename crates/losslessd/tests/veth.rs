@@ -528,3 +528,80 @@ fn metrics_endpoint_serves_prometheus_text() {
     assert!(frames_in >= 1);
     assert!(get("/other").starts_with("HTTP/1.1 404"));
 }
+
+/// examples/losslessd.toml as shipped, on interfaces with its names: the
+/// RoCE ports (apply = "dcbnl" on veth: reported, not programmed) negotiate
+/// with a willing peer; the management port runs LLDP only.
+#[test]
+fn the_example_config_runs() {
+    if !can_run("the_example_config_runs") {
+        return;
+    }
+    let example =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/losslessd.toml");
+    let dir = TempDir::new();
+    let host = Netns::new();
+    let leaf = Netns::new();
+    for (i, name) in ["enp65s0f0", "enp65s0f1", "eno1"].iter().enumerate() {
+        Veth::new(
+            &host,
+            name,
+            &format!("02:00:00:00:01:0{i}"),
+            &leaf,
+            &format!("leaf{i}"),
+            &format!("02:00:00:00:02:0{i}"),
+        );
+    }
+    let h = Daemon::start(
+        &host,
+        &dir.path().join("host"),
+        &[
+            "--config",
+            example.to_str().unwrap(),
+            "--metrics",
+            "127.0.0.1:9718",
+        ],
+    );
+    let _l = Daemon::start(
+        &leaf,
+        &dir.path().join("leaf"),
+        &[
+            "--interface",
+            "leaf0",
+            "--interface",
+            "leaf1",
+            "--interface",
+            "leaf2",
+        ],
+    );
+    for i in 0..3 {
+        leaf.ip(&["link", "set", &format!("leaf{i}"), "up"]);
+    }
+    for name in ["enp65s0f0", "enp65s0f1", "eno1"] {
+        host.ip(&["link", "set", name, "up"]);
+    }
+    let st = wait_for(Duration::from_secs(5), "the RoCE ports to converge", || {
+        let v = h.call(&Request::Status);
+        let ports = v["ports"].as_array()?;
+        let roce = ports.iter().filter(|p| {
+            p["port"]
+                .as_str()
+                .is_some_and(|n| n.starts_with("enp65s0f"))
+        });
+        (ports.len() == 3
+            && roce.clone().count() == 2
+            && roce.clone().all(|p| p["all_syncd"] == true))
+        .then_some(v)
+    });
+    for p in st["ports"].as_array().unwrap() {
+        let name = p["port"].as_str().unwrap();
+        let mode = &p["hardware"]["mode"];
+        if name.starts_with("enp65s0f") {
+            assert_eq!(mode, "unsupported", "{p:#}");
+        } else {
+            assert_eq!(mode, "report_only", "{p:#}");
+        }
+    }
+    let d = h.dcbx("enp65s0f1");
+    assert_eq!(priorities(&d["pfc"]["desired"]), [3, 4]);
+}

@@ -456,34 +456,7 @@ impl NlSocket {
     /// Sends one request to the kernel (`sendto` port 0).
     pub fn send(&self, msg: &[u8]) -> io::Result<()> {
         let sa = sockaddr_nl(0);
-        loop {
-            // SAFETY: msg is valid for msg.len() bytes; sa is a valid
-            // sockaddr_nl of the length passed.
-            let n = unsafe {
-                libc::sendto(
-                    self.fd.as_raw_fd(),
-                    msg.as_ptr().cast::<libc::c_void>(),
-                    msg.len(),
-                    0,
-                    (&sa as *const libc::sockaddr_nl).cast::<libc::sockaddr>(),
-                    mem::size_of::<libc::sockaddr_nl>() as libc::socklen_t,
-                )
-            };
-            if n < 0 {
-                let e = io::Error::last_os_error();
-                if e.kind() == io::ErrorKind::Interrupted {
-                    continue;
-                }
-                return Err(e);
-            }
-            if n as usize != msg.len() {
-                return Err(io::Error::new(
-                    io::ErrorKind::WriteZero,
-                    format!("netlink sendto sent {n} of {} bytes", msg.len()),
-                ));
-            }
-            return Ok(());
-        }
+        crate::sys::sendto_all(&self.fd, msg, &sa, "netlink sendto")
     }
 
     /// Receives one datagram from the kernel into `buf`; datagrams from

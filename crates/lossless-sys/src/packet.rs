@@ -263,34 +263,7 @@ impl PacketSocket {
         let mut sa = sockaddr_ll(ifindex, u16::from_ne_bytes([ty[0], ty[1]]));
         sa.sll_halen = 6;
         sa.sll_addr[..6].copy_from_slice(dst);
-        loop {
-            // SAFETY: frame is valid for frame.len() bytes; sa is a valid
-            // sockaddr_ll of the length passed.
-            let n = unsafe {
-                libc::sendto(
-                    self.fd.as_raw_fd(),
-                    frame.as_ptr().cast::<libc::c_void>(),
-                    frame.len(),
-                    0,
-                    (&sa as *const libc::sockaddr_ll).cast::<libc::sockaddr>(),
-                    mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t,
-                )
-            };
-            if n < 0 {
-                let e = io::Error::last_os_error();
-                if e.kind() == io::ErrorKind::Interrupted {
-                    continue;
-                }
-                return Err(e);
-            }
-            if n as usize != frame.len() {
-                return Err(io::Error::new(
-                    io::ErrorKind::WriteZero,
-                    format!("sent {n} of {} bytes", frame.len()),
-                ));
-            }
-            return Ok(());
-        }
+        crate::sys::sendto_all(&self.fd, frame, &sa, "packet sendto")
     }
 }
 

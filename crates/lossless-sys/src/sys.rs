@@ -90,3 +90,48 @@ pub(crate) fn ifname_cstring(name: &str) -> io::Result<CString> {
         )
     })
 }
+
+/// Socket address structures `sendto_all` may pass to the kernel.
+pub(crate) trait SockAddr: Copy {}
+impl SockAddr for libc::sockaddr_nl {}
+impl SockAddr for libc::sockaddr_ll {}
+
+/// `sendto(2)` of one whole datagram, retried on EINTR; a short send is an
+/// error (`WriteZero`, naming `what`).
+pub(crate) fn sendto_all<A: SockAddr>(
+    fd: &impl AsRawFd,
+    buf: &[u8],
+    addr: &A,
+    what: &str,
+) -> io::Result<()> {
+    let len = libc::socklen_t::try_from(mem::size_of::<A>())
+        .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    loop {
+        // SAFETY: buf is valid for buf.len() bytes; addr is a socket address
+        // structure (SockAddr) of exactly the length passed.
+        let n = unsafe {
+            libc::sendto(
+                fd.as_raw_fd(),
+                buf.as_ptr().cast::<libc::c_void>(),
+                buf.len(),
+                0,
+                (addr as *const A).cast::<libc::sockaddr>(),
+                len,
+            )
+        };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        if n as usize != buf.len() {
+            return Err(io::Error::new(
+                io::ErrorKind::WriteZero,
+                format!("{what}: sent {n} of {} bytes", buf.len()),
+            ));
+        }
+        return Ok(());
+    }
+}

@@ -197,6 +197,12 @@ fn cli_tables_and_json_schema() {
     wait_converged(&p.b, "vb", Duration::from_secs(5));
     wait_converged(&p.a, "va", Duration::from_secs(5));
 
+    // The control socket: root's, nobody else's (no socket_group configured).
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let meta = std::fs::metadata(&p.b.socket).unwrap();
+    assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    assert_eq!(meta.uid(), 0);
+
     let out = p.b.cli(&["status"]);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);

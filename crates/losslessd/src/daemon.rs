@@ -467,7 +467,13 @@ impl Daemon {
             info!(port = %name, ms = took.as_secs_f64() * 1e3, "negotiation converged");
             self.metrics.observe_convergence(took);
         }
+        let peer = self
+            .ports
+            .get(name)
+            .and_then(|p| p.agent.neighbors().first().map(|n| n.mac.to_string()))
+            .unwrap_or_default();
         for e in &events {
+            info!(port = %name, peer = %peer, event = ?e, "dcbx");
             self.metrics.count_event(e);
             self.publish(now, name, EventBody::agent(e));
         }

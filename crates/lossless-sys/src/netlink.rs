@@ -466,28 +466,8 @@ impl NlSocket {
     pub fn recv(&self, buf: &mut [u8]) -> io::Result<usize> {
         loop {
             let mut sa = sockaddr_nl(0);
-            let mut sa_len = mem::size_of::<libc::sockaddr_nl>() as libc::socklen_t;
-            // SAFETY: buf is valid for writes of buf.len() bytes; sa/sa_len
-            // describe a writable sockaddr_nl.
-            let n = unsafe {
-                libc::recvfrom(
-                    self.fd.as_raw_fd(),
-                    buf.as_mut_ptr().cast::<libc::c_void>(),
-                    buf.len(),
-                    libc::MSG_TRUNC,
-                    (&mut sa as *mut libc::sockaddr_nl).cast::<libc::sockaddr>(),
-                    &mut sa_len,
-                )
-            };
-            if n < 0 {
-                let e = io::Error::last_os_error();
-                if e.kind() == io::ErrorKind::Interrupted {
-                    continue;
-                }
-                return Err(e);
-            }
-            let n = n as usize;
-            if sa_len as usize >= mem::size_of::<libc::sockaddr_nl>() && sa.nl_pid != 0 {
+            let (n, sa_len) = crate::sys::recvfrom_trunc(&self.fd, buf, &mut sa)?;
+            if sa_len >= mem::size_of::<libc::sockaddr_nl>() && sa.nl_pid != 0 {
                 continue;
             }
             if n > buf.len() {

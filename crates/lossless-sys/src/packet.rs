@@ -210,30 +210,10 @@ impl PacketSocket {
     pub fn recv(&self, buf: &mut [u8]) -> io::Result<usize> {
         loop {
             let mut sa = sockaddr_ll(0, 0);
-            let mut sa_len = mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
-            // SAFETY: buf is valid for writes of buf.len() bytes; sa/sa_len
-            // describe a writable sockaddr_ll.
-            let n = unsafe {
-                libc::recvfrom(
-                    self.fd.as_raw_fd(),
-                    buf.as_mut_ptr().cast::<libc::c_void>(),
-                    buf.len(),
-                    libc::MSG_TRUNC,
-                    (&mut sa as *mut libc::sockaddr_ll).cast::<libc::sockaddr>(),
-                    &mut sa_len,
-                )
-            };
-            if n < 0 {
-                let e = io::Error::last_os_error();
-                if e.kind() == io::ErrorKind::Interrupted {
-                    continue;
-                }
-                return Err(e);
-            }
+            let (n, _) = crate::sys::recvfrom_trunc(&self.fd, buf, &mut sa)?;
             if sa.sll_pkttype == PACKET_OUTGOING {
                 continue;
             }
-            let n = n as usize;
             if n > buf.len() {
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidData,

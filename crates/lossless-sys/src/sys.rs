@@ -135,3 +135,37 @@ pub(crate) fn sendto_all<A: SockAddr>(
         return Ok(());
     }
 }
+
+/// `recvfrom(2)` with `MSG_TRUNC`, retried on EINTR: fills `buf` and `addr`
+/// and returns the datagram's whole length (larger than `buf.len()` when it
+/// did not fit; the datagram is consumed either way) and the address length.
+pub(crate) fn recvfrom_trunc<A: SockAddr>(
+    fd: &impl AsRawFd,
+    buf: &mut [u8],
+    addr: &mut A,
+) -> io::Result<(usize, usize)> {
+    loop {
+        let mut len = libc::socklen_t::try_from(mem::size_of::<A>())
+            .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+        // SAFETY: buf is valid for writes of buf.len() bytes; addr is a
+        // writable socket address structure (SockAddr) of `len` bytes.
+        let n = unsafe {
+            libc::recvfrom(
+                fd.as_raw_fd(),
+                buf.as_mut_ptr().cast::<libc::c_void>(),
+                buf.len(),
+                libc::MSG_TRUNC,
+                (addr as *mut A).cast::<libc::sockaddr>(),
+                &mut len,
+            )
+        };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        return Ok((n as usize, len as usize));
+    }
+}

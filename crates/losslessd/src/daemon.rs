@@ -14,7 +14,7 @@ use lossless_wire::MacAddr;
 use serde_json::json;
 use tracing::{info, warn};
 
-use crate::config::{Apply, DaemonConfig, PortSettings};
+use crate::config::{Apply, DaemonConfig, DaemonSettings, PortSettings};
 use crate::metrics::Metrics;
 use crate::port::{sources, Port};
 use crate::protocol::{
@@ -298,11 +298,7 @@ impl Daemon {
         };
         if let Some(mac) = info.mac {
             if MacAddr(mac) != port.mac() {
-                let cfg = port.port_config(&port.settings.clone());
-                let cfg = lossless_dcbx::PortConfig {
-                    mac: MacAddr(mac),
-                    ..cfg
-                };
+                let cfg = port.settings.port_config(MacAddr(mac));
                 if let Err(e) = port.agent.set_config(now.mono, cfg) {
                     warn!(port = %info.name, error = %e, "new MAC refused");
                 }
@@ -453,9 +449,14 @@ impl Daemon {
             events.push(e);
         }
         let took = port.check_convergence(now.mono);
-        let hardware_ready =
-            matches!(port.hardware, Hardware::Dcbnl { .. }) && port.settings.apply == Apply::Dcbnl;
-        let apply = hardware_ready
+        let peer = port
+            .agent
+            .neighbors()
+            .first()
+            .map(|n| n.mac.to_string())
+            .unwrap_or_default();
+        // Only a NIC that answered the dcbnl probe is programmed.
+        let apply = matches!(port.hardware, Hardware::Dcbnl { .. })
             && events.iter().any(
                 |e| matches!(e, Event::OperChanged { feature, .. } if *feature != FeatureId::App),
             );
@@ -467,11 +468,6 @@ impl Daemon {
             info!(port = %name, ms = took.as_secs_f64() * 1e3, "negotiation converged");
             self.metrics.observe_convergence(took);
         }
-        let peer = self
-            .ports
-            .get(name)
-            .and_then(|p| p.agent.neighbors().first().map(|n| n.mac.to_string()))
-            .unwrap_or_default();
         for e in &events {
             info!(port = %name, peer = %peer, event = ?e, "dcbx");
             self.metrics.count_event(e);
@@ -506,7 +502,7 @@ impl Daemon {
     // ---- hardware -------------------------------------------------------
 
     /// The answer to a [`Output::Probe`]: Ok(()) when the NIC speaks dcbnl.
-    pub fn probe_result(&mut self, now: Now, ifindex: u32, result: Result<(), String>) {
+    pub fn probe_result(&mut self, ifindex: u32, result: Result<(), String>) {
         let Some(name) = self.by_index.get(&ifindex).cloned() else {
             return;
         };
@@ -515,6 +511,10 @@ impl Daemon {
         };
         match result {
             Ok(()) => {
+                port.hardware = Hardware::Dcbnl {
+                    error: None,
+                    applied: 0,
+                };
                 let s = port.agent.status();
                 self.outputs.push_back(Output::Apply {
                     ifindex,
@@ -528,7 +528,6 @@ impl Daemon {
                 port.hardware = Hardware::Unsupported { reason };
             }
         }
-        let _ = now;
     }
 
     /// The answer to an [`Output::Apply`].
@@ -549,15 +548,10 @@ impl Daemon {
             }
         }
         let ev = match result {
-            Ok(()) => DaemonEvent::HardwareApplied {
-                feature: FeatureName::Pfc,
-            },
+            Ok(()) => DaemonEvent::HardwareApplied,
             Err(error) => {
                 warn!(port = %name, %error, "dcbnl programming failed");
-                DaemonEvent::HardwareError {
-                    feature: FeatureName::Pfc,
-                    error,
-                }
+                DaemonEvent::HardwareError { error }
             }
         };
         self.publish(now, &name, EventBody::Daemon(ev));
@@ -623,7 +617,7 @@ impl Daemon {
             None => self.ports.values().collect(),
             Some(name) => match self.ports.get(name) {
                 Some(p) => vec![p],
-                None => return self.no_such_port(name),
+                None => return Response::err(ErrorKind::NoSuchPort, self.no_such_port(name)),
             },
         };
         let ports: Result<Vec<_>, _> = selected.into_iter().map(f).collect();
@@ -633,19 +627,14 @@ impl Daemon {
         }
     }
 
-    fn no_such_port(&self, name: &str) -> Response {
+    fn no_such_port(&self, name: &str) -> String {
         let known: Vec<&str> = self.ports.keys().map(String::as_str).collect();
-        Response::err(
-            ErrorKind::NoSuchPort,
-            format!(
-                "no port {name:?}; managed ports: {}",
-                if known.is_empty() {
-                    "none".to_string()
-                } else {
-                    known.join(", ")
-                }
-            ),
-        )
+        let known = if known.is_empty() {
+            "none".to_string()
+        } else {
+            known.join(", ")
+        };
+        format!("no port {name:?}; managed ports: {known}")
     }
 
     /// `dcbx set`: validate, persist, then apply. Any failure changes nothing.
@@ -656,9 +645,7 @@ impl Daemon {
         change: &FeatureChange,
     ) -> Result<serde_json::Value, (ErrorKind, String)> {
         let Some(port) = self.ports.get(name) else {
-            let r = self.no_such_port(name);
-            let msg = r.error.map(|e| e.message).unwrap_or_default();
-            return Err((ErrorKind::NoSuchPort, msg));
+            return Err((ErrorKind::NoSuchPort, self.no_such_port(name)));
         };
         let mut overrides = self.persisted.ports.get(name).cloned().unwrap_or_default();
         let current = port.settings.dcbx().clone();
@@ -761,9 +748,13 @@ impl Daemon {
             cfg.validate().map_err(|e| format!("{name}: {e}"))?;
             planned.push((name.clone(), settings, cfg));
         }
-        let old_daemon = self.config.daemon.clone();
-        self.config = config;
-        self.config.daemon = DaemonSettingsKeep::keep(old_daemon, &self.config.daemon);
+        // Socket, state directory and metrics address are bound at start and
+        // stay (documented); the rest of [daemon] follows the file.
+        let kept = std::mem::replace(&mut self.config, config).daemon;
+        self.config.daemon = DaemonSettings {
+            log: self.config.daemon.log.clone(),
+            ..kept
+        };
         let mut result = ReloadResult {
             config: self.config_path.as_ref().map(|p| p.display().to_string()),
             ..ReloadResult::default()
@@ -783,19 +774,13 @@ impl Daemon {
             port.settings = settings;
             port.negotiating_since = Some(now.mono);
             if apply_changed {
-                port.hardware = match port.settings.apply {
-                    Apply::None => Hardware::ReportOnly,
-                    Apply::Dcbnl => {
-                        self.outputs.push_back(Output::Probe {
-                            ifindex: port.ifindex,
-                            name: name.clone(),
-                        });
-                        Hardware::Dcbnl {
-                            error: None,
-                            applied: 0,
-                        }
-                    }
-                };
+                port.hardware = Hardware::before_probe(port.settings.apply);
+                if port.settings.apply == Apply::Dcbnl {
+                    self.outputs.push_back(Output::Probe {
+                        ifindex: port.ifindex,
+                        name: name.clone(),
+                    });
+                }
             }
             result.changed.push(name.clone());
             self.publish(
@@ -847,22 +832,6 @@ impl Daemon {
 
     pub fn state_dir(&self) -> &Path {
         self.state.path()
-    }
-}
-
-/// Socket, state directory and metrics address are bound at start; a reload
-/// keeps them (documented), everything else in `[daemon]` follows the file.
-struct DaemonSettingsKeep;
-
-impl DaemonSettingsKeep {
-    fn keep(
-        old: crate::config::DaemonSettings,
-        new: &crate::config::DaemonSettings,
-    ) -> crate::config::DaemonSettings {
-        crate::config::DaemonSettings {
-            log: new.log.clone(),
-            ..old
-        }
     }
 }
 

@@ -132,35 +132,35 @@ impl Metrics {
             }
         }
 
-        header(
-            &mut out,
-            "lossless_link_up",
-            "1 when the port's link is up.",
-            "gauge",
-        );
-        for p in &ports {
-            let _ = writeln!(
-                out,
-                "lossless_link_up{{port=\"{}\"}} {}",
-                esc(&p.name),
-                u8::from(p.agent.link_up())
-            );
+        let gauges: [(&str, &str, Get); 2] = [
+            ("link_up", "1 when the port's link is up.", |p| {
+                u64::from(p.agent.link_up())
+            }),
+            ("dcbx_peer_present", "1 when a DCBX peer is in view.", |p| {
+                u64::from(p.agent.peer_present())
+            }),
+        ];
+        for (name, help, get) in gauges {
+            let full = format!("lossless_{name}");
+            header(&mut out, &full, help, "gauge");
+            for p in &ports {
+                let _ = writeln!(out, "{full}{{port=\"{}\"}} {}", esc(&p.name), get(p));
+            }
         }
-        header(
-            &mut out,
-            "lossless_dcbx_peer_present",
-            "1 when a DCBX peer is in view.",
-            "gauge",
-        );
-        for p in &ports {
-            let _ = writeln!(
-                out,
-                "lossless_dcbx_peer_present{{port=\"{}\"}} {}",
-                esc(&p.name),
-                u8::from(p.agent.peer_present())
-            );
-        }
-        for (metric, help) in [
+
+        // Per port and feature: [Syncd, Error, OperMode], one status() per port.
+        let flags: Vec<[(&str, [bool; 3]); 3]> = ports
+            .iter()
+            .map(|p| {
+                let s = p.agent.status();
+                [
+                    ("pg", [s.pg.syncd, s.pg.error, s.pg.oper_mode]),
+                    ("pfc", [s.pfc.syncd, s.pfc.error, s.pfc.oper_mode]),
+                    ("app", [s.app.syncd, s.app.error, s.app.oper_mode]),
+                ]
+            })
+            .collect();
+        for (k, (metric, help)) in [
             ("lossless_dcbx_syncd", "1 when the feature's Syncd is true."),
             (
                 "lossless_dcbx_error",
@@ -170,26 +170,18 @@ impl Metrics {
                 "lossless_dcbx_oper_mode",
                 "1 when the feature's OperMode is on.",
             ),
-        ] {
+        ]
+        .into_iter()
+        .enumerate()
+        {
             header(&mut out, metric, help, "gauge");
-            for p in &ports {
-                let s = p.agent.status();
-                let rows = [
-                    ("pg", s.pg.syncd, s.pg.error, s.pg.oper_mode),
-                    ("pfc", s.pfc.syncd, s.pfc.error, s.pfc.oper_mode),
-                    ("app", s.app.syncd, s.app.error, s.app.oper_mode),
-                ];
-                for (f, syncd, error, oper) in rows {
-                    let v = match metric {
-                        "lossless_dcbx_syncd" => syncd,
-                        "lossless_dcbx_error" => error,
-                        _ => oper,
-                    };
+            for (p, features) in ports.iter().zip(&flags) {
+                for (f, v) in features {
                     let _ = writeln!(
                         out,
                         "{metric}{{port=\"{}\",feature=\"{f}\"}} {}",
                         esc(&p.name),
-                        u8::from(v)
+                        u8::from(v[k])
                     );
                 }
             }
@@ -203,6 +195,7 @@ impl Metrics {
         for p in &ports {
             let mode = match &p.hardware {
                 Hardware::ReportOnly => "report_only",
+                Hardware::Probing => "probing",
                 Hardware::Dcbnl { error: None, .. } => "dcbnl",
                 Hardware::Dcbnl { .. } => "dcbnl_error",
                 Hardware::Unsupported { .. } => "unsupported",

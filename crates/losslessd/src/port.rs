@@ -4,7 +4,7 @@
 use lossless_dcbx::{Agent, Duration, Instant, PortConfig};
 use lossless_wire::MacAddr;
 
-use crate::config::{Apply, PortSettings};
+use crate::config::PortSettings;
 use crate::protocol::{
     FeatureSources, Hardware, IoCounters, PortCounters, PortDcbx, PortNeighbors, PortSummary,
     Source,
@@ -43,13 +43,7 @@ impl Port {
     ) -> Result<Port, lossless_dcbx::ConfigError> {
         let mut agent = Agent::new(settings.port_config(mac), now)?;
         agent.set_seq_base(seq_base);
-        let hardware = match settings.apply {
-            Apply::None => Hardware::ReportOnly,
-            Apply::Dcbnl => Hardware::Dcbnl {
-                error: None,
-                applied: 0,
-            },
-        };
+        let hardware = Hardware::before_probe(settings.apply);
         Ok(Port {
             name: name.to_string(),
             ifindex,

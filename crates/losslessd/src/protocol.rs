@@ -189,6 +189,9 @@ pub struct PortSummary {
 pub enum Hardware {
     /// `apply = "none"`: negotiate and report only; no dcbnl request is ever sent.
     ReportOnly,
+    /// `apply = "dcbnl"`, the NIC's answer to the dcbnl probe not in yet:
+    /// nothing is programmed until it is.
+    Probing,
     /// `apply = "dcbnl"` and the NIC answers dcbnl: operational PFC/PG are programmed.
     Dcbnl {
         /// The last programming attempt failed: why.
@@ -202,15 +205,22 @@ pub enum Hardware {
     Unsupported { reason: String },
 }
 
+impl Hardware {
+    /// A port's state before (or without) the dcbnl probe.
+    pub fn before_probe(apply: crate::config::Apply) -> Hardware {
+        match apply {
+            crate::config::Apply::None => Hardware::ReportOnly,
+            crate::config::Apply::Dcbnl => Hardware::Probing,
+        }
+    }
+}
+
 /// `neighbors`.
 #[derive(Debug, Clone, Serialize)]
 pub struct PortNeighbors {
     pub port: String,
-    pub neighbors: Vec<NeighborView>,
+    pub neighbors: Vec<NeighborSummary>,
 }
-
-/// A neighbour as the CLI shows it (the agent's summary).
-pub type NeighborView = NeighborSummary;
 
 /// `dcbx show`: one port.
 #[derive(Debug, Clone, Serialize)]
@@ -299,12 +309,23 @@ impl EventBody {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum DaemonEvent {
-    PortAdded { ifindex: u32 },
-    PortRemoved { ifindex: u32 },
-    LinkChanged { up: bool },
-    ConfigChanged { source: Source },
-    HardwareApplied { feature: FeatureName },
-    HardwareError { feature: FeatureName, error: String },
+    PortAdded {
+        ifindex: u32,
+    },
+    PortRemoved {
+        ifindex: u32,
+    },
+    LinkChanged {
+        up: bool,
+    },
+    ConfigChanged {
+        source: Source,
+    },
+    /// Operational PFC and PG were programmed through dcbnl.
+    HardwareApplied,
+    HardwareError {
+        error: String,
+    },
 }
 
 /// A blocking client, for the CLI and tests.

@@ -313,7 +313,7 @@ fn execute(daemon: &mut Daemon, io: &mut Io, clock: &Clock) {
             }
             Output::Probe { ifindex, name } => {
                 let result = with_dcbnl(io, |d| d.get_state(&name).map(|_| ()));
-                daemon.probe_result(clock.now(), ifindex, result);
+                daemon.probe_result(ifindex, result);
             }
             Output::Apply {
                 ifindex,

@@ -86,7 +86,13 @@ fn apply_none_sends_no_dcbnl_request() {
     assert_eq!(priorities(&s.b.dcbx("va")["pfc"]["oper"]), [3, 4]);
     let status = s.a.call(&Request::Status);
     assert_eq!(status["ports"][0]["hardware"]["mode"], "report_only");
-    // The shim logs every dcbnl request it sees, gets included: none.
+    // The shim is loaded in the daemon (else the check below proves nothing)
+    // and logs every dcbnl request it sees, gets included: none.
+    let maps = std::fs::read_to_string(format!("/proc/{}/maps", s.a.pid().unwrap())).unwrap();
+    assert!(
+        maps.contains("dcbnl_shim.so"),
+        "the shim is not loaded in losslessd"
+    );
     let log = std::fs::read_to_string(s.dir.path().join("shim.log")).unwrap_or_default();
     assert!(!log.contains(" vb "), "dcbnl requests were sent:\n{log}");
     assert!(std::fs::read_dir(s.dir.path().join("shim-state"))
@@ -119,14 +125,22 @@ fn apply_dcbnl_programs_the_operational_config() {
     let s = setup("dcbnl", true);
     let file = s.dir.path().join("shim-state/vb.state");
     let read = || std::fs::read_to_string(&file).unwrap_or_default();
-    let st = wait_for(Duration::from_secs(5), "PFC and PG programmed", || {
+    // The shim rewrites the file after every request of a programming
+    // round: wait for the whole expected state, not a prefix of the round.
+    let expected = [
+        "dcb_state=1",
+        "cee_pfc_state=1",
+        "cee_pfc_up=00011000",
+        "cee_pgtx_pg_bwpct=25,75,0,0,0,0,0,0",
+        "cee_pgrx_pg_bwpct=25,75,0,0,0,0,0,0",
+    ];
+    wait_for(Duration::from_secs(5), "PFC and PG programmed", || {
         let st = read();
-        (st.contains("cee_pfc_up=00011000") && st.contains("cee_pgtx_pg_bwpct=25,75,0,0,0,0,0,0"))
-            .then_some(st)
+        expected
+            .iter()
+            .all(|l| st.lines().any(|x| x == *l))
+            .then_some(())
     });
-    assert!(st.contains("dcb_state=1"), "{st}");
-    assert!(st.contains("cee_pfc_state=1"), "{st}");
-    assert!(st.contains("cee_pgrx_pg_bwpct=25,75,0,0,0,0,0,0"), "{st}");
     let status = s.a.call(&Request::Status);
     let hw = &status["ports"][0]["hardware"];
     assert_eq!(hw["mode"], "dcbnl", "{status:#}");

@@ -179,6 +179,7 @@ pub fn status(socket: &Path, args: JsonArg) -> Result<(), CliError> {
 fn hardware(h: &Value) -> String {
     match h["mode"].as_str() {
         Some("report_only") => "report only (apply = none)".into(),
+        Some("probing") => "dcbnl: probing the NIC".into(),
         Some("dcbnl") => match h["error"].as_str() {
             Some(e) => format!("dcbnl ERROR: {e}"),
             None => format!("dcbnl, applied {}x", h["applied"]),

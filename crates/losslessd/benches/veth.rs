@@ -25,7 +25,6 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::*;
@@ -173,44 +172,12 @@ fn pair(runs: usize) {
     );
 }
 
-fn pair_sh(state: &std::path::Path, ns_a: &str, ns_b: &str, args: &[&str]) {
-    let out = Command::new("bash")
-        .arg(lldpad_peer_tools().join("lldpad-pair.sh"))
-        .args(args)
-        .env("STATE_DIR", state)
-        .env("NS_A", ns_a)
-        .env("NS_B", ns_b)
-        .env("LINK_UP", "0")
-        .output()
-        .expect("lldpad-pair.sh");
-    assert!(
-        out.status.success(),
-        "lldpad-pair.sh {args:?}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn dcbtool(ns: &str, args: &[&str]) -> String {
-    let out = Command::new("ip")
-        .args(["netns", "exec", ns, "dcbtool"])
-        .args(args)
-        .output()
-        .expect("dcbtool");
-    String::from_utf8_lossy(&out.stdout).to_string()
-}
-
 /// lldpad's `dcbtool go IF pfc`: in sync and running PFC on 3,4.
-fn lldpad_agreed(ns: &str, ifname: &str) -> bool {
-    let t = dcbtool(ns, &["go", ifname, "pfc"]);
-    let field = |k: &str| {
-        t.lines()
-            .filter_map(|l| l.split_once(':'))
-            .find(|(key, _)| key.trim() == k)
-            .map(|(_, v)| v.split_whitespace().collect::<Vec<_>>().join(" "))
-            .unwrap_or_default()
-    };
-    field("Syncd") == "true" && field("Oper Mode") == "true" && field("pfcup") == "0 0 0 1 1 0 0 0"
+fn lldpad_agreed(ns: &Netns, ifname: &str) -> bool {
+    let f = dcbtool_fields(&dcbtool(ns, &["go", ifname, "pfc"]));
+    dcbtool_field(&f, "Syncd") == "true"
+        && dcbtool_field(&f, "Oper Mode") == "true"
+        && dcbtool_field(&f, "pfcup") == "0 0 0 1 1 0 0 0"
 }
 
 fn poll_slow(limit: Duration, mut f: impl FnMut() -> bool) -> Option<f64> {
@@ -224,36 +191,43 @@ fn poll_slow(limit: Duration, mut f: impl FnMut() -> bool) -> Option<f64> {
     None
 }
 
+/// lldpad (not willing, PFC 3,4) on `va`; links down. `peer` starts the
+/// other end on `vb` (another lldpad, or losslessd) and returns a check that
+/// both ends agree. Times `vb` link-up to that agreement.
+fn time_against_lldpad<T>(
+    peer: impl FnOnce(&LldpadPair, &std::path::Path) -> T,
+    agreed_both: impl Fn(&LldpadPair, &T) -> bool,
+) -> Option<f64> {
+    let dir = TempDir::new();
+    let pair = LldpadPair::veth(dir.path(), false);
+    let b = peer(&pair, dir.path());
+    pair.start(&pair.a, "va");
+    dcbtool(
+        &pair.a,
+        &["sc", "va", "pfc", "e:1", "a:1", "w:0", "pfcup:00011000"],
+    );
+    std::thread::sleep(Duration::from_secs(1));
+    pair.a.ip(&["link", "set", "va", "up"]);
+    std::thread::sleep(Duration::from_millis(100));
+    let t0 = Instant::now();
+    pair.b.ip(&["link", "set", "vb", "up"]);
+    poll_slow(Duration::from_secs(30), || agreed_both(&pair, &b))?;
+    Some(t0.elapsed().as_secs_f64() * 1e3)
+}
+
 /// Two lldpads (CEE), as lldpad-peer's `demo.sh timing cee`.
 fn anchor(runs: usize) {
-    let mut wall = Vec::new();
-    for _ in 0..runs {
-        let dir = TempDir::new();
-        let state = dir.path().join("lldpad");
-        let (a, b) = (unique("ba"), unique("bb"));
-        pair_sh(&state, &a, &b, &["veth"]);
-        pair_sh(&state, &a, &b, &["start", &a, "va", "cee"]);
-        pair_sh(&state, &a, &b, &["start", &b, "vb", "cee"]);
-        dcbtool(
-            &a,
-            &["sc", "va", "pfc", "e:1", "a:1", "w:0", "pfcup:00011000"],
-        );
-        dcbtool(&b, &["sc", "vb", "pfc", "e:1", "a:1", "w:1"]);
-        std::thread::sleep(Duration::from_secs(1));
-        sh(&["ip", "-n", &a, "link", "set", "va", "up"]);
-        std::thread::sleep(Duration::from_millis(100));
-        let t0 = Instant::now();
-        sh(&["ip", "-n", &b, "link", "set", "vb", "up"]);
-        let ok = poll_slow(Duration::from_secs(30), || {
-            lldpad_agreed(&b, "vb") && lldpad_agreed(&a, "va")
-        });
-        if ok.is_some() {
-            wall.push(t0.elapsed().as_secs_f64() * 1e3);
-        } else {
-            println!("anchor: run did not converge in 30 s");
-        }
-        pair_sh(&state, &a, &b, &["down"]);
-    }
+    let wall = (0..runs)
+        .filter_map(|_| {
+            time_against_lldpad(
+                |pair, _| {
+                    pair.start(&pair.b, "vb");
+                    dcbtool(&pair.b, &["sc", "vb", "pfc", "e:1", "a:1", "w:1"]);
+                },
+                |pair, _| lldpad_agreed(&pair.b, "vb") && lldpad_agreed(&pair.a, "va"),
+            )
+        })
+        .collect();
     stats(
         "lldpad <-> lldpad (CEE), link-up to agreed PFC on both ends (wall)",
         wall,
@@ -262,36 +236,14 @@ fn anchor(runs: usize) {
 
 /// lldpad (not willing, PFC 3,4) on va, losslessd (willing) on vb.
 fn mixed(runs: usize) {
-    let mut wall = Vec::new();
-    for _ in 0..runs {
-        let dir = TempDir::new();
-        let state = dir.path().join("lldpad");
-        let (a, b) = (unique("ma"), unique("mb"));
-        pair_sh(&state, &a, &b, &["veth"]);
-        let nb = Netns { name: b.clone() };
-        let d = Daemon::start(&nb, &dir.path().join("d"), &["--interface", "vb"]);
-        std::mem::forget(nb);
-        pair_sh(&state, &a, &b, &["start", &a, "va", "cee"]);
-        dcbtool(
-            &a,
-            &["sc", "va", "pfc", "e:1", "a:1", "w:0", "pfcup:00011000"],
-        );
-        std::thread::sleep(Duration::from_secs(1));
-        sh(&["ip", "-n", &a, "link", "set", "va", "up"]);
-        std::thread::sleep(Duration::from_millis(100));
-        let t0 = Instant::now();
-        sh(&["ip", "-n", &b, "link", "set", "vb", "up"]);
-        let ok = poll_slow(Duration::from_secs(30), || {
-            agreed(&d, "vb", &[3, 4]) && lldpad_agreed(&a, "va")
-        });
-        if ok.is_some() {
-            wall.push(t0.elapsed().as_secs_f64() * 1e3);
-        } else {
-            println!("mixed: run did not converge in 30 s");
-        }
-        drop(d);
-        pair_sh(&state, &a, &b, &["down"]);
-    }
+    let wall = (0..runs)
+        .filter_map(|_| {
+            time_against_lldpad(
+                |pair, dir| Daemon::start(&pair.b, &dir.join("d"), &["--interface", "vb"]),
+                |pair, d| agreed(d, "vb", &[3, 4]) && lldpad_agreed(&pair.a, "va"),
+            )
+        })
+        .collect();
     stats(
         "lldpad <-> losslessd (CEE), link-up to agreed PFC on both ends (wall)",
         wall,

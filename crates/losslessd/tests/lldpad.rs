@@ -6,117 +6,54 @@
 
 mod common;
 
-use std::path::PathBuf;
-use std::process::Command;
 use std::time::Duration;
 
 use common::*;
 use losslessd::protocol::{FeatureChange, FeatureName, Request};
 use serde_json::Value;
 
-fn tools() -> PathBuf {
-    lldpad_peer_tools()
-}
-
 /// lldpad in netns A on `va` (via lldpad-pair.sh), losslessd in netns B on `vb`.
 struct Interop {
+    // Drop order: the daemon before the namespaces.
     d: Daemon,
-    ns_a: String,
-    state: PathBuf,
+    pair: LldpadPair,
     _dir: TempDir,
 }
 
 impl Interop {
     fn new(losslessd_config: &str) -> Interop {
         let dir = TempDir::new();
-        let state = dir.path().join("lldpad");
-        let ns_a = unique("la");
-        let ns_b = unique("lb");
-        let out = pair_sh(&state, &ns_a, &ns_b, &["veth"]);
-        assert!(out.status.success(), "lldpad-pair.sh veth: {}", text(&out));
+        let pair = LldpadPair::veth(dir.path(), true);
         let conf = dir.path().join("b.toml");
         std::fs::write(&conf, losslessd_config).unwrap();
-        let nb = Netns { name: ns_b.clone() };
         let d = Daemon::start(
-            &nb,
+            &pair.b,
             &dir.path().join("d"),
             &["--config", conf.to_str().unwrap()],
         );
-        // The namespace belongs to lldpad-pair.sh: its `down` deletes it.
-        std::mem::forget(nb);
-        let out = pair_sh(&state, &ns_a, &ns_b, &["start", &ns_a, "va", "cee"]);
-        assert!(out.status.success(), "lldpad-pair.sh start: {}", text(&out));
-        Interop {
-            d,
-            ns_a,
-            state,
-            _dir: dir,
-        }
+        pair.start(&pair.a, "va");
+        Interop { d, pair, _dir: dir }
     }
 
+    /// `dcbtool ARGS` on lldpad's side; it must succeed.
     fn dcbtool(&self, args: &[&str]) -> String {
-        let out = Command::new("ip")
-            .args(["netns", "exec", &self.ns_a, "dcbtool"])
-            .args(args)
-            .output()
-            .expect("dcbtool");
-        let t = text(&out);
-        let ok = fields(&t)
-            .iter()
-            .any(|(k, v)| k == "Status" && v == "Successful");
+        let t = dcbtool(&self.pair.a, args);
+        let ok = dcbtool_field(&dcbtool_fields(&t), "Status") == "Successful";
         assert!(ok, "dcbtool {args:?}: {t}");
         t
     }
 
     /// `dcbtool go va FEATURE` as field -> value.
     fn oper(&self, feature: &str) -> Vec<(String, String)> {
-        fields(&self.dcbtool(&["go", "va", feature]))
+        dcbtool_fields(&self.dcbtool(&["go", "va", feature]))
     }
-}
 
-impl Drop for Interop {
-    fn drop(&mut self) {
-        self.d.kill9();
-        let _ = pair_sh(&self.state, &self.ns_a, "", &["down"]);
+    fn state_file(&self) -> std::path::PathBuf {
+        self.pair
+            .state
+            .join(&self.pair.a.name)
+            .join("state/va.state")
     }
-}
-
-fn pair_sh(state: &std::path::Path, ns_a: &str, ns_b: &str, args: &[&str]) -> std::process::Output {
-    Command::new("bash")
-        .arg(tools().join("lldpad-pair.sh"))
-        .args(args)
-        .env("STATE_DIR", state)
-        .env("NS_A", ns_a)
-        .env("NS_B", if ns_b.is_empty() { "unused" } else { ns_b })
-        .output()
-        .expect("lldpad-pair.sh")
-}
-
-fn text(o: &std::process::Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn fields(t: &str) -> Vec<(String, String)> {
-    t.lines()
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| {
-            (
-                k.trim().to_string(),
-                v.split_whitespace().collect::<Vec<_>>().join(" "),
-            )
-        })
-        .collect()
-}
-
-fn field<'a>(f: &'a [(String, String)], k: &str) -> &'a str {
-    f.iter()
-        .find(|(key, _)| key == k)
-        .map(|(_, v)| v.as_str())
-        .unwrap_or_else(|| panic!("no {k:?} in {f:?}"))
 }
 
 const NOT_WILLING: &str = r#"
@@ -145,17 +82,17 @@ fn a_lldpad_willing_adopts_ours() {
     i.dcbtool(&["sc", "va", "pfc", "e:1", "a:1", "w:1"]);
     i.dcbtool(&["sc", "va", "pg", "e:1", "a:1", "w:1"]);
     wait_lldpad(&i, "pfc", "lldpad to run our PFC", |f| {
-        field(f, "Oper Mode") == "true"
-            && field(f, "Syncd") == "true"
-            && field(f, "pfcup") == "0 0 0 1 1 0 0 0"
+        dcbtool_field(f, "Oper Mode") == "true"
+            && dcbtool_field(f, "Syncd") == "true"
+            && dcbtool_field(f, "pfcup") == "0 0 0 1 1 0 0 0"
     });
     wait_lldpad(&i, "pg", "lldpad to run our PG", |f| {
-        field(f, "Syncd") == "true"
-            && field(f, "pgid") == "0 0 0 0 1 1 1 F"
-            && field(f, "pgpct").starts_with("25% 75% 0%")
+        dcbtool_field(f, "Syncd") == "true"
+            && dcbtool_field(f, "pgid") == "0 0 0 0 1 1 1 F"
+            && dcbtool_field(f, "pgpct").starts_with("25% 75% 0%")
     });
     // What lldpad programmed into its (emulated) driver.
-    let st = std::fs::read_to_string(i.state.join(&i.ns_a).join("state/va.state")).unwrap();
+    let st = std::fs::read_to_string(i.state_file()).unwrap();
     assert!(st.contains("cee_pfc_up=00011000"), "{st}");
     assert!(st.contains("cee_pgtx_pg_bwpct=25,75,0,0,0,0,0,0"), "{st}");
     // Ours: in sync, the peer willing.
@@ -201,11 +138,13 @@ fn b_ours_willing_adopts_lldpads() {
         serde_json::json!([25, 75, 0, 0, 0, 0, 0, 0])
     );
     assert_eq!(v["pfc"]["peer_willing"], false);
-    wait_lldpad(&i, "pfc", "lldpad in sync", |f| field(f, "Syncd") == "true");
+    wait_lldpad(&i, "pfc", "lldpad in sync", |f| {
+        dcbtool_field(f, "Syncd") == "true"
+    });
     // lldpad received our (willing, PFC off) configuration.
-    let peer = fields(&i.dcbtool(&["gp", "va", "pfc"]));
-    assert_eq!(field(&peer, "Willing"), "true");
-    assert_eq!(field(&peer, "pfcup"), "0 0 0 0 0 0 0 0");
+    let peer = dcbtool_fields(&i.dcbtool(&["gp", "va", "pfc"]));
+    assert_eq!(dcbtool_field(&peer, "Willing"), "true");
+    assert_eq!(dcbtool_field(&peer, "pfcup"), "0 0 0 0 0 0 0 0");
 }
 
 #[test]
@@ -216,7 +155,7 @@ fn c_neither_willing_both_report_the_mismatch() {
     let i = Interop::new(NOT_WILLING);
     i.dcbtool(&["sc", "va", "pfc", "e:1", "a:1", "w:0", "pfcup:00100000"]);
     wait_lldpad(&i, "pfc", "lldpad to report the mismatch", |f| {
-        field(f, "Oper Mode") == "false" && field(f, "Errors").contains("mismatch")
+        dcbtool_field(f, "Oper Mode") == "false" && dcbtool_field(f, "Errors").contains("mismatch")
     });
     let v = wait_for(
         Duration::from_secs(10),
@@ -264,7 +203,7 @@ fn d_a_change_on_each_side_resyncs_both() {
         },
     });
     wait_lldpad(&i, "pfc", "lldpad to follow our change", |f| {
-        field(f, "Syncd") == "true" && field(f, "pfcup") == "0 0 1 0 0 0 1 0"
+        dcbtool_field(f, "Syncd") == "true" && dcbtool_field(f, "pfcup") == "0 0 1 0 0 0 1 0"
     });
     let v: Value = wait_for(Duration::from_secs(10), "ours in sync", || {
         let v = i.d.dcbx("vb");

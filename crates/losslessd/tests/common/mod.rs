@@ -52,6 +52,8 @@ pub fn sh(args: &[&str]) -> Output {
 /// A network namespace, deleted on drop.
 pub struct Netns {
     pub name: String,
+    /// Deleted on drop (false: somebody else made it and removes it).
+    owned: bool,
 }
 
 impl Netns {
@@ -59,7 +61,15 @@ impl Netns {
         let name = unique("lt");
         sh(&["ip", "netns", "add", &name]);
         sh(&["ip", "-n", &name, "link", "set", "lo", "up"]);
-        Netns { name }
+        Netns { name, owned: true }
+    }
+
+    /// A namespace made by someone else (lldpad-pair.sh), left alone on drop.
+    pub fn existing(name: &str) -> Netns {
+        Netns {
+            name: name.to_string(),
+            owned: false,
+        }
     }
 
     pub fn ip(&self, args: &[&str]) -> Output {
@@ -77,6 +87,9 @@ impl Netns {
 
 impl Drop for Netns {
     fn drop(&mut self) {
+        if !self.owned {
+            return;
+        }
         let _ = Command::new("ip")
             .args(["netns", "del", &self.name])
             .status();
@@ -338,4 +351,90 @@ pub fn build_dcbnl_shim(dir: &Path) -> PathBuf {
         String::from_utf8_lossy(&out.stderr)
     );
     so
+}
+
+/// Two namespaces `ns_a`/`ns_b` with veth `va`/`vb`, made by lldpad-peer's
+/// lldpad-pair.sh (`veth`), lldpads started in them with `start`; its `down`
+/// on drop stops exactly those lldpads and deletes the namespaces.
+pub struct LldpadPair {
+    pub state: PathBuf,
+    pub a: Netns,
+    pub b: Netns,
+}
+
+impl LldpadPair {
+    /// The namespaces and the veth, links up or down.
+    pub fn veth(dir: &Path, link_up: bool) -> LldpadPair {
+        let pair = LldpadPair {
+            state: dir.join("lldpad"),
+            a: Netns::existing(&unique("la")),
+            b: Netns::existing(&unique("lb")),
+        };
+        pair.script(&["veth"], link_up);
+        pair
+    }
+
+    /// One shimmed lldpad in CEE mode on `ifname` in namespace `ns`.
+    pub fn start(&self, ns: &Netns, ifname: &str) {
+        self.script(&["start", &ns.name, ifname, "cee"], true);
+    }
+
+    fn script(&self, args: &[&str], link_up: bool) -> Output {
+        let out = Command::new("bash")
+            .arg(lldpad_peer_tools().join("lldpad-pair.sh"))
+            .args(args)
+            .env("STATE_DIR", &self.state)
+            .env("NS_A", &self.a.name)
+            .env("NS_B", &self.b.name)
+            .env("LINK_UP", if link_up { "1" } else { "0" })
+            .output()
+            .expect("lldpad-pair.sh");
+        assert!(
+            out.status.success() || args == ["down"],
+            "lldpad-pair.sh {args:?}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    }
+}
+
+impl Drop for LldpadPair {
+    fn drop(&mut self) {
+        self.script(&["down"], true);
+    }
+}
+
+/// `dcbtool ARGS` in `ns`, its output (stdout and stderr) as it is.
+pub fn dcbtool(ns: &Netns, args: &[&str]) -> String {
+    let out = Command::new("ip")
+        .args(["netns", "exec", &ns.name, "dcbtool"])
+        .args(args)
+        .output()
+        .expect("dcbtool");
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// dcbtool's `Key: value` lines (tab separated, values space-normalised).
+pub fn dcbtool_fields(t: &str) -> Vec<(String, String)> {
+    t.lines()
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| {
+            (
+                k.trim().to_string(),
+                v.split_whitespace().collect::<Vec<_>>().join(" "),
+            )
+        })
+        .collect()
+}
+
+/// One field of [`dcbtool_fields`]; "" when absent.
+pub fn dcbtool_field<'a>(f: &'a [(String, String)], k: &str) -> &'a str {
+    f.iter()
+        .find(|(key, _)| key == k)
+        .map_or("", |(_, v)| v.as_str())
 }

@@ -8,7 +8,9 @@
 
 use std::collections::VecDeque;
 
-use lossless_wire::cee::{AppConfig, CeeDcbx, FeatureTlv, PfcConfig, PgConfig};
+use lossless_wire::cee::{
+    AppConfig, CeeDcbx, FeatureTlv, PfcConfig, PgConfig, FLAG_HEADROOM_MEASUREMENT,
+};
 use lossless_wire::frame::{emit_lldp_frame, Frame, Payload};
 use lossless_wire::lldp::{chassis_subtype, port_subtype, Id, Lldpdu};
 use lossless_wire::MacAddr;
@@ -20,7 +22,7 @@ use crate::feature::{Feature, FeatureKind, PeerView, Reason};
 use crate::lldp::rx::{Msap, RemoteMib, RxOutcome};
 use crate::lldp::tx::{TxKind, TxMachine};
 use crate::stats::{DcbxStats, LldpStats};
-use crate::status::{FeatureStatus, PortStatus};
+use crate::status::{FeatureStatus, HeadroomCapability, PortStatus};
 use crate::time::Instant;
 use crate::IdText;
 
@@ -346,7 +348,38 @@ impl Agent {
                 .collect(),
             lldp: self.lldp_stats,
             dcbx: self.dcbx_stats,
+            headroom_measurement: HeadroomCapability {
+                local: d.headroom_measurement,
+                peer: self.peer_headroom_measurement(),
+            },
         }
+    }
+
+    /// The reserved flag bits we set in our PFC sub-TLV.
+    fn pfc_flags(&self) -> u8 {
+        if self.cfg.dcbx.headroom_measurement {
+            FLAG_HEADROOM_MEASUREMENT
+        } else {
+            0
+        }
+    }
+
+    /// The peer's PFC sub-TLV, as last received while DCBX runs, sets the
+    /// headroom-measurement flag.
+    pub fn peer_headroom_measurement(&self) -> bool {
+        self.dcbx_active()
+            && self.peer_dcbx
+            && self
+                .pfc
+                .peer
+                .as_ref()
+                .is_some_and(|p| p.header.reserved_flags & FLAG_HEADROOM_MEASUREMENT != 0)
+    }
+
+    /// Both ends advertise the measurement capability: seed 004's condition for
+    /// starting the delay measurement ("if both support PFC HDRM").
+    pub fn headroom_measurement_agreed(&self) -> bool {
+        self.cfg.dcbx.headroom_measurement && self.peer_headroom_measurement()
     }
 
     fn reset_dcbx(&mut self) {
@@ -449,14 +482,15 @@ impl Agent {
         } else {
             Reason::NoPeer
         };
+        let pfc_flags = self.pfc_flags();
         let ev = &mut self.events;
         let d = &self.cfg.dcbx;
         // LocalParameterChange first: a changed DesiredCfg is not Syncd, so the
         // machines below wait for the peer's acknowledgement before comparing it.
         let seq = self.control.seq;
-        self.pg.mark_if_changed(&d.pg, v, seq);
-        self.pfc.mark_if_changed(&d.pfc, v, seq);
-        self.app.mark_if_changed(&d.app, v, seq);
+        self.pg.mark_if_changed(&d.pg, v, 0, seq);
+        self.pfc.mark_if_changed(&d.pfc, v, pfc_flags, seq);
+        self.app.mark_if_changed(&d.app, v, 0, seq);
         match (cee, peer_ctrl.is_some()) {
             (Some(c), true) => {
                 let dup = &c.duplicates;
@@ -490,17 +524,17 @@ impl Agent {
         }
         // The machines may have changed an exchanged parameter (Error, version):
         // that too is due with the next SeqNo.
-        self.pg.mark_if_changed(&d.pg, v, seq);
-        self.pfc.mark_if_changed(&d.pfc, v, seq);
-        self.app.mark_if_changed(&d.app, v, seq);
+        self.pg.mark_if_changed(&d.pg, v, 0, seq);
+        self.pfc.mark_if_changed(&d.pfc, v, pfc_flags, seq);
+        self.app.mark_if_changed(&d.app, v, 0, seq);
         // The ratchet: a new SeqNo only once the previous one was acknowledged.
         if self.control.may_advance() && !(self.pg.syncd && self.pfc.syncd && self.app.syncd) {
             self.control.advance();
             self.dcbx_stats.seq_changes += 1;
             self.advertised = Advertised {
-                pg: self.pg.content(&d.pg, v),
-                pfc: self.pfc.content(&d.pfc, v),
-                app: self.app.content(&d.app, v),
+                pg: self.pg.content(&d.pg, v, 0),
+                pfc: self.pfc.content(&d.pfc, v, pfc_flags),
+                app: self.app.content(&d.app, v, 0),
             };
             self.pg.on_seq_issued(&d.pg, ev);
             self.pfc.on_seq_issued(&d.pfc, ev);

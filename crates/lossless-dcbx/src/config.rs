@@ -119,6 +119,10 @@ pub struct DcbxConfig {
     pub pg: FeatureAdmin<PgConfig>,
     pub pfc: FeatureAdmin<PfcConfig>,
     pub app: FeatureAdmin<AppConfig>,
+    /// Advertise that this port measures its link for adaptive PFC headroom (seed 004
+    /// phase 1): bit 4 of the PFC sub-TLV's flags. Off by default.
+    #[serde(default)]
+    pub headroom_measurement: bool,
 }
 
 impl Default for DcbxConfig {
@@ -129,6 +133,7 @@ impl Default for DcbxConfig {
             pg: FeatureAdmin::default(),
             pfc: FeatureAdmin::default(),
             app: FeatureAdmin::default(),
+            headroom_measurement: false,
         }
     }
 }

@@ -224,7 +224,13 @@ impl<C: FeatureKind> Feature<C> {
     }
 
     /// The sub-TLV this feature puts in our DCBX TLV now (None: not advertised).
-    pub fn content(&self, admin: &FeatureAdmin<C>, max_version: u8) -> Option<FeatureTlv<C>> {
+    /// `flags` are the header's reserved bits 4..0 (see `FLAG_HEADROOM_MEASUREMENT`).
+    pub fn content(
+        &self,
+        admin: &FeatureAdmin<C>,
+        max_version: u8,
+        flags: u8,
+    ) -> Option<FeatureTlv<C>> {
         admin.advertise.then(|| FeatureTlv {
             header: FeatureHeader {
                 oper_version: self.oper_version,
@@ -232,7 +238,7 @@ impl<C: FeatureKind> Feature<C> {
                 enable: admin.enable,
                 willing: admin.willing,
                 error: self.error,
-                reserved_flags: 0,
+                reserved_flags: flags,
                 subtype: 0,
             },
             cfg: admin.cfg.clone(),
@@ -242,8 +248,14 @@ impl<C: FeatureKind> Feature<C> {
     /// LocalParameterChange: when the content we advertise differs from the
     /// one FeatureSeqNo was issued for, it is due with the next SeqNo.
     /// Returns true when the feature became pending.
-    pub fn mark_if_changed(&mut self, admin: &FeatureAdmin<C>, max_version: u8, seq: u32) -> bool {
-        let live = self.content(admin, max_version);
+    pub fn mark_if_changed(
+        &mut self,
+        admin: &FeatureAdmin<C>,
+        max_version: u8,
+        flags: u8,
+        seq: u32,
+    ) -> bool {
+        let live = self.content(admin, max_version, flags);
         if self.marked.as_ref() == Some(&live) {
             return false;
         }

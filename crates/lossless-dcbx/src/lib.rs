@@ -19,7 +19,7 @@ pub use agent::Agent;
 pub use config::{AdminStatus, ConfigError, DcbxConfig, FeatureAdmin, LldpTimers, PortConfig};
 pub use event::{Event, FeatureId, NeighborLoss};
 pub use feature::Reason;
-pub use status::{FeatureStatus, PortStatus};
+pub use status::{FeatureStatus, HeadroomCapability, PortStatus};
 pub use time::{Duration, Instant};
 
 /// A Chassis ID or Port ID (subtype, id) for people: MAC subtypes as a MAC,

@@ -51,4 +51,12 @@ pub struct PortStatus {
     pub neighbors: Vec<NeighborSummary>,
     pub lldp: LldpStats,
     pub dcbx: DcbxStats,
+    pub headroom_measurement: HeadroomCapability,
+}
+
+/// The adaptive-headroom capability bit of the PFC sub-TLV, ours and the peer's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct HeadroomCapability {
+    pub local: bool,
+    pub peer: bool,
 }

@@ -17,8 +17,9 @@ use serde::Serialize;
 use crate::cells::{headroom, Alpha, Headroom};
 use crate::units::{Bytes, Duration, Rate};
 
-/// One exchange's timestamps, picoseconds on each station's own clock (T1, T4 on station
-/// 1; T2, T3 on station 2: only differences on the same clock are used).
+/// One exchange's timestamps, picoseconds on each station's own clock modulo 2^64 (T1,
+/// T4 on station 1; T2, T3 on station 2: only differences on the same clock are used, so
+/// the clocks need no synchronisation and may wrap).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Exchange {
     pub t1: u64,
@@ -37,23 +38,24 @@ pub enum ExchangeError {
     TurnaroundExceedsRoundTrip { turnaround: u64, total: u64 },
 }
 
+/// `later - earlier` on a wrapping clock; `None` when it is "negative" (half the range
+/// or more: 106 days in picoseconds, far beyond any exchange).
+fn elapsed(earlier: u64, later: u64) -> Option<u64> {
+    let d = later.wrapping_sub(earlier);
+    (d < 1 << 63).then_some(d)
+}
+
 impl Exchange {
     /// T4 - T1 - (T3 - T2): the time on the wire and in the interfaces, both ways.
     pub fn round_trip(&self) -> Result<Duration, ExchangeError> {
-        let total = self
-            .t4
-            .checked_sub(self.t1)
-            .ok_or(ExchangeError::ReplyBeforeRequest {
-                t1: self.t1,
-                t4: self.t4,
-            })?;
-        let turnaround =
-            self.t3
-                .checked_sub(self.t2)
-                .ok_or(ExchangeError::AnswerBeforeReceipt {
-                    t2: self.t2,
-                    t3: self.t3,
-                })?;
+        let total = elapsed(self.t1, self.t4).ok_or(ExchangeError::ReplyBeforeRequest {
+            t1: self.t1,
+            t4: self.t4,
+        })?;
+        let turnaround = elapsed(self.t2, self.t3).ok_or(ExchangeError::AnswerBeforeReceipt {
+            t2: self.t2,
+            t3: self.t3,
+        })?;
         total
             .checked_sub(turnaround)
             .map(Duration)
@@ -128,6 +130,14 @@ mod tests {
             Some(Duration(500))
         );
         assert_eq!(min_round_trip(&[bad]), None);
+        // Clocks wrap: T1 just below 2^64, T4 just after the wrap.
+        let wrapped = Exchange {
+            t1: u64::MAX - 99,
+            t2: 5,
+            t3: 25,
+            t4: 400,
+        };
+        assert_eq!(wrapped.round_trip(), Ok(Duration(500 - 20)));
         assert!(matches!(
             Exchange {
                 t1: 0,

@@ -10,9 +10,12 @@
 //! - [`cells`]: bits to buffer cells, alpha, xoff/xon thresholds.
 //! - [`wan`]: the WAN buffer condition of seed 002.
 //! - [`adaptive`]: headroom from a measured delay (seed 004, phase 3).
+//! - [`session`]: the link-delay measurement exchange (seed 004, phase 2), both ends.
+//! - [`sizing`]: a measurement to the headroom a port reserves, with hysteresis.
 //! - [`report`]: one calculation end to end, and its text and JSON forms.
 //!
-//! Sans-IO and clock-free: callers hand in every input, including measured timestamps.
+//! Sans-IO and clock-free: callers hand in every input, including the time and measured
+//! timestamps.
 
 pub mod adaptive;
 pub mod cells;
@@ -20,6 +23,8 @@ pub mod dv;
 pub mod medium;
 pub mod phy;
 pub mod report;
+pub mod session;
+pub mod sizing;
 pub mod source;
 pub mod units;
 pub mod wan;

@@ -103,6 +103,7 @@ pub fn describe_frame(bytes: &[u8]) -> String {
                 class_enable,
                 quanta,
             }) => format!("PFC classes {class_enable:#04x} quanta {quanta:?}"),
+            Payload::Measure(m) => format!("delay {:?} #{}", m.kind, m.sequence),
             Payload::Other(_) => format!("ethertype {:#06x}", f.header.ethertype),
         },
     }

@@ -44,6 +44,12 @@ pub const APP_ENTRY_LEN: usize = 6;
 /// The most APP entries that fit in a 9-bit sub-TLV length ((511 - 4) / 6).
 pub const MAX_APP_ENTRIES: usize = 84;
 
+/// Bit 4 of a feature header's flags, reserved in CEE: set in the PFC sub-TLV by a
+/// station that measures link delay for adaptive PFC headroom (seed 004 phase 1,
+/// "augment DCBX by extending PFC configuration TLV"). The sub-TLV keeps its length, so
+/// lldpad (which reads only bits 7..5) and tshark decode it unchanged.
+pub const FLAG_HEADROOM_MEASUREMENT: u8 = 0x10;
+
 /// PGID 15: the priority is served with strict priority, outside any bandwidth group.
 pub const PGID_STRICT: u8 = 15;
 

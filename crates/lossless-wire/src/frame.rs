@@ -7,6 +7,7 @@
 use crate::ethernet::{EthernetHeader, VlanTag, MIN_FRAME_LEN};
 use crate::lldp::{Lldpdu, ETHERTYPE_LLDP};
 use crate::mac_control::{MacControl, ETHERTYPE_MAC_CONTROL};
+use crate::measure::{Measure, ETHERTYPE_MEASURE};
 use crate::{DecodeError, MacAddr};
 
 /// What an Ethernet frame carries.
@@ -19,6 +20,8 @@ use crate::{DecodeError, MacAddr};
 pub enum Payload<'a> {
     Lldp(Lldpdu<'a>),
     MacControl(MacControl),
+    /// A link-delay measurement message (adaptive headroom, Ethertype 0x88B5).
+    Measure(Measure),
     /// Any other Ethertype: the payload bytes, untouched.
     Other(&'a [u8]),
 }
@@ -45,6 +48,9 @@ impl<'a> Frame<'a> {
             ETHERTYPE_MAC_CONTROL => {
                 Payload::MacControl(MacControl::parse(rest).map_err(|e| e.shifted(len))?)
             }
+            ETHERTYPE_MEASURE => {
+                Payload::Measure(Measure::parse(rest).map_err(|e| e.shifted(len))?)
+            }
             _ => Payload::Other(rest),
         };
         Ok(Frame { header, payload })
@@ -56,6 +62,7 @@ impl<'a> Frame<'a> {
             + match &self.payload {
                 Payload::Lldp(pdu) => pdu.buffer_len(),
                 Payload::MacControl(ctl) => ctl.buffer_len(),
+                Payload::Measure(m) => m.buffer_len(),
                 Payload::Other(bytes) => bytes.len(),
             }
     }
@@ -72,6 +79,10 @@ impl<'a> Frame<'a> {
             Payload::MacControl(ctl) => {
                 ctl.emit(body);
                 ctl.buffer_len()
+            }
+            Payload::Measure(m) => {
+                m.emit(body);
+                m.buffer_len()
             }
             Payload::Other(bytes) => {
                 body[..bytes.len()].copy_from_slice(bytes);
@@ -120,4 +131,20 @@ pub fn emit_mac_control_frame(
     out.resize((h + ctl.buffer_len()).max(MIN_FRAME_LEN), 0);
     header.emit(out);
     ctl.emit(&mut out[h..]);
+}
+
+/// Builds a link-delay measurement frame in `out` (cleared first): untagged, to the
+/// nearest-bridge group address, so no bridge forwards it off the link it measures.
+pub fn emit_measure_frame(src: MacAddr, msg: &Measure, out: &mut Vec<u8>) {
+    let header = EthernetHeader {
+        dst: MacAddr::LLDP_NEAREST_BRIDGE,
+        src,
+        vlan: None,
+        ethertype: ETHERTYPE_MEASURE,
+    };
+    let h = header.buffer_len();
+    out.clear();
+    out.resize((h + msg.buffer_len()).max(MIN_FRAME_LEN), 0);
+    header.emit(out);
+    msg.emit(&mut out[h..]);
 }

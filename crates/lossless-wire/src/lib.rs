@@ -16,11 +16,13 @@ pub mod frame;
 pub mod lldp;
 pub mod mac;
 pub mod mac_control;
+pub mod measure;
 
 pub use cee::{CeeDcbx, InvalidValue};
 pub use error::{DecodeError, DecodeErrorKind};
 pub use ethernet::{EthernetHeader, VlanTag};
-pub use frame::{emit_lldp_frame, emit_mac_control_frame, Frame, Payload};
+pub use frame::{emit_lldp_frame, emit_mac_control_frame, emit_measure_frame, Frame, Payload};
 pub use lldp::Lldpdu;
 pub use mac::MacAddr;
 pub use mac_control::MacControl;
+pub use measure::Measure;

@@ -672,6 +672,7 @@ mod render {
                         pg,
                         pfc,
                         app,
+                        headroom_measurement: false,
                     },
                 },
             )

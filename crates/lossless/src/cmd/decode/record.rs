@@ -11,6 +11,7 @@ use lossless_wire::cee::{CeeDcbx, Control, FeatureHeader, FeatureTlv};
 use lossless_wire::ethernet::EthernetHeader;
 use lossless_wire::lldp::{Lldpdu, ETHERTYPE_LLDP};
 use lossless_wire::mac_control::{MacControl, ETHERTYPE_MAC_CONTROL, OPCODE_PAUSE, OPCODE_PFC};
+use lossless_wire::measure::{Measure, ETHERTYPE_MEASURE};
 use lossless_wire::{DecodeError, DecodeErrorKind, Frame, MacAddr, Payload};
 use pcap_file::DataLink;
 
@@ -24,6 +25,8 @@ pub enum Kind {
     Lldp,
     Pfc,
     Pause,
+    /// A link-delay measurement message (adaptive headroom).
+    Measure,
     Other,
 }
 
@@ -33,6 +36,7 @@ impl Kind {
             Kind::Lldp => "LLDP",
             Kind::Pfc => "PFC",
             Kind::Pause => "PAUSE",
+            Kind::Measure => "delay measurement",
             Kind::Other => "other",
         }
     }
@@ -83,6 +87,7 @@ pub fn decode<'a>(frame: usize, packet: &'a Packet<'_>) -> Decoded<'a> {
                 Payload::Lldp(_) => Kind::Lldp,
                 Payload::MacControl(MacControl::Pfc { .. }) => Kind::Pfc,
                 Payload::MacControl(MacControl::Pause { .. }) => Kind::Pause,
+                Payload::Measure(_) => Kind::Measure,
                 Payload::Other(_) => Kind::Other,
             };
             d.header = Some(f.header);
@@ -103,6 +108,7 @@ pub fn decode<'a>(frame: usize, packet: &'a Packet<'_>) -> Decoded<'a> {
                             _ => Kind::Other,
                         }
                     }
+                    ETHERTYPE_MEASURE => Kind::Measure,
                     _ => Kind::Other,
                 };
                 d.header = Some(h);
@@ -185,18 +191,22 @@ pub struct Record<'a> {
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     mac_control: Option<MacControlJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    measure: Option<&'a Measure>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<ErrorJson<'a>>,
 }
 
 impl<'a> Record<'a> {
     pub fn new(d: &'a Decoded<'a>) -> Self {
         let h = d.header.as_ref();
-        let (lldp, mac_control, error) = match &d.payload {
-            Ok(Payload::Lldp(pdu)) => (Some(LldpJson::new(pdu)), None, None),
-            Ok(Payload::MacControl(ctl)) => (None, Some(MacControlJson::new(ctl)), None),
-            Ok(Payload::Other(_)) => (None, None, None),
-            Err(e) => (None, None, Some(ErrorJson::frame(e))),
-        };
+        let (mut lldp, mut mac_control, mut measure, mut error) = (None, None, None, None);
+        match &d.payload {
+            Ok(Payload::Lldp(pdu)) => lldp = Some(LldpJson::new(pdu)),
+            Ok(Payload::MacControl(ctl)) => mac_control = Some(MacControlJson::new(ctl)),
+            Ok(Payload::Measure(m)) => measure = Some(m),
+            Ok(Payload::Other(_)) => {}
+            Err(e) => error = Some(ErrorJson::frame(e)),
+        }
         Record {
             frame: d.frame,
             time: d.time.map(Timestamp::as_f64),
@@ -213,6 +223,7 @@ impl<'a> Record<'a> {
             kind: d.kind,
             lldp,
             mac_control,
+            measure,
             error,
         }
     }

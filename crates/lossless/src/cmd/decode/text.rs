@@ -58,6 +58,7 @@ pub fn render(d: &Decoded<'_>, out: &mut String) {
     match &d.payload {
         Ok(Payload::Lldp(pdu)) => lldp(pdu, out),
         Ok(Payload::MacControl(ctl)) => mac_control(ctl, out),
+        Ok(Payload::Measure(m)) => measure(m, out),
         Ok(Payload::Other(body)) => line(
             out,
             4,
@@ -68,6 +69,29 @@ pub fn render(d: &Decoded<'_>, out: &mut String) {
         Err(FrameError::LinkType(l)) => line(out, 4, "not decoded", link_type_reason(*l)),
     }
     out.push('\n');
+}
+
+fn measure(m: &lossless_wire::Measure, out: &mut String) {
+    line(
+        out,
+        4,
+        "message",
+        format!(
+            "{:?} session {:#06x} sequence {}",
+            m.kind, m.session, m.sequence
+        ),
+    );
+    let clock = if m.flags & lossless_wire::measure::FLAG_HARDWARE != 0 {
+        "hardware"
+    } else {
+        "software"
+    };
+    line(
+        out,
+        4,
+        "timestamps",
+        format!("t2 {} ps, t3 {} ps ({clock} clock)", m.t2, m.t3),
+    );
 }
 
 fn mac_control(ctl: &MacControl, out: &mut String) {

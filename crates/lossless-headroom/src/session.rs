@@ -343,6 +343,11 @@ impl Session {
         &self.stats
     }
 
+    /// The id the next round will carry.
+    pub fn next_round_id(&self) -> u16 {
+        self.next_id
+    }
+
     pub fn next_round(&self) -> Option<Instant> {
         self.next_round
     }

@@ -15,6 +15,9 @@ fn flags(h: &FeatureHeader) -> String {
     if h.error {
         s.push_str(",ERROR");
     }
+    if h.reserved_flags & lossless_wire::cee::FLAG_HEADROOM_MEASUREMENT != 0 {
+        s.push_str(",hdrm");
+    }
     s
 }
 

@@ -3,6 +3,7 @@
 //! Used by the scenario tests, the benches and `lossless lab`.
 
 pub mod describe;
+pub mod headroom;
 pub mod pcap;
 pub mod scenario;
 pub mod sim;

@@ -11,6 +11,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
 use lossless_dcbx::{Agent, ConfigError, Duration, Event, Instant, PortConfig};
+use lossless_headroom::session::{MeasureEvent, Session, SessionConfig, SessionConfigError};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
@@ -61,6 +62,12 @@ pub enum LogEntry {
     },
     /// The operator did something (link up, config change, restart).
     Action { at: Instant, what: String },
+    /// A node's link-delay measurement ended a round.
+    Measure {
+        at: Instant,
+        node: NodeId,
+        event: MeasureEvent,
+    },
 }
 
 /// A frame as it crossed the wire, for captures.
@@ -74,6 +81,8 @@ pub struct Captured {
 struct Node {
     name: String,
     agent: Agent,
+    /// The adaptive-headroom measurement session, on nodes that run one.
+    measure: Option<Session>,
     segment: Option<SegmentId>,
     /// The deadline queued for this agent in `timers` (older entries are stale).
     scheduled: Option<Instant>,
@@ -177,10 +186,31 @@ impl Sim {
         self.nodes.push(Node {
             name: name.to_string(),
             agent,
+            measure: None,
             segment: None,
             scheduled: None,
         });
         Ok(self.nodes.len() - 1)
+    }
+
+    /// Runs a link-delay measurement session on `node` (it starts measuring once its
+    /// agent and the peer's both advertise the capability). Timestamps are the virtual
+    /// clock, so what it measures is exactly the paths' delays.
+    pub fn enable_measurement(
+        &mut self,
+        node: NodeId,
+        cfg: SessionConfig,
+    ) -> Result<(), SessionConfigError> {
+        let mac = self.nodes[node].agent.mac();
+        let first_id = (node as u16).wrapping_mul(1000);
+        self.nodes[node].measure = Some(Session::new(cfg, mac, first_id)?);
+        self.after(node);
+        Ok(())
+    }
+
+    /// The node's measurement session, if it runs one.
+    pub fn measurement(&self, node: NodeId) -> Option<&Session> {
+        self.nodes[node].measure.as_ref()
     }
 
     /// A point-to-point link between two agents (links stay down until `link_up`).
@@ -266,6 +296,14 @@ impl Sim {
     /// shutdown frame, all state lost) and brings its link up.
     pub fn restart(&mut self, node: NodeId, cfg: PortConfig) -> Result<(), ConfigError> {
         self.nodes[node].agent = Agent::new(cfg, self.now)?;
+        let mac = self.nodes[node].agent.mac();
+        if let Some(m) = &mut self.nodes[node].measure {
+            // All state lost: a new session, whose rounds are numbered afresh.
+            let first_id = m.next_round_id().wrapping_add(0x8000);
+            if let Ok(fresh) = Session::new(*m.config(), mac, first_id) {
+                *m = fresh;
+            }
+        }
         self.nodes[node].scheduled = None;
         self.note(format!("{} restarted", self.nodes[node].name));
         self.set_node_link(node, true);
@@ -284,7 +322,16 @@ impl Sim {
     /// its next deadline into the timer queue.
     fn after(&mut self, node: NodeId) {
         let now = self.now;
-        while let Some(bytes) = self.nodes[node].agent.poll_transmit() {
+        // The measurement follows the agent: link state and DCBX capability agreement.
+        let (up, agreed) = {
+            let a = &self.nodes[node].agent;
+            (a.link_up(), a.headroom_measurement_agreed())
+        };
+        if let Some(m) = &mut self.nodes[node].measure {
+            m.set_link(now, up);
+            m.set_agreed(now, agreed);
+        }
+        while let Some(bytes) = self.next_frame(node) {
             self.stats.frames_sent += 1;
             if let Some(log) = &mut self.log {
                 log.push(LogEntry::Sent {
@@ -352,13 +399,50 @@ impl Sim {
                 });
             }
         }
-        let next = self.nodes[node].agent.poll_timeout().map(|t| t.max(now));
+        while let Some(event) = self.nodes[node]
+            .measure
+            .as_mut()
+            .and_then(Session::poll_event)
+        {
+            if let Some(log) = &mut self.log {
+                log.push(LogEntry::Measure {
+                    at: now,
+                    node,
+                    event,
+                });
+            }
+        }
+        let agent_next = self.nodes[node].agent.poll_timeout();
+        let measure_next = self.nodes[node]
+            .measure
+            .as_ref()
+            .and_then(Session::poll_timeout);
+        let next = match (agent_next, measure_next) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+        .map(|t| t.max(now));
         if next != self.nodes[node].scheduled {
             self.nodes[node].scheduled = next;
             if let Some(t) = next {
                 self.timers.push(Reverse((t, node)));
             }
         }
+    }
+
+    /// The node's next frame to send: the agent's, then the measurement session's. A
+    /// measurement frame's transmit timestamp is the virtual clock, handed back at once
+    /// (which may queue a follow-up).
+    fn next_frame(&mut self, node: NodeId) -> Option<Vec<u8>> {
+        let now = self.now;
+        let n = &mut self.nodes[node];
+        if let Some(bytes) = n.agent.poll_transmit() {
+            return Some(bytes);
+        }
+        let m = n.measure.as_mut()?;
+        let bytes = m.poll_transmit()?;
+        m.handle_tx_timestamp(now, &bytes, picoseconds(now));
+        Some(bytes)
     }
 
     /// The instant of the next thing to happen.
@@ -397,7 +481,11 @@ impl Sim {
                 if let Some(f) = self.frame_slots[idx].take() {
                     self.free_slots.push(idx);
                     self.stats.frames_delivered += 1;
-                    self.nodes[f.to].agent.handle_frame(t, &f.bytes);
+                    let n = &mut self.nodes[f.to];
+                    n.agent.handle_frame(t, &f.bytes);
+                    if let Some(m) = &mut n.measure {
+                        m.handle_frame(t, &f.bytes, picoseconds(t));
+                    }
                     self.after(f.to);
                 }
                 return true;
@@ -407,6 +495,9 @@ impl Sim {
             if self.nodes[node].scheduled == Some(tt) {
                 self.nodes[node].scheduled = None;
                 self.nodes[node].agent.handle_timeout(tt);
+                if let Some(m) = &mut self.nodes[node].measure {
+                    m.handle_timeout(tt);
+                }
                 self.after(node);
             }
         }
@@ -441,4 +532,9 @@ impl Sim {
         }
         None
     }
+}
+
+/// The virtual clock as a measurement timestamp (picoseconds, modulo 2^64).
+fn picoseconds(t: Instant) -> u64 {
+    (t.since_epoch().as_nanos() as u64).wrapping_mul(1000)
 }

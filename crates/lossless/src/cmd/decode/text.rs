@@ -257,8 +257,12 @@ fn flags(h: &FeatureHeader) -> String {
         h.max_version,
         h.subtype
     );
-    if h.reserved_flags != 0 {
-        let _ = write!(s, ", reserved flag bits {:#04x}", h.reserved_flags);
+    let hdrm = lossless_wire::cee::FLAG_HEADROOM_MEASUREMENT;
+    if h.reserved_flags & hdrm != 0 {
+        s.push_str(", headroom measurement (bit 4)");
+    }
+    if h.reserved_flags & !hdrm != 0 {
+        let _ = write!(s, ", reserved flag bits {:#04x}", h.reserved_flags & !hdrm);
     }
     s
 }

@@ -233,7 +233,42 @@ pub struct Policy {
     pub octal_numbers: Vec<Spanned<String>>,
 }
 
+/// Case-insensitive name lookups built once (first definition wins, as in OpenSM), for
+/// policies with thousands of groups where a linear search per reference adds up.
+#[derive(Debug, Clone, Default)]
+pub struct NameIndex {
+    groups: std::collections::HashMap<String, usize>,
+    levels: std::collections::HashMap<String, usize>,
+}
+
+impl NameIndex {
+    pub fn group(&self, name: &str) -> Option<usize> {
+        self.groups.get(&name.to_ascii_lowercase()).copied()
+    }
+
+    pub fn level(&self, name: &str) -> Option<usize> {
+        self.levels.get(&name.to_ascii_lowercase()).copied()
+    }
+}
+
 impl Policy {
+    /// Index of group and level names; same answers as [`Policy::group`] and
+    /// [`Policy::level`].
+    pub fn names(&self) -> NameIndex {
+        let mut ix = NameIndex::default();
+        for (i, g) in self.port_groups.iter().enumerate() {
+            ix.groups
+                .entry(g.name.value.to_ascii_lowercase())
+                .or_insert(i);
+        }
+        for (i, l) in self.levels.iter().enumerate() {
+            ix.levels
+                .entry(l.name.value.to_ascii_lowercase())
+                .or_insert(i);
+        }
+        ix
+    }
+
     /// Port group by name, case-insensitively and first definition first, as OpenSM looks
     /// them up.
     pub fn group(&self, name: &str) -> Option<(usize, &PortGroup)> {

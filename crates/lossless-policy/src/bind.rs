@@ -3,7 +3,7 @@
 //! parses and validates (`osm_qos_policy_validate`); the errors here are the ones that make
 //! OpenSM drop the whole policy.
 
-use crate::ast::{in_ranges, Loc, NumRange, Policy, UlpKind};
+use crate::ast::{Loc, NumRange, Policy, UlpKind};
 use crate::fabric::{Fabric, NodeKind, PortRef};
 use crate::partitions::Partitions;
 use serde::Serialize;
@@ -100,6 +100,15 @@ pub struct Group {
 }
 
 impl Group {
+    /// No end port of the fabric is in the group.
+    pub fn is_empty_in(&self, fabric: &Fabric, ends: &[PortRef]) -> bool {
+        if !self.members.is_empty() {
+            return false;
+        }
+        let t = &self.node_types;
+        !(t.ca || t.switch || t.router) || !ends.iter().any(|e| self.contains(fabric, *e))
+    }
+
     pub fn contains(&self, fabric: &Fabric, p: PortRef) -> bool {
         let kind = fabric.node(p).map(|n| n.kind);
         let t = &self.node_types;
@@ -125,17 +134,12 @@ pub fn bind(
     fabric: &Fabric,
     parts: &Partitions,
 ) -> Result<Bound, BindError> {
-    let ends = fabric.end_ports();
+    let by_guid = fabric.end_ports_by_guid();
     let mut groups: Vec<Group> = Vec::new();
     for g in &policy.port_groups {
         let mut members = HashSet::new();
-        for e in &ends {
-            let Some(port) = fabric.port(*e) else {
-                continue;
-            };
-            if in_ranges(&g.port_guids, port.guid) {
-                members.insert(*e);
-            }
+        for r in &g.port_guids {
+            members.extend(guids_in(&by_guid, r));
         }
         for pn in &g.port_names {
             let Some(ni) = fabric.by_desc(&pn.value.node_desc) else {
@@ -254,10 +258,11 @@ pub fn bind(
             }
         },
     };
+    let ix = policy.names();
     let mut rules = Vec::new();
     for (i, r) in policy.rules.iter().enumerate() {
         let number = i + 1;
-        let Some((level, _)) = policy.level(&r.level.value) else {
+        let Some(level) = ix.level(&r.level.value) else {
             return Err(BindError::UnknownLevel {
                 file: file.into(),
                 loc: r.level.loc,
@@ -272,15 +277,13 @@ pub fn bind(
             names
                 .iter()
                 .map(|n| {
-                    policy.group(&n.value).map(|(gi, _)| gi).ok_or_else(|| {
-                        BindError::UnknownGroup {
-                            file: file.into(),
-                            loc: n.loc,
-                            rule: number,
-                            role,
-                            found: n.value.clone(),
-                            expected: group_names(),
-                        }
+                    ix.group(&n.value).ok_or_else(|| BindError::UnknownGroup {
+                        file: file.into(),
+                        loc: n.loc,
+                        rule: number,
+                        role,
+                        found: n.value.clone(),
+                        expected: group_names(),
                     })
                 })
                 .collect()
@@ -334,11 +337,7 @@ pub fn bind(
             }
         };
         let mut gid = |name: &str, guids: &[NumRange]| -> usize {
-            let members = ends
-                .iter()
-                .copied()
-                .filter(|e| fabric.port(*e).is_some_and(|p| in_ranges(guids, p.guid)))
-                .collect();
+            let members = guids.iter().flat_map(|r| guids_in(&by_guid, r)).collect();
             groups.push(Group {
                 name: name.to_string(),
                 members,
@@ -378,6 +377,21 @@ pub fn bind(
         rules,
         default_level,
     })
+}
+
+/// End ports whose GUID is in `r`; `by_guid` is [`Fabric::end_ports_by_guid`].
+pub fn guids_in<'a>(
+    by_guid: &'a [(u64, PortRef)],
+    r: &NumRange,
+) -> impl Iterator<Item = PortRef> + 'a {
+    let from = by_guid.partition_point(|(g, _)| *g < r.lo);
+    let hi = r.hi;
+    by_guid
+        .get(from..)
+        .unwrap_or(&[])
+        .iter()
+        .take_while(move |(g, _)| *g <= hi)
+        .map(|(_, p)| *p)
 }
 
 fn simple_level(name: &str, sl: u64) -> Level {

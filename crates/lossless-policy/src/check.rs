@@ -9,7 +9,7 @@ use crate::compile::{compile, OsmQos};
 use crate::fabric::Fabric;
 use crate::partitions::Partitions;
 use serde::Serialize;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -41,21 +41,55 @@ impl std::fmt::Display for Diagnostic {
     }
 }
 
-/// Is every value of `inner` in `outer`?
-fn covered(inner: &[NumRange], outer: &[NumRange]) -> bool {
-    let mut o: Vec<(u64, u64)> = outer.iter().map(|r| (r.lo, r.hi)).collect();
-    o.sort_unstable();
-    // Merge adjacent/overlapping ranges.
-    let mut merged: Vec<(u64, u64)> = Vec::new();
-    for (lo, hi) in o {
-        match merged.last_mut() {
-            Some(last) if lo <= last.1.saturating_add(1) => last.1 = last.1.max(hi),
-            _ => merged.push((lo, hi)),
+/// A rule's list of ranges, sorted and merged (adjacent and overlapping ranges joined), so
+/// that the pairwise shadowing test does not sort inside its O(rules^2) loop.
+struct Merged {
+    /// The rule tests this field at all.
+    tested: bool,
+    ranges: Vec<(u64, u64)>,
+}
+
+impl Merged {
+    fn new(v: &[NumRange]) -> Merged {
+        let mut o: Vec<(u64, u64)> = v.iter().map(|r| (r.lo, r.hi)).collect();
+        o.sort_unstable();
+        let mut ranges: Vec<(u64, u64)> = Vec::new();
+        for (lo, hi) in o {
+            match ranges.last_mut() {
+                Some(last) if lo <= last.1.saturating_add(1) => last.1 = last.1.max(hi),
+                _ => ranges.push((lo, hi)),
+            }
+        }
+        Merged {
+            tested: !v.is_empty(),
+            ranges,
         }
     }
-    inner
-        .iter()
-        .all(|r| merged.iter().any(|(lo, hi)| *lo <= r.lo && r.hi <= *hi))
+
+    /// Every value `later` lets through, `self` (an earlier rule's field) lets through too.
+    fn covers(&self, later: &Merged) -> bool {
+        if !self.tested {
+            return true;
+        }
+        later.tested
+            && later.ranges.iter().all(|(lo, hi)| {
+                let k = self.ranges.partition_point(|(_, h)| h < lo);
+                self.ranges
+                    .get(k)
+                    .is_some_and(|(a, b)| *a <= *lo && *hi <= *b)
+            })
+    }
+}
+
+/// The three value fields of each rule, merged.
+fn merged_fields<'a>(rules: impl Iterator<Item = [&'a [NumRange]; 3]>) -> Vec<[Merged; 3]> {
+    rules
+        .map(|[a, b, c]| [Merged::new(a), Merged::new(b), Merged::new(c)])
+        .collect()
+}
+
+fn fields_cover(earlier: &[Merged; 3], later: &[Merged; 3]) -> bool {
+    earlier.iter().zip(later).all(|(e, l)| e.covers(l))
 }
 
 /// Check a parsed policy. `fabric` enables the fabric-dependent checks.
@@ -76,22 +110,22 @@ pub fn check(
     };
     use Severity::{Error, Warning};
     // Names defined twice: OpenSM silently uses the first.
-    let mut seen: Vec<(String, Loc)> = Vec::new();
+    let mut seen: HashMap<String, Loc> = HashMap::new();
     for g in &policy.port_groups {
         let k = g.name.value.to_ascii_lowercase();
-        if let Some((_, first)) = seen.iter().find(|(n, _)| *n == k) {
+        if let Some(first) = seen.get(&k) {
             d(Warning, "duplicate-group", g.name.loc, format!("port group `{}` is already defined at {first}; OpenSM uses the first and ignores this one (names are case-insensitive)", g.name.value));
         } else {
-            seen.push((k, g.name.loc));
+            seen.insert(k, g.name.loc);
         }
     }
-    let mut seen: Vec<(String, Loc)> = Vec::new();
+    let mut seen: HashMap<String, Loc> = HashMap::new();
     for l in &policy.levels {
         let k = l.name.value.to_ascii_lowercase();
-        if let Some((_, first)) = seen.iter().find(|(n, _)| *n == k) {
+        if let Some(first) = seen.get(&k) {
             d(Warning, "duplicate-level", l.name.loc, format!("QoS level `{}` is already defined at {first}; OpenSM uses the first and ignores this one", l.name.value));
         } else {
-            seen.push((k, l.name.loc));
+            seen.insert(k, l.name.loc);
         }
     }
     if policy.level("default").is_some() {
@@ -154,8 +188,9 @@ pub fn check(
             );
         }
     }
+    let names = policy.names();
     for r in &policy.rules {
-        if policy.level(&r.level.value).is_none() {
+        if names.level(&r.level.value).is_none() {
             d(
                 Error,
                 "unknown-level",
@@ -167,7 +202,7 @@ pub fn check(
             );
         }
         for g in r.source.iter().chain(&r.destination) {
-            if policy.group(&g.value).is_none() {
+            if names.group(&g.value).is_none() {
                 d(
                     Error,
                     "unknown-group",
@@ -182,7 +217,7 @@ pub fn check(
     }
     for s in &policy.sl2vl_scopes {
         for g in s.groups.iter().chain(&s.across_from).chain(&s.across_to) {
-            if policy.group(&g.value).is_none() {
+            if names.group(&g.value).is_none() {
                 d(
                     Error,
                     "unknown-group",
@@ -194,7 +229,7 @@ pub fn check(
     }
     for s in &policy.vlarb_scopes {
         for g in s.groups.iter().chain(&s.across) {
-            if policy.group(&g.value).is_none() {
+            if names.group(&g.value).is_none() {
                 d(
                     Error,
                     "unknown-group",
@@ -308,13 +343,11 @@ pub fn check(
             None
         }
     };
+    let ends = fabric.end_ports();
+    let by_guid = fabric.end_ports_by_guid();
     for g in &policy.port_groups {
         for r in &g.port_guids {
-            let any = fabric
-                .end_ports()
-                .iter()
-                .any(|e| fabric.port(*e).is_some_and(|p| r.contains(p.guid)));
-            if !any {
+            if crate::bind::guids_in(&by_guid, r).next().is_none() {
                 d(
                     Warning,
                     "guid-not-found",
@@ -382,12 +415,7 @@ pub fn check(
     let Some(b) = bound else { return out };
     for (gi, g) in policy.port_groups.iter().enumerate() {
         if let Some(bg) = b.groups.get(gi) {
-            let n = fabric
-                .end_ports()
-                .iter()
-                .filter(|e| bg.contains(fabric, **e))
-                .count();
-            if n == 0 {
+            if bg.is_empty_in(fabric, &ends) {
                 d(
                     Warning,
                     "empty-group",
@@ -400,7 +428,7 @@ pub fn check(
             }
         }
     }
-    shadowing(policy, &b, fabric, &mut d);
+    shadowing(&b, fabric, &ends, &mut d);
     let (_, diags) = compile(fabric, osm, Some(policy), Some(&b));
     for x in diags {
         d(
@@ -430,13 +458,16 @@ fn shadowing_without_fabric(policy: &Policy, d: &mut Emit<'_>) {
         .iter()
         .map(|r| (names(&r.source), names(&r.destination)))
         .collect();
+    let fields = merged_fields(
+        policy
+            .rules
+            .iter()
+            .map(|r| [&r.qos_class[..], &r.service_id[..], &r.pkey[..]]),
+    );
     for (j, rj) in policy.rules.iter().enumerate() {
         for (i, ri) in policy.rules[..j].iter().enumerate() {
             // Cheap field tests first: most pairs fail there.
-            if !(fields_cover(&ri.qos_class, &rj.qos_class)
-                && fields_cover(&ri.service_id, &rj.service_id)
-                && fields_cover(&ri.pkey, &rj.pkey))
-            {
+            if !fields_cover(&fields[i], &fields[j]) {
                 continue;
             }
             let s_ok =
@@ -451,12 +482,7 @@ fn shadowing_without_fabric(policy: &Policy, d: &mut Emit<'_>) {
     }
 }
 
-fn fields_cover(earlier: &[NumRange], later: &[NumRange]) -> bool {
-    earlier.is_empty() || (!later.is_empty() && covered(later, earlier))
-}
-
-fn shadowing(policy: &Policy, b: &Bound, fabric: &Fabric, d: &mut Emit<'_>) {
-    let ends = fabric.end_ports();
+fn shadowing(b: &Bound, fabric: &Fabric, ends: &[crate::fabric::PortRef], d: &mut Emit<'_>) {
     let set = |groups: &[usize]| -> Option<HashSet<crate::fabric::PortRef>> {
         if groups.is_empty() {
             return None; // any port
@@ -477,12 +503,16 @@ fn shadowing(policy: &Policy, b: &Bound, fabric: &Fabric, d: &mut Emit<'_>) {
         .iter()
         .map(|r| (set(&r.source), set(&r.destination)))
         .collect();
+    let fields = merged_fields(
+        b.rules
+            .iter()
+            .map(|r| [&r.qos_class[..], &r.service_id[..], &r.pkey[..]]),
+    );
     let loc_of = |r: &crate::bind::Rule| match r.origin {
         crate::bind::Origin::MatchRule { loc, .. } | crate::bind::Origin::QosUlps { loc, .. } => {
             loc
         }
     };
-    let _ = policy;
     for (j, rj) in b.rules.iter().enumerate() {
         let (sj, dj) = &sets[j];
         if sj.as_ref().is_some_and(|s| s.is_empty()) || dj.as_ref().is_some_and(|s| s.is_empty()) {
@@ -499,12 +529,7 @@ fn shadowing(policy: &Policy, b: &Bound, fabric: &Fabric, d: &mut Emit<'_>) {
                 (None, Some(_)) => false,
                 (Some(a), Some(o)) => a.is_subset(o),
             };
-            if fields_cover(&ri.qos_class, &rj.qos_class)
-                && fields_cover(&ri.service_id, &rj.service_id)
-                && fields_cover(&ri.pkey, &rj.pkey)
-                && sub(sj, si)
-                && sub(dj, di)
-            {
+            if fields_cover(&fields[i], &fields[j]) && sub(sj, si) && sub(dj, di) {
                 d(
                     Severity::Warning,
                     "shadowed-rule",

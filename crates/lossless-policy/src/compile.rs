@@ -7,7 +7,7 @@
 //! scopes match a port the last one applies, and a VL the port does not support becomes VL15
 //! (dropped) with a warning, as the seed says.
 
-use crate::ast::{Loc, Policy, PortSet};
+use crate::ast::{Loc, NameIndex, Policy, PortSet};
 use crate::bind::Bound;
 use crate::fabric::{Fabric, NodeKind, PortRef};
 use serde::Serialize;
@@ -175,6 +175,16 @@ pub struct Sl2Vl<'a> {
     osm: &'a OsmQos,
     policy: Option<&'a Policy>,
     bound: Option<&'a Bound>,
+    /// Per sl2vl-scope, the bound groups named by `group`, `across-from` and `across-to`
+    /// (looked up once: names are matched case-insensitively, first definition wins).
+    scope_groups: Vec<[Vec<usize>; 3]>,
+    /// Some scope looks at the input port (`across-from`, or a `from` list).
+    input_dependent: bool,
+}
+
+/// Bound group indices of the names (unknown names are left out; `check` reports them).
+pub fn group_indices(ix: &NameIndex, names: &[crate::ast::Spanned<String>]) -> Vec<usize> {
+    names.iter().filter_map(|n| ix.group(&n.value)).collect()
 }
 
 impl<'a> Sl2Vl<'a> {
@@ -184,23 +194,50 @@ impl<'a> Sl2Vl<'a> {
         policy: Option<&'a Policy>,
         bound: Option<&'a Bound>,
     ) -> Self {
+        let scopes = policy.map_or(&[][..], |p| p.sl2vl_scopes.as_slice());
+        let scope_groups = match policy {
+            Some(p) => {
+                let ix = p.names();
+                scopes
+                    .iter()
+                    .map(|s| {
+                        [
+                            group_indices(&ix, &s.groups),
+                            group_indices(&ix, &s.across_from),
+                            group_indices(&ix, &s.across_to),
+                        ]
+                    })
+                    .collect()
+            }
+            None => vec![],
+        };
+        let input_dependent = scopes
+            .iter()
+            .any(|s| !s.across_from.is_empty() || matches!(s.from, PortSet::List(_)));
         Sl2Vl {
             fabric,
             osm,
             policy,
             bound,
+            scope_groups,
+            input_dependent,
         }
     }
 
-    fn in_groups(&self, names: &[crate::ast::Spanned<String>], p: PortRef) -> bool {
-        let (Some(policy), Some(b)) = (self.policy, self.bound) else {
+    /// Whether tables differ by input port (else `table(node, i, out)` is the same for all i).
+    pub fn input_dependent(&self) -> bool {
+        self.input_dependent
+    }
+
+    fn in_groups(&self, groups: &[usize], p: PortRef) -> bool {
+        let Some(b) = self.bound else {
             return false;
         };
-        names.iter().any(|n| {
-            policy
-                .group(&n.value)
-                .and_then(|(gi, _)| b.groups.get(gi))
-                .is_some_and(|g| g.contains(self.fabric, self.fabric.base_port(p)))
+        let base = self.fabric.base_port(p);
+        groups.iter().any(|gi| {
+            b.groups
+                .get(*gi)
+                .is_some_and(|g| g.contains(self.fabric, base))
         })
     }
 
@@ -219,9 +256,11 @@ impl<'a> Sl2Vl<'a> {
         let data_vls = out_port.map_or(8, |p| p.data_vls);
         let mut chosen: Option<(&crate::ast::Sl2VlScope, Loc)> = None;
         if let Some(policy) = self.policy {
-            for s in &policy.sl2vl_scopes {
+            for (s, [groups, across_from, across_to]) in
+                policy.sl2vl_scopes.iter().zip(&self.scope_groups)
+            {
                 let me = PortRef { node, port: out };
-                if !s.groups.is_empty() && !self.in_groups(&s.groups, me) {
+                if !s.groups.is_empty() && !self.in_groups(groups, me) {
                     continue;
                 }
                 let peer = |p: u8| {
@@ -230,12 +269,12 @@ impl<'a> Sl2Vl<'a> {
                         .map(|(rn, rp)| PortRef { node: rn, port: rp })
                 };
                 if !s.across_from.is_empty()
-                    && !peer(inp).is_some_and(|r| self.in_groups(&s.across_from, r))
+                    && !peer(inp).is_some_and(|r| self.in_groups(across_from, r))
                 {
                     continue;
                 }
                 if !s.across_to.is_empty()
-                    && !peer(out).is_some_and(|r| self.in_groups(&s.across_to, r))
+                    && !peer(out).is_some_and(|r| self.in_groups(across_to, r))
                 {
                     continue;
                 }
@@ -304,6 +343,18 @@ pub fn compile(
     let mut diags = Vec::new();
     let mut scope_used =
         vec![false; policy.map_or(0, |p| p.sl2vl_scopes.len() + p.vlarb_scopes.len())];
+    let vlarb_groups: Vec<[Vec<usize>; 2]> = policy.map_or(vec![], |pol| {
+        let ix = pol.names();
+        pol.vlarb_scopes
+            .iter()
+            .map(|sc| {
+                [
+                    group_indices(&ix, &sc.groups),
+                    group_indices(&ix, &sc.across),
+                ]
+            })
+            .collect()
+    });
     for (ni, n) in fabric.nodes.iter().enumerate() {
         for p in &n.ports {
             if n.kind != NodeKind::Switch && p.peer.is_none() {
@@ -318,8 +369,13 @@ pub fn compile(
                 vec![0]
             };
             let mut sl2vl = Vec::new();
+            // Tables that do not depend on the input port are computed once per output port.
+            let shared = (!s.input_dependent()).then(|| s.table(ni, 0, p.num));
             for i in ins {
-                let (t, src, dropped) = s.table(ni, i, p.num);
+                let (t, src, dropped) = match &shared {
+                    Some(x) => x.clone(),
+                    None => s.table(ni, i, p.num),
+                };
                 if let (TableSource::Scope { loc }, Some(pol)) = (src, policy) {
                     if let Some(k) = pol.sl2vl_scopes.iter().position(|x| x.loc == loc) {
                         if let Some(u) = scope_used.get_mut(k) {
@@ -355,19 +411,18 @@ pub fn compile(
             };
             let mut vl = None;
             if let (Some(pol), Some(b)) = (policy, bound) {
-                for (k, sc) in pol.vlarb_scopes.iter().enumerate() {
-                    let in_g = |names: &[crate::ast::Spanned<String>], r: PortRef| {
-                        names.iter().any(|nm| {
-                            pol.group(&nm.value)
-                                .and_then(|(gi, _)| b.groups.get(gi))
-                                .is_some_and(|g| g.contains(fabric, fabric.base_port(r)))
-                        })
+                for (k, (sc, [groups, across])) in
+                    pol.vlarb_scopes.iter().zip(&vlarb_groups).enumerate()
+                {
+                    let in_g = |gs: &[usize], r: PortRef| {
+                        let base = fabric.base_port(r);
+                        gs.iter()
+                            .any(|gi| b.groups.get(*gi).is_some_and(|g| g.contains(fabric, base)))
                     };
-                    let g_ok = sc.groups.is_empty() || in_g(&sc.groups, me);
+                    let g_ok = sc.groups.is_empty() || in_g(groups, me);
                     let a_ok = sc.across.is_empty()
-                        || p.peer.is_some_and(|(rn, rp)| {
-                            in_g(&sc.across, PortRef { node: rn, port: rp })
-                        });
+                        || p.peer
+                            .is_some_and(|(rn, rp)| in_g(across, PortRef { node: rn, port: rp }));
                     if g_ok && a_ok && sc.to.contains(u64::from(p.num)) {
                         vl = Some((k, sc));
                         if let Some(u) = scope_used.get_mut(pol.sl2vl_scopes.len() + k) {

@@ -234,6 +234,17 @@ impl Fabric {
         v
     }
 
+    /// End ports with their port GUIDs, sorted by GUID: GUID ranges become binary searches.
+    pub fn end_ports_by_guid(&self) -> Vec<(u64, PortRef)> {
+        let mut v: Vec<(u64, PortRef)> = self
+            .end_ports()
+            .into_iter()
+            .filter_map(|e| self.port(e).map(|p| (p.guid, e)))
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
     /// The end port a physical port belongs to (switch ports all belong to port 0).
     pub fn base_port(&self, r: PortRef) -> PortRef {
         match self.nodes.get(r.node).map(|n| n.kind) {

@@ -7,6 +7,8 @@
 //! * [`link`]: rtnetlink link state: a non-blocking monitor of
 //!   `RTM_NEWLINK`/`RTM_DELLINK`, a blocking dump, and a pure parser of link
 //!   messages; `if_nametoindex` and `if_hwaddr`.
+//! * [`timestamp`]: an `AF_PACKET` socket per port for link-delay measurement frames
+//!   (0x88B5) with kernel timestamps (`SO_TIMESTAMPING`, hardware where the NIC has it).
 //! * [`dcbnl`]: the kernel's DCB netlink interface (`RTM_GETDCB`/`RTM_SETDCB`)
 //!   for what a CEE agent programs: DCB state, PFC, priority groups, SET_ALL.
 //!
@@ -22,6 +24,7 @@ mod netlink;
 pub mod packet;
 pub mod reactor;
 mod sys;
+pub mod timestamp;
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod uapi_tests;
@@ -33,3 +36,4 @@ pub use link::{
 };
 pub use netlink::NetlinkError;
 pub use packet::PacketSocket;
+pub use timestamp::{realtime_ps, Clock, Clocks, MeasureSocket, TimestampMode};

@@ -95,7 +95,7 @@ pub struct PacketSocket {
     ifindex: u32,
 }
 
-fn sockaddr_ll(ifindex: libc::c_int, protocol_be: u16) -> libc::sockaddr_ll {
+pub(crate) fn sockaddr_ll(ifindex: libc::c_int, protocol_be: u16) -> libc::sockaddr_ll {
     // SAFETY: sockaddr_ll is plain data; all-zero is a valid value.
     let mut sa: libc::sockaddr_ll = unsafe { mem::zeroed() };
     sa.sll_family = libc::AF_PACKET as libc::c_ushort;

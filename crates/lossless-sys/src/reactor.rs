@@ -9,9 +9,11 @@
 use std::io;
 
 use tokio::io::unix::AsyncFd;
+use tokio::io::Interest;
 
 use crate::link::LinkMonitor;
 use crate::packet::PacketSocket;
+use crate::timestamp::MeasureSocket;
 
 mod sealed {
     pub trait OwnsFd: std::os::fd::AsRawFd {}
@@ -22,6 +24,8 @@ pub trait OwnsFd: sealed::OwnsFd {}
 
 impl sealed::OwnsFd for PacketSocket {}
 impl OwnsFd for PacketSocket {}
+impl sealed::OwnsFd for MeasureSocket {}
+impl OwnsFd for MeasureSocket {}
 impl sealed::OwnsFd for LinkMonitor {}
 impl OwnsFd for LinkMonitor {}
 
@@ -32,4 +36,11 @@ pub fn async_fd<T: OwnsFd>(inner: T) -> io::Result<AsyncFd<T>> {
     // `OwnedFd` that is neither closed nor replaced before they are dropped,
     // and whose `as_raw_fd` returns it; the `AsyncFd` owns `inner`.
     unsafe { AsyncFd::register(inner) }.map_err(io::Error::from)
+}
+
+/// Wraps `inner` in an `AsyncFd` with the given interest: `READABLE | ERROR` for a
+/// [`MeasureSocket`], whose transmit timestamps wait on the error queue.
+pub fn async_fd_with_interest<T: OwnsFd>(inner: T, interest: Interest) -> io::Result<AsyncFd<T>> {
+    // SAFETY: as in `async_fd`.
+    unsafe { AsyncFd::register_with_interest(inner, interest) }.map_err(io::Error::from)
 }

@@ -765,3 +765,79 @@ fn dcbnl_probe_child() {
         Err(DcbError::NoDevice { .. })
     ));
 }
+
+/// Waits up to 2 s for `f` to stop saying `WouldBlock`.
+fn retry_2s<T>(mut f: impl FnMut() -> io::Result<T>) -> io::Result<T> {
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        match f() {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock && Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            other => return other,
+        }
+    }
+}
+
+#[test]
+fn measurement_socket_timestamps_both_ways_and_sees_only_0x88b5() {
+    use lossless_sys::timestamp::{realtime_ps, Clock, MeasureSocket, TimestampMode};
+    if !privileged() {
+        return;
+    }
+    let p = Pair::new();
+    let open = |ns: &Netns, name: &'static str| {
+        ns.run(|| MeasureSocket::open(if_nametoindex(name)?, name, TimestampMode::Auto))
+            .expect("measurement socket")
+    };
+    let (ma, mb) = (open(&p.a, "va"), open(&p.b, "vb"));
+    // veth has no PTP clock; it stamps in software both ways (veth_xmit calls
+    // skb_tx_timestamp).
+    assert_eq!(ma.clocks().rx, Clock::Software);
+    assert_eq!(
+        ma.clocks().tx,
+        Clock::Software,
+        "veth gives software TX timestamps"
+    );
+    // A PacketSocket for LLDP on the same port must not see measurement frames, and
+    // the measurement socket must not see LLDP.
+    let (la, _lb) = p.sockets();
+    let before = realtime_ps();
+    let frame = eth(LLDP_DST, MAC_A, &[0x88b5], &[0x4c, 0x48, 1, 1, 0, 1, 0, 0]);
+    ma.send(&frame).expect("send");
+    let mut buf = vec![0u8; 2048];
+    let (n, rx) = retry_2s(|| mb.recv(&mut buf)).expect("received");
+    assert_eq!(&buf[..n], &frame[..]);
+    let rx = rx.expect("a receive timestamp");
+    let mut echo = vec![0u8; 2048];
+    let (m, tx) = retry_2s(|| ma.recv_tx_timestamp(&mut echo)).expect("tx timestamp");
+    assert_eq!(
+        &echo[..m],
+        &frame[..],
+        "the error queue returns the frame it stamped"
+    );
+    let after = realtime_ps();
+    // Same clock (CLOCK_REALTIME), one host: before <= tx <= rx <= after.
+    assert!(
+        tx.wrapping_sub(before) < 1 << 63,
+        "tx {tx} before the send {before}"
+    );
+    assert!(rx.wrapping_sub(tx) < 1 << 63, "rx {rx} before tx {tx}");
+    assert!(
+        after.wrapping_sub(rx) < 1 << 63,
+        "rx {rx} after the read {after}"
+    );
+    assert!(rx - tx < 1_000_000_000, "veth crossing took {} ps", rx - tx);
+    // LLDP reaches the LLDP socket only.
+    let lldp = eth(LLDP_DST, MAC_B, &[0x88cc], &[0; 46]);
+    let (_, lb2) = p.sockets();
+    lb2.send(&lldp).expect("send lldp");
+    assert_eq!(recv_frame(&la).expect("lldp on va"), lldp);
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(
+        ma.recv(&mut buf).map(|r| r.0).unwrap_err().kind(),
+        io::ErrorKind::WouldBlock,
+        "the measurement socket saw a non-0x88B5 frame"
+    );
+    assert_quiet(&la);
+}

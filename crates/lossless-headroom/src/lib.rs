@@ -13,6 +13,7 @@
 //! - [`session`]: the link-delay measurement exchange (seed 004, phase 2), both ends.
 //! - [`sizing`]: a measurement to the headroom a port reserves, with hysteresis.
 //! - [`report`]: one calculation end to end, and its text and JSON forms.
+//! - [`static_table`]: a vendor's static headroom table (SONiC's), to compare against.
 //!
 //! Sans-IO and clock-free: callers hand in every input, including the time and measured
 //! timestamps.
@@ -26,6 +27,7 @@ pub mod report;
 pub mod session;
 pub mod sizing;
 pub mod source;
+pub mod static_table;
 pub mod units;
 pub mod wan;
 

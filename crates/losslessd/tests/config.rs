@@ -52,7 +52,7 @@ fn unknown_key_in_a_port_section() {
         refuse("[ports.eth0]\nmtu = 9000\n"),
         "/etc/lossless/losslessd.toml:2:1: ports.\"eth0\".mtu: unknown key; expected one of: \
          admin_status, apply, system_name, port_description, chassis_id, port_id, \
-         max_neighbors, timers, dcbx, pg, pfc, app"
+         max_neighbors, timers, dcbx, pg, pfc, app, headroom"
     );
 }
 
@@ -674,6 +674,7 @@ mod render {
                         app,
                         headroom_measurement: false,
                     },
+                    headroom: Default::default(),
                 },
             )
     }
@@ -707,5 +708,61 @@ mod render {
             parse(&format!("[defaults]\n{body}")).port("x"),
             PortSettings::default()
         );
+    }
+}
+
+#[test]
+fn headroom_section_reads_every_key_and_round_trips() {
+    let c = parse(
+        "[ports.\"eth0\".headroom]\nmeasure = true\nalpha = \"1.25\"\ncell = 256\n\
+         speed = \"400G\"\nmax_frame = 9216\ntimestamps = \"software\"\nsamples = 16\nperiod = 30\n",
+    );
+    let s = c.port("eth0");
+    assert!(s.dcbx().headroom_measurement);
+    let h = s.headroom;
+    assert_eq!(h.alpha.0, 1_250_000);
+    assert_eq!(
+        (h.cell, h.speed, h.max_frame),
+        (256, Some(400_000_000_000), 9216)
+    );
+    assert_eq!(
+        h.timestamps,
+        lossless_sys::timestamp::TimestampMode::Software
+    );
+    assert_eq!((h.samples, h.period), (16, 30));
+    // Off unless asked for.
+    assert!(
+        !parse("[ports.\"eth1\"]\n")
+            .port("eth1")
+            .dcbx()
+            .headroom_measurement
+    );
+    // Rendered back, the same settings.
+    let text = format!("[ports.\"eth0\"]\n{}", s.to_toml());
+    assert_eq!(parse(&text).port("eth0"), s);
+}
+
+#[test]
+fn headroom_values_are_refused_with_their_key() {
+    for (body, key, why) in [
+        ("alpha = \"0.9\"", "alpha", "below 1"),
+        ("alpha = true", "alpha", "expected a factor"),
+        ("cell = 0", "cell", "below the minimum 1"),
+        ("speed = \"100GB/s\"", "speed", "bytes per second"),
+        ("speed = \"100\"", "speed", "no unit"),
+        ("timestamps = \"ptp\"", "timestamps", "not \"auto\""),
+        ("samples = 34", "samples", "34"),
+        ("period = 0", "period", "below the minimum 1"),
+        ("colour = 1", "colour", "measure"),
+    ] {
+        let text = format!("[ports.\"eth0\".headroom]\n{body}\n");
+        let e = DaemonConfig::parse(&text, Path::new("t.toml"))
+            .expect_err(body)
+            .to_string();
+        assert!(
+            e.contains(&format!("ports.\"eth0\".headroom.{key}")) && e.contains(why),
+            "{body}: {e}"
+        );
+        assert!(e.starts_with("t.toml:2:"), "{e}");
     }
 }

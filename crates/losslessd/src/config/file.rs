@@ -9,6 +9,7 @@ use serde::de::{DeserializeOwned, IntoDeserializer};
 use toml_edit::ImDocument;
 
 use super::error::Fault;
+use super::headroom::HeadroomSetting;
 use super::pattern::Pattern;
 use super::read::{quoted, Field};
 use super::setting::{Feature, Flag, Layer, Setting, Site, Timer};
@@ -29,6 +30,7 @@ pub(crate) const PORT_KEYS: &[&str] = &[
     "pg",
     "pfc",
     "app",
+    "headroom",
 ];
 const TIMER_KEYS: &[&str] = &[
     "msg_tx_interval",
@@ -233,6 +235,12 @@ fn port_keys(section: &Field, layer: &mut Layer) -> Result<(), Fault> {
                         _ => return Err(d.unknown(DCBX_KEYS)),
                     };
                     out.push((setting, site(&d)));
+                }
+                continue;
+            }
+            "headroom" => {
+                for h in f.entries()? {
+                    out.push((Setting::Headroom(HeadroomSetting::read(&h)?), site(&h)));
                 }
                 continue;
             }

@@ -11,6 +11,7 @@
 mod check;
 mod error;
 mod file;
+mod headroom;
 mod pattern;
 mod read;
 mod render;
@@ -24,6 +25,7 @@ use lossless_wire::MacAddr;
 use serde::{Deserialize, Serialize};
 
 pub use error::ConfigFileError;
+pub use headroom::{alpha_text, HeadroomSettings};
 pub use pattern::IFNAME_MAX;
 
 use file::{Failure, PortSection};
@@ -100,6 +102,8 @@ pub struct PortSettings {
     pub timers: LldpTimers,
     pub max_neighbors: usize,
     pub dcbx: DcbxConfig,
+    /// Adaptive headroom (whether it runs at all is `dcbx.headroom_measurement`).
+    pub headroom: HeadroomSettings,
 }
 
 impl Default for PortSettings {
@@ -126,6 +130,7 @@ impl Default for PortSettings {
             timers,
             max_neighbors,
             dcbx,
+            headroom: HeadroomSettings::default(),
         }
     }
 }

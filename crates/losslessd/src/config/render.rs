@@ -89,6 +89,7 @@ impl PortSettings {
             })
             .collect();
         line("app.entries", format!("[{}]", entries.join(", ")));
+        super::headroom::render(d.headroom_measurement, &self.headroom, &mut line);
         out
     }
 }

@@ -7,6 +7,7 @@
 use lossless_dcbx::{AdminStatus, FeatureAdmin};
 use lossless_wire::cee::{AppTable, PriorityMap};
 
+use super::headroom::{HeadroomKey, HeadroomSetting};
 use super::{Apply, PortSettings};
 
 /// The LLDP timers, by their key under `timers`.
@@ -106,6 +107,7 @@ pub(crate) enum Key {
     PfcPriorities,
     PfcNumTcs,
     AppEntries,
+    Headroom(HeadroomKey),
 }
 
 /// One key with its value.
@@ -129,6 +131,7 @@ pub(crate) enum Setting {
     PfcPriorities(PriorityMap),
     PfcNumTcs(u8),
     AppEntries(Box<AppTable>),
+    Headroom(HeadroomSetting),
 }
 
 impl Setting {
@@ -151,10 +154,15 @@ impl Setting {
             Setting::PfcPriorities(_) => Key::PfcPriorities,
             Setting::PfcNumTcs(_) => Key::PfcNumTcs,
             Setting::AppEntries(_) => Key::AppEntries,
+            Setting::Headroom(h) => Key::Headroom(h.key()),
         }
     }
 
     pub fn apply(&self, s: &mut PortSettings) {
+        if let Setting::Headroom(h) = self {
+            h.apply(s);
+            return;
+        }
         let d = &mut s.dcbx;
         match self {
             Setting::Apply(v) => s.apply = *v,
@@ -196,6 +204,7 @@ impl Setting {
             Setting::PfcPriorities(v) => d.pfc.cfg.priorities = *v,
             Setting::PfcNumTcs(v) => d.pfc.cfg.num_tcs = *v,
             Setting::AppEntries(v) => d.app.cfg.entries = (**v).clone(),
+            Setting::Headroom(_) => {}
         }
     }
 }

@@ -56,6 +56,11 @@ pub(crate) const DCB_ATTR_PFC_STATE: u16 = 3;
 pub(crate) const DCB_ATTR_PFC_CFG: u16 = 4;
 pub(crate) const DCB_ATTR_PG_CFG: u16 = 6;
 pub(crate) const DCB_ATTR_SET_ALL: u16 = 7;
+pub(crate) const DCB_ATTR_IEEE: u16 = 13;
+pub(crate) const DCB_ATTR_IEEE_PFC: u16 = 2;
+/// `sizeof(struct ieee_pfc)`: pfc_cap, pfc_en, mbc, (pad), delay u16, (pad to 8),
+/// requests[8] u64, indications[8] u64.
+pub(crate) const IEEE_PFC_LEN: usize = 136;
 
 pub(crate) const DCB_PFC_UP_ATTR_0: u16 = 1;
 pub(crate) const DCB_PFC_UP_ATTR_ALL: u16 = 9;
@@ -107,6 +112,7 @@ pub enum DcbCmd {
     SetAll = 9,
     PfcGetState = 14,
     PfcSetState = 15,
+    IeeeSet = 20,
 }
 
 impl DcbCmd {
@@ -129,6 +135,7 @@ impl DcbCmd {
             DcbCmd::SetAll => "DCB_CMD_SET_ALL",
             DcbCmd::PfcGetState => "DCB_CMD_PFC_GSTATE",
             DcbCmd::PfcSetState => "DCB_CMD_PFC_SSTATE",
+            DcbCmd::IeeeSet => "DCB_CMD_IEEE_SET",
         }
     }
 
@@ -141,6 +148,7 @@ impl DcbCmd {
                 | DcbCmd::PfcSetCfg
                 | DcbCmd::SetAll
                 | DcbCmd::PfcSetState
+                | DcbCmd::IeeeSet
         )
     }
 
@@ -165,6 +173,7 @@ impl DcbCmd {
             DcbCmd::PfcSetCfg => Some((DCB_ATTR_PFC_CFG, "DCB_ATTR_PFC_CFG")),
             DcbCmd::PgTxSetCfg | DcbCmd::PgRxSetCfg => Some((DCB_ATTR_PG_CFG, "DCB_ATTR_PG_CFG")),
             DcbCmd::SetAll => Some((DCB_ATTR_SET_ALL, "DCB_ATTR_SET_ALL")),
+            DcbCmd::IeeeSet => Some((DCB_ATTR_IEEE, "DCB_ATTR_IEEE")),
             DcbCmd::PgTxGetCfg | DcbCmd::PgRxGetCfg | DcbCmd::PfcGetCfg => None,
         }
     }
@@ -426,6 +435,27 @@ pub fn encode_set_pg(
         b.attr_u8(DCB_PG_ATTR_BW_ID_0 + i, pct);
     }
     b.nest_end(pg);
+    Ok(b.finish())
+}
+
+/// `DCB_CMD_IEEE_SET`: `DCB_ATTR_IEEE { DCB_ATTR_IEEE_PFC: struct ieee_pfc }` with
+/// PFC on the priorities of `enabled` (of 8 classes) and `delay`, the allowance for the
+/// link's round-trip delay in bit times (<linux/dcbnl.h>; some drivers, mlx5, read it
+/// as metres of cable instead).
+pub fn encode_set_ieee_pfc(
+    seq: u32,
+    ifname: &str,
+    enabled: u8,
+    delay: u16,
+) -> Result<Vec<u8>, DcbError> {
+    let mut b = request(DcbCmd::IeeeSet, seq, ifname)?;
+    let n = b.nest_start(DCB_ATTR_IEEE);
+    let mut pfc = [0u8; IEEE_PFC_LEN];
+    pfc[0] = 8; // pfc_cap: classes that may be PFC-enabled at once
+    pfc[1] = enabled;
+    pfc[4..6].copy_from_slice(&delay.to_ne_bytes());
+    b.attr(DCB_ATTR_IEEE_PFC, &pfc);
+    b.nest_end(n);
     Ok(b.finish())
 }
 
@@ -818,6 +848,14 @@ impl Dcbnl {
         })
     }
 
+    /// `DCB_CMD_IEEE_SET` of the PFC object: enabled priorities and the delay
+    /// allowance in bit times (see [`encode_set_ieee_pfc`]).
+    pub fn set_ieee_pfc(&mut self, ifname: &str, enabled: u8, delay: u16) -> Result<(), DcbError> {
+        self.set_cmd(DcbCmd::IeeeSet, ifname, |s| {
+            encode_set_ieee_pfc(s, ifname, enabled, delay)
+        })
+    }
+
     /// `DCB_CMD_SET_ALL`: commits what was set. Returns the driver's status:
     /// [`SET_ALL_CHANGED_RESET`] (0), [`SET_ALL_NO_CHANGE`] (1) or
     /// [`SET_ALL_CHANGED_NO_RESET`] (2); anything else is a driver failure
@@ -849,6 +887,21 @@ mod tests {
         pgid: [0, 0, 0, 0, 1, 1, 1, 15],
         percent: [25, 75, 0, 0, 0, 0, 0, 0],
     };
+
+    #[test]
+    fn ieee_pfc_request_layout() {
+        let r = encode_set_ieee_pfc(7, "va", 0b0001_1000, 0x1234).unwrap();
+        // nlmsghdr 16 + dcbmsg 4 + IFNAME 8 + IEEE nest 4 + PFC attr 4 + 136.
+        assert_eq!(r.len(), 16 + 4 + 8 + 4 + 4 + IEEE_PFC_LEN);
+        assert_eq!(u16at(&r, 4), RTM_SETDCB);
+        assert_eq!(r[17], DcbCmd::IeeeSet.code(), "dcbmsg.cmd");
+        assert_eq!(attr(&r, 28), ((4 + 4 + IEEE_PFC_LEN) as u16, DCB_ATTR_IEEE));
+        assert_eq!(attr(&r, 32), ((4 + IEEE_PFC_LEN) as u16, DCB_ATTR_IEEE_PFC));
+        let pfc = &r[36..];
+        assert_eq!((pfc[0], pfc[1], pfc[2]), (8, 0b0001_1000, 0));
+        assert_eq!(u16at(pfc, 4), 0x1234);
+        assert!(pfc[6..].iter().all(|&b| b == 0));
+    }
 
     #[test]
     fn get_state_request_layout() {

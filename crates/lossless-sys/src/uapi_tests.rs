@@ -87,6 +87,8 @@ fn checks() -> Vec<(&'static str, i64)> {
             d::DCB_TC_ATTR_PARAM_BW_PCT.into(),
         ),
         ("DCB_TC_ATTR_PARAM_ALL", d::DCB_TC_ATTR_PARAM_ALL.into()),
+        ("DCB_ATTR_IEEE", d::DCB_ATTR_IEEE.into()),
+        ("DCB_ATTR_IEEE_PFC", d::DCB_ATTR_IEEE_PFC.into()),
     ];
     for cmd in [
         DcbCmd::GetState,
@@ -100,6 +102,7 @@ fn checks() -> Vec<(&'static str, i64)> {
         DcbCmd::SetAll,
         DcbCmd::PfcGetState,
         DcbCmd::PfcSetState,
+        DcbCmd::IeeeSet,
     ] {
         v.push((cmd.name(), cmd.code().into()));
     }

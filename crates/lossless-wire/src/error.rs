@@ -78,4 +78,7 @@ pub enum DecodeErrorKind {
     /// Not the protocol this parser handles (wrong Ethertype, OUI, opcode...).
     #[error("not this protocol: {reason}")]
     NotThisProtocol { reason: &'static str },
+    /// An Internet checksum (RFC 1071) that does not match the bytes it covers.
+    #[error("checksum 0x{found:04x}, computed 0x{computed:04x}")]
+    Checksum { computed: u16, found: u16 },
 }

@@ -17,6 +17,7 @@ pub mod lldp;
 pub mod mac;
 pub mod mac_control;
 pub mod measure;
+pub mod tunnel;
 
 pub use cee::{CeeDcbx, InvalidValue};
 pub use error::{DecodeError, DecodeErrorKind};

@@ -61,7 +61,7 @@ pub struct Need {
 }
 
 /// What to do with a new need.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Decision {
     /// Nothing applied yet: apply.

@@ -15,6 +15,8 @@ use serde_json::json;
 use tracing::{info, warn};
 
 use crate::config::{Apply, DaemonConfig, DaemonSettings, PortSettings};
+use crate::headroom::{pfc_delay_bits, Change, HeadroomHardware, PortHeadroom};
+use lossless_sys::timestamp::{Clocks, TimestampMode};
 use crate::metrics::Metrics;
 use crate::port::{sources, Port};
 use crate::protocol::{
@@ -65,6 +67,34 @@ pub enum Output {
         name: String,
         pfc: Option<PfcConfig>,
         pg: Option<PgConfig>,
+    },
+    /// Open the timestamping measurement socket of a port that measures its link.
+    OpenMeasure {
+        ifindex: u32,
+        name: String,
+        timestamps: TimestampMode,
+    },
+    /// Close it (measurement turned off; `Close` closes it too).
+    CloseMeasure {
+        ifindex: u32,
+    },
+    /// Send a measurement frame; its transmit timestamp comes back through
+    /// [`Daemon::measure_tx_timestamp`].
+    SendMeasure {
+        ifindex: u32,
+        frame: Vec<u8>,
+    },
+    /// Read the line rate the kernel reports and call [`Daemon::speed_read`].
+    ReadSpeed {
+        ifindex: u32,
+        name: String,
+    },
+    /// Program the headroom through dcbnl: IEEE PFC with the delay allowance.
+    ApplyHeadroom {
+        ifindex: u32,
+        name: String,
+        pfc_enabled: u8,
+        pfc_delay_bits: u16,
     },
     /// An event line for `events --follow` subscribers.
     Event(String),
@@ -162,10 +192,7 @@ impl Daemon {
 
     /// When `timeout` is due next.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.ports
-            .values()
-            .filter_map(|p| p.agent.poll_timeout())
-            .min()
+        self.ports.values().filter_map(port_timeout).min()
     }
 
     fn selected(&self, name: &str) -> bool {
@@ -273,6 +300,7 @@ impl Daemon {
             ifindex: info.ifindex,
             name: info.name.clone(),
         });
+        self.open_measure(&info.name);
         if apply == Apply::Dcbnl {
             self.outputs.push_back(Output::Probe {
                 ifindex: info.ifindex,
@@ -304,10 +332,24 @@ impl Daemon {
                 }
             }
         }
-        if port.agent.link_up() != up {
+        let changed = port.agent.link_up() != up;
+        if changed {
             info!(port = %info.name, up, "link");
             port.agent.handle_link(now.mono, up);
             port.negotiating_since = up.then_some(now.mono);
+        }
+        if let Some(h) = &mut port.headroom {
+            // Any link message may come with a new speed (autonegotiation): re-read it.
+            if up {
+                self.outputs.push_back(Output::ReadSpeed {
+                    ifindex: info.ifindex,
+                    name: info.name.clone(),
+                });
+            } else {
+                h.set_kernel_speed(now.mono, None);
+            }
+        }
+        if changed {
             let name = info.name.clone();
             self.publish(
                 now,
@@ -414,12 +456,17 @@ impl Daemon {
         let due: Vec<String> = self
             .ports
             .iter()
-            .filter(|(_, p)| p.agent.poll_timeout().is_some_and(|t| t <= now.mono))
+            .filter(|(_, p)| port_timeout(p).is_some_and(|t| t <= now.mono))
             .map(|(n, _)| n.clone())
             .collect();
         for name in due {
             if let Some(p) = self.ports.get_mut(&name) {
-                p.agent.handle_timeout(now.mono);
+                if p.agent.poll_timeout().is_some_and(|t| t <= now.mono) {
+                    p.agent.handle_timeout(now.mono);
+                }
+                if let Some(h) = &mut p.headroom {
+                    h.session.handle_timeout(now.mono);
+                }
             }
             self.after(now, &name);
         }
@@ -481,6 +528,216 @@ impl Daemon {
                 pg: s.pg.applied,
             });
         }
+        self.after_headroom(now, name);
+    }
+
+    /// The measurement follows the agent (link, both ends capable); its frames go out,
+    /// its results are sized and, through the hysteresis, programmed.
+    fn after_headroom(&mut self, now: Now, name: &str) {
+        let Some(port) = self.ports.get_mut(name) else {
+            return;
+        };
+        let ifindex = port.ifindex;
+        let (up, agreed) = (port.agent.link_up(), port.agent.headroom_measurement_agreed());
+        let dcbnl = matches!(port.hardware, Hardware::Dcbnl { .. });
+        let pfc_enabled = port
+            .agent
+            .status()
+            .pfc
+            .applied
+            .map_or(0, |p| p.priorities.0);
+        let Some(h) = &mut port.headroom else {
+            return;
+        };
+        h.session.set_link(now.mono, up);
+        h.session.set_agreed(now.mono, agreed);
+        let mut changes: Vec<Change> = Vec::new();
+        let mut events = Vec::new();
+        while let Some(frame) = h.session.poll_transmit() {
+            self.outputs.push_back(Output::SendMeasure { ifindex, frame });
+        }
+        while let Some(ev) = h.session.poll_event() {
+            if let Some(c) = h.on_event(now.mono, &ev) {
+                changes.push(c);
+            }
+            events.push(ev);
+        }
+        let (speed, _) = h.speed();
+        if let Some(c) = changes.last() {
+            if dcbnl {
+                let (delay, _) = pfc_delay_bits(&c.need);
+                self.outputs.push_back(Output::ApplyHeadroom {
+                    ifindex,
+                    name: name.to_string(),
+                    pfc_enabled,
+                    pfc_delay_bits: delay,
+                });
+            } else {
+                h.hardware = match &port.hardware {
+                    Hardware::Unsupported { reason } => HeadroomHardware::Unsupported {
+                        reason: reason.clone(),
+                    },
+                    _ => HeadroomHardware::ReportOnly,
+                };
+            }
+        }
+        for ev in &events {
+            match ev {
+                lossless_headroom::session::MeasureEvent::Measured(m) => {
+                    info!(port = %name, round_trip_ns = m.round_trip.0 as f64 / 1e3,
+                        valid = m.valid, "link delay measured");
+                    if speed.is_none() {
+                        warn!(port = %name, "line rate unknown: set headroom.speed to size the headroom");
+                    }
+                }
+                lossless_headroom::session::MeasureEvent::Failed { valid, sent, .. } => {
+                    warn!(port = %name, valid, sent, "link delay measurement failed: too few answers");
+                }
+            }
+            let body = EventBody::Daemon(DaemonEvent::HeadroomMeasured {
+                result: serde_json::to_value(ev).unwrap_or_default(),
+            });
+            self.publish(now, name, body);
+        }
+        for c in changes {
+            info!(port = %name, headroom_bytes = c.need.headroom.bytes, cells = c.need.headroom.cells,
+                decision = ?c.decision, "headroom sized");
+            let body = EventBody::Daemon(DaemonEvent::HeadroomChanged {
+                bytes: c.need.headroom.bytes,
+                cells: c.need.headroom.cells,
+                decision: c.decision,
+            });
+            self.publish(now, name, body);
+        }
+    }
+
+    /// Starts or stops a port's measurement to match its settings, or hands the
+    /// session its new settings.
+    fn sync_headroom(&mut self, now: Now, name: &str) {
+        let seq_base = self.seq_base();
+        let Some(port) = self.ports.get_mut(name) else {
+            return;
+        };
+        let want = port.settings.dcbx.headroom_measurement;
+        match (&mut port.headroom, want) {
+            (None, true) => {
+                port.headroom = PortHeadroom::new(
+                    port.settings.headroom,
+                    port.agent.mac(),
+                    crate::port::round_ids(seq_base),
+                );
+                let (ifindex, up) = (port.ifindex, port.agent.link_up());
+                self.open_measure(name);
+                if up {
+                    self.outputs.push_back(Output::ReadSpeed {
+                        ifindex,
+                        name: name.to_string(),
+                    });
+                }
+            }
+            (Some(_), false) => {
+                port.headroom = None;
+                self.outputs.push_back(Output::CloseMeasure {
+                    ifindex: port.ifindex,
+                });
+            }
+            (Some(h), true) => {
+                let reopen = h.settings.timestamps != port.settings.headroom.timestamps;
+                h.set_settings(now.mono, port.settings.headroom);
+                if reopen {
+                    self.open_measure(name);
+                }
+            }
+            (None, false) => {}
+        }
+    }
+
+    /// Asks the runtime for the measurement socket of a port that measures.
+    fn open_measure(&mut self, name: &str) {
+        if let Some(p) = self.ports.get(name) {
+            if let Some(h) = &p.headroom {
+                self.outputs.push_back(Output::OpenMeasure {
+                    ifindex: p.ifindex,
+                    name: name.to_string(),
+                    timestamps: h.settings.timestamps,
+                });
+            }
+        }
+    }
+
+    fn headroom_mut(&mut self, ifindex: u32) -> Option<(String, &mut PortHeadroom)> {
+        let name = self.by_index.get(&ifindex)?.clone();
+        let h = self.ports.get_mut(&name)?.headroom.as_mut()?;
+        Some((name, h))
+    }
+
+    /// The answer to [`Output::OpenMeasure`].
+    pub fn measure_opened(&mut self, ifindex: u32, result: Result<Clocks, String>) {
+        let Some((name, h)) = self.headroom_mut(ifindex) else {
+            return;
+        };
+        match result {
+            Ok(c) => {
+                info!(port = %name, rx = ?c.rx, tx = ?c.tx, "measurement socket open");
+                h.clocks = Some(c);
+                h.socket_error = None;
+                h.session
+                    .set_hardware_timestamps(c.rx == lossless_sys::timestamp::Clock::Hardware);
+            }
+            Err(e) => {
+                warn!(port = %name, error = %e, "cannot open the measurement socket");
+                h.socket_error = Some(e);
+            }
+        }
+    }
+
+    /// A measurement frame with its receive timestamp (None: the kernel gave none, and
+    /// the frame cannot be used as a sample).
+    pub fn measure_frame(&mut self, now: Now, ifindex: u32, frame: &[u8], rx: Option<u64>) {
+        let Some((name, h)) = self.headroom_mut(ifindex) else {
+            return;
+        };
+        if let Some(rx) = rx {
+            h.session.handle_frame(now.mono, frame, rx);
+        }
+        self.after_headroom(now, &name);
+    }
+
+    /// The transmit timestamp of a measurement frame we sent.
+    pub fn measure_tx_timestamp(&mut self, now: Now, ifindex: u32, frame: &[u8], tx: u64) {
+        let Some((name, h)) = self.headroom_mut(ifindex) else {
+            return;
+        };
+        h.session.handle_tx_timestamp(now.mono, frame, tx);
+        self.after_headroom(now, &name);
+    }
+
+    /// The answer to [`Output::ReadSpeed`]: Mb/s, None when the kernel does not know.
+    pub fn speed_read(&mut self, now: Now, ifindex: u32, mbps: Option<u64>) {
+        let Some((name, h)) = self.headroom_mut(ifindex) else {
+            return;
+        };
+        if h.set_kernel_speed(now.mono, mbps) {
+            info!(port = %name, mbps, "line rate changed: measuring again");
+        }
+        self.after_headroom(now, &name);
+    }
+
+    /// The answer to [`Output::ApplyHeadroom`].
+    pub fn headroom_applied(&mut self, ifindex: u32, delay: u16, result: Result<(), String>) {
+        let Some((name, h)) = self.headroom_mut(ifindex) else {
+            return;
+        };
+        h.hardware = match result {
+            Ok(()) => HeadroomHardware::Applied {
+                pfc_delay_bits: delay,
+                saturated: delay == u16::MAX,
+            },
+            Err(error) => {
+                warn!(port = %name, %error, "programming the headroom failed");
+                HeadroomHardware::Error { error }
+            }
+        };
     }
 
     fn publish(&mut self, now: Now, port: &str, event: EventBody) {
@@ -583,6 +840,13 @@ impl Daemon {
                     .collect();
                 Response::ok(json!({ "events": events }))
             }
+            Request::HeadroomShow { port } => self.per_port(port.as_deref(), |p| {
+                serde_json::to_value(match &p.headroom {
+                    Some(h) => serde_json::to_value(h.view(&p.name, now.mono))?,
+                    None => json!({ "port": p.name, "off": true,
+                        "reason": "headroom.measure is off for this port" }),
+                })
+            }),
             Request::Reload => match self.reload(now) {
                 Ok(r) => Response::ok(serde_json::to_value(r).unwrap_or_default()),
                 Err(msg) => Response::err(ErrorKind::InvalidConfig, msg),
@@ -762,7 +1026,8 @@ impl Daemon {
         for (name, settings, cfg) in planned {
             let port = self.ports.get_mut(&name).expect("planned from ports");
             let apply_changed = port.settings.apply != settings.apply;
-            if *port.agent.config() == cfg && !apply_changed {
+            let headroom_changed = port.settings.headroom != settings.headroom;
+            if *port.agent.config() == cfg && !apply_changed && !headroom_changed {
                 port.settings = settings;
                 result.unchanged += 1;
                 continue;
@@ -772,6 +1037,8 @@ impl Daemon {
                 continue;
             }
             port.settings = settings;
+            self.sync_headroom(now, &name);
+            let port = self.ports.get_mut(&name).expect("planned from ports");
             port.negotiating_since = Some(now.mono);
             if apply_changed {
                 port.hardware = Hardware::before_probe(port.settings.apply);
@@ -832,6 +1099,15 @@ impl Daemon {
 
     pub fn state_dir(&self) -> &Path {
         self.state.path()
+    }
+}
+
+/// The earliest deadline of a port: its agent's or its measurement's.
+fn port_timeout(p: &Port) -> Option<Instant> {
+    let m = p.headroom.as_ref().and_then(|h| h.session.poll_timeout());
+    match (p.agent.poll_timeout(), m) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
     }
 }
 

@@ -3,6 +3,7 @@
 pub mod config;
 pub mod control;
 pub mod daemon;
+pub mod headroom;
 pub mod metrics;
 pub mod port;
 pub mod protocol;

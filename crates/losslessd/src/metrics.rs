@@ -207,6 +207,63 @@ impl Metrics {
             );
         }
 
+        // Adaptive headroom, on the ports that measure.
+        let measuring: Vec<(&Port, &crate::headroom::PortHeadroom)> = ports
+            .iter()
+            .filter_map(|p| p.headroom.as_ref().map(|h| (*p, h)))
+            .collect();
+        type GetH = fn(&crate::headroom::PortHeadroom) -> Option<f64>;
+        let headroom: [(&str, &str, &str, GetH); 6] = [
+            (
+                "headroom_round_trip_seconds",
+                "Last measured link round trip, T4 - T1 - (T3 - T2) (minimum filter).",
+                "gauge",
+                |h| h.session.last().map(|m| m.round_trip.0 as f64 / 1e12),
+            ),
+            (
+                "headroom_bytes",
+                "Headroom the port holds per lossless priority (DV x alpha in cells).",
+                "gauge",
+                |h| h.applied().map(|a| a.bytes as f64),
+            ),
+            (
+                "headroom_cells",
+                "The same headroom in buffer cells.",
+                "gauge",
+                |h| h.applied().map(|a| a.cells as f64),
+            ),
+            (
+                "headroom_measurements_total",
+                "Measurement rounds with a result.",
+                "counter",
+                |h| Some(h.measurements as f64),
+            ),
+            (
+                "headroom_measurement_failures_total",
+                "Measurement rounds with too few answers.",
+                "counter",
+                |h| Some(h.failures as f64),
+            ),
+            (
+                "headroom_frames_out_total",
+                "Measurement frames sent (requests, responses, follow-ups).",
+                "counter",
+                |h| {
+                    let s = h.session.stats();
+                    Some((s.requests_sent + s.responses_sent + s.follow_ups_sent) as f64)
+                },
+            ),
+        ];
+        for (name, help, kind, get) in headroom {
+            let full = format!("lossless_{name}");
+            header(&mut out, &full, help, kind);
+            for (p, h) in &measuring {
+                if let Some(v) = get(h) {
+                    let _ = writeln!(out, "{full}{{port=\"{}\"}} {v}", esc(&p.name));
+                }
+            }
+        }
+
         header(
             &mut out,
             "lossless_dcbx_events_total",

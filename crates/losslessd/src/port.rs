@@ -5,6 +5,7 @@ use lossless_dcbx::{Agent, Duration, Instant, PortConfig};
 use lossless_wire::MacAddr;
 
 use crate::config::PortSettings;
+use crate::headroom::PortHeadroom;
 use crate::protocol::{
     FeatureSources, Hardware, IoCounters, PortCounters, PortDcbx, PortNeighbors, PortSummary,
     Source,
@@ -28,6 +29,8 @@ pub struct Port {
     pub negotiating_since: Option<Instant>,
     /// The last negotiation time, link-up (or change) to all features Syncd.
     pub last_convergence: Option<Duration>,
+    /// Adaptive headroom, on ports that advertise the measurement capability.
+    pub headroom: Option<PortHeadroom>,
 }
 
 impl Port {
@@ -44,6 +47,11 @@ impl Port {
         let mut agent = Agent::new(settings.port_config(mac), now)?;
         agent.set_seq_base(seq_base);
         let hardware = Hardware::before_probe(settings.apply);
+        let headroom = settings
+            .dcbx
+            .headroom_measurement
+            .then(|| PortHeadroom::new(settings.headroom, mac, round_ids(seq_base)))
+            .flatten();
         Ok(Port {
             name: name.to_string(),
             ifindex,
@@ -54,6 +62,7 @@ impl Port {
             io: IoCounters::default(),
             negotiating_since: None,
             last_convergence: None,
+            headroom,
         })
     }
 
@@ -153,4 +162,10 @@ pub fn sources(overrides: Option<&PortOverrides>) -> FeatureSources {
             app: src(o.app.is_some()),
         },
     }
+}
+
+/// The first measurement round id of this daemon's life: each life starts elsewhere in
+/// the 16-bit space, so a peer's answers to a previous life's round are not taken.
+pub fn round_ids(seq_base: u32) -> u16 {
+    ((seq_base >> 16) as u16).wrapping_mul(0x9e37)
 }

@@ -53,6 +53,11 @@ pub enum Request {
         follow: bool,
     },
     Reload,
+    /// Adaptive headroom per port: the last measurement, its sizing, what is applied.
+    HeadroomShow {
+        #[serde(default)]
+        port: Option<String>,
+    },
 }
 
 /// One feature's administrative change; absent fields stay as they are.
@@ -325,6 +330,17 @@ pub enum DaemonEvent {
     HardwareApplied,
     HardwareError {
         error: String,
+    },
+    /// A link-delay measurement round ended (`measured` with its result, or `failed`).
+    HeadroomMeasured {
+        result: serde_json::Value,
+    },
+    /// The headroom the port holds changed (first result, growth, or a shrink the
+    /// hysteresis let through).
+    HeadroomChanged {
+        bytes: u64,
+        cells: u64,
+        decision: lossless_headroom::sizing::Decision,
     },
 }
 

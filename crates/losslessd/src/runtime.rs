@@ -14,8 +14,10 @@ use lossless_dcbx::Instant;
 use lossless_sys::dcbnl::{DcbError, Dcbnl, PgSetting};
 use lossless_sys::link::{dump_links, LinkError, LinkMonitor};
 use lossless_sys::packet::PacketSocket;
-use lossless_sys::reactor::async_fd;
+use lossless_sys::reactor::{async_fd, async_fd_with_interest};
+use lossless_sys::timestamp::{realtime_ps, Clock as TsClock, MeasureSocket};
 use tokio::io::unix::AsyncFd;
+use tokio::io::Interest;
 use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinHandle;
@@ -112,6 +114,10 @@ impl Clock {
 enum Input {
     Frame(u32, Vec<u8>),
     RxError(u32),
+    /// A measurement frame and its receive timestamp.
+    Measure(u32, Vec<u8>, Option<u64>),
+    /// A measurement frame we sent, back from the error queue with its timestamp.
+    MeasureTx(u32, Vec<u8>, u64),
 }
 
 struct PortIo {
@@ -119,8 +125,14 @@ struct PortIo {
     reader: JoinHandle<()>,
 }
 
+struct MeasureIo {
+    socket: Arc<AsyncFd<MeasureSocket>>,
+    reader: JoinHandle<()>,
+}
+
 struct Io {
     ports: HashMap<u32, PortIo>,
+    measure: HashMap<u32, MeasureIo>,
     input: mpsc::Sender<Input>,
     events: broadcast::Sender<Arc<str>>,
     dcbnl: Option<Dcbnl>,
@@ -168,6 +180,7 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
     let (input_tx, mut input_rx) = mpsc::channel::<Input>(8192);
     let mut io = Io {
         ports: HashMap::new(),
+        measure: HashMap::new(),
         input: input_tx,
         events: broadcast::channel(4096).0,
         dcbnl: None,
@@ -275,6 +288,10 @@ fn handle_input(daemon: &mut Daemon, clock: &Clock, input: Input) {
     match input {
         Input::Frame(ifindex, frame) => daemon.frame(clock.now(), ifindex, &frame),
         Input::RxError(ifindex) => daemon.io_error(ifindex, false),
+        Input::Measure(ifindex, frame, rx) => daemon.measure_frame(clock.now(), ifindex, &frame, rx),
+        Input::MeasureTx(ifindex, frame, tx) => {
+            daemon.measure_tx_timestamp(clock.now(), ifindex, &frame, tx)
+        }
     }
 }
 
@@ -301,6 +318,64 @@ fn execute(daemon: &mut Daemon, io: &mut Io, clock: &Clock) {
                 if let Some(p) = io.ports.remove(&ifindex) {
                     p.reader.abort();
                 }
+                if let Some(m) = io.measure.remove(&ifindex) {
+                    m.reader.abort();
+                }
+            }
+            Output::OpenMeasure {
+                ifindex,
+                name,
+                timestamps,
+            } => {
+                let opened = MeasureSocket::open(ifindex, &name, timestamps).and_then(|s| {
+                    let clocks = s.clocks();
+                    let socket = Arc::new(async_fd_with_interest(
+                        s,
+                        Interest::READABLE | Interest::ERROR,
+                    )?);
+                    let reader = tokio::spawn(read_measure(ifindex, socket.clone(), io.input.clone()));
+                    Ok((MeasureIo { socket, reader }, clocks))
+                });
+                match opened {
+                    Ok((m, clocks)) => {
+                        if let Some(old) = io.measure.insert(ifindex, m) {
+                            old.reader.abort();
+                        }
+                        daemon.measure_opened(ifindex, Ok(clocks));
+                    }
+                    Err(e) => daemon.measure_opened(ifindex, Err(e.to_string())),
+                }
+            }
+            Output::CloseMeasure { ifindex } => {
+                if let Some(m) = io.measure.remove(&ifindex) {
+                    m.reader.abort();
+                }
+            }
+            Output::SendMeasure { ifindex, frame } => {
+                let Some(m) = io.measure.get(&ifindex) else {
+                    continue;
+                };
+                let sock = m.socket.get_ref();
+                match sock.send(&frame) {
+                    // No driver timestamp: our own clock, right after the send.
+                    Ok(()) if sock.clocks().tx == TsClock::Userspace => {
+                        daemon.measure_tx_timestamp(clock.now(), ifindex, &frame, realtime_ps());
+                    }
+                    Ok(()) => {}
+                    Err(_) => daemon.io_error(ifindex, true),
+                }
+            }
+            Output::ReadSpeed { ifindex, name } => {
+                daemon.speed_read(clock.now(), ifindex, read_speed(&name));
+            }
+            Output::ApplyHeadroom {
+                ifindex,
+                name,
+                pfc_enabled,
+                pfc_delay_bits,
+            } => {
+                let result = with_dcbnl(io, |d| d.set_ieee_pfc(&name, pfc_enabled, pfc_delay_bits));
+                daemon.headroom_applied(ifindex, pfc_delay_bits, result);
             }
             Output::Send { ifindex, frame } => {
                 let sent = io
@@ -401,5 +476,48 @@ async fn read_port(ifindex: u32, socket: Arc<AsyncFd<PacketSocket>>, input: mpsc
             }
             Err(_would_block) => {}
         }
+    }
+}
+
+/// The line rate the kernel reports, Mb/s (`/sys/class/net/IF/speed`; -1 or absent
+/// when it does not know, e.g. link down or a driver without ethtool link settings).
+fn read_speed(name: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(format!("/sys/class/net/{name}/speed")).ok()?;
+    text.trim().parse::<i64>().ok().and_then(|v| u64::try_from(v).ok()).filter(|v| *v > 0)
+}
+
+/// Reads a measurement socket: frames (with receive timestamps) and, from the error
+/// queue, the transmit timestamps of what we sent.
+async fn read_measure(
+    ifindex: u32,
+    socket: Arc<AsyncFd<MeasureSocket>>,
+    input: mpsc::Sender<Input>,
+) {
+    let mut buf = vec![0u8; 2048];
+    loop {
+        let Ok(mut guard) = socket.ready(Interest::READABLE | Interest::ERROR).await else {
+            return;
+        };
+        loop {
+            let msg = match socket.get_ref().recv(&mut buf) {
+                Ok((n, rx)) => Input::Measure(ifindex, buf[..n].to_vec(), rx),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(_) => Input::RxError(ifindex),
+            };
+            if input.send(msg).await.is_err() {
+                return;
+            }
+        }
+        loop {
+            let msg = match socket.get_ref().recv_tx_timestamp(&mut buf) {
+                Ok((n, tx)) => Input::MeasureTx(ifindex, buf[..n].to_vec(), tx),
+                Err(_) => break,
+            };
+            if input.send(msg).await.is_err() {
+                return;
+            }
+        }
+        // Both queues drained; readiness that arrived meanwhile is kept by tokio.
+        guard.clear_ready();
     }
 }

@@ -68,6 +68,8 @@ pub struct Args {
     pub command: Sub,
 }
 
+// Parsed once per run: the size difference between the variants costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, clap::Subcommand)]
 pub enum Sub {
     /// Compute the Delay Value, headroom, cells and thresholds of one link.
@@ -75,6 +77,14 @@ pub enum Sub {
     /// Example: lossless headroom calc --speed 100G --cable 30m --medium fiber --explain
     #[command(long_about = CALC_LONG_ABOUT, after_help = CALC_AFTER_HELP)]
     Calc(CalcArgs),
+    /// Static table vs model vs adaptive: SONiC's table, seed 003, seed 004, side by side.
+    ///
+    /// Example: lossless headroom compare --speeds 100G,400G --lengths 5m,500m,10km,80km
+    #[command(
+        long_about = super::headroom_compare::LONG_ABOUT,
+        after_help = super::headroom_compare::AFTER_HELP
+    )]
+    Compare(super::headroom_compare::CompareArgs),
 }
 
 /// Arguments of `lossless headroom calc`.
@@ -142,6 +152,7 @@ pub struct CalcArgs {
 pub fn run(args: Args) -> Result<(), CliError> {
     match args.command {
         Sub::Calc(a) => run_calc(a),
+        Sub::Compare(a) => super::headroom_compare::run(a),
     }
 }
 

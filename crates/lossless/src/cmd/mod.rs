@@ -3,6 +3,7 @@
 pub mod daemon;
 pub mod decode;
 pub mod headroom;
+pub mod headroom_compare;
 pub mod lab;
 pub mod policy;
 pub mod table;

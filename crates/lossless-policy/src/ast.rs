@@ -87,6 +87,9 @@ pub struct PortGroup {
     pub use_: Option<String>,
     pub port_guids: Vec<NumRange>,
     pub port_names: Vec<Spanned<PortName>>,
+    /// `port-name` entries without a `/`: Ethernet interface names (`enp65s0f0`). OpenSM
+    /// finds no IB port by such a name and ignores it; `compile --ethernet` configures them.
+    pub interfaces: Vec<Spanned<String>>,
     pub pkeys: Vec<NumRange>,
     pub partitions: Vec<Spanned<String>>,
     pub node_types: NodeTypes,
@@ -155,8 +158,10 @@ pub struct QosLevel {
     pub packet_life: Option<Spanned<u64>>,
     pub path_bits: Vec<NumRange>,
     pub pkeys: Vec<NumRange>,
-    /// Seed extension (XML form / `lossless:` comment): the level carries lossless traffic
-    /// (PFC on its priority when compiled for Ethernet).
+    /// Extension (`lossless: yes` in a qos-level, `<lossless/>` in the XML form, or
+    /// `compile --lossless LEVEL`): the level carries lossless traffic, so its priority gets
+    /// PFC when the policy is compiled for Ethernet. IB has no equivalent; OpenSM rejects
+    /// the keyword.
     pub lossless: bool,
     pub loc: Loc,
 }
@@ -231,6 +236,8 @@ pub struct Policy {
     pub sections: Vec<(SectionKind, Loc)>,
     /// Numbers written with a leading zero, which OpenSM reads as octal.
     pub octal_numbers: Vec<Spanned<String>>,
+    /// Keywords of ours in the OpenSM form (`lossless:`) that make OpenSM reject the file.
+    pub extensions: Vec<Spanned<String>>,
 }
 
 /// Case-insensitive name lookups built once (first definition wins, as in OpenSM), for

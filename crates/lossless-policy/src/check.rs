@@ -144,6 +144,19 @@ pub fn check(
             ),
         );
     }
+    for x in &policy.extensions {
+        d(
+            Warning,
+            "extension",
+            x.loc,
+            format!(
+                "`{}` is an extension of this tool: OpenSM rejects a file that uses it (and then \
+                 runs with no policy at all); to keep one file for both, leave it out and pass \
+                 `compile --ethernet --lossless LEVEL`",
+                x.value
+            ),
+        );
+    }
     let mut ranges: Vec<&NumRange> = Vec::new();
     for g in &policy.port_groups {
         ranges.extend(g.port_guids.iter().chain(&g.pkeys));
@@ -368,6 +381,18 @@ pub fn check(
             if fabric.by_desc(&pn.value.node_desc).is_none() {
                 d(Warning, "node-not-found", pn.loc, format!("no node described `{}` in the fabric; OpenSM ignores this port name without a word", pn.value.node_desc));
             }
+        }
+        for i in &g.interfaces {
+            d(
+                Warning,
+                "interface-name",
+                i.loc,
+                format!(
+                    "port name `{}` has no `/P<port>`: OpenSM finds no InfiniBand port by it and \
+                     ignores it; `compile --ethernet` reads it as an interface name",
+                    i.value
+                ),
+            );
         }
         for p in &g.partitions {
             if parts.by_name(&p.value).is_none() {

@@ -24,16 +24,21 @@ pub const SECTION_KEYWORDS: &[&str] = &[
     "qos-ulps",
 ];
 
-/// A cursor over the text of one line (comment already removed).
+/// A cursor over the text of one line (comment already removed), or over the text of one
+/// XML element, which may span lines.
 pub struct Cursor<'a> {
     pub file: &'a str,
     pub text: &'a str,
     pub pos: usize,
     pub line: u32,
+    /// Column of `text`'s first character, minus one (0 for a whole line).
+    pub col0: u32,
+    /// What the end of `text` is called in messages.
+    pub end: &'static str,
 }
 
 fn is_blank(c: char) -> bool {
-    c == ' ' || c == '\t' || c == '\r'
+    c == ' ' || c == '\t' || c == '\r' || c == '\n'
 }
 
 impl<'a> Cursor<'a> {
@@ -43,13 +48,35 @@ impl<'a> Cursor<'a> {
             text,
             pos: 0,
             line,
+            col0: 0,
+            end: "end of line",
+        }
+    }
+
+    /// A cursor over `text` that starts at `start` in the file.
+    pub fn at(file: &'a str, text: &'a str, start: Loc) -> Self {
+        Self {
+            file,
+            text,
+            pos: 0,
+            line: start.line,
+            col0: start.col.saturating_sub(1),
+            end: "the closing tag",
         }
     }
 
     pub fn loc_at(&self, pos: usize) -> Loc {
-        let col = self.text.get(..pos).map_or(pos, |s| s.chars().count()) + 1;
+        let before = self.text.get(..pos).unwrap_or(self.text);
+        let (line, col) = match before.rfind('\n') {
+            Some(nl) => (
+                self.line
+                    .saturating_add(u32::try_from(before.matches('\n').count()).unwrap_or(0)),
+                before.get(nl + 1..).map_or(0, |s| s.chars().count()) + 1,
+            ),
+            None => (self.line, before.chars().count() + 1 + self.col0 as usize),
+        };
         Loc {
-            line: self.line,
+            line,
             col: u32::try_from(col).unwrap_or(u32::MAX),
         }
     }
@@ -86,7 +113,7 @@ impl<'a> Cursor<'a> {
     pub fn token(&self) -> String {
         let r = self.rest().trim_start_matches(is_blank);
         if r.is_empty() {
-            return "end of line".to_string();
+            return self.end.to_string();
         }
         let first = r.chars().next().unwrap_or(' ');
         if first.is_ascii_alphanumeric() || first == '_' || first == '-' {
@@ -101,8 +128,16 @@ impl<'a> Cursor<'a> {
     }
 
     pub fn unexpected(&self, expected: impl Into<String>) -> ParseError {
-        let mut probe = Cursor::new(self.file, self.text, self.line);
+        let mut probe = Cursor::at(
+            self.file,
+            self.text,
+            Loc {
+                line: self.line,
+                col: self.col0 + 1,
+            },
+        );
         probe.pos = self.pos;
+        probe.end = self.end;
         probe.skip_blanks();
         ParseError::Unexpected {
             file: self.file.to_string(),
@@ -153,7 +188,7 @@ impl<'a> Cursor<'a> {
         if self.at_end() {
             Ok(())
         } else {
-            Err(self.unexpected("end of line"))
+            Err(self.unexpected(self.end))
         }
     }
 
@@ -256,9 +291,9 @@ impl<'a> Cursor<'a> {
                 return Ok(out);
             }
             let exp = if stop_colon {
-                "`,`, `-` or `:`"
+                "`,`, `-` or `:`".to_string()
             } else {
-                "`,`, `-` or end of line"
+                format!("`,`, `-` or {}", self.end)
             };
             return Err(self.unexpected(exp));
         }
@@ -281,7 +316,7 @@ impl<'a> Cursor<'a> {
             if self.at_end() {
                 return Ok(out);
             }
-            return Err(self.unexpected("`,` or end of line"));
+            return Err(self.unexpected(format!("`,` or {}", self.end)));
         }
     }
 

@@ -17,4 +17,4 @@ pub mod resolve;
 pub mod route;
 
 pub use ast::Policy;
-pub use parse::{parse_policy, ParseError};
+pub use parse::{parse_policy, parse_policy_all, ParseError};

@@ -28,7 +28,9 @@ fn parse_errors() {
         ("ulp sl", "qos-ulps\n  default : 16\nend-qos-ulps\n"),
         ("keyword in name", "port-groups\n port-group\n  name: my-qos-levels\n end-port-group\nend-port-groups\n"),
         ("sl2vl length", "qos-setup\n sl2vl-tables\n  sl2vl-scope\n   group: a\n   sl2vl-table: 0,1,2\n  end-sl2vl-scope\n end-sl2vl-tables\nend-qos-setup\n"),
-        ("port name", "port-groups\n port-group\n  name: a\n  port-name: hca1-P1\n end-port-group\nend-port-groups\n"),
+        ("port name", "port-groups\n port-group\n  name: a\n  port-name: hca1/1\n end-port-group\nend-port-groups\n"),
+        ("port name without a slash is an interface", "port-groups\n port-group\n  name: a\n  port-name: hca1-P1\n end-port-group\nend-port-groups\n"),
+        ("lossless", "qos-levels\n qos-level\n  name: DEFAULT\n  sl: 0\n  lossless: sure\n end-qos-level\nend-qos-levels\n"),
         ("mtu", "qos-levels\n qos-level\n  name: DEFAULT\n  sl: 0\n  mtu-limit: 6\n end-qos-level\nend-qos-levels\n"),
         ("trailing", "qos-levels extra\n"),
         ("vlarb to", "qos-setup\n vlarb-tables\n  vlarb-scope\n   group: a\n   to: *\n  end-vlarb-scope\n end-vlarb-tables\nend-qos-setup\n"),
@@ -137,4 +139,36 @@ fn fabric_errors() {
         })
         .collect();
     insta::assert_snapshot!(out.join("\n"));
+}
+
+#[test]
+fn extension_warnings() {
+    let net = include_str!("data/net");
+    let fabric = topo::parse("net", net).unwrap();
+    let parts = Partitions::build(None, &fabric);
+    let src = "\
+port-groups
+  port-group
+    name: hosts
+    port-name: Hca1/P1, enp65s0f0
+  end-port-group
+end-port-groups
+qos-levels
+  qos-level
+    name: DEFAULT
+    sl: 3
+    lossless: yes
+  end-qos-level
+end-qos-levels
+";
+    let p = lossless_policy::parse_policy("p.conf", src).unwrap();
+    let with: Vec<String> = check("p.conf", &p, Some((&fabric, &parts, &OsmQos::default())))
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    // Without a fabric there is no InfiniBand context: an interface name is not suspicious.
+    let without = check("p.conf", &p, None);
+    assert!(without.iter().all(|d| d.code != "interface-name"));
+    assert!(without.iter().any(|d| d.code == "extension"));
+    insta::assert_snapshot!(with.join("\n"));
 }

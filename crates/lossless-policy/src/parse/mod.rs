@@ -68,14 +68,30 @@ impl ParseError {
     }
 }
 
-/// Parse either form: a file whose first meaningful character is `<` is the XML-like form.
-pub fn parse_policy(file: &str, src: &str) -> Result<Policy, ParseError> {
-    let first = src
-        .lines()
+/// Which form a policy file is written in: the XML-like form when its first meaningful
+/// token is `<` (blank lines and `#` comment lines skipped), else OpenSM's.
+pub fn is_xml(src: &str) -> bool {
+    src.lines()
         .map(str::trim)
-        .find(|l| !l.is_empty() && !l.starts_with('#'));
-    match first {
-        Some(l) if l.starts_with('<') => xml::parse(file, src),
-        _ => opensm::parse(file, src),
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .is_some_and(|l| l.starts_with('<'))
+}
+
+/// Parse either form; the first error.
+pub fn parse_policy(file: &str, src: &str) -> Result<Policy, ParseError> {
+    if is_xml(src) {
+        xml::parse(file, src)
+    } else {
+        opensm::parse(file, src)
+    }
+}
+
+/// Parse either form; every error the parser can find (the XML form recovers and goes on,
+/// OpenSM's form stops at the first, as OpenSM does).
+pub fn parse_policy_all(file: &str, src: &str) -> Result<Policy, Vec<ParseError>> {
+    if is_xml(src) {
+        xml::parse_all(file, src)
+    } else {
+        opensm::parse(file, src).map_err(|e| vec![e])
     }
 }

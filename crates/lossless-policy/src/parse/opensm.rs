@@ -30,7 +30,9 @@ enum State {
 impl State {
     fn expected(self) -> &'static str {
         match self {
-            State::Top => "a section: port-groups, qos-setup, qos-levels, qos-match-rules or qos-ulps",
+            State::Top => {
+                "a section: port-groups, qos-setup, qos-levels, qos-match-rules or qos-ulps"
+            }
             State::PortGroups => "port-group or end-port-groups",
             State::PortGroup => {
                 "name, use, port-guid, port-name, pkey, partition, node-type or end-port-group"
@@ -46,16 +48,15 @@ impl State {
             }
             State::Levels => "qos-level or end-qos-levels",
             State::Level => {
-                "name, use, sl, mtu-limit, rate-limit, packet-life, path-bits, pkey or end-qos-level"
+                "name, use, sl, mtu-limit, rate-limit, packet-life, path-bits, pkey, lossless or \
+                 end-qos-level"
             }
             State::Rules => "qos-match-rule or end-qos-match-rules",
             State::Rule => {
                 "use, qos-class, source, destination, service-id, pkey, qos-level-name or \
                  end-qos-match-rule"
             }
-            State::Ulps => {
-                "a ULP rule (default, sdp, rds, srp, iser, ipoib, any) or end-qos-ulps"
-            }
+            State::Ulps => "a ULP rule (default, sdp, rds, srp, iser, ipoib, any) or end-qos-ulps",
         }
     }
 
@@ -242,6 +243,7 @@ impl<'a> Parser<'a> {
                     use_: None,
                     port_guids: vec![],
                     port_names: vec![],
+                    interfaces: vec![],
                     pkeys: vec![],
                     partitions: vec![],
                     node_types: NodeTypes::default(),
@@ -438,8 +440,12 @@ impl<'a> Parser<'a> {
                 cur.expect(':', "`:` after `port-name`")?;
                 for s in cur.string_list("a port name `<node description>/P<port>`")? {
                     let (name, blank) = s.value;
-                    g.port_names
-                        .push(Spanned::new(port_name(file, &name, blank, s.loc)?, s.loc));
+                    if name.contains('/') {
+                        g.port_names
+                            .push(Spanned::new(port_name(file, &name, blank, s.loc)?, s.loc));
+                    } else {
+                        g.interfaces.push(Spanned::new(name, s.loc));
+                    }
                 }
             }
             "partition" => {
@@ -724,12 +730,7 @@ impl<'a> Parser<'a> {
                 self.seen.once(file, key, item, loc)?;
                 let (n, nloc, raw) = cur.number(&format!("a number for `{kw}`"))?;
                 note_octal(&mut self.policy.octal_numbers, raw, nloc);
-                let (lo, hi, meaning) = match kw {
-                    "sl" => (0, 15, "an SL from 0 to 15 (OpenSM accepts more, then drops every path of this level)"),
-                    "mtu-limit" => (1, 5, "an MTU enum from 1 (256) to 5 (4096)"),
-                    "rate-limit" => (2, 24, "a rate enum from 2 (2.5 Gb/s) to 24 (1200 Gb/s)"),
-                    _ => (0, 63, "a packet life from 0 to 63 (6 bits in the PathRecord)"),
-                };
+                let (lo, hi, meaning) = level_limits(kw);
                 if n < lo || n > hi {
                     return Err(ParseError::OutOfRange {
                         file: file.to_string(),
@@ -748,6 +749,19 @@ impl<'a> Parser<'a> {
                         _ => l.packet_life = Some(v),
                     }
                 }
+            }
+            "lossless" => {
+                self.colon(cur, kw)?;
+                self.seen.once(file, "lossless", item, loc)?;
+                let v = yes_no(cur, "`lossless`")?;
+                cur.expect_end()?;
+                self.policy
+                    .extensions
+                    .push(Spanned::new("lossless:".to_string(), loc));
+                if let Some(l) = self.level.as_mut() {
+                    l.lossless = v;
+                }
+                return Ok(());
             }
             "path-bits" => {
                 self.colon(cur, kw)?;
@@ -868,12 +882,10 @@ impl<'a> Parser<'a> {
 
     fn ulp_line(&mut self, cur: &mut Cursor<'_>) -> Result<(), ParseError> {
         let file = self.file;
-        let text = cur.text.trim().to_string();
         let Some(w) = cur.word() else {
             return Err(cur.unexpected(State::Ulps.expected()));
         };
         let loc = w.loc;
-        let name = w.value.to_ascii_lowercase();
         if w.value == "end-qos-ulps" {
             cur.expect_end()?;
             if self.children() == 0 {
@@ -888,147 +900,205 @@ impl<'a> Parser<'a> {
             return Ok(());
         }
         self.count_child();
-        let octal = &mut self.policy.octal_numbers;
-        let bad_ulp = |found: &str| ParseError::Unexpected {
-            file: file.to_string(),
-            loc,
-            found: format!("`{found}`"),
-            expected: State::Ulps.expected().to_string(),
-        };
-        if name == "default" {
-            cur.expect(':', "`:` after `default`")?;
-            let sl = ulp_sl(cur, octal)?;
-            cur.expect_end()?;
-            self.policy.ulp_default = Some(sl);
-            return Ok(());
+        match parse_ulp(cur, w.value, loc, &mut self.policy.octal_numbers)? {
+            Ulp::Default(sl) => self.policy.ulp_default = Some(sl),
+            Ulp::Rule(r) => self.policy.ulps.push(r),
         }
-        // `<ulp> :` (defaults) or `<ulp>, <criterion> <list> :`
-        let (kind, list_kw) = if cur.eat(':') {
-            let kind = match name.as_str() {
-                "sdp" => UlpKind::Sdp,
-                "rds" => UlpKind::Rds,
-                "iser" => UlpKind::Iser,
-                "ipoib" => UlpKind::Ipoib,
-                "srp" | "any" => {
-                    return Err(cur.unexpected(format!("`,` and a criterion after `{}`", w.value)))
-                }
-                _ => return Err(bad_ulp(w.value)),
-            };
-            (kind, None)
-        } else if cur.eat(',') {
-            let Some(c) = cur.word() else {
-                return Err(cur.unexpected("a ULP criterion"));
-            };
-            let kind = match (name.as_str(), c.value) {
-                ("sdp", "port-num") => UlpKind::SdpPort,
-                ("rds", "port-num") => UlpKind::RdsPort,
-                ("iser", "port-num") => UlpKind::IserPort,
-                ("srp", "target-port-guid") => UlpKind::SrpTargetGuid,
-                ("ipoib", "pkey") => UlpKind::IpoibPkey,
-                ("any", "service-id") => UlpKind::AnyServiceId,
-                ("any", "pkey") => UlpKind::AnyPkey,
-                ("any", "target-port-guid") => UlpKind::AnyTargetGuid,
-                ("any", "source-port-guid") => UlpKind::AnySourceGuid,
-                ("any", "source-target-port-guid") => UlpKind::AnySourceTargetGuid,
-                ("sdp" | "rds" | "iser" | "srp" | "ipoib" | "any", _) => {
-                    let exp = match name.as_str() {
-                        "sdp" | "rds" | "iser" => "`port-num`",
-                        "srp" => "`target-port-guid`",
-                        "ipoib" => "`pkey`",
-                        _ => "`service-id`, `pkey`, `target-port-guid`, `source-port-guid` or `source-target-port-guid`",
-                    };
-                    return Err(ParseError::Unexpected {
-                        file: file.to_string(),
-                        loc: c.loc,
-                        found: format!("`{}`", c.value),
-                        expected: exp.to_string(),
-                    });
-                }
-                _ => return Err(bad_ulp(w.value)),
-            };
-            (kind, Some(c.value))
-        } else {
-            return match name.as_str() {
-                "sdp" | "rds" | "iser" | "ipoib" => {
-                    Err(cur.unexpected(format!("`:` or `,` after `{}`", w.value)))
-                }
-                "srp" | "any" => Err(cur.unexpected(format!("`,` after `{}`", w.value))),
-                _ => Err(bad_ulp(w.value)),
-            };
-        };
-        let list = match list_kw {
-            Some(k) => {
-                let l = cur.ranges(&format!("a value or range after `{k}`"), true, octal)?;
-                cur.expect(':', "`:` and the SL")?;
-                l
-            }
-            None => vec![],
-        };
+        Ok(())
+    }
+}
+
+/// One `qos-ulps` line, after its first word.
+pub(crate) enum Ulp {
+    Default(Spanned<u64>),
+    Rule(UlpRule),
+}
+
+/// The rest of a `qos-ulps` line whose first word (`default`, `sdp`, ...) was `first` at
+/// `loc`: shared by both forms (the XML form's `<ulp>` holds the same line).
+pub(crate) fn parse_ulp(
+    cur: &mut Cursor<'_>,
+    first: &str,
+    loc: Loc,
+    octal: &mut Vec<Spanned<String>>,
+) -> Result<Ulp, ParseError> {
+    let file = cur.file;
+    let text = cur.text.trim().to_string();
+    let name = first.to_ascii_lowercase();
+    let w = Spanned::new(first, loc);
+    let bad_ulp = |found: &str| ParseError::Unexpected {
+        file: file.to_string(),
+        loc,
+        found: format!("`{found}`"),
+        expected: State::Ulps.expected().to_string(),
+    };
+    if name == "default" {
+        cur.expect(':', "`:` after `default`")?;
         let sl = ulp_sl(cur, octal)?;
         cur.expect_end()?;
-        let port_base: Option<u64> = match kind {
-            UlpKind::SdpPort => Some(0x10000),
-            UlpKind::RdsPort | UlpKind::IserPort => Some(0x0106_0000),
-            _ => None,
+        return Ok(Ulp::Default(sl));
+    }
+    // `<ulp> :` (defaults) or `<ulp>, <criterion> <list> :`
+    let (kind, list_kw) = if cur.eat(':') {
+        let kind = match name.as_str() {
+            "sdp" => UlpKind::Sdp,
+            "rds" => UlpKind::Rds,
+            "iser" => UlpKind::Iser,
+            "ipoib" => UlpKind::Ipoib,
+            "srp" | "any" => {
+                return Err(cur.unexpected(format!("`,` and a criterion after `{}`", w.value)))
+            }
+            _ => return Err(bad_ulp(w.value)),
         };
-        if port_base.is_some() {
-            if let Some(bad) = list.iter().find(|r| r.hi > 0xFFFF) {
-                return Err(ParseError::OutOfRange {
+        (kind, None)
+    } else if cur.eat(',') {
+        let Some(c) = cur.word() else {
+            return Err(cur.unexpected("a ULP criterion"));
+        };
+        let kind = match (name.as_str(), c.value) {
+            ("sdp", "port-num") => UlpKind::SdpPort,
+            ("rds", "port-num") => UlpKind::RdsPort,
+            ("iser", "port-num") => UlpKind::IserPort,
+            ("srp", "target-port-guid") => UlpKind::SrpTargetGuid,
+            ("ipoib", "pkey") => UlpKind::IpoibPkey,
+            ("any", "service-id") => UlpKind::AnyServiceId,
+            ("any", "pkey") => UlpKind::AnyPkey,
+            ("any", "target-port-guid") => UlpKind::AnyTargetGuid,
+            ("any", "source-port-guid") => UlpKind::AnySourceGuid,
+            ("any", "source-target-port-guid") => UlpKind::AnySourceTargetGuid,
+            ("sdp" | "rds" | "iser" | "srp" | "ipoib" | "any", _) => {
+                let exp = match name.as_str() {
+                    "sdp" | "rds" | "iser" => "`port-num`",
+                    "srp" => "`target-port-guid`",
+                    "ipoib" => "`pkey`",
+                    _ => "`service-id`, `pkey`, `target-port-guid`, `source-port-guid` or `source-target-port-guid`",
+                };
+                return Err(ParseError::Unexpected {
                     file: file.to_string(),
-                    loc: bad.loc,
-                    found: format!("{:#x}", bad.hi),
-                    expected: "a TCP port number from 0 to 0xFFFF".to_string(),
+                    loc: c.loc,
+                    found: format!("`{}`", c.value),
+                    expected: exp.to_string(),
                 });
             }
+            _ => return Err(bad_ulp(w.value)),
+        };
+        (kind, Some(c.value))
+    } else {
+        return match name.as_str() {
+            "sdp" | "rds" | "iser" | "ipoib" => {
+                Err(cur.unexpected(format!("`:` or `,` after `{}`", w.value)))
+            }
+            "srp" | "any" => Err(cur.unexpected(format!("`,` after `{}`", w.value))),
+            _ => Err(bad_ulp(w.value)),
+        };
+    };
+    let list = match list_kw {
+        Some(k) => {
+            let l = cur.ranges(&format!("a value or range after `{k}`"), true, octal)?;
+            cur.expect(':', "`:` and the SL")?;
+            l
         }
-        let one = |v: u64| NumRange {
-            lo: v,
-            hi: v,
+        None => vec![],
+    };
+    let sl = ulp_sl(cur, octal)?;
+    cur.expect_end()?;
+    let port_base: Option<u64> = match kind {
+        UlpKind::SdpPort => Some(0x10000),
+        UlpKind::RdsPort | UlpKind::IserPort => Some(0x0106_0000),
+        _ => None,
+    };
+    if port_base.is_some() {
+        if let Some(bad) = list.iter().find(|r| r.hi > 0xFFFF) {
+            return Err(ParseError::OutOfRange {
+                file: file.to_string(),
+                loc: bad.loc,
+                found: format!("{:#x}", bad.hi),
+                expected: "a TCP port number from 0 to 0xFFFF".to_string(),
+            });
+        }
+    }
+    let one = |v: u64| NumRange {
+        lo: v,
+        hi: v,
+        reversed: false,
+        loc,
+    };
+    let mut rule = UlpRule {
+        kind,
+        service_id: vec![],
+        pkey: vec![],
+        source_guids: vec![],
+        dest_guids: vec![],
+        sl,
+        text,
+        loc,
+    };
+    match kind {
+        UlpKind::Sdp => rule.service_id.push(NumRange {
+            lo: 0x10000,
+            hi: 0x1FFFF,
             reversed: false,
             loc,
-        };
-        let mut rule = UlpRule {
-            kind,
-            service_id: vec![],
-            pkey: vec![],
-            source_guids: vec![],
-            dest_guids: vec![],
-            sl,
-            text,
-            loc,
-        };
-        match kind {
-            UlpKind::Sdp => rule.service_id.push(NumRange {
-                lo: 0x10000,
-                hi: 0x1FFFF,
-                reversed: false,
-                loc,
-            }),
-            UlpKind::Rds => rule.service_id.push(one(0x0106_0000 + 0x48CA)),
-            UlpKind::Iser => rule.service_id.push(one(0x0106_0000 + 0x0CBC)),
-            UlpKind::Ipoib => rule.pkey.push(one(0x7fff)),
-            UlpKind::SdpPort | UlpKind::RdsPort | UlpKind::IserPort => {
-                let base = port_base.unwrap_or(0);
-                rule.service_id = list
-                    .iter()
-                    .map(|r| NumRange {
-                        lo: r.lo + base,
-                        hi: r.hi + base,
-                        ..*r
-                    })
-                    .collect();
-            }
-            UlpKind::AnyServiceId => rule.service_id = list,
-            UlpKind::IpoibPkey | UlpKind::AnyPkey => rule.pkey = mask_pkeys(list),
-            UlpKind::SrpTargetGuid | UlpKind::AnyTargetGuid => rule.dest_guids = list,
-            UlpKind::AnySourceGuid => rule.source_guids = list,
-            UlpKind::AnySourceTargetGuid => {
-                rule.source_guids = list.clone();
-                rule.dest_guids = list;
-            }
+        }),
+        UlpKind::Rds => rule.service_id.push(one(0x0106_0000 + 0x48CA)),
+        UlpKind::Iser => rule.service_id.push(one(0x0106_0000 + 0x0CBC)),
+        UlpKind::Ipoib => rule.pkey.push(one(0x7fff)),
+        UlpKind::SdpPort | UlpKind::RdsPort | UlpKind::IserPort => {
+            let base = port_base.unwrap_or(0);
+            rule.service_id = list
+                .iter()
+                .map(|r| NumRange {
+                    lo: r.lo + base,
+                    hi: r.hi + base,
+                    ..*r
+                })
+                .collect();
         }
-        self.policy.ulps.push(rule);
-        Ok(())
+        UlpKind::AnyServiceId => rule.service_id = list,
+        UlpKind::IpoibPkey | UlpKind::AnyPkey => rule.pkey = mask_pkeys(list),
+        UlpKind::SrpTargetGuid | UlpKind::AnyTargetGuid => rule.dest_guids = list,
+        UlpKind::AnySourceGuid => rule.source_guids = list,
+        UlpKind::AnySourceTargetGuid => {
+            rule.source_guids = list.clone();
+            rule.dest_guids = list;
+        }
+    }
+    Ok(Ulp::Rule(rule))
+}
+
+/// Allowed values of a level's numbers, and how to say so.
+pub(crate) fn level_limits(kw: &str) -> (u64, u64, &'static str) {
+    match kw {
+        "sl" => (
+            0,
+            15,
+            "an SL from 0 to 15 (OpenSM accepts more, then drops every path of this level)",
+        ),
+        "mtu-limit" => (1, 5, "an MTU enum from 1 (256) to 5 (4096)"),
+        "rate-limit" => (2, 24, "a rate enum from 2 (2.5 Gb/s) to 24 (1200 Gb/s)"),
+        _ => (
+            0,
+            63,
+            "a packet life from 0 to 63 (6 bits in the PathRecord)",
+        ),
+    }
+}
+
+/// `yes`, `no`, `true` or `false` (any case).
+pub(crate) fn yes_no(cur: &mut Cursor<'_>, what: &str) -> Result<bool, ParseError> {
+    let expected = format!("`yes` or `no` after {what}");
+    let Some(w) = cur.word() else {
+        return Err(cur.unexpected(expected));
+    };
+    match w.value.to_ascii_lowercase().as_str() {
+        "yes" | "true" => Ok(true),
+        "no" | "false" => Ok(false),
+        _ => Err(ParseError::Unexpected {
+            file: cur.file.to_string(),
+            loc: w.loc,
+            found: format!("`{}`", w.value),
+            expected,
+        }),
     }
 }
 
@@ -1063,14 +1133,14 @@ fn ulp_sl(
     Ok(Spanned::new(n, loc))
 }
 
-fn note_octal(octal: &mut Vec<Spanned<String>>, raw: &str, loc: Loc) {
+pub(crate) fn note_octal(octal: &mut Vec<Spanned<String>>, raw: &str, loc: Loc) {
     let b = raw.as_bytes();
     if b.len() > 1 && b[0] == b'0' && b[1] != b'x' && b[1] != b'X' {
         octal.push(Spanned::new(raw.to_string(), loc));
     }
 }
 
-fn vl_pairs(
+pub(crate) fn vl_pairs(
     cur: &mut Cursor<'_>,
     octal: &mut Vec<Spanned<String>>,
 ) -> Result<Vec<VlWeight>, ParseError> {
@@ -1090,7 +1160,12 @@ fn vl_pairs(
 }
 
 /// Split `<node description>/P<port>` on the last slash, as OpenSM does.
-fn port_name(file: &str, s: &str, had_blank: bool, loc: Loc) -> Result<PortName, ParseError> {
+pub(crate) fn port_name(
+    file: &str,
+    s: &str,
+    had_blank: bool,
+    loc: Loc,
+) -> Result<PortName, ParseError> {
     let bad = |expected: &str| ParseError::Unexpected {
         file: file.to_string(),
         loc,

@@ -4,6 +4,7 @@
 
 use crate::bind::{Bound, Origin};
 use crate::compile::{OsmQos, Sl2Vl, TableSource};
+use crate::fabric::lft::Lfts;
 use crate::fabric::{compare_rates, mtu_bytes, rate_gbps, Fabric, NodeKind, PortRef};
 use crate::matcher::{scan, test_rule, Engine, Miss, Request};
 use crate::partitions::Partitions;
@@ -154,7 +155,8 @@ pub struct Path {
     pub path_bits: Vec<(u64, u64)>,
     pub pkey: u16,
     pub hops: Vec<Hop>,
-    pub routing: &'static str,
+    /// Which routes: `LFT from FILE` or `min-hop (...)`.
+    pub routing: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -172,6 +174,8 @@ pub struct Resolver<'a> {
     pub parts: &'a Partitions,
     pub osm: &'a OsmQos,
     pub policy: Option<(&'a crate::ast::Policy, &'a Bound)>,
+    /// Programmed routes; `None`: min-hop over the fabric dump.
+    pub lfts: Option<&'a Lfts>,
     engine: Option<Engine>,
 }
 
@@ -221,7 +225,22 @@ impl<'a> Resolver<'a> {
             parts,
             osm,
             policy,
+            lfts: None,
             engine,
+        }
+    }
+
+    /// Route by these LFTs (as dumped from the running subnet manager) instead of min-hop.
+    pub fn with_lfts(mut self, lfts: &'a Lfts) -> Self {
+        self.lfts = Some(lfts);
+        self
+    }
+
+    /// How routes are found, as answers say it.
+    pub fn routing(&self) -> String {
+        match self.lfts {
+            Some(l) => format!("LFT from {}", l.file),
+            None => "min-hop (no LFT dump given)".to_string(),
         }
     }
 
@@ -291,7 +310,29 @@ impl<'a> Resolver<'a> {
         let policy = self.policy.map(|(p, _)| p);
         let bound = self.policy.map(|(_, b)| b);
         let sl2vl = Sl2Vl::new(f, self.osm, policy, bound);
-        let router = Router::new(f, dst);
+        let router = match self.lfts {
+            Some(l) => Router::with_lfts(f, dst, l),
+            None => Router::new(f, dst),
+        };
+        if let Some((l, None)) = router.lft() {
+            return Err(no(
+                format!(
+                    "no LID known for {}: {} has no destination column (dumped with -n?) and the \
+                     fabric dump no LIDs; dump without -n or use ibnetdiscover output",
+                    f.label(dst),
+                    l.file
+                ),
+                None,
+            ));
+        }
+        let dead_end = |sw: &str| match router.lft() {
+            Some((l, Some(lid))) => format!(
+                "the LFT of {sw} in {} has no route for LID {lid:#06x} ({})",
+                l.file,
+                f.label(dst)
+            ),
+            _ => format!("dead end at {sw} towards {}", f.label(dst)),
+        };
         let src_node = f
             .node(src)
             .ok_or_else(|| no("unknown source".into(), None))?;
@@ -305,10 +346,11 @@ impl<'a> Resolver<'a> {
         let mut p = src;
         if src_node.kind == NodeKind::Switch {
             let e = router.egress(src.node).ok_or_else(|| {
-                no(
-                    format!("no route from {} to {}", f.label(src), f.label(dst)),
-                    Some("1F02"),
-                )
+                let why = match router.lft() {
+                    Some(_) => dead_end(&src_node.desc),
+                    None => format!("no route from {} to {}", f.label(src), f.label(dst)),
+                };
+                no(why, Some("1F02"))
             })?;
             p = PortRef {
                 node: src.node,
@@ -368,12 +410,9 @@ impl<'a> Resolver<'a> {
                     rate = ip.rate();
                 }
             }
-            let e = router.egress(rn).ok_or_else(|| {
-                no(
-                    format!("dead end at {} towards {}", node.desc, f.label(dst)),
-                    Some("1F07"),
-                )
-            })?;
+            let e = router
+                .egress(rn)
+                .ok_or_else(|| no(dead_end(&node.desc), Some("1F07")))?;
             p = PortRef { node: rn, port: e };
             if let Some(ep) = f.port(p) {
                 mtu = mtu.min(ep.mtu_cap);
@@ -541,7 +580,7 @@ impl<'a> Resolver<'a> {
                 .unwrap_or_default(),
             pkey,
             hops,
-            routing: "min-hop (the fabric dump has no LFTs)",
+            routing: self.routing(),
         })
     }
 }

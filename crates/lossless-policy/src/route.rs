@@ -1,8 +1,11 @@
-//! Unicast routes. The dumps we read carry no LFTs, so routes are min-hop: at each switch
-//! the egress port on a shortest path to the destination's switch, lowest port number on a
-//! tie. OpenSM's min-hop also balances equal-cost ports, so on fabrics with parallel paths of
-//! different capability its choice can differ; every answer says routes are min-hop.
+//! Unicast routes. With an LFT dump (`--lfts`), the routes the subnet manager programmed:
+//! at each switch the egress port its table gives for the destination's LID. Without one,
+//! min-hop over the fabric dump: at each switch the egress port on a shortest path to the
+//! destination's switch, lowest port number on a tie. OpenSM's min-hop also balances
+//! equal-cost ports, so on fabrics with parallel paths of different capability min-hop's
+//! choice can differ from the real one; every answer says which routing it used.
 
+use crate::fabric::lft::Lfts;
 use crate::fabric::{Fabric, NodeKind, PortRef};
 use std::collections::VecDeque;
 
@@ -44,6 +47,8 @@ pub struct Router<'a> {
     /// The switch the destination hangs off (itself when it is a switch).
     dst_switch: Option<usize>,
     dist: Vec<Option<u32>>,
+    /// The programmed tables and the destination's LID, when routing by LFT.
+    lft: Option<(&'a Lfts, Option<u16>)>,
 }
 
 impl<'a> Router<'a> {
@@ -69,11 +74,31 @@ impl<'a> Router<'a> {
             dst,
             dst_switch,
             dist,
+            lft: None,
         }
+    }
+
+    /// Route by the programmed tables instead of min-hop.
+    pub fn with_lfts(fabric: &'a Fabric, dst: PortRef, lfts: &'a Lfts) -> Router<'a> {
+        Router {
+            fabric,
+            dst,
+            dst_switch: None,
+            dist: vec![],
+            lft: Some((lfts, lfts.lid_of(dst))),
+        }
+    }
+
+    /// The LFT routing state: the tables and the destination LID (`None`: no LID known).
+    pub fn lft(&self) -> Option<(&'a Lfts, Option<u16>)> {
+        self.lft
     }
 
     /// Egress port on switch `sw` towards the destination (port 0 when `sw` is it).
     pub fn egress(&self, sw: usize) -> Option<u8> {
+        if let Some((lfts, dlid)) = self.lft {
+            return lfts.egress(sw, dlid?);
+        }
         if sw == self.dst.node {
             return Some(0);
         }

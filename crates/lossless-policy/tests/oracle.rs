@@ -1,13 +1,16 @@
 //! Equivalence with the real OpenSM: ibsim simulates the fabric, OpenSM runs with the policy,
 //! saquery asks for PathRecords between every ordered pair of nodes with several option sets,
-//! and every answer (SL, MTU, rate, packet life, P_Key, or no path) must equal ours.
+//! and every answer (SL, MTU, rate, packet life, P_Key, or no path) must equal ours: once with
+//! the routes dump_lfts reads from the switches OpenSM programmed (`--lfts`), once with our
+//! min-hop routes. On the `parallel` fabric min-hop cannot know which of two unequal links
+//! OpenSM chose, and the test shows it: min-hop answers differ there, LFT answers do not.
 //!
 //! Needs root (for `unshare --net`) and the Debian packages opensm, ibsim-utils and
 //! infiniband-diags. Without them the test fails, unless LOSSLESS_SKIP_ORACLE=1.
 
 use lossless_policy::bind::bind;
 use lossless_policy::compile::OsmQos;
-use lossless_policy::fabric::topo;
+use lossless_policy::fabric::{lft, topo};
 use lossless_policy::matcher::Request;
 use lossless_policy::partitions::{self, Partitions};
 use lossless_policy::resolve::{find_node, Query, Resolver};
@@ -24,6 +27,8 @@ struct Scenario {
     partitions: String,
     opensm_conf: String,
     optsets: &'static [&'static str],
+    /// Min-hop routes are OpenSM's (no parallel links of different capability).
+    min_hop_equal: bool,
 }
 
 /// (sl, mtu, rate, pkt_life, pkey) or None for "no PathRecord".
@@ -77,8 +82,11 @@ fn workdir(name: &str) -> PathBuf {
     d
 }
 
-/// Run OpenSM on the scenario; return the answers keyed by (src, dst, options).
-fn run_opensm(s: &Scenario) -> BTreeMap<(String, String, String), Answer> {
+type Answers = BTreeMap<(String, String, String), Answer>;
+
+/// Run OpenSM on the scenario; return the answers keyed by (src, dst, options) and the LFTs
+/// dump_lfts read from the switches.
+fn run_opensm(s: &Scenario) -> (Answers, String) {
     let d = workdir(s.name);
     let conf = s
         .opensm_conf
@@ -168,6 +176,12 @@ fn run_opensm(s: &Scenario) -> BTreeMap<(String, String, String), Answer> {
         }
     }
     let _ = std::fs::remove_dir_all(&d);
+    let lfts = text
+        .split("## lfts")
+        .nth(1)
+        .and_then(|t| t.split("## ibnetdiscover").next())
+        .unwrap_or("")
+        .to_string();
     // Our ibnetdiscover parser on the real tool's output: same LIDs as OpenSM assigned, same
     // links as the net file.
     let disc = text
@@ -210,7 +224,7 @@ fn run_opensm(s: &Scenario) -> BTreeMap<(String, String, String), Answer> {
             );
         }
     }
-    answers
+    (answers, lfts)
 }
 
 fn parse_opts(o: &str) -> (Request, Option<u8>) {
@@ -238,11 +252,7 @@ fn parse_opts(o: &str) -> (Request, Option<u8>) {
 }
 
 /// Compare OpenSM's answers with ours. `policy: None` = OpenSM running without a policy.
-fn compare(
-    s: &Scenario,
-    use_policy: bool,
-    oracle: &BTreeMap<(String, String, String), Answer>,
-) -> Vec<String> {
+fn compare(s: &Scenario, use_policy: bool, oracle: &Answers, lfts: Option<&str>) -> Vec<String> {
     let fabric = topo::parse("net", &s.net).expect("net parses");
     let conf = partitions::parse("partitions.conf", &s.partitions).expect("partitions parse");
     let parts = Partitions::build(Some(&conf), &fabric);
@@ -255,7 +265,12 @@ fn compare(
     let bound = policy
         .as_ref()
         .map(|p| bind("qos-policy.conf", p, &fabric, &parts).expect("policy binds"));
-    let r = Resolver::new(&fabric, &parts, &osm, policy.as_ref().zip(bound.as_ref()));
+    let lfts = lfts.map(|t| lft::parse("lfts.txt", t, &fabric).expect("dump_lfts output parses"));
+    let mut r = Resolver::new(&fabric, &parts, &osm, policy.as_ref().zip(bound.as_ref()));
+    if let Some(l) = &lfts {
+        r = r.with_lfts(l);
+    }
+    let routing = r.routing();
     let mut diffs = Vec::new();
     assert!(!oracle.is_empty(), "{}: OpenSM gave no answers", s.name);
     for ((src, dst, opts), want) in oracle {
@@ -272,7 +287,7 @@ fn compare(
             .map(|p| (p.sl, p.mtu, p.rate, p.packet_life, p.pkey));
         if got != *want {
             diffs.push(format!(
-                "{}: {src} -> {dst} [{opts}]: OpenSM {want:?}, ours {got:?}",
+                "{}: {src} -> {dst} [{opts}]: OpenSM {want:?}, ours {got:?} ({routing})",
                 s.name
             ));
         }
@@ -296,6 +311,7 @@ fn recipe(policy: String) -> Scenario {
             "--sl+7",
             "--sl+15",
         ],
+        min_hop_equal: true,
     }
 }
 
@@ -315,6 +331,19 @@ fn mixed() -> Scenario {
             "--sl+3",
             "--sl+14",
         ],
+        min_hop_equal: true,
+    }
+}
+
+fn parallel() -> Scenario {
+    Scenario {
+        name: "parallel",
+        net: include_str!("oracle/parallel/net").into(),
+        policy: include_str!("oracle/parallel/qos-policy.conf").into(),
+        partitions: include_str!("oracle/parallel/partitions.conf").into(),
+        opensm_conf: include_str!("oracle/parallel/opensm.conf").into(),
+        optsets: &["none", "--qos_class+4", "--sl+2"],
+        min_hop_equal: false,
     }
 }
 
@@ -338,6 +367,7 @@ fn opensm_equivalence() {
     let scenarios = vec![
         (recipe(include_str!("data/qos-policy.conf").into()), true),
         (mixed(), true),
+        (parallel(), true),
         (
             Scenario {
                 name: "syntax-error",
@@ -357,7 +387,7 @@ fn opensm_equivalence() {
         .into_iter()
         .map(|(s, use_policy)| {
             std::thread::spawn(move || {
-                let oracle = run_opensm(&s);
+                let (oracle, lfts) = run_opensm(&s);
                 if s.name == "sl20" {
                     // OpenSM's defect, recorded: the Compute->Storage level (SL 20) gives no path.
                     let k = ("Hca1".to_string(), "Hca2".to_string(), "none".to_string());
@@ -368,8 +398,31 @@ fn opensm_equivalence() {
                     );
                     return (oracle.len(), vec![]);
                 }
-                let diffs = compare(&s, use_policy, &oracle);
-                (oracle.len(), diffs)
+                let mut diffs = compare(&s, use_policy, &oracle, Some(&lfts));
+                let min_hop = compare(&s, use_policy, &oracle, None);
+                if s.min_hop_equal {
+                    diffs.extend(min_hop);
+                } else if min_hop.is_empty() {
+                    diffs.push(format!(
+                        "{}: min-hop gave OpenSM's answers everywhere, so this fabric does not \
+                         show what LFT routes add",
+                        s.name
+                    ));
+                } else {
+                    eprintln!(
+                        "{}: {} of {} min-hop answers differ from OpenSM, none with its LFTs, e.g. {}",
+                        s.name,
+                        min_hop.len(),
+                        oracle.len(),
+                        min_hop[0]
+                    );
+                }
+                let compared = if s.min_hop_equal {
+                    2 * oracle.len()
+                } else {
+                    oracle.len()
+                };
+                (compared, diffs)
             })
         })
         .collect();
@@ -386,5 +439,5 @@ fn opensm_equivalence() {
         all.len(),
         all.join("\n")
     );
-    eprintln!("{total} PathRecord answers equal OpenSM's");
+    eprintln!("{total} of our answers (by LFT and by min-hop) equal OpenSM's PathRecords");
 }

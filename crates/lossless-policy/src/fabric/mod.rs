@@ -3,6 +3,7 @@
 //! Two inputs, one family of formats: `ibnetdiscover` output and ibsim `net` files (ibsim
 //! reads ibnetdiscover output too). [`topo::parse`] reads both.
 
+pub mod lft;
 pub mod topo;
 
 use serde::Serialize;

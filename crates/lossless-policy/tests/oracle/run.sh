@@ -2,6 +2,7 @@
 # Run OpenSM on an ibsim fabric and ask saquery for PathRecords between every ordered pair of
 # nodes, once per option set. Usage (inside `unshare --net`): run.sh DIR OPTSET...
 # Options in an OPTSET are joined with '+'; `none` means no option. DIR holds net, qos-policy.conf, partitions.conf, opensm.conf. Output on stdout:
+#   ## lfts, ## ibnetdiscover, ## lids: dump_lfts, ibnetdiscover and name->LID, then
 #   == <src> <dst> <opts>   then saquery's sl/mtu/rate/pkt_life/pkey lines, or NONE.
 set -u
 D=$1; shift
@@ -24,12 +25,15 @@ for i in $(seq 1 40); do
 done
 sleep 1
 SIM_HOST=$FIRST LD_PRELOAD=$P ibnetdiscover > disc.txt 2>/dev/null
+# The routes OpenSM programmed, as dump_lfts prints them (ibroute on every switch).
+SIM_HOST=$FIRST LD_PRELOAD=$P dump_lfts > lfts.txt 2>/dev/null
 # name -> lid: switch headers carry it, CAs on their first port line
 awk '
 /^Switch/ { match($0, /# "[^"]*"/); d=substr($0, RSTART+3, RLENGTH-4); n=split($0,a," "); for(i=1;i<=n;i++) if(a[i]=="lid"){print d, a[i+1]; break} }
 /^(Ca|Hca|Rt)/ { match($0, /# "[^"]*"/); d=substr($0, RSTART+3, RLENGTH-4); want=1; next }
 /^\[/ && want { n=split($0,a," "); for(i=1;i<=n;i++) if(a[i]=="lid"){print d, a[i+1]; break}; want=0 }
 ' disc.txt | sort -u > lids.txt
+echo "## lfts"; cat lfts.txt
 echo "## ibnetdiscover"; cat disc.txt
 echo "## lids"; cat lids.txt
 while read -r S SL; do

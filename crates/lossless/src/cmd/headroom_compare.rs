@@ -412,9 +412,9 @@ fn render(rows: &[CompareRow], medium: &Medium, sizing: &SizingConfig) -> String
     let _ = writeln!(o, "          {} @ {}", src.path, &src.commit[..12]);
     let _ = writeln!(
         o,
-        "          SONiC's Mellanox formula scales in-flight bytes by a cell occupancy; --alpha is that"
+        "          SONiC's Mellanox dynamic model scales in-flight bytes by a cell occupancy; --alpha plays"
     );
-    let _ = writeln!(o, "          factor here.");
+    let _ = writeln!(o, "          that part here (1: none).");
     let _ = writeln!(
         o,
         "          SONiC matches speed and cable length exactly; this table lists {} only:",

@@ -1,0 +1,523 @@
+//! Configuration of the relay, shaped for a `[relay]` TOML section:
+//!
+//! ```toml
+//! [relay]
+//! role = "pe"
+//!
+//! [relay.dc]                         # the DC-facing port
+//! port_mac = "02:00:00:00:e2:00"     # ours: the SMAC of PFC we deliver
+//! gateway_port_mac = "02:00:00:00:d2:01"
+//! gateway_system_mac = "02:00:00:00:d2:00"   # optional
+//!
+//! [relay.wan]                        # the WAN-facing port
+//! port_mac = "02:00:00:00:e2:01"
+//! next_hop_mac = "02:00:00:00:01:01"
+//! vlan = 100                         # optional; tagged frames get PCP 7
+//!
+//! [relay.tunnel]
+//! type = "srv6"                      # or "vxlan", "sr-mpls"
+//! source = "fc00::e2"
+//! segments = ["fc00::e1:d2"]         # path to the far PE, last: its End.DX2 SID
+//! local_sid = "fc00::e2:d2"          # our End.DX2 SID
+//!
+//! [relay.marking]                    # all optional
+//! dscp = 48
+//!
+//! [relay.storm]                      # optional: no ceiling without it
+//! max_per_second = 1000
+//! ```
+//!
+//! A DC gateway takes `role = "gateway"` and names its PE's MACs
+//! ([`GatewayConfig`]). Unknown keys are refused; every value is checked by
+//! [`RelayConfig::validate`] with the offending value in the error.
+
+use std::net::{IpAddr, Ipv6Addr};
+use std::time::Duration;
+
+use lossless_headroom::units::{self, parse_bytes, parse_duration, parse_rate};
+use lossless_wire::tunnel::mpls::{LABEL_FIRST_UNRESERVED, LABEL_MAX};
+use lossless_wire::tunnel::srh::MAX_SEGMENTS;
+use lossless_wire::tunnel::vxlan::VXLAN_PORT;
+use lossless_wire::tunnel::Vni;
+use lossless_wire::MacAddr;
+use serde::{Deserialize, Serialize};
+
+/// The whole `[relay]` section: what this node does in seed 002's figure 2.
+///
+/// Read once per configuration load, so the size difference between the
+/// variants costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "kebab-case")]
+pub enum RelaySection {
+    /// A PE between a DC gateway and the WAN: egress for its gateway's PFC,
+    /// ingress for the far PE's.
+    Pe(RelayConfig),
+    /// A DC gateway that accepts forwarded PFC from its PE.
+    Gateway(GatewayConfig),
+}
+
+/// A PE's relay.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RelayConfig {
+    pub dc: DcSide,
+    pub wan: WanSide,
+    pub tunnel: TunnelConfig,
+    #[serde(default)]
+    pub marking: Marking,
+    #[serde(default)]
+    pub storm: StormConfig,
+    /// Seed 002's buffer condition, for `relay show`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<BufferConfig>,
+}
+
+/// The DC-facing side of a PE.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DcSide {
+    /// This PE's DC-facing port MAC: the SMAC written into PFC frames
+    /// delivered to the gateway, and what the gateway accepts.
+    pub port_mac: MacAddr,
+    /// The attached gateway's port MAC: accepted as the SMAC of its PFC.
+    pub gateway_port_mac: MacAddr,
+    /// The gateway's system MAC, which some vendors send PFC from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gateway_system_mac: Option<MacAddr>,
+}
+
+/// The WAN-facing side of a PE: the outer Ethernet header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WanSide {
+    /// Outer source MAC; tunnel frames to other destinations are not ours.
+    pub port_mac: MacAddr,
+    /// Outer destination MAC: the next hop toward the far PE.
+    pub next_hop_mac: MacAddr,
+    /// Outer 802.1Q VLAN id (0..=4094, 0 = priority tag only); tagged
+    /// frames carry PCP [`Marking::vlan_pcp`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vlan: Option<u16>,
+}
+
+fn default_hop_limit() -> u8 {
+    64
+}
+fn default_vxlan_port() -> u16 {
+    VXLAN_PORT
+}
+/// Start of the dynamic port range RFC 7348 recommends for the source port.
+fn default_source_port() -> u16 {
+    49152
+}
+fn yes() -> bool {
+    true
+}
+
+/// The tunnel to the far PE. One fixed flow per relay (constant flow label,
+/// UDP source port, label stack), so every PFC frame of a PE pair takes the
+/// same WAN path: a pause and the resume after it must not be reordered by
+/// ECMP.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum TunnelConfig {
+    /// IPv6 + SRH with next header 143 (Ethernet): `seg6 mode l2encap`
+    /// toward the far PE's `End.DX2`.
+    Srv6 {
+        /// Outer source address.
+        source: Ipv6Addr,
+        /// The SIDs to visit, in order, as `ip route ... segs A,B` takes
+        /// them; the last is the far PE's End.DX2 SID.
+        segments: Vec<Ipv6Addr>,
+        /// Our End.DX2 SID: packets to it are decapsulated.
+        local_sid: Ipv6Addr,
+        /// Leave the SRH out (one segment only; `l2encap.red`).
+        #[serde(default)]
+        reduced: bool,
+        #[serde(default = "default_hop_limit")]
+        hop_limit: u8,
+        /// 20 bits; constant, see above.
+        #[serde(default)]
+        flow_label: u32,
+    },
+    /// VXLAN (RFC 7348) over IPv4 or IPv6.
+    Vxlan {
+        /// Our VTEP address: outer source, and where the far PE sends to.
+        source: IpAddr,
+        /// The far PE's VTEP address.
+        destination: IpAddr,
+        vni: u32,
+        /// UDP destination port, both ways (Linux `vxlan` devices default to
+        /// 8472 unless given `dstport 4789`).
+        #[serde(default = "default_vxlan_port")]
+        port: u16,
+        #[serde(default = "default_source_port")]
+        source_port: u16,
+        /// IPv4 TTL or IPv6 hop limit.
+        #[serde(default = "default_hop_limit")]
+        ttl: u8,
+        /// Compute the UDP checksum over IPv4 (Linux does by default; RFC
+        /// 7348 allows zero). Over IPv6 it is always computed.
+        #[serde(default = "yes")]
+        ipv4_checksum: bool,
+    },
+    /// An SR-MPLS label stack over an Ethernet pseudowire.
+    SrMpls {
+        /// Pushed top first; the last is the pseudowire label the far PE
+        /// bound to this service.
+        labels: Vec<u32>,
+        /// Our pseudowire label: a stack whose bottom entry carries it is
+        /// decapsulated.
+        local_label: u32,
+        /// Labels that may sit above ours on arrival (our node SID without
+        /// penultimate-hop popping); explicit null (0, 2) is always allowed.
+        #[serde(default)]
+        pop_labels: Vec<u32>,
+        /// RFC 4448 control word, both ways.
+        #[serde(default = "yes")]
+        control_word: bool,
+        #[serde(default = "default_hop_limit")]
+        ttl: u8,
+    },
+}
+
+impl TunnelConfig {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            TunnelConfig::Srv6 { .. } => "srv6",
+            TunnelConfig::Vxlan { .. } => "vxlan",
+            TunnelConfig::SrMpls { .. } => "sr-mpls",
+        }
+    }
+}
+
+/// "it is preferable to configure the highest priority for the encapsulated
+/// PFC frames such that the PFC frames are not discarded in case of network
+/// congestion."
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Marking {
+    /// DSCP of the outer IPv6 traffic class / IPv4 TOS (ECN 0). Default 48
+    /// (CS6, network control): the highest class RFC 4594 assigns; CS7 (56)
+    /// is reserved, set it where the WAN maps it higher.
+    pub dscp: u8,
+    /// PCP of the outer VLAN tag, when the WAN side is tagged.
+    pub vlan_pcp: u8,
+    /// Traffic Class of every pushed MPLS label.
+    pub mpls_tc: u8,
+    /// `SO_PRIORITY` hint for the socket that sends relayed frames, both
+    /// directions (7 needs CAP_NET_ADMIN).
+    pub socket_priority: u32,
+}
+
+impl Default for Marking {
+    fn default() -> Self {
+        Marking {
+            dscp: 48,
+            vlan_pcp: 7,
+            mpls_tc: 7,
+            socket_priority: 7,
+        }
+    }
+}
+
+/// The storm ceiling (see [`crate::storm`]). Off unless `max_per_second` is
+/// set.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StormConfig {
+    /// Relayed frames per second per priority; none: no ceiling.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_per_second: Option<u32>,
+    /// Frames a priority may send at once after a quiet spell; default
+    /// `max_per_second`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burst: Option<u32>,
+    /// Silence after which a priority's episode is over, as a duration
+    /// (`100ms`).
+    #[serde(default = "default_episode_gap")]
+    pub episode_gap: String,
+}
+
+fn default_episode_gap() -> String {
+    "100ms".to_string()
+}
+
+impl Default for StormConfig {
+    fn default() -> Self {
+        StormConfig {
+            max_per_second: None,
+            burst: None,
+            episode_gap: default_episode_gap(),
+        }
+    }
+}
+
+/// Seed 002's buffer condition at the destination DC gateway, evaluated for
+/// `relay show`: quantities as the headroom calculator takes them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BufferConfig {
+    /// One-way forwarding delay of a PFC frame from the destination gateway
+    /// to the source gateway (`2ms`).
+    pub wan_delay: String,
+    /// Average receive rate of the priority at the gateway's port (`100G`).
+    pub rx_rate: String,
+    /// Average send rate of the priority at the sending port; default 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tx_rate: Option<String>,
+    /// The buffer reserved, to check against the condition (`32MB`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserved: Option<String>,
+}
+
+/// A DC gateway's check of forwarded PFC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GatewayConfig {
+    /// The PE's DC-facing port MAC.
+    pub pe_port_mac: MacAddr,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pe_system_mac: Option<MacAddr>,
+}
+
+/// A configuration value the relay cannot use, with the key and the value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{key} = {value}: must be a unicast MAC address")]
+    NotUnicast { key: &'static str, value: MacAddr },
+    #[error("{key} = {value}: out of range, allowed {allowed}")]
+    OutOfRange {
+        key: &'static str,
+        value: u64,
+        allowed: &'static str,
+    },
+    #[error("tunnel.segments: {count} segments, allowed 1..={MAX_SEGMENTS}")]
+    Segments { count: usize },
+    #[error("tunnel.reduced: a reduced SRv6 encapsulation carries one segment, not {count}")]
+    ReducedWithSegments { count: usize },
+    #[error("tunnel.labels: the stack is empty")]
+    NoLabels,
+    #[error("tunnel: source {local} and destination {remote} are not of one address family")]
+    MixedFamilies { local: IpAddr, remote: IpAddr },
+    #[error("{key} = {value:?}: {reason}")]
+    Unit {
+        key: &'static str,
+        value: String,
+        reason: String,
+    },
+}
+
+fn unicast(key: &'static str, mac: MacAddr) -> Result<(), ConfigError> {
+    if mac.is_multicast() || mac == MacAddr::default() {
+        return Err(ConfigError::NotUnicast { key, value: mac });
+    }
+    Ok(())
+}
+
+fn at_most(
+    key: &'static str,
+    value: u64,
+    max: u64,
+    allowed: &'static str,
+) -> Result<(), ConfigError> {
+    if value > max {
+        return Err(ConfigError::OutOfRange {
+            key,
+            value,
+            allowed,
+        });
+    }
+    Ok(())
+}
+
+fn label(key: &'static str, value: u32) -> Result<(), ConfigError> {
+    if !(LABEL_FIRST_UNRESERVED..=LABEL_MAX).contains(&value) {
+        return Err(ConfigError::OutOfRange {
+            key,
+            value: value.into(),
+            allowed: "16..=1048575 (0..=15 are reserved)",
+        });
+    }
+    Ok(())
+}
+
+fn unit<T>(
+    key: &'static str,
+    value: &str,
+    parse: fn(&str) -> Result<T, units::UnitError>,
+) -> Result<T, ConfigError> {
+    parse(value).map_err(|e| ConfigError::Unit {
+        key,
+        value: value.to_string(),
+        reason: e.to_string(),
+    })
+}
+
+impl StormConfig {
+    /// The silence that ends an episode.
+    pub fn gap(&self) -> Result<Duration, ConfigError> {
+        let d = unit("storm.episode_gap", &self.episode_gap, parse_duration)?;
+        // Picoseconds to nanoseconds, rounding up: a gap is a minimum.
+        let gap = Duration::from_nanos(d.0.div_ceil(1000));
+        if gap.is_zero() {
+            return Err(ConfigError::Unit {
+                key: "storm.episode_gap",
+                value: self.episode_gap.clone(),
+                reason: "must be longer than zero".into(),
+            });
+        }
+        Ok(gap)
+    }
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        if let Some(0) = self.max_per_second {
+            return Err(ConfigError::OutOfRange {
+                key: "storm.max_per_second",
+                value: 0,
+                allowed: "1..=4294967295 (leave it out for no ceiling)",
+            });
+        }
+        if let Some(0) = self.burst {
+            return Err(ConfigError::OutOfRange {
+                key: "storm.burst",
+                value: 0,
+                allowed: "1..=4294967295",
+            });
+        }
+        self.gap().map(|_| ())
+    }
+}
+
+/// [`BufferConfig`] with its quantities parsed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BufferInputs {
+    pub wan: lossless_headroom::wan::Wan,
+    pub reserved: Option<units::Bytes>,
+}
+
+impl BufferConfig {
+    pub fn inputs(&self) -> Result<BufferInputs, ConfigError> {
+        let delay = unit("buffer.wan_delay", &self.wan_delay, parse_duration)?;
+        let rx_rate = unit("buffer.rx_rate", &self.rx_rate, parse_rate)?;
+        let tx_rate = match &self.tx_rate {
+            Some(t) => unit("buffer.tx_rate", t, parse_rate)?,
+            None => units::Rate(0),
+        };
+        let reserved = match &self.reserved {
+            Some(r) => Some(unit("buffer.reserved", r, parse_bytes)?),
+            None => None,
+        };
+        Ok(BufferInputs {
+            wan: lossless_headroom::wan::Wan {
+                delay,
+                rx_rate,
+                tx_rate,
+            },
+            reserved,
+        })
+    }
+}
+
+impl RelayConfig {
+    /// Every check [`crate::Relay::new`] makes.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        unicast("dc.port_mac", self.dc.port_mac)?;
+        unicast("dc.gateway_port_mac", self.dc.gateway_port_mac)?;
+        if let Some(m) = self.dc.gateway_system_mac {
+            unicast("dc.gateway_system_mac", m)?;
+        }
+        unicast("wan.port_mac", self.wan.port_mac)?;
+        unicast("wan.next_hop_mac", self.wan.next_hop_mac)?;
+        if let Some(vid) = self.wan.vlan {
+            at_most("wan.vlan", vid.into(), 4094, "0..=4094")?;
+        }
+        let m = &self.marking;
+        at_most("marking.dscp", m.dscp.into(), 63, "0..=63")?;
+        at_most("marking.vlan_pcp", m.vlan_pcp.into(), 7, "0..=7")?;
+        at_most("marking.mpls_tc", m.mpls_tc.into(), 7, "0..=7")?;
+        match &self.tunnel {
+            TunnelConfig::Srv6 {
+                segments,
+                reduced,
+                flow_label,
+                ..
+            } => {
+                if segments.is_empty() || segments.len() > MAX_SEGMENTS {
+                    return Err(ConfigError::Segments {
+                        count: segments.len(),
+                    });
+                }
+                if *reduced && segments.len() != 1 {
+                    return Err(ConfigError::ReducedWithSegments {
+                        count: segments.len(),
+                    });
+                }
+                at_most(
+                    "tunnel.flow_label",
+                    (*flow_label).into(),
+                    0xf_ffff,
+                    "0..=1048575 (20 bits)",
+                )?;
+            }
+            TunnelConfig::Vxlan {
+                source,
+                destination,
+                vni,
+                ..
+            } => {
+                if Vni::new(*vni).is_none() {
+                    return Err(ConfigError::OutOfRange {
+                        key: "tunnel.vni",
+                        value: (*vni).into(),
+                        allowed: "0..=16777215 (24 bits)",
+                    });
+                }
+                if source.is_ipv4() != destination.is_ipv4() {
+                    return Err(ConfigError::MixedFamilies {
+                        local: *source,
+                        remote: *destination,
+                    });
+                }
+            }
+            TunnelConfig::SrMpls {
+                labels,
+                local_label,
+                pop_labels,
+                ..
+            } => {
+                if labels.is_empty() {
+                    return Err(ConfigError::NoLabels);
+                }
+                for l in labels {
+                    label("tunnel.labels", *l)?;
+                }
+                label("tunnel.local_label", *local_label)?;
+                for l in pop_labels {
+                    at_most(
+                        "tunnel.pop_labels",
+                        (*l).into(),
+                        LABEL_MAX.into(),
+                        "0..=1048575",
+                    )?;
+                }
+            }
+        }
+        self.storm.validate()?;
+        if let Some(b) = &self.buffer {
+            b.inputs()?;
+        }
+        Ok(())
+    }
+}
+
+impl GatewayConfig {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        unicast("pe_port_mac", self.pe_port_mac)?;
+        if let Some(m) = self.pe_system_mac {
+            unicast("pe_system_mac", m)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,43 @@
+//! The PFC relay of seed 002 ("PFC PAUSE Frame Forwarded Transparently in
+//! Wide Area Networks"), sans-IO.
+//!
+//! ```text
+//!  AIDC 1 <- DC1 GW <- PE1 <====== WAN (P1..Pn) ======< PE2 <- DC2 GW <- AIDC 2
+//!                 ingress PE: decapsulate,        egress PE: validate,
+//!                 validate, rewrite SMAC          encapsulate, mark
+//! ```
+//!
+//! - [`Relay`]: a PE, both directions ([`relay`] has the rules).
+//! - [`GatewayCheck`]: a DC gateway's check of forwarded PFC.
+//! - [`pfc`]: the legality rules; [`DropReason`]: one counter per rule.
+//! - [`storm`]: the per-priority ceiling and the episode definition.
+//! - [`tunnel`]: SRv6, VXLAN and SR-MPLS with the headers of
+//!   `lossless_wire::tunnel`.
+//! - [`config`]: a `[relay]` TOML section; [`status`]: `relay show`.
+//! - [`buffer`]: the seed's buffer condition at the gateway, by the headroom
+//!   model.
+//!
+//! Time is a parameter ([`Instant`]): nothing here reads a clock or does I/O.
+
+pub mod batch;
+pub mod buffer;
+pub mod config;
+pub mod gateway;
+pub mod pfc;
+pub mod reason;
+pub mod relay;
+pub mod status;
+pub mod storm;
+pub mod tunnel;
+
+pub use batch::{Port, Transmit, TxBatch};
+pub use config::{
+    ConfigError, DcSide, GatewayConfig, Marking, RelayConfig, RelaySection, StormConfig,
+    TunnelConfig, WanSide,
+};
+pub use gateway::GatewayCheck;
+pub use lossless_dcbx::{Duration, Instant};
+pub use pfc::{check_pfc, AllowedSources, PfcFrame};
+pub use reason::{DropCounts, DropReason};
+pub use relay::{Relay, Verdict};
+pub use status::{EgressCounters, GatewayCounters, IngressCounters, RelayStatus, StormStatus};

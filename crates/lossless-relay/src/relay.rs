@@ -1,0 +1,403 @@
+//! A PE's relay: both directions of seed 002 section 3.2 on one DC-facing
+//! and one WAN-facing port.
+//!
+//! - A frame on [`Port::Dc`] is the egress direction: legal only if it is a
+//!   well-formed PFC frame to 01-80-C2-00-00-01 from the gateway's port or
+//!   system MAC ([`crate::pfc`]); then the storm ceiling ([`crate::storm`])
+//!   decides which priorities go, and the frame is encapsulated and sent on
+//!   [`Port::Wan`], marked (DSCP / PCP / MPLS TC, socket priority).
+//! - A frame on [`Port::Wan`] is the ingress direction: it must be our
+//!   tunnel, addressed to us ([`crate::tunnel`]), and carry a well-formed PFC
+//!   frame to 01-80-C2-00-00-01; its source MAC is rewritten to our DC-facing
+//!   port MAC and it is sent on [`Port::Dc`], class-enable vector and pause
+//!   times untouched.
+//!
+//! Driven sans-IO: `handle_frame(now, port, bytes)` then drain
+//! `poll_transmit()`; `poll_timeout()` / `handle_timeout(now)` for the storm
+//! ceiling's deferred frames. [`Relay::process`] does the same for a batch
+//! straight into a caller's [`TxBatch`].
+
+use lossless_dcbx::Instant;
+use lossless_wire::DecodeError;
+
+use crate::batch::{Port, Transmit, TxBatch};
+use crate::buffer::GatewayBuffer;
+use crate::config::{ConfigError, RelayConfig, TunnelConfig};
+use crate::pfc::{check_pfc, restrict, AllowedSources, PfcFrame, MAX_PFC_FRAME_LEN};
+use crate::status::{EgressCounters, IngressCounters, RelayStatus, StormStatus};
+use crate::storm::{Flush, StormGuard};
+use crate::tunnel::{Decapsulator, Encapsulator};
+use crate::DropReason;
+
+/// What became of one frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Egress: encapsulated and queued for the WAN. `held` lists the
+    /// priorities the storm ceiling cleared from it (0: sent as received).
+    Relayed { held: u8 },
+    /// Egress: legal, but every priority it carries was held back.
+    Suppressed,
+    /// Ingress: queued for the DC gateway with our source MAC.
+    Delivered,
+    /// Refused.
+    Dropped(DropReason),
+}
+
+/// The last legal frame the ceiling held back: what a deferred frame is made
+/// from.
+#[derive(Debug, Clone, Copy)]
+struct Template {
+    bytes: [u8; MAX_PFC_FRAME_LEN],
+    len: usize,
+    pfc: PfcFrame,
+}
+
+/// A PE relay. See the module docs.
+#[derive(Debug, Clone)]
+pub struct Relay {
+    cfg: RelayConfig,
+    gateway: AllowedSources,
+    encap: Encapsulator,
+    encap_header_len: usize,
+    encap_ip_offset: Option<usize>,
+    decap: Decapsulator,
+    storm: Option<StormGuard>,
+    template: Option<Template>,
+    egress: EgressCounters,
+    ingress: IngressCounters,
+    last_malformed: Option<DecodeError>,
+    gateway_buffer: Option<GatewayBuffer>,
+    queue: TxBatch,
+    /// Next entry of `queue` for `poll_transmit`.
+    read: usize,
+}
+
+impl Relay {
+    /// A relay for `cfg`, its storm buckets full at `now`.
+    pub fn new(cfg: RelayConfig, now: Instant) -> Result<Relay, ConfigError> {
+        cfg.validate()?;
+        let encap = Encapsulator::new(&cfg.tunnel, &cfg.wan, &cfg.marking)?;
+        let decap = Decapsulator::new(&cfg.tunnel, &cfg.wan);
+        let storm = match cfg.storm.max_per_second {
+            Some(rate) => {
+                let burst = cfg.storm.burst.unwrap_or(rate);
+                Some(StormGuard::new(now, rate, burst, cfg.storm.gap()?))
+            }
+            None => None,
+        };
+        let gateway_buffer = match &cfg.buffer {
+            Some(b) => {
+                let i = b.inputs()?;
+                Some(GatewayBuffer::evaluate(&i.wan, i.reserved))
+            }
+            None => None,
+        };
+        Ok(Relay {
+            gateway: AllowedSources {
+                port_mac: cfg.dc.gateway_port_mac,
+                system_mac: cfg.dc.gateway_system_mac,
+            },
+            encap_header_len: encap.header_len(),
+            encap_ip_offset: encap.ip_offset(),
+            encap,
+            decap,
+            storm,
+            template: None,
+            egress: EgressCounters::default(),
+            ingress: IngressCounters::default(),
+            last_malformed: None,
+            gateway_buffer,
+            queue: TxBatch::with_capacity(16, 128),
+            read: 0,
+            cfg,
+        })
+    }
+
+    /// Replaces the configuration, keeping the counters. The storm state is
+    /// kept when the ceiling's settings are unchanged and restarts (buckets
+    /// full) otherwise.
+    pub fn reconfigure(&mut self, cfg: RelayConfig, now: Instant) -> Result<(), ConfigError> {
+        let mut next = Relay::new(cfg, now)?;
+        if next.cfg.storm == self.cfg.storm {
+            next.storm = self.storm.take();
+            next.template = self.template.take();
+        }
+        next.egress = self.egress;
+        next.ingress = self.ingress;
+        next.last_malformed = self.last_malformed.take();
+        next.queue = std::mem::take(&mut self.queue);
+        next.read = self.read;
+        *self = next;
+        Ok(())
+    }
+
+    pub fn config(&self) -> &RelayConfig {
+        &self.cfg
+    }
+
+    pub fn egress_counters(&self) -> &EgressCounters {
+        &self.egress
+    }
+
+    pub fn ingress_counters(&self) -> &IngressCounters {
+        &self.ingress
+    }
+
+    pub fn storm(&self) -> Option<&StormGuard> {
+        self.storm.as_ref()
+    }
+
+    /// The decode error of the last malformed tunnel frame from the WAN.
+    pub fn last_malformed(&self) -> Option<&DecodeError> {
+        self.last_malformed.as_ref()
+    }
+
+    /// Handles one frame received on `port` at `now`; what it yields is
+    /// queued for [`Relay::poll_transmit`].
+    pub fn handle_frame(&mut self, now: Instant, port: Port, frame: &[u8]) -> Verdict {
+        let mut queue = self.take_queue();
+        let v = self.one(now, port, frame, &mut queue);
+        self.queue = queue;
+        v
+    }
+
+    /// Sends the storm ceiling's deferred frames that are due at `now`.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        let mut queue = self.take_queue();
+        self.flush_due(now, &mut queue);
+        self.queue = queue;
+    }
+
+    /// The next frame to send, in order. The frame borrows the relay until
+    /// the next call.
+    pub fn poll_transmit(&mut self) -> Option<Transmit<'_>> {
+        let i = self.read;
+        if i >= self.queue.len() {
+            return None;
+        }
+        self.read += 1;
+        self.queue.get(i)
+    }
+
+    /// When [`Relay::handle_timeout`] has work next.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.storm.as_ref().and_then(StormGuard::poll_timeout)
+    }
+
+    /// Handles `frames`, all received on `port` at `now`, appending what
+    /// they yield to `out` (which is not cleared: clear it between batches).
+    /// Deferred storm frames due by `now` come first. Returns the number of
+    /// frames appended. Allocation-free once `out` has the capacity.
+    pub fn process<'f>(
+        &mut self,
+        now: Instant,
+        port: Port,
+        frames: impl IntoIterator<Item = &'f [u8]>,
+        out: &mut TxBatch,
+    ) -> usize {
+        let before = out.len();
+        self.flush_due(now, out);
+        for f in frames {
+            self.one(now, port, f, out);
+        }
+        out.len() - before
+    }
+
+    /// [`Relay::handle_timeout`] into a caller's batch.
+    pub fn process_timeout(&mut self, now: Instant, out: &mut TxBatch) -> usize {
+        let before = out.len();
+        self.flush_due(now, out);
+        out.len() - before
+    }
+
+    /// The queue, emptied first if everything in it has been polled.
+    fn take_queue(&mut self) -> TxBatch {
+        if self.read >= self.queue.len() {
+            self.queue.clear();
+            self.read = 0;
+        }
+        std::mem::take(&mut self.queue)
+    }
+
+    fn one(&mut self, now: Instant, port: Port, frame: &[u8], out: &mut TxBatch) -> Verdict {
+        match port {
+            Port::Dc => {
+                self.flush_due(now, out);
+                self.egress(now, frame, out)
+            }
+            Port::Wan => self.ingress(frame, out),
+        }
+    }
+
+    fn egress(&mut self, now: Instant, frame: &[u8], out: &mut TxBatch) -> Verdict {
+        self.egress.received += 1;
+        let pfc = match self.gateway.check(frame) {
+            Ok(p) => p,
+            Err(r) => {
+                self.egress.dropped.add(r);
+                return Verdict::Dropped(r);
+            }
+        };
+        let Some(storm) = self.storm.as_mut() else {
+            self.encapsulate(frame, out);
+            self.egress.relayed += 1;
+            return Verdict::Relayed { held: 0 };
+        };
+        let d = storm.admit(now, pfc.class_enable, &pfc.quanta);
+        let mut bytes = [0u8; MAX_PFC_FRAME_LEN];
+        let len = frame.len();
+        bytes[..len].copy_from_slice(frame);
+        if d.suppress != 0 {
+            self.template = Some(Template { bytes, len, pfc });
+        }
+        if d.relay == 0 {
+            self.egress.suppressed += 1;
+            return Verdict::Suppressed;
+        }
+        if d.relay != pfc.class_enable {
+            restrict(&mut bytes[..len], &pfc, d.relay);
+            self.egress.masked += 1;
+        }
+        self.encapsulate(&bytes[..len], out);
+        self.egress.relayed += 1;
+        Verdict::Relayed { held: d.suppress }
+    }
+
+    fn flush_due(&mut self, now: Instant, out: &mut TxBatch) {
+        loop {
+            let Some(storm) = self.storm.as_mut() else {
+                return;
+            };
+            let Some(Flush {
+                class_enable,
+                quanta,
+            }) = storm.flush_due(now)
+            else {
+                return;
+            };
+            // A value is only pending after a suppression, which saved a
+            // template; without one there is nothing to build from.
+            let Some(t) = self.template else {
+                continue;
+            };
+            let mut bytes = t.bytes;
+            let frame = &mut bytes[..t.len];
+            for (p, q) in quanta.iter().enumerate() {
+                let at = t.pfc.time_offset(p);
+                frame[at..at + 2].copy_from_slice(&q.to_be_bytes());
+            }
+            restrict(frame, &t.pfc, class_enable);
+            self.encapsulate(&bytes[..t.len], out);
+            self.egress.flushed += 1;
+        }
+    }
+
+    fn encapsulate(&self, inner: &[u8], out: &mut TxBatch) {
+        let t = self.encap.frame(inner);
+        let len = self.encap_header_len + inner.len();
+        out.push_with(
+            Port::Wan,
+            self.cfg.marking.socket_priority,
+            self.encap_ip_offset,
+            len,
+            |buf| {
+                t.emit(buf);
+            },
+        );
+    }
+
+    fn ingress(&mut self, frame: &[u8], out: &mut TxBatch) -> Verdict {
+        self.ingress.received += 1;
+        let inner = match self.decap.decapsulate(frame) {
+            Ok(inner) => inner,
+            Err(refusal) => {
+                if refusal.error.is_some() && refusal.reason == DropReason::MalformedTunnel {
+                    self.last_malformed = refusal.error;
+                }
+                self.ingress.dropped.add(refusal.reason);
+                return Verdict::Dropped(refusal.reason);
+            }
+        };
+        if let Err(r) = check_pfc(inner) {
+            self.ingress.dropped.add(r);
+            return Verdict::Dropped(r);
+        }
+        let mac = self.cfg.dc.port_mac;
+        out.push_with(
+            Port::Dc,
+            self.cfg.marking.socket_priority,
+            None,
+            inner.len(),
+            |buf| {
+                buf.copy_from_slice(inner);
+                buf[6..12].copy_from_slice(&mac.0);
+            },
+        );
+        self.ingress.delivered += 1;
+        Verdict::Delivered
+    }
+
+    /// Everything `lossless relay show` prints.
+    pub fn status(&self) -> RelayStatus {
+        let (remote, local) = match &self.cfg.tunnel {
+            TunnelConfig::Srv6 {
+                segments,
+                local_sid,
+                reduced,
+                ..
+            } => (
+                format!(
+                    "segments {}{}",
+                    segments
+                        .iter()
+                        .map(|s| s.to_string())
+                        .collect::<Vec<_>>()
+                        .join(","),
+                    if *reduced { " (reduced)" } else { "" }
+                ),
+                format!("End.DX2 SID {local_sid}"),
+            ),
+            TunnelConfig::Vxlan {
+                source,
+                destination,
+                vni,
+                port,
+                ..
+            } => (
+                format!("VTEP {destination} port {port}"),
+                format!("VTEP {source} VNI {vni}"),
+            ),
+            TunnelConfig::SrMpls {
+                labels,
+                local_label,
+                ..
+            } => (
+                format!(
+                    "labels {}",
+                    labels
+                        .iter()
+                        .map(|l| l.to_string())
+                        .collect::<Vec<_>>()
+                        .join(",")
+                ),
+                format!("label {local_label}"),
+            ),
+        };
+        RelayStatus {
+            tunnel: self.cfg.tunnel.kind().to_string(),
+            remote,
+            local,
+            egress: self.egress,
+            ingress: self.ingress,
+            storm: self.storm.as_ref().map(|s| StormStatus {
+                max_per_second: s.rate(),
+                burst: s.burst(),
+                episode_gap_ns: u64::try_from(s.gap().as_nanos()).unwrap_or(u64::MAX),
+                suppressed: s.suppressed(),
+                priorities: s.status().to_vec(),
+            }),
+            last_malformed: self.last_malformed.as_ref().map(|e| e.to_string()),
+            gateway_buffer: self.gateway_buffer.clone(),
+        }
+    }
+}

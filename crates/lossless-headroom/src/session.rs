@@ -58,7 +58,9 @@ impl Default for SessionConfig {
             spacing: Duration::from_millis(2),
             reply_timeout: Duration::from_millis(50),
             period: Duration::from_secs(60),
-            retry: Duration::from_secs(1),
+            // A failed round (a path that was not passing frames yet) retries soon, so
+            // a link still settles within a second of coming up.
+            retry: Duration::from_millis(250),
             min_valid: 8,
         }
     }
@@ -160,6 +162,11 @@ pub enum MeasureEvent {
         valid: u16,
         sent: u16,
         min_valid: u16,
+        /// Exchanges without our transmit timestamp (T1), without the peer's response
+        /// (T2, T4), without its follow-up (T3): where the round lost its samples.
+        missing_t1: u16,
+        missing_response: u16,
+        missing_follow_up: u16,
     },
 }
 
@@ -180,6 +187,8 @@ pub struct MeasureStats {
     pub invalid_exchanges: u64,
     pub rounds_completed: u64,
     pub rounds_failed: u64,
+    /// Rounds dropped unfinished: link down, capability withdrawn, re-measure.
+    pub rounds_abandoned: u64,
 }
 
 /// One exchange of the open round, as its timestamps arrive (in any order).
@@ -297,7 +306,7 @@ impl Session {
         }
         self.link_up = up;
         if !up {
-            self.round = None;
+            self.abandon();
             self.next_round = None;
             self.answers.clear();
             self.last = None;
@@ -313,7 +322,7 @@ impl Session {
         }
         self.agreed = agreed;
         if !agreed {
-            self.round = None;
+            self.abandon();
             self.next_round = None;
         }
         self.maybe_start(now);
@@ -321,9 +330,15 @@ impl Session {
 
     /// Measure again now (speed change, operator request); an open round is abandoned.
     pub fn remeasure(&mut self, now: Instant) {
-        self.round = None;
+        self.abandon();
         self.next_round = None;
         self.maybe_start(now);
+    }
+
+    fn abandon(&mut self) {
+        if self.round.take().is_some() {
+            self.stats.rounds_abandoned += 1;
+        }
     }
 
     /// Rounds may run: link up and both ends capable.
@@ -615,11 +630,15 @@ impl Session {
             self.next_round = Some(now + self.cfg.period);
         } else {
             self.stats.rounds_failed += 1;
+            let count = |f: fn(&Pending) -> bool| r.pending.iter().filter(|p| f(p)).count() as u16;
             self.events.push_back(MeasureEvent::Failed {
                 session: r.id,
                 valid,
                 sent,
                 min_valid: self.cfg.min_valid,
+                missing_t1: count(|p| p.t1.is_none()),
+                missing_response: count(|p| p.t4.is_none()),
+                missing_follow_up: count(|p| p.t3.is_none()),
             });
             self.next_round = Some(now + self.cfg.retry);
         }

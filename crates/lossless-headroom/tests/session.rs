@@ -243,7 +243,7 @@ fn nothing_runs_without_agreement_and_rounds_repeat_with_the_period() {
     // Retried `retry` after the failed round's deadline (last request + reply timeout).
     assert_eq!(
         l.s[0].next_round(),
-        Some(now + Duration::from_millis(62 + 50) + Duration::from_secs(1))
+        Some(now + Duration::from_millis(62 + 50) + Duration::from_millis(250))
     );
 }
 

@@ -116,6 +116,65 @@ pub fn realtime_ps() -> u64 {
     timespec_ps(&ts)
 }
 
+/// Blocks until a frame is queued on any of `socks` or `timeout` passes (`ppoll`,
+/// nanosecond timeout); true when one is readable.
+pub fn wait_readable(socks: &[&MeasureSocket], timeout: std::time::Duration) -> io::Result<bool> {
+    let mut fds: Vec<libc::pollfd> = socks
+        .iter()
+        .map(|s| libc::pollfd {
+            fd: s.fd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .collect();
+    let ts = libc::timespec {
+        tv_sec: timeout.as_secs().min(i64::MAX as u64) as libc::time_t,
+        tv_nsec: timeout.subsec_nanos() as libc::c_long,
+    };
+    // SAFETY: fds and ts are live for the call and fds.len() entries long; no mask.
+    let n = unsafe {
+        libc::ppoll(
+            fds.as_mut_ptr(),
+            fds.len() as libc::nfds_t,
+            &ts,
+            std::ptr::null(),
+        )
+    };
+    match n {
+        n if n > 0 => Ok(true),
+        0 => Ok(false),
+        _ => {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                Ok(false)
+            } else {
+                Err(e)
+            }
+        }
+    }
+}
+
+/// Asks the kernel to wake this thread's timers within `ns` nanoseconds of their
+/// deadline (`PR_SET_TIMERSLACK`; the default slack is 50 us, too coarse for a delay
+/// line that must hold frames for 10 us).
+pub fn set_timer_slack_ns(ns: u64) -> io::Result<()> {
+    // SAFETY: PR_SET_TIMERSLACK takes one integer argument and affects this thread.
+    sys::cvt(unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, ns as libc::c_ulong, 0, 0, 0) })?;
+    Ok(())
+}
+
+/// Runs this thread under `SCHED_FIFO` at `priority` (1..=99), so it preempts ordinary
+/// work the moment its timer fires: a delay line's departures must not wait for a
+/// compiler to yield the CPU. Needs `CAP_SYS_NICE`.
+pub fn set_realtime_priority(priority: i32) -> io::Result<()> {
+    let param = libc::sched_param {
+        sched_priority: priority,
+    };
+    // SAFETY: param is a valid sched_param; pid 0 is the calling thread.
+    sys::cvt(unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) })?;
+    Ok(())
+}
+
 pub(crate) fn timespec_ps(ts: &libc::timespec) -> u64 {
     (ts.tv_sec as u64)
         .wrapping_mul(1_000_000_000_000)
@@ -254,6 +313,70 @@ impl MeasureSocket {
             ifindex,
             clocks,
         })
+    }
+
+    /// A socket that receives every frame arriving on the interface (not those it
+    /// sends), each with its software receive timestamp, and sends whole frames: the
+    /// two ends of a userspace delay line (`lossless-delayline`).
+    pub fn open_all(ifindex: u32, name: &str) -> io::Result<MeasureSocket> {
+        let index = match libc::c_int::try_from(ifindex) {
+            Ok(i) if i > 0 => i,
+            _ => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("invalid interface index {ifindex}"),
+                ))
+            }
+        };
+        let fd = sys::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_NONBLOCK, 0)?;
+        let caps = ts_info(&fd, name).map(|i| i.so_timestamping).unwrap_or(0);
+        let tx = caps & SOF_TIMESTAMPING_TX_SOFTWARE;
+        let flags = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE | tx;
+        sys::setsockopt(&fd, libc::SOL_SOCKET, SO_TIMESTAMPING, &flags)?;
+        let _ = sys::setsockopt(&fd, libc::SOL_PACKET, PACKET_IGNORE_OUTGOING, &1i32);
+        let sa = crate::packet::sockaddr_ll(index, crate::packet::ETH_P_ALL.to_be());
+        // SAFETY: sa is a valid sockaddr_ll of the length passed.
+        sys::cvt(unsafe {
+            libc::bind(
+                fd.as_raw_fd(),
+                (&sa as *const libc::sockaddr_ll).cast::<libc::sockaddr>(),
+                mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t,
+            )
+        })?;
+        let mr = libc::packet_mreq {
+            mr_ifindex: index,
+            mr_type: libc::PACKET_MR_PROMISC as libc::c_ushort,
+            mr_alen: 0,
+            mr_address: [0; 8],
+        };
+        sys::setsockopt(&fd, libc::SOL_PACKET, libc::PACKET_ADD_MEMBERSHIP, &mr)?;
+        Ok(MeasureSocket {
+            fd,
+            ifindex,
+            clocks: Clocks {
+                rx: Clock::Software,
+                tx: if tx != 0 {
+                    Clock::Software
+                } else {
+                    Clock::Userspace
+                },
+            },
+        })
+    }
+
+    /// Sends a frame of any EtherType (the one in its header).
+    pub fn send_any(&self, frame: &[u8]) -> io::Result<()> {
+        let (Some(dst), Some(ty)) = (frame.get(0..6), frame.get(12..14)) else {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "a frame shorter than an Ethernet header",
+            ));
+        };
+        let ifindex = libc::c_int::try_from(self.ifindex).unwrap_or_default();
+        let mut sa = crate::packet::sockaddr_ll(ifindex, u16::from_ne_bytes([ty[0], ty[1]]));
+        sa.sll_halen = 6;
+        sa.sll_addr[..6].copy_from_slice(dst);
+        sys::sendto_all(&self.fd, frame, &sa, "sendto")
     }
 
     pub fn ifindex(&self) -> u32 {

@@ -16,7 +16,6 @@ use tracing::{info, warn};
 
 use crate::config::{Apply, DaemonConfig, DaemonSettings, PortSettings};
 use crate::headroom::{pfc_delay_bits, Change, HeadroomHardware, PortHeadroom};
-use lossless_sys::timestamp::{Clocks, TimestampMode};
 use crate::metrics::Metrics;
 use crate::port::{sources, Port};
 use crate::protocol::{
@@ -24,6 +23,7 @@ use crate::protocol::{
     Hardware, ReloadResult, Request, Response, Source, StatusResult,
 };
 use crate::state::{PersistedState, PortOverrides, StateDir};
+use lossless_sys::timestamp::{Clocks, TimestampMode};
 
 /// The current time on both clocks: the monotonic timeline the agents run
 /// on, and wall-clock seconds for event records.
@@ -538,7 +538,10 @@ impl Daemon {
             return;
         };
         let ifindex = port.ifindex;
-        let (up, agreed) = (port.agent.link_up(), port.agent.headroom_measurement_agreed());
+        let (up, agreed) = (
+            port.agent.link_up(),
+            port.agent.headroom_measurement_agreed(),
+        );
         let dcbnl = matches!(port.hardware, Hardware::Dcbnl { .. });
         let pfc_enabled = port
             .agent
@@ -554,7 +557,8 @@ impl Daemon {
         let mut changes: Vec<Change> = Vec::new();
         let mut events = Vec::new();
         while let Some(frame) = h.session.poll_transmit() {
-            self.outputs.push_back(Output::SendMeasure { ifindex, frame });
+            self.outputs
+                .push_back(Output::SendMeasure { ifindex, frame });
         }
         while let Some(ev) = h.session.poll_event() {
             if let Some(c) = h.on_event(now.mono, &ev) {
@@ -590,8 +594,16 @@ impl Daemon {
                         warn!(port = %name, "line rate unknown: set headroom.speed to size the headroom");
                     }
                 }
-                lossless_headroom::session::MeasureEvent::Failed { valid, sent, .. } => {
-                    warn!(port = %name, valid, sent, "link delay measurement failed: too few answers");
+                lossless_headroom::session::MeasureEvent::Failed {
+                    valid,
+                    sent,
+                    missing_t1,
+                    missing_response,
+                    missing_follow_up,
+                    ..
+                } => {
+                    warn!(port = %name, valid, sent, missing_t1, missing_response, missing_follow_up,
+                        "link delay measurement failed: too few complete exchanges");
                 }
             }
             let body = EventBody::Daemon(DaemonEvent::HeadroomMeasured {
@@ -697,8 +709,12 @@ impl Daemon {
         let Some((name, h)) = self.headroom_mut(ifindex) else {
             return;
         };
-        if let Some(rx) = rx {
-            h.session.handle_frame(now.mono, frame, rx);
+        match rx {
+            Some(rx) => h.session.handle_frame(now.mono, frame, rx),
+            None => {
+                h.frames_without_timestamp += 1;
+                warn!(port = %name, "measurement frame without a receive timestamp: not used");
+            }
         }
         self.after_headroom(now, &name);
     }

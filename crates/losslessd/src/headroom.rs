@@ -39,7 +39,10 @@ pub enum HeadroomHardware {
     /// The port applies to the NIC, but it has no dcbnl: reported only.
     Unsupported { reason: String },
     /// Programmed: IEEE PFC delay allowance (bit times, saturated at 65,535).
-    Applied { pfc_delay_bits: u16, saturated: bool },
+    Applied {
+        pfc_delay_bits: u16,
+        saturated: bool,
+    },
     /// The NIC refused.
     Error { error: String },
     /// Nothing to program yet.
@@ -61,6 +64,8 @@ pub struct PortHeadroom {
     pub measured_at: Option<Instant>,
     pub measurements: u64,
     pub failures: u64,
+    /// Received without a kernel timestamp, so not usable.
+    pub frames_without_timestamp: u64,
 }
 
 /// A headroom to program, after the hysteresis said so.
@@ -86,6 +91,7 @@ impl PortHeadroom {
             measured_at: None,
             measurements: 0,
             failures: 0,
+            frames_without_timestamp: 0,
         })
     }
 
@@ -163,7 +169,10 @@ impl PortHeadroom {
             alpha: alpha_text(self.settings.alpha),
             cell_bytes: self.settings.cell,
             max_frame_octets: self.settings.max_frame,
-            last: self.session.last().map(|m| LastMeasurement::new(m, self.measured_at, now)),
+            last: self
+                .session
+                .last()
+                .map(|m| LastMeasurement::new(m, self.measured_at, now)),
             need: self.last_need,
             decision: self.last_decision,
             applied: self.applied().copied(),
@@ -175,6 +184,7 @@ impl PortHeadroom {
                 .map(|t| t.saturating_since(now).as_secs_f64()),
             measurements: self.measurements,
             failures: self.failures,
+            frames_without_timestamp: self.frames_without_timestamp,
             frames: *self.session.stats(),
         }
     }
@@ -233,6 +243,7 @@ pub struct PortHeadroomView {
     pub next_round_in_s: Option<f64>,
     pub measurements: u64,
     pub failures: u64,
+    pub frames_without_timestamp: u64,
     pub frames: MeasureStats,
 }
 

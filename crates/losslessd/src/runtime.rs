@@ -202,6 +202,9 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
     loop {
         let deadline = daemon.poll_timeout().map(|t| clock.deadline(t));
         tokio::select! {
+            // Inputs before timers: a deadline (a measurement round's reply timeout)
+            // must not fire while the answers it waits for sit in the queue.
+            biased;
             Some(input) = input_rx.recv() => {
                 handle_input(&mut daemon, &clock, input);
                 // Take what else is queued before looking at timers.
@@ -288,7 +291,9 @@ fn handle_input(daemon: &mut Daemon, clock: &Clock, input: Input) {
     match input {
         Input::Frame(ifindex, frame) => daemon.frame(clock.now(), ifindex, &frame),
         Input::RxError(ifindex) => daemon.io_error(ifindex, false),
-        Input::Measure(ifindex, frame, rx) => daemon.measure_frame(clock.now(), ifindex, &frame, rx),
+        Input::Measure(ifindex, frame, rx) => {
+            daemon.measure_frame(clock.now(), ifindex, &frame, rx)
+        }
         Input::MeasureTx(ifindex, frame, tx) => {
             daemon.measure_tx_timestamp(clock.now(), ifindex, &frame, tx)
         }
@@ -333,7 +338,8 @@ fn execute(daemon: &mut Daemon, io: &mut Io, clock: &Clock) {
                         s,
                         Interest::READABLE | Interest::ERROR,
                     )?);
-                    let reader = tokio::spawn(read_measure(ifindex, socket.clone(), io.input.clone()));
+                    let reader =
+                        tokio::spawn(read_measure(ifindex, socket.clone(), io.input.clone()));
                     Ok((MeasureIo { socket, reader }, clocks))
                 });
                 match opened {
@@ -483,7 +489,11 @@ async fn read_port(ifindex: u32, socket: Arc<AsyncFd<PacketSocket>>, input: mpsc
 /// when it does not know, e.g. link down or a driver without ethtool link settings).
 fn read_speed(name: &str) -> Option<u64> {
     let text = std::fs::read_to_string(format!("/sys/class/net/{name}/speed")).ok()?;
-    text.trim().parse::<i64>().ok().and_then(|v| u64::try_from(v).ok()).filter(|v| *v > 0)
+    text.trim()
+        .parse::<i64>()
+        .ok()
+        .and_then(|v| u64::try_from(v).ok())
+        .filter(|v| *v > 0)
 }
 
 /// Reads a measurement socket: frames (with receive timestamps) and, from the error

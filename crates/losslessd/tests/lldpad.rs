@@ -211,3 +211,38 @@ fn d_a_change_on_each_side_resyncs_both() {
     });
     assert_eq!(priorities(&v["pfc"]["oper"]), [2, 6]);
 }
+
+/// Seed 004's capability bit in our PFC sub-TLV (bit 4 of the flags, reserved in CEE):
+/// lldpad, which does not know it, still negotiates PFC and PG with us, and we see that
+/// it does not advertise the capability, so nothing is measured.
+#[test]
+fn e_capability_bit_on_lldpad_still_negotiates() {
+    if !can_run("e_capability_bit_on_lldpad_still_negotiates") {
+        return;
+    }
+    let conf = format!("{NOT_WILLING}\n[ports.\"vb\".headroom]\nmeasure = true\n");
+    let i = Interop::new(&conf);
+    i.dcbtool(&["sc", "va", "pfc", "e:1", "a:1", "w:1"]);
+    i.dcbtool(&["sc", "va", "pg", "e:1", "a:1", "w:1"]);
+    wait_lldpad(&i, "pfc", "lldpad to run our PFC", |f| {
+        dcbtool_field(f, "Oper Mode") == "true"
+            && dcbtool_field(f, "Syncd") == "true"
+            && dcbtool_field(f, "pfcup") == "0 0 0 1 1 0 0 0"
+    });
+    wait_lldpad(&i, "pg", "lldpad to run our PG", |f| {
+        dcbtool_field(f, "Syncd") == "true" && dcbtool_field(f, "pgid") == "0 0 0 0 1 1 1 F"
+    });
+    let st = std::fs::read_to_string(i.state_file()).unwrap();
+    assert!(st.contains("cee_pfc_up=00011000"), "{st}");
+    let v = wait_for(Duration::from_secs(5), "losslessd in sync", || {
+        let v = i.d.dcbx("vb");
+        converged(&v).then_some(v)
+    });
+    assert_eq!(priorities(&v["pfc"]["oper"]), [3, 4]);
+    let h = &i.d.call(&Request::HeadroomShow { port: None })["ports"][0];
+    assert_eq!(
+        h["running"], false,
+        "lldpad does not advertise the capability: {h}"
+    );
+    assert_eq!(h["frames"]["requests_sent"], 0, "{h}");
+}

@@ -1,0 +1,200 @@
+//! `lossless-delayline`: a userspace delay line between two interfaces, for testing
+//! adaptive headroom where the kernel has no netem.
+//!
+//! Every frame that arrives on one interface leaves on the other exactly `--delay`
+//! after the kernel received it (its software receive timestamp, not the moment this
+//! program noticed it), so scheduling latency does not add to the delay.
+//!
+//! Microsecond delays cannot wait for a wake-up (on a VM a sleeping thread takes tens
+//! of microseconds to run again), so one thread, under `SCHED_FIFO` where allowed,
+//! busy-polls both interfaces while frames are in flight or arrived within the last
+//! 5 ms, and sleeps in `ppoll` when the line is idle. The kernel's transmit
+//! timestamps of its own sends close the loop: the send path's latency is learnt and
+//! each frame is handed over that much early, so it reaches the wire when it is due.
+//!
+//! ```text
+//! ns A: va ==veth== dla  [lossless-delayline --a dla --b dlb --delay 100us]  dlb ==veth== vb :ns B
+//! ```
+
+use std::collections::VecDeque;
+use std::io;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Parser;
+use lossless_headroom::units::parse_duration;
+use lossless_sys::link::if_nametoindex;
+use lossless_sys::timestamp::{
+    realtime_ps, set_realtime_priority, set_timer_slack_ns, wait_readable, MeasureSocket,
+};
+
+/// Forward frames between two interfaces, each held for a set time.
+#[derive(Debug, Parser)]
+#[command(
+    name = "lossless-delayline",
+    version,
+    after_help = "Example (in a namespace between two veth pairs):\n  \
+                  lossless-delayline --a dla --b dlb --delay 250us\n\
+                  The delay is per direction; a measured round trip is twice it plus the \
+                  veth and stack crossings (about a microsecond)."
+)]
+struct Args {
+    /// One side's interface.
+    #[arg(long)]
+    a: String,
+    /// The other side's interface.
+    #[arg(long)]
+    b: String,
+    /// Time each frame is held, a to b (e.g. 10us, 1ms).
+    #[arg(long, value_parser = delay)]
+    delay: Duration,
+    /// Time each frame is held b to a (default: --delay).
+    #[arg(long, value_parser = delay)]
+    delay_back: Option<Duration>,
+}
+
+fn delay(s: &str) -> Result<Duration, String> {
+    let d = parse_duration(s).map_err(|e| e.to_string())?;
+    if d.0 > 10_000_000_000_000 {
+        return Err(format!("{s}: more than 10 s"));
+    }
+    Ok(Duration::from_nanos(d.0 / 1000))
+}
+
+/// Busy-poll this long after the last frame before sleeping.
+const ACTIVE: u64 = 5_000_000_000; // ps
+/// The most a send path latency sample may count for (a preempted call is not the path).
+const MAX_LEAD: u64 = 20_000_000; // ps
+
+/// One direction: what arrived on `from`, waiting to leave on `to`.
+struct Direction<'a> {
+    from: &'a MeasureSocket,
+    to: &'a MeasureSocket,
+    delay_ps: u64,
+    queue: VecDeque<(u64, Vec<u8>)>,
+    /// The send path's latency, learnt from the kernel's transmit timestamps.
+    lead: u64,
+    /// Frames the far side refused.
+    dropped: u64,
+}
+
+impl Direction<'_> {
+    /// Takes every queued frame; true when any arrived.
+    fn receive(&mut self, buf: &mut [u8]) -> io::Result<bool> {
+        let mut any = false;
+        loop {
+            match self.from.recv(buf) {
+                Ok((n, rx)) => {
+                    let at = rx.unwrap_or_else(realtime_ps);
+                    self.queue
+                        .push_back((at.wrapping_add(self.delay_ps), buf[..n].to_vec()));
+                    any = true;
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(any),
+                Err(e) if e.kind() == io::ErrorKind::InvalidData => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Sends what is due, each handed to the kernel `lead` early: the send path's
+    /// latency (the kernel's transmit timestamp minus the moment of the call), averaged
+    /// over recent sends.
+    fn send_due(&mut self, echo: &mut [u8]) {
+        loop {
+            let now = realtime_ps();
+            let Some((due, _)) = self.queue.front() else {
+                return;
+            };
+            if now.wrapping_sub(due.wrapping_sub(self.lead)) >= 1 << 63 {
+                return; // not yet
+            }
+            let Some((_, frame)) = self.queue.pop_front() else {
+                return;
+            };
+            // A frame the far side refuses (link down) is dropped, as a cable would.
+            match self.to.send_any(&frame) {
+                Ok(()) => {
+                    if let Ok((_, tx)) = self.to.recv_tx_timestamp(echo) {
+                        let latency = tx.wrapping_sub(now).min(MAX_LEAD);
+                        self.lead = (self.lead * 7 + latency) / 8;
+                    }
+                }
+                Err(e) => {
+                    self.dropped += 1;
+                    if self.dropped.is_power_of_two() {
+                        eprintln!("lossless-delayline: {} frames dropped: {e}", self.dropped);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn run(a: &MeasureSocket, b: &MeasureSocket, ab: Duration, ba: Duration) -> io::Result<()> {
+    let _ = set_timer_slack_ns(1);
+    if let Err(e) = set_realtime_priority(10) {
+        eprintln!(
+            "lossless-delayline: no real-time priority ({e}): departures may be late under load"
+        );
+    }
+    let ps = |d: Duration| d.as_nanos() as u64 * 1000;
+    let mut dirs = [
+        Direction {
+            from: a,
+            to: b,
+            delay_ps: ps(ab),
+            queue: VecDeque::new(),
+            lead: 0,
+            dropped: 0,
+        },
+        Direction {
+            from: b,
+            to: a,
+            delay_ps: ps(ba),
+            queue: VecDeque::new(),
+            lead: 0,
+            dropped: 0,
+        },
+    ];
+    let mut buf = vec![0u8; 16384];
+    let mut echo = vec![0u8; 16384];
+    let mut last_activity = realtime_ps();
+    loop {
+        for d in dirs.iter_mut() {
+            if d.receive(&mut buf)? {
+                last_activity = realtime_ps();
+            }
+            d.send_due(&mut echo);
+        }
+        let idle = dirs.iter().all(|d| d.queue.is_empty())
+            && realtime_ps().wrapping_sub(last_activity) > ACTIVE;
+        if idle {
+            wait_readable(&[a, b], Duration::from_millis(100))?;
+            last_activity = realtime_ps();
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let open = |name: &str| -> io::Result<MeasureSocket> {
+        MeasureSocket::open_all(if_nametoindex(name)?, name)
+            .map_err(|e| io::Error::new(e.kind(), format!("{name}: {e}")))
+    };
+    let (a, b) = match (open(&args.a), open(&args.b)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("lossless-delayline: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let back = args.delay_back.unwrap_or(args.delay);
+    match run(&a, &b, args.delay, back) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("lossless-delayline: {e}");
+            ExitCode::from(1)
+        }
+    }
+}

@@ -101,7 +101,7 @@ fn main() -> ExitCode {
         Command::Decode(args) => cmd::decode::run(args),
         Command::Lab(args) => cmd::lab::run(args),
         Command::Policy(args) => cmd::policy::run(args),
-        Command::Headroom(args) => cmd::headroom::run(args),
+        Command::Headroom(args) => cmd::headroom::run(args, &cli.socket),
         Command::Status(args) => cmd::daemon::status(&cli.socket, args),
         Command::Neighbors(args) => cmd::daemon::neighbors(&cli.socket, args),
         Command::Dcbx(c) => cmd::daemon::dcbx(&cli.socket, c),

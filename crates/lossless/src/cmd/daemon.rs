@@ -114,7 +114,7 @@ fn connect(socket: &Path) -> Result<Client, CliError> {
     Client::connect(socket).map_err(|e| CliError::failure("losslessd", e))
 }
 
-fn call(socket: &Path, what: &str, req: &Request) -> Result<Value, CliError> {
+pub(crate) fn call(socket: &Path, what: &str, req: &Request) -> Result<Value, CliError> {
     let mut c = connect(socket)?;
     c.call(req).map_err(|e| match e {
         ClientError::Daemon(body) => {
@@ -130,7 +130,7 @@ fn call(socket: &Path, what: &str, req: &Request) -> Result<Value, CliError> {
     })
 }
 
-fn print_json(v: &Value) -> Result<(), CliError> {
+pub(crate) fn print_json(v: &Value) -> Result<(), CliError> {
     let s = serde_json::to_string_pretty(v).map_err(|e| CliError::failure("json", e))?;
     println!("{s}");
     Ok(())
@@ -553,11 +553,11 @@ pub fn reload(socket: &Path, args: JsonArg) -> Result<(), CliError> {
     Ok(())
 }
 
-fn arr(v: &Value) -> &[Value] {
+pub(crate) fn arr(v: &Value) -> &[Value] {
     v.as_array().map(Vec::as_slice).unwrap_or_default()
 }
 
-fn s(v: &Value) -> String {
+pub(crate) fn s(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         Value::Null => "-".into(),

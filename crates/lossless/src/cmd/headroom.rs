@@ -85,6 +85,12 @@ pub enum Sub {
         after_help = super::headroom_compare::AFTER_HELP
     )]
     Compare(super::headroom_compare::CompareArgs),
+    /// Adaptive headroom per port, from the running losslessd: the last measured round
+    /// trip, its sizing (X, DV, cells) and what reached the NIC.
+    ///
+    /// Example: lossless headroom show eth0 --json
+    #[command(after_help = super::headroom_show::AFTER_HELP)]
+    Show(super::daemon::PortArgs),
 }
 
 /// Arguments of `lossless headroom calc`.
@@ -149,10 +155,11 @@ pub struct CalcArgs {
     pub json: bool,
 }
 
-pub fn run(args: Args) -> Result<(), CliError> {
+pub fn run(args: Args, socket: &std::path::Path) -> Result<(), CliError> {
     match args.command {
         Sub::Calc(a) => run_calc(a),
         Sub::Compare(a) => super::headroom_compare::run(a),
+        Sub::Show(a) => super::headroom_show::show(socket, a),
     }
 }
 

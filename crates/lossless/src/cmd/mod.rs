@@ -4,6 +4,7 @@ pub mod daemon;
 pub mod decode;
 pub mod headroom;
 pub mod headroom_compare;
+pub mod headroom_show;
 pub mod lab;
 pub mod policy;
 pub mod table;

@@ -518,11 +518,8 @@ async fn read_measure(
                 return;
             }
         }
-        loop {
-            let msg = match socket.get_ref().recv_tx_timestamp(&mut buf) {
-                Ok((n, tx)) => Input::MeasureTx(ifindex, buf[..n].to_vec(), tx),
-                Err(_) => break,
-            };
+        while let Ok((n, tx)) = socket.get_ref().recv_tx_timestamp(&mut buf) {
+            let msg = Input::MeasureTx(ifindex, buf[..n].to_vec(), tx);
             if input.send(msg).await.is_err() {
                 return;
             }

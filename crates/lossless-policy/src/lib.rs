@@ -8,6 +8,7 @@ pub mod ast;
 pub mod bind;
 pub mod check;
 pub mod compile;
+pub mod ethernet;
 pub mod fabric;
 pub mod lexer;
 pub mod matcher;

@@ -6,7 +6,8 @@ use clap::Subcommand;
 use lossless_policy::bind::{bind, Bound, Origin};
 use lossless_policy::check::{check, Severity};
 use lossless_policy::compile::{compile, OsmQos};
-use lossless_policy::fabric::{topo, Fabric};
+use lossless_policy::ethernet::{compile_ethernet, EthOptions};
+use lossless_policy::fabric::{lft, topo, Fabric};
 use lossless_policy::matcher::Request;
 use lossless_policy::partitions::{self, Partitions};
 use lossless_policy::resolve::{
@@ -20,13 +21,28 @@ use crate::error::CliError;
 pub const AFTER_HELP: &str = "\
 Examples:
   lossless policy check qos-policy.conf --fabric ibnetdiscover.out
+  lossless policy check qos-policy.xml                 the seed's XML-like <qos-policy> form
   lossless policy resolve qos-policy.conf --fabric net --partitions partitions.conf \\
       --src Hca1 --dst Hca2 --service-id 0x11234 --json
+  lossless policy resolve qos-policy.conf --fabric ibnetdiscover.out --lfts lfts.txt \\
+      --src Hca1 --dst 0x100004
   lossless policy explain qos-policy.conf --fabric net --src Hca1/P1 --dst 0x100004
   lossless policy compile qos-policy.conf --fabric net --opensm-conf opensm.conf
+  lossless policy compile qos-policy.conf --ethernet --lossless Storage > losslessd.toml
 
-NODE is a port GUID (0x...), a LID (from ibnetdiscover output) or a node description with an
-optional /P<port>. Routes are min-hop (fabric dumps carry no LFTs).";
+POLICY is OpenSM's qos-policy.conf or the seed's XML-like form (a file whose first
+non-comment token is `<`); both read into the same policy.
+
+NODE is a port GUID (0x...), a LID (from ibnetdiscover output or the LFT dump) or a node
+description with an optional /P<port>. Routes come from --lfts when given (the output of
+`dump_lfts`, `ibroute` on every switch, or OpenSM's opensm-lfts.dump), else min-hop over the
+fabric dump; every answer says which.
+
+compile --ethernet writes the [ports.\"NAME\"] sections of a losslessd configuration file: a
+level's SL is its 802.1p priority, port-name entries without /P<port> are interface names,
+the SL2VL table of a port gives each priority's group and the VLArb weights the groups'
+bandwidth, and levels marked lossless (`lossless: yes` in the level, <lossless/> in the XML
+form, or --lossless LEVEL) get PFC. See docs/policy.md.";
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -37,10 +53,18 @@ pub struct Args {
 #[derive(Debug, Subcommand)]
 pub enum PolicyCmd {
     /// Report every error and warning in a policy (with --fabric: against that fabric).
+    ///
+    /// Either form: OpenSM's qos-policy.conf or the seed's XML-like <qos-policy>, whose
+    /// mistakes are all reported at once, each with line:column and what was expected.
     Check(CheckArgs),
-    /// Per-port SL2VL and VLArb tables for a fabric.
+    /// Per-port SL2VL and VLArb tables for a fabric; with --ethernet, losslessd's DCBX
+    /// configuration (priorities, priority groups and bandwidth, PFC) per interface.
+    ///
+    /// Example: lossless policy compile qos-policy.conf --ethernet --ports enp65s0f0
     Compile(CompileArgs),
     /// What PathRecord OpenSM would answer: level, SL, MTU, rate, packet life, P_Key.
+    ///
+    /// Routes follow --lfts (the switches' programmed tables) when given, else min-hop.
     Resolve(ResolveArgs),
     /// Which rule matched, and for each earlier rule the criterion that failed.
     Explain(ResolveArgs),
@@ -48,7 +72,7 @@ pub enum PolicyCmd {
 
 #[derive(Debug, clap::Args)]
 pub struct Inputs {
-    /// Policy file (OpenSM qos-policy.conf).
+    /// Policy file: OpenSM's qos-policy.conf or the seed's XML-like <qos-policy> form.
     pub policy: PathBuf,
     /// Fabric: ibnetdiscover output or an ibsim net file.
     #[arg(long)]
@@ -78,9 +102,27 @@ pub struct CheckArgs {
 pub struct CompileArgs {
     #[command(flatten)]
     pub inputs: Inputs,
-    /// Emit per-port DCBX configuration for Ethernet instead of IB tables.
+    /// Emit losslessd's per-port DCBX configuration (TOML) for Ethernet instead of IB tables.
     #[arg(long)]
     pub ethernet: bool,
+    /// With --ethernet: interfaces to configure besides the policy's interface names
+    /// (port-name entries without /P<port>). Comma-separated.
+    #[arg(
+        long,
+        value_name = "IF,...",
+        value_delimiter = ',',
+        requires = "ethernet"
+    )]
+    pub ports: Vec<String>,
+    /// With --ethernet: QoS levels whose traffic is lossless (PFC on their priority), besides
+    /// those the policy marks. Comma-separated level names.
+    #[arg(
+        long,
+        value_name = "LEVEL,...",
+        value_delimiter = ',',
+        requires = "ethernet"
+    )]
+    pub lossless: Vec<String>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -100,6 +142,10 @@ pub struct ResolveArgs {
     pub pkey: Option<u64>,
     #[arg(long)]
     pub sl: Option<u8>,
+    /// The switches' forwarding tables: `dump_lfts` output, `ibroute` of every switch, or
+    /// OpenSM's opensm-lfts.dump. Routes follow them instead of min-hop.
+    #[arg(long, value_name = "FILE")]
+    pub lfts: Option<PathBuf>,
 }
 
 fn parse_u64(s: &str) -> Result<u64, String> {
@@ -122,10 +168,26 @@ struct Loaded {
     osm: OsmQos,
 }
 
+/// Parse the policy; every error on stderr, the first in the returned error.
+fn parse(file: &str, src: &str) -> Result<Policy, CliError> {
+    lossless_policy::parse_policy_all(file, src).map_err(|errs| {
+        for e in errs.iter().skip(1) {
+            eprintln!("{e}");
+        }
+        let more = match errs.len() {
+            0 | 1 => String::new(),
+            n => format!(" (and {} more above)", n - 1),
+        };
+        match errs.first() {
+            Some(e) => CliError::input("policy", format!("{e}{more}")),
+            None => CliError::input("policy", "unreadable"),
+        }
+    })
+}
+
 fn load(i: &Inputs) -> Result<Loaded, CliError> {
     let file = i.policy.display().to_string();
-    let policy = lossless_policy::parse_policy(&file, &read(&i.policy)?)
-        .map_err(|e| CliError::input("policy", e))?;
+    let policy = parse(&file, &read(&i.policy)?)?;
     let fabric = match &i.fabric {
         Some(f) => {
             let mut fab = topo::parse(&f.display().to_string(), &read(f)?)
@@ -176,17 +238,27 @@ pub fn run(args: Args) -> Result<(), CliError> {
 fn run_check(a: CheckArgs) -> Result<(), CliError> {
     let file = a.inputs.policy.display().to_string();
     let src = read(&a.inputs.policy)?;
-    let policy = match lossless_policy::parse_policy(&file, &src) {
+    let policy = match lossless_policy::parse_policy_all(&file, &src) {
         Ok(p) => p,
-        Err(e) => {
+        Err(errs) => {
             if a.inputs.json {
+                let diags: Vec<serde_json::Value> = errs
+                    .iter()
+                    .map(|e| json!({ "severity": "error", "code": "syntax", "file": file, "loc": e.loc(), "message": e.to_string(), "error": e }))
+                    .collect();
                 print_json(
-                    &json!({ "ok": false, "errors": 1, "warnings": 0, "diagnostics": [ { "severity": "error", "code": "syntax", "error": e } ] }),
+                    &json!({ "ok": false, "errors": errs.len(), "warnings": 0, "diagnostics": diags }),
                 )?;
             } else {
-                println!("{e}");
+                for e in &errs {
+                    println!("{e}");
+                }
+                println!("{file}: {} error(s), 0 warning(s)", errs.len());
             }
-            return Err(CliError::failure("policy check", "1 error"));
+            return Err(CliError::failure(
+                "policy check",
+                format!("{} error(s)", errs.len()),
+            ));
         }
     };
     let l = load(&a.inputs).map(Some).or_else(|e| {
@@ -241,10 +313,7 @@ fn bound(l: &Loaded) -> Result<Bound, CliError> {
 
 fn run_compile(a: CompileArgs) -> Result<(), CliError> {
     if a.ethernet {
-        return Err(CliError::input(
-            "policy compile --ethernet",
-            "the Ethernet profile is not implemented yet",
-        ));
+        return run_compile_ethernet(a);
     }
     let l = load(&a.inputs)?;
     let b = bound(&l)?;
@@ -275,6 +344,48 @@ fn run_compile(a: CompileArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+fn run_compile_ethernet(a: CompileArgs) -> Result<(), CliError> {
+    let what = "policy compile --ethernet";
+    if a.inputs.fabric.is_some() || a.inputs.partitions.is_some() || a.inputs.mtu_cap.is_some() {
+        return Err(CliError::input(
+            what,
+            "--fabric, --partitions and --mtu-cap describe an InfiniBand subnet; Ethernet ports \
+             are the policy's interface names (port-name: enp65s0f0) and --ports",
+        ));
+    }
+    let file = a.inputs.policy.display().to_string();
+    let policy = parse(&file, &read(&a.inputs.policy)?)?;
+    let opts = EthOptions {
+        ports: a.ports.clone(),
+        lossless: a.lossless.clone(),
+    };
+    let (cfg, diags) = compile_ethernet(&file, &policy, &opts);
+    let errors = diags
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
+    let Some(cfg) = cfg else {
+        if a.inputs.json {
+            print_json(&json!({ "ok": false, "diagnostics": diags }))?;
+        } else {
+            for d in &diags {
+                eprintln!("{d}");
+            }
+        }
+        return Err(CliError::input(what, format!("{errors} error(s)")));
+    };
+    if a.inputs.json {
+        return print_json(
+            &json!({ "ok": true, "levels": cfg.levels, "ports": cfg.ports, "diagnostics": diags }),
+        );
+    }
+    for d in &diags {
+        eprintln!("{d}");
+    }
+    print!("{}", cfg.to_toml(&file, &diags));
+    Ok(())
+}
+
 fn origin_text(o: &Origin) -> String {
     match o {
         Origin::MatchRule { number, loc } => format!("qos-match-rule {number} (line {})", loc.line),
@@ -286,8 +397,24 @@ fn run_resolve(a: ResolveArgs, explain: bool) -> Result<(), CliError> {
     let l = load(&a.inputs)?;
     let b = bound(&l)?;
     let (f, parts) = need_fabric(&l)?;
-    let src = find_node(f, &a.src).map_err(|e| CliError::input("--src", e))?;
-    let dst = find_node(f, &a.dst).map_err(|e| CliError::input("--dst", e))?;
+    let lfts = match &a.lfts {
+        Some(p) => Some(
+            lft::parse(&p.display().to_string(), &read(p)?, f)
+                .map_err(|e| CliError::input("--lfts", e))?,
+        ),
+        None => None,
+    };
+    // With an LFT dump, LIDs work on any fabric dump (the dump maps them to ports).
+    let lid_node = |s: &str| {
+        let lid: u16 = s.trim().parse().ok()?;
+        lfts.as_ref()?.lids.get(&lid).copied()
+    };
+    let src = find_node(f, &a.src)
+        .or_else(|e| lid_node(&a.src).ok_or(e))
+        .map_err(|e| CliError::input("--src", e))?;
+    let dst = find_node(f, &a.dst)
+        .or_else(|e| lid_node(&a.dst).ok_or(e))
+        .map_err(|e| CliError::input("--dst", e))?;
     let pkey = a
         .pkey
         .map(|p| u16::try_from(p).map_err(|_| CliError::input("--pkey", "must fit in 16 bits")))
@@ -311,7 +438,10 @@ fn run_resolve(a: ResolveArgs, explain: bool) -> Result<(), CliError> {
         },
         sl: a.sl,
     };
-    let r = Resolver::new(f, parts, &l.osm, Some((&l.policy, &b)));
+    let mut r = Resolver::new(f, parts, &l.osm, Some((&l.policy, &b)));
+    if let Some(t) = &lfts {
+        r = r.with_lfts(t);
+    }
     let answer = r.resolve(&q);
     let steps = if explain { r.explain(&q) } else { vec![] };
     let steps_json: Vec<serde_json::Value> = steps
@@ -339,7 +469,7 @@ fn run_resolve(a: ResolveArgs, explain: bool) -> Result<(), CliError> {
                 "matched": matched_text(&p.matched), "routing": p.routing, "hops": p.hops,
             }),
             Err(n) => {
-                json!({ "no_path": true, "reason": n.reason, "opensm_code": n.opensm_code, "level": n.level, "matched": n.matched.as_ref().map(matched_text) })
+                json!({ "no_path": true, "reason": n.reason, "opensm_code": n.opensm_code, "level": n.level, "matched": n.matched.as_ref().map(matched_text), "routing": r.routing() })
             }
         };
         if explain {
@@ -400,6 +530,7 @@ fn run_resolve(a: ResolveArgs, explain: bool) -> Result<(), CliError> {
         }
         Err(n) => {
             println!("{} -> {}: no path: {}", a.src, a.dst, n.reason);
+            println!("  routing: {}", r.routing());
             if let Some(c) = n.opensm_code {
                 println!("  (OpenSM logs ERR {c})");
             }

@@ -1,0 +1,364 @@
+#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+//! `lossless policy`: the XML form through the CLI, routes from LFT dumps, and the Ethernet
+//! profile, whose output must be a configuration losslessd itself accepts with the PFC and
+//! PG settings the policy says.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use losslessd::config::DaemonConfig;
+
+fn data(name: &str) -> String {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let p = if name.starts_with("policy:") {
+        here.join("../lossless-policy/tests/data")
+            .join(name.trim_start_matches("policy:"))
+    } else {
+        here.join("tests/data").join(name)
+    };
+    p.display().to_string()
+}
+
+fn lossless(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_lossless"))
+        .args(args)
+        .output()
+        .expect("run lossless");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn temp(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lossless-policy-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write temp file");
+    p
+}
+
+/// PGIDs, percentages and PFC priorities of one port, as losslessd will run it.
+fn dcbx_of(cfg: &DaemonConfig, port: &str) -> ([u8; 8], [u8; 8], Vec<u8>) {
+    assert!(cfg.selects(port), "losslessd would not run on {port}");
+    let s = cfg.port(port);
+    let d = s.dcbx();
+    (
+        d.pg.cfg.pgid,
+        d.pg.cfg.percent,
+        d.pfc.cfg.priorities.priorities().collect(),
+    )
+}
+
+#[test]
+fn ethernet_profile_is_what_losslessd_loads() {
+    let (code, toml, stderr) = lossless(&[
+        "policy",
+        "compile",
+        &data("ethernet-policy.conf"),
+        "--ethernet",
+        "--lossless",
+        "storage",
+        "--ports",
+        "eth9",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let file = temp("losslessd.toml", &toml);
+    let cfg = DaemonConfig::parse(&toml, &file)
+        .unwrap_or_else(|e| panic!("losslessd refuses the compiled configuration: {e}\n{toml}"));
+    // roce only: priority 3 alone in PG 1, VLArb weights 64:192 -> 25/75; PFC on the lossless
+    // levels' priorities (roce by the policy, storage by --lossless).
+    assert_eq!(
+        dcbx_of(&cfg, "enp65s0f0"),
+        (
+            [0, 0, 0, 1, 0, 0, 0, 0],
+            [25, 75, 0, 0, 0, 0, 0, 0],
+            vec![3, 4]
+        )
+    );
+    // In both groups: the last scope (storage) applies, as on IB. 32:128:96 of 256 ->
+    // 12.5/50/37.5, the half percent to the lower PG.
+    assert_eq!(
+        dcbx_of(&cfg, "enp65s0f1"),
+        (
+            [0, 0, 0, 1, 2, 0, 0, 0],
+            [13, 50, 37, 0, 0, 0, 0, 0],
+            vec![3, 4]
+        )
+    );
+    assert_eq!(dcbx_of(&cfg, "enp3s0"), dcbx_of(&cfg, "enp65s0f1"));
+    // Named only on the command line: one PG per priority, equal shares (lldpad's default).
+    assert_eq!(
+        dcbx_of(&cfg, "eth9"),
+        (
+            [0, 1, 2, 3, 4, 5, 6, 7],
+            [13, 13, 13, 13, 12, 12, 12, 12],
+            vec![3, 4]
+        )
+    );
+    assert!(
+        !cfg.selects("eth0"),
+        "only the policy's interfaces get a section"
+    );
+    // Without --lossless storage, only the level the policy marks.
+    let (_, toml, _) = lossless(&[
+        "policy",
+        "compile",
+        &data("ethernet-policy.conf"),
+        "--ethernet",
+    ]);
+    let cfg = DaemonConfig::parse(&toml, &file).expect("losslessd accepts it");
+    assert_eq!(dcbx_of(&cfg, "enp3s0").2, vec![3]);
+    // --json carries the same per-port values.
+    let (code, out, _) = lossless(&[
+        "policy",
+        "compile",
+        &data("ethernet-policy.conf"),
+        "--ethernet",
+        "--json",
+    ]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["ports"][1]["name"], "enp65s0f1");
+    assert_eq!(
+        v["ports"][1]["percent"],
+        serde_json::json!([13, 50, 37, 0, 0, 0, 0, 0])
+    );
+    assert_eq!(v["levels"][1]["priority"], 3);
+    assert_eq!(v["levels"][1]["lossless"], true);
+}
+
+#[test]
+fn ethernet_profile_same_from_the_xml_form() {
+    let xml = "\
+<qos-policy>
+ <port-groups>
+  <port-group><name>roce</name><port-name>enp65s0f0, enp65s0f1</port-name></port-group>
+  <port-group><name>storage</name><port-name>enp65s0f1, enp3s0</port-name></port-group>
+ </port-groups>
+ <qos-setup>
+  <sl2vl-tables>
+   <sl2vl-scope><group>roce</group><sl2vl-table>0,0,0,1,0,0,0,0,0,0,0,0,0,0,0,0</sl2vl-table></sl2vl-scope>
+   <sl2vl-scope><group>storage</group><sl2vl-table>0,0,0,1,2,0,0,0,0,0,0,0,0,0,0,0</sl2vl-table></sl2vl-scope>
+  </sl2vl-tables>
+  <vlarb-tables>
+   <vlarb-scope><group>roce</group><vlarb-low>0:64,1:192</vlarb-low></vlarb-scope>
+   <vlarb-scope><group>storage</group><vlarb-low>0:32,1:128,2:96</vlarb-low></vlarb-scope>
+  </vlarb-tables>
+ </qos-setup>
+ <qos-levels>
+  <qos-level><name>DEFAULT</name><sl>0</sl></qos-level>
+  <qos-level><name>roce</name><sl>3</sl><lossless/></qos-level>
+  <qos-level><name>storage</name><sl>4</sl></qos-level>
+ </qos-levels>
+</qos-policy>
+";
+    let p = temp("ethernet.xml", xml);
+    let json = |path: &str| {
+        let (code, out, err) = lossless(&["policy", "compile", path, "--ethernet", "--json"]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+        v["ports"].clone()
+    };
+    let a = json(&data("ethernet-policy.conf"));
+    let mut b = json(&p.display().to_string());
+    // Same values; only the places of the scopes differ between the two files.
+    for (x, y) in a.as_array().unwrap().iter().zip(b.as_array_mut().unwrap()) {
+        y["sl2vl_scope"] = x["sl2vl_scope"].clone();
+        y["vlarb_scope"] = x["vlarb_scope"].clone();
+    }
+    assert_eq!(a, b);
+}
+
+#[test]
+fn ethernet_profile_refusals() {
+    let run = |policy: &str, extra: &[&str]| {
+        let p = temp("bad.conf", policy);
+        let mut args = vec!["policy", "compile"];
+        let ps = p.display().to_string();
+        args.push(&ps);
+        args.push("--ethernet");
+        args.extend_from_slice(extra);
+        let (code, out, err) = lossless(&args);
+        assert_eq!(code, 2, "{out}{err}");
+        assert!(out.is_empty(), "nothing on stdout when refused: {out}");
+        err.replace(&ps, "bad.conf")
+    };
+    let groups = "port-groups\n port-group\n  name: g\n  port-name: eth0\n end-port-group\nend-port-groups\n";
+    let level = |sl: u8| {
+        format!(
+            "qos-levels\n qos-level\n  name: DEFAULT\n  sl: {sl}\n end-qos-level\nend-qos-levels\n"
+        )
+    };
+    let err = run(&format!("{groups}{}", level(9)), &[]);
+    assert!(err.contains("bad.conf:10:7: error[sl-not-priority]: level `DEFAULT` has SL 9: on Ethernet the SL is the 802.1p priority, 0-7"), "{err}");
+    let err = run(&format!("{groups}{}", level(1)), &["--lossless", "gold"]);
+    assert!(
+        err.contains("--lossless gold: no QoS level of that name, expected one of: DEFAULT"),
+        "{err}"
+    );
+    let err = run(&level(1), &[]);
+    assert!(err.contains("no Ethernet port to configure"), "{err}");
+    let err = run(
+        &format!("{groups}{}", level(1)),
+        &["--ports", "enp65s0f0-but-far-too-long"],
+    );
+    assert!(
+        err.contains(
+            "`enp65s0f0-but-far-too-long` cannot be configured: an interface name is 1 to 15 bytes"
+        ),
+        "{err}"
+    );
+    let setup = "qos-setup\n sl2vl-tables\n  sl2vl-scope\n   group: g\n   sl2vl-table: 0,1,2,9,4,5,6,7,8,9,10,11,12,13,14,15\n  end-sl2vl-scope\n end-sl2vl-tables\nend-qos-setup\n";
+    let err = run(&format!("{groups}{setup}{}", level(1)), &[]);
+    assert!(err.contains("bad.conf:11:4: error[vl-not-pg]: sl2vl-table maps SL 3 to VL 9: on Ethernet VLs are priority groups 0-7"), "{err}");
+    // An InfiniBand fabric has no place in the Ethernet profile.
+    let (code, _, err) = lossless(&[
+        "policy",
+        "compile",
+        &data("ethernet-policy.conf"),
+        "--ethernet",
+        "--fabric",
+        &data("policy:net"),
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--fabric, --partitions and --mtu-cap describe an InfiniBand subnet"),
+        "{err}"
+    );
+    // --ports without --ethernet is a usage error.
+    let (code, _, err) = lossless(&[
+        "policy",
+        "compile",
+        &data("ethernet-policy.conf"),
+        "--ports",
+        "eth0",
+    ]);
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn xml_form_through_check() {
+    let (code, out, _) = lossless(&["policy", "check", &data("policy:seed001-example.xml")]);
+    assert_eq!(code, 1);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 18, "{out}");
+    assert!(lines[8].ends_with("seed001-example.xml:39:3: found `<sl2vl-tables>` while `<sl2vl-tables>` opened at 28:3 is still open, expected `</sl2vl-tables>`"), "{}", lines[8]);
+    assert!(lines[17].ends_with("seed001-example.xml: 17 error(s), 0 warning(s)"));
+    let (code, out, _) = lossless(&[
+        "policy",
+        "check",
+        &data("policy:seed001-example.xml"),
+        "--json",
+    ]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["errors"], 17);
+    assert_eq!(
+        v["diagnostics"][13]["loc"],
+        serde_json::json!({"line": 63, "col": 48})
+    );
+    let (code, out, err) = lossless(&["policy", "check", &data("policy:seed001-corrected.xml")]);
+    assert_eq!(code, 0, "{out}{err}");
+    // resolve on a broken XML policy: every mistake on stderr, the first in the error line.
+    let (code, _, err) = lossless(&[
+        "policy",
+        "resolve",
+        &data("policy:seed001-example.xml"),
+        "--fabric",
+        &data("policy:net"),
+        "--src",
+        "Hca1",
+        "--dst",
+        "Hca2",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("lossless: policy: ")
+            && err.contains("10:3: unexpected `<!—-`")
+            && err.contains("(and 16 more above)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn resolve_with_lfts() {
+    let base = [
+        "policy",
+        "resolve",
+        &data("policy:qos-policy.conf"),
+        "--fabric",
+        &data("policy:net"),
+        "--partitions",
+        &data("policy:partitions.conf"),
+        "--json",
+    ]
+    .map(String::from);
+    let json = |extra: &[&str]| {
+        let mut args: Vec<String> = base.to_vec();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, out, err) = lossless(&a);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str::<serde_json::Value>(&out).expect("JSON")
+    };
+    let lfts = data("policy:lft/dump_lfts.txt");
+    let v = json(&["--src", "Hca1", "--dst", "Hca4", "--lfts", &lfts]);
+    assert!(
+        v["routing"].as_str().unwrap().starts_with("LFT from "),
+        "{v}"
+    );
+    assert_eq!(v["hops"][1]["out_port"], 5);
+    let v = json(&["--src", "Hca1", "--dst", "Hca4"]);
+    assert_eq!(v["routing"], "min-hop (no LFT dump given)");
+    assert_eq!(v["hops"][1]["out_port"], 3);
+    // LIDs as NODE on a net file: the LFT dump knows them.
+    let v = json(&["--src", "2", "--dst", "6", "--lfts", &lfts]);
+    assert_eq!(v["hops"][0]["node"], "Hca1");
+    assert_eq!(v["hops"][2]["node"], "Switch2");
+    // A dump of another subnet is refused with its place.
+    let other = temp(
+        "other.txt",
+        &std::fs::read_to_string(&lfts)
+            .unwrap()
+            .replace("0x0000000000200001", "0x0000000000abcdef"),
+    );
+    let (code, _, err) = lossless(&[
+        "policy",
+        "resolve",
+        &data("policy:qos-policy.conf"),
+        "--fabric",
+        &data("policy:net"),
+        "--src",
+        "Hca1",
+        "--dst",
+        "Hca4",
+        "--lfts",
+        &other.display().to_string(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("lossless: --lfts: ")
+            && err.contains("the LFT dump and the fabric dump must come from the same subnet"),
+        "{err}"
+    );
+}
+
+#[test]
+fn help_names_the_new_options() {
+    let (_, out, _) = lossless(&["policy", "compile", "--help"]);
+    for w in [
+        "--ethernet",
+        "--ports",
+        "--lossless",
+        "XML-like",
+        "losslessd",
+    ] {
+        assert!(out.contains(w), "compile --help lacks {w}:\n{out}");
+    }
+    let (_, out, _) = lossless(&["policy", "resolve", "--help"]);
+    for w in ["--lfts", "dump_lfts", "min-hop"] {
+        assert!(out.contains(w), "resolve --help lacks {w}:\n{out}");
+    }
+}

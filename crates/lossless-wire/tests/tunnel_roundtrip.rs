@@ -124,10 +124,14 @@ fn udp(port: u16) -> impl Strategy<Value = UdpHeader> {
 }
 
 fn vxlan() -> impl Strategy<Value = VxlanHeader> {
-    (any::<u8>(), 0u32..=Vni::MAX).prop_map(|(flags, vni)| VxlanHeader {
-        flags: flags | 0x08,
-        vni: Vni::new(vni).expect("in range"),
-    })
+    (any::<u8>(), any::<[u8; 3]>(), 0u32..=Vni::MAX, any::<u8>()).prop_map(
+        |(flags, reserved, vni, reserved_low)| VxlanHeader {
+            flags: flags | 0x08,
+            reserved,
+            vni: Vni::new(vni).expect("in range"),
+            reserved_low,
+        },
+    )
 }
 
 fn ipv4() -> impl Strategy<Value = (Ipv4Header<'static>, Vec<u8>)> {

@@ -41,14 +41,19 @@ impl Vni {
     }
 }
 
-/// A VXLAN header. The reserved bits are not kept: ignored on receipt and
-/// written as zero, as the RFC says.
+/// A VXLAN header. The reserved fields mean nothing on receipt, but they
+/// are kept as received: the UDP checksum covers them, so a header re-emitted
+/// with them zeroed would no longer match its checksum.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct VxlanHeader {
     /// The flags octet as received; [`FLAG_VNI`] is always set in a parsed
     /// header. Other bits (GBP's G, D, A...) are kept so they round-trip.
     pub flags: u8,
+    /// The 24 bits after the flags (zero on transmission).
+    pub reserved: [u8; 3],
     pub vni: Vni,
+    /// The 8 bits after the VNI (zero on transmission).
+    pub reserved_low: u8,
 }
 
 impl VxlanHeader {
@@ -56,7 +61,9 @@ impl VxlanHeader {
     pub const fn new(vni: Vni) -> VxlanHeader {
         VxlanHeader {
             flags: FLAG_VNI,
+            reserved: [0; 3],
             vni,
+            reserved_low: 0,
         }
     }
 
@@ -66,7 +73,7 @@ impl VxlanHeader {
         let mut r = Reader::new(data);
         let flags_at = r.offset();
         let flags = r.u8("vxlan.flags")?;
-        r.take(3, "vxlan.reserved")?;
+        let reserved = r.array::<3>("vxlan.reserved")?;
         let word = r.u32("vxlan.vni")?;
         if flags & FLAG_VNI == 0 {
             return Err(DecodeError::new(
@@ -80,7 +87,9 @@ impl VxlanHeader {
         }
         let header = VxlanHeader {
             flags,
+            reserved,
             vni: Vni(word >> 8),
+            reserved_low: word as u8,
         };
         Ok((header, r.rest()))
     }
@@ -89,11 +98,11 @@ impl VxlanHeader {
         HEADER_LEN
     }
 
-    /// Writes [`HEADER_LEN`] bytes: flags, zero reserved bits, VNI.
+    /// Writes [`HEADER_LEN`] bytes, fields as given.
     pub fn emit(&self, buf: &mut [u8]) {
         let mut w = Writer::new(buf);
         w.u8(self.flags);
-        w.put(&[0, 0, 0]);
-        w.u32(self.vni.0 << 8);
+        w.put(&self.reserved);
+        w.u32(self.vni.0 << 8 | u32::from(self.reserved_low));
     }
 }

@@ -14,10 +14,10 @@
 //! "Hdr Ext Len: 8-bit unsigned integer. Defines the length of the SRH header
 //! in 8-octet units, not including the first 8 octets." "Last Entry: contains
 //! the index (zero based), in the Segment List, of the last element of the
-//! Segment List." The list is in reverse order of the path: Segment List[0] is
-//! the last segment, Segment List[Last Entry] the first; Segments Left indexes
+//! Segment List." The list is in reverse order of the path: Segment List\[0\] is
+//! the last segment, Segment List\[Last Entry\] the first; Segments Left indexes
 //! the next one to visit. With the Linux kernel's `seg6 mode l2encap segs A,B`
-//! the outer destination is A = Segment List[1], Segments Left is 1, Last Entry
+//! the outer destination is A = Segment List\[1\], Segments Left is 1, Last Entry
 //! 1; the last SID (B) is the far end's `End.DX2`, which decapsulates only
 //! when Segments Left has reached 0.
 
@@ -39,7 +39,7 @@ pub const SEGMENT_LEN: usize = 16;
 pub const MAX_SEGMENTS: usize = 127;
 
 /// A segment list as it is on the wire: 16 octets per segment, Segment
-/// List[0] first. Borrowed, so that parsing copies nothing.
+/// List\[0\] first. Borrowed, so that parsing copies nothing.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct SegmentList<'a>(&'a [u8]);
 
@@ -55,7 +55,7 @@ pub enum SegmentListError {
 }
 
 impl<'a> SegmentList<'a> {
-    /// `bytes` in wire order (Segment List[0] first): 1 to [`MAX_SEGMENTS`]
+    /// `bytes` in wire order (Segment List\[0\] first): 1 to [`MAX_SEGMENTS`]
     /// whole segments.
     pub fn from_bytes(bytes: &'a [u8]) -> Result<SegmentList<'a>, SegmentListError> {
         if bytes.is_empty() {
@@ -85,14 +85,14 @@ impl<'a> SegmentList<'a> {
         self.0.is_empty()
     }
 
-    /// Segment List[i].
+    /// Segment List\[i\].
     pub fn get(&self, i: usize) -> Option<Ipv6Addr> {
         let start = i.checked_mul(SEGMENT_LEN)?;
         let bytes = self.0.get(start..start.checked_add(SEGMENT_LEN)?)?;
         <[u8; 16]>::try_from(bytes).ok().map(Ipv6Addr::from)
     }
 
-    /// Segment List[0], [1], ... (the path in reverse).
+    /// Segment List\[0\], \[1\], ... (the path in reverse).
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = Ipv6Addr> + 'a {
         self.0.chunks_exact(SEGMENT_LEN).map(|c| {
             let mut a = [0u8; 16];
@@ -115,7 +115,7 @@ impl fmt::Debug for SegmentList<'_> {
 
 /// The wire bytes of a segment list for `path` given in travel order (as
 /// `ip route ... encap seg6 ... segs A,B,C` takes it): reversed, so Segment
-/// List[0] is the last segment.
+/// List\[0\] is the last segment.
 pub fn encode_path(path: &[Ipv6Addr]) -> Vec<u8> {
     path.iter().rev().flat_map(|a| a.octets()).collect()
 }
@@ -128,7 +128,7 @@ pub struct Srh<'a> {
     pub segments_left: u8,
     pub flags: u8,
     pub tag: u16,
-    /// Segment List[0..=Last Entry]; Last Entry is `segments.len() - 1`.
+    /// Segment List\[0..=Last Entry\]; Last Entry is `segments.len() - 1`.
     pub segments: SegmentList<'a>,
     /// The octets after the segment list up to Hdr Ext Len: TLVs and their
     /// padding (RFC 8754 section 2.1), carried as they are. Always a multiple
@@ -232,7 +232,7 @@ impl<'a> Srh<'a> {
     }
 
     /// The segment Segments Left points at: the current destination while
-    /// the packet travels, Segment List[0] once Segments Left is 0. `None`
+    /// the packet travels, Segment List\[0\] once Segments Left is 0. `None`
     /// for a reduced SRH whose first segment is only in the IPv6 destination
     /// (Segments Left = Last Entry + 1).
     pub fn active_segment(&self) -> Option<Ipv6Addr> {

@@ -231,7 +231,8 @@ fn nothing_runs_without_agreement_and_rounds_repeat_with_the_period() {
     let now = l.now;
     l.s[1].set_link(now, false);
     l.s[0].remeasure(now);
-    l.run_until(now + Duration::from_millis(500));
+    // The round ends 112 ms in (last request at 62 ms, then the 50 ms reply timeout).
+    l.run_until(now + Duration::from_millis(300));
     assert!(matches!(
         l.events[0].last(),
         Some(MeasureEvent::Failed {

@@ -396,7 +396,8 @@ fn opensm_equivalence() {
                         Some(&None),
                         "OpenSM answered a level with SL 20"
                     );
-                    return (oracle.len(), vec![]);
+                    // Nothing of ours compared: OpenSM's answers are the defect.
+                    return (0, vec![]);
                 }
                 let mut diffs = compare(&s, use_policy, &oracle, Some(&lfts));
                 let min_hop = compare(&s, use_policy, &oracle, None);

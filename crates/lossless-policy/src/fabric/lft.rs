@@ -53,16 +53,15 @@ pub struct Lfts {
     pub tables: HashMap<usize, BTreeMap<u16, u8>>,
     /// LID -> the end port it addresses.
     pub lids: HashMap<u16, PortRef>,
+    /// End port -> its lowest (base) LID.
+    #[serde(skip)]
+    pub base_lids: HashMap<PortRef, u16>,
 }
 
 impl Lfts {
     /// The LID a path to `dst` is routed by (its base LID; LMC is not modelled).
     pub fn lid_of(&self, dst: PortRef) -> Option<u16> {
-        self.lids
-            .iter()
-            .filter(|(_, p)| **p == dst)
-            .map(|(l, _)| *l)
-            .min()
+        self.base_lids.get(&dst).copied()
     }
 
     /// Egress port of switch `node` for `dlid`, as programmed.
@@ -317,9 +316,16 @@ pub fn parse(file: &str, src: &str, fabric: &Fabric) -> Result<Lfts, LftError> {
             missing: missing.join(", "),
         });
     }
+    let lids: HashMap<u16, PortRef> = lids.into_iter().map(|(l, (p, _))| (l, p)).collect();
+    let mut base_lids: HashMap<PortRef, u16> = HashMap::new();
+    for (l, p) in &lids {
+        let e = base_lids.entry(*p).or_insert(*l);
+        *e = (*e).min(*l);
+    }
     Ok(Lfts {
         file: file.to_string(),
         tables,
-        lids: lids.into_iter().map(|(l, (p, _))| (l, p)).collect(),
+        lids,
+        base_lids,
     })
 }

@@ -65,7 +65,10 @@ pub fn show(socket: &Path, args: PortArgs) -> Result<(), CliError> {
         let last = &p["last"];
         let (rtt, samples) = if last.is_object() {
             (
-                format!("{:.3} us", last["round_trip_ns"].as_f64().unwrap_or(0.0) / 1e3),
+                format!(
+                    "{:.3} us",
+                    last["round_trip_ns"].as_f64().unwrap_or(0.0) / 1e3
+                ),
                 format!("{}/{}", last["valid"], last["sent"]),
             )
         } else {

@@ -104,6 +104,76 @@ pub(crate) fn sockaddr_ll(ifindex: libc::c_int, protocol_be: u16) -> libc::socka
     sa
 }
 
+/// `ifindex` as the kernel's `int`, refusing 0 (which would bind to every interface).
+pub(crate) fn checked_ifindex(ifindex: u32) -> io::Result<libc::c_int> {
+    match libc::c_int::try_from(ifindex) {
+        Ok(i) if i > 0 => Ok(i),
+        _ => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("invalid interface index {ifindex}"),
+        )),
+    }
+}
+
+/// `bind` to interface `index`, receiving EtherType `protocol` (`ETH_P_ALL`: every one).
+pub(crate) fn bind(fd: &impl AsRawFd, index: libc::c_int, protocol: u16) -> io::Result<()> {
+    let sa = sockaddr_ll(index, to_be_field(protocol));
+    // SAFETY: sa is a valid sockaddr_ll of the length passed.
+    sys::cvt(unsafe {
+        libc::bind(
+            fd.as_raw_fd(),
+            (&sa as *const libc::sockaddr_ll).cast::<libc::sockaddr>(),
+            mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t,
+        )
+    })?;
+    Ok(())
+}
+
+/// `PACKET_ADD_MEMBERSHIP`: a multicast group (`Some(address)`) or promiscuous mode.
+pub(crate) fn add_membership(
+    fd: &impl AsRawFd,
+    index: libc::c_int,
+    group: Option<[u8; 6]>,
+) -> io::Result<()> {
+    let mut mr = libc::packet_mreq {
+        mr_ifindex: index,
+        mr_type: match group {
+            Some(_) => libc::PACKET_MR_MULTICAST,
+            None => libc::PACKET_MR_PROMISC,
+        } as libc::c_ushort,
+        mr_alen: if group.is_some() { 6 } else { 0 },
+        mr_address: [0; 8],
+    };
+    if let Some(g) = group {
+        mr.mr_address[..6].copy_from_slice(&g);
+    }
+    sys::setsockopt(fd, libc::SOL_PACKET, libc::PACKET_ADD_MEMBERSHIP, &mr)
+}
+
+/// Sends one whole Ethernet frame (destination, source, EtherType, payload; no FCS)
+/// on interface `ifindex`.
+pub(crate) fn send_frame(
+    fd: &impl AsRawFd,
+    ifindex: u32,
+    frame: &[u8],
+    what: &str,
+) -> io::Result<()> {
+    let (Some(dst), Some(ty)) = (frame.get(0..6), frame.get(12..ETH_HLEN)) else {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "a {}-byte frame is shorter than an Ethernet header",
+                frame.len()
+            ),
+        ));
+    };
+    let ifindex = libc::c_int::try_from(ifindex).unwrap_or_default();
+    let mut sa = sockaddr_ll(ifindex, u16::from_ne_bytes([ty[0], ty[1]]));
+    sa.sll_halen = 6;
+    sa.sll_addr[..6].copy_from_slice(dst);
+    sys::sendto_all(fd, frame, &sa, what)
+}
+
 fn to_be_field(ethertype: u16) -> u16 {
     // sll_protocol holds the EtherType in network byte order.
     ethertype.to_be()
@@ -114,16 +184,7 @@ impl PacketSocket {
     /// namespace). Needs `CAP_NET_RAW` (and `CAP_NET_ADMIN` for the socket
     /// priority).
     pub fn open(ifindex: u32) -> io::Result<PacketSocket> {
-        let index = match libc::c_int::try_from(ifindex) {
-            Ok(i) if i > 0 => i,
-            _ => {
-                // ifindex 0 would bind to every interface.
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    format!("invalid interface index {ifindex}"),
-                ));
-            }
-        };
+        let index = checked_ifindex(ifindex)?;
         let fd = sys::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_NONBLOCK, 0)?;
         let sock = PacketSocket { fd, ifindex };
 
@@ -148,25 +209,9 @@ impl PacketSocket {
             &(1 as libc::c_int),
         );
 
-        let sa = sockaddr_ll(index, to_be_field(ETH_P_ALL));
-        // SAFETY: sa is a valid sockaddr_ll of the length passed.
-        sys::cvt(unsafe {
-            libc::bind(
-                sock.fd.as_raw_fd(),
-                (&sa as *const libc::sockaddr_ll).cast::<libc::sockaddr>(),
-                mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t,
-            )
-        })?;
-
+        bind(&sock, index, ETH_P_ALL)?;
         for group in [LLDP_MULTICAST, MAC_CONTROL_MULTICAST] {
-            let mut mr = libc::packet_mreq {
-                mr_ifindex: index,
-                mr_type: libc::PACKET_MR_MULTICAST as libc::c_ushort,
-                mr_alen: 6,
-                mr_address: [0; 8],
-            };
-            mr.mr_address[..6].copy_from_slice(&group);
-            sys::setsockopt(&sock, libc::SOL_PACKET, libc::PACKET_ADD_MEMBERSHIP, &mr)?;
+            add_membership(&sock, index, Some(group))?;
         }
 
         sock.drain();
@@ -230,20 +275,7 @@ impl PacketSocket {
     /// Sends one whole Ethernet frame (destination, source, EtherType,
     /// payload; no FCS) on the bound interface.
     pub fn send(&self, frame: &[u8]) -> io::Result<()> {
-        let (Some(dst), Some(ty)) = (frame.get(0..6), frame.get(12..ETH_HLEN)) else {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!(
-                    "a {}-byte frame is shorter than an Ethernet header",
-                    frame.len()
-                ),
-            ));
-        };
-        let ifindex = libc::c_int::try_from(self.ifindex).unwrap_or_default();
-        let mut sa = sockaddr_ll(ifindex, u16::from_ne_bytes([ty[0], ty[1]]));
-        sa.sll_halen = 6;
-        sa.sll_addr[..6].copy_from_slice(dst);
-        crate::sys::sendto_all(&self.fd, frame, &sa, "packet sendto")
+        send_frame(&self.fd, self.ifindex, frame, "packet sendto")
     }
 }
 

@@ -25,7 +25,10 @@ use std::io;
 use std::mem;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 
-use crate::packet::{LLDP_MULTICAST, PACKET_IGNORE_OUTGOING, PACKET_OUTGOING};
+use crate::packet::{
+    add_membership, bind, checked_ifindex, send_frame, ETH_P_ALL, LLDP_MULTICAST,
+    PACKET_IGNORE_OUTGOING, PACKET_OUTGOING,
+};
 use crate::sys;
 
 /// IEEE 802 Local Experimental EtherType 1, which the measurement frames use.
@@ -219,20 +222,33 @@ fn enable_hardware(fd: &impl AsRawFd, name: &str) -> io::Result<()> {
     Ok(())
 }
 
+/// Software timestamps: receive always, transmit where the driver stamps
+/// (`skb_tx_timestamp`), else the caller's clock.
+fn software(tx_software: bool) -> (u32, Clocks) {
+    let tx = if tx_software {
+        SOF_TIMESTAMPING_TX_SOFTWARE
+    } else {
+        0
+    };
+    (
+        SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE | tx,
+        Clocks {
+            rx: Clock::Software,
+            tx: if tx_software {
+                Clock::Software
+            } else {
+                Clock::Userspace
+            },
+        },
+    )
+}
+
 impl MeasureSocket {
     /// Opens the socket on interface `name` (index `ifindex`) and turns on the best
     /// timestamping `mode` allows. Needs `CAP_NET_RAW` (and `CAP_NET_ADMIN` for
     /// hardware timestamps).
     pub fn open(ifindex: u32, name: &str, mode: TimestampMode) -> io::Result<MeasureSocket> {
-        let index = match libc::c_int::try_from(ifindex) {
-            Ok(i) if i > 0 => i,
-            _ => {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    format!("invalid interface index {ifindex}"),
-                ))
-            }
-        };
+        checked_ifindex(ifindex)?;
         let fd = sys::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_NONBLOCK, 0)?;
         // Interfaces without the ethtool op (or namespaces without it) offer nothing
         // beyond what the stack always does: software receive timestamps.
@@ -254,34 +270,15 @@ impl MeasureSocket {
                 true
             }
         };
-        let tx_software = caps & SOF_TIMESTAMPING_TX_SOFTWARE != 0;
         let (flags, clocks) = if hardware {
-            (
-                hw_caps,
-                Clocks {
-                    rx: Clock::Hardware,
-                    tx: Clock::Hardware,
-                },
-            )
-        } else {
-            let tx = if tx_software {
-                SOF_TIMESTAMPING_TX_SOFTWARE
-            } else {
-                0
+            let hw = Clocks {
+                rx: Clock::Hardware,
+                tx: Clock::Hardware,
             };
-            (
-                SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE | tx,
-                Clocks {
-                    rx: Clock::Software,
-                    tx: if tx_software {
-                        Clock::Software
-                    } else {
-                        Clock::Userspace
-                    },
-                },
-            )
+            (hw_caps, hw)
+        } else {
+            software(caps & SOF_TIMESTAMPING_TX_SOFTWARE != 0)
         };
-        sys::setsockopt(&fd, libc::SOL_SOCKET, SO_TIMESTAMPING, &flags)?;
         // Measurement frames are control traffic, like LLDP.
         sys::setsockopt(
             &fd,
@@ -289,94 +286,49 @@ impl MeasureSocket {
             libc::SO_PRIORITY,
             &crate::packet::SOCKET_PRIORITY,
         )?;
-        let _ = sys::setsockopt(&fd, libc::SOL_PACKET, PACKET_IGNORE_OUTGOING, &1i32);
         // Bound to the EtherType: the kernel delivers nothing else to this socket.
-        let sa = crate::packet::sockaddr_ll(index, ETH_P_MEASURE.to_be());
-        // SAFETY: sa is a valid sockaddr_ll of the length passed.
-        sys::cvt(unsafe {
-            libc::bind(
-                fd.as_raw_fd(),
-                (&sa as *const libc::sockaddr_ll).cast::<libc::sockaddr>(),
-                mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t,
-            )
-        })?;
-        let mut mr = libc::packet_mreq {
-            mr_ifindex: index,
-            mr_type: libc::PACKET_MR_MULTICAST as libc::c_ushort,
-            mr_alen: 6,
-            mr_address: [0; 8],
-        };
-        mr.mr_address[..6].copy_from_slice(&LLDP_MULTICAST);
-        sys::setsockopt(&fd, libc::SOL_PACKET, libc::PACKET_ADD_MEMBERSHIP, &mr)?;
-        Ok(MeasureSocket {
+        Self::finish(
             fd,
             ifindex,
+            flags,
             clocks,
-        })
+            ETH_P_MEASURE,
+            Some(LLDP_MULTICAST),
+        )
     }
 
     /// A socket that receives every frame arriving on the interface (not those it
     /// sends), each with its software receive timestamp, and sends whole frames: the
     /// two ends of a userspace delay line (`lossless-delayline`).
     pub fn open_all(ifindex: u32, name: &str) -> io::Result<MeasureSocket> {
-        let index = match libc::c_int::try_from(ifindex) {
-            Ok(i) if i > 0 => i,
-            _ => {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    format!("invalid interface index {ifindex}"),
-                ))
-            }
-        };
+        checked_ifindex(ifindex)?;
         let fd = sys::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_NONBLOCK, 0)?;
         let caps = ts_info(&fd, name).map(|i| i.so_timestamping).unwrap_or(0);
-        let tx = caps & SOF_TIMESTAMPING_TX_SOFTWARE;
-        let flags = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE | tx;
+        let (flags, clocks) = software(caps & SOF_TIMESTAMPING_TX_SOFTWARE != 0);
+        Self::finish(fd, ifindex, flags, clocks, ETH_P_ALL, None)
+    }
+
+    /// The steps both kinds share: timestamping flags, no outgoing frames, bind to
+    /// `protocol`, join `group` (None: promiscuous).
+    fn finish(
+        fd: OwnedFd,
+        ifindex: u32,
+        flags: u32,
+        clocks: Clocks,
+        protocol: u16,
+        group: Option<[u8; 6]>,
+    ) -> io::Result<MeasureSocket> {
+        let index = checked_ifindex(ifindex)?;
         sys::setsockopt(&fd, libc::SOL_SOCKET, SO_TIMESTAMPING, &flags)?;
+        // Refused before Linux 4.20; recv() drops outgoing frames in any case.
         let _ = sys::setsockopt(&fd, libc::SOL_PACKET, PACKET_IGNORE_OUTGOING, &1i32);
-        let sa = crate::packet::sockaddr_ll(index, crate::packet::ETH_P_ALL.to_be());
-        // SAFETY: sa is a valid sockaddr_ll of the length passed.
-        sys::cvt(unsafe {
-            libc::bind(
-                fd.as_raw_fd(),
-                (&sa as *const libc::sockaddr_ll).cast::<libc::sockaddr>(),
-                mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t,
-            )
-        })?;
-        let mr = libc::packet_mreq {
-            mr_ifindex: index,
-            mr_type: libc::PACKET_MR_PROMISC as libc::c_ushort,
-            mr_alen: 0,
-            mr_address: [0; 8],
-        };
-        sys::setsockopt(&fd, libc::SOL_PACKET, libc::PACKET_ADD_MEMBERSHIP, &mr)?;
+        bind(&fd, index, protocol)?;
+        add_membership(&fd, index, group)?;
         Ok(MeasureSocket {
             fd,
             ifindex,
-            clocks: Clocks {
-                rx: Clock::Software,
-                tx: if tx != 0 {
-                    Clock::Software
-                } else {
-                    Clock::Userspace
-                },
-            },
+            clocks,
         })
-    }
-
-    /// Sends a frame of any EtherType (the one in its header).
-    pub fn send_any(&self, frame: &[u8]) -> io::Result<()> {
-        let (Some(dst), Some(ty)) = (frame.get(0..6), frame.get(12..14)) else {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "a frame shorter than an Ethernet header",
-            ));
-        };
-        let ifindex = libc::c_int::try_from(self.ifindex).unwrap_or_default();
-        let mut sa = crate::packet::sockaddr_ll(ifindex, u16::from_ne_bytes([ty[0], ty[1]]));
-        sa.sll_halen = 6;
-        sa.sll_addr[..6].copy_from_slice(dst);
-        sys::sendto_all(&self.fd, frame, &sa, "sendto")
     }
 
     pub fn ifindex(&self) -> u32 {
@@ -392,17 +344,7 @@ impl MeasureSocket {
     /// queue ([`MeasureSocket::recv_tx_timestamp`]), unless `clocks().tx` is
     /// `Userspace`: then the caller takes [`realtime_ps`] itself.
     pub fn send(&self, frame: &[u8]) -> io::Result<()> {
-        let Some(dst) = frame.get(0..6) else {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "a frame shorter than an Ethernet header",
-            ));
-        };
-        let ifindex = libc::c_int::try_from(self.ifindex).unwrap_or_default();
-        let mut sa = crate::packet::sockaddr_ll(ifindex, ETH_P_MEASURE.to_be());
-        sa.sll_halen = 6;
-        sa.sll_addr[..6].copy_from_slice(dst);
-        sys::sendto_all(&self.fd, frame, &sa, "measurement sendto")
+        send_frame(&self.fd, self.ifindex, frame, "measurement sendto")
     }
 
     /// Receives one frame and its receive timestamp (`None` if the kernel gave none).

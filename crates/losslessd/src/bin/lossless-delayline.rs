@@ -113,7 +113,7 @@ impl Direction<'_> {
                 return;
             };
             // A frame the far side refuses (link down) is dropped, as a cable would.
-            match self.to.send_any(&frame) {
+            match self.to.send(&frame) {
                 Ok(()) => {
                     if let Ok((_, tx)) = self.to.recv_tx_timestamp(echo) {
                         let latency = tx.wrapping_sub(now).min(MAX_LEAD);

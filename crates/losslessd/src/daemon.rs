@@ -543,12 +543,6 @@ impl Daemon {
             port.agent.headroom_measurement_agreed(),
         );
         let dcbnl = matches!(port.hardware, Hardware::Dcbnl { .. });
-        let pfc_enabled = port
-            .agent
-            .status()
-            .pfc
-            .applied
-            .map_or(0, |p| p.priorities.0);
         let Some(h) = &mut port.headroom else {
             return;
         };
@@ -569,12 +563,17 @@ impl Daemon {
         let (speed, _) = h.speed();
         if let Some(c) = changes.last() {
             if dcbnl {
-                let (delay, _) = pfc_delay_bits(&c.need);
+                // The PFC priorities the NIC runs now: the operational ones, if PFC is on.
+                let pfc_enabled = port
+                    .agent
+                    .pfc()
+                    .applied(&port.agent.config().dcbx.pfc)
+                    .map_or(0, |p| p.priorities.0);
                 self.outputs.push_back(Output::ApplyHeadroom {
                     ifindex,
                     name: name.to_string(),
                     pfc_enabled,
-                    pfc_delay_bits: delay,
+                    pfc_delay_bits: pfc_delay_bits(&c.need),
                 });
             } else {
                 h.hardware = match &port.hardware {
@@ -747,7 +746,9 @@ impl Daemon {
         h.hardware = match result {
             Ok(()) => HeadroomHardware::Applied {
                 pfc_delay_bits: delay,
-                saturated: delay == u16::MAX,
+                saturated: h
+                    .need()
+                    .is_some_and(|n| n.x_bit_times > u64::from(u16::MAX)),
             },
             Err(error) => {
                 warn!(port = %name, %error, "programming the headroom failed");

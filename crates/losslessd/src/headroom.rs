@@ -139,8 +139,9 @@ impl PortHeadroom {
                 self.measurements += 1;
                 self.measured_at = Some(now);
                 let (speed, _) = self.speed();
-                let n = need(&self.settings.sizing(), m.round_trip, speed?);
-                let decision = self.sizer.update(&self.settings.sizing(), &n.headroom);
+                let sizing = self.settings.sizing();
+                let n = need(&sizing, m.round_trip, speed?);
+                let decision = self.sizer.update(&sizing, &n.headroom);
                 self.last_need = Some(n);
                 self.last_decision = Some(decision);
                 decision.applies().then_some(Change { need: n, decision })
@@ -150,6 +151,11 @@ impl PortHeadroom {
                 None
             }
         }
+    }
+
+    /// The sizing of the last result.
+    pub fn need(&self) -> Option<&Need> {
+        self.last_need.as_ref()
     }
 
     pub fn applied(&self) -> Option<&Headroom> {
@@ -247,10 +253,8 @@ pub struct PortHeadroomView {
     pub frames: MeasureStats,
 }
 
-/// The IEEE PFC delay allowance for a measured round trip: X in bit times, saturated.
-pub fn pfc_delay_bits(n: &Need) -> (u16, bool) {
-    match u16::try_from(n.x_bit_times) {
-        Ok(v) => (v, false),
-        Err(_) => (u16::MAX, true),
-    }
+/// The IEEE PFC delay allowance for a measured round trip: X in bit times, saturated
+/// at the field's 65,535.
+pub fn pfc_delay_bits(n: &Need) -> u16 {
+    u16::try_from(n.x_bit_times).unwrap_or(u16::MAX)
 }

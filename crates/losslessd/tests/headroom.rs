@@ -53,7 +53,8 @@ speed = "100G"
 "#;
 
 impl Setup {
-    fn new(delay: &str) -> Setup {
+    /// `metrics`: a loopback address for daemon a's Prometheus endpoint.
+    fn new(delay: &str, metrics: Option<&str>) -> Setup {
         let dir = TempDir::new();
         let (na, nb, nl) = (Netns::new(), Netns::new(), Netns::new());
         Veth::new(
@@ -81,17 +82,16 @@ impl Setup {
             .stdin(Stdio::null())
             .spawn()
             .expect("lossless-delayline");
-        let start = |ns: &Netns, ifname: &str, sub: &str| {
+        let start = |ns: &Netns, ifname: &str, sub: &str, extra: &[&str]| {
             let conf = dir.path().join(format!("{sub}.toml"));
             std::fs::write(&conf, CONFIG.replace("IF", ifname)).unwrap();
-            Daemon::start(
-                ns,
-                &dir.path().join(sub),
-                &["--config", conf.to_str().unwrap()],
-            )
+            let mut args = vec!["--config", conf.to_str().unwrap()];
+            args.extend_from_slice(extra);
+            Daemon::start(ns, &dir.path().join(sub), &args)
         };
-        let a = start(&na, "va", "a");
-        let b = start(&nb, "vb", "b");
+        let metrics_args: Vec<&str> = metrics.map(|m| vec!["--metrics", m]).unwrap_or_default();
+        let a = start(&na, "va", "a", &metrics_args);
+        let b = start(&nb, "vb", "b", &[]);
         Setup {
             a,
             b,
@@ -131,7 +131,7 @@ fn measured_delay_matches_the_delay_line() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let mut report = Vec::new();
     for (text, us) in [("10us", 10.0), ("100us", 100.0), ("1ms", 1000.0)] {
-        let s = Setup::new(text);
+        let s = Setup::new(text, None);
         let t0 = Instant::now();
         s.links_up();
         let (ha, hb) = wait_for(Duration::from_secs(5), "both ends measured", || {
@@ -192,9 +192,38 @@ fn cli_and_metrics_show_the_measurement() {
         return;
     }
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let s = Setup::new("50us");
+    let s = Setup::new("50us", Some("127.0.0.1:9718"));
     s.links_up();
-    wait_for(Duration::from_secs(5), "measured", || measured(&s.a));
+    let h = wait_for(Duration::from_secs(5), "measured", || measured(&s.a));
+    // The same result in Prometheus text, scraped inside the namespace.
+    let script = "exec 3<>/dev/tcp/127.0.0.1/9718; \
+                  printf 'GET /metrics HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n' >&3; cat <&3";
+    let body = String::from_utf8_lossy(&s.na.exec(&["bash", "-c", script]).stdout).to_string();
+    let sample = |name: &str| -> f64 {
+        let key = format!("{name}{{port=\"va\"}} ");
+        body.lines()
+            .find_map(|l| l.strip_prefix(&key))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{key} missing:\n{body}"))
+    };
+    let rtt_s = h["last"]["round_trip_ns"].as_f64().unwrap() / 1e9;
+    assert!((sample("lossless_headroom_round_trip_seconds") - rtt_s).abs() < 1e-12);
+    assert_eq!(
+        sample("lossless_headroom_bytes"),
+        h["applied"]["bytes"].as_f64().unwrap()
+    );
+    assert_eq!(
+        sample("lossless_headroom_cells"),
+        h["applied"]["cells"].as_f64().unwrap()
+    );
+    assert_eq!(sample("lossless_headroom_measurements_total"), 1.0);
+    // Counters only grow: at least what the JSON read just before counted.
+    let f = &h["frames"];
+    let sent = ["requests_sent", "responses_sent", "follow_ups_sent"]
+        .iter()
+        .map(|k| f[k].as_f64().unwrap())
+        .sum::<f64>();
+    assert!(sent >= 32.0 && sample("lossless_headroom_frames_out_total") >= sent);
     let out = s.a.cli(&["headroom", "show"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");

@@ -191,10 +191,10 @@ pub struct MeasureStats {
     pub rounds_abandoned: u64,
 }
 
-/// One exchange of the open round, as its timestamps arrive (in any order).
+/// One exchange of the open round (its sequence number is its index), as its
+/// timestamps arrive (in any order).
 #[derive(Debug, Clone, Copy)]
 struct Pending {
-    seq: u16,
     t1: Option<Timestamp>,
     t2: Option<Timestamp>,
     t3: Option<Timestamp>,
@@ -410,7 +410,6 @@ impl Session {
         while round.pending.len() < usize::from(self.cfg.samples) && round.next_send <= now {
             let seq = round.pending.len() as u16;
             round.pending.push(Pending {
-                seq,
                 t1: None,
                 t2: None,
                 t3: None,
@@ -580,7 +579,7 @@ impl Session {
 
     fn pending_mut(&mut self, session: u16, seq: u16) -> Option<&mut Pending> {
         let r = self.round.as_mut().filter(|r| r.id == session)?;
-        r.pending.get_mut(usize::from(seq)).filter(|p| p.seq == seq)
+        r.pending.get_mut(usize::from(seq))
     }
 
     fn finish_if_complete(&mut self, now: Instant) {

@@ -4,7 +4,7 @@
 //! sessions timestamp with the virtual clock, so what they measure is exactly what was
 //! injected, and the sizing that follows is what losslessd would apply on such a link.
 
-use lossless_dcbx::{Duration, Instant, PortConfig};
+use lossless_dcbx::{Duration, PortConfig};
 use lossless_headroom::dv::Inputs;
 use lossless_headroom::medium::Medium;
 use lossless_headroom::phy;
@@ -18,14 +18,11 @@ use serde::Serialize;
 use crate::sim::{NodeId, PathProps, Sim};
 
 /// One simulated link.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct LinkSpec {
     pub label: String,
-    #[serde(skip)]
     pub speed: Rate,
-    #[serde(skip)]
     pub cable: Length,
-    #[serde(skip)]
     pub medium: Medium,
 }
 
@@ -86,9 +83,16 @@ fn link_configs(i: usize) -> (PortConfig, PortConfig) {
     (sw, host)
 }
 
-/// Builds every link in `sim`, brings them up and runs until each switch end has a
-/// result (or a minute of virtual time passed). Returns the switch node of each link.
+/// Builds every link in `sim` and runs until each switch end has a result (or a minute
+/// of virtual time passed). Returns the switch node of each link.
 pub fn run_links(sim: &mut Sim, specs: &[LinkSpec]) -> Result<Vec<NodeId>, LinkError> {
+    let switches = build_links(sim, specs)?;
+    run_until_measured(sim, &switches);
+    Ok(switches)
+}
+
+/// Builds every link in `sim` and brings it up; returns the switch node of each.
+pub fn build_links(sim: &mut Sim, specs: &[LinkSpec]) -> Result<Vec<NodeId>, LinkError> {
     let mut switches = Vec::new();
     for (i, spec) in specs.iter().enumerate() {
         let delay = Duration::from_nanos(one_way_ns(spec)?);
@@ -108,13 +112,17 @@ pub fn run_links(sim: &mut Sim, specs: &[LinkSpec]) -> Result<Vec<NodeId>, LinkE
         sim.set_link(seg, true);
         switches.push(a);
     }
+    Ok(switches)
+}
+
+/// Runs until every one of `switches` has a result, or a minute of virtual time passed.
+pub fn run_until_measured(sim: &mut Sim, switches: &[NodeId]) {
     let limit = sim.now() + Duration::from_secs(60);
     sim.run_until_true(limit, |s| {
         switches
             .iter()
             .all(|n| s.measurement(*n).is_some_and(|m| m.last().is_some()))
     });
-    Ok(switches)
 }
 
 /// Measures and sizes each link; `sizing` turns a measurement into headroom.
@@ -162,9 +170,4 @@ pub fn measure(specs: &[LinkSpec], sizing: &SizingConfig) -> Result<Vec<LinkOutc
 /// The round trip a link's measurement should find: twice the injected one-way delay.
 pub fn expected_round_trip(o: &LinkOutcome) -> units::Duration {
     units::Duration(o.injected_one_way_ns * 2 * 1000)
-}
-
-/// When the simulation started measuring: for reports.
-pub fn settle_time(m: &Measurement) -> Duration {
-    m.finished.saturating_since(Instant::ZERO)
 }

@@ -13,7 +13,7 @@ use lossless_wire::cee::{
 use lossless_wire::MacAddr;
 use serde::Serialize;
 
-use crate::headroom::{outcomes, run_links, LinkOutcome, LinkSpec};
+use crate::headroom::{build_links, outcomes, run_until_measured, LinkOutcome, LinkSpec};
 use crate::sim::{LogEntry, PathProps, Sim};
 use lossless_headroom::sizing::SizingConfig;
 
@@ -195,12 +195,9 @@ fn run_headroom(info: &ScenarioInfo, seed: u64) -> Report {
     let specs = headroom_links();
     let sizing = SizingConfig::default();
     // The links above are within the model's range; a failure is a bug in this file.
-    let switches = run_links(&mut sim, &specs).expect("valid links");
-    let converged_at = if converged(&sim) {
-        Some(sim.now())
-    } else {
-        None
-    };
+    let switches = build_links(&mut sim, &specs).expect("valid links");
+    let converged_at = sim.run_until_true(Instant::from_secs_f64(60.0), converged);
+    run_until_measured(&mut sim, &switches);
     let mut r = report(info, seed, &sim, converged_at);
     r.headroom = outcomes(&sim, &specs, &switches, &sizing).expect("valid links");
     r

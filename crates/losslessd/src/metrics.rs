@@ -125,11 +125,13 @@ impl Metrics {
             ),
         ];
         for (name, help, get) in counters {
-            let full = format!("lossless_{name}");
-            header(&mut out, &full, help, "counter");
-            for p in &ports {
-                let _ = writeln!(out, "{full}{{port=\"{}\"}} {}", esc(&p.name), get(p));
-            }
+            per_port(
+                &mut out,
+                name,
+                help,
+                "counter",
+                ports.iter().map(|p| (*p, Some(get(p)))),
+            );
         }
 
         let gauges: [(&str, &str, Get); 2] = [
@@ -141,11 +143,13 @@ impl Metrics {
             }),
         ];
         for (name, help, get) in gauges {
-            let full = format!("lossless_{name}");
-            header(&mut out, &full, help, "gauge");
-            for p in &ports {
-                let _ = writeln!(out, "{full}{{port=\"{}\"}} {}", esc(&p.name), get(p));
-            }
+            per_port(
+                &mut out,
+                name,
+                help,
+                "gauge",
+                ports.iter().map(|p| (*p, Some(get(p)))),
+            );
         }
 
         // Per port and feature: [Syncd, Error, OperMode], one status() per port.
@@ -255,13 +259,13 @@ impl Metrics {
             ),
         ];
         for (name, help, kind, get) in headroom {
-            let full = format!("lossless_{name}");
-            header(&mut out, &full, help, kind);
-            for (p, h) in &measuring {
-                if let Some(v) = get(h) {
-                    let _ = writeln!(out, "{full}{{port=\"{}\"}} {v}", esc(&p.name));
-                }
-            }
+            per_port(
+                &mut out,
+                name,
+                help,
+                kind,
+                measuring.iter().map(|(p, h)| (*p, get(h))),
+            );
         }
 
         header(
@@ -299,6 +303,23 @@ impl Metrics {
         );
         let _ = writeln!(out, "lossless_dcbx_convergence_seconds_count {total}");
         out
+    }
+}
+
+/// One metric `lossless_NAME` with a sample per port; ports without a value are left out.
+fn per_port<'a, V: std::fmt::Display>(
+    out: &mut String,
+    name: &str,
+    help: &str,
+    kind: &str,
+    samples: impl Iterator<Item = (&'a Port, Option<V>)>,
+) {
+    let full = format!("lossless_{name}");
+    header(out, &full, help, kind);
+    for (p, v) in samples {
+        if let Some(v) = v {
+            let _ = writeln!(out, "{full}{{port=\"{}\"}} {v}", esc(&p.name));
+        }
     }
 }
 

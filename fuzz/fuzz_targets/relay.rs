@@ -10,84 +10,28 @@
 //! the WAN is delivered by the far PE as a legal PFC frame.
 #![no_main]
 
-use std::net::IpAddr;
 use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
-use lossless_relay::{
-    check_pfc, DcSide, Instant, Marking, Port, Relay, RelayConfig, StormConfig, TunnelConfig,
-    Verdict, WanSide,
-};
+use lossless_relay::example::{pe, KINDS};
+use lossless_relay::{check_pfc, Instant, Port, Relay, RelayConfig, StormConfig, Verdict};
 use lossless_wire::MacAddr;
 
 const GW: MacAddr = MacAddr([2, 0, 0, 0, 0xd1, 1]);
 const GW_SYSTEM: MacAddr = MacAddr([2, 0, 0, 0, 0xd1, 0]);
 
-fn ip(s: &str) -> IpAddr {
-    s.parse().expect("address")
-}
-
-fn tunnel(kind: u8, me: u32, other: u32) -> TunnelConfig {
-    match kind % 5 {
-        0 | 1 => TunnelConfig::Srv6 {
-            source: format!("fc00::e{me}").parse().expect("v6"),
-            segments: vec![format!("fc00::e{other}:d2").parse().expect("v6")],
-            local_sid: format!("fc00::e{me}:d2").parse().expect("v6"),
-            reduced: kind % 5 == 1,
-            hop_limit: 64,
-            flow_label: 0,
-        },
-        2 => TunnelConfig::Vxlan {
-            source: ip(&format!("10.0.0.{me}")),
-            destination: ip(&format!("10.0.0.{other}")),
-            vni: 4242,
-            port: 4789,
-            source_port: 49152,
-            ttl: 64,
-            ipv4_checksum: true,
-        },
-        3 => TunnelConfig::Vxlan {
-            source: ip(&format!("fc00::{me}")),
-            destination: ip(&format!("fc00::{other}")),
-            vni: 4242,
-            port: 4789,
-            source_port: 49152,
-            ttl: 64,
-            ipv4_checksum: true,
-        },
-        _ => TunnelConfig::SrMpls {
-            labels: vec![16000 + other, 100 + other],
-            local_label: 100 + me,
-            pop_labels: vec![16000 + me],
-            control_word: true,
-            ttl: 64,
-        },
-    }
-}
-
-/// PE `me` of the pair (1 or 2); PE1's gateway is GW.
-fn config(kind: u8, me: u32, storm: bool) -> RelayConfig {
-    let other = 3 - me;
-    RelayConfig {
-        dc: DcSide {
-            port_mac: MacAddr([2, 0, 0, 0, 0xe0 + me as u8, 0]),
-            gateway_port_mac: GW,
-            gateway_system_mac: Some(GW_SYSTEM),
-        },
-        wan: WanSide {
-            port_mac: MacAddr([2, 0, 0, 0, 0xe0 + me as u8, 1]),
-            next_hop_mac: MacAddr([2, 0, 0, 0, 0xe0 + other as u8, 1]),
-            vlan: None,
-        },
-        tunnel: tunnel(kind, me, other),
-        marking: Marking::default(),
-        storm: StormConfig {
-            max_per_second: storm.then_some(50),
-            burst: Some(3),
-            episode_gap: "20ms".into(),
-        },
-        buffer: None,
-    }
+/// PE `me` of the example pair (1 or 2), both taking PFC from GW (either may be
+/// handed any frame), tunnel by `kind % 5`.
+fn config(kind: u8, me: u8, storm: bool) -> RelayConfig {
+    let mut c = pe(me, KINDS[usize::from(kind % 5)]);
+    c.dc.gateway_port_mac = GW;
+    c.dc.gateway_system_mac = Some(GW_SYSTEM);
+    c.storm = StormConfig {
+        max_per_second: storm.then_some(50),
+        burst: Some(3),
+        episode_gap: "20ms".into(),
+    };
+    c
 }
 
 fn check_out(pe: &mut Relay, far: &mut Relay, now: Instant, dc_mac: MacAddr) {

@@ -5,13 +5,11 @@
 //! path (best of 7 timed runs over 1,000 batches of 256 frames).
 
 use std::hint::black_box;
-use std::net::IpAddr;
 use std::time::{Duration, Instant as Clock};
 
 use criterion::{criterion_group, Criterion, Throughput};
-use lossless_relay::{
-    DcSide, Instant, Marking, Port, Relay, RelayConfig, StormConfig, TunnelConfig, TxBatch, WanSide,
-};
+use lossless_relay::example::{pe, Kind, DC2_GW};
+use lossless_relay::{Instant, Port, Relay, RelayConfig, StormConfig, TxBatch};
 use lossless_wire::{emit_mac_control_frame, MacAddr, MacControl};
 
 const BATCH: usize = 256;
@@ -28,78 +26,25 @@ fn cpu_model() -> String {
         .unwrap_or_else(|| "unknown CPU".to_owned())
 }
 
-const GW: MacAddr = MacAddr([2, 0, 0, 0, 0xd2, 1]);
-const PE1_WAN: MacAddr = MacAddr([2, 0, 0, 0, 0xe1, 1]);
-const PE2_WAN: MacAddr = MacAddr([2, 0, 0, 0, 0xe2, 1]);
+/// The example pair's DC2 gateway sends the PFC (egress at PE2, ingress at PE1).
+const GW: MacAddr = DC2_GW;
 
-fn ip(s: &str) -> IpAddr {
-    s.parse().expect("address")
-}
-
-fn tunnel(kind: &str, me: u32, other: u32) -> TunnelConfig {
-    match kind {
-        "srv6" => TunnelConfig::Srv6 {
-            source: format!("fc00::e{me}").parse().expect("v6"),
-            segments: vec![format!("fc00::e{other}:d2").parse().expect("v6")],
-            local_sid: format!("fc00::e{me}:d2").parse().expect("v6"),
-            reduced: false,
-            hop_limit: 64,
-            flow_label: 0,
-        },
-        "vxlan6" => TunnelConfig::Vxlan {
-            source: ip(&format!("fc00::{me}")),
-            destination: ip(&format!("fc00::{other}")),
-            vni: 4242,
-            port: 4789,
-            source_port: 49152,
-            ttl: 64,
-            ipv4_checksum: true,
-        },
-        "vxlan4" => TunnelConfig::Vxlan {
-            source: ip(&format!("10.0.0.{me}")),
-            destination: ip(&format!("10.0.0.{other}")),
-            vni: 4242,
-            port: 4789,
-            source_port: 49152,
-            ttl: 64,
-            ipv4_checksum: true,
-        },
-        _ => TunnelConfig::SrMpls {
-            labels: vec![16000 + other, 100 + other],
-            local_label: 100 + me,
-            pop_labels: vec![16000 + me],
-            control_word: true,
-            ttl: 64,
-        },
-    }
-}
-
-fn config(kind: &str, me: u32, storm: bool) -> RelayConfig {
-    let (mine, theirs) = if me == 2 {
-        (PE2_WAN, PE1_WAN)
-    } else {
-        (PE1_WAN, PE2_WAN)
+/// The example pair, by the tunnel's name in the FIGURE lines; `storm`: a ceiling of
+/// 1,000 frames/s per priority.
+fn config(kind: &str, me: u8, storm: bool) -> RelayConfig {
+    let kind = match kind {
+        "srv6" => Kind::Srv6,
+        "vxlan6" => Kind::Vxlan6,
+        "vxlan4" => Kind::Vxlan4,
+        _ => Kind::Mpls,
     };
-    RelayConfig {
-        dc: DcSide {
-            port_mac: MacAddr([2, 0, 0, 0, 0xe0 + me as u8, 0]),
-            gateway_port_mac: GW,
-            gateway_system_mac: None,
-        },
-        wan: WanSide {
-            port_mac: mine,
-            next_hop_mac: theirs,
-            vlan: None,
-        },
-        tunnel: tunnel(kind, me, 3 - me),
-        marking: Marking::default(),
-        storm: StormConfig {
-            max_per_second: storm.then_some(1_000),
-            burst: None,
-            episode_gap: "100ms".into(),
-        },
-        buffer: None,
-    }
+    let mut c = pe(me, kind);
+    c.storm = StormConfig {
+        max_per_second: storm.then_some(1_000),
+        burst: None,
+        episode_gap: "100ms".into(),
+    };
+    c
 }
 
 /// A PFC storm: every priority paused and resumed in turn.

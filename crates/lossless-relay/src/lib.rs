@@ -14,6 +14,7 @@
 //! - [`tunnel`]: SRv6, VXLAN and SR-MPLS with the headers of
 //!   `lossless_wire::tunnel`.
 //! - [`config`]: a `[relay]` TOML section; [`status`]: `relay show`.
+//! - [`example`]: the two-DC topology of the seed as ready configurations.
 //! - [`buffer`]: the seed's buffer condition at the gateway, by the headroom
 //!   model.
 //!
@@ -22,6 +23,7 @@
 pub mod batch;
 pub mod buffer;
 pub mod config;
+pub mod example;
 pub mod gateway;
 pub mod pfc;
 pub mod reason;

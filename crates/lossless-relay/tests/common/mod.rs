@@ -7,41 +7,20 @@
 //!
 //! A PFC frame from DC2 GW enters PE2 (egress), crosses to PE1 (ingress)
 //! and leaves toward DC1 GW with PE1's DC-facing MAC as its source.
-#![allow(dead_code)]
+// Each test binary uses a different part of this module.
+#![allow(dead_code, unused_imports)]
 
 use std::net::{IpAddr, Ipv6Addr};
 use std::time::Duration;
 
-use lossless_relay::{
-    DcSide, Instant, Marking, Port, Relay, RelayConfig, StormConfig, TunnelConfig, WanSide,
-};
+use lossless_relay::{Instant, Port, Relay, RelayConfig};
 use lossless_wire::{emit_mac_control_frame, MacAddr, MacControl, VlanTag};
 
-pub const DC1_GW: MacAddr = MacAddr([2, 0, 0, 0, 0xd1, 1]);
-pub const DC2_GW: MacAddr = MacAddr([2, 0, 0, 0, 0xd2, 1]);
-pub const DC2_GW_SYSTEM: MacAddr = MacAddr([2, 0, 0, 0, 0xd2, 0]);
-pub const PE1_DC: MacAddr = MacAddr([2, 0, 0, 0, 0xe1, 0]);
-pub const PE1_WAN: MacAddr = MacAddr([2, 0, 0, 0, 0xe1, 1]);
-pub const PE2_DC: MacAddr = MacAddr([2, 0, 0, 0, 0xe2, 0]);
-pub const PE2_WAN: MacAddr = MacAddr([2, 0, 0, 0, 0xe2, 1]);
+pub use lossless_relay::example::{
+    Kind, DC1_GW, DC2_GW, DC2_GW_SYSTEM, KINDS, PE1_DC, PE1_WAN, PE2_DC, PE2_WAN,
+};
+
 pub const STRANGER: MacAddr = MacAddr([2, 0, 0, 0, 0x66, 6]);
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    Srv6,
-    Srv6Reduced,
-    Vxlan4,
-    Vxlan6,
-    Mpls,
-}
-
-pub const KINDS: [Kind; 5] = [
-    Kind::Srv6,
-    Kind::Srv6Reduced,
-    Kind::Vxlan4,
-    Kind::Vxlan6,
-    Kind::Mpls,
-];
 
 pub fn v6(s: &str) -> Ipv6Addr {
     s.parse().expect("IPv6 address")
@@ -51,85 +30,16 @@ pub fn ip(s: &str) -> IpAddr {
     s.parse().expect("IP address")
 }
 
-/// The tunnel of PE `n` (1 or 2) toward the other.
-pub fn tunnel(kind: Kind, n: u8) -> TunnelConfig {
-    let (me, other): (u32, u32) = if n == 1 { (1, 2) } else { (2, 1) };
-    match kind {
-        Kind::Srv6 | Kind::Srv6Reduced => TunnelConfig::Srv6 {
-            source: v6(&format!("fc00::e{me}")),
-            segments: vec![v6(&format!("fc00::e{other}:d2"))],
-            local_sid: v6(&format!("fc00::e{me}:d2")),
-            reduced: kind == Kind::Srv6Reduced,
-            hop_limit: 64,
-            flow_label: 0,
-        },
-        Kind::Vxlan4 => TunnelConfig::Vxlan {
-            source: ip(&format!("10.0.0.{me}")),
-            destination: ip(&format!("10.0.0.{other}")),
-            vni: 4242,
-            port: 4789,
-            source_port: 49152,
-            ttl: 64,
-            ipv4_checksum: true,
-        },
-        Kind::Vxlan6 => TunnelConfig::Vxlan {
-            source: ip(&format!("fc00::{me}")),
-            destination: ip(&format!("fc00::{other}")),
-            vni: 4242,
-            port: 4789,
-            source_port: 49152,
-            ttl: 64,
-            ipv4_checksum: true,
-        },
-        Kind::Mpls => TunnelConfig::SrMpls {
-            labels: vec![16000 + other, 100 + other],
-            local_label: 100 + me,
-            // Our node SID arrives on top: no penultimate-hop popping.
-            pop_labels: vec![16000 + me],
-            control_word: true,
-            ttl: 64,
-        },
-    }
-}
+pub use lossless_relay::example::tunnel;
 
 /// PE2: egress for DC2 GW's PFC.
 pub fn pe2(kind: Kind) -> RelayConfig {
-    RelayConfig {
-        dc: DcSide {
-            port_mac: PE2_DC,
-            gateway_port_mac: DC2_GW,
-            gateway_system_mac: Some(DC2_GW_SYSTEM),
-        },
-        wan: WanSide {
-            port_mac: PE2_WAN,
-            next_hop_mac: PE1_WAN,
-            vlan: None,
-        },
-        tunnel: tunnel(kind, 2),
-        marking: Marking::default(),
-        storm: StormConfig::default(),
-        buffer: None,
-    }
+    lossless_relay::example::pe(2, kind)
 }
 
 /// PE1: ingress, delivering to DC1 GW.
 pub fn pe1(kind: Kind) -> RelayConfig {
-    RelayConfig {
-        dc: DcSide {
-            port_mac: PE1_DC,
-            gateway_port_mac: DC1_GW,
-            gateway_system_mac: None,
-        },
-        wan: WanSide {
-            port_mac: PE1_WAN,
-            next_hop_mac: PE2_WAN,
-            vlan: None,
-        },
-        tunnel: tunnel(kind, 1),
-        marking: Marking::default(),
-        storm: StormConfig::default(),
-        buffer: None,
-    }
+    lossless_relay::example::pe(1, kind)
 }
 
 pub fn t(ms: u64) -> Instant {

@@ -1,0 +1,113 @@
+//! The two-DC topology of seed 002's figure 2 as ready configurations: one place for
+//! the tests, the benchmark, the fuzz target and the documentation to take a PE pair
+//! from.
+//!
+//! ```text
+//! DC1 GW ---- PE1 ======== WAN ======== PE2 ---- DC2 GW
+//!  d1:01   e1:00 e1:01             e2:01 e2:00   d2:01 (system d2:00)
+//! ```
+//!
+//! A PFC frame from DC2 GW enters PE2 (egress), crosses to PE1 (ingress) and leaves
+//! toward DC1 GW with PE1's DC-facing MAC as its source. Addresses: SRv6 SIDs
+//! `fc00::eN:d2`, VXLAN endpoints `10.0.0.N` / `fc00::N` (VNI 4242), SR-MPLS node SIDs
+//! `16000 + N` and service labels `100 + N`.
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+use lossless_wire::MacAddr;
+
+use crate::config::{DcSide, Marking, RelayConfig, StormConfig, TunnelConfig, WanSide};
+
+pub const DC1_GW: MacAddr = MacAddr([2, 0, 0, 0, 0xd1, 1]);
+pub const DC2_GW: MacAddr = MacAddr([2, 0, 0, 0, 0xd2, 1]);
+pub const DC2_GW_SYSTEM: MacAddr = MacAddr([2, 0, 0, 0, 0xd2, 0]);
+pub const PE1_DC: MacAddr = MacAddr([2, 0, 0, 0, 0xe1, 0]);
+pub const PE1_WAN: MacAddr = MacAddr([2, 0, 0, 0, 0xe1, 1]);
+pub const PE2_DC: MacAddr = MacAddr([2, 0, 0, 0, 0xe2, 0]);
+pub const PE2_WAN: MacAddr = MacAddr([2, 0, 0, 0, 0xe2, 1]);
+
+/// The tunnel the pair uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Srv6,
+    /// SRv6 without an SRH (one segment, in the destination address).
+    Srv6Reduced,
+    Vxlan4,
+    Vxlan6,
+    Mpls,
+}
+
+pub const KINDS: [Kind; 5] = [
+    Kind::Srv6,
+    Kind::Srv6Reduced,
+    Kind::Vxlan4,
+    Kind::Vxlan6,
+    Kind::Mpls,
+];
+
+fn v6(pe: u16, low: u16) -> Ipv6Addr {
+    Ipv6Addr::new(0xfc00, 0, 0, 0, 0, 0, pe, low)
+}
+
+/// The tunnel of PE `n` (1 or 2) toward the other.
+pub fn tunnel(kind: Kind, n: u8) -> TunnelConfig {
+    let (me, other): (u16, u16) = if n == 1 { (1, 2) } else { (2, 1) };
+    let vxlan = |source: IpAddr, destination: IpAddr| TunnelConfig::Vxlan {
+        source,
+        destination,
+        vni: 4242,
+        port: 4789,
+        source_port: 49152,
+        ttl: 64,
+        ipv4_checksum: true,
+    };
+    match kind {
+        Kind::Srv6 | Kind::Srv6Reduced => TunnelConfig::Srv6 {
+            source: v6(0, 0xe0 + me),
+            segments: vec![v6(0xe0 + other, 0xd2)],
+            local_sid: v6(0xe0 + me, 0xd2),
+            reduced: kind == Kind::Srv6Reduced,
+            hop_limit: 64,
+            flow_label: 0,
+        },
+        Kind::Vxlan4 => vxlan(
+            Ipv4Addr::new(10, 0, 0, me as u8).into(),
+            Ipv4Addr::new(10, 0, 0, other as u8).into(),
+        ),
+        Kind::Vxlan6 => vxlan(v6(0, me).into(), v6(0, other).into()),
+        Kind::Mpls => TunnelConfig::SrMpls {
+            labels: vec![16000 + u32::from(other), 100 + u32::from(other)],
+            local_label: 100 + u32::from(me),
+            // Our node SID arrives on top: no penultimate-hop popping.
+            pop_labels: vec![16000 + u32::from(me)],
+            control_word: true,
+            ttl: 64,
+        },
+    }
+}
+
+/// PE `n` (1: ingress toward DC1 GW; 2: egress for DC2 GW's PFC), default marking and
+/// storm ceiling (off).
+pub fn pe(n: u8, kind: Kind) -> RelayConfig {
+    let (dc, gateway, system, wan, peer) = if n == 1 {
+        (PE1_DC, DC1_GW, None, PE1_WAN, PE2_WAN)
+    } else {
+        (PE2_DC, DC2_GW, Some(DC2_GW_SYSTEM), PE2_WAN, PE1_WAN)
+    };
+    RelayConfig {
+        dc: DcSide {
+            port_mac: dc,
+            gateway_port_mac: gateway,
+            gateway_system_mac: system,
+        },
+        wan: WanSide {
+            port_mac: wan,
+            next_hop_mac: peer,
+            vlan: None,
+        },
+        tunnel: tunnel(kind, n),
+        marking: Marking::default(),
+        storm: StormConfig::default(),
+        buffer: None,
+    }
+}

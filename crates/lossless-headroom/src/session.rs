@@ -328,6 +328,13 @@ impl Session {
         self.maybe_start(now);
     }
 
+    /// Follows the port's DCBX agent: its link, and whether both ends advertise the
+    /// capability. Call after every input the agent handled.
+    pub fn follow(&mut self, now: Instant, agent: &lossless_dcbx::Agent) {
+        self.set_link(now, agent.link_up());
+        self.set_agreed(now, agent.headroom_measurement_agreed());
+    }
+
     /// Measure again now (speed change, operator request); an open round is abandoned.
     pub fn remeasure(&mut self, now: Instant) {
         self.abandon();

@@ -322,14 +322,9 @@ impl Sim {
     /// its next deadline into the timer queue.
     fn after(&mut self, node: NodeId) {
         let now = self.now;
-        // The measurement follows the agent: link state and DCBX capability agreement.
-        let (up, agreed) = {
-            let a = &self.nodes[node].agent;
-            (a.link_up(), a.headroom_measurement_agreed())
-        };
-        if let Some(m) = &mut self.nodes[node].measure {
-            m.set_link(now, up);
-            m.set_agreed(now, agreed);
+        let n = &mut self.nodes[node];
+        if let Some(m) = &mut n.measure {
+            m.follow(now, &n.agent);
         }
         while let Some(bytes) = self.next_frame(node) {
             self.stats.frames_sent += 1;

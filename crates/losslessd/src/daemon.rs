@@ -538,16 +538,11 @@ impl Daemon {
             return;
         };
         let ifindex = port.ifindex;
-        let (up, agreed) = (
-            port.agent.link_up(),
-            port.agent.headroom_measurement_agreed(),
-        );
         let dcbnl = matches!(port.hardware, Hardware::Dcbnl { .. });
         let Some(h) = &mut port.headroom else {
             return;
         };
-        h.session.set_link(now.mono, up);
-        h.session.set_agreed(now.mono, agreed);
+        h.session.follow(now.mono, &port.agent);
         let mut changes: Vec<Change> = Vec::new();
         let mut events = Vec::new();
         while let Some(frame) = h.session.poll_transmit() {

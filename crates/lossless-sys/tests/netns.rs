@@ -83,6 +83,26 @@ impl Netns {
         ip(&all);
     }
 
+    /// Waits up to 3 s for the kernel's linkwatch worker to mark `dev`
+    /// operationally up. Until then its qdisc is still `noop` and every frame
+    /// sent on it is dropped, so a test that sends at once could lose its
+    /// first frame (linkwatch may run up to a second after the carrier).
+    fn wait_running(&self, dev: &str) {
+        let deadline = Instant::now() + Duration::from_secs(3);
+        loop {
+            let out = Command::new("ip")
+                .args(["-n", &self.name, "-o", "link", "show", dev])
+                .output()
+                .expect("run ip");
+            let text = String::from_utf8_lossy(&out.stdout);
+            if text.contains("state UP") && !text.contains("qdisc noop") {
+                return;
+            }
+            assert!(Instant::now() < deadline, "{dev} not running after 3 s: {text}");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
     /// Runs `f` on a thread that has entered this namespace.
     fn run<T: Send>(&self, f: impl FnOnce() -> T + Send) -> T {
         let path = Path::new("/run/netns").join(&self.name);
@@ -140,6 +160,8 @@ impl Pair {
         ]);
         a.ip(&["link", "set", "va", "up"]);
         b.ip(&["link", "set", "vb", "up"]);
+        a.wait_running("va");
+        b.wait_running("vb");
         Pair { a, b }
     }
 

@@ -9,6 +9,8 @@
 //!   messages; `if_nametoindex` and `if_hwaddr`.
 //! * [`timestamp`]: an `AF_PACKET` socket per port for link-delay measurement frames
 //!   (0x88B5) with kernel timestamps (`SO_TIMESTAMPING`, hardware where the NIC has it).
+//! * [`batch`]: batched `AF_PACKET` I/O (`recvmmsg`/`sendmmsg`) with a filter
+//!   per port, for the PFC relay's data path.
 //! * [`dcbnl`]: the kernel's DCB netlink interface (`RTM_GETDCB`/`RTM_SETDCB`)
 //!   for what a CEE agent programs: DCB state, PFC, priority groups, SET_ALL.
 //!
@@ -18,6 +20,9 @@
 //! tokio. Every decoder is a pure function over bytes that returns a typed
 //! error and never panics.
 
+pub mod batch;
+#[cfg(test)]
+mod bpf_interp;
 pub mod dcbnl;
 pub mod link;
 mod netlink;

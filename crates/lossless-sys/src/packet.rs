@@ -296,29 +296,8 @@ impl AsFd for PacketSocket {
 mod tests {
     use super::*;
 
-    /// A classic BPF interpreter for the instructions FILTER uses, so the
-    /// jump offsets are checked without a kernel.
     fn run(frame: &[u8]) -> u32 {
-        let mut pc = 0usize;
-        let mut a = 0u32;
-        loop {
-            let i = FILTER[pc];
-            match i.code {
-                BPF_LD_H_ABS => {
-                    let k = i.k as usize;
-                    match frame.get(k..k + 2) {
-                        Some(b) => a = u32::from(u16::from_be_bytes([b[0], b[1]])),
-                        None => return 0,
-                    }
-                    pc += 1;
-                }
-                BPF_JEQ_K => {
-                    pc += 1 + usize::from(if a == i.k { i.jt } else { i.jf });
-                }
-                BPF_RET_K => return i.k,
-                c => panic!("unexpected opcode {c:#x}"),
-            }
-        }
+        crate::bpf_interp::run(&FILTER, frame)
     }
 
     fn frame(types: &[u16]) -> Vec<u8> {

@@ -122,39 +122,8 @@ pub fn realtime_ps() -> u64 {
 /// Blocks until a frame is queued on any of `socks` or `timeout` passes (`ppoll`,
 /// nanosecond timeout); true when one is readable.
 pub fn wait_readable(socks: &[&MeasureSocket], timeout: std::time::Duration) -> io::Result<bool> {
-    let mut fds: Vec<libc::pollfd> = socks
-        .iter()
-        .map(|s| libc::pollfd {
-            fd: s.fd.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        })
-        .collect();
-    let ts = libc::timespec {
-        tv_sec: timeout.as_secs().min(i64::MAX as u64) as libc::time_t,
-        tv_nsec: timeout.subsec_nanos() as libc::c_long,
-    };
-    // SAFETY: fds and ts are live for the call and fds.len() entries long; no mask.
-    let n = unsafe {
-        libc::ppoll(
-            fds.as_mut_ptr(),
-            fds.len() as libc::nfds_t,
-            &ts,
-            std::ptr::null(),
-        )
-    };
-    match n {
-        n if n > 0 => Ok(true),
-        0 => Ok(false),
-        _ => {
-            let e = io::Error::last_os_error();
-            if e.kind() == io::ErrorKind::Interrupted {
-                Ok(false)
-            } else {
-                Err(e)
-            }
-        }
-    }
+    let fds: Vec<_> = socks.iter().map(|s| s.fd.as_fd()).collect();
+    crate::batch::wait_any(&fds, Some(timeout))
 }
 
 /// Asks the kernel to wake this thread's timers within `ns` nanoseconds of their

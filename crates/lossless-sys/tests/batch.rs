@@ -1,0 +1,173 @@
+#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+//! `BatchSocket` against the kernel: the filters attach and select, a batch
+//! crosses a veth pair in order, VLAN tags come back in place, the kernel's
+//! drop counter is read.
+
+use std::io;
+use std::time::{Duration, Instant};
+
+use lossless_sys::batch::{wait_any, BatchOptions, BatchSocket, Filter, RxBatch};
+use lossless_sys::link::if_nametoindex;
+use std::os::fd::AsFd;
+
+mod common;
+use common::*;
+
+const PFC_DST: [u8; 6] = [0x01, 0x80, 0xc2, 0x00, 0x00, 0x01];
+
+fn open(ns: &Netns, name: &'static str, filter: Filter, opts: BatchOptions) -> BatchSocket {
+    ns.run(|| BatchSocket::open(if_nametoindex(name)?, filter, opts))
+        .expect("batch socket")
+}
+
+/// A PFC frame whose pause time for priority 3 is `n` (so frames differ).
+fn pfc(n: u16) -> Vec<u8> {
+    let mut body = vec![0x01, 0x01, 0x00, 0x08];
+    for p in 0..8 {
+        body.extend_from_slice(&(if p == 3 { n } else { 0 }).to_be_bytes());
+    }
+    eth(PFC_DST, MAC_A, &[0x8808], &body)
+}
+
+/// Receives until `want` frames or 2 s.
+fn recv_all(s: &BatchSocket, want: usize) -> Vec<Vec<u8>> {
+    let mut batch = RxBatch::new(64, 2048);
+    let mut got = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while got.len() < want && Instant::now() < deadline {
+        wait_any(&[s.as_fd()], Some(Duration::from_millis(50))).unwrap();
+        s.recv_batch(&mut batch).unwrap();
+        got.extend(batch.iter().map(<[u8]>::to_vec));
+    }
+    got
+}
+
+#[test]
+fn a_batch_of_pfc_frames_crosses_in_order_and_nothing_else_does() {
+    if !privileged() {
+        return;
+    }
+    let p = Pair::new();
+    let tx = open(&p.a, "va", Filter::MacControl, BatchOptions::default());
+    let opts = BatchOptions {
+        priority: 7,
+        ..BatchOptions::default()
+    };
+    let rx = open(&p.b, "vb", Filter::MacControl, opts);
+    assert_eq!(rx.priority().unwrap(), 7);
+    assert!(rx.rcvbuf().unwrap() >= 32 << 20, "SO_RCVBUFFORCE as root");
+    let mut frames: Vec<Vec<u8>> = (1..=200).map(pfc).collect();
+    // Interleave frames the filter must drop: LLDP and IPv6.
+    frames.insert(50, eth(PFC_DST, MAC_A, &[0x88cc], &[0; 46]));
+    frames.insert(120, eth(PFC_DST, MAC_A, &[0x86dd], &[0x60; 60]));
+    let sent = tx.send_batch(frames.iter().map(Vec::as_slice)).unwrap();
+    assert_eq!(sent, frames.len());
+    let got = recv_all(&rx, 200);
+    let want: Vec<Vec<u8>> = (1..=200).map(pfc).collect();
+    assert_eq!(got.len(), 200);
+    assert!(got == want, "the PFC frames, in order, byte for byte");
+    std::thread::sleep(Duration::from_millis(100));
+    let mut batch = RxBatch::new(8, 2048);
+    assert_eq!(rx.recv_batch(&mut batch).unwrap(), 0, "nothing else passed");
+    let st = rx.stats().unwrap();
+    assert_eq!((st.packets, st.drops), (200, 0));
+    assert_eq!(
+        rx.stats().unwrap().packets,
+        0,
+        "reading resets the counters"
+    );
+    // The sender does not read back its own frames.
+    assert_eq!(tx.recv_batch(&mut batch).unwrap(), 0);
+}
+
+#[test]
+fn a_tagged_frame_comes_back_tagged() {
+    if !privileged() {
+        return;
+    }
+    let p = Pair::new();
+    let tx = open(&p.a, "va", Filter::All, BatchOptions::default());
+    let rx = open(&p.b, "vb", Filter::MacControl, BatchOptions::default());
+    // VLAN 100, PCP 5: the kernel moves the tag into metadata on receive.
+    let tagged = {
+        let mut f = pfc(7);
+        f.splice(12..12, [0x81, 0x00, 0xa0, 0x64]);
+        f
+    };
+    tx.send_batch([tagged.as_slice(), pfc(8).as_slice()])
+        .unwrap();
+    let got = recv_all(&rx, 2);
+    assert_eq!(got.len(), 2);
+    assert_eq!(got[0], tagged, "tag restored between SMAC and EtherType");
+    assert_eq!(got[1], pfc(8), "an untagged frame stays untagged");
+}
+
+#[test]
+fn the_tunnel_filters_attach_and_select_in_the_kernel() {
+    if !privileged() {
+        return;
+    }
+    let p = Pair::new();
+    let tx = open(&p.a, "va", Filter::All, BatchOptions::default());
+    let srv6 = open(&p.b, "vb", Filter::Srv6, BatchOptions::default());
+    let udp = open(
+        &p.b,
+        "vb",
+        Filter::Udp { port: 4789 },
+        BatchOptions::default(),
+    );
+    let mpls = open(&p.b, "vb", Filter::Mpls, BatchOptions::default());
+    let mut v6 = vec![0u8; 40 + 8 + 20];
+    v6[0] = 0x60;
+    v6[6] = 43; // routing header
+    let mut v6udp = v6.clone();
+    v6udp[6] = 17;
+    v6udp[42..44].copy_from_slice(&4789u16.to_be_bytes());
+    let mut v4udp = vec![0u8; 20 + 8 + 20];
+    v4udp[0] = 0x45;
+    v4udp[9] = 17;
+    v4udp[22..24].copy_from_slice(&4789u16.to_be_bytes());
+    let frames = [
+        eth(MAC_B, MAC_A, &[0x86dd], &v6),
+        eth(MAC_B, MAC_A, &[0x86dd], &v6udp),
+        eth(MAC_B, MAC_A, &[0x0800], &v4udp),
+        eth(MAC_B, MAC_A, &[0x8847], &[0, 0, 0x11, 0x40]),
+        eth(MAC_B, MAC_A, &[0x0806], &[0; 28]),
+    ];
+    tx.send_batch(frames.iter().map(Vec::as_slice)).unwrap();
+    assert_eq!(recv_all(&srv6, 1), vec![frames[0].clone()]);
+    assert_eq!(
+        recv_all(&udp, 2),
+        vec![frames[1].clone(), frames[2].clone()]
+    );
+    assert_eq!(recv_all(&mpls, 1), vec![frames[3].clone()]);
+    std::thread::sleep(Duration::from_millis(100));
+    let mut batch = RxBatch::new(8, 2048);
+    for s in [&srv6, &udp, &mpls] {
+        assert_eq!(s.recv_batch(&mut batch).unwrap(), 0);
+    }
+}
+
+#[test]
+fn a_full_receive_buffer_is_counted_as_drops() {
+    if !privileged() {
+        return;
+    }
+    let p = Pair::new();
+    let tx = open(&p.a, "va", Filter::All, BatchOptions::default());
+    let small = BatchOptions {
+        rcvbuf: 4096,
+        ..BatchOptions::default()
+    };
+    let rx = open(&p.b, "vb", Filter::MacControl, small);
+    let frames: Vec<Vec<u8>> = (1..=100).map(pfc).collect();
+    tx.send_batch(frames.iter().map(Vec::as_slice)).unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    let st = rx.stats().unwrap();
+    assert_eq!(st.packets, 100);
+    assert!(st.drops > 50, "{st:?}: a 4 KiB buffer holds a few frames");
+    let got = recv_all(&rx, 100);
+    assert_eq!(got.len() as u64, 100 - st.drops);
+    let e = BatchSocket::open(0, Filter::All, BatchOptions::default()).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+}

@@ -71,12 +71,48 @@ pub struct RelayConfig {
     /// Seed 002's buffer condition, for `relay show`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buffer: Option<BufferConfig>,
+    /// How losslessd's data path waits and batches (the core ignores it).
+    #[serde(default)]
+    pub datapath: Datapath,
+}
+
+/// How the daemon's relay thread runs: what a deployment trades between
+/// latency and a core.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Datapath {
+    /// `wait`: sleep in `ppoll` until a frame or a storm deadline (no CPU when
+    /// idle, a wake-up's latency per frame); `busy`: spin on the sockets (one
+    /// core always busy, the lowest latency).
+    pub poll: Poll,
+    /// Frames per `recvmmsg`/`sendmmsg` (1..=1024).
+    pub batch: u16,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Poll {
+    Wait,
+    Busy,
+}
+
+impl Default for Datapath {
+    fn default() -> Self {
+        Datapath {
+            poll: Poll::Wait,
+            batch: 64,
+        }
+    }
 }
 
 /// The DC-facing side of a PE.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DcSide {
+    /// The interface facing the DC gateway (losslessd needs it; the core
+    /// does not look at it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interface: Option<String>,
     /// This PE's DC-facing port MAC: the SMAC written into PFC frames
     /// delivered to the gateway, and what the gateway accepts.
     pub port_mac: MacAddr,
@@ -88,9 +124,13 @@ pub struct DcSide {
 }
 
 /// The WAN-facing side of a PE: the outer Ethernet header.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WanSide {
+    /// The interface facing the WAN (losslessd needs it; the core does not
+    /// look at it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interface: Option<String>,
     /// Outer source MAC; tunnel frames to other destinations are not ours.
     pub port_mac: MacAddr,
     /// Outer destination MAC: the next hop toward the far PE.
@@ -273,9 +313,12 @@ pub struct BufferConfig {
 }
 
 /// A DC gateway's check of forwarded PFC.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GatewayConfig {
+    /// The interface facing the PE (losslessd needs it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interface: Option<String>,
     /// The PE's DC-facing port MAC.
     pub pe_port_mac: MacAddr,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -505,6 +548,13 @@ impl RelayConfig {
             }
         }
         self.storm.validate()?;
+        if !(1..=1024).contains(&self.datapath.batch) {
+            return Err(ConfigError::OutOfRange {
+                key: "datapath.batch",
+                value: self.datapath.batch.into(),
+                allowed: "1..=1024",
+            });
+        }
         if let Some(b) = &self.buffer {
             b.inputs()?;
         }

@@ -16,7 +16,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use lossless_wire::MacAddr;
 
-use crate::config::{DcSide, Marking, RelayConfig, StormConfig, TunnelConfig, WanSide};
+use crate::config::{Datapath, DcSide, Marking, RelayConfig, StormConfig, TunnelConfig, WanSide};
 
 pub const DC1_GW: MacAddr = MacAddr([2, 0, 0, 0, 0xd1, 1]);
 pub const DC2_GW: MacAddr = MacAddr([2, 0, 0, 0, 0xd2, 1]);
@@ -87,7 +87,7 @@ pub fn tunnel(kind: Kind, n: u8) -> TunnelConfig {
 }
 
 /// PE `n` (1: ingress toward DC1 GW; 2: egress for DC2 GW's PFC), default marking and
-/// storm ceiling (off).
+/// storm ceiling (off); interfaces `peN-dc` and `peN-wan`.
 pub fn pe(n: u8, kind: Kind) -> RelayConfig {
     let (dc, gateway, system, wan, peer) = if n == 1 {
         (PE1_DC, DC1_GW, None, PE1_WAN, PE2_WAN)
@@ -96,11 +96,13 @@ pub fn pe(n: u8, kind: Kind) -> RelayConfig {
     };
     RelayConfig {
         dc: DcSide {
+            interface: Some(format!("pe{n}-dc")),
             port_mac: dc,
             gateway_port_mac: gateway,
             gateway_system_mac: system,
         },
         wan: WanSide {
+            interface: Some(format!("pe{n}-wan")),
             port_mac: wan,
             next_hop_mac: peer,
             vlan: None,
@@ -109,5 +111,6 @@ pub fn pe(n: u8, kind: Kind) -> RelayConfig {
         marking: Marking::default(),
         storm: StormConfig::default(),
         buffer: None,
+        datapath: Datapath::default(),
     }
 }

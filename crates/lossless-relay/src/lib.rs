@@ -34,8 +34,8 @@ pub mod tunnel;
 
 pub use batch::{Port, Transmit, TxBatch};
 pub use config::{
-    ConfigError, DcSide, GatewayConfig, Marking, RelayConfig, RelaySection, StormConfig,
-    TunnelConfig, WanSide,
+    ConfigError, Datapath, DcSide, GatewayConfig, Marking, Poll, RelayConfig, RelaySection,
+    StormConfig, TunnelConfig, WanSide,
 };
 pub use gateway::GatewayCheck;
 pub use lossless_dcbx::{Duration, Instant};

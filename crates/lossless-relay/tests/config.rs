@@ -31,11 +31,13 @@ const SRV6: &str = r#"
 role = "pe"
 
 [relay.dc]
+interface = "pe2-dc"
 port_mac = "02:00:00:00:e2:00"
 gateway_port_mac = "02:00:00:00:d2:01"
 gateway_system_mac = "02:00:00:00:d2:00"
 
 [relay.wan]
+interface = "pe2-wan"
 port_mac = "02:00:00:00:e2:01"
 next_hop_mac = "02:00:00:00:e1:01"
 
@@ -140,12 +142,14 @@ fn a_gateway_names_its_pe() {
     let text = r#"
 [relay]
 role = "gateway"
+interface = "dc1-pe"
 pe_port_mac = "02:00:00:00:e1:00"
 pe_system_mac = "02:00:00:00:e1:ff"
 "#;
     assert_eq!(
         section(text).expect("parses"),
         RelaySection::Gateway(GatewayConfig {
+            interface: Some("dc1-pe".into()),
             pe_port_mac: PE1_DC,
             pe_system_mac: Some(MacAddr([2, 0, 0, 0, 0xe1, 0xff])),
         })

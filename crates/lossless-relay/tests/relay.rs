@@ -277,6 +277,7 @@ fn end_to_end_rewrites_the_smac_and_keeps_vector_and_times() {
             let mut pe2 = relay(pe2(kind));
             let mut pe1 = relay(pe1(kind));
             let mut dc1 = GatewayCheck::new(&GatewayConfig {
+                interface: None,
                 pe_port_mac: PE1_DC,
                 pe_system_mac: None,
             })
@@ -536,6 +537,7 @@ fn ingress_counts_other_traffic_and_malformed_tunnels_apart() {
 #[test]
 fn gateway_check_accepts_only_the_pe() {
     let mut gw = GatewayCheck::new(&GatewayConfig {
+        interface: None,
         pe_port_mac: PE1_DC,
         pe_system_mac: Some(PE1_WAN),
     })
@@ -555,6 +557,7 @@ fn gateway_check_accepts_only_the_pe() {
     assert_eq!(c.dropped.get(DropReason::BadDmac), 1);
     assert_eq!(c.dropped.get(DropReason::ShortFrame), 1);
     assert!(GatewayCheck::new(&GatewayConfig {
+        interface: None,
         pe_port_mac: MacAddr::MAC_CONTROL,
         pe_system_mac: None,
     })

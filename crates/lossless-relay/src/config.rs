@@ -323,6 +323,9 @@ pub struct GatewayConfig {
     pub pe_port_mac: MacAddr,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pe_system_mac: Option<MacAddr>,
+    /// Seed 002's buffer condition at this gateway, for `relay show`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<BufferConfig>,
 }
 
 /// A configuration value the relay cannot use, with the key and the value.
@@ -350,6 +353,21 @@ pub enum ConfigError {
         value: String,
         reason: String,
     },
+}
+
+impl ConfigError {
+    /// The key path (below `[relay]`) of the refused value.
+    pub fn key(&self) -> &'static str {
+        match self {
+            ConfigError::NotUnicast { key, .. }
+            | ConfigError::OutOfRange { key, .. }
+            | ConfigError::Unit { key, .. } => key,
+            ConfigError::Segments { .. } => "tunnel.segments",
+            ConfigError::ReducedWithSegments { .. } => "tunnel.reduced",
+            ConfigError::NoLabels => "tunnel.labels",
+            ConfigError::MixedFamilies { .. } => "tunnel.destination",
+        }
+    }
 }
 
 fn unicast(key: &'static str, mac: MacAddr) -> Result<(), ConfigError> {
@@ -441,6 +459,12 @@ pub struct BufferInputs {
 }
 
 impl BufferConfig {
+    /// The condition evaluated: what `relay show` prints.
+    pub fn evaluate(&self) -> Result<crate::buffer::GatewayBuffer, ConfigError> {
+        let i = self.inputs()?;
+        Ok(crate::buffer::GatewayBuffer::evaluate(&i.wan, i.reserved))
+    }
+
     pub fn inputs(&self) -> Result<BufferInputs, ConfigError> {
         let delay = unit("buffer.wan_delay", &self.wan_delay, parse_duration)?;
         let rx_rate = unit("buffer.rx_rate", &self.rx_rate, parse_rate)?;
@@ -567,6 +591,9 @@ impl GatewayConfig {
         unicast("pe_port_mac", self.pe_port_mac)?;
         if let Some(m) = self.pe_system_mac {
             unicast("pe_system_mac", m)?;
+        }
+        if let Some(b) = &self.buffer {
+            b.inputs()?;
         }
         Ok(())
     }

@@ -6,7 +6,8 @@
 //! device system MAC address). Otherwise, the source DC gateway must discard
 //! this illegal PFC frame."
 
-use crate::config::{ConfigError, GatewayConfig};
+use crate::buffer::GatewayBuffer;
+use crate::config::{BufferConfig, ConfigError, GatewayConfig};
 use crate::pfc::{AllowedSources, PfcFrame};
 use crate::status::GatewayCounters;
 use crate::DropReason;
@@ -16,6 +17,7 @@ use crate::DropReason;
 pub struct GatewayCheck {
     sources: AllowedSources,
     counters: GatewayCounters,
+    buffer: Option<GatewayBuffer>,
 }
 
 impl GatewayCheck {
@@ -27,6 +29,11 @@ impl GatewayCheck {
                 system_mac: cfg.pe_system_mac,
             },
             counters: GatewayCounters::default(),
+            buffer: cfg
+                .buffer
+                .as_ref()
+                .map(BufferConfig::evaluate)
+                .transpose()?,
         })
     }
 
@@ -51,5 +58,10 @@ impl GatewayCheck {
 
     pub fn counters(&self) -> &GatewayCounters {
         &self.counters
+    }
+
+    /// Seed 002's buffer condition at this gateway, when configured.
+    pub fn buffer(&self) -> Option<&GatewayBuffer> {
+        self.buffer.as_ref()
     }
 }

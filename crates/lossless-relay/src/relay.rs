@@ -22,7 +22,7 @@ use lossless_wire::DecodeError;
 
 use crate::batch::{Port, Transmit, TxBatch};
 use crate::buffer::GatewayBuffer;
-use crate::config::{ConfigError, RelayConfig, TunnelConfig};
+use crate::config::{BufferConfig, ConfigError, RelayConfig, TunnelConfig};
 use crate::pfc::{check_pfc, restrict, AllowedSources, PfcFrame, MAX_PFC_FRAME_LEN};
 use crate::status::{EgressCounters, IngressCounters, RelayStatus, StormStatus};
 use crate::storm::{Flush, StormGuard};
@@ -85,13 +85,11 @@ impl Relay {
             }
             None => None,
         };
-        let gateway_buffer = match &cfg.buffer {
-            Some(b) => {
-                let i = b.inputs()?;
-                Some(GatewayBuffer::evaluate(&i.wan, i.reserved))
-            }
-            None => None,
-        };
+        let gateway_buffer = cfg
+            .buffer
+            .as_ref()
+            .map(BufferConfig::evaluate)
+            .transpose()?;
         Ok(Relay {
             gateway: AllowedSources {
                 port_mac: cfg.dc.gateway_port_mac,

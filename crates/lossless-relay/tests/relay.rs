@@ -280,6 +280,7 @@ fn end_to_end_rewrites_the_smac_and_keeps_vector_and_times() {
                 interface: None,
                 pe_port_mac: PE1_DC,
                 pe_system_mac: None,
+                buffer: None,
             })
             .expect("gateway config");
             assert!(matches!(
@@ -540,6 +541,7 @@ fn gateway_check_accepts_only_the_pe() {
         interface: None,
         pe_port_mac: PE1_DC,
         pe_system_mac: Some(PE1_WAN),
+        buffer: None,
     })
     .expect("config");
     let from = |mac| pfc_from(mac, 0x08, [0, 0, 0, 5, 0, 0, 0, 0]);
@@ -560,6 +562,7 @@ fn gateway_check_accepts_only_the_pe() {
         interface: None,
         pe_port_mac: MacAddr::MAC_CONTROL,
         pe_system_mac: None,
+        buffer: None,
     })
     .is_err());
 }

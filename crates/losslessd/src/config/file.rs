@@ -4,6 +4,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+use lossless_relay::RelaySection;
 use lossless_wire::cee::{AppEntry, AppSelector, AppTable, PriorityMap, DCBX_OUI, MAX_APP_ENTRIES};
 use serde::de::{DeserializeOwned, IntoDeserializer};
 use toml_edit::ImDocument;
@@ -15,7 +16,7 @@ use super::read::{quoted, Field};
 use super::setting::{Feature, Flag, Layer, Setting, Site, Timer};
 use super::DaemonSettings;
 
-const TOP_KEYS: &[&str] = &["daemon", "defaults", "ports"];
+const TOP_KEYS: &[&str] = &["daemon", "defaults", "ports", "relay"];
 const DAEMON_KEYS: &[&str] = &["socket", "socket_group", "state_dir", "metrics", "log"];
 pub(crate) const PORT_KEYS: &[&str] = &[
     "admin_status",
@@ -66,6 +67,7 @@ pub(crate) struct Parsed {
     pub daemon: DaemonSettings,
     pub defaults: Layer,
     pub ports: Vec<PortSection>,
+    pub relay: Option<RelaySection>,
 }
 
 pub(crate) enum Failure {
@@ -95,6 +97,7 @@ pub(crate) fn parse(text: &str) -> Result<Parsed, Failure> {
         daemon: DaemonSettings::default(),
         defaults: Layer::new("defaults".into(), 0),
         ports: Vec::new(),
+        relay: None,
     };
     for f in Field::root(doc.as_table()).entries()? {
         match f.name {
@@ -117,6 +120,7 @@ pub(crate) fn parse(text: &str) -> Result<Parsed, Failure> {
                     out.ports.push(PortSection { pattern, layer });
                 }
             }
+            "relay" => out.relay = Some(super::relay::parse(text, &f)?),
             _ => return Err(f.unknown(TOP_KEYS).into()),
         }
     }

@@ -4,6 +4,7 @@
 //! hold per-port LLDP/DCBX settings. A port's effective settings are the
 //! built-in defaults, then `[defaults]`, then every glob section that matches
 //! the interface (in file order), then its exact-name section, key by key.
+//! `[relay]` configures seed 002's PFC relay (a PE or a DC gateway's check).
 //! Every refusal names the file, line, column and key. The format is
 //! documented in `docs/config.md`; `examples/losslessd.toml` is a commented
 //! example.
@@ -14,6 +15,7 @@ mod file;
 mod headroom;
 mod pattern;
 mod read;
+mod relay;
 mod render;
 mod setting;
 
@@ -21,6 +23,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use lossless_dcbx::{AdminStatus, DcbxConfig, LldpTimers, PortConfig};
+use lossless_relay::RelaySection;
 use lossless_wire::MacAddr;
 use serde::{Deserialize, Serialize};
 
@@ -46,6 +49,8 @@ pub struct DaemonConfig {
     pub daemon: DaemonSettings,
     defaults: Layer,
     ports: Vec<PortSection>,
+    /// `[relay]`: seed 002's PFC relay (a PE, or a gateway's check).
+    pub relay: Option<RelaySection>,
 }
 
 /// The `[daemon]` section.
@@ -168,6 +173,7 @@ impl Default for DaemonConfig {
             daemon: DaemonSettings::default(),
             defaults: Layer::new("defaults".into(), 0),
             ports: Vec::new(),
+            relay: None,
         }
     }
 }
@@ -216,6 +222,7 @@ impl DaemonConfig {
             daemon: parsed.daemon,
             defaults: parsed.defaults,
             ports: parsed.ports,
+            relay: parsed.relay,
         })
     }
 

@@ -30,6 +30,7 @@ Examples:
   lossless dcbx show eth0                 admin, peer and operational DCBX of a port
   lossless dcbx set eth0 pfc --priorities 3,4 --willing no
   lossless events --follow                DCBX notifications as they happen
+  lossless relay show                     PFC relayed across the WAN (seed 002), drops by reason
   lossless help decode                    everything about one command
 
 Exit status: 0 success, 2 bad usage or unreadable input, 1 any other failure."
@@ -90,6 +91,9 @@ enum Command {
     /// Re-read the daemon's configuration file (as SIGHUP). A bad file is refused
     /// and the running configuration stays; unchanged ports are not disturbed.
     Reload(cmd::daemon::JsonArg),
+    /// Seed 002's PFC relay in the daemon: ports, counters, drops, storm ceiling, buffer.
+    #[command(subcommand)]
+    Relay(cmd::relay::RelayCommand),
 }
 
 fn main() -> ExitCode {
@@ -108,6 +112,7 @@ fn main() -> ExitCode {
         Command::Counters(args) => cmd::daemon::counters(&cli.socket, args),
         Command::Events(args) => cmd::daemon::events(&cli.socket, args),
         Command::Reload(args) => cmd::daemon::reload(&cli.socket, args),
+        Command::Relay(c) => cmd::relay::run(&cli.socket, c),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

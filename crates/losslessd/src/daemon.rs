@@ -863,6 +863,11 @@ impl Daemon {
                 Ok(r) => Response::ok(serde_json::to_value(r).unwrap_or_default()),
                 Err(msg) => Response::err(ErrorKind::InvalidConfig, msg),
             },
+            // The runtime answers it while a relay runs.
+            Request::RelayShow => Response::err(
+                ErrorKind::NotConfigured,
+                "no [relay] section in the configuration",
+            ),
         }
     }
 

@@ -7,5 +7,6 @@ pub mod headroom;
 pub mod metrics;
 pub mod port;
 pub mod protocol;
+pub mod relay;
 pub mod runtime;
 pub mod state;

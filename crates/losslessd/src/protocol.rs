@@ -58,6 +58,8 @@ pub enum Request {
         #[serde(default)]
         port: Option<String>,
     },
+    /// Seed 002's PFC relay: the core's counters and the data path's.
+    RelayShow,
 }
 
 /// One feature's administrative change; absent fields stay as they are.
@@ -125,6 +127,8 @@ pub enum ErrorKind {
     Persist,
     /// The daemon is shutting down or otherwise cannot serve the request.
     Unavailable,
+    /// The configuration has no such section (e.g. no `[relay]`).
+    NotConfigured,
 }
 
 impl Response {

@@ -26,7 +26,8 @@ use tracing::{error, info, warn};
 use crate::config::{ConfigFileError, DaemonConfig};
 use crate::control::{self, CoreMsg};
 use crate::daemon::{Daemon, Now, Output, StartError};
-use crate::protocol::Request;
+use crate::protocol::{Request, Response};
+use crate::relay::RelayRuntime;
 
 /// Command-line choices; each overrides the file.
 #[derive(Debug, Clone, Default)]
@@ -194,6 +195,8 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
         );
     }
     execute(&mut daemon, &mut io, &clock);
+    let mut relay = None;
+    sync_relay(&daemon, &mut relay);
     info!(socket = %socket_path.display(), "ready");
 
     let mut sigterm = signal(SignalKind::terminate())?;
@@ -257,15 +260,37 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
                 CoreMsg::Control { req, reply } => {
                     let follow = matches!(req, Request::Events { follow: true });
                     let sub = follow.then(|| io.events.subscribe());
-                    let resp = daemon.request(clock.now(), req);
+                    let resp = match (&req, &relay) {
+                        (Request::RelayShow, Some(r)) => {
+                            Response::ok(serde_json::to_value(r.show()).unwrap_or_default())
+                        }
+                        (Request::Reload, _) => {
+                            let mut resp = daemon.request(clock.now(), req);
+                            if resp.ok {
+                                let what = sync_relay(&daemon, &mut relay);
+                                if let Some(serde_json::Value::Object(m)) = resp.result.as_mut() {
+                                    m.insert("relay".into(), what.into());
+                                }
+                            }
+                            resp
+                        }
+                        _ => daemon.request(clock.now(), req),
+                    };
                     let _ = reply.send((resp, sub));
                 }
                 CoreMsg::Metrics { reply } => {
-                    let _ = reply.send(daemon.render_metrics(clock.now()));
+                    let mut text = daemon.render_metrics(clock.now());
+                    if let Some(r) = &relay {
+                        crate::relay::metrics::render(&r.show(), &mut text);
+                    }
+                    let _ = reply.send(text);
                 }
             },
             _ = sighup.recv() => match daemon.reload(clock.now()) {
-                Ok(r) => info!(changed = ?r.changed, added = ?r.added, removed = ?r.removed, "SIGHUP: reloaded"),
+                Ok(r) => {
+                    let what = sync_relay(&daemon, &mut relay);
+                    info!(changed = ?r.changed, added = ?r.added, removed = ?r.removed, relay = what, "SIGHUP: reloaded");
+                }
                 Err(e) => error!(error = %e, "SIGHUP: configuration refused, the running one stays"),
             },
             _ = sigterm.recv() => break,
@@ -278,6 +303,31 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
     execute(&mut daemon, &mut io, &clock);
     let _ = std::fs::remove_file(&socket_path);
     Ok(())
+}
+
+/// Starts, stops or restarts the relay to match the configuration; says
+/// which. A changed section restarts it (its counters start again).
+fn sync_relay(daemon: &Daemon, relay: &mut Option<RelayRuntime>) -> &'static str {
+    let want = daemon.config().relay.as_ref();
+    let what = match (want, relay.as_ref()) {
+        (None, None) => return "none",
+        (Some(w), Some(r)) if r.section() == w => return "unchanged",
+        (None, Some(_)) => "stopped",
+        (Some(_), Some(_)) => "restarted",
+        (Some(_), None) => "started",
+    };
+    // Stop the old thread (and close its sockets) before the new one opens.
+    *relay = None;
+    if let Some(section) = want {
+        match RelayRuntime::start(section.clone()) {
+            Ok(r) => *relay = Some(r),
+            Err(e) => {
+                error!(error = %e, "relay not started");
+                return "failed";
+            }
+        }
+    }
+    what
 }
 
 async fn sleep_until(deadline: Option<tokio::time::Instant>) {

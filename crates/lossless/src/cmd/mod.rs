@@ -7,4 +7,5 @@ pub mod headroom_compare;
 pub mod headroom_show;
 pub mod lab;
 pub mod policy;
+pub mod relay;
 pub mod table;

@@ -1,0 +1,72 @@
+//! A DC gateway's data path: read the PFC frames on the interface facing the
+//! PE and check each the way seed 002 asks (legal, to 01-80-C2-00-00-01,
+//! from the PE's port or system MAC). What the gateway then does with an
+//! accepted frame is its NIC's business (PFC pauses in hardware); the daemon
+//! counts and shows.
+
+use lossless_relay::{GatewayCheck, GatewayConfig};
+use lossless_sys::batch::{BatchOptions, Filter, RxBatch};
+
+use super::show::{AcceptedPfc, GatewayShow};
+use super::{idle, Core, Link, Shared, MAX_FRAME};
+
+pub(super) struct State {
+    check: GatewayCheck,
+    pe_port_mac: lossless_wire::MacAddr,
+    pe_system_mac: Option<lossless_wire::MacAddr>,
+    last_accepted: Option<AcceptedPfc>,
+}
+
+impl State {
+    pub(super) fn new(check: GatewayCheck, cfg: &GatewayConfig) -> State {
+        State {
+            check,
+            pe_port_mac: cfg.pe_port_mac,
+            pe_system_mac: cfg.pe_system_mac,
+            last_accepted: None,
+        }
+    }
+
+    pub(super) fn show(&self) -> GatewayShow {
+        GatewayShow {
+            pe_port_mac: self.pe_port_mac,
+            pe_system_mac: self.pe_system_mac,
+            counters: *self.check.counters(),
+            last_accepted: self.last_accepted,
+            buffer: self.check.buffer().cloned(),
+        }
+    }
+}
+
+pub(super) fn run(shared: &Shared, cfg: &GatewayConfig) {
+    let name = cfg.interface.clone().unwrap_or_default();
+    let mut link = Link::new(0, &name, Filter::MacControl, BatchOptions::default());
+    let mut rx = RxBatch::new(usize::from(shared.datapath.batch), MAX_FRAME);
+    while !shared.stopping() {
+        link.ensure_open(shared);
+        let received = {
+            let mut guard = shared.lock();
+            let st = &mut *guard;
+            let Core::Gateway(g) = &mut st.core else {
+                return;
+            };
+            let io = &mut st.ports[link.slot];
+            let n = link.recv(&mut rx, io);
+            link.read_stats(io);
+            for frame in rx.iter().take(n) {
+                if let Ok(pfc) = g.check.check(frame) {
+                    g.last_accepted = Some(AcceptedPfc {
+                        src: pfc.src,
+                        class_enable: pfc.class_enable,
+                        quanta: pfc.quanta,
+                        at_s: shared.now().since_epoch().as_secs_f64(),
+                    });
+                }
+            }
+            n
+        };
+        if received == 0 {
+            idle(shared, &[&link], None);
+        }
+    }
+}

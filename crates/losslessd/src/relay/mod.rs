@@ -1,0 +1,336 @@
+//! The relay's data path (runtime layer): one thread per `[relay]` section
+//! that owns the sockets and the sans-IO core (`lossless_relay`), reads
+//! frames in batches, hands them to the core with the time, and sends what
+//! it yields. The daemon's control task reads the status under the same
+//! lock, between batches.
+//!
+//! - [`pe`]: a PE's loop over its DC and WAN interfaces.
+//! - [`gateway`]: a DC gateway's loop over the interface facing its PE.
+//! - [`show`]: what `lossless relay show` prints; [`metrics`]: the series.
+//!
+//! A missing interface is not fatal: the thread retries every second and
+//! `relay show` says why the port is not open. A socket that fails is closed
+//! and reopened the same way.
+
+pub mod gateway;
+pub mod metrics;
+pub mod pe;
+pub mod show;
+
+use std::io;
+use std::os::fd::AsFd;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use lossless_relay::{Datapath, GatewayCheck, Instant, Poll, Relay, RelaySection};
+use lossless_sys::batch::{wait_any, BatchOptions, BatchSocket, Filter, RxBatch};
+use lossless_sys::if_nametoindex;
+use tracing::{info, warn};
+
+use show::{PortIo, RelayShow};
+
+/// How often a port that is not open is tried again.
+const REOPEN: Duration = Duration::from_secs(1);
+/// The longest a waiting thread sleeps before it looks at the stop flag.
+const MAX_WAIT: Duration = Duration::from_millis(50);
+/// How often the kernel's drop counters are read.
+const STATS_EVERY: Duration = Duration::from_millis(100);
+/// The largest frame a slot holds: a tunnel frame around a PFC frame is
+/// under 200 octets; anything longer than this is not ours anyway.
+const MAX_FRAME: usize = 2048;
+
+/// The sans-IO core a thread drives (one per daemon: the size difference
+/// between the variants costs nothing).
+#[allow(clippy::large_enum_variant)]
+enum Core {
+    Pe(Relay),
+    Gateway(gateway::State),
+}
+
+/// What the thread and the control task share.
+struct State {
+    core: Core,
+    ports: Vec<PortIo>,
+}
+
+struct Shared {
+    stop: AtomicBool,
+    state: Mutex<State>,
+    started: std::time::Instant,
+    datapath: Datapath,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic in the data path thread poisons the lock; the counters in
+        // it are still the best answer there is.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The core's clock: time since the relay started.
+    fn now(&self) -> Instant {
+        Instant::from_duration(self.started.elapsed())
+    }
+
+    fn stopping(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+}
+
+/// A running relay: the thread, stopped and joined on drop.
+pub struct RelayRuntime {
+    section: RelaySection,
+    shared: Arc<Shared>,
+    thread: Option<JoinHandle<()>>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("relay: {0}")]
+    Config(#[from] lossless_relay::ConfigError),
+    #[error("relay thread: {0}")]
+    Spawn(io::Error),
+}
+
+impl RelayRuntime {
+    /// Starts the data path for `section` (already validated by the
+    /// configuration reader).
+    pub fn start(section: RelaySection) -> Result<RelayRuntime, StartError> {
+        let started = std::time::Instant::now();
+        let (core, ports, datapath) = match &section {
+            RelaySection::Pe(cfg) => {
+                let relay = Relay::new(cfg.clone(), Instant::ZERO)?;
+                let ports = vec![
+                    port_io("dc", cfg.dc.interface.as_deref()),
+                    port_io("wan", cfg.wan.interface.as_deref()),
+                ];
+                (Core::Pe(relay), ports, cfg.datapath)
+            }
+            RelaySection::Gateway(cfg) => {
+                let check = GatewayCheck::new(cfg)?;
+                let ports = vec![port_io("pe", cfg.interface.as_deref())];
+                let state = gateway::State::new(check, cfg);
+                (Core::Gateway(state), ports, Datapath::default())
+            }
+        };
+        let shared = Arc::new(Shared {
+            stop: AtomicBool::new(false),
+            state: Mutex::new(State { core, ports }),
+            started,
+            datapath,
+        });
+        let thread = {
+            let shared = Arc::clone(&shared);
+            let section = section.clone();
+            std::thread::Builder::new()
+                .name("relay".into())
+                .spawn(move || match section {
+                    RelaySection::Pe(cfg) => pe::run(&shared, &cfg),
+                    RelaySection::Gateway(cfg) => gateway::run(&shared, &cfg),
+                })
+                .map_err(StartError::Spawn)?
+        };
+        info!(role = role(&section), "relay started");
+        Ok(RelayRuntime {
+            section,
+            shared,
+            thread: Some(thread),
+        })
+    }
+
+    /// The section it runs.
+    pub fn section(&self) -> &RelaySection {
+        &self.section
+    }
+
+    /// Everything `relay show` prints.
+    pub fn show(&self) -> RelayShow {
+        let st = self.shared.lock();
+        let (pe, gateway) = match &st.core {
+            Core::Pe(r) => (Some(r.status()), None),
+            Core::Gateway(g) => (None, Some(g.show())),
+        };
+        RelayShow {
+            role: role(&self.section).into(),
+            uptime_s: self.shared.started.elapsed().as_secs_f64(),
+            datapath: self.shared.datapath,
+            ports: st.ports.clone(),
+            pe,
+            gateway,
+        }
+    }
+}
+
+impl Drop for RelayRuntime {
+    fn drop(&mut self) {
+        self.shared.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            if t.join().is_err() {
+                warn!("the relay thread had panicked");
+            }
+        }
+    }
+}
+
+fn role(section: &RelaySection) -> &'static str {
+    match section {
+        RelaySection::Pe(_) => "pe",
+        RelaySection::Gateway(_) => "gateway",
+    }
+}
+
+fn port_io(side: &str, interface: Option<&str>) -> PortIo {
+    PortIo {
+        side: side.into(),
+        interface: interface.unwrap_or_default().into(),
+        error: Some("not opened yet".into()),
+        ..PortIo::default()
+    }
+}
+
+/// One interface's socket and its bookkeeping in the thread.
+struct Link {
+    /// Index into `State::ports`.
+    slot: usize,
+    name: String,
+    filter: Filter,
+    opts: BatchOptions,
+    socket: Option<BatchSocket>,
+    last_try: Option<std::time::Instant>,
+    last_stats: std::time::Instant,
+}
+
+impl Link {
+    fn new(slot: usize, name: &str, filter: Filter, opts: BatchOptions) -> Link {
+        Link {
+            slot,
+            name: name.to_string(),
+            filter,
+            opts,
+            socket: None,
+            last_try: None,
+            last_stats: std::time::Instant::now(),
+        }
+    }
+
+    /// Opens the socket if it is closed and the last try is a second old.
+    fn ensure_open(&mut self, shared: &Shared) {
+        if self.socket.is_some() || self.last_try.is_some_and(|t| t.elapsed() < REOPEN) {
+            return;
+        }
+        self.last_try = Some(std::time::Instant::now());
+        let opened = if_nametoindex(&self.name)
+            .and_then(|i| BatchSocket::open(i, self.filter, self.opts))
+            .map_err(|e| format!("{}: {e}", self.name));
+        let mut st = shared.lock();
+        let port = &mut st.ports[self.slot];
+        match opened {
+            Ok(s) => {
+                info!(interface = %self.name, side = %port.side, "relay port open");
+                port.open = true;
+                port.error = None;
+                self.socket = Some(s);
+            }
+            Err(e) => {
+                if port.error.as_deref() != Some(e.as_str()) {
+                    warn!(error = %e, "relay port not open; retrying every second");
+                }
+                port.open = false;
+                port.error = Some(e);
+            }
+        }
+    }
+
+    /// Closes the socket after an error; it is reopened later.
+    fn fail(&mut self, port: &mut PortIo, e: &io::Error) {
+        warn!(interface = %self.name, error = %e, "relay port failed; reopening");
+        self.socket = None;
+        port.open = false;
+        port.error = Some(format!("{}: {e}", self.name));
+    }
+
+    /// Reads a batch into `rx`; counts it in `port`. 0 when closed or empty.
+    fn recv(&mut self, rx: &mut RxBatch, port: &mut PortIo) -> usize {
+        let Some(s) = &self.socket else {
+            return 0;
+        };
+        match s.recv_batch(rx) {
+            Ok(n) => {
+                if n > 0 {
+                    port.received += n as u64;
+                    port.batches += 1;
+                    port.largest_batch = port.largest_batch.max(n as u64);
+                }
+                n
+            }
+            Err(e) => {
+                self.fail(port, &e);
+                0
+            }
+        }
+    }
+
+    /// Sends `frames`, counting what went and what did not.
+    fn send<'a>(&mut self, frames: impl Iterator<Item = &'a [u8]>, shared: &Shared) {
+        let Some(s) = &self.socket else {
+            return;
+        };
+        let frames: Vec<&[u8]> = frames.collect();
+        if frames.is_empty() {
+            return;
+        }
+        let result = s.send_batch(frames.iter().copied());
+        let mut st = shared.lock();
+        let port = &mut st.ports[self.slot];
+        match result {
+            Ok(n) => {
+                port.sent += n as u64;
+                port.send_errors += (frames.len() - n) as u64;
+            }
+            Err(e) => {
+                port.send_errors += frames.len() as u64;
+                port.error = Some(format!("send: {e}"));
+            }
+        }
+    }
+
+    /// Adds the kernel's drop counter every [`STATS_EVERY`].
+    fn read_stats(&mut self, port: &mut PortIo) {
+        if self.last_stats.elapsed() < STATS_EVERY {
+            return;
+        }
+        self.last_stats = std::time::Instant::now();
+        if let Some(s) = &self.socket {
+            if let Ok(st) = s.stats() {
+                port.socket_drops += st.drops;
+            }
+        }
+    }
+}
+
+/// Waits for a frame on any open link, or until `until` (capped at
+/// [`MAX_WAIT`]); spins instead in busy mode.
+fn idle(shared: &Shared, links: &[&Link], until: Option<Instant>) {
+    if shared.datapath.poll == Poll::Busy && links.iter().any(|l| l.socket.is_some()) {
+        std::hint::spin_loop();
+        return;
+    }
+    let mut wait = MAX_WAIT;
+    if let Some(at) = until {
+        wait = wait.min(at.saturating_since(shared.now()));
+    }
+    let fds: Vec<_> = links
+        .iter()
+        .filter_map(|l| l.socket.as_ref().map(AsFd::as_fd))
+        .collect();
+    if fds.is_empty() {
+        std::thread::sleep(wait);
+        return;
+    }
+    if let Err(e) = wait_any(&fds, Some(wait)) {
+        warn!(error = %e, "relay wait failed");
+        std::thread::sleep(wait);
+    }
+}

@@ -1,0 +1,78 @@
+//! What `lossless relay show [--json]` gets from the daemon: the relay core's
+//! status plus the data path's own counters per interface. Serializes both
+//! ways, so the CLI reads the daemon's JSON into these types.
+
+use lossless_relay::{Datapath, GatewayCounters, RelayStatus};
+use lossless_wire::MacAddr;
+use serde::{Deserialize, Serialize};
+
+use lossless_relay::buffer::GatewayBuffer;
+
+/// The whole answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RelayShow {
+    /// `pe` or `gateway`.
+    pub role: String,
+    /// Seconds since this relay (re)started: counters count from then.
+    pub uptime_s: f64,
+    pub datapath: Datapath,
+    /// The interfaces: `dc` and `wan` for a PE, `pe` for a gateway.
+    pub ports: Vec<PortIo>,
+    /// A PE's core status.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pe: Option<RelayStatus>,
+    /// A gateway's check.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gateway: Option<GatewayShow>,
+}
+
+/// One interface of the data path.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PortIo {
+    /// `dc`, `wan` or `pe`.
+    pub side: String,
+    pub interface: String,
+    /// Whether the socket is open (the interface exists and is usable).
+    pub open: bool,
+    /// Why it is not open, or the last receive/send error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Frames read from the socket.
+    pub received: u64,
+    /// Frames the kernel took for sending.
+    pub sent: u64,
+    /// Frames the kernel refused to send.
+    pub send_errors: u64,
+    /// Frames the kernel dropped because our receive buffer was full
+    /// (`PACKET_STATISTICS`): a legal frame lost before the relay saw it.
+    pub socket_drops: u64,
+    /// `recvmmsg` calls that returned frames, and the most frames one returned.
+    pub batches: u64,
+    pub largest_batch: u64,
+}
+
+/// A DC gateway's check of the PFC its PE forwards.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GatewayShow {
+    pub pe_port_mac: MacAddr,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pe_system_mac: Option<MacAddr>,
+    pub counters: GatewayCounters,
+    /// The last accepted frame.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_accepted: Option<AcceptedPfc>,
+    /// Seed 002's buffer condition, when configured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<GatewayBuffer>,
+}
+
+/// What a forwarded PFC frame asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct AcceptedPfc {
+    pub src: MacAddr,
+    /// Bit n: priority n.
+    pub class_enable: u8,
+    pub quanta: [u16; 8],
+    /// Seconds after the relay started.
+    pub at_s: f64,
+}

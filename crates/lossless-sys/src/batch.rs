@@ -8,8 +8,8 @@
 //! 2. `SO_ATTACH_FILTER` with the [`Filter`]'s classic BPF program;
 //! 3. `SO_RCVBUFFORCE` (falling back to `SO_RCVBUF`) to the requested size,
 //!    so a burst waits in the socket instead of being dropped;
-//!    `PACKET_AUXDATA`, for the VLAN tag; `PACKET_IGNORE_OUTGOING`;
-//!    `SO_PRIORITY`;
+//!    `PACKET_AUXDATA`, for the VLAN tag and whether the checksum is
+//!    computed; `PACKET_IGNORE_OUTGOING`; `SO_PRIORITY`;
 //! 4. `bind` to the interface with `ETH_P_ALL`;
 //! 5. `PACKET_ADD_MEMBERSHIP` for 01:80:c2:00:00:01 when the filter takes
 //!    MAC Control (a NIC's multicast filter must pass PFC up), or promiscuous
@@ -44,6 +44,7 @@ const ETH_P_MPLS_UC: u32 = 0x8847;
 const IPPROTO_UDP: u32 = 17;
 const IPPROTO_ROUTING: u32 = 43;
 const IPPROTO_ETHERNET: u32 = 143;
+const TP_STATUS_CSUMNOTREADY: u32 = 1 << 3;
 const TP_STATUS_VLAN_VALID: u32 = 1 << 4;
 const TP_STATUS_VLAN_TPID_VALID: u32 = 1 << 6;
 const VLAN_HLEN: usize = 4;
@@ -178,6 +179,9 @@ pub struct RxBatch {
     /// Length of each received frame; larger than `slot - VLAN_HLEN` when it
     /// was cut (see [`RxBatch::truncated`]).
     lens: Vec<usize>,
+    /// Whether the kernel reported frame i's transport checksum as not yet
+    /// computed (`TP_STATUS_CSUMNOTREADY`, see [`RxBatch::checksum_not_ready`]).
+    csum_not_ready: Vec<bool>,
     names: Vec<libc::sockaddr_ll>,
     controls: Vec<u8>,
     count: usize,
@@ -196,6 +200,7 @@ impl RxBatch {
             slot,
             bytes: vec![0; capacity * slot],
             lens: vec![0; capacity],
+            csum_not_ready: vec![false; capacity],
             names: vec![sockaddr_ll(0, 0); capacity],
             controls: vec![0; capacity * CONTROL_LEN],
             count: 0,
@@ -224,6 +229,25 @@ impl RxBatch {
         let len = self.lens[i].min(self.slot);
         let start = i * self.slot;
         Some(&self.bytes[start..start + len])
+    }
+
+    /// Frame `i`, writable (to complete a checksum in place).
+    pub fn get_mut(&mut self, i: usize) -> Option<&mut [u8]> {
+        if i >= self.count {
+            return None;
+        }
+        let len = self.lens[i].min(self.slot);
+        let start = i * self.slot;
+        Some(&mut self.bytes[start..start + len])
+    }
+
+    /// Whether the kernel says frame `i`'s TCP/UDP checksum is not computed
+    /// yet (`TP_STATUS_CSUMNOTREADY`: the skb is `CHECKSUM_PARTIAL`). Frames
+    /// sent by this host, or crossing a virtual link (veth, virtio) from a
+    /// sender that left the checksum to offload, arrive so: the field holds
+    /// only the pseudo-header sum, and the kernel trusts the packet anyway.
+    pub fn checksum_not_ready(&self, i: usize) -> bool {
+        i < self.count && self.csum_not_ready[i]
     }
 
     /// Whether frame `i` did not fit its slot.
@@ -328,26 +352,7 @@ impl BatchSocket {
 
     /// Reads and resets the kernel's counters for this socket.
     pub fn stats(&self) -> io::Result<SocketStats> {
-        let mut st = libc::tpacket_stats {
-            tp_packets: 0,
-            tp_drops: 0,
-        };
-        let mut len = mem::size_of::<libc::tpacket_stats>() as libc::socklen_t;
-        // SAFETY: st and len are valid for writes; the kernel writes at most
-        // len bytes.
-        sys::cvt(unsafe {
-            libc::getsockopt(
-                self.fd.as_raw_fd(),
-                libc::SOL_PACKET,
-                libc::PACKET_STATISTICS,
-                (&mut st as *mut libc::tpacket_stats).cast::<libc::c_void>(),
-                &mut len,
-            )
-        })?;
-        Ok(SocketStats {
-            packets: st.tp_packets.into(),
-            drops: st.tp_drops.into(),
-        })
+        packet_stats(&self.fd)
     }
 
     /// Receives up to `batch.capacity()` queued frames with one `recvmmsg`,
@@ -410,7 +415,8 @@ impl BatchSocket {
                 continue;
             }
             let wire_len = m.msg_len as usize;
-            let tag = vlan_tag(&m.msg_hdr);
+            let status = aux_status(&m.msg_hdr);
+            let tag = status.and_then(vlan_tag);
             let src = i * slot + VLAN_HLEN;
             let dst = kept * slot;
             let body = wire_len.min(slot - VLAN_HLEN);
@@ -436,6 +442,8 @@ impl BatchSocket {
             } else {
                 len
             };
+            batch.csum_not_ready[kept] =
+                status.is_some_and(|a| a.tp_status & TP_STATUS_CSUMNOTREADY != 0);
             kept += 1;
         }
         batch.count = kept;
@@ -447,72 +455,105 @@ impl BatchSocket {
     /// first frame the kernel refuses and returns the error if none was sent
     /// (`WouldBlock` when the device queue is full).
     pub fn send_batch<'a>(&self, frames: impl IntoIterator<Item = &'a [u8]>) -> io::Result<usize> {
-        let frames: Vec<&[u8]> = frames.into_iter().collect();
-        let index = libc::c_int::try_from(self.ifindex).unwrap_or_default();
-        let mut names = Vec::with_capacity(frames.len());
-        for f in &frames {
-            let (Some(dst), Some(ty)) = (f.get(0..6), f.get(12..ETH_HLEN)) else {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    format!(
-                        "a {}-byte frame is shorter than an Ethernet header",
-                        f.len()
-                    ),
-                ));
-            };
-            let mut sa = sockaddr_ll(index, u16::from_ne_bytes([ty[0], ty[1]]));
-            sa.sll_halen = 6;
-            sa.sll_addr[..6].copy_from_slice(dst);
-            names.push(sa);
-        }
-        let mut iovs: Vec<libc::iovec> = frames
-            .iter()
-            .map(|f| libc::iovec {
-                iov_base: f.as_ptr().cast_mut().cast::<libc::c_void>(),
-                iov_len: f.len(),
-            })
-            .collect();
-        // SAFETY: mmsghdr is plain data; all-zero is a valid value.
-        let mut msgs: Vec<libc::mmsghdr> = (0..frames.len())
-            .map(|_| unsafe { mem::zeroed() })
-            .collect();
-        for (i, m) in msgs.iter_mut().enumerate() {
-            m.msg_hdr.msg_name = (&mut names[i] as *mut libc::sockaddr_ll).cast();
-            m.msg_hdr.msg_namelen = mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
-            m.msg_hdr.msg_iov = &mut iovs[i];
-            m.msg_hdr.msg_iovlen = 1;
-        }
-        let mut sent = 0;
-        while sent < msgs.len() {
-            let rest = &mut msgs[sent..];
-            // SAFETY: rest holds valid headers whose names and iovecs (over
-            // the caller's frames) outlive the call.
-            let n = unsafe {
-                libc::sendmmsg(
-                    self.fd.as_raw_fd(),
-                    rest.as_mut_ptr(),
-                    rest.len() as libc::c_uint,
-                    0,
-                )
-            };
-            if n < 0 {
-                let e = io::Error::last_os_error();
-                if e.kind() == io::ErrorKind::Interrupted {
-                    continue;
-                }
-                return if sent == 0 { Err(e) } else { Ok(sent) };
-            }
-            if n == 0 {
-                break;
-            }
-            sent += n as usize;
-        }
-        Ok(sent)
+        send_frames(&self.fd, self.ifindex, frames)
     }
 }
 
-/// The VLAN tag `PACKET_AUXDATA` reports for a received frame: (TPID, TCI).
-fn vlan_tag(hdr: &libc::msghdr) -> Option<(u16, u16)> {
+/// `PACKET_STATISTICS` of a packet socket (read and reset).
+pub(crate) fn packet_stats(fd: &OwnedFd) -> io::Result<SocketStats> {
+    let mut st = libc::tpacket_stats {
+        tp_packets: 0,
+        tp_drops: 0,
+    };
+    let mut len = mem::size_of::<libc::tpacket_stats>() as libc::socklen_t;
+    // SAFETY: st and len are valid for writes; the kernel writes at most len
+    // bytes.
+    sys::cvt(unsafe {
+        libc::getsockopt(
+            fd.as_raw_fd(),
+            libc::SOL_PACKET,
+            libc::PACKET_STATISTICS,
+            (&mut st as *mut libc::tpacket_stats).cast::<libc::c_void>(),
+            &mut len,
+        )
+    })?;
+    Ok(SocketStats {
+        packets: st.tp_packets.into(),
+        drops: st.tp_drops.into(),
+    })
+}
+
+/// `sendmmsg` of whole Ethernet frames on interface `ifindex`.
+pub(crate) fn send_frames<'a>(
+    fd: &OwnedFd,
+    ifindex: u32,
+    frames: impl IntoIterator<Item = &'a [u8]>,
+) -> io::Result<usize> {
+    let frames: Vec<&[u8]> = frames.into_iter().collect();
+    let index = libc::c_int::try_from(ifindex).unwrap_or_default();
+    let mut names = Vec::with_capacity(frames.len());
+    for f in &frames {
+        let (Some(dst), Some(ty)) = (f.get(0..6), f.get(12..ETH_HLEN)) else {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "a {}-byte frame is shorter than an Ethernet header",
+                    f.len()
+                ),
+            ));
+        };
+        let mut sa = sockaddr_ll(index, u16::from_ne_bytes([ty[0], ty[1]]));
+        sa.sll_halen = 6;
+        sa.sll_addr[..6].copy_from_slice(dst);
+        names.push(sa);
+    }
+    let mut iovs: Vec<libc::iovec> = frames
+        .iter()
+        .map(|f| libc::iovec {
+            iov_base: f.as_ptr().cast_mut().cast::<libc::c_void>(),
+            iov_len: f.len(),
+        })
+        .collect();
+    // SAFETY: mmsghdr is plain data; all-zero is a valid value.
+    let mut msgs: Vec<libc::mmsghdr> = (0..frames.len())
+        .map(|_| unsafe { mem::zeroed() })
+        .collect();
+    for (i, m) in msgs.iter_mut().enumerate() {
+        m.msg_hdr.msg_name = (&mut names[i] as *mut libc::sockaddr_ll).cast();
+        m.msg_hdr.msg_namelen = mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
+        m.msg_hdr.msg_iov = &mut iovs[i];
+        m.msg_hdr.msg_iovlen = 1;
+    }
+    let mut sent = 0;
+    while sent < msgs.len() {
+        let rest = &mut msgs[sent..];
+        // SAFETY: rest holds valid headers whose names and iovecs (over
+        // the caller's frames) outlive the call.
+        let n = unsafe {
+            libc::sendmmsg(
+                fd.as_raw_fd(),
+                rest.as_mut_ptr(),
+                rest.len() as libc::c_uint,
+                0,
+            )
+        };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return if sent == 0 { Err(e) } else { Ok(sent) };
+        }
+        if n == 0 {
+            break;
+        }
+        sent += n as usize;
+    }
+    Ok(sent)
+}
+
+/// The `PACKET_AUXDATA` of a received frame.
+fn aux_status(hdr: &libc::msghdr) -> Option<libc::tpacket_auxdata> {
     // SAFETY: hdr's control buffer was filled by recvmmsg with
     // msg_controllen valid bytes; CMSG_FIRSTHDR/NXTHDR stay within it.
     unsafe {
@@ -524,22 +565,37 @@ fn vlan_tag(hdr: &libc::msghdr) -> Option<(u16, u16)> {
                 && cm.cmsg_len as usize
                     >= libc::CMSG_LEN(mem::size_of::<libc::tpacket_auxdata>() as u32) as usize
             {
-                let aux =
-                    std::ptr::read_unaligned(libc::CMSG_DATA(c).cast::<libc::tpacket_auxdata>());
-                if aux.tp_status & TP_STATUS_VLAN_VALID == 0 {
-                    return None;
-                }
-                let tpid = if aux.tp_status & TP_STATUS_VLAN_TPID_VALID != 0 {
-                    aux.tp_vlan_tpid
-                } else {
-                    ETH_P_8021Q
-                };
-                return Some((tpid, aux.tp_vlan_tci));
+                return Some(std::ptr::read_unaligned(
+                    libc::CMSG_DATA(c).cast::<libc::tpacket_auxdata>(),
+                ));
             }
             c = libc::CMSG_NXTHDR(hdr, c);
         }
     }
     None
+}
+
+/// The VLAN tag the kernel took off a received frame: (TPID, TCI).
+fn vlan_tag(aux: libc::tpacket_auxdata) -> Option<(u16, u16)> {
+    if aux.tp_status & TP_STATUS_VLAN_VALID == 0 {
+        return None;
+    }
+    let tpid = if aux.tp_status & TP_STATUS_VLAN_TPID_VALID != 0 {
+        aux.tp_vlan_tpid
+    } else {
+        ETH_P_8021Q
+    };
+    Some((tpid, aux.tp_vlan_tci))
+}
+
+/// The pending error of a socket (`SO_ERROR`, which reading clears): the
+/// kernel sets `ENETDOWN` on a packet socket whose interface went away.
+pub fn socket_error(fd: &impl AsRawFd) -> Option<io::Error> {
+    match sys::getsockopt_int(fd, libc::SOL_SOCKET, libc::SO_ERROR) {
+        Ok(0) => None,
+        Ok(e) => Some(io::Error::from_raw_os_error(e)),
+        Err(e) => Some(e),
+    }
 }
 
 /// Blocks until one of `fds` is readable or `timeout` passes (`ppoll`,

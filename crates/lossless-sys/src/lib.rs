@@ -11,6 +11,7 @@
 //!   (0x88B5) with kernel timestamps (`SO_TIMESTAMPING`, hardware where the NIC has it).
 //! * [`batch`]: batched `AF_PACKET` I/O (`recvmmsg`/`sendmmsg`) with a filter
 //!   per port, for the PFC relay's data path.
+//! * [`netns`]: run code (open sockets) inside a named network namespace.
 //! * [`dcbnl`]: the kernel's DCB netlink interface (`RTM_GETDCB`/`RTM_SETDCB`)
 //!   for what a CEE agent programs: DCB state, PFC, priority groups, SET_ALL.
 //!
@@ -26,8 +27,10 @@ mod bpf_interp;
 pub mod dcbnl;
 pub mod link;
 mod netlink;
+pub mod netns;
 pub mod packet;
 pub mod reactor;
+pub mod ring;
 mod sys;
 pub mod timestamp;
 #[cfg(test)]

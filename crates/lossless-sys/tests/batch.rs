@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use lossless_sys::batch::{wait_any, BatchOptions, BatchSocket, Filter, RxBatch};
 use lossless_sys::link::if_nametoindex;
+use lossless_sys::ring::{RingOptions, RingSocket};
 use std::os::fd::AsFd;
 
 mod common;
@@ -169,5 +170,80 @@ fn a_full_receive_buffer_is_counted_as_drops() {
     let got = recv_all(&rx, 100);
     assert_eq!(got.len() as u64, 100 - st.drops);
     let e = BatchSocket::open(0, Filter::All, BatchOptions::default()).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+}
+
+fn ring(ns: &Netns, name: &'static str, opts: RingOptions) -> RingSocket {
+    ns.run(|| RingSocket::open(if_nametoindex(name)?, Filter::MacControl, opts))
+        .expect("ring socket")
+}
+
+/// Takes frames from the ring until `want` or 2 s.
+fn ring_all(s: &mut RingSocket, want: usize) -> Vec<Vec<u8>> {
+    let mut got = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while got.len() < want && Instant::now() < deadline {
+        if !s.ready() {
+            wait_any(&[s.as_fd()], Some(Duration::from_millis(50))).unwrap();
+        }
+        let frames = s.recv_batch(64, |_| panic!("no partial checksums here"));
+        got.extend(frames.iter().map(<[u8]>::to_vec));
+    }
+    got
+}
+
+#[test]
+fn the_receive_ring_takes_frames_in_order_with_tags_and_counts_overflow() {
+    if !privileged() {
+        return;
+    }
+    let p = Pair::new();
+    let tx = open(&p.a, "va", Filter::All, BatchOptions::default());
+    let mut rx = ring(&p.b, "vb", RingOptions::default());
+    assert_eq!(rx.slots(), 8192);
+    let mut frames: Vec<Vec<u8>> = (1..=300).map(pfc).collect();
+    frames.insert(10, eth(PFC_DST, MAC_A, &[0x88cc], &[0; 46]));
+    let tagged = {
+        let mut f = pfc(301);
+        f.splice(12..12, [0x81, 0x00, 0x20, 0x05]);
+        f
+    };
+    frames.push(tagged.clone());
+    tx.send_batch(frames.iter().map(Vec::as_slice)).unwrap();
+    let got = ring_all(&mut rx, 301);
+    let mut want: Vec<Vec<u8>> = (1..=300).map(pfc).collect();
+    want.push(tagged);
+    assert_eq!(got.len(), 301);
+    assert!(
+        got == want,
+        "in order, byte for byte, the tag back in place"
+    );
+    assert!(!rx.ready());
+    // A ring of 32 slots overflows; the kernel counts what it dropped.
+    let small = RingOptions {
+        frames: 32,
+        ..RingOptions::default()
+    };
+    let mut rx = ring(&p.b, "vb", small);
+    assert_eq!(rx.slots(), 32);
+    tx.send_batch(
+        (1..=100)
+            .map(pfc)
+            .collect::<Vec<_>>()
+            .iter()
+            .map(Vec::as_slice),
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    let st = rx.stats().unwrap();
+    assert_eq!((st.packets, st.drops), (100, 68));
+    assert_eq!(ring_all(&mut rx, 32), (1..=32).map(pfc).collect::<Vec<_>>());
+    let bad = RingOptions {
+        frame_size: 1000,
+        ..RingOptions::default()
+    };
+    let e =
+        p.b.run(|| RingSocket::open(if_nametoindex("vb")?, Filter::All, bad))
+            .unwrap_err();
     assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
 }

@@ -5,10 +5,10 @@
 //! counts and shows.
 
 use lossless_relay::{GatewayCheck, GatewayConfig};
-use lossless_sys::batch::{BatchOptions, Filter, RxBatch};
+use lossless_sys::batch::Filter;
 
 use super::show::{AcceptedPfc, GatewayShow};
-use super::{idle, Core, Link, Shared, MAX_FRAME};
+use super::{idle, ring_options, Core, Link, Shared};
 
 pub(super) struct State {
     check: GatewayCheck,
@@ -40,8 +40,8 @@ impl State {
 
 pub(super) fn run(shared: &Shared, cfg: &GatewayConfig) {
     let name = cfg.interface.clone().unwrap_or_default();
-    let mut link = Link::new(0, &name, Filter::MacControl, BatchOptions::default());
-    let mut rx = RxBatch::new(usize::from(shared.datapath.batch), MAX_FRAME);
+    let mut link = Link::new(0, &name, Filter::MacControl, ring_options(0, false));
+    let batch = usize::from(shared.datapath.batch);
     while !shared.stopping() {
         link.ensure_open(shared);
         let received = {
@@ -51,18 +51,25 @@ pub(super) fn run(shared: &Shared, cfg: &GatewayConfig) {
                 return;
             };
             let io = &mut st.ports[link.slot];
-            let n = link.recv(&mut rx, io);
+            let at_s = shared.now().since_epoch().as_secs_f64();
+            let n = link.recv(
+                batch,
+                io,
+                |_| {},
+                |frames| {
+                    for frame in frames.iter() {
+                        if let Ok(pfc) = g.check.check(frame) {
+                            g.last_accepted = Some(AcceptedPfc {
+                                src: pfc.src,
+                                class_enable: pfc.class_enable,
+                                quanta: pfc.quanta,
+                                at_s,
+                            });
+                        }
+                    }
+                },
+            );
             link.read_stats(io);
-            for frame in rx.iter().take(n) {
-                if let Ok(pfc) = g.check.check(frame) {
-                    g.last_accepted = Some(AcceptedPfc {
-                        src: pfc.src,
-                        class_enable: pfc.class_enable,
-                        quanta: pfc.quanta,
-                        at_s: shared.now().since_epoch().as_secs_f64(),
-                    });
-                }
-            }
             n
         };
         if received == 0 {

@@ -25,8 +25,9 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use lossless_relay::{Datapath, GatewayCheck, Instant, Poll, Relay, RelaySection};
-use lossless_sys::batch::{wait_any, BatchOptions, BatchSocket, Filter, RxBatch};
+use lossless_sys::batch::{socket_error, wait_any, Filter};
 use lossless_sys::if_nametoindex;
+use lossless_sys::ring::{RingOptions, RingSocket, RxFrames};
 use tracing::{info, warn};
 
 use show::{PortIo, RelayShow};
@@ -37,9 +38,20 @@ const REOPEN: Duration = Duration::from_secs(1);
 const MAX_WAIT: Duration = Duration::from_millis(50);
 /// How often the kernel's drop counters are read.
 const STATS_EVERY: Duration = Duration::from_millis(100);
-/// The largest frame a slot holds: a tunnel frame around a PFC frame is
-/// under 200 octets; anything longer than this is not ours anyway.
-const MAX_FRAME: usize = 2048;
+/// Ring slot size: a tunnel frame around a PFC frame is under 200 octets;
+/// anything longer than a slot is not ours anyway (and arrives cut).
+const SLOT: usize = 2048;
+/// Ring slots per port: a 16 MiB ring absorbs a burst of 8192 frames.
+const SLOTS: usize = 8192;
+
+fn ring_options(priority: u32, promiscuous: bool) -> RingOptions {
+    RingOptions {
+        frames: SLOTS,
+        frame_size: SLOT,
+        priority,
+        promiscuous,
+    }
+}
 
 /// The sans-IO core a thread drives (one per daemon: the size difference
 /// between the variants costs nothing).
@@ -196,14 +208,14 @@ struct Link {
     slot: usize,
     name: String,
     filter: Filter,
-    opts: BatchOptions,
-    socket: Option<BatchSocket>,
+    opts: RingOptions,
+    socket: Option<RingSocket>,
     last_try: Option<std::time::Instant>,
     last_stats: std::time::Instant,
 }
 
 impl Link {
-    fn new(slot: usize, name: &str, filter: Filter, opts: BatchOptions) -> Link {
+    fn new(slot: usize, name: &str, filter: Filter, opts: RingOptions) -> Link {
         Link {
             slot,
             name: name.to_string(),
@@ -222,7 +234,7 @@ impl Link {
         }
         self.last_try = Some(std::time::Instant::now());
         let opened = if_nametoindex(&self.name)
-            .and_then(|i| BatchSocket::open(i, self.filter, self.opts))
+            .and_then(|i| RingSocket::open(i, self.filter, self.opts))
             .map_err(|e| format!("{}: {e}", self.name));
         let mut st = shared.lock();
         let port = &mut st.ports[self.slot];
@@ -251,25 +263,28 @@ impl Link {
         port.error = Some(format!("{}: {e}", self.name));
     }
 
-    /// Reads a batch into `rx`; counts it in `port`. 0 when closed or empty.
-    fn recv(&mut self, rx: &mut RxBatch, port: &mut PortIo) -> usize {
-        let Some(s) = &self.socket else {
+    /// Takes up to `max` waiting frames and hands them to `f`; counts them
+    /// in `port`. Returns how many (0 when closed or nothing waits).
+    /// `complete` finishes a checksum the kernel left partial.
+    fn recv(
+        &mut self,
+        max: usize,
+        port: &mut PortIo,
+        complete: impl FnMut(&mut [u8]),
+        f: impl FnOnce(&RxFrames<'_>),
+    ) -> usize {
+        let Some(s) = self.socket.as_mut() else {
             return 0;
         };
-        match s.recv_batch(rx) {
-            Ok(n) => {
-                if n > 0 {
-                    port.received += n as u64;
-                    port.batches += 1;
-                    port.largest_batch = port.largest_batch.max(n as u64);
-                }
-                n
-            }
-            Err(e) => {
-                self.fail(port, &e);
-                0
-            }
+        let frames = s.recv_batch(max, complete);
+        let n = frames.len();
+        if n > 0 {
+            port.received += n as u64;
+            port.batches += 1;
+            port.largest_batch = port.largest_batch.max(n as u64);
+            f(&frames);
         }
+        n
     }
 
     /// Sends `frames`, counting what went and what did not.
@@ -296,16 +311,22 @@ impl Link {
         }
     }
 
-    /// Adds the kernel's drop counter every [`STATS_EVERY`].
+    /// Every [`STATS_EVERY`]: adds the kernel's drop counter, and closes
+    /// the socket if the kernel reported an error on it (the interface went
+    /// away: `ENETDOWN`), to be reopened.
     fn read_stats(&mut self, port: &mut PortIo) {
         if self.last_stats.elapsed() < STATS_EVERY {
             return;
         }
         self.last_stats = std::time::Instant::now();
-        if let Some(s) = &self.socket {
-            if let Ok(st) = s.stats() {
-                port.socket_drops += st.drops;
-            }
+        let Some(s) = &self.socket else {
+            return;
+        };
+        if let Ok(st) = s.stats() {
+            port.socket_drops += st.drops;
+        }
+        if let Some(e) = socket_error(s) {
+            self.fail(port, &e);
         }
     }
 }

@@ -1,11 +1,18 @@
 //! A PE's data path: PFC from the DC gateway in, tunnel frames to the WAN
 //! out, and the reverse. One thread, two sockets, batches both ways.
 
-use lossless_relay::{Port, RelayConfig, TunnelConfig, TxBatch};
-use lossless_sys::batch::{BatchOptions, Filter, RxBatch};
-use lossless_sys::if_hwaddr;
+use std::net::{Ipv4Addr, Ipv6Addr};
 
-use super::{idle, Core, Link, Shared, MAX_FRAME};
+use lossless_relay::{Port, RelayConfig, TunnelConfig, TxBatch};
+use lossless_sys::batch::Filter;
+use lossless_sys::if_hwaddr;
+use lossless_wire::tunnel::ipv4::ETHERTYPE_IPV4;
+use lossless_wire::tunnel::ipv6::ETHERTYPE_IPV6;
+use lossless_wire::tunnel::udp::{fill_checksum_v4, fill_checksum_v6};
+use lossless_wire::tunnel::IpProtocol;
+use lossless_wire::EthernetHeader;
+
+use super::{idle, ring_options, Core, Link, Shared};
 
 /// The WAN socket's filter: only what the tunnel can be.
 fn wan_filter(tunnel: &TunnelConfig) -> Filter {
@@ -13,6 +20,57 @@ fn wan_filter(tunnel: &TunnelConfig) -> Filter {
         TunnelConfig::Srv6 { .. } => Filter::Srv6,
         TunnelConfig::Vxlan { port, .. } => Filter::Udp { port: *port },
         TunnelConfig::SrMpls { .. } => Filter::Mpls,
+    }
+}
+
+/// Completes the UDP checksum of a frame the kernel handed over with the
+/// checksum not computed yet (`TP_STATUS_CSUMNOTREADY`): a VXLAN
+/// packet from a VTEP on this host, or across a veth or virtio link whose
+/// sender left the sum to offload. The field holds only the pseudo-header
+/// sum, which the tunnel decoder would refuse as a bad checksum, while the
+/// kernel itself trusts such a packet. Anything that is not UDP over IPv4 or
+/// IPv6 (without extension headers, as the WAN filter passes) is left alone.
+fn complete_udp_checksum(frame: &mut [u8]) {
+    let Ok((eth, h)) = EthernetHeader::parse(frame) else {
+        return;
+    };
+    let Some(ip) = frame.get_mut(h..) else {
+        return;
+    };
+    let udp_len = |ip: &[u8], at: usize| {
+        ip.get(at + 4..at + 6)
+            .map(|l| usize::from(u16::from_be_bytes([l[0], l[1]])))
+    };
+    match eth.ethertype {
+        ETHERTYPE_IPV4 if ip.len() >= 20 && ip[9] == IpProtocol::UDP.0 => {
+            let at = usize::from(ip[0] & 0x0f) * 4;
+            if at < 20 {
+                return;
+            }
+            let (Some(len), Ok(src), Ok(dst)) = (
+                udp_len(ip, at),
+                <[u8; 4]>::try_from(&ip[12..16]),
+                <[u8; 4]>::try_from(&ip[16..20]),
+            ) else {
+                return;
+            };
+            if let Some(datagram) = ip.get_mut(at..at + len).filter(|d| d.len() >= 8) {
+                fill_checksum_v4(&Ipv4Addr::from(src), &Ipv4Addr::from(dst), datagram);
+            }
+        }
+        ETHERTYPE_IPV6 if ip.len() >= 40 && ip[6] == IpProtocol::UDP.0 => {
+            let (Some(len), Ok(src), Ok(dst)) = (
+                udp_len(ip, 40),
+                <[u8; 16]>::try_from(&ip[8..24]),
+                <[u8; 16]>::try_from(&ip[24..40]),
+            ) else {
+                return;
+            };
+            if let Some(datagram) = ip.get_mut(40..40 + len).filter(|d| d.len() >= 8) {
+                fill_checksum_v6(&Ipv6Addr::from(src), &Ipv6Addr::from(dst), datagram);
+            }
+        }
+        _ => {}
     }
 }
 
@@ -28,22 +86,14 @@ pub(super) fn run(shared: &Shared, cfg: &RelayConfig) {
         0,
         &dc_name,
         Filter::MacControl,
-        BatchOptions {
-            priority,
-            ..BatchOptions::default()
-        },
+        ring_options(priority, false),
     );
     let mut wan = Link::new(
         1,
         &wan_name,
         wan_filter(&cfg.tunnel),
-        BatchOptions {
-            priority,
-            promiscuous,
-            ..BatchOptions::default()
-        },
+        ring_options(priority, promiscuous),
     );
-    let mut rx = RxBatch::new(batch, MAX_FRAME);
     let mut out = TxBatch::with_capacity(2 * batch, 256);
     while !shared.stopping() {
         dc.ensure_open(shared);
@@ -55,17 +105,22 @@ pub(super) fn run(shared: &Shared, cfg: &RelayConfig) {
             let Core::Pe(relay) = &mut st.core else {
                 return;
             };
+            let now = shared.now();
             let mut received = 0;
             for (link, port) in [(&mut dc, Port::Dc), (&mut wan, Port::Wan)] {
                 let io = &mut st.ports[link.slot];
-                let n = link.recv(&mut rx, io);
+                // Only UDP (VXLAN) from the WAN has a checksum to finish.
+                let complete = |f: &mut [u8]| {
+                    if port == Port::Wan {
+                        complete_udp_checksum(f);
+                    }
+                };
+                received += link.recv(batch, io, complete, |frames| {
+                    relay.process(now, port, frames.iter(), &mut out);
+                });
                 link.read_stats(io);
-                if n > 0 {
-                    received += n;
-                    relay.process(shared.now(), port, rx.iter(), &mut out);
-                }
             }
-            relay.process_timeout(shared.now(), &mut out);
+            relay.process_timeout(now, &mut out);
             (received, relay.poll_timeout())
         };
         dc.send(
@@ -78,6 +133,97 @@ pub(super) fn run(shared: &Shared, cfg: &RelayConfig) {
         );
         if received == 0 && out.is_empty() {
             idle(shared, &[&dc, &wan], next);
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+mod tests {
+    use lossless_relay::example::{self, Kind, DC2_GW};
+    use lossless_relay::{Instant, Relay, Verdict};
+    use lossless_wire::tunnel::checksum::{pseudo_header_v4, pseudo_header_v6};
+    use lossless_wire::MacAddr;
+
+    use super::*;
+
+    /// A legal PFC frame from DC2 GW, tunnelled by PE2 of `kind`.
+    fn tunnelled(kind: Kind) -> Vec<u8> {
+        let mut pfc = vec![0u8; 60];
+        pfc[..6].copy_from_slice(&MacAddr::MAC_CONTROL.0);
+        pfc[6..12].copy_from_slice(&DC2_GW.0);
+        pfc[12..18].copy_from_slice(&[0x88, 0x08, 0x01, 0x01, 0x00, 0x08]);
+        pfc[24..26].copy_from_slice(&[0xff, 0xff]);
+        let mut pe2 = Relay::new(example::pe(2, kind), Instant::ZERO).unwrap();
+        assert!(matches!(
+            pe2.handle_frame(Instant::ZERO, Port::Dc, &pfc),
+            Verdict::Relayed { .. }
+        ));
+        pe2.poll_transmit().unwrap().frame.to_vec()
+    }
+
+    /// What a packet socket reads of a CHECKSUM_PARTIAL packet: the UDP
+    /// checksum field holds the folded pseudo-header sum, not the checksum.
+    fn partial(frame: &[u8]) -> Vec<u8> {
+        let mut f = frame.to_vec();
+        let (at, sum) = if f[12..14] == [0x08, 0x00] {
+            let (src, dst) = (&f[26..30], &f[30..34]);
+            let sum = pseudo_header_v4(
+                &Ipv4Addr::from(<[u8; 4]>::try_from(src).unwrap()),
+                &Ipv4Addr::from(<[u8; 4]>::try_from(dst).unwrap()),
+                (f.len() - 34) as u16,
+                IpProtocol::UDP,
+            );
+            (34 + 6, sum)
+        } else {
+            let (src, dst) = (&f[22..38], &f[38..54]);
+            let sum = pseudo_header_v6(
+                &Ipv6Addr::from(<[u8; 16]>::try_from(src).unwrap()),
+                &Ipv6Addr::from(<[u8; 16]>::try_from(dst).unwrap()),
+                (f.len() - 54) as u32,
+                IpProtocol::UDP,
+            );
+            (54 + 6, sum)
+        };
+        f[at..at + 2].copy_from_slice(&sum.folded().to_be_bytes());
+        f
+    }
+
+    #[test]
+    fn a_partial_vxlan_checksum_is_completed_and_the_frame_delivered() {
+        for kind in [Kind::Vxlan4, Kind::Vxlan6] {
+            let sent = tunnelled(kind);
+            let mut got = partial(&sent);
+            assert_ne!(got, sent, "{kind:?}: the partial sum differs");
+            let mut pe1 = Relay::new(example::pe(1, kind), Instant::ZERO).unwrap();
+            assert_eq!(
+                pe1.handle_frame(Instant::ZERO, Port::Wan, &got),
+                Verdict::Dropped(lossless_relay::DropReason::MalformedTunnel),
+                "{kind:?}: refused as it is"
+            );
+            complete_udp_checksum(&mut got);
+            assert_eq!(got, sent, "{kind:?}");
+            assert_eq!(
+                pe1.handle_frame(Instant::ZERO, Port::Wan, &got),
+                Verdict::Delivered,
+                "{kind:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn frames_that_are_not_whole_udp_datagrams_are_left_alone() {
+        for kind in [Kind::Srv6, Kind::Mpls] {
+            let sent = tunnelled(kind);
+            let mut got = sent.clone();
+            complete_udp_checksum(&mut got);
+            assert_eq!(got, sent, "{kind:?}");
+        }
+        for len in 0..60 {
+            let mut cut = tunnelled(Kind::Vxlan4)[..len].to_vec();
+            let before = cut.clone();
+            complete_udp_checksum(&mut cut);
+            assert_eq!(cut, before, "{len} octets");
         }
     }
 }

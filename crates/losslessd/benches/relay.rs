@@ -1,0 +1,490 @@
+//! The PFC relay's data path on veth, against the kernel's own SRv6
+//! encapsulation in the same run (needs root):
+//!
+//!   cargo bench -p losslessd --bench relay                   everything
+//!   cargo bench -p losslessd --bench relay -- latency        one relay hop vs seg6 l2encap
+//!   cargo bench -p losslessd --bench relay -- throughput     frames/s with nothing lost
+//!
+//! ```text
+//!  ns hosts                     ns pe                         ns hosts
+//!  gen ---- veth ---- pe2-dc [ losslessd PE  | kernel seg6 l2encap ] pe2-wan ---- veth ---- sink
+//! ```
+//!
+//! * latency: one frame at a time, alternating the two paths: a PFC frame the
+//!   relay encapsulates in SRv6, and an IPv6 packet the kernel routes into a
+//!   `seg6 mode l2encap` route to the same SID. Each sample is the sink's
+//!   software receive timestamp minus the generator's software transmit
+//!   timestamp (both taken by the kernel, CLOCK_REALTIME): two veth crossings
+//!   plus the PE, for both paths alike. Printed: p50/p99/max per path, and the
+//!   relay's median over the kernel's, for `poll = "wait"` and `"busy"`.
+//!   (BENCH_SAMPLES, default 2000 per path.)
+//! * throughput: the generator (pinned to CPU 0) offers PFC frames at a
+//!   paced rate in sendmmsg batches; losslessd (pinned to CPU 1) relays them;
+//!   the sink's veth counts them and its disabled IPv6 drops them.
+//!   Printed per offered rate: delivered, lost, the relay socket's kernel
+//!   drops, and the relay thread's CPU time, so frames per CPU-second of the
+//!   relay's core. (BENCH_RATES in M frames/s, default "0.5,1,1.5,2";
+//!   BENCH_SECONDS, default 2.)
+#![allow(clippy::unwrap_used)]
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use lossless_relay::example::{self, Kind, DC2_GW, PE2_DC, PE2_WAN};
+use lossless_relay::{Poll, RelaySection};
+use lossless_sys::batch::{BatchOptions, BatchSocket, Filter};
+use lossless_sys::if_nametoindex;
+use lossless_sys::netns::in_netns;
+use lossless_sys::timestamp::{wait_readable, MeasureSocket};
+use lossless_wire::MacAddr;
+use losslessd::protocol::Request;
+use serde_json::Value;
+
+const GEN_MAC: &str = "02:00:00:00:aa:01";
+const SINK: MacAddr = MacAddr([2, 0, 0, 0, 0xaa, 2]);
+/// The far PE's End.DX2 SID (example::pe(2, Srv6)'s segment).
+const SID: &str = "fc00::e1:d2";
+/// Where the kernel path's IPv6 packets go: routed into the l2encap route.
+const KERNEL_DST: [u8; 16] = [0xfd, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1];
+const KERNEL_SRC: [u8; 16] = [0xfd, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2];
+
+fn main() {
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let want = |s: &str| filter.is_empty() || filter.iter().any(|f| f == s);
+    if !can_run("relay bench") {
+        return;
+    }
+    machine();
+    let topo = Topo::new();
+    if want("latency") {
+        let samples = env_or("BENCH_SAMPLES", 2000);
+        for poll in [Poll::Wait, Poll::Busy] {
+            latency(&topo, poll, samples);
+        }
+    }
+    if want("throughput") {
+        let rates: Vec<f64> = std::env::var("BENCH_RATES")
+            .unwrap_or_else(|_| "0.5,1,1.5,2".into())
+            .split(',')
+            .filter_map(|r| r.trim().parse().ok())
+            .collect();
+        let secs = env_or("BENCH_SECONDS", 2) as f64;
+        throughput(&topo, &rates, secs);
+    }
+}
+
+fn env_or(k: &str, d: usize) -> usize {
+    std::env::var(k)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(d)
+}
+
+fn machine() {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, v)| v.trim().to_string())
+        .unwrap_or_default();
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let kernel = String::from_utf8_lossy(&sh(&["uname", "-r"]).stdout)
+        .trim()
+        .to_string();
+    let profile = if cfg!(debug_assertions) {
+        "debug"
+    } else {
+        "release"
+    };
+    println!("machine: {cpu}, {cores} cores, Linux {kernel}, losslessd {profile} build");
+}
+
+/// The namespaces, veths and the kernel's SRv6 route; removed on drop.
+struct Topo {
+    pe: Netns,
+    hosts: Netns,
+    dir: TempDir,
+}
+
+impl Topo {
+    fn new() -> Topo {
+        let pe = Netns::new();
+        let hosts = Netns::new();
+        Veth::new(&hosts, "gen", GEN_MAC, &pe, "pe2-dc", &PE2_DC.to_string());
+        Veth::new(
+            &pe,
+            "pe2-wan",
+            &PE2_WAN.to_string(),
+            &hosts,
+            "sink",
+            &SINK.to_string(),
+        );
+        for (ns, ifs) in [(&pe, ["pe2-dc", "pe2-wan"]), (&hosts, ["gen", "sink"])] {
+            for i in ifs {
+                ns.ip(&["link", "set", i, "up"]);
+            }
+        }
+        // The kernel path: forward fd00:9::1 into seg6 l2encap toward the SID,
+        // which is on the link to the sink.
+        pe.exec(&["sysctl", "-q", "-w", "net.ipv6.conf.all.forwarding=1"]);
+        pe.ip(&[
+            "-6",
+            "addr",
+            "add",
+            "fd00:1::1/64",
+            "dev",
+            "pe2-dc",
+            "nodad",
+        ]);
+        pe.ip(&[
+            "-6",
+            "addr",
+            "add",
+            "fd00:2::1/64",
+            "dev",
+            "pe2-wan",
+            "nodad",
+        ]);
+        pe.ip(&["sr", "tunsrc", "set", "fc00::e2"]);
+        pe.ip(&[
+            "-6",
+            "route",
+            "add",
+            "fd00:9::1/128",
+            "encap",
+            "seg6",
+            "mode",
+            "l2encap",
+            "segs",
+            SID,
+            "dev",
+            "pe2-wan",
+        ]);
+        pe.ip(&[
+            "-6",
+            "route",
+            "add",
+            &format!("{SID}/128"),
+            "dev",
+            "pe2-wan",
+        ]);
+        pe.ip(&[
+            "-6",
+            "neigh",
+            "add",
+            SID,
+            "lladdr",
+            &SINK.to_string(),
+            "dev",
+            "pe2-wan",
+            "nud",
+            "permanent",
+        ]);
+        // The sink's IPv6 is off: the stack drops the frames on arrival
+        // (cheaply: no route lookup); veth has counted them. (This kernel
+        // has no tc drop action to do it earlier.)
+        hosts.exec(&["sysctl", "-q", "-w", "net.ipv6.conf.sink.disable_ipv6=1"]);
+        for (ns, i) in [
+            (&pe, "pe2-dc"),
+            (&pe, "pe2-wan"),
+            (&hosts, "gen"),
+            (&hosts, "sink"),
+        ] {
+            wait_for(Duration::from_secs(3), "links up", || {
+                let out = ns.ip(&["-o", "link", "show", i]);
+                let t = String::from_utf8_lossy(&out.stdout);
+                (t.contains("state UP") && !t.contains("qdisc noop")).then_some(())
+            });
+        }
+        Topo {
+            pe,
+            hosts,
+            dir: TempDir::new(),
+        }
+    }
+
+    /// losslessd as PE2 between pe2-dc and pe2-wan.
+    fn relay(&self, poll: Poll, tag: &str) -> Daemon {
+        let mut cfg = example::pe(2, Kind::Srv6);
+        cfg.dc.interface = Some("pe2-dc".into());
+        cfg.wan.interface = Some("pe2-wan".into());
+        cfg.wan.next_hop_mac = SINK;
+        cfg.datapath.poll = poll;
+        cfg.datapath.batch = 256;
+        #[derive(serde::Serialize)]
+        struct File {
+            relay: RelaySection,
+        }
+        let text = toml::to_string(&File {
+            relay: RelaySection::Pe(cfg),
+        })
+        .unwrap();
+        let dir = self.dir.path().join(tag);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("pe.toml");
+        std::fs::write(&path, text).unwrap();
+        let d = Daemon::start(&self.pe, &dir, &["--config", path.to_str().unwrap()]);
+        wait_for(Duration::from_secs(5), "relay ports open", || {
+            let v = d.call(&Request::RelayShow);
+            v["ports"]
+                .as_array()
+                .is_some_and(|p| p.iter().all(|p| p["open"] == true))
+                .then_some(())
+        });
+        d
+    }
+}
+
+/// A legal PFC frame from DC2's gateway: priority 7 paused for `seq` quanta
+/// (never 0), so the sink can tell the frames apart.
+fn pfc(seq: u16) -> Vec<u8> {
+    let mut f = Vec::with_capacity(60);
+    f.extend_from_slice(&MacAddr::MAC_CONTROL.0);
+    f.extend_from_slice(&DC2_GW.0);
+    f.extend_from_slice(&[0x88, 0x08, 0x01, 0x01, 0x00, 0x80]);
+    f.extend_from_slice(&[0; 14]);
+    f.extend_from_slice(&seq.max(1).to_be_bytes());
+    f.resize(60, 0);
+    f
+}
+
+/// An IPv6 packet (no next header) to the kernel's l2encap route, `seq` in
+/// its payload.
+fn kernel_packet(gen: MacAddr, seq: u16) -> Vec<u8> {
+    let mut f = Vec::with_capacity(64);
+    f.extend_from_slice(&PE2_DC.0);
+    f.extend_from_slice(&gen.0);
+    f.extend_from_slice(&[0x86, 0xdd]);
+    f.extend_from_slice(&[0x60, 0, 0, 0, 0, 8, 59, 64]);
+    f.extend_from_slice(&KERNEL_SRC);
+    f.extend_from_slice(&KERNEL_DST);
+    f.extend_from_slice(&seq.max(1).to_be_bytes());
+    f.extend_from_slice(&[0; 6]);
+    f
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Path {
+    Relay,
+    Kernel,
+}
+
+/// Which path an SRv6 frame at the sink came by and its sequence number.
+fn classify(frame: &[u8]) -> Option<(Path, u16)> {
+    // Outer Ethernet (14) + IPv6 (40) + SRH (8 + 16 per segment).
+    if frame.get(12..14)? != [0x86, 0xdd] || *frame.get(14 + 6)? != 43 {
+        return None;
+    }
+    let srh_len = 8 + 8 * usize::from(*frame.get(54 + 1)?);
+    let inner = frame.get(54 + srh_len..)?;
+    match inner.get(12..14)? {
+        [0x88, 0x08] => Some((Path::Relay, u16::from_be_bytes([inner[32], inner[33]]))),
+        [0x86, 0xdd] => {
+            let p = inner.get(54..56)?;
+            Some((Path::Kernel, u16::from_be_bytes([p[0], p[1]])))
+        }
+        _ => None,
+    }
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+fn latency(topo: &Topo, poll: Poll, samples: usize) {
+    let daemon = topo.relay(poll, &format!("latency-{poll:?}"));
+    let gen_mac = MacAddr(if_hwaddr_in(&topo.hosts, "gen"));
+    let (gen, sink) = in_netns(&topo.hosts.name, || {
+        let g = MeasureSocket::open_all(if_nametoindex("gen")?, "gen")?;
+        let s = MeasureSocket::open_all(if_nametoindex("sink")?, "sink")?;
+        std::io::Result::Ok((g, s))
+    })
+    .unwrap()
+    .unwrap();
+    let mut buf = vec![0u8; 2048];
+    let mut lat: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+    let mut lost = [0usize; 2];
+    let warmup = 50;
+    for i in 0..(samples + warmup) {
+        for path in [Path::Relay, Path::Kernel] {
+            let seq = (i % 60_000 + 1) as u16;
+            let frame = match path {
+                Path::Relay => pfc(seq),
+                Path::Kernel => kernel_packet(gen_mac, seq),
+            };
+            gen.send(&frame).unwrap();
+            let t0 = Instant::now();
+            let tx = loop {
+                match gen.recv_tx_timestamp(&mut buf) {
+                    Ok((_, ts)) => break Some(ts),
+                    Err(_) if t0.elapsed() < Duration::from_millis(100) => std::thread::yield_now(),
+                    Err(_) => break None,
+                }
+            };
+            let mut rx = None;
+            while rx.is_none() && t0.elapsed() < Duration::from_millis(200) {
+                if !wait_readable(&[&sink], Duration::from_millis(20)).unwrap() {
+                    continue;
+                }
+                while let Ok((n, ts)) = sink.recv(&mut buf) {
+                    if classify(&buf[..n]) == Some((path, seq)) {
+                        rx = ts;
+                    }
+                }
+            }
+            let k = path as usize;
+            match (tx, rx) {
+                (Some(tx), Some(rx)) if i >= warmup => {
+                    lat[k].push(rx.wrapping_sub(tx) as f64 / 1e6) // ps -> us
+                }
+                (_, None) if i >= warmup => lost[k] += 1,
+                _ => {}
+            }
+        }
+    }
+    let relayed = daemon.call(&Request::RelayShow)["pe"]["egress"]["relayed"].clone();
+    println!("latency, poll = {poll:?} (one PE hop + two veth crossings, gen tx -> sink rx):");
+    let mut medians = [0.0; 2];
+    for (k, name) in [(0, "relay (losslessd)"), (1, "kernel seg6 l2encap")] {
+        let v = &mut lat[k];
+        v.sort_by(f64::total_cmp);
+        if v.is_empty() {
+            println!("  {name}: no samples ({} lost)", lost[k]);
+            continue;
+        }
+        medians[k] = percentile(v, 0.5);
+        println!(
+            "  {name:<20} p50 {:>7.1} us  p99 {:>7.1} us  max {:>8.1} us  ({} samples, {} lost)",
+            percentile(v, 0.5),
+            percentile(v, 0.99),
+            v[v.len() - 1],
+            v.len(),
+            lost[k]
+        );
+    }
+    if medians[1] > 0.0 {
+        println!(
+            "  relay p50 / kernel p50 = {:.2} (target <= 2); relay counted {relayed} frames",
+            medians[0] / medians[1]
+        );
+    }
+}
+
+fn if_hwaddr_in(ns: &Netns, name: &str) -> [u8; 6] {
+    in_netns(&ns.name, || lossless_sys::if_hwaddr(name))
+        .unwrap()
+        .unwrap()
+}
+
+/// `rx_packets` of `dev` in `ns`.
+fn rx_packets(ns: &Netns, dev: &str) -> u64 {
+    let out = ns.ip(&["-s", "-j", "link", "show", dev]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v[0]["stats64"]["rx"]["packets"].as_u64().unwrap()
+}
+
+/// CPU seconds (user + system) of the thread named `relay` in process `pid`.
+fn relay_cpu(pid: u32) -> f64 {
+    let tick = String::from_utf8_lossy(&sh(&["getconf", "CLK_TCK"]).stdout)
+        .trim()
+        .parse::<f64>()
+        .unwrap_or(100.0);
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap() {
+        let dir = task.unwrap().path();
+        let comm = std::fs::read_to_string(dir.join("comm")).unwrap_or_default();
+        if comm.trim() != "relay" {
+            continue;
+        }
+        let stat = std::fs::read_to_string(dir.join("stat")).unwrap();
+        // Fields after the parenthesised name: state is 3rd, utime 14th, stime 15th.
+        let rest = &stat[stat.rfind(')').unwrap() + 2..];
+        let f: Vec<&str> = rest.split(' ').collect();
+        let ticks: f64 = f[11].parse::<f64>().unwrap() + f[12].parse::<f64>().unwrap();
+        return ticks / tick;
+    }
+    panic!("no relay thread in {pid}");
+}
+
+fn pin(pid: u32, cpu: &str) {
+    sh(&["taskset", "-a", "-p", "-c", cpu, &pid.to_string()]);
+}
+
+fn throughput(topo: &Topo, rates: &[f64], secs: f64) {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cpus >= 2 {
+        pin(std::process::id(), "0");
+    }
+    let daemon = topo.relay(Poll::Busy, "throughput");
+    if cpus >= 2 {
+        pin(daemon.pid().unwrap(), "1");
+    }
+    let gen = in_netns(&topo.hosts.name, || {
+        BatchSocket::open(
+            if_nametoindex("gen")?,
+            Filter::Mpls,
+            BatchOptions::default(),
+        )
+    })
+    .unwrap()
+    .unwrap();
+    let frames: Vec<Vec<u8>> = (1..=256u16).map(pfc).collect();
+    println!(
+        "throughput, poll = Busy, batch 256 (generator on CPU 0, relay on CPU 1, {secs} s per rate):"
+    );
+    let mut best = None;
+    for &mrate in rates {
+        let rate = mrate * 1e6;
+        let total = (rate * secs) as u64;
+        let show0 = daemon.call(&Request::RelayShow);
+        let rx0 = rx_packets(&topo.hosts, "sink");
+        let cpu0 = relay_cpu(daemon.pid().unwrap());
+        let batch = 64u64;
+        let t0 = Instant::now();
+        let mut sent = 0u64;
+        while sent < total {
+            let due = Duration::from_secs_f64(sent as f64 / rate);
+            if t0.elapsed() < due {
+                std::hint::spin_loop();
+                continue;
+            }
+            let n = batch.min(total - sent) as usize;
+            let start = (sent % 256) as usize;
+            let chunk: Vec<&[u8]> = (0..n)
+                .map(|i| frames[(start + i) % 256].as_slice())
+                .collect();
+            sent += gen.send_batch(chunk).unwrap_or(0) as u64;
+        }
+        let send_secs = t0.elapsed().as_secs_f64();
+        std::thread::sleep(Duration::from_millis(300));
+        let delivered = rx_packets(&topo.hosts, "sink") - rx0;
+        let cpu = relay_cpu(daemon.pid().unwrap()) - cpu0;
+        let show = daemon.call(&Request::RelayShow);
+        let delta = |p: &str| {
+            show["ports"][0][p].as_u64().unwrap() - show0["ports"][0][p].as_u64().unwrap()
+        };
+        let relayed = show["pe"]["egress"]["relayed"].as_u64().unwrap()
+            - show0["pe"]["egress"]["relayed"].as_u64().unwrap();
+        let lost = sent - delivered;
+        let achieved = sent as f64 / send_secs / 1e6;
+        println!(
+            "  offered {mrate:.2} M/s (sent {achieved:.2} M/s): delivered {delivered} of {sent}, lost {lost} \
+             (relay socket drops {}), relayed {relayed}; relay thread {cpu:.2} CPU-s = {:.2} M frames per CPU-second",
+            delta("socket_drops"),
+            delivered as f64 / cpu.max(1e-9) / 1e6,
+        );
+        if lost == 0 {
+            best = Some(achieved);
+        }
+    }
+    match best {
+        Some(r) => println!("  highest rate with nothing lost: {r:.2} M frames/s (target >= 1)"),
+        None => println!("  every rate lost frames"),
+    }
+}

@@ -438,3 +438,26 @@ pub fn dcbtool_field<'a>(f: &'a [(String, String)], k: &str) -> &'a str {
         .find(|(key, _)| key == k)
         .map_or("", |(_, v)| v.as_str())
 }
+
+impl Netns {
+    /// Waits up to 3 s for `dev` to pass frames: carrier on and, for a veth,
+    /// the kernel's linkwatch worker done (until then its qdisc is `noop` and
+    /// every frame sent on it is dropped). Devices without operational state
+    /// (vxlan) stay `UNKNOWN`.
+    pub fn wait_running(&self, dev: &str) {
+        wait_for(Duration::from_secs(3), &format!("{dev} running"), || {
+            let out = Command::new("ip")
+                .args(["-n", &self.name, "-o", "link", "show", "dev", dev])
+                .output()
+                .ok()?;
+            let text = String::from_utf8_lossy(&out.stdout);
+            let state = text.contains("state UP") || text.contains("state UNKNOWN");
+            (state && text.contains("LOWER_UP") && !text.contains("qdisc noop")).then_some(())
+        });
+    }
+
+    /// `sysctl -w KEY=VALUE` in this namespace.
+    pub fn sysctl(&self, setting: &str) {
+        self.exec(&["sysctl", "-q", "-w", setting]);
+    }
+}

@@ -91,6 +91,8 @@ pub struct RingSocket {
     next: usize,
     /// Frames with a VLAN tag put back, for this batch.
     scratch: Vec<u8>,
+    /// Where this batch's frames are (reused: no allocation per batch).
+    spans: Vec<Span>,
 }
 
 impl std::fmt::Debug for RingSocket {
@@ -111,8 +113,6 @@ pub struct RxFrames<'a> {
     /// (start slot, count) of the slots this batch holds.
     first: usize,
     count: usize,
-    /// Where each frame is: in the ring at (slot offset, len) or in scratch.
-    spans: Vec<Span>,
 }
 
 #[derive(Clone, Copy)]
@@ -132,7 +132,8 @@ enum Span {
 impl RxFrames<'_> {
     /// Frames in the batch.
     pub fn len(&self) -> usize {
-        self.spans
+        self.sock
+            .spans
             .iter()
             .filter(|s| !matches!(s, Span::Skip))
             .count()
@@ -146,7 +147,7 @@ impl RxFrames<'_> {
     pub fn iter(&self) -> impl Iterator<Item = &[u8]> + '_ {
         let ring = self.sock.ring();
         let scratch = &self.sock.scratch;
-        self.spans.iter().filter_map(move |s| match *s {
+        self.sock.spans.iter().filter_map(move |s| match *s {
             Span::Ring { at, len } => Some(&ring[at..at + len]),
             Span::Scratch { at, len } => Some(&scratch[at..at + len]),
             Span::Skip => None,
@@ -237,6 +238,7 @@ impl RingSocket {
             frames,
             next: 0,
             scratch: Vec::with_capacity(4096),
+            spans: Vec::with_capacity(256),
         })
     }
 
@@ -283,7 +285,7 @@ impl RingSocket {
     /// copied out and handed to `complete` to finish it in place.
     pub fn recv_batch(&mut self, max: usize, mut complete: impl FnMut(&mut [u8])) -> RxFrames<'_> {
         let first = self.next;
-        let mut spans = Vec::with_capacity(max.min(64));
+        self.spans.clear();
         self.scratch.clear();
         let mut count = 0;
         // Never more than the ring: the slots of this batch are still ours.
@@ -340,7 +342,7 @@ impl RingSocket {
             } else {
                 Span::Ring { at, len }
             };
-            spans.push(span);
+            self.spans.push(span);
             count += 1;
         }
         self.next = (first + count) % self.frames;
@@ -348,7 +350,6 @@ impl RingSocket {
             sock: self,
             first,
             count,
-            spans,
         }
     }
 

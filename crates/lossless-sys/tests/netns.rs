@@ -98,7 +98,10 @@ impl Netns {
             if text.contains("state UP") && !text.contains("qdisc noop") {
                 return;
             }
-            assert!(Instant::now() < deadline, "{dev} not running after 3 s: {text}");
+            assert!(
+                Instant::now() < deadline,
+                "{dev} not running after 3 s: {text}"
+            );
             std::thread::sleep(Duration::from_millis(10));
         }
     }

@@ -7,5 +7,6 @@ pub mod headroom;
 pub mod pcap;
 pub mod scenario;
 pub mod sim;
+pub mod transit;
 
 pub use sim::{LogEntry, NodeId, PathProps, SegmentId, Sim};

@@ -5,6 +5,7 @@
 pub mod describe;
 pub mod headroom;
 pub mod pcap;
+pub mod relay;
 pub mod scenario;
 pub mod sim;
 pub mod transit;

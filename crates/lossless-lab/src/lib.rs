@@ -9,5 +9,6 @@ pub mod relay;
 pub mod scenario;
 pub mod sim;
 pub mod transit;
+pub mod wan_relay;
 
 pub use sim::{LogEntry, NodeId, PathProps, SegmentId, Sim};

@@ -755,7 +755,7 @@ pub fn render(runs: &[RelayRun]) -> String {
     let _ = writeln!(
         s,
         "\npath (seed 002 figure 2), {} links, store and forward, nodes add no delay of their own:",
-        Rate(p.rate_bps)
+        rate_text(p.rate_bps)
     );
     let _ = writeln!(
         s,

@@ -5,7 +5,10 @@
 pub mod describe;
 pub mod headroom;
 pub mod pcap;
+pub mod relay;
 pub mod scenario;
 pub mod sim;
+pub mod transit;
+pub mod wan_relay;
 
 pub use sim::{LogEntry, NodeId, PathProps, SegmentId, Sim};

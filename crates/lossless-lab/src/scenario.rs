@@ -2,7 +2,8 @@
 //!
 //! Each builds a small simulated fabric, runs the real agents on the virtual
 //! clock and returns a [`Report`]: the timeline of frames and state changes and
-//! the final state of every agent.
+//! the final state of every agent (for `wan-relay`: the relay path's steps,
+//! [`crate::wan_relay`]), and what crossed the wire, for pcaps.
 
 use std::fmt::Write;
 
@@ -14,8 +15,11 @@ use lossless_wire::MacAddr;
 use serde::Serialize;
 
 use crate::headroom::{build_links, outcomes, run_until_measured, LinkOutcome, LinkSpec};
+use crate::pcap::Capture;
 use crate::sim::{LogEntry, PathProps, Sim};
+use crate::wan_relay::{RelayRun, WanRelayConfig};
 use lossless_headroom::sizing::SizingConfig;
+use lossless_relay::example::Kind;
 
 /// A scenario's name and what it shows.
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -58,6 +62,14 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
         description: "After convergence the switch disables LLDP transmit: its shutdown LLDPDU \
                       makes the host drop the peer and fall back to its own configuration.",
     },
+    ScenarioInfo {
+        name: "wan-relay",
+        description: "Seed 002's PFC relay across a WAN: DC2-GW - PE2 - P - PE1 - DC1-GW with \
+                      1 ms of WAN (--wan-delay), per tunnel (SRv6, SRv6 reduced, VXLAN over IPv4 and IPv6, \
+                      SR-MPLS): a pause arriving at DC1-GW with PE1's source MAC and its \
+                      priorities and times intact, the forwarding delay, illegal frames dropped \
+                      at PE2 by reason, a storm under the ceiling, the gateway buffer.",
+    },
 ];
 
 /// One agent at the end of a run.
@@ -96,6 +108,13 @@ pub struct Report {
     /// Adaptive headroom per link (the `headroom` scenario).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub headroom: Vec<LinkOutcome>,
+    /// One run per tunnel kind (the `wan-relay` scenario).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub wan_relay: Vec<RelayRun>,
+    /// What crossed the simulated wire: one capture for a DCBX scenario, one
+    /// per link and tunnel for `wan-relay` (not in the JSON).
+    #[serde(skip)]
+    pub captures: Vec<Capture>,
 }
 
 /// The name is not a scenario.
@@ -115,6 +134,29 @@ impl std::fmt::Display for UnknownScenario {
 }
 
 impl std::error::Error for UnknownScenario {}
+
+/// Settings a scenario may take besides its seed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Options {
+    /// `wan-relay`: run this tunnel kind only (default: every kind).
+    pub tunnel: Option<Kind>,
+    /// `wan-relay`: one-way WAN delay, PE to PE (default 1 ms).
+    pub wan_delay: Option<Duration>,
+}
+
+/// A scenario that cannot run as asked.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Unknown(#[from] UnknownScenario),
+    #[error("{option} applies to the wan-relay scenario only")]
+    NotApplicable {
+        option: &'static str,
+        scenario: String,
+    },
+    #[error("relay configuration: {0}")]
+    Relay(#[from] lossless_relay::ConfigError),
+}
 
 /// The switch side of the demos: not willing, PFC 3,4, PG 0-2:PG0 3-5:PG1 6:strict 7:PG2.
 pub fn switch_config() -> PortConfig {
@@ -191,7 +233,7 @@ pub fn headroom_links() -> Vec<LinkSpec> {
 }
 
 fn run_headroom(info: &ScenarioInfo, seed: u64) -> Report {
-    let mut sim = Sim::new(seed);
+    let mut sim = Sim::new(seed).with_capture();
     let specs = headroom_links();
     let sizing = SizingConfig::default();
     // The links above are within the model's range; a failure is a bug in this file.
@@ -203,16 +245,64 @@ fn run_headroom(info: &ScenarioInfo, seed: u64) -> Report {
     r
 }
 
-/// Runs a scenario by name.
+fn run_wan_relay(info: &ScenarioInfo, seed: u64, options: &Options) -> Result<Report, RunError> {
+    let mut cfg = WanRelayConfig::default();
+    if let Some(kind) = options.tunnel {
+        cfg.tunnels = vec![kind];
+    }
+    if let Some(d) = options.wan_delay {
+        cfg.wan_delay = d;
+    }
+    let (runs, captures) = crate::wan_relay::run(&cfg)?;
+    Ok(Report {
+        scenario: info.name,
+        description: info.description,
+        seed,
+        converged_at: None,
+        frames_sent: captures.iter().map(|c| c.frames.len() as u64).sum(),
+        frames_lost: 0,
+        agents: Vec::new(),
+        timeline: Vec::new(),
+        headroom: Vec::new(),
+        wan_relay: runs,
+        captures,
+    })
+}
+
+/// Runs a scenario by name with its defaults.
 pub fn run(name: &str, seed: u64) -> Result<Report, UnknownScenario> {
+    match run_with(name, seed, &Options::default()) {
+        Ok(r) => Ok(r),
+        Err(RunError::Unknown(e)) => Err(e),
+        // The defaults are valid for every scenario; anything else is a bug here.
+        Err(e) => panic!("scenario {name} with its defaults: {e}"),
+    }
+}
+
+/// Runs a scenario by name with `options`.
+pub fn run_with(name: &str, seed: u64, options: &Options) -> Result<Report, RunError> {
     let info = SCENARIOS
         .iter()
         .find(|s| s.name == name)
         .ok_or_else(|| UnknownScenario(name.to_string()))?;
+    if name == "wan-relay" {
+        return run_wan_relay(info, seed, options);
+    }
+    for (set, option) in [
+        (options.tunnel.is_some(), "--tunnel"),
+        (options.wan_delay.is_some(), "--wan-delay"),
+    ] {
+        if set {
+            return Err(RunError::NotApplicable {
+                option,
+                scenario: name.to_string(),
+            });
+        }
+    }
     if name == "headroom" {
         return Ok(run_headroom(info, seed));
     }
-    let mut sim = Sim::new(seed);
+    let mut sim = Sim::new(seed).with_capture();
     // The configurations above are valid; a failure here is a bug in this file.
     let mut switch_cfg = switch_config();
     let mut host_cfg = host_config();
@@ -315,6 +405,11 @@ fn report(info: &ScenarioInfo, seed: u64, sim: &Sim, converged_at: Option<Instan
             .collect(),
         timeline,
         headroom: Vec::new(),
+        wan_relay: Vec::new(),
+        captures: vec![Capture {
+            name: info.name.to_string(),
+            frames: sim.capture().to_vec(),
+        }],
     }
 }
 
@@ -323,6 +418,10 @@ impl Report {
     pub fn render_text(&self) -> String {
         let mut s = String::new();
         let _ = writeln!(s, "scenario {}: {}", self.scenario, self.description);
+        if !self.wan_relay.is_empty() {
+            s.push_str(&crate::wan_relay::render(&self.wan_relay));
+            return s;
+        }
         let _ = writeln!(s, "\ntimeline (virtual clock, seconds):");
         let width = self
             .timeline

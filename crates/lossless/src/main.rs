@@ -24,6 +24,7 @@ mod error;
     after_help = "\
 Examples:
   lossless lab                            the simulated fabric: two agents negotiating DCBX
+  lossless lab --scenario wan-relay       PFC relayed across a WAN, DC2 to DC1 (seed 002)
   lossless decode capture.pcapng          decode LLDP/DCBX/PFC frames, readable
   lossless decode capture.pcap --json     the same, one JSON object per frame
   lossless status                         ports of the running losslessd

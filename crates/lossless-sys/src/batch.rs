@@ -455,7 +455,7 @@ impl BatchSocket {
     /// first frame the kernel refuses and returns the error if none was sent
     /// (`WouldBlock` when the device queue is full).
     pub fn send_batch<'a>(&self, frames: impl IntoIterator<Item = &'a [u8]>) -> io::Result<usize> {
-        send_frames(&self.fd, self.ifindex, frames)
+        send_frames(&self.fd, self.ifindex, frames, &mut SendScratch::default())
     }
 }
 
@@ -483,16 +483,34 @@ pub(crate) fn packet_stats(fd: &OwnedFd) -> io::Result<SocketStats> {
     })
 }
 
+/// The headers a `sendmmsg` call needs, kept between calls so a busy
+/// sender does not allocate per batch. The pointers in them are set and used
+/// within one call only.
+#[derive(Default)]
+pub(crate) struct SendScratch {
+    names: Vec<libc::sockaddr_ll>,
+    iovs: Vec<libc::iovec>,
+    msgs: Vec<libc::mmsghdr>,
+}
+
+// SAFETY: the raw pointers inside are written and dereferenced only during
+// one send_frames call, on the calling thread; between calls they are dead
+// values that nothing reads.
+unsafe impl Send for SendScratch {}
+
 /// `sendmmsg` of whole Ethernet frames on interface `ifindex`.
 pub(crate) fn send_frames<'a>(
     fd: &OwnedFd,
     ifindex: u32,
     frames: impl IntoIterator<Item = &'a [u8]>,
+    scratch: &mut SendScratch,
 ) -> io::Result<usize> {
-    let frames: Vec<&[u8]> = frames.into_iter().collect();
     let index = libc::c_int::try_from(ifindex).unwrap_or_default();
-    let mut names = Vec::with_capacity(frames.len());
-    for f in &frames {
+    let SendScratch { names, iovs, msgs } = scratch;
+    names.clear();
+    iovs.clear();
+    msgs.clear();
+    for f in frames {
         let (Some(dst), Some(ty)) = (f.get(0..6), f.get(12..ETH_HLEN)) else {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
@@ -506,23 +524,19 @@ pub(crate) fn send_frames<'a>(
         sa.sll_halen = 6;
         sa.sll_addr[..6].copy_from_slice(dst);
         names.push(sa);
-    }
-    let mut iovs: Vec<libc::iovec> = frames
-        .iter()
-        .map(|f| libc::iovec {
+        iovs.push(libc::iovec {
             iov_base: f.as_ptr().cast_mut().cast::<libc::c_void>(),
             iov_len: f.len(),
-        })
-        .collect();
-    // SAFETY: mmsghdr is plain data; all-zero is a valid value.
-    let mut msgs: Vec<libc::mmsghdr> = (0..frames.len())
-        .map(|_| unsafe { mem::zeroed() })
-        .collect();
-    for (i, m) in msgs.iter_mut().enumerate() {
+        });
+    }
+    for i in 0..names.len() {
+        // SAFETY: mmsghdr is plain data; all-zero is a valid value.
+        let mut m: libc::mmsghdr = unsafe { mem::zeroed() };
         m.msg_hdr.msg_name = (&mut names[i] as *mut libc::sockaddr_ll).cast();
         m.msg_hdr.msg_namelen = mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
         m.msg_hdr.msg_iov = &mut iovs[i];
         m.msg_hdr.msg_iovlen = 1;
+        msgs.push(m);
     }
     let mut sent = 0;
     while sent < msgs.len() {

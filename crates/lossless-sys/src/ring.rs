@@ -18,7 +18,7 @@ use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use crate::batch::{send_frames, Filter, SocketStats};
+use crate::batch::{send_frames, Filter, SendScratch, SocketStats};
 use crate::packet::{
     add_membership, bind, checked_ifindex, ETH_P_8021Q, ETH_P_ALL, MAC_CONTROL_MULTICAST,
     PACKET_IGNORE_OUTGOING, PACKET_OUTGOING,
@@ -31,6 +31,7 @@ const TP_STATUS_CSUMNOTREADY: u32 = 1 << 3;
 const TP_STATUS_VLAN_VALID: u32 = 1 << 4;
 const TP_STATUS_VLAN_TPID_VALID: u32 = 1 << 6;
 const TPACKET_V2: libc::c_int = 1;
+const PACKET_QDISC_BYPASS: libc::c_int = 20;
 const TPACKET_ALIGNMENT: usize = 16;
 /// Ring block size: a multiple of the page size and of every slot size.
 const BLOCK: usize = 1 << 16;
@@ -48,6 +49,10 @@ pub struct RingOptions {
     pub priority: u32,
     /// Put the interface in promiscuous mode while the socket is open.
     pub promiscuous: bool,
+    /// `PACKET_QDISC_BYPASS`: hand sent frames straight to the driver's
+    /// queue (chosen by priority as usual), past any queueing discipline, so
+    /// a PFC frame never waits behind bulk traffic in a software queue.
+    pub qdisc_bypass: bool,
 }
 
 impl Default for RingOptions {
@@ -57,6 +62,7 @@ impl Default for RingOptions {
             frame_size: 2048,
             priority: 0,
             promiscuous: false,
+            qdisc_bypass: false,
         }
     }
 }
@@ -93,6 +99,7 @@ pub struct RingSocket {
     scratch: Vec<u8>,
     /// Where this batch's frames are (reused: no allocation per batch).
     spans: Vec<Span>,
+    send: SendScratch,
 }
 
 impl std::fmt::Debug for RingSocket {
@@ -194,6 +201,9 @@ impl RingSocket {
         let prio = libc::c_int::try_from(opts.priority)
             .map_err(|_| invalid(format!("socket priority {} is out of range", opts.priority)))?;
         sys::setsockopt(&fd, libc::SOL_SOCKET, libc::SO_PRIORITY, &prio)?;
+        if opts.qdisc_bypass {
+            sys::setsockopt(&fd, libc::SOL_PACKET, PACKET_QDISC_BYPASS, &1i32)?;
+        }
         sys::setsockopt(&fd, libc::SOL_PACKET, libc::PACKET_VERSION, &TPACKET_V2)?;
         let req = libc::tpacket_req {
             tp_block_size: u32::try_from(block)
@@ -239,6 +249,7 @@ impl RingSocket {
             next: 0,
             scratch: Vec::with_capacity(4096),
             spans: Vec::with_capacity(256),
+            send: SendScratch::default(),
         })
     }
 
@@ -355,8 +366,11 @@ impl RingSocket {
 
     /// Sends whole Ethernet frames with `sendmmsg`; see
     /// [`BatchSocket::send_batch`](crate::batch::BatchSocket::send_batch).
-    pub fn send_batch<'a>(&self, frames: impl IntoIterator<Item = &'a [u8]>) -> io::Result<usize> {
-        send_frames(&self.fd, self.ifindex, frames)
+    pub fn send_batch<'a>(
+        &mut self,
+        frames: impl IntoIterator<Item = &'a [u8]>,
+    ) -> io::Result<usize> {
+        send_frames(&self.fd, self.ifindex, frames, &mut self.send)
     }
 
     /// Reads and resets the kernel's counters (drops: the ring was full).

@@ -51,7 +51,8 @@ pub(super) fn run(shared: &Shared, cfg: &GatewayConfig) {
                 return;
             };
             let io = &mut st.ports[link.slot];
-            let at_s = shared.now().since_epoch().as_secs_f64();
+            let tick = std::time::Instant::now();
+            let at_s = shared.at(tick).since_epoch().as_secs_f64();
             let n = link.recv(
                 batch,
                 io,
@@ -69,7 +70,7 @@ pub(super) fn run(shared: &Shared, cfg: &GatewayConfig) {
                     }
                 },
             );
-            link.read_stats(io);
+            link.read_stats(io, tick);
             n
         };
         if received == 0 {

@@ -50,6 +50,8 @@ fn ring_options(priority: u32, promiscuous: bool) -> RingOptions {
         frame_size: SLOT,
         priority,
         promiscuous,
+        // PFC must not queue behind bulk traffic in a software qdisc.
+        qdisc_bypass: true,
     }
 }
 
@@ -83,7 +85,12 @@ impl Shared {
 
     /// The core's clock: time since the relay started.
     fn now(&self) -> Instant {
-        Instant::from_duration(self.started.elapsed())
+        self.at(std::time::Instant::now())
+    }
+
+    /// `t` on the core's clock.
+    fn at(&self, t: std::time::Instant) -> Instant {
+        Instant::from_duration(t.saturating_duration_since(self.started))
     }
 
     fn stopping(&self) -> bool {
@@ -289,7 +296,7 @@ impl Link {
 
     /// Sends `frames`, counting what went and what did not.
     fn send<'a>(&mut self, frames: impl Iterator<Item = &'a [u8]>, shared: &Shared) {
-        let Some(s) = &self.socket else {
+        let Some(s) = &mut self.socket else {
             return;
         };
         let frames: Vec<&[u8]> = frames.collect();
@@ -314,11 +321,11 @@ impl Link {
     /// Every [`STATS_EVERY`]: adds the kernel's drop counter, and closes
     /// the socket if the kernel reported an error on it (the interface went
     /// away: `ENETDOWN`), to be reopened.
-    fn read_stats(&mut self, port: &mut PortIo) {
-        if self.last_stats.elapsed() < STATS_EVERY {
+    fn read_stats(&mut self, port: &mut PortIo, now: std::time::Instant) {
+        if now.saturating_duration_since(self.last_stats) < STATS_EVERY {
             return;
         }
-        self.last_stats = std::time::Instant::now();
+        self.last_stats = now;
         let Some(s) = &self.socket else {
             return;
         };

@@ -105,7 +105,8 @@ pub(super) fn run(shared: &Shared, cfg: &RelayConfig) {
             let Core::Pe(relay) = &mut st.core else {
                 return;
             };
-            let now = shared.now();
+            let tick = std::time::Instant::now();
+            let now = shared.at(tick);
             let mut received = 0;
             for (link, port) in [(&mut dc, Port::Dc), (&mut wan, Port::Wan)] {
                 let io = &mut st.ports[link.slot];
@@ -118,7 +119,7 @@ pub(super) fn run(shared: &Shared, cfg: &RelayConfig) {
                 received += link.recv(batch, io, complete, |frames| {
                     relay.process(now, port, frames.iter(), &mut out);
                 });
-                link.read_stats(io);
+                link.read_stats(io, tick);
             }
             relay.process_timeout(now, &mut out);
             (received, relay.poll_timeout())

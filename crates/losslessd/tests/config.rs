@@ -60,7 +60,7 @@ fn unknown_key_in_a_port_section() {
 fn unknown_top_level_and_daemon_keys() {
     assert_eq!(
         refuse("[defaults]\n[port.eth0]\n"),
-        "/etc/lossless/losslessd.toml:2:2: port: unknown key; expected one of: daemon, defaults, ports"
+        "/etc/lossless/losslessd.toml:2:2: port: unknown key; expected one of: daemon, defaults, ports, relay"
     );
     assert_eq!(
         refuse("[daemon]\nsocket_mode = 432\n"),

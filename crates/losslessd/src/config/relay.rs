@@ -17,10 +17,29 @@ struct Document {
 
 /// Reads `[relay]` from `text`, whose parsed root has the field `section`.
 pub(crate) fn parse(text: &str, section: &Field) -> Result<RelaySection, Fault> {
-    let doc: Document = toml::from_str(text).map_err(|e| Fault {
-        at: e.span().map_or(section.at(), |s| s.start),
-        key: "relay".into(),
-        reason: e.message().trim().to_string(),
+    let doc: Document = toml::from_str(text).map_err(|e| {
+        let reason = e.message().trim().to_string();
+        // serde reads an internally tagged section through a buffer that
+        // loses positions: find an unknown key by name ourselves.
+        let named = reason
+            .strip_prefix("unknown field `")
+            .and_then(|r| r.split('`').next())
+            .and_then(|name| find_key(section, name));
+        match named {
+            Some(f) => Fault {
+                at: f.key_at(),
+                key: f.path,
+                reason,
+            },
+            None => Fault {
+                at: e
+                    .span()
+                    .filter(|s| s.start > 0)
+                    .map_or(section.key_at(), |s| s.start),
+                key: "relay".into(),
+                reason,
+            },
+        }
     })?;
     let refuse = |e: ConfigError| {
         let key = e.key();
@@ -84,6 +103,19 @@ fn interface<'a>(section: &Field, key: &str, name: Option<&'a str>) -> Result<&'
             reason,
         }),
     }
+}
+
+/// The first key called `name` at any depth below `field`.
+fn find_key<'a>(field: &Field<'a>, name: &str) -> Option<Field<'a>> {
+    for f in field.entries().ok()? {
+        if f.name == name {
+            return Some(f);
+        }
+        if let Some(found) = find_key(&f, name) {
+            return Some(found);
+        }
+    }
+    None
 }
 
 /// Where `key` (a dotted path below `[relay]`) is in the file, as deep as it

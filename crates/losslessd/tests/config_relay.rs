@@ -133,3 +133,16 @@ fn mistakes_name_the_line_and_the_key() {
         assert_eq!(refuse(&text), want, "{to}");
     }
 }
+
+#[test]
+fn the_shipped_relay_example_is_accepted() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/relay-pe.toml");
+    let cfg = DaemonConfig::load(&path).expect("examples/relay-pe.toml");
+    let Some(RelaySection::Pe(pe)) = cfg.relay else {
+        panic!("a PE section");
+    };
+    assert_eq!(pe.dc.interface.as_deref(), Some("pe2-dc"));
+    assert_eq!(pe.storm.max_per_second, Some(1000));
+    let b = pe.buffer.expect("buffer").evaluate().expect("evaluates");
+    assert_eq!(b.holds, Some(true));
+}

@@ -1,6 +1,9 @@
 //! The kernel's DCB netlink interface (`net/dcb/dcbnl.c`, `linux/dcbnl.h`),
 //! the CEE subset a DCBX agent programs: DCB state, PFC per priority and its
-//! state, priority groups (transmit and receive), and the SET_ALL commit.
+//! state, priority groups (transmit and receive), and the SET_ALL commit; and
+//! of the IEEE interface what adaptive headroom needs: the PFC object with its
+//! delay allowance, and the DCB buffer (`struct dcbnl_buffer`), read with
+//! `DCB_CMD_IEEE_GET` and written with `DCB_CMD_IEEE_SET`.
 //!
 //! A request is `struct nlmsghdr` (`RTM_GETDCB` for get commands,
 //! `RTM_SETDCB` for set commands), `struct dcbmsg { dcb_family = AF_UNSPEC,
@@ -61,6 +64,21 @@ pub(crate) const DCB_ATTR_IEEE_PFC: u16 = 2;
 /// `sizeof(struct ieee_pfc)`: pfc_cap, pfc_en, mbc, (pad), delay u16, (pad to 8),
 /// requests[8] u64, indications[8] u64.
 pub(crate) const IEEE_PFC_LEN: usize = 136;
+/// Offsets in `struct ieee_pfc`.
+pub(crate) const IEEE_PFC_DELAY: usize = 4;
+pub(crate) const IEEE_PFC_REQUESTS: usize = 8;
+pub(crate) const IEEE_PFC_INDICATIONS: usize = 72;
+/// In the `DCB_ATTR_IEEE` nest: `struct dcbnl_buffer`. The kernel adds it to the
+/// IEEE_GET reply only for a driver with `dcbnl_getbuffer`, and passes it on in
+/// IEEE_SET only to a driver with `dcbnl_setbuffer` (silently dropping it otherwise).
+pub(crate) const DCB_ATTR_DCB_BUFFER: u16 = 10;
+/// `sizeof(struct dcbnl_buffer)`: prio2buffer[8] u8, buffer_size[8] u32, total_size u32.
+pub(crate) const DCB_BUFFER_LEN: usize = 44;
+/// Offsets in `struct dcbnl_buffer`.
+pub(crate) const DCB_BUFFER_SIZES: usize = 8;
+pub(crate) const DCB_BUFFER_TOTAL: usize = 40;
+/// `DCBX_MAX_BUFFERS`: buffers a port may have.
+pub const MAX_BUFFERS: usize = 8;
 
 pub(crate) const DCB_PFC_UP_ATTR_0: u16 = 1;
 pub(crate) const DCB_PFC_UP_ATTR_ALL: u16 = 9;
@@ -113,6 +131,7 @@ pub enum DcbCmd {
     PfcGetState = 14,
     PfcSetState = 15,
     IeeeSet = 20,
+    IeeeGet = 21,
 }
 
 impl DcbCmd {
@@ -136,6 +155,7 @@ impl DcbCmd {
             DcbCmd::PfcGetState => "DCB_CMD_PFC_GSTATE",
             DcbCmd::PfcSetState => "DCB_CMD_PFC_SSTATE",
             DcbCmd::IeeeSet => "DCB_CMD_IEEE_SET",
+            DcbCmd::IeeeGet => "DCB_CMD_IEEE_GET",
         }
     }
 
@@ -174,7 +194,7 @@ impl DcbCmd {
             DcbCmd::PgTxSetCfg | DcbCmd::PgRxSetCfg => Some((DCB_ATTR_PG_CFG, "DCB_ATTR_PG_CFG")),
             DcbCmd::SetAll => Some((DCB_ATTR_SET_ALL, "DCB_ATTR_SET_ALL")),
             DcbCmd::IeeeSet => Some((DCB_ATTR_IEEE, "DCB_ATTR_IEEE")),
-            DcbCmd::PgTxGetCfg | DcbCmd::PgRxGetCfg | DcbCmd::PfcGetCfg => None,
+            DcbCmd::PgTxGetCfg | DcbCmd::PgRxGetCfg | DcbCmd::PfcGetCfg | DcbCmd::IeeeGet => None,
         }
     }
 }
@@ -198,7 +218,7 @@ pub enum DcbError {
     #[error("{cmd}: {}", io::Error::from_raw_os_error(*errno))]
     Kernel { cmd: DcbCmd, errno: i32 },
     /// A set command answered with a non-zero status: the driver refused.
-    #[error("{cmd}: the driver refused (status {status})")]
+    #[error("{cmd}: the driver refused ({})", status_text(*cmd, *status))]
     Status { cmd: DcbCmd, status: u8 },
     /// The reply did not parse, or was not the reply to the request.
     #[error("malformed dcbnl reply: {0}")]
@@ -212,8 +232,100 @@ pub enum DcbError {
     Io(#[from] io::Error),
 }
 
+/// `DCB_CMD_IEEE_SET` answers with the driver's negative errno cut to a u8
+/// (`nla_put_u8(skb, DCB_ATTR_IEEE, err)` in dcbnl.c); the other set commands
+/// with a driver-defined status.
+fn status_text(cmd: DcbCmd, status: u8) -> String {
+    if cmd == DcbCmd::IeeeSet && status >= 128 {
+        let errno = 256 - i32::from(status);
+        return format!(
+            "status {status}: -{errno}, {}",
+            io::Error::from_raw_os_error(errno)
+        );
+    }
+    format!("status {status}")
+}
+
 /// PFC per priority 0..7 (true = enabled).
 pub type PfcSetting = [bool; 8];
+
+/// `struct ieee_pfc` as the driver reports it in `DCB_CMD_IEEE_GET`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct IeeePfc {
+    /// Traffic classes that may be PFC-enabled at once (`pfc_cap`).
+    pub cap: u8,
+    /// Bit `p` set: PFC on priority `p` (`pfc_en`).
+    pub enabled: u8,
+    /// MACsec bypass capability (`mbc`).
+    pub mbc: u8,
+    /// The delay allowance, bit times (`delay`; mlx5 reads it as metres of cable).
+    pub delay: u16,
+    /// PFC frames sent per priority (`requests`).
+    pub requests: [u64; 8],
+    /// PFC frames received per priority (`indications`).
+    pub indications: [u64; 8],
+}
+
+/// `struct dcbnl_buffer`: the NIC's receive buffers and which priority each
+/// holds (`dcb buffer show` in iproute2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DcbBuffer {
+    /// The buffer (0..8) each priority is received into.
+    pub prio2buffer: [u8; 8],
+    /// Size of each buffer, bytes.
+    pub buffer_size: [u32; MAX_BUFFERS],
+    /// The port's whole buffer, bytes (reported by the driver; ignored on set).
+    pub total_size: u32,
+}
+
+impl DcbBuffer {
+    /// The buffers that hold at least one priority of `priorities` (bit `p` =
+    /// priority `p`), as a bit mask of buffer indices.
+    pub fn buffers_of(&self, priorities: u8) -> u8 {
+        let mut mask = 0u8;
+        for (p, &b) in self.prio2buffer.iter().enumerate() {
+            if priorities & (1 << p) != 0 && usize::from(b) < MAX_BUFFERS {
+                mask |= 1 << b;
+            }
+        }
+        mask
+    }
+
+    fn check(&self) -> Result<(), String> {
+        match self
+            .prio2buffer
+            .iter()
+            .enumerate()
+            .find(|(_, &b)| usize::from(b) >= MAX_BUFFERS)
+        {
+            Some((p, b)) => Err(format!(
+                "prio2buffer[{p}] = {b}: a port has buffers 0..={}",
+                MAX_BUFFERS - 1
+            )),
+            None => Ok(()),
+        }
+    }
+
+    fn to_bytes(self) -> [u8; DCB_BUFFER_LEN] {
+        let mut b = [0u8; DCB_BUFFER_LEN];
+        b[..8].copy_from_slice(&self.prio2buffer);
+        for (i, size) in self.buffer_size.iter().enumerate() {
+            let at = DCB_BUFFER_SIZES + 4 * i;
+            b[at..at + 4].copy_from_slice(&size.to_ne_bytes());
+        }
+        b[DCB_BUFFER_TOTAL..].copy_from_slice(&self.total_size.to_ne_bytes());
+        b
+    }
+}
+
+/// What `DCB_CMD_IEEE_GET` says about the objects adaptive headroom uses. Each
+/// is absent when the driver lacks the op that reports it (`ieee_getpfc`,
+/// `dcbnl_getbuffer`): the kernel then leaves the attribute out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct IeeeConfig {
+    pub pfc: Option<IeeePfc>,
+    pub buffer: Option<DcbBuffer>,
+}
 
 /// A CEE priority-group configuration as DCBX carries it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -459,6 +571,28 @@ pub fn encode_set_ieee_pfc(
     Ok(b.finish())
 }
 
+/// `DCB_CMD_IEEE_GET`: the driver's whole IEEE configuration (the request
+/// carries only the interface name).
+pub fn encode_get_ieee(seq: u32, ifname: &str) -> Result<Vec<u8>, DcbError> {
+    Ok(request(DcbCmd::IeeeGet, seq, ifname)?.finish())
+}
+
+/// `DCB_CMD_IEEE_SET`: `DCB_ATTR_IEEE { DCB_ATTR_DCB_BUFFER: struct dcbnl_buffer }`.
+/// A `prio2buffer` entry beyond the 8 buffers is refused here, as the kernel
+/// would (`-EINVAL`).
+pub fn encode_set_dcb_buffer(
+    seq: u32,
+    ifname: &str,
+    buffer: &DcbBuffer,
+) -> Result<Vec<u8>, DcbError> {
+    buffer.check().map_err(DcbError::Invalid)?;
+    let mut b = request(DcbCmd::IeeeSet, seq, ifname)?;
+    let n = b.nest_start(DCB_ATTR_IEEE);
+    b.attr(DCB_ATTR_DCB_BUFFER, &buffer.to_bytes());
+    b.nest_end(n);
+    Ok(b.finish())
+}
+
 /// `DCB_CMD_SET_ALL` (the kernel requires `DCB_ATTR_SET_ALL`; lldpad sends
 /// 1).
 pub fn encode_set_all(seq: u32, ifname: &str) -> Result<Vec<u8>, DcbError> {
@@ -683,6 +817,99 @@ pub fn decode_pg_reply(
     Ok(Some(cfg))
 }
 
+/// A fixed-layout struct attribute: at least `len` bytes (netlink structs only
+/// grow at the end, and the kernel's own policies check a minimum length).
+fn struct_attr<'a>(
+    a: &netlink::Attr<'a>,
+    len: usize,
+    what: &'static str,
+) -> Result<&'a [u8], NetlinkError> {
+    if a.payload.len() < len {
+        return Err(NetlinkError::new(
+            a.offset,
+            what,
+            format!(
+                "payload of {} bytes, the struct needs {len}",
+                a.payload.len()
+            ),
+        ));
+    }
+    Ok(a.payload)
+}
+
+fn ne_u64(b: &[u8], at: usize) -> u64 {
+    let mut v = [0u8; 8];
+    if let Some(s) = b.get(at..at + 8) {
+        v.copy_from_slice(s);
+    }
+    u64::from_ne_bytes(v)
+}
+
+fn decode_ieee_pfc(a: &netlink::Attr<'_>) -> Result<IeeePfc, NetlinkError> {
+    let b = struct_attr(a, IEEE_PFC_LEN, "DCB_ATTR_IEEE_PFC")?;
+    let mut pfc = IeeePfc {
+        cap: b.first().copied().unwrap_or_default(),
+        enabled: b.get(1).copied().unwrap_or_default(),
+        mbc: b.get(2).copied().unwrap_or_default(),
+        delay: netlink::ne_u16(b, IEEE_PFC_DELAY).unwrap_or_default(),
+        ..IeeePfc::default()
+    };
+    for i in 0..8 {
+        pfc.requests[i] = ne_u64(b, IEEE_PFC_REQUESTS + 8 * i);
+        pfc.indications[i] = ne_u64(b, IEEE_PFC_INDICATIONS + 8 * i);
+    }
+    Ok(pfc)
+}
+
+fn decode_dcb_buffer(a: &netlink::Attr<'_>) -> Result<DcbBuffer, NetlinkError> {
+    let b = struct_attr(a, DCB_BUFFER_LEN, "DCB_ATTR_DCB_BUFFER")?;
+    let mut buf = DcbBuffer::default();
+    for (p, slot) in buf.prio2buffer.iter_mut().enumerate() {
+        *slot = b.get(p).copied().unwrap_or_default();
+    }
+    for (i, size) in buf.buffer_size.iter_mut().enumerate() {
+        *size = netlink::ne_u32(b, DCB_BUFFER_SIZES + 4 * i).unwrap_or_default();
+    }
+    buf.total_size = netlink::ne_u32(b, DCB_BUFFER_TOTAL).unwrap_or_default();
+    buf.check()
+        .map_err(|why| NetlinkError::new(a.payload_offset, "DCB_ATTR_DCB_BUFFER", why))?;
+    Ok(buf)
+}
+
+/// Decodes the reply to `DCB_CMD_IEEE_GET` (`dcbnl_ieee_fill()` in dcbnl.c):
+/// `DCB_ATTR_IFNAME`, `DCB_ATTR_IEEE { ETS, MAXRATE, QCN, QCN_STATS, PFC,
+/// DCB_BUFFER, APP_TABLE, peer objects ... }`, `DCB_ATTR_DCBX`. The nest is
+/// required; of its members only the PFC object and the DCB buffer are read,
+/// each absent when the driver does not report it. The peer's PFC
+/// (`DCB_ATTR_IEEE_PEER_PFC`) is not ours and is skipped with the rest.
+pub fn decode_ieee_reply(
+    buf: &[u8],
+    seq: u32,
+    ifname: &str,
+) -> Result<Option<IeeeConfig>, DcbError> {
+    let Some(attrs) = find_reply(buf, seq, DcbCmd::IeeeGet, ifname)? else {
+        return Ok(None);
+    };
+    let nest = find_attr(attrs.attrs(), DCB_ATTR_IEEE, "DCB_ATTR_IEEE", attrs.offset)?;
+    let mut cfg = IeeeConfig::default();
+    for a in nest.nested() {
+        let a = a?;
+        match a.ty {
+            DCB_ATTR_IEEE_PFC if cfg.pfc.is_none() => cfg.pfc = Some(decode_ieee_pfc(&a)?),
+            DCB_ATTR_DCB_BUFFER if cfg.buffer.is_none() => {
+                cfg.buffer = Some(decode_dcb_buffer(&a)?)
+            }
+            DCB_ATTR_IEEE_PFC | DCB_ATTR_DCB_BUFFER => {
+                return Err(
+                    NetlinkError::new(a.offset, "DCB_ATTR_IEEE", "duplicate attribute").into(),
+                )
+            }
+            _ => {}
+        }
+    }
+    Ok(Some(cfg))
+}
+
 // ---- the socket -----------------------------------------------------------
 
 /// A blocking `NETLINK_ROUTE` socket for dcbnl requests, one at a time, each
@@ -853,6 +1080,24 @@ impl Dcbnl {
     pub fn set_ieee_pfc(&mut self, ifname: &str, enabled: u8, delay: u16) -> Result<(), DcbError> {
         self.set_cmd(DcbCmd::IeeeSet, ifname, |s| {
             encode_set_ieee_pfc(s, ifname, enabled, delay)
+        })
+    }
+
+    /// `DCB_CMD_IEEE_GET`: the PFC object and the DCB buffer as the driver
+    /// reports them (each `None` when the driver has no op for it).
+    pub fn get_ieee(&mut self, ifname: &str) -> Result<IeeeConfig, DcbError> {
+        let seq = self.next_seq();
+        self.transact(encode_get_ieee(seq, ifname), seq, |b| {
+            decode_ieee_reply(b, seq, ifname)
+        })
+    }
+
+    /// `DCB_CMD_IEEE_SET` of the DCB buffer. The kernel answers 0 even when
+    /// the driver has no `dcbnl_setbuffer` (it drops the attribute), so read
+    /// the buffer back with [`Dcbnl::get_ieee`] to know what the driver took.
+    pub fn set_dcb_buffer(&mut self, ifname: &str, buffer: &DcbBuffer) -> Result<(), DcbError> {
+        self.set_cmd(DcbCmd::IeeeSet, ifname, |s| {
+            encode_set_dcb_buffer(s, ifname, buffer)
         })
     }
 
@@ -1221,6 +1466,173 @@ mod tests {
         r[4..6].copy_from_slice(&RTM_GETDCB.to_ne_bytes());
         r[17] = DcbCmd::PgTxGetCfg.code();
         assert_eq!(decode_pg_reply(&r, 9, PgDir::Tx, "va").unwrap(), Some(cfg));
+    }
+
+    const BUFFER: DcbBuffer = DcbBuffer {
+        prio2buffer: [0, 0, 0, 1, 1, 0, 0, 0],
+        buffer_size: [130_944, 262_016, 0, 0, 0, 0, 0, 0],
+        total_size: 1_048_576,
+    };
+
+    fn pfc_struct(enabled: u8, delay: u16) -> [u8; IEEE_PFC_LEN] {
+        let mut pfc = [0u8; IEEE_PFC_LEN];
+        pfc[0] = 8;
+        pfc[1] = enabled;
+        pfc[2] = 1;
+        pfc[4..6].copy_from_slice(&delay.to_ne_bytes());
+        pfc[IEEE_PFC_REQUESTS + 8 * 3..IEEE_PFC_REQUESTS + 8 * 4]
+            .copy_from_slice(&7u64.to_ne_bytes());
+        pfc[IEEE_PFC_INDICATIONS + 8 * 4..IEEE_PFC_INDICATIONS + 8 * 5]
+            .copy_from_slice(&9u64.to_ne_bytes());
+        pfc
+    }
+
+    /// An IEEE_GET reply as `dcbnl_ieee_fill()` builds it, for a driver with
+    /// the ops `with` names ("ets", "pfc", "buffer", "peer_pfc").
+    fn ieee_reply(seq: u32, with: &[&str], buffer: &DcbBuffer) -> Vec<u8> {
+        reply(DcbCmd::IeeeGet, seq, |b| {
+            b.attr(DCB_ATTR_IFNAME, b"va\0");
+            let n = b.nest_start(DCB_ATTR_IEEE);
+            if with.contains(&"ets") {
+                b.attr(1, &[0u8; 59]); // DCB_ATTR_IEEE_ETS, struct ieee_ets
+            }
+            if with.contains(&"pfc") {
+                b.attr(DCB_ATTR_IEEE_PFC, &pfc_struct(0x18, 1234));
+            }
+            if with.contains(&"buffer") {
+                b.attr(DCB_ATTR_DCB_BUFFER, &buffer.to_bytes());
+            }
+            let app = b.nest_start(3); // DCB_ATTR_IEEE_APP_TABLE
+            b.nest_end(app);
+            if with.contains(&"peer_pfc") {
+                b.attr(5, &pfc_struct(0xff, 1)); // DCB_ATTR_IEEE_PEER_PFC
+            }
+            b.nest_end(n);
+            b.attr_u8(14, 0x0c); // DCB_ATTR_DCBX
+        })
+    }
+
+    #[test]
+    fn ieee_get_request_and_buffer_set_layout() {
+        let r = encode_get_ieee(3, "va").unwrap();
+        assert_eq!((u16at(&r, 4), r[17]), (RTM_GETDCB, 21));
+        assert_eq!(attr(&r, 20), (7, DCB_ATTR_IFNAME));
+        assert_eq!(r.len(), 28);
+
+        let r = encode_set_dcb_buffer(4, "va", &BUFFER).unwrap();
+        assert_eq!((u16at(&r, 4), r[17]), (RTM_SETDCB, 20));
+        // nlmsghdr 16 + dcbmsg 4 + IFNAME 8 + IEEE nest 4 + BUFFER attr 4 + 44.
+        assert_eq!(r.len(), 16 + 4 + 8 + 4 + 4 + DCB_BUFFER_LEN);
+        assert_eq!(attr(&r, 28), ((8 + DCB_BUFFER_LEN) as u16, DCB_ATTR_IEEE));
+        assert_eq!(
+            attr(&r, 32),
+            ((4 + DCB_BUFFER_LEN) as u16, DCB_ATTR_DCB_BUFFER)
+        );
+        let b = &r[36..];
+        assert_eq!(&b[..8], &BUFFER.prio2buffer);
+        assert_eq!(u32at(b, 8), 130_944);
+        assert_eq!(u32at(b, 12), 262_016);
+        assert_eq!(u32at(b, 40), 1_048_576);
+
+        // The kernel refuses a buffer index beyond 7 (-EINVAL); so do we, first.
+        let mut bad = BUFFER;
+        bad.prio2buffer[6] = 8;
+        let e = encode_set_dcb_buffer(4, "va", &bad).unwrap_err();
+        assert!(
+            matches!(&e, DcbError::Invalid(m) if m == "prio2buffer[6] = 8: a port has buffers 0..=7"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn decoding_ieee_get_replies() {
+        let all = ieee_reply(8, &["ets", "pfc", "buffer", "peer_pfc"], &BUFFER);
+        let cfg = decode_ieee_reply(&all, 8, "va").unwrap().unwrap();
+        assert_eq!(cfg.buffer, Some(BUFFER));
+        let pfc = cfg.pfc.unwrap();
+        assert_eq!(
+            (pfc.cap, pfc.enabled, pfc.mbc, pfc.delay),
+            (8, 0x18, 1, 1234)
+        );
+        assert_eq!((pfc.requests[3], pfc.indications[4]), (7, 9));
+        assert_eq!(BUFFER.buffers_of(pfc.enabled), 0b10);
+        assert_eq!(BUFFER.buffers_of(0b1001), 0b11);
+        assert_eq!(decode_ieee_reply(&all, 9, "va").unwrap(), None);
+
+        // A driver without dcbnl_getbuffer (or without any IEEE op): absent.
+        let cfg = decode_ieee_reply(&ieee_reply(8, &["ets", "pfc"], &BUFFER), 8, "va")
+            .unwrap()
+            .unwrap();
+        assert_eq!(cfg.buffer, None);
+        assert!(cfg.pfc.is_some());
+        let cfg = decode_ieee_reply(&ieee_reply(8, &[], &BUFFER), 8, "va")
+            .unwrap()
+            .unwrap();
+        assert_eq!(cfg, IeeeConfig::default());
+
+        // A buffer index beyond 7, a short struct, a duplicate, no nest.
+        let mut bad = BUFFER;
+        bad.prio2buffer[2] = 200;
+        let e = decode_ieee_reply(&ieee_reply(8, &["buffer"], &bad), 8, "va").unwrap_err();
+        assert!(
+            matches!(&e, DcbError::Reply(n) if n.what == "DCB_ATTR_DCB_BUFFER"
+                && n.why == "prio2buffer[2] = 200: a port has buffers 0..=7"),
+            "{e}"
+        );
+        let short = reply(DcbCmd::IeeeGet, 8, |b| {
+            let n = b.nest_start(DCB_ATTR_IEEE);
+            b.attr(DCB_ATTR_DCB_BUFFER, &[0u8; 40]);
+            b.nest_end(n);
+        });
+        let e = decode_ieee_reply(&short, 8, "va").unwrap_err();
+        assert!(
+            matches!(&e, DcbError::Reply(n) if n.offset == 24 && n.what == "DCB_ATTR_DCB_BUFFER"
+                && n.why == "payload of 40 bytes, the struct needs 44"),
+            "{e}"
+        );
+        let twice = reply(DcbCmd::IeeeGet, 8, |b| {
+            let n = b.nest_start(DCB_ATTR_IEEE);
+            b.attr(DCB_ATTR_IEEE_PFC, &pfc_struct(1, 1));
+            b.attr(DCB_ATTR_IEEE_PFC, &pfc_struct(2, 2));
+            b.nest_end(n);
+        });
+        assert!(matches!(
+            decode_ieee_reply(&twice, 8, "va"),
+            Err(DcbError::Reply(n)) if n.why == "duplicate attribute"
+        ));
+        let bare = reply(DcbCmd::IeeeGet, 8, |b| b.attr(DCB_ATTR_IFNAME, b"va\0"));
+        assert!(matches!(
+            decode_ieee_reply(&bare, 8, "va"),
+            Err(DcbError::Reply(n)) if n.what == "DCB_ATTR_IEEE" && n.why == "missing"
+        ));
+        // A driver without dcbnl ops.
+        assert!(matches!(
+            decode_ieee_reply(&error(8, libc::EOPNOTSUPP), 8, "va"),
+            Err(DcbError::Unsupported { .. })
+        ));
+    }
+
+    #[test]
+    fn ieee_set_status_is_the_drivers_errno() {
+        let e = DcbError::Status {
+            cmd: DcbCmd::IeeeSet,
+            status: (-libc::EINVAL) as u8,
+        };
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "DCB_CMD_IEEE_SET: the driver refused (status 234: -22, {})",
+                io::Error::from_raw_os_error(libc::EINVAL)
+            )
+        );
+        let e = DcbError::Status {
+            cmd: DcbCmd::SetAll,
+            status: 3,
+        };
+        assert_eq!(
+            e.to_string(),
+            "DCB_CMD_SET_ALL: the driver refused (status 3)"
+        );
     }
 
     #[test]

@@ -13,7 +13,8 @@
 //!   per port, for the PFC relay's data path.
 //! * [`netns`]: run code (open sockets) inside a named network namespace.
 //! * [`dcbnl`]: the kernel's DCB netlink interface (`RTM_GETDCB`/`RTM_SETDCB`)
-//!   for what a CEE agent programs: DCB state, PFC, priority groups, SET_ALL.
+//!   for what a CEE agent programs: DCB state, PFC, priority groups, SET_ALL;
+//!   and the IEEE PFC delay and DCB buffer that adaptive headroom programs.
 //!
 //! Sockets are non-blocking where the daemon polls them (packet, link
 //! monitor) and implement [`AsRawFd`](std::os::fd::AsRawFd) and
@@ -37,7 +38,10 @@ pub mod timestamp;
 #[allow(clippy::unwrap_used)]
 mod uapi_tests;
 
-pub use dcbnl::{DcbCmd, DcbError, Dcbnl, PfcSetting, PgConfig, PgDir, PgSetting, TcConfig};
+pub use dcbnl::{
+    DcbBuffer, DcbCmd, DcbError, Dcbnl, IeeeConfig, IeeePfc, PfcSetting, PgConfig, PgDir,
+    PgSetting, TcConfig,
+};
 pub use link::{
     dump_links, if_hwaddr, if_nametoindex, parse_link_messages, LinkError, LinkEvent, LinkInfo,
     LinkMonitor,

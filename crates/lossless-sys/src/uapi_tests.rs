@@ -89,6 +89,33 @@ fn checks() -> Vec<(&'static str, i64)> {
         ("DCB_TC_ATTR_PARAM_ALL", d::DCB_TC_ATTR_PARAM_ALL.into()),
         ("DCB_ATTR_IEEE", d::DCB_ATTR_IEEE.into()),
         ("DCB_ATTR_IEEE_PFC", d::DCB_ATTR_IEEE_PFC.into()),
+        ("DCB_ATTR_DCB_BUFFER", d::DCB_ATTR_DCB_BUFFER.into()),
+        ("sizeof(struct ieee_pfc)", d::IEEE_PFC_LEN as i64),
+        ("offsetof(struct ieee_pfc, pfc_cap)", 0),
+        ("offsetof(struct ieee_pfc, pfc_en)", 1),
+        ("offsetof(struct ieee_pfc, mbc)", 2),
+        ("offsetof(struct ieee_pfc, delay)", d::IEEE_PFC_DELAY as i64),
+        (
+            "offsetof(struct ieee_pfc, requests)",
+            d::IEEE_PFC_REQUESTS as i64,
+        ),
+        (
+            "offsetof(struct ieee_pfc, indications)",
+            d::IEEE_PFC_INDICATIONS as i64,
+        ),
+        ("IEEE_8021QAZ_MAX_TCS", 8),
+        ("sizeof(struct dcbnl_buffer)", d::DCB_BUFFER_LEN as i64),
+        ("offsetof(struct dcbnl_buffer, prio2buffer)", 0),
+        (
+            "offsetof(struct dcbnl_buffer, buffer_size)",
+            d::DCB_BUFFER_SIZES as i64,
+        ),
+        (
+            "offsetof(struct dcbnl_buffer, total_size)",
+            d::DCB_BUFFER_TOTAL as i64,
+        ),
+        ("IEEE_8021Q_MAX_PRIORITIES", 8),
+        ("DCBX_MAX_BUFFERS", d::MAX_BUFFERS as i64),
     ];
     for cmd in [
         DcbCmd::GetState,
@@ -103,6 +130,7 @@ fn checks() -> Vec<(&'static str, i64)> {
         DcbCmd::PfcGetState,
         DcbCmd::PfcSetState,
         DcbCmd::IeeeSet,
+        DcbCmd::IeeeGet,
     ] {
         v.push((cmd.name(), cmd.code().into()));
     }

@@ -3,8 +3,8 @@
 //! shim (tests/data/README.md says how). No privileges needed.
 
 use lossless_sys::dcbnl::{
-    decode_pfc_reply, decode_pg_reply, decode_u8_reply, DcbCmd, DcbError, PgConfig, PgDir,
-    PgSetting,
+    decode_ieee_reply, decode_pfc_reply, decode_pg_reply, decode_u8_reply, DcbCmd, DcbError,
+    PgConfig, PgDir, PgSetting,
 };
 use lossless_sys::link::{parse_link_messages, LinkEvent, LinkInfo};
 
@@ -176,5 +176,34 @@ fn every_cut_of_a_dcbnl_reply_is_refused_cleanly() {
         } else {
             assert!(matches!(r, Err(DcbError::Reply(_))), "cut {cut}: {r:?}");
         }
+    }
+}
+
+#[test]
+fn ieee_get_replies_decode() {
+    // The shim plays a driver with IEEE ETS/PFC/APP ops but no dcbnl_getbuffer:
+    // the PFC object carries what the IEEE_SET before it wrote, and there is no
+    // DCB buffer.
+    assert_eq!(
+        decode_u8_reply(&data("shim_ieee_set_pfc.bin"), 20, DcbCmd::IeeeSet, "va").unwrap(),
+        Some(0)
+    );
+    let cfg = decode_ieee_reply(&data("shim_ieee_get.bin"), 21, "va")
+        .unwrap()
+        .unwrap();
+    let pfc = cfg.pfc.unwrap();
+    assert_eq!(
+        (pfc.cap, pfc.enabled, pfc.mbc, pfc.delay),
+        (8, 0x18, 0, 20269)
+    );
+    assert_eq!(cfg.buffer, None);
+    let e = decode_ieee_reply(&data("kernel_ieee_get_veth_eopnotsupp.bin"), 21, "va").unwrap_err();
+    assert!(matches!(e, DcbError::Unsupported { .. }), "{e}");
+
+    // Every cut is refused cleanly, never a panic.
+    let buf = data("shim_ieee_get.bin");
+    for cut in 1..buf.len() {
+        let r = decode_ieee_reply(&buf[..cut], 21, "va");
+        assert!(matches!(r, Err(DcbError::Reply(_))), "cut {cut}: {r:?}");
     }
 }

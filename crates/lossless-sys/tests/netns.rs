@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use lossless_sys::dcbnl::{DcbError, Dcbnl};
+use lossless_sys::dcbnl::{DcbBuffer, DcbError, Dcbnl};
 use lossless_sys::link::{dump_links, if_hwaddr, if_nametoindex, LinkError, LinkEvent, LinkInfo};
 use lossless_sys::packet::PacketSocket;
 
@@ -475,6 +475,15 @@ fn dcbnl_on_a_veth_is_unsupported_as_the_kernel_says() {
             Err(DcbError::NoDevice { ifname }) => assert_eq!(ifname, "nosuch0"),
             other => panic!("GSTATE on a missing device: {other:?}"),
         }
+        // The IEEE commands too: the kernel refuses before any driver op.
+        match d.get_ieee("va") {
+            Err(DcbError::Unsupported { .. }) => {}
+            other => panic!("IEEE_GET on a veth: {other:?}"),
+        }
+        match d.set_dcb_buffer("va", &DcbBuffer::default()) {
+            Err(DcbError::Unsupported { .. }) => {}
+            other => panic!("IEEE_SET of a buffer on a veth: {other:?}"),
+        }
         // The socket is still in step after errors.
         assert!(matches!(d.get_pfc("va"), Err(DcbError::Unsupported { .. })));
         match d.get_state("") {
@@ -593,6 +602,7 @@ fn dcbnl_programs_an_emulated_dcb_driver() {
         );
     }
     for cmd in [
+        "IEEE_SET ok pfc: en=0x18 mbc=0 delay=20269",
         "SSTATE ok",
         "PFC_SCFG ok",
         "PFC_SSTATE ok",
@@ -621,6 +631,22 @@ fn dcbnl_probe_child() {
     assert_eq!(r.pg_tx.to_cee(), probe::PG);
     // Errors come back through the same path.
     let mut d = Dcbnl::open().unwrap();
+    // IEEE: the PFC object comes back as written. The emulated driver has no
+    // DCB buffer ops: no DCB_ATTR_DCB_BUFFER in IEEE_GET, and a buffer in
+    // IEEE_SET is answered with status 0 and dropped, as the kernel does for
+    // a driver without dcbnl_setbuffer; only reading back tells.
+    d.set_ieee_pfc(&ifname, 0x18, 20269).unwrap();
+    let ieee = d.get_ieee(&ifname).unwrap();
+    let pfc = ieee.pfc.expect("the shim reports ieee_pfc");
+    assert_eq!((pfc.cap, pfc.enabled, pfc.delay), (8, 0x18, 20269));
+    assert_eq!(ieee.buffer, None);
+    let buffer = DcbBuffer {
+        prio2buffer: [0, 0, 0, 1, 1, 0, 0, 0],
+        buffer_size: [65_536, 131_072, 0, 0, 0, 0, 0, 0],
+        total_size: 0,
+    };
+    d.set_dcb_buffer(&ifname, &buffer).unwrap();
+    assert_eq!(d.get_ieee(&ifname).unwrap().buffer, None);
     assert!(matches!(
         d.get_state("nosuch0"),
         Err(DcbError::NoDevice { .. })

@@ -23,6 +23,7 @@ use crate::protocol::{
     Hardware, ReloadResult, Request, Response, Source, StatusResult,
 };
 use crate::state::{PersistedState, PortOverrides, StateDir};
+use lossless_sys::dcbnl::{DcbBuffer, IeeeConfig};
 use lossless_sys::timestamp::{Clocks, TimestampMode};
 
 /// The current time on both clocks: the monotonic timeline the agents run
@@ -89,12 +90,22 @@ pub enum Output {
         ifindex: u32,
         name: String,
     },
-    /// Program the headroom through dcbnl: IEEE PFC with the delay allowance.
+    /// Program the headroom through dcbnl: IEEE PFC with the delay allowance; then,
+    /// when `read_buffer`, read the IEEE configuration (`DCB_CMD_IEEE_GET`) for the
+    /// DCB buffer. Answer with [`Daemon::headroom_applied`].
     ApplyHeadroom {
         ifindex: u32,
         name: String,
         pfc_enabled: u8,
         pfc_delay_bits: u16,
+        read_buffer: bool,
+    },
+    /// Write the DCB buffer (`DCB_CMD_IEEE_SET`), then read the IEEE configuration
+    /// back; answer with [`Daemon::buffer_written`].
+    SetBuffer {
+        ifindex: u32,
+        name: String,
+        buffer: DcbBuffer,
     },
     /// An event line for `events --follow` subscribers.
     Event(String),
@@ -508,6 +519,15 @@ impl Daemon {
                 |e| matches!(e, Event::OperChanged { feature, .. } if *feature != FeatureId::App),
             );
         let status = apply.then(|| port.agent.status());
+        // Other PFC priorities: other buffers hold lossless traffic.
+        let pfc_changed = events
+            .iter()
+            .any(|e| matches!(e, Event::OperChanged { feature, .. } if *feature == FeatureId::Pfc));
+        let headroom = if pfc_changed {
+            apply_headroom(port)
+        } else {
+            None
+        };
         for frame in frames {
             self.outputs.push_back(Output::Send { ifindex, frame });
         }
@@ -527,6 +547,9 @@ impl Daemon {
                 pfc: s.pfc.applied,
                 pg: s.pg.applied,
             });
+        }
+        if let Some(out) = headroom {
+            self.outputs.push_back(out);
         }
         self.after_headroom(now, name);
     }
@@ -556,27 +579,21 @@ impl Daemon {
             events.push(ev);
         }
         let (speed, _) = h.speed();
-        if let Some(c) = changes.last() {
+        let mut reported = None;
+        if !changes.is_empty() {
             if dcbnl {
-                // The PFC priorities the NIC runs now: the operational ones, if PFC is on.
-                let pfc_enabled = port
-                    .agent
-                    .pfc()
-                    .applied(&port.agent.config().dcbx.pfc)
-                    .map_or(0, |p| p.priorities.0);
-                self.outputs.push_back(Output::ApplyHeadroom {
-                    ifindex,
-                    name: name.to_string(),
-                    pfc_enabled,
-                    pfc_delay_bits: pfc_delay_bits(&c.need),
-                });
-            } else {
+                if let Some(out) = apply_headroom(port) {
+                    self.outputs.push_back(out);
+                }
+            } else if let Some(h) = &mut port.headroom {
                 h.hardware = match &port.hardware {
                     Hardware::Unsupported { reason } => HeadroomHardware::Unsupported {
                         reason: reason.clone(),
                     },
+                    Hardware::Probing => HeadroomHardware::Pending,
                     _ => HeadroomHardware::ReportOnly,
                 };
+                reported = Some(hardware_event(port));
             }
         }
         for ev in &events {
@@ -613,6 +630,9 @@ impl Daemon {
                 cells: c.need.headroom.cells,
                 decision: c.decision,
             });
+            self.publish(now, name, body);
+        }
+        if let Some(body) = reported {
             self.publish(now, name, body);
         }
     }
@@ -733,16 +753,31 @@ impl Daemon {
         self.after_headroom(now, &name);
     }
 
-    /// The answer to [`Output::ApplyHeadroom`].
-    pub fn headroom_applied(&mut self, ifindex: u32, delay: u16, result: Result<(), String>) {
-        let Some((name, h)) = self.headroom_mut(ifindex) else {
+    /// The answer to [`Output::ApplyHeadroom`]: how setting the PFC delay went and,
+    /// when asked for, the IEEE configuration read after it (for the DCB buffer).
+    pub fn headroom_applied(
+        &mut self,
+        now: Now,
+        ifindex: u32,
+        delay: u16,
+        result: Result<(), String>,
+        ieee: Option<Result<IeeeConfig, String>>,
+    ) {
+        let Some(name) = self.by_index.get(&ifindex).cloned() else {
+            return;
+        };
+        let Some(port) = self.ports.get_mut(&name) else {
+            return;
+        };
+        let pfc_enabled = oper_pfc(port);
+        let Some(h) = &mut port.headroom else {
             return;
         };
         h.hardware = match result {
             Ok(()) => HeadroomHardware::Applied {
                 pfc_delay_bits: delay,
                 saturated: h
-                    .need()
+                    .applied_need()
                     .is_some_and(|n| n.x_bit_times > u64::from(u16::MAX)),
             },
             Err(error) => {
@@ -750,6 +785,36 @@ impl Daemon {
                 HeadroomHardware::Error { error }
             }
         };
+        if let Some(ieee) = ieee {
+            if let Some(buffer) = h.buffer_read(pfc_enabled, ieee) {
+                info!(port = %name, sizes = ?buffer.buffer_size, "writing the DCB buffer");
+                self.outputs.push_back(Output::SetBuffer {
+                    ifindex,
+                    name,
+                    buffer,
+                });
+                return;
+            }
+        }
+        let body = hardware_event(port);
+        self.publish(now, &name, body);
+    }
+
+    /// The answer to [`Output::SetBuffer`]: the IEEE configuration read back after the
+    /// write, or why the write or the read failed.
+    pub fn buffer_written(&mut self, now: Now, ifindex: u32, readback: Result<IeeeConfig, String>) {
+        let Some(name) = self.by_index.get(&ifindex).cloned() else {
+            return;
+        };
+        let Some(port) = self.ports.get_mut(&name) else {
+            return;
+        };
+        let Some(h) = &mut port.headroom else {
+            return;
+        };
+        h.buffer_written(readback);
+        let body = hardware_event(port);
+        self.publish(now, &name, body);
     }
 
     fn publish(&mut self, now: Now, port: &str, event: EventBody) {
@@ -791,6 +856,10 @@ impl Daemon {
                     pfc: s.pfc.applied,
                     pg: s.pg.applied,
                 });
+                // A headroom sized while the probe was out is programmed now.
+                if let Some(out) = apply_headroom(port) {
+                    self.outputs.push_back(out);
+                }
             }
             Err(reason) => {
                 info!(port = %name, %reason, "no dcbnl: negotiating and reporting only");
@@ -854,7 +923,12 @@ impl Daemon {
             }
             Request::HeadroomShow { port } => self.per_port(port.as_deref(), |p| {
                 serde_json::to_value(match &p.headroom {
-                    Some(h) => serde_json::to_value(h.view(&p.name, now.mono))?,
+                    Some(h) => serde_json::to_value(h.view(
+                        &p.name,
+                        p.settings.apply,
+                        &p.hardware,
+                        now.mono,
+                    ))?,
                     None => json!({ "port": p.name, "off": true,
                         "reason": "headroom.measure is off for this port" }),
                 })
@@ -1117,6 +1191,43 @@ impl Daemon {
     pub fn state_dir(&self) -> &Path {
         self.state.path()
     }
+}
+
+/// The PFC priorities the NIC runs now: the operational ones, if PFC is on.
+fn oper_pfc(port: &Port) -> u8 {
+    port.agent
+        .pfc()
+        .applied(&port.agent.config().dcbx.pfc)
+        .map_or(0, |p| p.priorities.0)
+}
+
+/// Programming of the headroom the port holds, on a port whose NIC answered dcbnl.
+fn apply_headroom(port: &Port) -> Option<Output> {
+    if !matches!(port.hardware, Hardware::Dcbnl { .. }) {
+        return None;
+    }
+    let h = port.headroom.as_ref()?;
+    let need = h.applied_need()?;
+    Some(Output::ApplyHeadroom {
+        ifindex: port.ifindex,
+        name: port.name.clone(),
+        pfc_enabled: oper_pfc(port),
+        pfc_delay_bits: pfc_delay_bits(need),
+        read_buffer: h.settings.buffer,
+    })
+}
+
+/// What reached the NIC for the port's headroom, as an event.
+fn hardware_event(port: &Port) -> EventBody {
+    let (pfc_delay, buffer) = match &port.headroom {
+        Some(h) => (
+            serde_json::to_value(&h.hardware).unwrap_or_default(),
+            serde_json::to_value(h.buffer_state(port.settings.apply, &port.hardware))
+                .unwrap_or_default(),
+        ),
+        None => Default::default(),
+    };
+    EventBody::Daemon(DaemonEvent::HeadroomHardware { pfc_delay, buffer })
 }
 
 /// The earliest deadline of a port: its agent's or its measurement's.

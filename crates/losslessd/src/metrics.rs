@@ -268,6 +268,65 @@ impl Metrics {
             );
         }
 
+        per_port(
+            &mut out,
+            "headroom_pfc_delay_bits",
+            "IEEE PFC delay allowance programmed through dcbnl, bit times.",
+            "gauge",
+            measuring.iter().map(|(p, h)| {
+                let bits = match h.hardware {
+                    crate::headroom::HeadroomHardware::Applied { pfc_delay_bits, .. } => {
+                        Some(pfc_delay_bits)
+                    }
+                    _ => None,
+                };
+                (*p, bits)
+            }),
+        );
+        header(
+            &mut out,
+            "lossless_headroom_buffer_state",
+            "The DCB buffer for the headroom: 1 on the port's state, with the reason when it \
+             was not sized (off, unsupported, no_pfc_priority, does_not_fit, error).",
+            "gauge",
+        );
+        let buffers: Vec<_> = measuring
+            .iter()
+            .map(|(p, h)| (*p, h.buffer_state(p.settings.apply, &p.hardware)))
+            .collect();
+        for (p, b) in &buffers {
+            let (state, reason) = b.label();
+            let _ = writeln!(
+                out,
+                "lossless_headroom_buffer_state{{port=\"{}\",state=\"{state}\",reason=\"{}\"}} 1",
+                esc(&p.name),
+                esc(&reason)
+            );
+        }
+        header(
+            &mut out,
+            "lossless_headroom_buffer_bytes",
+            "Size of each DCB buffer holding a PFC priority, as the driver reports it.",
+            "gauge",
+        );
+        for (p, b) in &buffers {
+            if let crate::headroom::BufferState::Sized {
+                lossless,
+                buffer_size,
+                ..
+            } = b
+            {
+                for &i in lossless {
+                    let _ = writeln!(
+                        out,
+                        "lossless_headroom_buffer_bytes{{port=\"{}\",buffer=\"{i}\"}} {}",
+                        esc(&p.name),
+                        buffer_size[usize::from(i)]
+                    );
+                }
+            }
+        }
+
         header(
             &mut out,
             "lossless_dcbx_events_total",

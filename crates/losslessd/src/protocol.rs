@@ -346,6 +346,13 @@ pub enum DaemonEvent {
         cells: u64,
         decision: lossless_headroom::sizing::Decision,
     },
+    /// What reached the NIC for the headroom: the IEEE PFC delay (`pfc_delay`, as
+    /// `hardware` in `headroom show`) and the DCB buffer (`buffer`, each with its
+    /// `state` and, when it was not programmed, the `reason`).
+    HeadroomHardware {
+        pfc_delay: serde_json::Value,
+        buffer: serde_json::Value,
+    },
 }
 
 /// A blocking client, for the CLI and tests.

@@ -429,9 +429,22 @@ fn execute(daemon: &mut Daemon, io: &mut Io, clock: &Clock) {
                 name,
                 pfc_enabled,
                 pfc_delay_bits,
+                read_buffer,
             } => {
                 let result = with_dcbnl(io, |d| d.set_ieee_pfc(&name, pfc_enabled, pfc_delay_bits));
-                daemon.headroom_applied(ifindex, pfc_delay_bits, result);
+                let ieee = read_buffer.then(|| with_dcbnl(io, |d| d.get_ieee(&name)));
+                daemon.headroom_applied(clock.now(), ifindex, pfc_delay_bits, result, ieee);
+            }
+            Output::SetBuffer {
+                ifindex,
+                name,
+                buffer,
+            } => {
+                let readback = with_dcbnl(io, |d| {
+                    d.set_dcb_buffer(&name, &buffer)?;
+                    d.get_ieee(&name)
+                });
+                daemon.buffer_written(clock.now(), ifindex, readback);
             }
             Output::Send { ifindex, frame } => {
                 let sent = io
@@ -462,10 +475,10 @@ fn execute(daemon: &mut Daemon, io: &mut Io, clock: &Clock) {
     }
 }
 
-fn with_dcbnl(
+fn with_dcbnl<T>(
     io: &mut Io,
-    f: impl FnOnce(&mut Dcbnl) -> Result<(), DcbError>,
-) -> Result<(), String> {
+    f: impl FnOnce(&mut Dcbnl) -> Result<T, DcbError>,
+) -> Result<T, String> {
     if io.dcbnl.is_none() {
         io.dcbnl = Some(Dcbnl::open().map_err(|e| format!("dcbnl socket: {e}"))?);
     }

@@ -715,7 +715,8 @@ mod render {
 fn headroom_section_reads_every_key_and_round_trips() {
     let c = parse(
         "[ports.\"eth0\".headroom]\nmeasure = true\nalpha = \"1.25\"\ncell = 256\n\
-         speed = \"400G\"\nmax_frame = 9216\ntimestamps = \"software\"\nsamples = 16\nperiod = 30\n",
+         speed = \"400G\"\nmax_frame = 9216\ntimestamps = \"software\"\nsamples = 16\nperiod = 30\n\
+         buffer = false\n",
     );
     let s = c.port("eth0");
     assert!(s.dcbx().headroom_measurement);
@@ -729,7 +730,9 @@ fn headroom_section_reads_every_key_and_round_trips() {
         h.timestamps,
         lossless_sys::timestamp::TimestampMode::Software
     );
-    assert_eq!((h.samples, h.period), (16, 30));
+    assert_eq!((h.samples, h.period, h.buffer), (16, 30, false));
+    // The buffer follows apply unless turned off.
+    assert!(parse("[ports.\"eth1\"]\n").port("eth1").headroom.buffer);
     // Off unless asked for.
     assert!(
         !parse("[ports.\"eth1\"]\n")
@@ -753,6 +756,7 @@ fn headroom_values_are_refused_with_their_key() {
         ("timestamps = \"ptp\"", "timestamps", "not \"auto\""),
         ("samples = 34", "samples", "34"),
         ("period = 0", "period", "below the minimum 1"),
+        ("buffer = \"yes\"", "buffer", "boolean"),
         ("colour = 1", "colour", "measure"),
     ] {
         let text = format!("[ports.\"eth0\".headroom]\n{body}\n");

@@ -1,7 +1,8 @@
 #![allow(clippy::unwrap_used)]
 //! Adaptive headroom on real sockets and kernel timestamps: two losslessd in network
 //! namespaces joined through `lossless-delayline`, a userspace delay line (this kernel
-//! has no netem), measure the delay the line injects.
+//! has no netem), measure the delay the line injects; with lldpad-peer's dcbnl shim
+//! under one of them, the measured X reaches the emulated driver as the IEEE PFC delay.
 //!
 //! ```text
 //! ns A: va ==veth== la  [ns L: lossless-delayline --a la --b lb --delay D]  lb ==veth== vb :ns B
@@ -55,6 +56,12 @@ speed = "100G"
 impl Setup {
     /// `metrics`: a loopback address for daemon a's Prometheus endpoint.
     fn new(delay: &str, metrics: Option<&str>) -> Setup {
+        Setup::with_a(delay, metrics, CONFIG, &[])
+    }
+
+    /// As [`Setup::new`], daemon a with its own configuration (`IF` stands for its
+    /// interface) and environment.
+    fn with_a(delay: &str, metrics: Option<&str>, config_a: &str, env_a: &[(&str, &str)]) -> Setup {
         let dir = TempDir::new();
         let (na, nb, nl) = (Netns::new(), Netns::new(), Netns::new());
         Veth::new(
@@ -82,16 +89,21 @@ impl Setup {
             .stdin(Stdio::null())
             .spawn()
             .expect("lossless-delayline");
-        let start = |ns: &Netns, ifname: &str, sub: &str, extra: &[&str]| {
+        let start = |ns: &Netns,
+                     ifname: &str,
+                     sub: &str,
+                     config: &str,
+                     extra: &[&str],
+                     env: &[(&str, &str)]| {
             let conf = dir.path().join(format!("{sub}.toml"));
-            std::fs::write(&conf, CONFIG.replace("IF", ifname)).unwrap();
+            std::fs::write(&conf, config.replace("IF", ifname)).unwrap();
             let mut args = vec!["--config", conf.to_str().unwrap()];
             args.extend_from_slice(extra);
-            Daemon::start(ns, &dir.path().join(sub), &args)
+            Daemon::start_with_env(ns, &dir.path().join(sub), &args, env)
         };
         let metrics_args: Vec<&str> = metrics.map(|m| vec!["--metrics", m]).unwrap_or_default();
-        let a = start(&na, "va", "a", &metrics_args);
-        let b = start(&nb, "vb", "b", &[]);
+        let a = start(&na, "va", "a", config_a, &metrics_args, env_a);
+        let b = start(&nb, "vb", "b", CONFIG, &[], &[]);
         Setup {
             a,
             b,
@@ -243,4 +255,94 @@ fn cli_and_metrics_show_the_measurement() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["ports"][0]["port"], "va");
     assert_eq!(v["ports"][0]["decision"], "initial");
+}
+
+/// Daemon a applies through dcbnl to a DCB-capable driver (lldpad-peer's shim, which
+/// answers as the kernel's dcbnl.c does for a driver with IEEE PFC ops and no DCB
+/// buffer ops): the PFC delay the shim's driver receives is the X the daemon measured
+/// and reports, and the DCB buffer is reported unsupported, with the reason, in
+/// `headroom show` (JSON and text) and in the `headroom_hardware` event.
+#[test]
+fn measured_x_reaches_the_ieee_pfc_delay_under_the_dcbnl_shim() {
+    if !can_run("measured_x_reaches_the_ieee_pfc_delay_under_the_dcbnl_shim") {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let tmp = TempDir::new();
+    let so = build_dcbnl_shim(tmp.path());
+    let log = tmp.path().join("shim.log");
+    let env = [
+        ("LD_PRELOAD", so.to_str().unwrap()),
+        ("DCBNL_SHIM_IFACES", "va"),
+        ("DCBNL_SHIM_LOG", log.to_str().unwrap()),
+        ("DCBNL_SHIM_LOG_GETS", "1"),
+    ];
+    // At 1 Gb/s a bit time is a nanosecond: through a 10 us line X is some 20,000 bit
+    // times, inside ieee_pfc.delay's 16 bits, so nothing saturates.
+    let config_a = r#"
+[ports."IF"]
+apply = "dcbnl"
+pfc = { priorities = [3] }
+[ports."IF".headroom]
+measure = true
+speed = "1G"
+"#;
+    let s = Setup::with_a("10us", None, config_a, &env);
+    s.links_up();
+    let h = wait_for(Duration::from_secs(5), "the headroom programmed", || {
+        let h = measured(&s.a)?;
+        (h["hardware"]["state"] == "applied" && h["buffer"]["state"] != "pending").then_some(h)
+    });
+    let rtt_ps = (h["last"]["round_trip_ns"].as_f64().unwrap() * 1e3).round() as u64;
+    let x = h["need"]["x_bit_times"].as_u64().unwrap();
+    assert_eq!(x, rtt_ps.div_ceil(1000), "{h:#}");
+    assert!((15_000..65_535).contains(&x), "{h:#}");
+    assert_eq!(h["hardware"]["pfc_delay_bits"], x, "{h:#}");
+    assert_eq!(h["hardware"]["saturated"], false);
+
+    // What the emulated driver received: PFC on priority 3 and the delay (once per
+    // programming: the headroom, and again only if operational PFC changed after it).
+    let shim = std::fs::read_to_string(&log).unwrap();
+    let sets: Vec<&str> = shim
+        .lines()
+        .filter(|l| l.contains(" va IEEE_SET "))
+        .collect();
+    assert!(
+        !sets.is_empty(),
+        "no IEEE_SET:\n{shim}\n--- a:\n{}",
+        s.a.log()
+    );
+    for l in &sets {
+        assert!(
+            l.ends_with(&format!(" va IEEE_SET ok pfc: en=0x08 mbc=0 delay={x} ")),
+            "{l}\n{shim}"
+        );
+    }
+    // Support for the buffer is learned from IEEE_GET, which the shim answers
+    // without DCB_ATTR_DCB_BUFFER: nothing is written to a buffer it does not have
+    // (every IEEE_SET above carried the PFC object only).
+    assert!(shim.contains(" va IEEE_GET ok"), "{shim}");
+
+    let reason = "driver exposes no DCB buffer: no DCB_ATTR_DCB_BUFFER in IEEE_GET";
+    assert_eq!(h["buffer"]["state"], "unsupported", "{h:#}");
+    assert_eq!(h["buffer"]["reason"], reason);
+    let out = s.a.cli(&["headroom", "show", "va"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let row = text.lines().nth(1).unwrap_or_default();
+    assert!(row.contains(&format!("pfc delay {x} bits")), "{text}");
+    assert!(row.ends_with(&format!("unsupported: {reason}")), "{text}");
+    let events = s.a.call(&Request::Events { follow: false });
+    let hw: Vec<&Value> = events["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["event"] == "headroom_hardware")
+        .collect();
+    assert_eq!(hw.len(), sets.len(), "{events:#}");
+    for e in hw {
+        assert_eq!(e["pfc_delay"]["pfc_delay_bits"], x);
+        assert_eq!(e["buffer"]["state"], "unsupported");
+        assert_eq!(e["buffer"]["reason"], reason);
+    }
 }

@@ -13,8 +13,9 @@ pub const AFTER_HELP: &str = "\
 Columns: STATE (measuring: a round is open; running: both ends advertise the capability \
 and the link is up; off: headroom.measure is off; idle: waiting for the peer), RTT (the \
 last round's minimum T4 - T1 - (T3 - T2)), X and DV (bit times, seed 004 phase 3), HEADROOM \
-(the size the hysteresis holds, bytes and cells), CLOCK (rx/tx timestamp clocks), NIC (what \
-reached the hardware).
+(the size the hysteresis holds, bytes and cells), CLOCK (rx/tx timestamp clocks), NIC (the IEEE \
+PFC delay allowance that reached the hardware), BUFFER (the NIC's DCB buffers holding PFC \
+priorities: their sizes, or why they were not sized).
 Turn measurement on per port in losslessd's configuration:
   [ports.\"eth0\".headroom]
   measure = true
@@ -33,13 +34,14 @@ pub fn show(socket: &Path, args: PortArgs) -> Result<(), CliError> {
     }
     let mut t = Table::new([
         "PORT", "STATE", "SPEED", "RTT", "SAMPLES", "X(bits)", "DV(bits)", "HEADROOM", "CLOCK",
-        "NIC",
+        "NIC", "BUFFER",
     ]);
     for p in arr(&v["ports"]) {
         if p["off"].as_bool() == Some(true) {
             t.row([
                 s(&p["port"]),
                 "off".into(),
+                "-".into(),
                 "-".into(),
                 "-".into(),
                 "-".into(),
@@ -97,8 +99,10 @@ pub fn show(socket: &Path, args: PortArgs) -> Result<(), CliError> {
             Some("unsupported") => "no dcbnl: reported only".into(),
             Some("report_only") => "report only".into(),
             Some("error") => format!("error: {}", s(&hw["error"])),
+            Some("pending") => "pending".into(),
             _ => "-".into(),
         };
+        let buffer = buffer(&p["buffer"]);
         t.row([
             s(&p["port"]),
             state.into(),
@@ -110,8 +114,38 @@ pub fn show(socket: &Path, args: PortArgs) -> Result<(), CliError> {
             headroom,
             clock,
             nic,
+            buffer,
         ]);
     }
     t.print();
     Ok(())
+}
+
+/// The BUFFER column: `buffer 1: 262016 B of 1048576` (`, written` when this
+/// headroom needed a write), or the state and its reason.
+fn buffer(b: &Value) -> String {
+    match b["state"].as_str() {
+        Some("sized") => {
+            let sizes = &b["buffer_size"];
+            let lossless = arr(&b["lossless"]);
+            let list = lossless
+                .iter()
+                .map(|i| format!("{}: {} B", i, sizes[i.as_u64().unwrap_or(0) as usize]))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let plural = if lossless.len() == 1 { "" } else { "s" };
+            let written = if b["written"].as_bool() == Some(true) {
+                ", written"
+            } else {
+                ""
+            };
+            format!("buffer{plural} {list} of {}{written}", b["total_size"])
+        }
+        Some("pending") => "pending".into(),
+        Some(state) => {
+            let why = b["reason"].as_str().or(b["error"].as_str()).unwrap_or("");
+            format!("{}: {why}", state.replace('_', " "))
+        }
+        None => "-".into(),
+    }
 }

@@ -10,6 +10,7 @@
 //! timestamps = "auto"     # "auto" (hardware where the NIC has it), "software", "hardware"
 //! samples = 32            # exchanges per measurement round
 //! period = 60             # seconds between rounds
+//! buffer = true           # with apply = "dcbnl": size the NIC's DCB buffers too
 //! ```
 //!
 //! Every value is checked as it is read, so a refusal names its key and position.
@@ -32,6 +33,7 @@ pub(crate) const HEADROOM_KEYS: &[&str] = &[
     "timestamps",
     "samples",
     "period",
+    "buffer",
 ];
 
 /// The effective headroom settings of a port (`measure` lives in
@@ -50,6 +52,9 @@ pub struct HeadroomSettings {
     pub samples: u16,
     /// Seconds between rounds (1..=86400).
     pub period: u32,
+    /// With `apply = "dcbnl"`: grow the DCB buffers (`DCB_ATTR_DCB_BUFFER`) that
+    /// hold PFC priorities to the headroom, where the driver exposes them.
+    pub buffer: bool,
 }
 
 impl Default for HeadroomSettings {
@@ -62,6 +67,7 @@ impl Default for HeadroomSettings {
             timestamps: TimestampMode::Auto,
             samples: SessionConfig::default().samples,
             period: 60,
+            buffer: true,
         }
     }
 }
@@ -101,6 +107,7 @@ pub(crate) enum HeadroomKey {
     Timestamps,
     Samples,
     Period,
+    Buffer,
 }
 
 /// One key with its (checked) value.
@@ -114,6 +121,7 @@ pub(crate) enum HeadroomSetting {
     Timestamps(TimestampMode),
     Samples(u16),
     Period(u32),
+    Buffer(bool),
 }
 
 impl HeadroomSetting {
@@ -127,6 +135,7 @@ impl HeadroomSetting {
             HeadroomSetting::Timestamps(_) => HeadroomKey::Timestamps,
             HeadroomSetting::Samples(_) => HeadroomKey::Samples,
             HeadroomSetting::Period(_) => HeadroomKey::Period,
+            HeadroomSetting::Buffer(_) => HeadroomKey::Buffer,
         }
     }
 
@@ -141,6 +150,7 @@ impl HeadroomSetting {
             HeadroomSetting::Timestamps(v) => h.timestamps = v,
             HeadroomSetting::Samples(v) => h.samples = v,
             HeadroomSetting::Period(v) => h.period = v,
+            HeadroomSetting::Buffer(v) => h.buffer = v,
         }
     }
 
@@ -191,6 +201,7 @@ impl HeadroomSetting {
                 u16::try_from(range(1, 33)?).unwrap_or(33),
             ),
             "period" => HeadroomSetting::Period(u32::try_from(range(1, 86_400)?).unwrap_or(86_400)),
+            "buffer" => HeadroomSetting::Buffer(f.bool()?),
             _ => return Err(f.unknown(HEADROOM_KEYS)),
         })
     }
@@ -213,6 +224,7 @@ pub(crate) fn render(measure: bool, h: &HeadroomSettings, line: &mut impl FnMut(
     line("headroom.timestamps", quoted(ts));
     line("headroom.samples", h.samples.to_string());
     line("headroom.period", h.period.to_string());
+    line("headroom.buffer", h.buffer.to_string());
 }
 
 /// `1.25` for 1,250,000 ppm; `1` for one.

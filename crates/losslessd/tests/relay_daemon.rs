@@ -108,7 +108,14 @@ fn a_pe_waits_for_its_interfaces_ceils_a_storm_and_restarts_on_reload() {
         &dir.path().join("pe"),
         &["--config", conf.to_str().unwrap(), "--metrics", METRICS],
     );
-    let s = show(&d);
+    let s = wait_for(WAIT, "the relay's first try to open its ports", || {
+        let s = show(&d);
+        s.ports[0]
+            .error
+            .as_deref()
+            .is_some_and(|e| e != "not opened yet")
+            .then_some(s)
+    });
     assert_eq!(s.role, "pe");
     assert!(s.ports.iter().all(|p| !p.open));
     let err = s.ports[0].error.clone().unwrap_or_default();

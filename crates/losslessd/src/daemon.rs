@@ -349,6 +349,15 @@ impl Daemon {
             port.agent.handle_link(now.mono, up);
             port.negotiating_since = up.then_some(now.mono);
         }
+        // Frames kept while the link came up are for this link-up only; a link
+        // reported down forgets them (they could be from another peer by the
+        // time it comes up again).
+        let held = if up {
+            std::mem::take(&mut port.held)
+        } else {
+            port.held.clear();
+            Vec::new()
+        };
         if let Some(h) = &mut port.headroom {
             // Any link message may come with a new speed (autonegotiation): re-read it.
             if up {
@@ -370,6 +379,9 @@ impl Daemon {
         }
         let name = info.name.clone();
         self.after(now, &name);
+        for frame in held {
+            self.frame(now, info.ifindex, &frame);
+        }
     }
 
     fn remove_port(&mut self, now: Now, name: &str, shutdown: bool) {
@@ -430,11 +442,29 @@ impl Daemon {
     /// now (None: it could not be read). The frame is processed if the link
     /// turned out to be up, dropped otherwise (a late frame of a link that
     /// went down).
+    ///
+    /// Read this way, the carrier alone does not make the link up: the kernel
+    /// turns it on before its linkwatch worker has activated the device's
+    /// queue, and until then whatever is sent is dropped (the `noop` qdisc),
+    /// so answering the frame at once could lose the answer (for an LLDPDU, a
+    /// second until the next fast transmission). Linkwatch marks the device
+    /// running, activates it and then notifies; a notification with the
+    /// carrier therefore always comes after the device can send. So with the
+    /// carrier on and the device not yet running, the frame is kept for the
+    /// notification ([`crate::port::MAX_HELD`] at most).
     pub fn link_checked(&mut self, now: Now, info: Option<LinkInfo>, frame: &[u8]) {
         let Some(info) = info else {
             return;
         };
-        if !self.ports.contains_key(&info.name) {
+        let Some(port) = self.ports.get_mut(&info.name) else {
+            return;
+        };
+        tracing::debug!(port = %info.name, admin_up = info.admin_up, carrier = info.carrier,
+            running = info.oper_up, "frame before the link notification: link read");
+        if info.admin_up && info.carrier && !info.oper_up && !port.agent.link_up() {
+            if port.held.len() < crate::port::MAX_HELD {
+                port.held.push(frame.to_vec());
+            }
             return;
         }
         self.links.insert(info.ifindex, info.clone());

@@ -31,7 +31,13 @@ pub struct Port {
     pub last_convergence: Option<Duration>,
     /// Adaptive headroom, on ports that advertise the measurement capability.
     pub headroom: Option<PortHeadroom>,
+    /// Frames that arrived while the link was coming up (carrier on, the kernel not
+    /// running the device yet): handed to the agent when the link is up.
+    pub held: Vec<Vec<u8>>,
 }
+
+/// The most frames [`Port::held`] keeps; later ones are dropped.
+pub const MAX_HELD: usize = 16;
 
 impl Port {
     /// A port with its link down. `settings` must already carry the overrides.
@@ -63,6 +69,7 @@ impl Port {
             negotiating_since: None,
             last_convergence: None,
             headroom,
+            held: Vec::new(),
         })
     }
 

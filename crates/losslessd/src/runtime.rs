@@ -21,7 +21,7 @@ use tokio::io::Interest;
 use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinHandle;
-use tracing::{error, info, warn};
+use tracing::{debug, error, info, warn};
 
 use crate::config::{ConfigFileError, DaemonConfig};
 use crate::control::{self, CoreMsg};
@@ -354,123 +354,154 @@ fn handle_input(daemon: &mut Daemon, clock: &Clock, input: Input) {
 /// to probes and programming produce.
 fn execute(daemon: &mut Daemon, io: &mut Io, clock: &Clock) {
     while let Some(out) = daemon.poll_output() {
-        match out {
-            Output::Open { ifindex, name } => match open_port(ifindex, io) {
-                Ok(p) => {
-                    if let Some(old) = io.ports.insert(ifindex, p) {
+        let started = std::time::Instant::now();
+        let kind = output_kind(&out);
+        execute_one(daemon, io, clock, out);
+        // Everything here runs on the one thread that also carries the frames: a
+        // blocked loop delays measurement answers and LLDPDUs.
+        let ms = started.elapsed().as_secs_f64() * 1e3;
+        if ms > 100.0 {
+            warn!(output = kind, ms, "the event loop was blocked");
+        } else if ms > 10.0 {
+            debug!(output = kind, ms, "the event loop was blocked");
+        }
+    }
+}
+
+fn output_kind(out: &Output) -> &'static str {
+    match out {
+        Output::Open { .. } => "open",
+        Output::CheckLink { .. } => "check_link",
+        Output::Close { .. } => "close",
+        Output::Send { .. } => "send",
+        Output::Probe { .. } => "probe",
+        Output::Apply { .. } => "apply",
+        Output::OpenMeasure { .. } => "open_measure",
+        Output::CloseMeasure { .. } => "close_measure",
+        Output::SendMeasure { .. } => "send_measure",
+        Output::ReadSpeed { .. } => "read_speed",
+        Output::ApplyHeadroom { .. } => "apply_headroom",
+        Output::SetBuffer { .. } => "set_buffer",
+        Output::Event(_) => "event",
+    }
+}
+
+fn execute_one(daemon: &mut Daemon, io: &mut Io, clock: &Clock, out: Output) {
+    match out {
+        Output::Open { ifindex, name } => match open_port(ifindex, io) {
+            Ok(p) => {
+                if let Some(old) = io.ports.insert(ifindex, p) {
+                    old.reader.abort();
+                }
+            }
+            Err(e) => error!(port = %name, error = %e, "cannot open packet socket"),
+        },
+        Output::CheckLink { ifindex, frame } => {
+            let info = lossless_sys::link::get_link(ifindex)
+                .map_err(|e| warn!(ifindex, error = %e, "cannot read the link"))
+                .ok();
+            daemon.link_checked(clock.now(), info, &frame);
+        }
+        Output::Close { ifindex } => {
+            if let Some(p) = io.ports.remove(&ifindex) {
+                p.reader.abort();
+            }
+            if let Some(m) = io.measure.remove(&ifindex) {
+                m.reader.abort();
+            }
+        }
+        Output::OpenMeasure {
+            ifindex,
+            name,
+            timestamps,
+        } => {
+            let opened = MeasureSocket::open(ifindex, &name, timestamps).and_then(|s| {
+                let clocks = s.clocks();
+                let socket = Arc::new(async_fd_with_interest(
+                    s,
+                    Interest::READABLE | Interest::ERROR,
+                )?);
+                let reader = tokio::spawn(read_measure(ifindex, socket.clone(), io.input.clone()));
+                Ok((MeasureIo { socket, reader }, clocks))
+            });
+            match opened {
+                Ok((m, clocks)) => {
+                    if let Some(old) = io.measure.insert(ifindex, m) {
                         old.reader.abort();
                     }
+                    daemon.measure_opened(ifindex, Ok(clocks));
                 }
-                Err(e) => error!(port = %name, error = %e, "cannot open packet socket"),
-            },
-            Output::CheckLink { ifindex, frame } => {
-                let info = lossless_sys::link::get_link(ifindex)
-                    .map_err(|e| warn!(ifindex, error = %e, "cannot read the link"))
-                    .ok();
-                daemon.link_checked(clock.now(), info, &frame);
+                Err(e) => daemon.measure_opened(ifindex, Err(e.to_string())),
             }
-            Output::Close { ifindex } => {
-                if let Some(p) = io.ports.remove(&ifindex) {
-                    p.reader.abort();
+        }
+        Output::CloseMeasure { ifindex } => {
+            if let Some(m) = io.measure.remove(&ifindex) {
+                m.reader.abort();
+            }
+        }
+        Output::SendMeasure { ifindex, frame } => {
+            let Some(m) = io.measure.get(&ifindex) else {
+                return;
+            };
+            let sock = m.socket.get_ref();
+            match sock.send(&frame) {
+                // No driver timestamp: our own clock, right after the send.
+                Ok(()) if sock.clocks().tx == TsClock::Userspace => {
+                    daemon.measure_tx_timestamp(clock.now(), ifindex, &frame, realtime_ps());
                 }
-                if let Some(m) = io.measure.remove(&ifindex) {
-                    m.reader.abort();
-                }
+                Ok(()) => {}
+                Err(_) => daemon.io_error(ifindex, true),
             }
-            Output::OpenMeasure {
-                ifindex,
-                name,
-                timestamps,
-            } => {
-                let opened = MeasureSocket::open(ifindex, &name, timestamps).and_then(|s| {
-                    let clocks = s.clocks();
-                    let socket = Arc::new(async_fd_with_interest(
-                        s,
-                        Interest::READABLE | Interest::ERROR,
-                    )?);
-                    let reader =
-                        tokio::spawn(read_measure(ifindex, socket.clone(), io.input.clone()));
-                    Ok((MeasureIo { socket, reader }, clocks))
-                });
-                match opened {
-                    Ok((m, clocks)) => {
-                        if let Some(old) = io.measure.insert(ifindex, m) {
-                            old.reader.abort();
-                        }
-                        daemon.measure_opened(ifindex, Ok(clocks));
-                    }
-                    Err(e) => daemon.measure_opened(ifindex, Err(e.to_string())),
-                }
+        }
+        Output::ReadSpeed { ifindex, name } => {
+            daemon.speed_read(clock.now(), ifindex, read_speed(&name));
+        }
+        Output::ApplyHeadroom {
+            ifindex,
+            name,
+            pfc_enabled,
+            pfc_delay_bits,
+            read_buffer,
+        } => {
+            let result = with_dcbnl(io, |d| d.set_ieee_pfc(&name, pfc_enabled, pfc_delay_bits));
+            let ieee = read_buffer.then(|| with_dcbnl(io, |d| d.get_ieee(&name)));
+            daemon.headroom_applied(clock.now(), ifindex, pfc_delay_bits, result, ieee);
+        }
+        Output::SetBuffer {
+            ifindex,
+            name,
+            buffer,
+        } => {
+            let readback = with_dcbnl(io, |d| {
+                d.set_dcb_buffer(&name, &buffer)?;
+                d.get_ieee(&name)
+            });
+            daemon.buffer_written(clock.now(), ifindex, readback);
+        }
+        Output::Send { ifindex, frame } => {
+            let sent = io
+                .ports
+                .get(&ifindex)
+                .map(|p| p.socket.get_ref().send(&frame));
+            if !matches!(sent, Some(Ok(()))) {
+                daemon.io_error(ifindex, true);
             }
-            Output::CloseMeasure { ifindex } => {
-                if let Some(m) = io.measure.remove(&ifindex) {
-                    m.reader.abort();
-                }
-            }
-            Output::SendMeasure { ifindex, frame } => {
-                let Some(m) = io.measure.get(&ifindex) else {
-                    continue;
-                };
-                let sock = m.socket.get_ref();
-                match sock.send(&frame) {
-                    // No driver timestamp: our own clock, right after the send.
-                    Ok(()) if sock.clocks().tx == TsClock::Userspace => {
-                        daemon.measure_tx_timestamp(clock.now(), ifindex, &frame, realtime_ps());
-                    }
-                    Ok(()) => {}
-                    Err(_) => daemon.io_error(ifindex, true),
-                }
-            }
-            Output::ReadSpeed { ifindex, name } => {
-                daemon.speed_read(clock.now(), ifindex, read_speed(&name));
-            }
-            Output::ApplyHeadroom {
-                ifindex,
-                name,
-                pfc_enabled,
-                pfc_delay_bits,
-                read_buffer,
-            } => {
-                let result = with_dcbnl(io, |d| d.set_ieee_pfc(&name, pfc_enabled, pfc_delay_bits));
-                let ieee = read_buffer.then(|| with_dcbnl(io, |d| d.get_ieee(&name)));
-                daemon.headroom_applied(clock.now(), ifindex, pfc_delay_bits, result, ieee);
-            }
-            Output::SetBuffer {
-                ifindex,
-                name,
-                buffer,
-            } => {
-                let readback = with_dcbnl(io, |d| {
-                    d.set_dcb_buffer(&name, &buffer)?;
-                    d.get_ieee(&name)
-                });
-                daemon.buffer_written(clock.now(), ifindex, readback);
-            }
-            Output::Send { ifindex, frame } => {
-                let sent = io
-                    .ports
-                    .get(&ifindex)
-                    .map(|p| p.socket.get_ref().send(&frame));
-                if !matches!(sent, Some(Ok(()))) {
-                    daemon.io_error(ifindex, true);
-                }
-            }
-            Output::Probe { ifindex, name } => {
-                let result = with_dcbnl(io, |d| d.get_state(&name).map(|_| ()));
-                daemon.probe_result(ifindex, result);
-            }
-            Output::Apply {
-                ifindex,
-                name,
-                pfc,
-                pg,
-            } => {
-                let result = with_dcbnl(io, |d| program(d, &name, pfc.as_ref(), pg.as_ref()));
-                daemon.apply_result(clock.now(), ifindex, result);
-            }
-            Output::Event(line) => {
-                let _ = io.events.send(Arc::from(line));
-            }
+        }
+        Output::Probe { ifindex, name } => {
+            let result = with_dcbnl(io, |d| d.get_state(&name).map(|_| ()));
+            daemon.probe_result(ifindex, result);
+        }
+        Output::Apply {
+            ifindex,
+            name,
+            pfc,
+            pg,
+        } => {
+            let result = with_dcbnl(io, |d| program(d, &name, pfc.as_ref(), pg.as_ref()));
+            daemon.apply_result(clock.now(), ifindex, result);
+        }
+        Output::Event(line) => {
+            let _ = io.events.send(Arc::from(line));
         }
     }
 }

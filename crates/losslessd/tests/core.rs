@@ -375,3 +375,55 @@ fn a_driver_without_a_buffer_is_reported_with_the_reason() {
     );
     assert!(metrics.lines().any(|l| l == line), "{metrics}");
 }
+
+/// A frame that arrives before the link notification makes the daemon read the link;
+/// with the carrier on but the device not yet running (linkwatch has not activated
+/// its queue, so anything sent now would be dropped) nothing is sent: the frame is
+/// kept and handled when the notification says the link is up.
+#[test]
+fn a_frame_before_the_device_runs_is_kept_for_the_link_up() {
+    let mut s = Sim::new(Nic::NoBuffer);
+    let now = s.now();
+    // B is up and sends its first LLDPDU; A's link notification has not come yet.
+    s.d[1].links(now, vec![link(1, true)]);
+    s.d[0].links(now, vec![link(0, false)]);
+    let mut lldpdu = None;
+    while let Some(out) = s.d[1].poll_output() {
+        if let Output::Send { frame, .. } = out {
+            lldpdu.get_or_insert(frame);
+        }
+    }
+    while s.d[0].poll_output().is_some() {}
+    let frame = lldpdu.expect("B sends at link-up");
+    s.d[0].frame(now, 10, &frame);
+    let Some(Output::CheckLink { frame: f, .. }) = s.d[0].poll_output() else {
+        panic!("A reads the link")
+    };
+    let coming_up = LinkInfo {
+        oper_up: false,
+        ..link(0, true)
+    };
+    s.d[0].link_checked(now, Some(coming_up), &f);
+    let mut outs = Vec::new();
+    while let Some(out) = s.d[0].poll_output() {
+        outs.push(out);
+    }
+    assert!(
+        !outs.iter().any(|o| matches!(o, Output::Send { .. })),
+        "sent before the device runs: {outs:?}"
+    );
+    let dcbx = |s: &mut Sim| {
+        let now = s.now();
+        let r = s.d[0].request(now, Request::DcbxShow { port: None });
+        r.result.unwrap()["ports"][0].clone()
+    };
+    assert_eq!(dcbx(&mut s)["peer_present"], false);
+    // The notification: the link is up, the kept LLDPDU is B's, A answers it.
+    s.d[0].link_event(now, lossless_sys::link::LinkEvent::New(link(0, true)));
+    let mut sent = 0;
+    while let Some(out) = s.d[0].poll_output() {
+        sent += usize::from(matches!(out, Output::Send { .. }));
+    }
+    assert!(sent >= 1);
+    assert_eq!(dcbx(&mut s)["peer_present"], true);
+}

@@ -185,9 +185,11 @@ fn measured_delay_matches_the_delay_line() {
             assert_eq!(h["clocks"]["rx"], "software");
             assert_eq!(h["hardware"]["state"], "report_only");
         }
-        // The round itself (32 exchanges) takes well under a second. From link-up the
-        // bench adds the time veth takes to pass frames towards the side that came up
-        // last, which is up to a second here (the DCBX exchange waits for it too).
+        // The round itself (32 exchanges) takes well under a second. From link-up
+        // there is the DCBX exchange before it, and 250 ms more for each round a
+        // starved host fails (the line busy-polls one of two cores); the floor itself
+        // (1 s, 100 frames) is the bench's: `cargo bench -p losslessd --bench veth --
+        // headroom`.
         for h in [&ha, &hb] {
             let took = h["last"]["took_ms"].as_f64().unwrap();
             assert!(took < 1000.0, "the round took {took} ms");
@@ -300,23 +302,30 @@ speed = "1G"
     assert_eq!(h["hardware"]["pfc_delay_bits"], x, "{h:#}");
     assert_eq!(h["hardware"]["saturated"], false);
 
-    // What the emulated driver received: PFC on priority 3 and the delay (once per
-    // programming: the headroom, and again only if operational PFC changed after it).
-    let shim = std::fs::read_to_string(&log).unwrap();
+    // What the emulated driver received: the delay, with the PFC priorities running
+    // at the time: once per programming, for the headroom and again when operational
+    // PFC changes after it (the round can end before PFC is operational on priority
+    // 3, then the first one carries none). The last one has priority 3.
+    let shim = wait_for(Duration::from_secs(5), "PFC 3 programmed", || {
+        let shim = std::fs::read_to_string(&log).unwrap_or_default();
+        shim.contains("IEEE_SET ok pfc: en=0x08").then_some(shim)
+    });
     let sets: Vec<&str> = shim
         .lines()
-        .filter(|l| l.contains(" va IEEE_SET "))
+        .filter_map(|l| l.split_once(" va IEEE_SET ").map(|(_, rest)| rest))
         .collect();
     assert!(
         !sets.is_empty(),
         "no IEEE_SET:\n{shim}\n--- a:\n{}",
         s.a.log()
     );
-    for l in &sets {
-        assert!(
-            l.ends_with(&format!(" va IEEE_SET ok pfc: en=0x08 mbc=0 delay={x} ")),
-            "{l}\n{shim}"
-        );
+    for (i, l) in sets.iter().enumerate() {
+        let last = i + 1 == sets.len();
+        let ok = [0x08, 0x00]
+            .iter()
+            .take(if last { 1 } else { 2 })
+            .any(|en| *l == format!("ok pfc: en=0x{en:02x} mbc=0 delay={x} "));
+        assert!(ok, "IEEE_SET {i} of {}: {l:?}\n{shim}", sets.len());
     }
     // Support for the buffer is learned from IEEE_GET, which the shim answers
     // without DCB_ATTR_DCB_BUFFER: nothing is written to a buffer it does not have
@@ -339,7 +348,7 @@ speed = "1G"
         .iter()
         .filter(|e| e["event"] == "headroom_hardware")
         .collect();
-    assert_eq!(hw.len(), sets.len(), "{events:#}");
+    assert!(hw.len() >= sets.len(), "{events:#}");
     for e in hw {
         assert_eq!(e["pfc_delay"]["pfc_delay_bits"], x);
         assert_eq!(e["buffer"]["state"], "unsupported");

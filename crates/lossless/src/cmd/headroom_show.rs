@@ -95,6 +95,9 @@ pub fn show(socket: &Path, args: PortArgs) -> Result<(), CliError> {
         };
         let hw = &p["hardware"];
         let nic = match hw["state"].as_str() {
+            Some("applied") if hw["saturated"].as_bool() == Some(true) => {
+                format!("pfc delay {} bits (saturated)", hw["pfc_delay_bits"])
+            }
             Some("applied") => format!("pfc delay {} bits", hw["pfc_delay_bits"]),
             Some("unsupported") => "no dcbnl: reported only".into(),
             Some("report_only") => "report only".into(),

@@ -12,6 +12,14 @@
 //! timestamps of its own sends close the loop: the send path's latency is learnt and
 //! each frame is handed over that much early, so it reaches the wire when it is due.
 //!
+//! Like a cable, the line loses nothing at link-up: a veth whose carrier is on is not
+//! yet able to send until the kernel's linkwatch worker has activated its queue (the
+//! `noop` qdisc drops every frame until then, silently, and linkwatch can run many
+//! milliseconds late when the rtnl lock is busy). So frames due on an interface with
+//! the carrier on that the kernel does not run yet (operstate not `up`) wait for it,
+//! a second at most; on an interface without carrier they are dropped, as on a cable
+//! whose far end is dead.
+//!
 //! ```text
 //! ns A: va ==veth== dla  [lossless-delayline --a dla --b dlb --delay 100us]  dlb ==veth== vb :ns B
 //! ```
@@ -66,10 +74,48 @@ const ACTIVE: u64 = 5_000_000_000; // ps
 /// The most a send path latency sample may count for (a preempted call is not the path).
 const MAX_LEAD: u64 = 20_000_000; // ps
 
+/// How old the outgoing interface's state may be: when it could send, and when it
+/// could not (then it is read again before a frame is held or dropped on its word).
+const CHECK_READY: u64 = 100_000_000_000; // ps
+const CHECK_NOT_READY: u64 = 20_000_000; // ps
+/// The longest a frame waits for its interface to be able to send.
+const MAX_WAIT: u64 = 1_000_000_000_000; // ps
+
+/// Whether an interface can send now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Out {
+    /// Carrier on, running (operstate `up` or `unknown`): its queue is active; or
+    /// the state could not be read.
+    Ready,
+    /// Carrier on, not running yet: linkwatch has not activated its queue.
+    Waiting,
+    /// No carrier: what is due is dropped.
+    Down,
+}
+
+/// The state of `name` from sysfs (neither file takes the rtnl lock). Unreadable
+/// (an interface that is down has no carrier to read, or sysfs is not this network
+/// namespace's): the kernel decides, as without the check.
+fn out_state(name: &str) -> Out {
+    let read = |f: &str| std::fs::read_to_string(format!("/sys/class/net/{name}/{f}"));
+    match read("carrier").map(|c| c.trim() == "1") {
+        Ok(true) => match read("operstate") {
+            Ok(s) if !matches!(s.trim(), "up" | "unknown") => Out::Waiting,
+            _ => Out::Ready,
+        },
+        Ok(false) => Out::Down,
+        Err(_) => Out::Ready,
+    }
+}
+
 /// One direction: what arrived on `from`, waiting to leave on `to`.
 struct Direction<'a> {
     from: &'a MeasureSocket,
     to: &'a MeasureSocket,
+    to_name: &'a str,
+    /// `to`'s state, and when it was read.
+    out: Out,
+    out_read: u64,
     delay_ps: u64,
     queue: VecDeque<(u64, Vec<u8>)>,
     /// The send path's latency, learnt from the kernel's transmit timestamps.
@@ -97,6 +143,15 @@ impl Direction<'_> {
         }
     }
 
+    /// Reads `to`'s state if what is known is older than `max_age` ps.
+    fn check_out(&mut self, max_age: u64) {
+        let now = realtime_ps();
+        if now.wrapping_sub(self.out_read) >= max_age {
+            self.out = out_state(self.to_name);
+            self.out_read = now;
+        }
+    }
+
     /// Sends what is due, each handed to the kernel `lead` early: the send path's
     /// latency (the kernel's transmit timestamp minus the moment of the call), averaged
     /// over recent sends.
@@ -109,9 +164,22 @@ impl Direction<'_> {
             if now.wrapping_sub(due.wrapping_sub(self.lead)) >= 1 << 63 {
                 return; // not yet
             }
+            let waited = now.wrapping_sub(*due);
+            if self.out != Out::Ready {
+                // The far end may have come up since: ask again before holding or
+                // dropping.
+                self.check_out(CHECK_NOT_READY);
+            }
+            if self.out == Out::Waiting && waited < MAX_WAIT {
+                return; // the interface cannot send yet: the frame waits for it
+            }
             let Some((_, frame)) = self.queue.pop_front() else {
                 return;
             };
+            if self.out != Out::Ready {
+                self.dropped += 1;
+                continue;
+            }
             // A frame the far side refuses (link down) is dropped, as a cable would.
             match self.to.send(&frame) {
                 Ok(()) => {
@@ -131,7 +199,12 @@ impl Direction<'_> {
     }
 }
 
-fn run(a: &MeasureSocket, b: &MeasureSocket, ab: Duration, ba: Duration) -> io::Result<()> {
+fn run(
+    (a, a_name): (&MeasureSocket, &str),
+    (b, b_name): (&MeasureSocket, &str),
+    ab: Duration,
+    ba: Duration,
+) -> io::Result<()> {
     let _ = set_timer_slack_ns(1);
     if let Err(e) = set_realtime_priority(10) {
         eprintln!(
@@ -143,6 +216,9 @@ fn run(a: &MeasureSocket, b: &MeasureSocket, ab: Duration, ba: Duration) -> io::
         Direction {
             from: a,
             to: b,
+            to_name: b_name,
+            out: out_state(b_name),
+            out_read: realtime_ps(),
             delay_ps: ps(ab),
             queue: VecDeque::new(),
             lead: 0,
@@ -151,6 +227,9 @@ fn run(a: &MeasureSocket, b: &MeasureSocket, ab: Duration, ba: Duration) -> io::
         Direction {
             from: b,
             to: a,
+            to_name: a_name,
+            out: out_state(a_name),
+            out_read: realtime_ps(),
             delay_ps: ps(ba),
             queue: VecDeque::new(),
             lead: 0,
@@ -162,6 +241,7 @@ fn run(a: &MeasureSocket, b: &MeasureSocket, ab: Duration, ba: Duration) -> io::
     let mut last_activity = realtime_ps();
     loop {
         for d in dirs.iter_mut() {
+            d.check_out(CHECK_READY);
             if d.receive(&mut buf)? {
                 last_activity = realtime_ps();
             }
@@ -190,7 +270,7 @@ fn main() -> ExitCode {
         }
     };
     let back = args.delay_back.unwrap_or(args.delay);
-    match run(&a, &b, args.delay, back) {
+    match run((&a, &args.a), (&b, &args.b), args.delay, back) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("lossless-delayline: {e}");

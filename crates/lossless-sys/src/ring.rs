@@ -78,6 +78,16 @@ struct Map {
 // kernel sound, and only one thread at a time holds a &mut RingSocket.
 unsafe impl Send for Map {}
 
+impl Map {
+    /// The whole mapping. The kernel writes only slots whose status is
+    /// `TP_STATUS_KERNEL`; readers look at a slot's bytes only after
+    /// acquiring `TP_STATUS_USER` on it.
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: base points to len mapped bytes, live as long as self.
+        unsafe { std::slice::from_raw_parts(self.base.as_ptr(), self.len) }
+    }
+}
+
 impl Drop for Map {
     fn drop(&mut self) {
         // SAFETY: base/len are exactly what mmap returned.
@@ -152,7 +162,7 @@ impl RxFrames<'_> {
 
     /// Each frame as it was on the wire (VLAN tag in place).
     pub fn iter(&self) -> impl Iterator<Item = &[u8]> + '_ {
-        let ring = self.sock.ring();
+        let ring = self.sock.map.bytes();
         let scratch = &self.sock.scratch;
         self.sock.spans.iter().filter_map(move |s| match *s {
             Span::Ring { at, len } => Some(&ring[at..at + len]),
@@ -262,13 +272,6 @@ impl RingSocket {
         self.frames
     }
 
-    fn ring(&self) -> &[u8] {
-        // SAFETY: the mapping is len bytes, live as long as self. The kernel
-        // writes only slots whose status is TP_STATUS_KERNEL, which we do not
-        // read through this slice (status is read atomically first).
-        unsafe { std::slice::from_raw_parts(self.map.base.as_ptr(), self.map.len) }
-    }
-
     fn status(&self, slot: usize) -> &AtomicU32 {
         // SAFETY: slot < frames; each slot starts with a 16-aligned
         // tpacket2_hdr whose first field is the u32 tp_status, shared with
@@ -316,7 +319,11 @@ impl RingSocket {
             let sll_at = off
                 + TPACKET_ALIGNMENT
                     * mem::size_of::<libc::tpacket2_hdr>().div_ceil(TPACKET_ALIGNMENT);
-            let pkttype = self.ring().get(sll_at + 10).copied().unwrap_or(0);
+            let ring = self.map.bytes();
+            let pkttype = ring
+                .get(sll_at + mem::offset_of!(libc::sockaddr_ll, sll_pkttype))
+                .copied()
+                .unwrap_or(0);
             let at = off + usize::from(hdr.tp_mac);
             let len = (hdr.tp_snaplen as usize)
                 .min(self.frame_size.saturating_sub(usize::from(hdr.tp_mac)));
@@ -325,9 +332,6 @@ impl RingSocket {
             let span = if pkttype == PACKET_OUTGOING {
                 Span::Skip
             } else if tagged || partial {
-                // SAFETY: as in ring(); borrowed disjointly from scratch.
-                let ring =
-                    unsafe { std::slice::from_raw_parts(self.map.base.as_ptr(), self.map.len) };
                 let s = self.scratch.len();
                 if tagged {
                     let tpid = if status & TP_STATUS_VLAN_TPID_VALID != 0 {

@@ -39,7 +39,7 @@ use lossless_sys::batch::{BatchOptions, BatchSocket, Filter};
 use lossless_sys::if_nametoindex;
 use lossless_sys::netns::in_netns;
 use lossless_sys::timestamp::{wait_readable, MeasureSocket};
-use lossless_wire::MacAddr;
+use lossless_wire::{emit_mac_control_frame, MacAddr, MacControl};
 use losslessd::protocol::Request;
 use serde_json::Value;
 
@@ -79,33 +79,6 @@ fn main() {
     }
 }
 
-fn env_or(k: &str, d: usize) -> usize {
-    std::env::var(k)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(d)
-}
-
-fn machine() {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .unwrap_or_default()
-        .lines()
-        .find(|l| l.starts_with("model name"))
-        .and_then(|l| l.split_once(':'))
-        .map(|(_, v)| v.trim().to_string())
-        .unwrap_or_default();
-    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
-    let kernel = String::from_utf8_lossy(&sh(&["uname", "-r"]).stdout)
-        .trim()
-        .to_string();
-    let profile = if cfg!(debug_assertions) {
-        "debug"
-    } else {
-        "release"
-    };
-    println!("machine: {cpu}, {cores} cores, Linux {kernel}, losslessd {profile} build");
-}
-
 /// The namespaces, veths and the kernel's SRv6 route; removed on drop.
 struct Topo {
     pe: Netns,
@@ -133,7 +106,7 @@ impl Topo {
         }
         // The kernel path: forward fd00:9::1 into seg6 l2encap toward the SID,
         // which is on the link to the sink.
-        pe.exec(&["sysctl", "-q", "-w", "net.ipv6.conf.all.forwarding=1"]);
+        pe.sysctl("net.ipv6.conf.all.forwarding=1");
         pe.ip(&[
             "-6",
             "addr",
@@ -190,18 +163,14 @@ impl Topo {
         // The sink's IPv6 is off: the stack drops the frames on arrival
         // (cheaply: no route lookup); veth has counted them. (This kernel
         // has no tc drop action to do it earlier.)
-        hosts.exec(&["sysctl", "-q", "-w", "net.ipv6.conf.sink.disable_ipv6=1"]);
+        hosts.sysctl("net.ipv6.conf.sink.disable_ipv6=1");
         for (ns, i) in [
             (&pe, "pe2-dc"),
             (&pe, "pe2-wan"),
             (&hosts, "gen"),
             (&hosts, "sink"),
         ] {
-            wait_for(Duration::from_secs(3), "links up", || {
-                let out = ns.ip(&["-o", "link", "show", i]);
-                let t = String::from_utf8_lossy(&out.stdout);
-                (t.contains("state UP") && !t.contains("qdisc noop")).then_some(())
-            });
+            ns.wait_running(i);
         }
         Topo {
             pe,
@@ -245,13 +214,14 @@ impl Topo {
 /// A legal PFC frame from DC2's gateway: priority 7 paused for `seq` quanta
 /// (never 0), so the sink can tell the frames apart.
 fn pfc(seq: u16) -> Vec<u8> {
+    let mut quanta = [0; 8];
+    quanta[7] = seq.max(1);
     let mut f = Vec::with_capacity(60);
-    f.extend_from_slice(&MacAddr::MAC_CONTROL.0);
-    f.extend_from_slice(&DC2_GW.0);
-    f.extend_from_slice(&[0x88, 0x08, 0x01, 0x01, 0x00, 0x80]);
-    f.extend_from_slice(&[0; 14]);
-    f.extend_from_slice(&seq.max(1).to_be_bytes());
-    f.resize(60, 0);
+    let pfc = MacControl::Pfc {
+        class_enable: 0x80,
+        quanta,
+    };
+    emit_mac_control_frame(DC2_GW, MacAddr::MAC_CONTROL, None, &pfc, &mut f);
     f
 }
 

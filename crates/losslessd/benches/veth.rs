@@ -78,33 +78,6 @@ fn main() {
     }
 }
 
-fn env_or(k: &str, d: usize) -> usize {
-    std::env::var(k)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(d)
-}
-
-fn machine() {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .unwrap_or_default()
-        .lines()
-        .find(|l| l.starts_with("model name"))
-        .and_then(|l| l.split_once(':'))
-        .map(|(_, v)| v.trim().to_string())
-        .unwrap_or_default();
-    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
-    let kernel = String::from_utf8_lossy(&sh(&["uname", "-r"]).stdout)
-        .trim()
-        .to_string();
-    let profile = if cfg!(debug_assertions) {
-        "debug"
-    } else {
-        "release"
-    };
-    println!("machine: {cpu}, {cores} cores, Linux {kernel}, losslessd {profile} build");
-}
-
 fn stats(name: &str, mut v: Vec<f64>) {
     v.sort_by(|a, b| a.total_cmp(b));
     let n = v.len();

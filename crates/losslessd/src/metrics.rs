@@ -386,13 +386,13 @@ fn gauge(out: &mut String, name: &str, help: &str) {
     header(out, name, help, "gauge");
 }
 
-fn header(out: &mut String, name: &str, help: &str, kind: &str) {
+pub(crate) fn header(out: &mut String, name: &str, help: &str, kind: &str) {
     let _ = writeln!(out, "# HELP {name} {help}");
     let _ = writeln!(out, "# TYPE {name} {kind}");
 }
 
 /// Label value escaping: backslash, double quote and newline.
-fn esc(v: &str) -> String {
+pub(crate) fn esc(v: &str) -> String {
     v.replace('\\', "\\\\")
         .replace('"', "\\\"")
         .replace('\n', "\\n")

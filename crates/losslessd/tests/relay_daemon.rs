@@ -19,7 +19,7 @@ use lossless_sys::batch::{wait_any, BatchOptions, BatchSocket, Filter, RxBatch};
 use lossless_sys::if_nametoindex;
 use lossless_sys::netns::in_netns;
 use lossless_wire::tunnel::{ParseOptions, TunnelFrame};
-use lossless_wire::MacAddr;
+use lossless_wire::{emit_mac_control_frame, MacAddr, MacControl};
 use losslessd::protocol::Request;
 use losslessd::relay::show::RelayShow;
 use std::os::fd::AsFd;
@@ -49,11 +49,14 @@ fn show(d: &Daemon) -> RelayShow {
 
 /// A PFC frame from DC2's gateway for priority 3: `quanta` 0 resumes.
 fn pfc(quanta: u16) -> Vec<u8> {
-    let mut f = vec![0u8; 60];
-    f[..6].copy_from_slice(&MacAddr::MAC_CONTROL.0);
-    f[6..12].copy_from_slice(&DC2_GW.0);
-    f[12..18].copy_from_slice(&[0x88, 0x08, 0x01, 0x01, 0x00, 0x08]);
-    f[24..26].copy_from_slice(&quanta.to_be_bytes());
+    let mut times = [0; 8];
+    times[3] = quanta;
+    let mut f = Vec::with_capacity(60);
+    let pfc = MacControl::Pfc {
+        class_enable: 0x08,
+        quanta: times,
+    };
+    emit_mac_control_frame(DC2_GW, MacAddr::MAC_CONTROL, None, &pfc, &mut f);
     f
 }
 
@@ -147,17 +150,8 @@ fn a_pe_waits_for_its_interfaces_ceils_a_storm_and_restarts_on_reload() {
     wait_for(WAIT, "the relay to open both ports", || {
         show(&d).ports.iter().all(|p| p.open).then_some(())
     });
-    wait_for(WAIT, "links running", || {
-        let out = hosts.ip(&["-o", "link", "show", "gen"]);
-        let t = String::from_utf8_lossy(&out.stdout).to_string();
-        let out = pe.ip(&["-o", "link", "show", "pe2-wan"]);
-        let u = String::from_utf8_lossy(&out.stdout).to_string();
-        (t.contains("state UP")
-            && u.contains("state UP")
-            && !t.contains("noop")
-            && !u.contains("noop"))
-        .then_some(())
-    });
+    hosts.wait_running("gen");
+    pe.wait_running("pe2-wan");
     let (gen, sink) = in_netns(&hosts.name, || {
         let g = BatchSocket::open(
             if_nametoindex("gen")?,

@@ -58,8 +58,8 @@ pub(crate) fn parse(text: &str, section: &Field) -> Result<RelaySection, Fault> 
     };
     match &doc.relay {
         RelaySection::Pe(cfg) => {
-            cfg.validate().map_err(refuse)?;
-            // What Relay::new checks beyond validate (the encodings).
+            // Every check the data path will make when it starts: the
+            // values (validate) and the encodings.
             Relay::new(cfg.clone(), lossless_relay::Instant::ZERO).map_err(refuse)?;
             let dc = interface(section, "dc.interface", cfg.dc.interface.as_deref())?;
             let wan = interface(section, "wan.interface", cfg.wan.interface.as_deref())?;

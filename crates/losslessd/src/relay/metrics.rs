@@ -6,10 +6,7 @@ use std::fmt::Write;
 use lossless_relay::DropCounts;
 
 use super::show::RelayShow;
-
-fn help(out: &mut String, name: &str, kind: &str, text: &str) {
-    let _ = writeln!(out, "# HELP {name} {text}\n# TYPE {name} {kind}");
-}
+use crate::metrics::{esc, header};
 
 fn dropped(out: &mut String, name: &str, labels: &str, counts: &DropCounts) {
     for (reason, n) in counts.iter() {
@@ -18,11 +15,11 @@ fn dropped(out: &mut String, name: &str, labels: &str, counts: &DropCounts) {
 }
 
 pub fn render(show: &RelayShow, out: &mut String) {
-    help(
+    header(
         out,
         "lossless_relay_port_frames_total",
-        "counter",
         "Relay data path frames per interface: received, sent, send_errors, socket_drops (lost in a full receive buffer).",
+        "counter",
     );
     for p in &show.ports {
         for (what, n) in [
@@ -34,31 +31,32 @@ pub fn render(show: &RelayShow, out: &mut String) {
             let _ = writeln!(
                 out,
                 "lossless_relay_port_frames_total{{side=\"{}\",interface=\"{}\",what=\"{what}\"}} {n}",
-                p.side, p.interface
+                p.side,
+                esc(&p.interface)
             );
         }
     }
-    help(
+    header(
         out,
         "lossless_relay_port_open",
-        "gauge",
         "1 when the relay's socket on the interface is open.",
+        "gauge",
     );
     for p in &show.ports {
         let _ = writeln!(
             out,
             "lossless_relay_port_open{{side=\"{}\",interface=\"{}\"}} {}",
             p.side,
-            p.interface,
+            esc(&p.interface),
             u8::from(p.open)
         );
     }
     if let Some(pe) = &show.pe {
-        help(
+        header(
             out,
             "lossless_relay_frames_total",
-            "counter",
             "PE relay frames by direction (egress: from the DC gateway; ingress: from the WAN) and outcome.",
+            "counter",
         );
         let e = &pe.egress;
         for (what, n) in [
@@ -80,11 +78,11 @@ pub fn render(show: &RelayShow, out: &mut String) {
                 "lossless_relay_frames_total{{direction=\"ingress\",what=\"{what}\"}} {n}"
             );
         }
-        help(
+        header(
             out,
             "lossless_relay_dropped_total",
-            "counter",
             "Frames the PE refused, by direction and reason.",
+            "counter",
         );
         dropped(
             out,
@@ -99,22 +97,22 @@ pub fn render(show: &RelayShow, out: &mut String) {
             &i.dropped,
         );
         if let Some(storm) = &pe.storm {
-            help(
+            header(
                 out,
                 "lossless_relay_storm_suppressed_total",
-                "counter",
                 "Priority instances the storm ceiling held back, all priorities.",
+                "counter",
             );
             let _ = writeln!(
                 out,
                 "lossless_relay_storm_suppressed_total {}",
                 storm.suppressed
             );
-            help(
+            header(
                 out,
                 "lossless_relay_storm_priority_suppressed_total",
-                "counter",
                 "Priority instances the storm ceiling held back, per priority.",
+                "counter",
             );
             for p in &storm.priorities {
                 let _ = writeln!(
@@ -126,11 +124,11 @@ pub fn render(show: &RelayShow, out: &mut String) {
         }
     }
     if let Some(g) = &show.gateway {
-        help(
+        header(
             out,
             "lossless_relay_gateway_frames_total",
-            "counter",
             "Forwarded PFC frames at the DC gateway: received, accepted.",
+            "counter",
         );
         for (what, n) in [
             ("received", g.counters.received),
@@ -141,11 +139,11 @@ pub fn render(show: &RelayShow, out: &mut String) {
                 "lossless_relay_gateway_frames_total{{what=\"{what}\"}} {n}"
             );
         }
-        help(
+        header(
             out,
             "lossless_relay_gateway_dropped_total",
-            "counter",
             "Forwarded PFC frames the gateway refused, by reason.",
+            "counter",
         );
         dropped(
             out,
@@ -160,11 +158,11 @@ pub fn render(show: &RelayShow, out: &mut String) {
         .and_then(|p| p.gateway_buffer.as_ref())
         .or(show.gateway.as_ref().and_then(|g| g.buffer.as_ref()));
     if let Some(b) = buffer {
-        help(
+        header(
             out,
             "lossless_relay_gateway_buffer_minimum_bytes",
-            "gauge",
             "Seed 002's buffer condition: the least reserve above (rx - tx rate) x WAN delay.",
+            "gauge",
         );
         let _ = writeln!(
             out,

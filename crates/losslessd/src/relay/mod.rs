@@ -24,7 +24,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use lossless_relay::{Datapath, GatewayCheck, Instant, Poll, Relay, RelaySection};
+use lossless_relay::{Datapath, GatewayCheck, Instant, Poll, Port, Relay, RelaySection, TxBatch};
 use lossless_sys::batch::{socket_error, wait_any, Filter};
 use lossless_sys::if_nametoindex;
 use lossless_sys::ring::{RingOptions, RingSocket, RxFrames};
@@ -294,25 +294,26 @@ impl Link {
         n
     }
 
-    /// Sends `frames`, counting what went and what did not.
-    fn send<'a>(&mut self, frames: impl Iterator<Item = &'a [u8]>, shared: &Shared) {
+    /// Sends the frames of `out` for `side`, counting what went and what
+    /// did not.
+    fn send(&mut self, out: &TxBatch, side: Port, shared: &Shared) {
         let Some(s) = &mut self.socket else {
             return;
         };
-        let frames: Vec<&[u8]> = frames.collect();
-        if frames.is_empty() {
+        let total = out.iter().filter(|t| t.port == side).count();
+        if total == 0 {
             return;
         }
-        let result = s.send_batch(frames.iter().copied());
+        let result = s.send_batch(out.iter().filter(|t| t.port == side).map(|t| t.frame));
         let mut st = shared.lock();
         let port = &mut st.ports[self.slot];
         match result {
             Ok(n) => {
                 port.sent += n as u64;
-                port.send_errors += (frames.len() - n) as u64;
+                port.send_errors += (total - n) as u64;
             }
             Err(e) => {
-                port.send_errors += frames.len() as u64;
+                port.send_errors += total as u64;
                 port.error = Some(format!("send: {e}"));
             }
         }

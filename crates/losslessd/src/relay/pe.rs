@@ -124,14 +124,8 @@ pub(super) fn run(shared: &Shared, cfg: &RelayConfig) {
             relay.process_timeout(now, &mut out);
             (received, relay.poll_timeout())
         };
-        dc.send(
-            out.iter().filter(|t| t.port == Port::Dc).map(|t| t.frame),
-            shared,
-        );
-        wan.send(
-            out.iter().filter(|t| t.port == Port::Wan).map(|t| t.frame),
-            shared,
-        );
+        dc.send(&out, Port::Dc, shared);
+        wan.send(&out, Port::Wan, shared);
         if received == 0 && out.is_empty() {
             idle(shared, &[&dc, &wan], next);
         }

@@ -8,8 +8,8 @@
 //! 2. `SO_ATTACH_FILTER` with the [`Filter`]'s classic BPF program;
 //! 3. `SO_RCVBUFFORCE` (falling back to `SO_RCVBUF`) to the requested size,
 //!    so a burst waits in the socket instead of being dropped;
-//!    `PACKET_AUXDATA`, for the VLAN tag and whether the checksum is
-//!    computed; `PACKET_IGNORE_OUTGOING`; `SO_PRIORITY`;
+//!    `PACKET_AUXDATA`, for the VLAN tag; `PACKET_IGNORE_OUTGOING`;
+//!    `SO_PRIORITY`;
 //! 4. `bind` to the interface with `ETH_P_ALL`;
 //! 5. `PACKET_ADD_MEMBERSHIP` for 01:80:c2:00:00:01 when the filter takes
 //!    MAC Control (a NIC's multicast filter must pass PFC up), or promiscuous
@@ -44,7 +44,6 @@ const ETH_P_MPLS_UC: u32 = 0x8847;
 const IPPROTO_UDP: u32 = 17;
 const IPPROTO_ROUTING: u32 = 43;
 const IPPROTO_ETHERNET: u32 = 143;
-const TP_STATUS_CSUMNOTREADY: u32 = 1 << 3;
 const TP_STATUS_VLAN_VALID: u32 = 1 << 4;
 const TP_STATUS_VLAN_TPID_VALID: u32 = 1 << 6;
 const VLAN_HLEN: usize = 4;
@@ -179,9 +178,6 @@ pub struct RxBatch {
     /// Length of each received frame; larger than `slot - VLAN_HLEN` when it
     /// was cut (see [`RxBatch::truncated`]).
     lens: Vec<usize>,
-    /// Whether the kernel reported frame i's transport checksum as not yet
-    /// computed (`TP_STATUS_CSUMNOTREADY`, see [`RxBatch::checksum_not_ready`]).
-    csum_not_ready: Vec<bool>,
     names: Vec<libc::sockaddr_ll>,
     controls: Vec<u8>,
     count: usize,
@@ -200,7 +196,6 @@ impl RxBatch {
             slot,
             bytes: vec![0; capacity * slot],
             lens: vec![0; capacity],
-            csum_not_ready: vec![false; capacity],
             names: vec![sockaddr_ll(0, 0); capacity],
             controls: vec![0; capacity * CONTROL_LEN],
             count: 0,
@@ -231,25 +226,6 @@ impl RxBatch {
         Some(&self.bytes[start..start + len])
     }
 
-    /// Frame `i`, writable (to complete a checksum in place).
-    pub fn get_mut(&mut self, i: usize) -> Option<&mut [u8]> {
-        if i >= self.count {
-            return None;
-        }
-        let len = self.lens[i].min(self.slot);
-        let start = i * self.slot;
-        Some(&mut self.bytes[start..start + len])
-    }
-
-    /// Whether the kernel says frame `i`'s TCP/UDP checksum is not computed
-    /// yet (`TP_STATUS_CSUMNOTREADY`: the skb is `CHECKSUM_PARTIAL`). Frames
-    /// sent by this host, or crossing a virtual link (veth, virtio) from a
-    /// sender that left the checksum to offload, arrive so: the field holds
-    /// only the pseudo-header sum, and the kernel trusts the packet anyway.
-    pub fn checksum_not_ready(&self, i: usize) -> bool {
-        i < self.count && self.csum_not_ready[i]
-    }
-
     /// Whether frame `i` did not fit its slot.
     pub fn truncated(&self, i: usize) -> bool {
         i < self.count && self.lens[i] > self.slot
@@ -266,7 +242,6 @@ impl RxBatch {
 pub struct BatchSocket {
     fd: OwnedFd,
     ifindex: u32,
-    promiscuous: bool,
 }
 
 impl BatchSocket {
@@ -276,11 +251,7 @@ impl BatchSocket {
     pub fn open(ifindex: u32, filter: Filter, opts: BatchOptions) -> io::Result<BatchSocket> {
         let index = checked_ifindex(ifindex)?;
         let fd = sys::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_NONBLOCK, 0)?;
-        let sock = BatchSocket {
-            fd,
-            ifindex,
-            promiscuous: false,
-        };
+        let sock = BatchSocket { fd, ifindex };
         let prog = filter.program();
         let fprog = libc::sock_fprog {
             len: prog.len() as libc::c_ushort,
@@ -310,10 +281,8 @@ impl BatchSocket {
         if filter.takes_mac_control() {
             add_membership(&sock, index, Some(MAC_CONTROL_MULTICAST))?;
         }
-        let mut sock = sock;
         if opts.promiscuous {
             add_membership(&sock, index, None)?;
-            sock.promiscuous = true;
         }
         Ok(sock)
     }
@@ -321,11 +290,6 @@ impl BatchSocket {
     /// The interface this socket is bound to.
     pub fn ifindex(&self) -> u32 {
         self.ifindex
-    }
-
-    /// Whether the socket holds the interface in promiscuous mode.
-    pub fn promiscuous(&self) -> bool {
-        self.promiscuous
     }
 
     /// Sets `SO_PRIORITY` for what is sent from now on.
@@ -415,8 +379,7 @@ impl BatchSocket {
                 continue;
             }
             let wire_len = m.msg_len as usize;
-            let status = aux_status(&m.msg_hdr);
-            let tag = status.and_then(vlan_tag);
+            let tag = aux_status(&m.msg_hdr).and_then(vlan_tag);
             let src = i * slot + VLAN_HLEN;
             let dst = kept * slot;
             let body = wire_len.min(slot - VLAN_HLEN);
@@ -442,8 +405,6 @@ impl BatchSocket {
             } else {
                 len
             };
-            batch.csum_not_ready[kept] =
-                status.is_some_and(|a| a.tp_status & TP_STATUS_CSUMNOTREADY != 0);
             kept += 1;
         }
         batch.count = kept;

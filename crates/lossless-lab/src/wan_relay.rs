@@ -22,7 +22,7 @@ use lossless_dcbx::{Duration, Instant};
 use lossless_headroom::units::{self, grouped, Rate};
 use lossless_headroom::wan::Wan;
 use lossless_relay::buffer::GatewayBuffer;
-use lossless_relay::example::{Kind, DC2_GW};
+use lossless_relay::example::{pfc, Kind, DC2_GW};
 use lossless_relay::{
     ConfigError, DropCounts, EgressCounters, GatewayCounters, Port, RelayStatus, StormConfig,
     Verdict,
@@ -282,21 +282,6 @@ pub struct RelayRun {
 
 fn ns(d: Duration) -> u64 {
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
-}
-
-fn pfc(src: MacAddr, class_enable: u16, quanta: [u16; 8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    emit_mac_control_frame(
-        src,
-        MacAddr::MAC_CONTROL,
-        None,
-        &MacControl::Pfc {
-            class_enable,
-            quanta,
-        },
-        &mut out,
-    );
-    out
 }
 
 /// Step 1's frame: DC2-GW pauses priorities 3 (65,535 quanta) and 4 (4,660).

@@ -14,7 +14,7 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-use lossless_wire::MacAddr;
+use lossless_wire::{emit_mac_control_frame, MacAddr, MacControl};
 
 use crate::config::{Datapath, DcSide, Marking, RelayConfig, StormConfig, TunnelConfig, WanSide};
 
@@ -113,4 +113,16 @@ pub fn pe(n: u8, kind: Kind) -> RelayConfig {
         buffer: None,
         datapath: Datapath::default(),
     }
+}
+
+/// A minimum-size PFC frame from `src` to 01-80-C2-00-00-01 with the class
+/// vector and pause times given (`quanta[p]` counts where bit p is set).
+pub fn pfc(src: MacAddr, class_enable: u16, quanta: [u16; 8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(60);
+    let ctl = MacControl::Pfc {
+        class_enable,
+        quanta,
+    };
+    emit_mac_control_frame(src, MacAddr::MAC_CONTROL, None, &ctl, &mut out);
+    out
 }

@@ -19,7 +19,7 @@ use lossless_sys::batch::{wait_any, BatchOptions, BatchSocket, Filter, RxBatch};
 use lossless_sys::if_nametoindex;
 use lossless_sys::netns::in_netns;
 use lossless_wire::tunnel::{ParseOptions, TunnelFrame};
-use lossless_wire::{emit_mac_control_frame, MacAddr, MacControl};
+use lossless_wire::MacAddr;
 use losslessd::protocol::Request;
 use losslessd::relay::show::RelayShow;
 use std::os::fd::AsFd;
@@ -51,13 +51,7 @@ fn show(d: &Daemon) -> RelayShow {
 fn pfc(quanta: u16) -> Vec<u8> {
     let mut times = [0; 8];
     times[3] = quanta;
-    let mut f = Vec::with_capacity(60);
-    let pfc = MacControl::Pfc {
-        class_enable: 0x08,
-        quanta: times,
-    };
-    emit_mac_control_frame(DC2_GW, MacAddr::MAC_CONTROL, None, &pfc, &mut f);
-    f
+    example::pfc(DC2_GW, 0x08, times)
 }
 
 /// Priority 3's pause time of each inner PFC frame that reached the sink.

@@ -55,20 +55,7 @@ pub fn relay(cfg: RelayConfig) -> Relay {
 }
 
 /// A PFC frame from `src` with the vector and times given.
-pub fn pfc_from(src: MacAddr, class_enable: u16, quanta: [u16; 8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    emit_mac_control_frame(
-        src,
-        MacAddr::MAC_CONTROL,
-        None,
-        &MacControl::Pfc {
-            class_enable,
-            quanta,
-        },
-        &mut out,
-    );
-    out
-}
+pub use lossless_relay::example::pfc as pfc_from;
 
 /// A priority-tagged PFC frame (some switches send PFC with a tag).
 pub fn pfc_tagged(src: MacAddr, class_enable: u16, quanta: [u16; 8]) -> Vec<u8> {

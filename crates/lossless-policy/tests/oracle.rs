@@ -347,6 +347,18 @@ fn parallel() -> Scenario {
     }
 }
 
+fn router() -> Scenario {
+    Scenario {
+        name: "router",
+        net: include_str!("oracle/router/net").into(),
+        policy: include_str!("oracle/router/qos-policy.conf").into(),
+        partitions: include_str!("oracle/router/partitions.conf").into(),
+        opensm_conf: include_str!("oracle/router/opensm.conf").into(),
+        optsets: &["none", "--pkey+0x20", "--qos_class+3", "--sl+4"],
+        min_hop_equal: true,
+    }
+}
+
 #[test]
 fn opensm_equivalence() {
     if skip_or_fail() {
@@ -368,6 +380,7 @@ fn opensm_equivalence() {
         (recipe(include_str!("data/qos-policy.conf").into()), true),
         (mixed(), true),
         (parallel(), true),
+        (router(), true),
         (
             Scenario {
                 name: "syntax-error",

@@ -74,7 +74,8 @@ pub enum PolicyCmd {
 pub struct Inputs {
     /// Policy file: OpenSM's qos-policy.conf or the seed's XML-like <qos-policy> form.
     pub policy: PathBuf,
-    /// Fabric: ibnetdiscover output or an ibsim net file.
+    /// Fabric: ibnetdiscover output or an ibsim net file (required by resolve, explain and
+    /// compile without --ethernet; check without it checks the policy alone).
     #[arg(long)]
     pub fabric: Option<PathBuf>,
     /// OpenSM partitions.conf (partition port groups, P_Keys, partition SLs).
@@ -129,17 +130,27 @@ pub struct CompileArgs {
 pub struct ResolveArgs {
     #[command(flatten)]
     pub inputs: Inputs,
+    /// Source port: a port GUID (0x0002c903000010a1), a LID (with --lfts, any LID the dump
+    /// names), or a node description with an optional /P<port> ("HCA-1/P1", "sw-leaf-3").
     #[arg(long, value_name = "NODE")]
     pub src: String,
+    /// Destination port, in the same forms as --src.
     #[arg(long, value_name = "NODE")]
     pub dst: String,
+    /// Service ID the path is for (decimal or 0x hex). Rules and qos-ulps lines with a
+    /// service-id criterion match only requests that carry one.
     #[arg(long, value_parser = parse_u64)]
     pub service_id: Option<u64>,
-    /// QoS class (the seed calls it TClass).
-    #[arg(long, alias = "tclass", value_parser = parse_u64)]
+    /// QoS class (the seed calls it TClass; --tclass is accepted). Rules with a qos-class
+    /// criterion match only requests that carry one.
+    #[arg(long, visible_alias = "tclass", value_parser = parse_u64)]
     pub qos_class: Option<u64>,
+    /// P_Key the path must use (decimal or 0x hex, membership bit ignored). Without it the
+    /// level's or the partitions' P_Key is chosen, as OpenSM does.
     #[arg(long, value_parser = parse_u64)]
     pub pkey: Option<u64>,
+    /// SL the requester asks for (0-15). A level with another SL, or an SL that the route
+    /// maps to VL15, gives no path, with the reason.
     #[arg(long)]
     pub sl: Option<u8>,
     /// The switches' forwarding tables: `dump_lfts` output, `ibroute` of every switch, or
@@ -516,9 +527,14 @@ fn run_resolve(a: ResolveArgs, explain: bool) -> Result<(), CliError> {
                 p.pkey
             );
             if p.mtu_limit.is_some() || p.rate_limit.is_some() {
+                let limit = |v: Option<u8>, describe: fn(u8) -> String| match v {
+                    Some(v) => format!("{v} ({})", describe(v)),
+                    None => "none".to_string(),
+                };
                 println!(
-                    "  level limits: MTU {:?} rate {:?}",
-                    p.mtu_limit, p.rate_limit
+                    "  level limits: MTU {}  rate {}",
+                    limit(p.mtu_limit, describe_mtu),
+                    limit(p.rate_limit, describe_rate)
                 );
             }
             let route: Vec<String> = p

@@ -60,3 +60,18 @@ fn oracle_recipe_answers() {
         (0, 3, 3, 0x12, 0xffff)
     );
 }
+
+/// An ibsim net file with ibsim's own GUID lines is still an ibsim file (the first port is the
+/// SM's, MTU capabilities are ibsim's), and `rtguid=` numbers the router.
+#[test]
+fn ibsim_guid_lines_keep_the_ibsim_flavor() {
+    let net = "caguid=0x500000\nHca\t1 \"H1\"\n[1]\t\"R1\"[1]\n\nrtguid=0x300000\nRt\t1 \"R1\"\n[1]\t\"H1\"[1]\n";
+    let fabric = topo::parse("net", net).unwrap();
+    assert_eq!(fabric.flavor, lossless_policy::fabric::Flavor::Ibsim);
+    let r1 = find_node(&fabric, "R1").unwrap();
+    let h1 = find_node(&fabric, "H1").unwrap();
+    assert_eq!(fabric.port(r1).unwrap().guid, 0x30_0001);
+    assert_eq!(fabric.port(h1).unwrap().guid, 0x50_0001);
+    let disc = topo::parse("disc", include_str!("data/lft/ibnetdiscover.txt")).unwrap();
+    assert_eq!(disc.flavor, lossless_policy::fabric::Flavor::Ibnetdiscover);
+}

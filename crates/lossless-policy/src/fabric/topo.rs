@@ -149,8 +149,14 @@ pub fn parse(file: &str, src: &str) -> Result<Fabric, TopoError> {
         },
         expected: expected.to_string(),
     };
-    let discover =
-        src.contains("switchguid=") || src.contains("caguid=") || src.contains("# Topology file");
+    // ibnetdiscover writes a `# Topology file` header and `vendid=`/`devid=` before every node;
+    // ibsim net files may carry `switchguid=`/`caguid=`/`rtguid=` lines too, so those decide
+    // nothing.
+    let discover = src.contains("# Topology file")
+        || src.lines().any(|l| {
+            let l = l.trim_start();
+            l.starts_with("vendid=") || l.starts_with("devid=")
+        });
     let flavor = if discover {
         Flavor::Ibnetdiscover
     } else {

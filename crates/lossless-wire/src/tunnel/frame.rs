@@ -298,23 +298,12 @@ fn parse_ipv6<'a>(
         }
         IpProtocol::ETHERNET => Ok((Encap::Srv6 { ipv6, srh: None }, payload)),
         IpProtocol::UDP => {
-            let (header, body) = UdpHeader::parse(payload).map_err(|e| e.shifted(pbase))?;
-            if header.dst_port != opts.vxlan_port {
-                return Err(not_this(
-                    pbase + 2,
-                    "udp.dstport",
-                    "UDP destination port is not the VXLAN port",
-                ));
-            }
-            udp_fills_packet(&header, payload, pbase)?;
-            let datagram = payload;
-            udp::verify_v6(&ipv6.src, &ipv6.dst, datagram).map_err(|e| e.shifted(pbase))?;
-            let (vxlan, inner) =
-                VxlanHeader::parse(body).map_err(|e| e.shifted(pbase + UDP_LEN))?;
+            let verify = |d: &[u8]| udp::verify_v6(&ipv6.src, &ipv6.dst, d);
+            let (udp, vxlan, inner) = parse_vxlan_udp(payload, pbase, opts, verify)?;
             Ok((
                 Encap::Vxlan {
                     ip: IpHeader::V6(ipv6),
-                    udp: header,
+                    udp,
                     vxlan,
                 },
                 inner,
@@ -366,7 +355,29 @@ fn parse_ipv4<'a>(
         return Err(not_this(base + 9, "ip.proto", "protocol is not UDP (17)"));
     }
     let pbase = base + ipv4.buffer_len();
-    let (header, body) = UdpHeader::parse(payload).map_err(|e| e.shifted(pbase))?;
+    let verify = |d: &[u8]| udp::verify_v4(&ipv4.src, &ipv4.dst, d);
+    let (udp, vxlan, inner) = parse_vxlan_udp(payload, pbase, opts, verify)?;
+    Ok((
+        Encap::Vxlan {
+            ip: IpHeader::V4(ipv4),
+            udp,
+            vxlan,
+        },
+        inner,
+    ))
+}
+
+/// The UDP datagram of a VXLAN packet, at `pbase` in the frame: the VXLAN
+/// port, a length that fills the IP payload, the checksum (`verify`, over
+/// the IP version's pseudo-header), then the VXLAN header and the inner
+/// frame.
+fn parse_vxlan_udp<'a>(
+    datagram: &'a [u8],
+    pbase: usize,
+    opts: &ParseOptions,
+    verify: impl FnOnce(&[u8]) -> Result<(), DecodeError>,
+) -> Result<(UdpHeader, VxlanHeader, &'a [u8]), DecodeError> {
+    let (header, body) = UdpHeader::parse(datagram).map_err(|e| e.shifted(pbase))?;
     if header.dst_port != opts.vxlan_port {
         return Err(not_this(
             pbase + 2,
@@ -374,18 +385,10 @@ fn parse_ipv4<'a>(
             "UDP destination port is not the VXLAN port",
         ));
     }
-    udp_fills_packet(&header, payload, pbase)?;
-    let datagram = payload;
-    udp::verify_v4(&ipv4.src, &ipv4.dst, datagram).map_err(|e| e.shifted(pbase))?;
+    udp_fills_packet(&header, datagram, pbase)?;
+    verify(datagram).map_err(|e| e.shifted(pbase))?;
     let (vxlan, inner) = VxlanHeader::parse(body).map_err(|e| e.shifted(pbase + UDP_LEN))?;
-    Ok((
-        Encap::Vxlan {
-            ip: IpHeader::V4(ipv4),
-            udp: header,
-            vxlan,
-        },
-        inner,
-    ))
+    Ok((header, vxlan, inner))
 }
 
 fn parse_mpls<'a>(

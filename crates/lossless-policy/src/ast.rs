@@ -69,6 +69,24 @@ impl NodeTypes {
     pub fn is_empty(&self) -> bool {
         !(self.ca || self.switch || self.router || self.self_port)
     }
+
+    /// Adds the type OpenSM's name stands for (CA, SWITCH, ROUTER, SELF or
+    /// ALL, any case); false for any other name.
+    pub fn add(&mut self, name: &str) -> bool {
+        match name.to_ascii_uppercase().as_str() {
+            "CA" => self.ca = true,
+            "SWITCH" => self.switch = true,
+            "ROUTER" => self.router = true,
+            "SELF" => self.self_port = true,
+            "ALL" => {
+                self.ca = true;
+                self.switch = true;
+                self.router = true;
+            }
+            _ => return false,
+        }
+        true
+    }
 }
 
 /// `port-name: <node description>/P<port>`.

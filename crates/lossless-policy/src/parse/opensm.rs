@@ -460,25 +460,13 @@ impl<'a> Parser<'a> {
                     let Some(w) = cur.word() else {
                         return Err(cur.unexpected("a node type: CA, SWITCH, ROUTER, SELF or ALL"));
                     };
-                    match w.value.to_ascii_uppercase().as_str() {
-                        "CA" => g.node_types.ca = true,
-                        "SWITCH" => g.node_types.switch = true,
-                        "ROUTER" => g.node_types.router = true,
-                        "SELF" => g.node_types.self_port = true,
-                        "ALL" => {
-                            g.node_types.ca = true;
-                            g.node_types.switch = true;
-                            g.node_types.router = true;
-                        }
-                        _ => {
-                            return Err(ParseError::Unexpected {
-                                file: file.to_string(),
-                                loc: w.loc,
-                                found: format!("`{}`", w.value),
-                                expected: "a node type: CA, SWITCH, ROUTER, SELF or ALL"
-                                    .to_string(),
-                            })
-                        }
+                    if !g.node_types.add(&w.value) {
+                        return Err(ParseError::Unexpected {
+                            file: file.to_string(),
+                            loc: w.loc,
+                            found: format!("`{}`", w.value),
+                            expected: "a node type: CA, SWITCH, ROUTER, SELF or ALL".to_string(),
+                        });
                     }
                     if !cur.eat(',') {
                         break;

@@ -970,24 +970,19 @@ impl<'a> Builder<'a, '_> {
                 "node-type" => {
                     if let Some(v) = self.value(c, "node types") {
                         for s in split_list(&v) {
-                            match s.value.to_ascii_uppercase().as_str() {
-                                "CA" | "HCA" => g.node_types.ca = true,
-                                "SWITCH" => g.node_types.switch = true,
-                                "ROUTER" => g.node_types.router = true,
-                                "SELF" => g.node_types.self_port = true,
-                                "ALL" => {
-                                    g.node_types.ca = true;
-                                    g.node_types.switch = true;
-                                    g.node_types.router = true;
-                                }
-                                _ => {
-                                    self.unexpected(
-                                        s.loc,
-                                        format!("`{}`", s.value),
-                                        "a node type: CA (or HCA), SWITCH, ROUTER, SELF or ALL",
-                                    );
-                                    ok = false;
-                                }
+                            // The seed also writes HCA for CA.
+                            let name = if s.value.eq_ignore_ascii_case("HCA") {
+                                "CA"
+                            } else {
+                                s.value.as_str()
+                            };
+                            if !g.node_types.add(name) {
+                                self.unexpected(
+                                    s.loc,
+                                    format!("`{}`", s.value),
+                                    "a node type: CA (or HCA), SWITCH, ROUTER, SELF or ALL",
+                                );
+                                ok = false;
                             }
                         }
                     }

@@ -39,6 +39,8 @@ use lossless_wire::tunnel::{Encap, IpProtocol, ParseOptions, TunnelFrame};
 use lossless_wire::MacAddr;
 use losslessd::protocol::Request;
 use losslessd::relay::show::RelayShow;
+use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
+use pcap_file::DataLink;
 
 /// The transit router's interfaces toward PE1 and PE2.
 const T1: MacAddr = MacAddr([2, 0, 0, 0, 0xf0, 1]);
@@ -482,19 +484,17 @@ fn mac(b: &[u8]) -> String {
 /// each, in order.
 fn tshark(dir: &Path, frames: &[(&'static str, Vec<u8>)]) -> Vec<Row> {
     let path = dir.join(format!("{}.pcap", unique("links")));
-    let mut pcap = Vec::new();
-    // pcap 2.4 header: magic, version, zone, sigfigs, snaplen, LINKTYPE_ETHERNET.
-    for word in [0xa1b2_c3d4u32, 0x0004_0002, 0, 0, 65535, 1] {
-        pcap.extend_from_slice(&word.to_le_bytes());
-    }
+    let header = PcapHeader {
+        datalink: DataLink::ETHERNET,
+        ..PcapHeader::default()
+    };
+    let mut w = PcapWriter::with_header(std::fs::File::create(&path).unwrap(), header).unwrap();
     for (i, (_, f)) in frames.iter().enumerate() {
-        let len = f.len() as u32;
-        for word in [i as u32, 0, len, len] {
-            pcap.extend_from_slice(&word.to_le_bytes());
-        }
-        pcap.extend_from_slice(f);
+        let at = Duration::from_secs(i as u64);
+        w.write_packet(&PcapPacket::new(at, f.len() as u32, f))
+            .unwrap();
     }
-    std::fs::write(&path, pcap).unwrap();
+    drop(w);
     let mut cmd = Command::new("tshark");
     cmd.arg("-r").arg(&path).args([
         "-o",

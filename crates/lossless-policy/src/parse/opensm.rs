@@ -460,7 +460,7 @@ impl<'a> Parser<'a> {
                     let Some(w) = cur.word() else {
                         return Err(cur.unexpected("a node type: CA, SWITCH, ROUTER, SELF or ALL"));
                     };
-                    if !g.node_types.add(&w.value) {
+                    if !g.node_types.add(w.value) {
                         return Err(ParseError::Unexpected {
                             file: file.to_string(),
                             loc: w.loc,

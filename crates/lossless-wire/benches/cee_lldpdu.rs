@@ -73,7 +73,7 @@ fn lldpdu_bytes() -> Vec<u8> {
         )),
     ));
     let mut out = vec![0u8; pdu.buffer_len()];
-    pdu.emit(&mut out);
+    pdu.emit(&mut out).expect("emits");
     out
 }
 

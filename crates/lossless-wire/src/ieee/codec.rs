@@ -86,7 +86,7 @@ impl IeeeRx {
             0 => out.ets_config = Some(parse_ets_config(body, at, len)),
             1 => out.ets_recommendation = Some(parse_ets_recommendation(body, at, len)),
             2 => out.pfc = Some(parse_pfc(body, at, len)),
-            _ => out.app = Some(parse_app(body, at, len)),
+            _ => parse_app(&mut out.app, body, at, len),
         }
     }
 }
@@ -350,7 +350,29 @@ fn parse_pfc(mut r: Reader<'_>, at: usize, len: usize) -> Result<PfcConfig, Deco
     Ok(cfg)
 }
 
-fn parse_app(mut r: Reader<'_>, at: usize, len: usize) -> Result<AppPriorityTable, DecodeError> {
+/// Parses straight into `slot`: the table is held inline, and building it
+/// elsewhere to move it in would copy its 680 bytes twice per LLDPDU.
+fn parse_app(
+    slot: &mut Option<Result<AppPriorityTable, DecodeError>>,
+    r: Reader<'_>,
+    at: usize,
+    len: usize,
+) {
+    let outcome = match slot.insert(Ok(AppPriorityTable::new())) {
+        Ok(table) => fill_app(table, r, at, len),
+        Err(_) => Ok(()),
+    };
+    if let Err(e) = outcome {
+        *slot = Some(Err(e));
+    }
+}
+
+fn fill_app(
+    table: &mut AppPriorityTable,
+    mut r: Reader<'_>,
+    at: usize,
+    len: usize,
+) -> Result<(), DecodeError> {
     if len < APP_TLV_HEADER_LEN {
         return Err(DecodeError::new(
             at,
@@ -366,7 +388,6 @@ fn parse_app(mut r: Reader<'_>, at: usize, len: usize) -> Result<AppPriorityTabl
         return Err(bad_length(at, APP, len, len - stray));
     }
     r.u8("ieee.app.reserved")?;
-    let mut table = AppPriorityTable::new();
     while !r.is_empty() {
         let entry_at = r.offset();
         let b = r.u8("ieee.app.selector")?;
@@ -384,5 +405,5 @@ fn parse_app(mut r: Reader<'_>, at: usize, len: usize) -> Result<AppPriorityTabl
             return Err(bad_length(at, APP, len, APP_TLV_HEADER_LEN));
         }
     }
-    Ok(table)
+    Ok(())
 }

@@ -9,6 +9,9 @@ use lossless_wire::lldp::{Id, Lldpdu};
 use lossless_wire::lldp::{ManagementAddress, OrgTlv, RawTlv, SystemCapabilities};
 use lossless_wire::{emit_lldp_frame, emit_mac_control_frame, MacAddr, MacControl, VlanTag};
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
 
 fn keys(v: &Value) -> Vec<&str> {
     let mut k: Vec<&str> = v
@@ -148,31 +151,397 @@ fn lldpad_cee_readable_output() {
     insta::assert_snapshot!("lldpad_cee", stdout(&out));
 }
 
+/// Runs tshark on `path` for `fields` (one row per frame, occurrences
+/// joined by ","), or `None` when tshark is absent and LOSSLESS_SKIP_TSHARK
+/// says to skip.
+fn tshark(path: &Path, fields: &[String]) -> Option<Vec<BTreeMap<String, String>>> {
+    let available = Command::new("tshark")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !available {
+        if std::env::var_os("LOSSLESS_SKIP_TSHARK").is_some() {
+            eprintln!("tshark not installed: skipped (LOSSLESS_SKIP_TSHARK set)");
+            return None;
+        }
+        panic!("tshark is not installed (apt-get install tshark), or set LOSSLESS_SKIP_TSHARK=1");
+    }
+    let mut cmd = Command::new("tshark");
+    cmd.arg("-r").arg(path).args([
+        "-T",
+        "fields",
+        "-E",
+        "separator=|",
+        "-E",
+        "aggregator=,",
+        "-E",
+        "occurrence=a",
+    ]);
+    for f in fields {
+        cmd.args(["-e", f]);
+    }
+    let out = cmd.output().expect("run tshark");
+    assert!(
+        out.status.success(),
+        "tshark: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    Some(
+        text.lines()
+            .map(|l| {
+                fields
+                    .iter()
+                    .cloned()
+                    // tshark 4.0 prints booleans as 1/0, later versions as True/False.
+                    .zip(
+                        l.split('|')
+                            .map(|v| v.replace("True", "1").replace("False", "0")),
+                    )
+                    .collect()
+            })
+            .collect(),
+    )
+}
+
+/// The tshark fields of the four IEEE TLVs.
+fn ieee_fields() -> Vec<String> {
+    let mut f: Vec<String> = [
+        "lldp.ieee.802_1.subtype",
+        "lldp.dcbx.ieee.willing",
+        "lldp.dcbx.ieee.ets.cbs",
+        "lldp.dcbx.ieee.ets.maxtcs",
+        "lldp.dcbx.ieee.pfc.mbc",
+        "lldp.dcbx.ieee.pfc.numtcs",
+        "lldp.dcbx.ieee.app.prio",
+        "lldp.dcbx.iee.app.sf",
+        "lldp.dcbx.feature.app.proto",
+    ]
+    .map(String::from)
+    .to_vec();
+    for p in [
+        "lldp.dcbx.feature.pg.pgid_prio",
+        "lldp.dcbx.feature.pg.per",
+        "lldp.dcbx.ieee.ets.tsa",
+        "lldp.dcbx.feature.pfc.prio",
+    ] {
+        f.extend((0..8).map(|i| format!("{p}{i}")));
+    }
+    f
+}
+
+/// What tshark must show for the `ieee_dcbx` object `decode --json` printed.
+fn ieee_as_tshark_shows_it(d: &Value) -> BTreeMap<String, String> {
+    fn join(v: impl IntoIterator<Item = String>) -> String {
+        v.into_iter().collect::<Vec<_>>().join(",")
+    }
+    let num = |v: &Value| {
+        v.as_u64()
+            .map(|n| n.to_string())
+            .unwrap_or_else(|| format!("{v}"))
+    };
+    let flag = |v: &Value| {
+        if v == &json!(true) {
+            "1".to_string()
+        } else {
+            "0".to_string()
+        }
+    };
+    let code = |v: &Value, names: &[&str]| match v.as_str() {
+        Some(n) => names
+            .iter()
+            .position(|x| *x == n)
+            .expect("known name")
+            .to_string(),
+        None => num(v),
+    };
+    let tsa = |v: &Value| match v.as_str() {
+        Some("vendor") => "255".to_string(),
+        _ => code(v, &["strict", "cbs", "ets"]),
+    };
+    let mut e = BTreeMap::new();
+    let present: Vec<(&str, &Value)> = [
+        ("0x09", &d["ets_config"]),
+        ("0x0a", &d["ets_recommendation"]),
+        ("0x0b", &d["pfc"]),
+        ("0x0c", &d["app"]),
+    ]
+    .into_iter()
+    .filter(|(_, v)| !v.is_null())
+    .collect();
+    e.insert(
+        "lldp.ieee.802_1.subtype".to_string(),
+        join(present.iter().map(|p| p.0.to_string())),
+    );
+    let (cfg, rec, pfc, app) = (
+        &d["ets_config"],
+        &d["ets_recommendation"],
+        &d["pfc"],
+        &d["app"],
+    );
+    let willing = [cfg, pfc]
+        .into_iter()
+        .filter(|v| !v.is_null())
+        .map(|v| flag(&v["willing"]));
+    e.insert("lldp.dcbx.ieee.willing".into(), join(willing));
+    if !cfg.is_null() {
+        e.insert("lldp.dcbx.ieee.ets.cbs".into(), flag(&cfg["cbs"]));
+        let max = cfg["max_tcs"].as_u64().expect("max_tcs");
+        e.insert("lldp.dcbx.ieee.ets.maxtcs".into(), (max % 8).to_string());
+    }
+    let tables: Vec<&Value> = [cfg, rec].into_iter().filter(|v| !v.is_null()).collect();
+    for i in 0..8 {
+        e.insert(
+            format!("lldp.dcbx.feature.pg.pgid_prio{i}"),
+            join(tables.iter().map(|t| num(&t["prio_tc"][i]))),
+        );
+        e.insert(
+            format!("lldp.dcbx.feature.pg.per{i}"),
+            join(tables.iter().map(|t| num(&t["tc_bw"][i]))),
+        );
+        e.insert(
+            format!("lldp.dcbx.ieee.ets.tsa{i}"),
+            join(tables.iter().map(|t| tsa(&t["tsa"][i]))),
+        );
+    }
+    if !pfc.is_null() {
+        e.insert("lldp.dcbx.ieee.pfc.mbc".into(), flag(&pfc["mbc"]));
+        e.insert("lldp.dcbx.ieee.pfc.numtcs".into(), num(&pfc["cap"]));
+        let on: Vec<u64> = pfc["enabled"]
+            .as_array()
+            .expect("list")
+            .iter()
+            .filter_map(Value::as_u64)
+            .collect();
+        for i in 0..8 {
+            let v = if on.contains(&i) { "1" } else { "0" };
+            e.insert(format!("lldp.dcbx.feature.pfc.prio{i}"), v.to_string());
+        }
+    }
+    let entries = app["entries"].as_array().cloned().unwrap_or_default();
+    let sel = ["", "ethertype", "tcp", "udp", "port", "dscp"];
+    e.insert(
+        "lldp.dcbx.ieee.app.prio".into(),
+        join(entries.iter().map(|x| num(&x["priority"]))),
+    );
+    e.insert(
+        "lldp.dcbx.iee.app.sf".into(),
+        join(entries.iter().map(|x| code(&x["selector"], &sel))),
+    );
+    e.insert(
+        "lldp.dcbx.feature.app.proto".into(),
+        join(
+            entries
+                .iter()
+                .map(|x| format!("{:#06x}", x["protocol"].as_u64().expect("protocol"))),
+        ),
+    );
+    e
+}
+
+/// Every field of every IEEE TLV `decode --json` printed for `path`, against tshark.
+fn assert_ieee_matches_tshark(path: &Path, recs: &[Value]) {
+    let fields = ieee_fields();
+    let Some(rows) = tshark(path, &fields) else {
+        return;
+    };
+    assert_eq!(rows.len(), recs.len());
+    for (r, row) in recs.iter().zip(&rows) {
+        let want = ieee_as_tshark_shows_it(&r["ieee_dcbx"]);
+        for f in &fields {
+            assert_eq!(
+                row.get(f).map(String::as_str).unwrap_or(""),
+                want.get(f).map(String::as_str).unwrap_or(""),
+                "frame {}: {f}",
+                r["frame"]
+            );
+        }
+    }
+}
+
 #[test]
-fn lldpad_ieee_capture_shows_8021qaz_tlvs_as_org_specific() {
-    let out = decode(&data("lldpad-ieee.pcapng"), true);
+fn lldpad_ieee_capture_decodes_every_field_as_tshark_does() {
+    let path = data("lldpad-ieee.pcapng");
+    let out = decode(&path, true);
     assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
     let recs = json_lines(&out);
-    assert!(!recs.is_empty());
+    assert_eq!(recs.len(), 6);
     for r in &recs {
         assert_eq!(r["type"], "lldp");
         assert!(r.get("error").is_none(), "{r}");
         assert!(r.get("dcbx").is_none(), "no CEE TLV in IEEE mode: {r}");
-        let org = r["org_specific"].as_array().expect("org_specific list");
-        assert!(org.iter().all(|o| o["oui"] == "00-80-c2"), "{r}");
-        let subtypes: Vec<u64> = org.iter().filter_map(|o| o["subtype"].as_u64()).collect();
-        assert!(subtypes.contains(&9), "ETS Configuration in every PDU: {r}");
-        assert!(
-            subtypes.contains(&11),
-            "PFC Configuration in every PDU: {r}"
-        );
+        assert!(r.get("org_specific").is_none(), "all four are decoded: {r}");
     }
+    // Host A, not willing, sends all four; host B, willing, ETS-CFG and PFC.
+    let a = &recs[2]["ieee_dcbx"];
     assert_eq!(
-        recs[0]["org_specific"][2],
-        json!({"oui": "00-80-c2", "subtype": 11, "name": "IEEE 802.1Qaz PFC Configuration", "info": "0818"})
+        a["ets_config"],
+        json!({"willing": false, "cbs": false, "max_tcs": 8,
+               "prio_tc": [0, 0, 0, 1, 1, 0, 0, 0], "tc_bw": [40, 60, 0, 0, 0, 0, 0, 0],
+               "tsa": ["ets", "ets", "strict", "strict", "strict", "strict", "strict", "strict"]})
     );
-    let text = stdout(&decode(&data("lldpad-ieee.pcapng"), false));
-    assert!(text.contains("OUI 00-80-c2 subtype 9 (IEEE 802.1Qaz ETS Configuration)"));
+    assert_eq!(
+        a["ets_recommendation"]["tc_bw"],
+        json!([40, 60, 0, 0, 0, 0, 0, 0])
+    );
+    assert_eq!(
+        a["pfc"],
+        json!({"willing": false, "mbc": false, "cap": 8, "enabled": [3, 4]})
+    );
+    assert_eq!(
+        a["app"],
+        json!({"entries": [{"priority": 3, "selector": "ethertype", "protocol": 0x8906, "name": "FCoE"}]})
+    );
+    assert_eq!(recs[0]["ieee_dcbx"]["app"], json!({"entries": []}));
+    let b = &recs[1]["ieee_dcbx"];
+    assert_eq!(keys(b), ["ets_config", "pfc"]);
+    assert_eq!(b["ets_config"]["willing"], true);
+    assert_ieee_matches_tshark(&path, &recs);
+}
+
+#[test]
+fn lldpad_ieee_readable_output() {
+    let out = decode(&data("lldpad-ieee.pcapng"), false);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    insta::assert_snapshot!("lldpad_ieee", stdout(&out));
+}
+
+/// ETS with every TSA, a recommendation, PFC with MBC, eight DSCP entries
+/// and one entry of each other selector; then lldpad's all-strict default.
+fn ieee_frames() -> Vec<Vec<u8>> {
+    let ets = ieee_tlv(
+        9,
+        &[
+            0xc4, 0x00, 0x12, 0x33, 0x33, 30, 70, 0, 0, 0, 0, 0, 0, 2, 2, 1, 255, 0, 0, 0, 0,
+        ],
+    );
+    let rec = ieee_tlv(
+        10,
+        &[
+            0, 0x11, 0x11, 0, 0, 50, 50, 0, 0, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 0, 0,
+        ],
+    );
+    let pfc = ieee_tlv(11, &[0x44, 0x08]);
+    let mut app = vec![0u8];
+    for (prio, sel, proto) in [
+        (3u8, 5u8, 26u16),
+        (3, 5, 24),
+        (5, 5, 46),
+        (6, 5, 48),
+        (0, 5, 0),
+        (1, 5, 10),
+        (2, 5, 18),
+        (7, 5, 56),
+        (3, 1, 0x8906),
+        (4, 2, 3260),
+        (3, 3, 4791),
+        (2, 4, 445),
+    ] {
+        app.push((prio << 5) | sel);
+        app.extend_from_slice(&proto.to_be_bytes());
+    }
+    let app = ieee_tlv(12, &app);
+    let default = ieee_tlv(
+        9,
+        &[
+            0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        ],
+    );
+    vec![
+        lldp_with(&[ets, rec, pfc, app]),
+        lldp_with(&[default, ieee_tlv(11, &[0x88, 0x00])]),
+    ]
+}
+
+#[test]
+fn dscp_entries_decode_by_name_as_tshark_does() {
+    let path = write_pcap("ieee.pcap", &ieee_frames());
+    let out = decode(&path, true);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let recs = json_lines(&out);
+    let d = &recs[0]["ieee_dcbx"];
+    assert_eq!(d["ets_config"]["max_tcs"], 4);
+    assert_eq!(d["ets_config"]["cbs"], true);
+    assert_eq!(
+        d["ets_config"]["tsa"],
+        json!(["ets", "ets", "cbs", "vendor", "strict", "strict", "strict", "strict"])
+    );
+    assert_eq!(
+        d["pfc"],
+        json!({"willing": false, "mbc": true, "cap": 4, "enabled": [3]})
+    );
+    let entries = d["app"]["entries"].as_array().expect("entries");
+    assert_eq!(entries.len(), 12);
+    assert_eq!(
+        entries[0],
+        json!({"priority": 3, "selector": "dscp", "protocol": 26, "name": "AF31"})
+    );
+    assert_eq!(entries[2]["name"], "EF");
+    assert_eq!(entries[7]["name"], "CS7");
+    assert_eq!(
+        entries[8..],
+        [
+            json!({"priority": 3, "selector": "ethertype", "protocol": 0x8906, "name": "FCoE"}),
+            json!({"priority": 4, "selector": "tcp", "protocol": 3260, "name": "iSCSI"}),
+            json!({"priority": 3, "selector": "udp", "protocol": 4791, "name": "RoCEv2"}),
+            json!({"priority": 2, "selector": "port", "protocol": 445, "name": "SMB"}),
+        ]
+    );
+    assert_ieee_matches_tshark(&path, &recs);
+
+    let text = stdout(&decode(&path, false));
+    for want in [
+        "IEEE DCBX     OUI 00-80-c2 (IEEE 802.1Qaz)",
+        "ets config    willing yes, cbs yes, max_tcs 4",
+        "prio_tc       by priority  0:0 1:0 2:1 3:2 4:3 5:3 6:3 7:3",
+        "tc_bw         by tc        0:30% 1:70% 2:0%",
+        "tsa           by tc        0:ets 1:ets 2:cbs 3:vendor 4:strict",
+        "tcs           tc 0 ets 30% [0, 1]; tc 1 ets 70% [2]; tc 2 cbs [3]; tc 3 vendor [4, 5, 6, 7]",
+        "ets reco      recommended to a willing peer",
+        "pfc           willing no, mbc yes, cap 4",
+        "priorities    [3]",
+        "app           12 entries",
+        "entry         dscp 26 (AF31) -> priority 3",
+        "entry         dscp 46 (EF) -> priority 5",
+        "entry         ethertype 0x8906 (FCoE) -> priority 3",
+        "entry         tcp/sctp port 3260 (iSCSI) -> priority 4",
+        "entry         udp/dccp port 4791 (RoCEv2) -> priority 3",
+        "entry         port 445 (SMB) -> priority 2",
+        "ets config    willing yes, cbs no, max_tcs 8",
+        "tcs           tc 0 strict [0, 1, 2, 3, 4, 5, 6, 7]",
+    ] {
+        assert!(text.contains(want), "missing {want:?} in\n{text}");
+    }
+}
+
+#[test]
+fn malformed_ieee_tlvs_are_errors_in_place() {
+    let recs = json_lines(&decode_test_frames(true));
+    let r = &recs[11];
+    assert!(r.get("error").is_none(), "the LLDPDU stands: {r}");
+    let d = &r["ieee_dcbx"];
+    // ETS-CFG at 36: TSA of TC 2 at 36 + 19 + 2.
+    assert_eq!(
+        d["ets_config"]["error"],
+        json!({"offset": 57, "field": "ieee.ets_cfg.tsa", "kind": "bad_value", "value": 3,
+               "reason": "bad value 3: TSA 3..254 is reserved (0 strict, 1 CBS, 2 ETS, 255 vendor)"})
+    );
+    assert_eq!(d["pfc"]["enabled"], json!([3]));
+    // APP at 36 + 27 + 8 = 71: entries from 78, the second's protocol at 82.
+    assert_eq!(d["app"]["error"]["offset"], 82);
+    assert_eq!(d["app"]["error"]["field"], "ieee.app.protocol");
+    assert_eq!(d["app"]["error"]["value"], 64);
+    let text = stdout(&decode_test_frames(false));
+    assert!(
+        text.contains("ets config    MALFORMED ieee.ets_cfg.tsa at offset 57: bad value 3"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "app           MALFORMED ieee.app.protocol at offset 82: bad value 64: a DSCP is 0..63"
+        ),
+        "{text}"
+    );
 }
 
 // ------------------------------------------------- frames built here
@@ -274,8 +643,8 @@ fn test_frames() -> Vec<Vec<u8>> {
     pdu.cin_dcbx = Some(&[0x01, 0x02, 0x03]);
     pdu.org_specific.push(OrgTlv {
         oui: [0x00, 0x80, 0xc2],
-        subtype: 11,
-        info: &[0x08, 0x18],
+        subtype: 1,
+        info: &[0x00, 0x0a],
     });
     pdu.unknown.push(RawTlv {
         tlv_type: 9,
@@ -294,8 +663,46 @@ fn test_frames() -> Vec<Vec<u8>> {
     emit_lldp_frame(SRC, &Lldpdu::new(chassis, port, 0), &mut f).expect("emits");
     frames.push(f);
 
+    // 12: IEEE TLVs at 36: ETS-CFG with TSA 3 on TC 2, PFC on 3, APP whose
+    // second entry is DSCP 64.
+    frames.push(lldp_with(&[
+        ieee_tlv(
+            9,
+            &[
+                0, 0, 0, 0, 0, 100, 0, 0, 0, 0, 0, 0, 0, 2, 0, 3, 0, 0, 0, 0, 0,
+            ],
+        ),
+        ieee_tlv(11, &[0x08, 0x08]),
+        ieee_tlv(12, &[0, 0x65, 0, 46, 0x65, 0, 64]),
+    ]));
+
     let _ = (DCBX_OUI, SUBTYPE_CIN);
     frames
+}
+
+/// An IEEE 802.1 org TLV, assembled by hand: `info` is what follows the subtype.
+fn ieee_tlv(subtype: u8, info: &[u8]) -> Vec<u8> {
+    let len = 4 + info.len();
+    let mut v = vec![
+        0xfe | (len >> 8) as u8,
+        len as u8,
+        0x00,
+        0x80,
+        0xc2,
+        subtype,
+    ];
+    v.extend_from_slice(info);
+    v
+}
+
+/// An LLDP frame (Chassis ID, Port ID, TTL from `lldp_prefix`) with `tlvs` and End.
+fn lldp_with(tlvs: &[Vec<u8>]) -> Vec<u8> {
+    let mut f = lldp_prefix();
+    for t in tlvs {
+        f.extend_from_slice(t);
+    }
+    f.extend_from_slice(&[0, 0]);
+    pad(f)
 }
 
 fn decode_test_frames(json: bool) -> std::process::Output {
@@ -487,7 +894,7 @@ fn readable_output_names_every_part() {
         "capabilities  bridge, router (enabled: router)",
         "mgmt address  ipv4 10.0.0.1, ifIndex 3",
         "CIN DCBX      OUI 00-1b-21 subtype 1",
-        "org-specific  OUI 00-80-c2 subtype 11 (IEEE 802.1Qaz PFC Configuration): 08 18",
+        "org-specific  OUI 00-80-c2 subtype 1 (IEEE 802.1 Port VLAN ID): 00 0a",
         "unknown TLV   type 9: de ad",
         "ttl           0 s (shutdown",
     ] {

@@ -12,10 +12,11 @@ mod text;
 
 pub const LONG_ABOUT: &str = "\
 Decode every frame of a pcap or pcapng capture: LLDP (mandatory and optional TLVs), \
-CEE DCBX (Control, PG, PFC, APP, with every flag), PFC and 802.3x PAUSE frames. \
-CIN DCBX (the pre-CEE layout) is reported as such; other organizationally specific \
-TLVs (IEEE 802.1Qaz among them) and unknown TLVs are shown in hex; other Ethertypes \
-are listed as \"other\".
+CEE DCBX (Control, PG, PFC, APP, with every flag), IEEE 802.1Qaz DCBX (ETS \
+Configuration and Recommendation, PFC Configuration, Application Priority with DSCP \
+and port entries named), PFC and 802.3x PAUSE frames. CIN DCBX (the pre-CEE layout) \
+is reported as such; other organizationally specific TLVs and unknown TLVs are shown \
+in hex; other Ethertypes are listed as \"other\".
 
 A malformed frame is reported with the field, the offset (from the frame's first \
 byte) and the reason, and decoding goes on with the next frame. A file that is not \
@@ -26,6 +27,7 @@ pub const AFTER_HELP: &str = "\
 Examples:
   lossless decode lldpad.pcapng
   lossless decode lldpad.pcapng --json | jq 'select(.type == \"lldp\") | .dcbx.control'
+  lossless decode lldpad.pcapng --json | jq -c 'select(.ieee_dcbx.pfc) | [.src, .ieee_dcbx.pfc.enabled]'
   tcpdump -i eth0 -w dcbx.pcap ether proto 0x88cc or ether proto 0x8808
   lossless decode dcbx.pcap
 

@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use lossless_wire::cee::{CeeDcbx, Control, FeatureHeader, FeatureTlv};
 use lossless_wire::ethernet::EthernetHeader;
+use lossless_wire::ieee::{AppPriority, EtsConfig, EtsRecommendation, IeeeDcbx, PfcConfig};
 use lossless_wire::lldp::{Lldpdu, ETHERTYPE_LLDP};
 use lossless_wire::mac_control::{MacControl, ETHERTYPE_MAC_CONTROL, OPCODE_PAUSE, OPCODE_PFC};
 use lossless_wire::measure::{Measure, ETHERTYPE_MEASURE};
@@ -317,6 +318,9 @@ struct LldpJson<'a> {
     /// The CIN (DCBX 1.0) TLV body in hex: recognised, not decoded.
     #[serde(skip_serializing_if = "Option::is_none")]
     cin_dcbx: Option<String>,
+    /// The IEEE 802.1Qaz TLVs, when any is present.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ieee_dcbx: Option<IeeeJson<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     org_specific: Vec<OrgJson>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -360,6 +364,7 @@ impl<'a> LldpJson<'a> {
                 .collect(),
             dcbx: pdu.cee_dcbx.as_ref().map(DcbxJson::new),
             cin_dcbx: pdu.cin_dcbx.map(names::hex),
+            ieee_dcbx: (!pdu.ieee_dcbx.is_empty()).then(|| IeeeJson::new(&pdu.ieee_dcbx)),
             org_specific: pdu
                 .org_specific
                 .iter()
@@ -435,6 +440,76 @@ impl<'a> DcbxJson<'a> {
             app: c.app.as_ref().map(FeatureJson::new),
             anomalies: c.anomalies.iter().map(ErrorJson::wire).collect(),
             unknown_subtlvs: c.unknown_subtlvs,
+        }
+    }
+}
+
+/// One IEEE 802.1Qaz TLV: its fields, or `{"error": ...}` when malformed.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+enum TlvJson<'a, T: Serialize> {
+    Ok(T),
+    Err { error: ErrorJson<'a> },
+}
+
+impl<'a, T: Serialize> TlvJson<'a, T> {
+    fn new<V>(r: &'a Result<V, DecodeError>, f: impl FnOnce(&'a V) -> T) -> Self {
+        match r {
+            Ok(v) => TlvJson::Ok(f(v)),
+            Err(e) => TlvJson::Err {
+                error: ErrorJson::wire(e),
+            },
+        }
+    }
+}
+
+/// An APP entry as the wire crate names it, plus a name for what it matches.
+#[derive(Debug, Serialize)]
+struct AppPriorityJson<'a> {
+    #[serde(flatten)]
+    entry: &'a AppPriority,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<&'static str>,
+}
+
+/// The Application Priority TLV: `{"entries": [...]}`, as the CEE APP.
+#[derive(Debug, Serialize)]
+struct AppTableJson<'a> {
+    entries: Vec<AppPriorityJson<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+struct IeeeJson<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ets_config: Option<TlvJson<'a, &'a EtsConfig>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ets_recommendation: Option<TlvJson<'a, &'a EtsRecommendation>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pfc: Option<TlvJson<'a, &'a PfcConfig>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    app: Option<TlvJson<'a, AppTableJson<'a>>>,
+}
+
+impl<'a> IeeeJson<'a> {
+    fn new(i: &'a IeeeDcbx) -> Self {
+        IeeeJson {
+            ets_config: i.ets_config.as_ref().map(|r| TlvJson::new(r, |v| v)),
+            ets_recommendation: i
+                .ets_recommendation
+                .as_ref()
+                .map(|r| TlvJson::new(r, |v| v)),
+            pfc: i.pfc.as_ref().map(|r| TlvJson::new(r, |v| v)),
+            app: i.app.as_ref().map(|r| {
+                TlvJson::new(r, |t| AppTableJson {
+                    entries: t
+                        .iter()
+                        .map(|entry| AppPriorityJson {
+                            entry,
+                            name: names::ieee_app_name(entry),
+                        })
+                        .collect(),
+                })
+            }),
         }
     }
 }

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use lossless_wire::cee::{
     AppConfig, CeeDcbx, FeatureHeader, FeatureTlv, PfcConfig, PgConfig, PGID_STRICT,
 };
+use lossless_wire::ieee::{AppPriorityTable, EtsTable, IeeeDcbx, Tsa};
 use lossless_wire::lldp::Lldpdu;
 use lossless_wire::{DecodeError, MacControl, Payload};
 
@@ -208,6 +209,9 @@ fn lldp(pdu: &Lldpdu<'_>, out: &mut String) {
     if let Some(cee) = &pdu.cee_dcbx {
         dcbx(cee, out);
     }
+    if !pdu.ieee_dcbx.is_empty() {
+        ieee(&pdu.ieee_dcbx, out);
+    }
     if let Some(cin) = pdu.cin_dcbx {
         line(
             out,
@@ -381,5 +385,159 @@ fn app(cfg: &AppConfig, out: &mut String) {
             let _ = write!(v, "  (OUI {})", names::oui(e.oui));
         }
         line(out, 8, "entry", v);
+    }
+}
+
+fn yn(b: bool) -> &'static str {
+    if b {
+        "yes"
+    } else {
+        "no"
+    }
+}
+
+/// One IEEE TLV: its header line and body, or MALFORMED with the error.
+fn ieee_tlv<T>(
+    out: &mut String,
+    label: &str,
+    t: &Option<Result<T, DecodeError>>,
+    head: impl FnOnce(&T) -> String,
+    body: impl FnOnce(&T, &mut String),
+) {
+    match t {
+        None => {}
+        Some(Err(e)) => line(out, 6, label, format!("MALFORMED {}", error_text(e))),
+        Some(Ok(v)) => {
+            line(out, 6, label, head(v));
+            body(v, out);
+        }
+    }
+}
+
+fn ieee(i: &IeeeDcbx, out: &mut String) {
+    line(out, 4, "IEEE DCBX", "OUI 00-80-c2 (IEEE 802.1Qaz)");
+    ieee_tlv(
+        out,
+        "ets config",
+        &i.ets_config,
+        |c| {
+            format!(
+                "willing {}, cbs {}, max_tcs {}",
+                yn(c.willing),
+                yn(c.cbs),
+                c.max_tcs
+            )
+        },
+        |c, out| ets_table(&c.table, out),
+    );
+    ieee_tlv(
+        out,
+        "ets reco",
+        &i.ets_recommendation,
+        |_| "recommended to a willing peer".to_string(),
+        |r, out| ets_table(&r.table, out),
+    );
+    ieee_tlv(
+        out,
+        "pfc",
+        &i.pfc,
+        |p| {
+            format!(
+                "willing {}, mbc {}, cap {}",
+                yn(p.willing),
+                yn(p.mbc),
+                p.cap
+            )
+        },
+        |p, out| line(out, 8, "priorities", names::priority_list(p.enabled)),
+    );
+    ieee_tlv(
+        out,
+        "app",
+        &i.app,
+        |t| match t.len() {
+            1 => "1 entry".to_string(),
+            n => format!("{n} entries"),
+        },
+        ieee_app,
+    );
+}
+
+fn ets_table(t: &EtsTable, out: &mut String) {
+    let by = |v: Vec<String>| v.join(" ");
+    line(
+        out,
+        8,
+        "prio_tc",
+        format!(
+            "by priority  {}",
+            by(t.prio_tc
+                .iter()
+                .enumerate()
+                .map(|(p, tc)| format!("{p}:{tc}"))
+                .collect())
+        ),
+    );
+    line(
+        out,
+        8,
+        "tc_bw",
+        format!(
+            "by tc        {}",
+            by(t.tc_bw
+                .iter()
+                .enumerate()
+                .map(|(tc, bw)| format!("{tc}:{bw}%"))
+                .collect())
+        ),
+    );
+    line(
+        out,
+        8,
+        "tsa",
+        format!(
+            "by tc        {}",
+            by(t.tsa
+                .iter()
+                .enumerate()
+                .map(|(tc, &a)| format!("{tc}:{}", names::tsa_name(a)))
+                .collect())
+        ),
+    );
+    // The same table the other way round: each used class, how it is
+    // served, and its priorities.
+    let mut tcs = Vec::new();
+    for tc in 0..8u8 {
+        let members: Vec<String> = (0..8)
+            .filter(|&p| t.prio_tc[p] == tc)
+            .map(|p| p.to_string())
+            .collect();
+        if members.is_empty() {
+            continue;
+        }
+        let i = usize::from(tc);
+        let (tsa, bw) = (t.tsa[i], t.tc_bw[i]);
+        let share = if tsa == Tsa::ETS || bw != 0 {
+            format!(" {bw}%")
+        } else {
+            String::new()
+        };
+        tcs.push(format!(
+            "tc {tc} {}{share} [{}]",
+            names::tsa_name(tsa),
+            members.join(", ")
+        ));
+    }
+    line(out, 8, "tcs", tcs.join("; "));
+}
+
+fn ieee_app(t: &AppPriorityTable, out: &mut String) {
+    for e in t.iter() {
+        line(
+            out,
+            8,
+            "entry",
+            format!("{} -> priority {}", names::ieee_app_target(e), e.priority),
+        );
     }
 }

@@ -209,10 +209,12 @@ impl EtsTable {
         }
         // D.2.9.7: the bandwidth shares sum to 100 %. What peers send: lldptool
         // refuses a tcbw that does not sum to 100, but lldpad's default table,
-        // on the wire until one is configured, has every TC strict at 0 %. With
-        // no TC using ETS there is nothing to share, so the rule here is: the
-        // eight sum to exactly 100, or to 0 when no TC uses ETS. Only the total
-        // is checked, as lldptool does: a strict TC may carry a share.
+        // on the wire until one is configured, has every TC strict at 0 %
+        // (tests/data/lldpad-ieee-default.pcapng). With no TC using ETS there
+        // is nothing to share, so the rule here is: the eight sum to exactly
+        // 100, or to 0 when no TC uses ETS. Only the total is checked, as
+        // lldptool does: given a tcbw and no tsa, lldpad sends strict TCs with
+        // shares (tests/data/lldpad-ieee-dscp.pcapng).
         let sum: u64 = self.tc_bw.iter().map(|&b| u64::from(b)).sum();
         let uses_ets = self.tsa.contains(&Tsa::ETS);
         if sum != 100 && (sum != 0 || uses_ets) {

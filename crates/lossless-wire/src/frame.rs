@@ -12,9 +12,9 @@ use crate::{DecodeError, EmitError, MacAddr};
 
 /// What an Ethernet frame carries.
 ///
-/// `Lldp` is far larger than the others (the CEE APP table is inline): boxing
-/// it would cost an allocation per received LLDPDU, which the receive path
-/// is written to avoid.
+/// `Lldp` is far larger than the others (the CEE and IEEE APP tables are
+/// inline): boxing it would cost an allocation per received LLDPDU, which the
+/// receive path is written to avoid.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Payload<'a> {

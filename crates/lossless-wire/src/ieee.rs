@@ -15,8 +15,9 @@
 //! Emission is byte-identical to lldpad's, which sends them in this order.
 //! The values are plain: the DCBX core keeps them as admin, peer and
 //! operational configuration, and `validate` holds local configuration to the
-//! same rules the parser applies to a peer's. Reserved bits are ignored on
-//! receipt and sent as zero (IEEE 802.1Q-2018 D.1), so they are not kept.
+//! same rules the parser applies to a peer's. Reserved bits are sent as zero
+//! and ignored on receipt, as the standard says of reserved fields, so they
+//! are not kept.
 
 use serde::Deserialize;
 
@@ -36,7 +37,7 @@ pub use pfc::PfcConfig;
 /// The IEEE 802.1 OUI.
 pub const IEEE_8021_OUI: [u8; 3] = [0x00, 0x80, 0xc2];
 
-/// IEEE 802.1 organizationally specific TLV subtypes of DCBX (802.1Q-2018 Table D-1).
+/// IEEE 802.1 organizationally specific TLV subtypes of DCBX (IEEE 802.1Q-2018 Annex D).
 pub mod subtype {
     pub const ETS_CONFIGURATION: u8 = 9;
     pub const ETS_RECOMMENDATION: u8 = 10;
@@ -54,7 +55,7 @@ pub const APP_ENTRY_LEN: usize = 3;
 /// The capacity of [`AppPriorityTable`], so a table that validates always fits.
 pub const MAX_APP_ENTRIES: usize = (crate::codec::MAX_TLV_LEN - APP_TLV_HEADER_LEN) / APP_ENTRY_LEN;
 
-/// The number of traffic classes and of priorities (IEEE 802.1Q-2018 8.6.6).
+/// The number of traffic classes and of priorities (IEEE 802.1Q-2018 8.6.6, Queuing frames).
 pub const MAX_TCS: u8 = 8;
 
 /// The IEEE DCBX TLVs of one LLDPDU.

@@ -343,7 +343,7 @@ fn duplicate_tlv_leaves_neither() {
 
 // ---- what is not an error ------------------------------------------------
 
-/// IEEE 802.1Q-2018 D.1: reserved bits are ignored on receipt and sent as 0.
+/// Reserved bits are ignored on receipt and sent as 0.
 #[test]
 fn reserved_bits_are_ignored_and_sent_as_zero() {
     let tlvs = [

@@ -489,6 +489,19 @@ fn dscp_entries_decode_by_name_as_tshark_does() {
     );
     assert_ieee_matches_tshark(&path, &recs);
 
+    // The same from lldpad itself: 8 DSCP entries among 12, every TSA kind.
+    let lldpad = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../lossless-wire/tests/data/lldpad-ieee-dscp.pcapng");
+    let out = decode(&lldpad, true);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let lldpad_recs = json_lines(&out);
+    let last = &lldpad_recs.last().expect("frames")["ieee_dcbx"]["app"]["entries"];
+    assert_eq!(
+        last[9],
+        json!({"priority": 5, "selector": "dscp", "protocol": 46, "name": "EF"})
+    );
+    assert_ieee_matches_tshark(&lldpad, &lldpad_recs);
+
     let text = stdout(&decode(&path, false));
     for want in [
         "IEEE DCBX     OUI 00-80-c2 (IEEE 802.1Qaz)",

@@ -36,7 +36,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::*;
-use losslessd::protocol::Request;
+use lossless_node::protocol::Request;
 use serde_json::Value;
 
 const MAC_A: &str = "02:00:00:00:00:0a";

@@ -10,7 +10,7 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use losslessd::protocol::{FeatureChange, FeatureName, Request};
+use lossless_node::protocol::{FeatureChange, FeatureName, Request};
 
 const MAC_A: &str = "02:00:00:00:00:0a";
 const MAC_B: &str = "02:00:00:00:00:0b";

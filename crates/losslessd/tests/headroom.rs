@@ -15,7 +15,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::*;
-use losslessd::protocol::Request;
+use lossless_node::protocol::Request;
 use serde_json::Value;
 
 fn delayline_bin() -> PathBuf {

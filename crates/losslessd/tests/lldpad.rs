@@ -9,7 +9,7 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use losslessd::protocol::{FeatureChange, FeatureName, Request};
+use lossless_node::protocol::{FeatureChange, FeatureName, Request};
 use serde_json::Value;
 
 /// lldpad in netns A on `va` (via lldpad-pair.sh), losslessd in netns B on `vb`.

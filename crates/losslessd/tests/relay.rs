@@ -26,6 +26,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use common::*;
+use lossless_node::protocol::Request;
+use lossless_node::relay::RelayShow;
 use lossless_relay::example::{
     self, Kind, DC1_GW, DC2_GW, DC2_GW_SYSTEM, PE1_DC, PE1_WAN, PE2_DC, PE2_WAN,
 };
@@ -37,8 +39,6 @@ use lossless_sys::if_nametoindex;
 use lossless_sys::netns::in_netns;
 use lossless_wire::tunnel::{Encap, IpProtocol, ParseOptions, TunnelFrame};
 use lossless_wire::MacAddr;
-use losslessd::protocol::Request;
-use losslessd::relay::show::RelayShow;
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::DataLink;
 

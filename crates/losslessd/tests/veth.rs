@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::*;
-use losslessd::protocol::{FeatureChange, FeatureName, Request};
+use lossless_node::protocol::{FeatureChange, FeatureName, Request};
 use serde_json::Value;
 
 const MAC_A: &str = "02:00:00:00:00:0a";

@@ -8,7 +8,8 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use losslessd::protocol::{Client, Request};
+use lossless_client::Client;
+use lossless_node::protocol::Request;
 use serde_json::Value;
 
 static COUNTER: AtomicU32 = AtomicU32::new(0);

@@ -4,9 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use lossless_dcbx::{AdminStatus, DcbxConfig, LldpTimers, PortConfig};
+use lossless_node::config::{Apply, ConfigFileError, DaemonConfig, DaemonSettings, PortSettings};
 use lossless_wire::cee::{AppEntry, AppSelector, AppTable, PriorityMap, DCBX_OUI};
 use lossless_wire::MacAddr;
-use losslessd::config::{Apply, ConfigFileError, DaemonConfig, DaemonSettings, PortSettings};
 
 const FILE: &str = "/etc/lossless/losslessd.toml";
 
@@ -324,38 +324,6 @@ fn error_fields_are_structured() {
     }
 }
 
-#[test]
-fn load_reads_files_and_treats_a_missing_one_as_defaults() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let missing = dir.path().join("none.toml");
-    assert_eq!(
-        DaemonConfig::load(&missing).expect("defaults"),
-        DaemonConfig::default()
-    );
-    let empty = dir.path().join("empty.toml");
-    std::fs::write(&empty, "").expect("write");
-    assert_eq!(
-        DaemonConfig::load(&empty).expect("defaults"),
-        DaemonConfig::default()
-    );
-    let bad = dir.path().join("bad.toml");
-    std::fs::write(&bad, "[defaults]\nadmin_status = 1\n").expect("write");
-    let e = DaemonConfig::load(&bad).expect_err("refused");
-    assert_eq!(
-        e.to_string(),
-        format!(
-            "{}:2:16: defaults.admin_status: expected a string, found an integer",
-            bad.display()
-        )
-    );
-    // A directory is not a file.
-    let e = DaemonConfig::load(dir.path()).expect_err("refused");
-    assert!(matches!(e, ConfigFileError::Io { .. }), "{e:?}");
-    assert!(e
-        .to_string()
-        .starts_with(&format!("{}: ", dir.path().display())));
-}
-
 // ---------------------------------------------------------------- meaning
 
 #[test]
@@ -486,9 +454,8 @@ fn app_entries_in_both_forms() {
 #[test]
 fn the_example_file_parses_to_its_documented_values() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/losslessd.toml");
-    // load() takes a missing file for an empty one: make sure it is there.
-    assert!(path.is_file(), "{} is missing", path.display());
-    let c = DaemonConfig::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let text = std::fs::read_to_string(&path).expect("examples/losslessd.toml");
+    let c = DaemonConfig::parse(&text, &path).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
         c.daemon,
         DaemonSettings {
@@ -728,7 +695,7 @@ fn headroom_section_reads_every_key_and_round_trips() {
     );
     assert_eq!(
         h.timestamps,
-        lossless_sys::timestamp::TimestampMode::Software
+        lossless_node::timestamps::TimestampMode::Software
     );
     assert_eq!((h.samples, h.period, h.buffer), (16, 30, false));
     // The buffer follows apply unless turned off.

@@ -3,9 +3,9 @@
 
 use std::path::Path;
 
+use lossless_node::config::DaemonConfig;
 use lossless_relay::example::{self, Kind};
 use lossless_relay::{Poll, RelaySection};
-use losslessd::config::DaemonConfig;
 
 const FILE: &str = "/etc/lossless/losslessd.toml";
 
@@ -137,7 +137,8 @@ fn mistakes_name_the_line_and_the_key() {
 #[test]
 fn the_shipped_relay_example_is_accepted() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/relay-pe.toml");
-    let cfg = DaemonConfig::load(&path).expect("examples/relay-pe.toml");
+    let text = std::fs::read_to_string(&path).expect("examples/relay-pe.toml");
+    let cfg = DaemonConfig::parse(&text, &path).expect("examples/relay-pe.toml");
     let Some(RelaySection::Pe(pe)) = cfg.relay else {
         panic!("a PE section");
     };

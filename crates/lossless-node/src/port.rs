@@ -1,10 +1,12 @@
-//! One managed interface: its DCBX agent, where its settings came from, what
-//! reached the hardware, and the daemon's own counters for it.
+//! One managed interface: its DCBX agent, its adaptive headroom, where its settings
+//! came from, what reached the hardware, and the node's own counters for it.
 
-use lossless_dcbx::{Agent, Duration, Instant, PortConfig};
+use lossless_dcbx::{Agent, Duration, Event, Instant, PortConfig};
 use lossless_wire::MacAddr;
+use tracing::warn;
 
 use crate::config::PortSettings;
+use crate::hardware::HardwareErrorCounts;
 use crate::headroom::PortHeadroom;
 use crate::protocol::{
     FeatureSources, Hardware, IoCounters, PortCounters, PortDcbx, PortNeighbors, PortSummary,
@@ -23,6 +25,8 @@ pub struct Port {
     /// Which features carry a runtime override.
     pub sources: FeatureSources,
     pub hardware: Hardware,
+    /// Failed dcbnl operations, by kind.
+    pub hw_errors: HardwareErrorCounts,
     pub io: IoCounters,
     /// Since when the port has been negotiating (link up or a change), until
     /// every feature is in sync with a DCBX peer.
@@ -65,6 +69,7 @@ impl Port {
             settings,
             sources: sources(overrides),
             hardware,
+            hw_errors: HardwareErrorCounts::default(),
             io: IoCounters::default(),
             negotiating_since: None,
             last_convergence: None,
@@ -80,6 +85,93 @@ impl Port {
     /// The agent's configuration for these settings on this port's MAC.
     pub fn port_config(&self, settings: &PortSettings) -> PortConfig {
         settings.port_config(self.mac())
+    }
+
+    /// The interface's MAC changed: the agent takes it (Chassis and Port ID, source).
+    pub fn set_mac(&mut self, now: Instant, mac: MacAddr) {
+        if mac == self.mac() {
+            return;
+        }
+        let cfg = self.settings.port_config(mac);
+        if let Err(e) = self.agent.set_config(now, cfg) {
+            warn!(port = %self.name, error = %e, "new MAC refused");
+        }
+    }
+
+    /// The link went up or down; true when that is a change. A link coming up starts
+    /// a negotiation whose length is measured.
+    pub fn set_link(&mut self, now: Instant, up: bool) -> bool {
+        if self.agent.link_up() == up {
+            return false;
+        }
+        self.agent.handle_link(now, up);
+        self.negotiating_since = up.then_some(now);
+        true
+    }
+
+    /// A frame for the agent, on a port whose link is up.
+    pub fn receive(&mut self, now: Instant, frame: &[u8]) {
+        self.io.rx_frames += 1;
+        if frame.len() >= 14 && frame[12..14] == [0x88, 0x08] {
+            self.io.mac_control_rx += 1;
+        }
+        self.agent.handle_frame(now, frame);
+    }
+
+    /// The earliest deadline of the port: its agent's or its measurement's.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        let m = self
+            .headroom
+            .as_ref()
+            .and_then(|h| h.session.poll_timeout());
+        match (self.agent.poll_timeout(), m) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Runs whatever of the port is due at `now`.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if self.agent.poll_timeout().is_some_and(|t| t <= now) {
+            self.agent.handle_timeout(now);
+        }
+        if let Some(h) = &mut self.headroom {
+            h.session.handle_timeout(now);
+        }
+    }
+
+    /// What the agent produced since the last drain.
+    pub fn drain_agent(&mut self, now: Instant) -> Drained {
+        let mut frames = Vec::new();
+        while let Some(frame) = self.agent.poll_transmit() {
+            frames.push(frame);
+        }
+        self.io.tx_frames += frames.len() as u64;
+        let mut events = Vec::new();
+        while let Some(e) = self.agent.poll_event() {
+            events.push(e);
+        }
+        Drained {
+            frames,
+            events,
+            converged_in: self.check_convergence(now),
+            peer: self
+                .agent
+                .neighbors()
+                .first()
+                .map(|n| n.mac.to_string())
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The port goes away: its shutdown LLDPDU (TTL 0), if LLDP transmission ran.
+    pub fn shutdown(&mut self, now: Instant) -> Vec<Vec<u8>> {
+        self.agent.shutdown(now);
+        let mut frames = Vec::new();
+        while let Some(frame) = self.agent.poll_transmit() {
+            frames.push(frame);
+        }
+        frames
     }
 
     /// Negotiation finished: every feature Syncd with a DCBX peer present.
@@ -150,8 +242,20 @@ impl Port {
             lldp: *self.agent.lldp_stats(),
             dcbx: *self.agent.dcbx_stats(),
             io: self.io,
+            hardware_errors: self.hw_errors.iter().map(|(k, n)| (k.name(), n)).collect(),
         }
     }
+}
+
+/// What a port's agent produced after an input.
+#[derive(Debug, Default)]
+pub struct Drained {
+    pub frames: Vec<Vec<u8>>,
+    pub events: Vec<Event>,
+    /// A negotiation that just finished, and how long it took.
+    pub converged_in: Option<Duration>,
+    /// The MAC of the port's first neighbour (for log lines), or empty.
+    pub peer: String,
 }
 
 /// Which features a port's persisted overrides replace.

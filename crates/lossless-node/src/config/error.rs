@@ -11,8 +11,8 @@ use std::path::PathBuf;
 /// ```
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigFileError {
-    /// The file could not be read (missing files are not an error: see
-    /// [`DaemonConfig::load`](super::DaemonConfig::load)).
+    /// The file could not be read (a missing file is not an error: it means every
+    /// default).
     #[error("{}: {source}", path.display())]
     Io {
         path: PathBuf,

@@ -15,11 +15,11 @@
 //!
 //! Every value is checked as it is read, so a refusal names its key and position.
 
+use crate::timestamps::TimestampMode;
 use lossless_headroom::cells::{Alpha, DEFAULT_CELL};
 use lossless_headroom::session::SessionConfig;
 use lossless_headroom::sizing::SizingConfig;
 use lossless_headroom::units::{parse_rate, Bytes, FrameSize, Rate};
-use lossless_sys::timestamp::TimestampMode;
 
 use super::error::Fault;
 use super::read::{quoted, Field};

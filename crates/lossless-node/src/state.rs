@@ -1,10 +1,8 @@
-//! The daemon's state directory: runtime changes (`lossless dcbx set`) and
-//! the boot counter, kept across restarts and crashes.
+//! What losslessd keeps across restarts and crashes: runtime changes (`lossless dcbx set`)
+//! and the boot counter, and their on-disk form (`state.json`).
 //!
-//! One file, `state.json`, replaced atomically: the new content is written to
-//! a temporary file in the same directory, flushed to disk, renamed over
-//! `state.json`, and the directory is flushed, so after a crash (kill -9,
-//! power loss) the file holds the old or the new content, never a mix.
+//! The node core only encodes and decodes; writing the file atomically is the runtime's
+//! (losslessd's state directory).
 //!
 //! ```json
 //! {
@@ -16,11 +14,7 @@
 //! ```
 
 use std::collections::BTreeMap;
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use lossless_dcbx::FeatureAdmin;
 use lossless_wire::cee::{AppConfig, InvalidValue, PfcConfig, PgConfig};
@@ -28,16 +22,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::PortSettings;
 
-/// The state file inside the state directory.
-pub const STATE_FILE: &str = "state.json";
-/// The layout of `state.json` this daemon reads and writes.
+/// The layout of `state.json` this node reads and writes.
 pub const FORMAT_VERSION: u32 = 1;
-
-/// The state directory (`daemon.state_dir`).
-#[derive(Debug)]
-pub struct StateDir {
-    root: PathBuf,
-}
 
 /// Everything persisted.
 #[derive(Default, Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -102,11 +88,9 @@ impl PortOverrides {
     }
 }
 
-/// Why the state could not be read or written. Each names the file.
-#[derive(Debug, thiserror::Error)]
+/// Why a state file's content was refused. Each names the file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StateError {
-    #[error("{}: {source}", path.display())]
-    Io { path: PathBuf, source: io::Error },
     /// Not JSON, or not the layout of [`PersistedState`].
     #[error("{}:{line}:{column}: corrupt state file: {reason}", path.display())]
     Corrupt {
@@ -156,60 +140,24 @@ struct Probe {
     version: u64,
 }
 
-/// Makes temporary file names unique within the process.
-static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
-
-impl StateDir {
-    /// Opens the directory, creating it (and its parents) with mode 0700 when
-    /// missing. An existing directory is used as it is, unless group or
-    /// others may write to it (state there could be forged): that is refused.
-    pub fn open(root: &Path) -> io::Result<StateDir> {
-        fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(root)?;
-        let meta = fs::metadata(root)?;
-        if !meta.is_dir() {
-            return Err(io::Error::other(format!(
-                "{}: not a directory",
-                root.display()
-            )));
-        }
-        let mode = meta.permissions().mode() & 0o7777;
-        if mode & 0o022 != 0 {
-            return Err(io::Error::new(
-                io::ErrorKind::PermissionDenied,
-                format!(
-                    "{}: state directory is writable by group or others (mode {mode:04o}); \
-                     use a directory only losslessd can write (0700)",
-                    root.display()
-                ),
-            ));
-        }
-        Ok(StateDir {
-            root: root.to_path_buf(),
+impl PersistedState {
+    /// The file's content: pretty JSON with the format version first, one trailing newline.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut json = serde_json::to_vec_pretty(&OnDiskRef {
+            version: FORMAT_VERSION,
+            boots: self.boots,
+            ports: &self.ports,
         })
+        // Only maps with string keys and plain values: serialising cannot fail.
+        .unwrap_or_default();
+        json.push(b'\n');
+        json
     }
 
-    pub fn path(&self) -> &Path {
-        &self.root
-    }
-
-    /// `state.json` in this directory.
-    pub fn file(&self) -> PathBuf {
-        self.root.join(STATE_FILE)
-    }
-
-    /// Reads the state. No file yet is the default state; anything that is
-    /// not a complete, valid state file is an error naming the file and why.
-    /// Temporary files left by an interrupted save are ignored.
-    pub fn load(&self) -> Result<PersistedState, StateError> {
-        let path = self.file();
-        let text = match fs::read(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(PersistedState::default()),
-            Err(source) => return Err(StateError::Io { path, source }),
-        };
+    /// Reads a state file's content; `origin` is the file errors name. Anything that is
+    /// not a complete, valid state file is an error saying where and why.
+    pub fn decode(text: &[u8], origin: &Path) -> Result<PersistedState, StateError> {
+        let path = origin.to_path_buf();
         let corrupt = |e: serde_json::Error| {
             let suffix = format!(" at line {} column {}", e.line(), e.column());
             let message = e.to_string();
@@ -231,14 +179,14 @@ impl StateDir {
                 reason: "the file is empty".into(),
             });
         }
-        let probe: Probe = serde_json::from_slice(&text).map_err(corrupt)?;
+        let probe: Probe = serde_json::from_slice(text).map_err(corrupt)?;
         if probe.version != u64::from(FORMAT_VERSION) {
             return Err(StateError::Version {
                 path,
                 found: probe.version,
             });
         }
-        let disk: OnDisk = serde_json::from_slice(&text).map_err(corrupt)?;
+        let disk: OnDisk = serde_json::from_slice(text).map_err(corrupt)?;
         for (port, o) in &disk.ports {
             o.validate().map_err(|(feature, e)| StateError::Invalid {
                 path: path.clone(),
@@ -252,54 +200,4 @@ impl StateDir {
             ports: disk.ports,
         })
     }
-
-    /// Replaces the state file atomically and durably (see the module documentation).
-    pub fn save(&self, state: &PersistedState) -> Result<(), StateError> {
-        let mut json = serde_json::to_vec_pretty(&OnDiskRef {
-            version: FORMAT_VERSION,
-            boots: state.boots,
-            ports: &state.ports,
-        })
-        .map_err(|e| StateError::Io {
-            path: self.file(),
-            source: io::Error::other(e),
-        })?;
-        json.push(b'\n');
-        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-        let temp = self
-            .root
-            .join(format!(".{STATE_FILE}.{}.{n}.tmp", std::process::id()));
-        let result = write_synced(&temp, &json)
-            .map_err(|source| StateError::Io {
-                path: temp.clone(),
-                source,
-            })
-            .and_then(|()| {
-                fs::rename(&temp, self.file()).map_err(|source| StateError::Io {
-                    path: self.file(),
-                    source,
-                })
-            });
-        if result.is_err() {
-            let _ = fs::remove_file(&temp);
-        }
-        result?;
-        File::open(&self.root)
-            .and_then(|d| d.sync_all())
-            .map_err(|source| StateError::Io {
-                path: self.root.clone(),
-                source,
-            })
-    }
-}
-
-/// Writes a new file (0600) and flushes it to disk.
-fn write_synced(path: &Path, data: &[u8]) -> io::Result<()> {
-    let mut f = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)?;
-    f.write_all(data)?;
-    f.sync_all()
 }

@@ -179,19 +179,6 @@ impl Default for DaemonConfig {
 }
 
 impl DaemonConfig {
-    /// Reads and parses the file at `path`. A file that does not exist means
-    /// all defaults (as an empty file does); any other read error is refused.
-    pub fn load(path: &Path) -> Result<DaemonConfig, ConfigFileError> {
-        match std::fs::read_to_string(path) {
-            Ok(text) => DaemonConfig::parse(&text, path),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(DaemonConfig::default()),
-            Err(source) => Err(ConfigFileError::Io {
-                path: path.to_path_buf(),
-                source,
-            }),
-        }
-    }
-
     /// Parses `text`; `origin` is the file name errors show.
     pub fn parse(text: &str, origin: &Path) -> Result<DaemonConfig, ConfigFileError> {
         let position = |at| error::line_column(text, at);

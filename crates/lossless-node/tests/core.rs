@@ -12,16 +12,18 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::path::Path;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use lossless_dcbx::Instant;
-use lossless_sys::dcbnl::{DcbBuffer, IeeeConfig, IeeePfc};
-use lossless_sys::link::LinkInfo;
-use lossless_sys::timestamp::{Clock, Clocks};
-use losslessd::config::DaemonConfig;
-use losslessd::daemon::{Daemon, Now, Output};
-use losslessd::protocol::{FeatureChange, FeatureName, Request};
+use lossless_node::config::DaemonConfig;
+use lossless_node::hardware::{DcbBuffer, IeeePfc, IeeeReadback};
+use lossless_node::link::{Link, LinkChange};
+use lossless_node::node::{Identity, PersistError};
+use lossless_node::node::{Node, Now, Output};
+use lossless_node::protocol::Response;
+use lossless_node::protocol::{FeatureChange, FeatureName, Request};
+use lossless_node::state::PersistedState;
+use lossless_node::timestamps::{Clock, Clocks};
 use serde_json::Value;
 
 /// One way, each direction.
@@ -49,7 +51,7 @@ enum Delivery {
 }
 
 struct Sim {
-    d: [Daemon; 2],
+    d: [Node; 2],
     now: Duration,
     /// (when, to which daemon, sequence for a stable order, what)
     queue: BinaryHeap<Reverse<(Duration, usize, u64, usize)>>,
@@ -60,28 +62,20 @@ struct Sim {
     pfc_sets: Vec<(u8, u16)>,
     buffer_sets: Vec<DcbBuffer>,
     events: [Vec<Value>; 2],
-    _dirs: Vec<TempDir>,
-}
-
-struct TempDir(std::path::PathBuf);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+    /// Replies of node A to requests.
+    replies: Vec<(u64, Response)>,
 }
 
 const NAMES: [&str; 2] = ["va", "vb"];
 
-fn link(i: usize, up: bool) -> LinkInfo {
-    LinkInfo {
+fn link(i: usize, up: bool) -> Link {
+    Link {
         ifindex: 10 + i as u32,
         name: NAMES[i].to_string(),
         mac: Some([2, 0, 0, 0, 0, 0x0a + i as u8]),
         admin_up: true,
         oper_up: up,
         carrier: up,
-        mtu: Some(1500),
     }
 }
 
@@ -91,30 +85,22 @@ fn ps(d: Duration) -> u64 {
 
 impl Sim {
     fn new(nic: Nic) -> Sim {
-        static RUN: AtomicU32 = AtomicU32::new(0);
-        let run = RUN.fetch_add(1, Ordering::Relaxed);
-        let mut dirs = Vec::new();
-        let mut daemon = |i: usize, body: &str| {
-            let dir = std::env::temp_dir().join(format!(
-                "losslessd-core-{}-{run}-{}",
-                std::process::id(),
-                NAMES[i]
-            ));
-            std::fs::create_dir_all(&dir).unwrap();
+        let daemon = |i: usize, body: &str| {
             let text = format!(
-                "[daemon]\nstate_dir = \"{}\"\n[ports.\"{}\"]\n{body}\n[ports.\"{}\".headroom]\n\
+                "[ports.\"{}\"]\n{body}\n[ports.\"{}\".headroom]\n\
                  measure = true\nspeed = \"100G\"\n",
-                dir.display(),
-                NAMES[i],
-                NAMES[i]
+                NAMES[i], NAMES[i]
             );
-            dirs.push(TempDir(dir));
             let config = DaemonConfig::parse(&text, Path::new("core.toml")).unwrap();
             let now = Now {
                 mono: Instant::ZERO,
                 unix: 0.0,
             };
-            Daemon::new(config, None, vec![], 1000 + i as u32, now).unwrap()
+            let identity = Identity {
+                pid: 1000 + i as u32,
+                ..Identity::default()
+            };
+            Node::new(config, identity, PersistedState::default(), now)
         };
         let a = daemon(
             0,
@@ -131,7 +117,7 @@ impl Sim {
             pfc_sets: Vec::new(),
             buffer_sets: Vec::new(),
             events: [Vec::new(), Vec::new()],
-            _dirs: dirs,
+            replies: Vec::new(),
         }
     }
 
@@ -142,8 +128,8 @@ impl Sim {
         }
     }
 
-    fn ieee(&self) -> IeeeConfig {
-        IeeeConfig {
+    fn ieee(&self) -> IeeeReadback {
+        IeeeReadback {
             pfc: Some(IeeePfc::default()),
             buffer: match self.nic {
                 Nic::WithBuffer => Some(self.buffer),
@@ -165,24 +151,24 @@ impl Sim {
         while let Some(out) = self.d[i].poll_output() {
             let now = self.now();
             match out {
-                Output::OpenMeasure { .. } => self.d[i].measure_opened(
+                Output::OpenMeasure { .. } => self.d[i].handle_measure_opened(
                     ifindex,
                     Ok(Clocks {
                         rx: Clock::Software,
                         tx: Clock::Software,
                     }),
                 ),
-                Output::Probe { .. } => self.d[i].probe_result(ifindex, Ok(())),
-                Output::Apply { .. } => self.d[i].apply_result(now, ifindex, Ok(())),
-                Output::ReadSpeed { .. } => self.d[i].speed_read(now, ifindex, None),
-                Output::CheckLink { frame, .. } => {
-                    self.d[i].link_checked(now, Some(link(i, true)), &frame)
+                Output::Probe { .. } => self.d[i].handle_probe(ifindex, Ok(())),
+                Output::ProgramCee { .. } => self.d[i].handle_programmed(now, ifindex, Ok(())),
+                Output::ReadSpeed { .. } => self.d[i].handle_speed(now, ifindex, None),
+                Output::ReadLink { frame, .. } => {
+                    self.d[i].handle_link_read(now, Some(link(i, true)), &frame)
                 }
                 Output::Send { frame, .. } => self.send(1 - i, Delivery::Frame(frame)),
                 Output::SendMeasure { frame, .. } => {
                     // The kernel's transmit timestamp: now, on the shared virtual clock.
                     let t = ps(self.now);
-                    self.d[i].measure_tx_timestamp(now, ifindex, &frame, t);
+                    self.d[i].handle_measure_tx_timestamp(now, ifindex, &frame, t);
                     self.send(1 - i, Delivery::Measure(frame, t + ps(DELAY)));
                 }
                 Output::ApplyHeadroom {
@@ -193,7 +179,7 @@ impl Sim {
                 } => {
                     self.pfc_sets.push((pfc_enabled, pfc_delay_bits));
                     let ieee = read_buffer.then(|| Ok(self.ieee()));
-                    self.d[i].headroom_applied(now, ifindex, pfc_delay_bits, Ok(()), ieee);
+                    self.d[i].handle_headroom_applied(now, ifindex, pfc_delay_bits, Ok(()), ieee);
                 }
                 Output::SetBuffer { buffer, .. } => {
                     self.buffer_sets.push(buffer);
@@ -201,10 +187,14 @@ impl Sim {
                         self.buffer = buffer;
                     }
                     let back = Ok(self.ieee());
-                    self.d[i].buffer_written(now, ifindex, back);
+                    self.d[i].handle_buffer_written(now, ifindex, back);
                 }
                 Output::Event(line) => self.events[i].push(serde_json::from_str(&line).unwrap()),
-                Output::Open { .. } | Output::Close { .. } | Output::CloseMeasure { .. } => {}
+                Output::Persist { .. } => {
+                    self.d[i].handle_persisted(now, Ok::<(), PersistError>(()))
+                }
+                Output::Reply { id, response } => self.replies.push((id, response)),
+                _ => {}
             }
         }
     }
@@ -235,15 +225,15 @@ impl Sim {
                 let Reverse((_, to, _, n)) = self.queue.pop().unwrap();
                 let ifindex = 10 + to as u32;
                 match self.deliveries[n].take().unwrap() {
-                    Delivery::Frame(f) => self.d[to].frame(now, ifindex, &f),
+                    Delivery::Frame(f) => self.d[to].handle_frame(now, ifindex, &f),
                     Delivery::Measure(f, rx) => {
-                        self.d[to].measure_frame(now, ifindex, &f, Some(rx))
+                        self.d[to].handle_measure_frame(now, ifindex, &f, Some(rx))
                     }
                 }
             } else {
                 for d in &mut self.d {
                     if d.poll_timeout().is_some_and(|t| t <= now.mono) {
-                        d.timeout(now);
+                        d.handle_timeout(now);
                     }
                 }
             }
@@ -253,14 +243,26 @@ impl Sim {
     fn links_up(&mut self) {
         for i in 0..2 {
             let now = self.now();
-            self.d[i].links(now, vec![link(i, true)]);
+            self.d[i].handle_links(now, vec![link(i, true)]);
         }
     }
 
     fn show(&mut self) -> Value {
         let now = self.now();
-        let r = self.d[0].request(now, Request::HeadroomShow { port: None });
+        let r = self.request(now, Request::HeadroomShow { port: None });
         r.result.unwrap()["ports"][0].clone()
+    }
+
+    /// Node A's answer to a request (its persistence succeeds at once).
+    fn request(&mut self, now: Now, req: Request) -> Response {
+        self.d[0].handle_request(now, 7, req);
+        self.drain(0);
+        let at = self
+            .replies
+            .iter()
+            .position(|(id, _)| *id == 7)
+            .expect("a reply");
+        self.replies.remove(at).1
     }
 
     fn hardware_events(&self) -> Vec<&Value> {
@@ -316,7 +318,7 @@ fn headroom_reaches_the_pfc_delay_and_the_dcb_buffer() {
     assert_eq!(last["buffer"]["state"], "sized", "{last}");
     assert_eq!(last["pfc_delay"]["pfc_delay_bits"], 20_000);
     let now = s.now();
-    let metrics = s.d[0].render_metrics(now);
+    let metrics = s.d[0].render_metrics(now, None);
     for line in [
         "lossless_headroom_pfc_delay_bits{port=\"va\"} 20000",
         "lossless_headroom_buffer_state{port=\"va\",state=\"sized\",reason=\"\"} 1",
@@ -328,7 +330,7 @@ fn headroom_reaches_the_pfc_delay_and_the_dcb_buffer() {
     // PFC moves to priorities 0 and 7, which live in buffer 0: the delay is set for
     // them, and buffer 0 (256 KiB) already holds the headroom.
     let now = s.now();
-    let r = s.d[0].request(
+    let r = s.request(
         now,
         Request::DcbxSet {
             port: "va".into(),
@@ -369,7 +371,7 @@ fn a_driver_without_a_buffer_is_reported_with_the_reason() {
     assert_eq!(ev.len(), 1, "{ev:?}");
     assert_eq!(ev[0]["buffer"]["reason"], reason);
     let now = s.now();
-    let metrics = s.d[0].render_metrics(now);
+    let metrics = s.d[0].render_metrics(now, None);
     let line = format!(
         "lossless_headroom_buffer_state{{port=\"va\",state=\"unsupported\",reason=\"{reason}\"}} 1"
     );
@@ -385,8 +387,8 @@ fn a_frame_before_the_device_runs_is_kept_for_the_link_up() {
     let mut s = Sim::new(Nic::NoBuffer);
     let now = s.now();
     // B is up and sends its first LLDPDU; A's link notification has not come yet.
-    s.d[1].links(now, vec![link(1, true)]);
-    s.d[0].links(now, vec![link(0, false)]);
+    s.d[1].handle_links(now, vec![link(1, true)]);
+    s.d[0].handle_links(now, vec![link(0, false)]);
     let mut lldpdu = None;
     while let Some(out) = s.d[1].poll_output() {
         if let Output::Send { frame, .. } = out {
@@ -395,15 +397,15 @@ fn a_frame_before_the_device_runs_is_kept_for_the_link_up() {
     }
     while s.d[0].poll_output().is_some() {}
     let frame = lldpdu.expect("B sends at link-up");
-    s.d[0].frame(now, 10, &frame);
-    let Some(Output::CheckLink { frame: f, .. }) = s.d[0].poll_output() else {
+    s.d[0].handle_frame(now, 10, &frame);
+    let Some(Output::ReadLink { frame: f, .. }) = s.d[0].poll_output() else {
         panic!("A reads the link")
     };
-    let coming_up = LinkInfo {
+    let coming_up = Link {
         oper_up: false,
         ..link(0, true)
     };
-    s.d[0].link_checked(now, Some(coming_up), &f);
+    s.d[0].handle_link_read(now, Some(coming_up), &f);
     let mut outs = Vec::new();
     while let Some(out) = s.d[0].poll_output() {
         outs.push(out);
@@ -414,12 +416,12 @@ fn a_frame_before_the_device_runs_is_kept_for_the_link_up() {
     );
     let dcbx = |s: &mut Sim| {
         let now = s.now();
-        let r = s.d[0].request(now, Request::DcbxShow { port: None });
+        let r = s.request(now, Request::DcbxShow { port: None });
         r.result.unwrap()["ports"][0].clone()
     };
     assert_eq!(dcbx(&mut s)["peer_present"], false);
     // The notification: the link is up, the kept LLDPDU is B's, A answers it.
-    s.d[0].link_event(now, lossless_sys::link::LinkEvent::New(link(0, true)));
+    s.d[0].handle_link_change(now, LinkChange::New(link(0, true)));
     let mut sent = 0;
     while let Some(out) = s.d[0].poll_output() {
         sent += usize::from(matches!(out, Output::Send { .. }));

@@ -5,8 +5,8 @@ use std::fmt::Write;
 
 use lossless_relay::DropCounts;
 
-use super::show::RelayShow;
 use crate::metrics::{esc, header};
+use crate::relay::RelayShow;
 
 fn dropped(out: &mut String, name: &str, labels: &str, counts: &DropCounts) {
     for (reason, n) in counts.iter() {

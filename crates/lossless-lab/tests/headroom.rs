@@ -8,11 +8,11 @@ use common::*;
 use std::process::Command;
 
 use lossless_dcbx::{Duration, Instant};
-use lossless_headroom::session::SessionConfig;
 use lossless_lab::headroom::{expected_round_trip, outcomes, run_links};
 use lossless_lab::pcap::write_pcap;
 use lossless_lab::scenario::{headroom_links, host_config, switch_config};
 use lossless_lab::Sim;
+use lossless_node::config::HeadroomSettings;
 use lossless_wire::measure::ETHERTYPE_MEASURE;
 
 fn is_measure(bytes: &[u8]) -> bool {
@@ -65,7 +65,7 @@ fn measurement_needs_the_capability_on_both_ends_and_stops_when_withdrawn() {
     let mut p = pair_with(sw, host.clone(), Duration::from_micros(5), 0.0, 3);
     for n in [p.a, p.b] {
         p.sim
-            .enable_measurement(n, SessionConfig::default())
+            .set_headroom(n, HeadroomSettings::default())
             .expect("session");
     }
     p.sim.set_link(p.seg, true);
@@ -125,7 +125,7 @@ fn tshark_decodes_pfc_with_the_bit_and_takes_measurements_for_data() {
     let mut p = pair_with(sw, host, Duration::from_micros(1), 0.0, 4);
     for n in [p.a, p.b] {
         p.sim
-            .enable_measurement(n, SessionConfig::default())
+            .set_headroom(n, HeadroomSettings::default())
             .expect("session");
     }
     p.sim.set_link(p.seg, true);

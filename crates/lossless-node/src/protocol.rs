@@ -292,7 +292,7 @@ pub struct ReloadResult {
 }
 
 /// One streamed event.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EventRecord {
     /// Seconds since the Unix epoch.
     pub time: f64,
@@ -302,20 +302,14 @@ pub struct EventRecord {
 }
 
 /// The agent's notifications plus the daemon's own.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum EventBody {
-    Agent(serde_json::Value),
+    Agent(Event),
     Daemon(DaemonEvent),
 }
 
-impl EventBody {
-    pub fn agent(e: &Event) -> Self {
-        EventBody::Agent(serde_json::to_value(e).unwrap_or(serde_json::Value::Null))
-    }
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum DaemonEvent {
     PortAdded {
@@ -340,7 +334,7 @@ pub enum DaemonEvent {
     },
     /// A link-delay measurement round ended (`measured` with its result, or `failed`).
     HeadroomMeasured {
-        result: serde_json::Value,
+        result: lossless_headroom::session::MeasureEvent,
     },
     /// The headroom the port holds changed (first result, growth, or a shrink the
     /// hysteresis let through).

@@ -302,8 +302,10 @@ fn execute_one(node: &mut Node, io: &mut Io, clock: &Clock, out: Output) {
                 let _ = reply.tx.send((response, sub));
             }
         }
-        Output::Event(line) => {
-            let _ = io.events.send(Arc::from(line));
+        Output::Event(record) => {
+            if let Ok(line) = serde_json::to_string(&record) {
+                let _ = io.events.send(Arc::from(line));
+            }
         }
     }
 }

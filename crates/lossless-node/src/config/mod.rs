@@ -156,6 +156,22 @@ impl PortSettings {
         }
     }
 
+    /// The settings that give the agent `cfg` (its MAC aside, which the link gives),
+    /// with `apply` and the headroom settings left at their defaults.
+    pub fn from_port_config(cfg: &PortConfig) -> PortSettings {
+        PortSettings {
+            chassis_id: cfg.chassis_id.clone(),
+            port_id: cfg.port_id.clone(),
+            system_name: cfg.system_name.clone(),
+            port_description: cfg.port_description.clone(),
+            admin_status: cfg.admin_status,
+            timers: cfg.timers,
+            max_neighbors: cfg.max_neighbors,
+            dcbx: cfg.dcbx.clone(),
+            ..PortSettings::default()
+        }
+    }
+
     pub fn dcbx(&self) -> &DcbxConfig {
         &self.dcbx
     }

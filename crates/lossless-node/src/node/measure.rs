@@ -56,9 +56,7 @@ impl Node {
         }
         for ev in &events {
             log_measurement(name, ev, speed.is_some());
-            let body = EventBody::Daemon(DaemonEvent::HeadroomMeasured {
-                result: serde_json::to_value(ev).unwrap_or_default(),
-            });
+            let body = EventBody::Daemon(DaemonEvent::HeadroomMeasured { result: ev.clone() });
             self.publish(now, name, body);
         }
         for c in changes {

@@ -119,8 +119,8 @@ pub enum Output {
     ReadRelay { id: RequestId },
     /// The answer to a control request.
     Reply { id: RequestId, response: Response },
-    /// An event line (JSON) for `events --follow` subscribers.
-    Event(String),
+    /// An event, for `events --follow` subscribers (one JSON line each).
+    Event(EventRecord),
 }
 
 /// Events kept for `events` without `--follow`.
@@ -145,7 +145,7 @@ pub struct Node {
     ports: BTreeMap<String, Port>,
     by_index: HashMap<u32, String>,
     outputs: VecDeque<Output>,
-    history: VecDeque<String>,
+    history: VecDeque<EventRecord>,
     metrics: Metrics,
     started: Instant,
     requests: requests::Requests,
@@ -260,14 +260,11 @@ impl Node {
             port: port.to_string(),
             event,
         };
-        let Ok(line) = serde_json::to_string(&record) else {
-            return;
-        };
         if self.history.len() == HISTORY {
             self.history.pop_front();
         }
-        self.history.push_back(line.clone());
-        self.outputs.push_back(Output::Event(line));
+        self.history.push_back(record.clone());
+        self.outputs.push_back(Output::Event(record));
     }
 
     /// Drains what a port's agent produced after an input: its frames go out, its
@@ -288,7 +285,7 @@ impl Node {
         for e in &drained.events {
             info!(port = %name, peer = %drained.peer, event = ?e, "dcbx");
             self.metrics.count_event(e);
-            self.publish(now, name, EventBody::agent(e));
+            self.publish(now, name, EventBody::Agent(e.clone()));
         }
         let oper_changed = |f: fn(FeatureId) -> bool| {
             drained

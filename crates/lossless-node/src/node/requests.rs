@@ -84,7 +84,7 @@ pub(super) fn handle(node: &mut Node, now: Now, id: RequestId, req: Request) {
             let events: Vec<serde_json::Value> = node
                 .history
                 .iter()
-                .filter_map(|l| serde_json::from_str(l).ok())
+                .filter_map(|r| serde_json::to_value(r).ok())
                 .collect();
             Response::ok(json!({ "events": events }))
         }

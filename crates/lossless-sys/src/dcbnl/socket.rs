@@ -1,0 +1,212 @@
+//! The blocking dcbnl socket: the only part of dcbnl that does I/O.
+
+use std::io;
+use std::time::{Duration, Instant};
+
+use super::buffer::{encode_set_dcb_buffer, DcbBuffer};
+use super::cee::*;
+use super::error::DcbError;
+use super::ieee::{decode_ieee_reply, encode_get_ieee, encode_set_ieee_pfc, IeeeConfig};
+use super::msg::{decode_u8_reply, DcbCmd};
+use crate::netlink::NlSocket;
+
+/// How long [`Dcbnl`] waits for the kernel's answer.
+pub const REPLY_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// A blocking `NETLINK_ROUTE` socket for dcbnl requests, one at a time, each
+/// waiting at most [`REPLY_TIMEOUT`] for its answer. Works on interfaces of
+/// the network namespace the socket was opened in.
+#[derive(Debug)]
+pub struct Dcbnl {
+    sock: NlSocket,
+    seq: u32,
+    buf: Vec<u8>,
+}
+
+impl Dcbnl {
+    pub fn open() -> io::Result<Dcbnl> {
+        let sock = NlSocket::open(false, 0)?;
+        sock.set_rcvtimeo(REPLY_TIMEOUT)?;
+        Ok(Dcbnl {
+            sock,
+            seq: 0,
+            buf: vec![0; 16 << 10],
+        })
+    }
+
+    fn next_seq(&mut self) -> u32 {
+        self.seq = self.seq.wrapping_add(1).max(1);
+        self.seq
+    }
+
+    fn transact<T>(
+        &mut self,
+        req: Result<Vec<u8>, DcbError>,
+        seq: u32,
+        decode: impl Fn(&[u8]) -> Result<Option<T>, DcbError>,
+    ) -> Result<T, DcbError> {
+        self.sock.send(&req?)?;
+        let deadline = Instant::now() + REPLY_TIMEOUT;
+        loop {
+            let n = match self.sock.recv(&mut self.buf) {
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        format!("no dcbnl reply within {REPLY_TIMEOUT:?}"),
+                    )
+                    .into())
+                }
+                Err(e) => return Err(e.into()),
+            };
+            if let Some(v) = decode(self.buf.get(..n).unwrap_or(&[]))? {
+                return Ok(v);
+            }
+            if Instant::now() >= deadline {
+                return Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!("no dcbnl reply to request {seq} within {REPLY_TIMEOUT:?}"),
+                )
+                .into());
+            }
+        }
+    }
+
+    fn u8_cmd(
+        &mut self,
+        cmd: DcbCmd,
+        ifname: &str,
+        encode: impl FnOnce(u32) -> Result<Vec<u8>, DcbError>,
+    ) -> Result<u8, DcbError> {
+        let seq = self.next_seq();
+        self.transact(encode(seq), seq, |b| decode_u8_reply(b, seq, cmd, ifname))
+    }
+
+    fn set_cmd(
+        &mut self,
+        cmd: DcbCmd,
+        ifname: &str,
+        encode: impl FnOnce(u32) -> Result<Vec<u8>, DcbError>,
+    ) -> Result<(), DcbError> {
+        match self.u8_cmd(cmd, ifname, encode)? {
+            0 => Ok(()),
+            status => Err(DcbError::Status { cmd, status }),
+        }
+    }
+
+    /// `DCB_CMD_GSTATE`: whether DCB is on. On a device without DCB support
+    /// (veth) this is [`DcbError::Unsupported`]: the probe for DCB capability.
+    pub fn get_state(&mut self, ifname: &str) -> Result<bool, DcbError> {
+        Ok(self.u8_cmd(DcbCmd::GetState, ifname, |s| encode_get_state(s, ifname))? != 0)
+    }
+
+    /// `DCB_CMD_SSTATE`: switches DCB on or off.
+    pub fn set_state(&mut self, ifname: &str, on: bool) -> Result<(), DcbError> {
+        self.set_cmd(DcbCmd::SetState, ifname, |s| {
+            encode_set_state(s, ifname, on)
+        })
+    }
+
+    /// `DCB_CMD_PFC_SCFG`: PFC per priority (takes effect with
+    /// [`Dcbnl::set_all`]).
+    pub fn set_pfc(&mut self, ifname: &str, priorities: PfcSetting) -> Result<(), DcbError> {
+        self.set_cmd(DcbCmd::PfcSetCfg, ifname, |s| {
+            encode_set_pfc(s, ifname, priorities)
+        })
+    }
+
+    /// `DCB_CMD_PFC_GCFG`: PFC per priority as the driver has it.
+    pub fn get_pfc(&mut self, ifname: &str) -> Result<PfcSetting, DcbError> {
+        let seq = self.next_seq();
+        self.transact(encode_get_pfc(seq, ifname), seq, |b| {
+            decode_pfc_reply(b, seq, ifname)
+        })
+    }
+
+    /// `DCB_CMD_PFC_SSTATE`: PFC on or off as a whole.
+    pub fn set_pfc_state(&mut self, ifname: &str, on: bool) -> Result<(), DcbError> {
+        self.set_cmd(DcbCmd::PfcSetState, ifname, |s| {
+            encode_set_pfc_state(s, ifname, on)
+        })
+    }
+
+    /// `DCB_CMD_PFC_GSTATE`.
+    pub fn get_pfc_state(&mut self, ifname: &str) -> Result<bool, DcbError> {
+        Ok(self.u8_cmd(DcbCmd::PfcGetState, ifname, |s| {
+            encode_get_pfc_state(s, ifname)
+        })? != 0)
+    }
+
+    /// Programs a CEE priority-group setting for transmit and receive
+    /// (`DCB_CMD_PGTX_SCFG`, then `DCB_CMD_PGRX_SCFG`), mapped as
+    /// [`PgConfig::from_cee`] does; takes effect with [`Dcbnl::set_all`].
+    pub fn set_pg(&mut self, ifname: &str, pg: &PgSetting) -> Result<(), DcbError> {
+        let cfg = PgConfig::from_cee(pg)?;
+        self.set_pg_config(ifname, PgDir::Tx, &cfg)?;
+        self.set_pg_config(ifname, PgDir::Rx, &cfg)
+    }
+
+    /// Programs one direction's traffic classes as given.
+    pub fn set_pg_config(
+        &mut self,
+        ifname: &str,
+        dir: PgDir,
+        cfg: &PgConfig,
+    ) -> Result<(), DcbError> {
+        self.set_cmd(dir.set_cmd(), ifname, |s| {
+            encode_set_pg(s, ifname, dir, cfg)
+        })
+    }
+
+    /// `DCB_CMD_PGTX_GCFG`: the transmit priority groups as the driver has
+    /// them ([`PgConfig::to_cee`] for the CEE view).
+    pub fn get_pg_tx(&mut self, ifname: &str) -> Result<PgConfig, DcbError> {
+        self.get_pg(ifname, PgDir::Tx)
+    }
+
+    /// `DCB_CMD_PGRX_GCFG`.
+    pub fn get_pg_rx(&mut self, ifname: &str) -> Result<PgConfig, DcbError> {
+        self.get_pg(ifname, PgDir::Rx)
+    }
+
+    fn get_pg(&mut self, ifname: &str, dir: PgDir) -> Result<PgConfig, DcbError> {
+        let seq = self.next_seq();
+        self.transact(encode_get_pg(seq, ifname, dir), seq, |b| {
+            decode_pg_reply(b, seq, dir, ifname)
+        })
+    }
+
+    /// `DCB_CMD_IEEE_SET` of the PFC object: enabled priorities and the delay
+    /// allowance in bit times (see [`encode_set_ieee_pfc`]).
+    pub fn set_ieee_pfc(&mut self, ifname: &str, enabled: u8, delay: u16) -> Result<(), DcbError> {
+        self.set_cmd(DcbCmd::IeeeSet, ifname, |s| {
+            encode_set_ieee_pfc(s, ifname, enabled, delay)
+        })
+    }
+
+    /// `DCB_CMD_IEEE_GET`: the PFC object and the DCB buffer as the driver
+    /// reports them (each `None` when the driver has no op for it).
+    pub fn get_ieee(&mut self, ifname: &str) -> Result<IeeeConfig, DcbError> {
+        let seq = self.next_seq();
+        self.transact(encode_get_ieee(seq, ifname), seq, |b| {
+            decode_ieee_reply(b, seq, ifname)
+        })
+    }
+
+    /// `DCB_CMD_IEEE_SET` of the DCB buffer. The kernel answers 0 even when
+    /// the driver has no `dcbnl_setbuffer` (it drops the attribute), so read
+    /// the buffer back with [`Dcbnl::get_ieee`] to know what the driver took.
+    pub fn set_dcb_buffer(&mut self, ifname: &str, buffer: &DcbBuffer) -> Result<(), DcbError> {
+        self.set_cmd(DcbCmd::IeeeSet, ifname, |s| {
+            encode_set_dcb_buffer(s, ifname, buffer)
+        })
+    }
+
+    /// `DCB_CMD_SET_ALL`: commits what was set. Returns the driver's status:
+    /// [`SET_ALL_CHANGED_RESET`] (0), [`SET_ALL_NO_CHANGE`] (1) or
+    /// [`SET_ALL_CHANGED_NO_RESET`] (2); anything else is a driver failure
+    /// the caller may report.
+    pub fn set_all(&mut self, ifname: &str) -> Result<u8, DcbError> {
+        self.u8_cmd(DcbCmd::SetAll, ifname, |s| encode_set_all(s, ifname))
+    }
+}

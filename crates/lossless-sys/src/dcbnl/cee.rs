@@ -3,10 +3,10 @@
 
 use super::error::DcbError;
 use super::msg::{
-    find_attr, find_reply, request, DcbCmd, DCB_ATTR_PFC_CFG, DCB_ATTR_PFC_STATE, DCB_ATTR_PG_CFG,
+    decode_with, find_attr, request, DcbCmd, DCB_ATTR_PFC_CFG, DCB_ATTR_PFC_STATE, DCB_ATTR_PG_CFG,
     DCB_ATTR_SET_ALL, DCB_ATTR_STATE,
 };
-use crate::netlink::NetlinkError;
+use crate::netlink::{Bytes, NetlinkError};
 
 pub(crate) const DCB_PFC_UP_ATTR_0: u16 = 1;
 pub(crate) const DCB_PFC_UP_ATTR_ALL: u16 = 9;
@@ -263,9 +263,10 @@ pub fn decode_pfc_reply(
     seq: u32,
     ifname: &str,
 ) -> Result<Option<PfcSetting>, DcbError> {
-    let Some(attrs) = find_reply(buf, seq, DcbCmd::PfcGetCfg, ifname)? else {
-        return Ok(None);
-    };
+    decode_with(buf, seq, DcbCmd::PfcGetCfg, ifname, parse_pfc)
+}
+
+fn parse_pfc(attrs: Bytes<'_>) -> Result<PfcSetting, NetlinkError> {
     let nest = find_attr(
         attrs.attrs(),
         DCB_ATTR_PFC_CFG,
@@ -287,10 +288,9 @@ pub fn decode_pfc_reply(
             nest.offset,
             "DCB_ATTR_PFC_CFG",
             format!("no DCB_PFC_UP_ATTR_{i}"),
-        )
-        .into());
+        ));
     }
-    Ok(Some(pfc))
+    Ok(pfc)
 }
 
 /// Decodes the reply to `DCB_CMD_PGTX_GCFG`/`PGRX_GCFG`: `DCB_ATTR_PG_CFG {
@@ -302,9 +302,10 @@ pub fn decode_pg_reply(
     dir: PgDir,
     ifname: &str,
 ) -> Result<Option<PgConfig>, DcbError> {
-    let Some(attrs) = find_reply(buf, seq, dir.get_cmd(), ifname)? else {
-        return Ok(None);
-    };
+    decode_with(buf, seq, dir.get_cmd(), ifname, parse_pg)
+}
+
+fn parse_pg(attrs: Bytes<'_>) -> Result<PgConfig, NetlinkError> {
     let nest = find_attr(
         attrs.attrs(),
         DCB_ATTR_PG_CFG,
@@ -332,8 +333,7 @@ pub fn decode_pg_reply(
                     a.offset,
                     "DCB_PG_ATTR_TC",
                     format!("TC {tc_i} lacks one of PGID, UP_MAPPING, STRICT_PRIO, BW_PCT"),
-                )
-                .into());
+                ));
             };
             cfg.tc[tc_i] = TcConfig {
                 pgid,
@@ -352,16 +352,14 @@ pub fn decode_pg_reply(
             nest.offset,
             "DCB_ATTR_PG_CFG",
             format!("no DCB_PG_ATTR_TC_{i}"),
-        )
-        .into());
+        ));
     }
     if let Some(i) = bw_seen.iter().position(|&s| !s) {
         return Err(NetlinkError::new(
             nest.offset,
             "DCB_ATTR_PG_CFG",
             format!("no DCB_PG_ATTR_BW_ID_{i}"),
-        )
-        .into());
+        ));
     }
-    Ok(Some(cfg))
+    Ok(cfg)
 }

@@ -3,8 +3,8 @@
 
 use super::buffer::{decode_dcb_buffer, DcbBuffer, DCB_ATTR_DCB_BUFFER};
 use super::error::DcbError;
-use super::msg::{find_attr, find_reply, ne_u64, request, struct_attr, DcbCmd, DCB_ATTR_IEEE};
-use crate::netlink::{self, NetlinkError};
+use super::msg::{decode_with, find_attr, ne_u64, request, struct_attr, DcbCmd, DCB_ATTR_IEEE};
+use crate::netlink::{self, Bytes, NetlinkError};
 
 pub(crate) const DCB_ATTR_IEEE_PFC: u16 = 2;
 /// `sizeof(struct ieee_pfc)`: pfc_cap, pfc_en, mbc, (pad), delay u16, (pad to 8),
@@ -95,9 +95,10 @@ pub fn decode_ieee_reply(
     seq: u32,
     ifname: &str,
 ) -> Result<Option<IeeeConfig>, DcbError> {
-    let Some(attrs) = find_reply(buf, seq, DcbCmd::IeeeGet, ifname)? else {
-        return Ok(None);
-    };
+    decode_with(buf, seq, DcbCmd::IeeeGet, ifname, parse_ieee)
+}
+
+fn parse_ieee(attrs: Bytes<'_>) -> Result<IeeeConfig, NetlinkError> {
     let nest = find_attr(attrs.attrs(), DCB_ATTR_IEEE, "DCB_ATTR_IEEE", attrs.offset)?;
     let mut cfg = IeeeConfig::default();
     for a in nest.nested() {
@@ -108,12 +109,14 @@ pub fn decode_ieee_reply(
                 cfg.buffer = Some(decode_dcb_buffer(&a)?)
             }
             DCB_ATTR_IEEE_PFC | DCB_ATTR_DCB_BUFFER => {
-                return Err(
-                    NetlinkError::new(a.offset, "DCB_ATTR_IEEE", "duplicate attribute").into(),
-                )
+                return Err(NetlinkError::new(
+                    a.offset,
+                    "DCB_ATTR_IEEE",
+                    "duplicate attribute",
+                ))
             }
             _ => {}
         }
     }
-    Ok(Some(cfg))
+    Ok(cfg)
 }

@@ -58,7 +58,7 @@ pub use cee::{
     SET_ALL_CHANGED_NO_RESET, SET_ALL_CHANGED_RESET, SET_ALL_NO_CHANGE, STRICT_GROUP, STRICT_LINK,
     STRICT_NONE,
 };
-pub use error::DcbError;
+pub use error::{errno_name, DcbError, DcbErrorKind};
 pub use ieee::{decode_ieee_reply, encode_get_ieee, encode_set_ieee_pfc, IeeeConfig, IeeePfc};
 pub use msg::{decode_u8_reply, DcbCmd, RTM_GETDCB, RTM_SETDCB};
 pub use socket::{Dcbnl, REPLY_TIMEOUT};

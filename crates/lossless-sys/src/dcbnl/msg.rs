@@ -21,6 +21,9 @@ pub(crate) const DCB_ATTR_PFC_CFG: u16 = 4;
 pub(crate) const DCB_ATTR_PG_CFG: u16 = 6;
 pub(crate) const DCB_ATTR_SET_ALL: u16 = 7;
 pub(crate) const DCB_ATTR_IEEE: u16 = 13;
+/// The DCBX mode (`DCB_CAP_DCBX_*` flags), u8: the value of `GDCBX`, the
+/// argument of `SDCBX`, and in the `IEEE_GET` reply after the IEEE nest.
+pub(crate) const DCB_ATTR_DCBX: u16 = 14;
 
 /// The dcbnl commands used here (`enum dcbnl_commands`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -39,6 +42,9 @@ pub enum DcbCmd {
     PfcSetState = 15,
     IeeeSet = 20,
     IeeeGet = 21,
+    GetDcbx = 22,
+    SetDcbx = 23,
+    IeeeDel = 27,
 }
 
 impl DcbCmd {
@@ -63,6 +69,9 @@ impl DcbCmd {
             DcbCmd::PfcSetState => "DCB_CMD_PFC_SSTATE",
             DcbCmd::IeeeSet => "DCB_CMD_IEEE_SET",
             DcbCmd::IeeeGet => "DCB_CMD_IEEE_GET",
+            DcbCmd::GetDcbx => "DCB_CMD_GDCBX",
+            DcbCmd::SetDcbx => "DCB_CMD_SDCBX",
+            DcbCmd::IeeeDel => "DCB_CMD_IEEE_DEL",
         }
     }
 
@@ -76,6 +85,8 @@ impl DcbCmd {
                 | DcbCmd::SetAll
                 | DcbCmd::PfcSetState
                 | DcbCmd::IeeeSet
+                | DcbCmd::SetDcbx
+                | DcbCmd::IeeeDel
         )
     }
 
@@ -100,7 +111,8 @@ impl DcbCmd {
             DcbCmd::PfcSetCfg => Some((DCB_ATTR_PFC_CFG, "DCB_ATTR_PFC_CFG")),
             DcbCmd::PgTxSetCfg | DcbCmd::PgRxSetCfg => Some((DCB_ATTR_PG_CFG, "DCB_ATTR_PG_CFG")),
             DcbCmd::SetAll => Some((DCB_ATTR_SET_ALL, "DCB_ATTR_SET_ALL")),
-            DcbCmd::IeeeSet => Some((DCB_ATTR_IEEE, "DCB_ATTR_IEEE")),
+            DcbCmd::IeeeSet | DcbCmd::IeeeDel => Some((DCB_ATTR_IEEE, "DCB_ATTR_IEEE")),
+            DcbCmd::GetDcbx | DcbCmd::SetDcbx => Some((DCB_ATTR_DCBX, "DCB_ATTR_DCBX")),
             DcbCmd::PgTxGetCfg | DcbCmd::PgRxGetCfg | DcbCmd::PfcGetCfg | DcbCmd::IeeeGet => None,
         }
     }
@@ -115,7 +127,7 @@ impl fmt::Display for DcbCmd {
 pub(crate) fn request(cmd: DcbCmd, seq: u32, ifname: &str) -> Result<MsgBuilder, DcbError> {
     if ifname.is_empty() || ifname.len() >= IFNAMSIZ || ifname.bytes().any(|b| b == 0) {
         return Err(DcbError::Invalid(format!(
-            "interface name {ifname:?} must be 1 to {} bytes without NUL",
+            "{cmd}: interface name {ifname:?} must be 1 to {} bytes without NUL",
             IFNAMSIZ - 1
         )));
     }
@@ -138,37 +150,29 @@ pub(crate) fn find_reply<'a>(
     cmd: DcbCmd,
     ifname: &str,
 ) -> Result<Option<Bytes<'a>>, DcbError> {
+    let malformed = |e: NetlinkError| DcbError::reply(ifname, cmd, e);
     for msg in netlink::messages(buf) {
-        let msg = msg?;
+        let msg = msg.map_err(malformed)?;
         if msg.seq != seq {
             continue;
         }
         if msg.ty == NLMSG_ERROR {
-            let code = msg.error_code()?;
+            let code = msg.error_code().map_err(malformed)?;
             return match code {
                 0 => continue,
-                c if c > 0 => Err(NetlinkError::new(
+                c if c > 0 => Err(malformed(NetlinkError::new(
                     msg.payload_offset,
                     "nlmsgerr",
                     format!("positive error code {c}"),
-                )
-                .into()),
-                c => Err(match c.saturating_neg() {
-                    libc::EOPNOTSUPP => DcbError::Unsupported {
-                        ifname: ifname.to_owned(),
-                    },
-                    libc::ENODEV => DcbError::NoDevice {
-                        ifname: ifname.to_owned(),
-                    },
-                    errno => DcbError::Kernel { cmd, errno },
-                }),
+                ))),
+                c => Err(DcbError::from_kernel(ifname, cmd, c.saturating_neg())),
             };
         }
         if msg.ty == netlink::NLMSG_NOOP {
             continue;
         }
         if msg.ty != cmd.msg_type() {
-            return Err(NetlinkError::new(
+            return Err(malformed(NetlinkError::new(
                 msg.offset,
                 "nlmsghdr",
                 format!(
@@ -176,22 +180,38 @@ pub(crate) fn find_reply<'a>(
                     msg.ty,
                     cmd.msg_type()
                 ),
-            )
-            .into());
+            )));
         }
-        let attrs = msg.after_header(DCBMSG_LEN, "dcbmsg")?;
+        let attrs = msg.after_header(DCBMSG_LEN, "dcbmsg").map_err(malformed)?;
         let got = msg.payload.get(1).copied().unwrap_or_default();
         if got != cmd.code() {
-            return Err(NetlinkError::new(
+            return Err(malformed(NetlinkError::new(
                 msg.payload_offset + 1,
                 "dcbmsg",
                 format!("reply to command {got}, expected {} ({cmd})", cmd.code()),
-            )
-            .into());
+            )));
         }
         return Ok(Some(attrs));
     }
     Ok(None)
+}
+
+/// Finds the answer to `seq` in `buf` ([`find_reply`]) and parses its
+/// attributes with `parse`; a parse error becomes [`DcbError::Reply`] naming
+/// the interface and the command.
+pub(crate) fn decode_with<T>(
+    buf: &[u8],
+    seq: u32,
+    cmd: DcbCmd,
+    ifname: &str,
+    parse: impl FnOnce(Bytes<'_>) -> Result<T, NetlinkError>,
+) -> Result<Option<T>, DcbError> {
+    let Some(attrs) = find_reply(buf, seq, cmd, ifname)? else {
+        return Ok(None);
+    };
+    parse(attrs)
+        .map(Some)
+        .map_err(|e| DcbError::reply(ifname, cmd, e))
 }
 
 pub(crate) fn find_attr<'a>(
@@ -211,7 +231,7 @@ pub(crate) fn find_attr<'a>(
 }
 
 /// Decodes a reply that carries one u8: the value of `DCB_CMD_GSTATE` /
-/// `PFC_GSTATE`, or the status of a set command (0 = done; for SET_ALL see
+/// `PFC_GSTATE` / `GDCBX`, or the status of a set command (0 = done; for SET_ALL see
 /// [`SET_ALL_CHANGED_NO_RESET`] and friends). `Ok(None)` if the datagram
 /// holds no answer to `seq`. Panics never; errors for anything malformed.
 pub fn decode_u8_reply(
@@ -225,11 +245,9 @@ pub fn decode_u8_reply(
             "{cmd} does not answer with a u8"
         )));
     };
-    let Some(attrs) = find_reply(buf, seq, cmd, ifname)? else {
-        return Ok(None);
-    };
-    let a = find_attr(attrs.attrs(), attr, what, attrs.offset)?;
-    Ok(Some(a.u8(what)?))
+    decode_with(buf, seq, cmd, ifname, |attrs| {
+        find_attr(attrs.attrs(), attr, what, attrs.offset)?.u8(what)
+    })
 }
 
 /// A fixed-layout struct attribute: at least `len` bytes (netlink structs only

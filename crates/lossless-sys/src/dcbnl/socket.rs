@@ -39,35 +39,41 @@ impl Dcbnl {
         self.seq
     }
 
+    /// Sends the request `encode` builds for a fresh sequence number and
+    /// waits for its answer, which `decode` finds in a datagram (skipping
+    /// stale replies to earlier requests).
     fn transact<T>(
         &mut self,
-        req: Result<Vec<u8>, DcbError>,
-        seq: u32,
-        decode: impl Fn(&[u8]) -> Result<Option<T>, DcbError>,
+        cmd: DcbCmd,
+        ifname: &str,
+        encode: impl FnOnce(u32) -> Result<Vec<u8>, DcbError>,
+        decode: impl Fn(&[u8], u32) -> Result<Option<T>, DcbError>,
     ) -> Result<T, DcbError> {
-        self.sock.send(&req?)?;
+        let seq = self.next_seq();
+        let req = encode(seq)?;
+        let io_err = |source| DcbError::Io {
+            cmd: Some(cmd),
+            source,
+        };
+        let timeout = || DcbError::Timeout {
+            ifname: ifname.to_owned(),
+            cmd,
+            seq,
+            waited: REPLY_TIMEOUT,
+        };
+        self.sock.send(&req).map_err(io_err)?;
         let deadline = Instant::now() + REPLY_TIMEOUT;
         loop {
             let n = match self.sock.recv(&mut self.buf) {
                 Ok(n) => n,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    return Err(io::Error::new(
-                        io::ErrorKind::TimedOut,
-                        format!("no dcbnl reply within {REPLY_TIMEOUT:?}"),
-                    )
-                    .into())
-                }
-                Err(e) => return Err(e.into()),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Err(timeout()),
+                Err(e) => return Err(io_err(e)),
             };
-            if let Some(v) = decode(self.buf.get(..n).unwrap_or(&[]))? {
+            if let Some(v) = decode(self.buf.get(..n).unwrap_or(&[]), seq)? {
                 return Ok(v);
             }
             if Instant::now() >= deadline {
-                return Err(io::Error::new(
-                    io::ErrorKind::TimedOut,
-                    format!("no dcbnl reply to request {seq} within {REPLY_TIMEOUT:?}"),
-                )
-                .into());
+                return Err(timeout());
             }
         }
     }
@@ -78,8 +84,9 @@ impl Dcbnl {
         ifname: &str,
         encode: impl FnOnce(u32) -> Result<Vec<u8>, DcbError>,
     ) -> Result<u8, DcbError> {
-        let seq = self.next_seq();
-        self.transact(encode(seq), seq, |b| decode_u8_reply(b, seq, cmd, ifname))
+        self.transact(cmd, ifname, encode, |b, seq| {
+            decode_u8_reply(b, seq, cmd, ifname)
+        })
     }
 
     fn set_cmd(
@@ -90,7 +97,11 @@ impl Dcbnl {
     ) -> Result<(), DcbError> {
         match self.u8_cmd(cmd, ifname, encode)? {
             0 => Ok(()),
-            status => Err(DcbError::Status { cmd, status }),
+            status => Err(DcbError::Status {
+                ifname: ifname.to_owned(),
+                cmd,
+                status,
+            }),
         }
     }
 
@@ -117,10 +128,12 @@ impl Dcbnl {
 
     /// `DCB_CMD_PFC_GCFG`: PFC per priority as the driver has it.
     pub fn get_pfc(&mut self, ifname: &str) -> Result<PfcSetting, DcbError> {
-        let seq = self.next_seq();
-        self.transact(encode_get_pfc(seq, ifname), seq, |b| {
-            decode_pfc_reply(b, seq, ifname)
-        })
+        self.transact(
+            DcbCmd::PfcGetCfg,
+            ifname,
+            |s| encode_get_pfc(s, ifname),
+            |b, s| decode_pfc_reply(b, s, ifname),
+        )
     }
 
     /// `DCB_CMD_PFC_SSTATE`: PFC on or off as a whole.
@@ -170,10 +183,12 @@ impl Dcbnl {
     }
 
     fn get_pg(&mut self, ifname: &str, dir: PgDir) -> Result<PgConfig, DcbError> {
-        let seq = self.next_seq();
-        self.transact(encode_get_pg(seq, ifname, dir), seq, |b| {
-            decode_pg_reply(b, seq, dir, ifname)
-        })
+        self.transact(
+            dir.get_cmd(),
+            ifname,
+            |s| encode_get_pg(s, ifname, dir),
+            |b, s| decode_pg_reply(b, s, dir, ifname),
+        )
     }
 
     /// `DCB_CMD_IEEE_SET` of the PFC object: enabled priorities and the delay
@@ -187,10 +202,12 @@ impl Dcbnl {
     /// `DCB_CMD_IEEE_GET`: the PFC object and the DCB buffer as the driver
     /// reports them (each `None` when the driver has no op for it).
     pub fn get_ieee(&mut self, ifname: &str) -> Result<IeeeConfig, DcbError> {
-        let seq = self.next_seq();
-        self.transact(encode_get_ieee(seq, ifname), seq, |b| {
-            decode_ieee_reply(b, seq, ifname)
-        })
+        self.transact(
+            DcbCmd::IeeeGet,
+            ifname,
+            |s| encode_get_ieee(s, ifname),
+            |b, s| decode_ieee_reply(b, s, ifname),
+        )
     }
 
     /// `DCB_CMD_IEEE_SET` of the DCB buffer. The kernel answers 0 even when

@@ -288,7 +288,8 @@ fn decoding_u8_replies_and_errors() {
         decode_u8_reply(&error(5, libc::EPERM), 5, DcbCmd::SetState, "va"),
         Err(DcbError::Kernel {
             cmd: DcbCmd::SetState,
-            errno: libc::EPERM
+            errno: libc::EPERM,
+            ..
         })
     ));
     // An ACK is not the answer.
@@ -305,18 +306,18 @@ fn decoding_u8_replies_and_errors() {
     )
     .unwrap_err();
     assert!(
-        matches!(e, DcbError::Reply(ref n) if n.what == "DCB_ATTR_STATE" && n.offset == 20),
+        matches!(e, DcbError::Reply { source: ref n, .. } if n.what == "DCB_ATTR_STATE" && n.offset == 20),
         "{e}"
     );
     let r = reply(DcbCmd::GetState, 5, |b| b.attr(DCB_ATTR_STATE, &[1, 2]));
     assert!(matches!(
         decode_u8_reply(&r, 5, DcbCmd::GetState, "va"),
-        Err(DcbError::Reply(n)) if n.offset == 20 && n.why.contains("expected 1")
+        Err(DcbError::Reply { source: n, .. }) if n.offset == 20 && n.why.contains("expected 1")
     ));
     let r = reply(DcbCmd::PfcGetState, 5, |b| b.attr_u8(DCB_ATTR_STATE, 1));
     assert!(matches!(
         decode_u8_reply(&r, 5, DcbCmd::GetState, "va"),
-        Err(DcbError::Reply(n)) if n.what == "dcbmsg" && n.offset == 17
+        Err(DcbError::Reply { source: n, .. }) if n.what == "dcbmsg" && n.offset == 17
     ));
 }
 
@@ -342,7 +343,7 @@ fn decoding_pfc_and_pg_replies() {
     });
     assert!(matches!(
         decode_pfc_reply(&short, 1, "va"),
-        Err(DcbError::Reply(n)) if n.why.contains("DCB_PFC_UP_ATTR_7")
+        Err(DcbError::Reply { source: n, .. }) if n.why.contains("DCB_PFC_UP_ATTR_7")
     ));
 
     // The GCFG reply has the SCFG request's nested layout.
@@ -460,7 +461,7 @@ fn decoding_ieee_get_replies() {
     bad.prio2buffer[2] = 200;
     let e = decode_ieee_reply(&ieee_reply(8, &["buffer"], &bad), 8, "va").unwrap_err();
     assert!(
-        matches!(&e, DcbError::Reply(n) if n.what == "DCB_ATTR_DCB_BUFFER"
+        matches!(&e, DcbError::Reply { source: n, .. } if n.what == "DCB_ATTR_DCB_BUFFER"
             && n.why == "prio2buffer[2] = 200: a port has buffers 0..=7"),
         "{e}"
     );
@@ -471,7 +472,7 @@ fn decoding_ieee_get_replies() {
     });
     let e = decode_ieee_reply(&short, 8, "va").unwrap_err();
     assert!(
-        matches!(&e, DcbError::Reply(n) if n.offset == 24 && n.what == "DCB_ATTR_DCB_BUFFER"
+        matches!(&e, DcbError::Reply { source: n, .. } if n.offset == 24 && n.what == "DCB_ATTR_DCB_BUFFER"
             && n.why == "payload of 40 bytes, the struct needs 44"),
         "{e}"
     );
@@ -483,12 +484,12 @@ fn decoding_ieee_get_replies() {
     });
     assert!(matches!(
         decode_ieee_reply(&twice, 8, "va"),
-        Err(DcbError::Reply(n)) if n.why == "duplicate attribute"
+        Err(DcbError::Reply { source: n, .. }) if n.why == "duplicate attribute"
     ));
     let bare = reply(DcbCmd::IeeeGet, 8, |b| b.attr(DCB_ATTR_IFNAME, b"va\0"));
     assert!(matches!(
         decode_ieee_reply(&bare, 8, "va"),
-        Err(DcbError::Reply(n)) if n.what == "DCB_ATTR_IEEE" && n.why == "missing"
+        Err(DcbError::Reply { source: n, .. }) if n.what == "DCB_ATTR_IEEE" && n.why == "missing"
     ));
     // A driver without dcbnl ops.
     assert!(matches!(
@@ -499,24 +500,106 @@ fn decoding_ieee_get_replies() {
 
 #[test]
 fn ieee_set_status_is_the_drivers_errno() {
-    let e = DcbError::Status {
-        cmd: DcbCmd::IeeeSet,
-        status: (-libc::EINVAL) as u8,
+    let status = |cmd, status| DcbError::Status {
+        ifname: "va".into(),
+        cmd,
+        status,
     };
+    let e = status(DcbCmd::IeeeSet, (-libc::EINVAL) as u8);
     assert_eq!(
         e.to_string(),
         format!(
-            "DCB_CMD_IEEE_SET: the driver refused (status 234: -22, {})",
+            "va: DCB_CMD_IEEE_SET: the driver refused (status 234 = -EINVAL, {})",
             io::Error::from_raw_os_error(libc::EINVAL)
         )
     );
-    let e = DcbError::Status {
-        cmd: DcbCmd::SetAll,
-        status: 3,
-    };
+    assert_eq!((e.kind(), e.errno()), (DcbErrorKind::Refused, Some(22)));
+    let e = status(DcbCmd::IeeeDel, (-libc::ENOENT) as u8);
+    assert_eq!(
+        (e.kind(), e.errno(), e.cmd()),
+        (DcbErrorKind::Errno(2), Some(2), Some(DcbCmd::IeeeDel))
+    );
+    let e = status(DcbCmd::IeeeSet, (-libc::EOPNOTSUPP) as u8);
+    assert_eq!(e.kind(), DcbErrorKind::Unsupported);
+    let e = status(DcbCmd::SetAll, 3);
     assert_eq!(
         e.to_string(),
-        "DCB_CMD_SET_ALL: the driver refused (status 3)"
+        "va: DCB_CMD_SET_ALL: the driver refused (status 3)"
+    );
+    // A CEE (or SDCBX) status is the driver's own code, not an errno.
+    assert_eq!((e.kind(), e.errno()), (DcbErrorKind::Refused, None));
+    assert_eq!(status(DcbCmd::SetDcbx, 1).kind(), DcbErrorKind::Refused);
+}
+
+#[test]
+fn kernel_errnos_are_classified() {
+    let cases = [
+        (libc::EOPNOTSUPP, DcbErrorKind::Unsupported, "Unsupported"),
+        (524, DcbErrorKind::Unsupported, "Unsupported"),
+        (libc::ENODEV, DcbErrorKind::NoDevice, "NoDevice"),
+        (libc::EINVAL, DcbErrorKind::Refused, "Kernel"),
+        (libc::ERANGE, DcbErrorKind::Refused, "Kernel"),
+        (libc::EPERM, DcbErrorKind::Permission, "Kernel"),
+        (libc::EACCES, DcbErrorKind::Permission, "Kernel"),
+        (libc::EBUSY, DcbErrorKind::Busy, "Kernel"),
+        (libc::ETIMEDOUT, DcbErrorKind::Timeout, "Kernel"),
+        (libc::EEXIST, DcbErrorKind::Errno(libc::EEXIST), "Kernel"),
+    ];
+    for (errno, kind, variant) in cases {
+        let e = decode_u8_reply(&error(5, errno), 5, DcbCmd::SetState, "va").unwrap_err();
+        assert_eq!(e.kind(), kind, "{e}");
+        assert_eq!((e.errno(), e.cmd()), (Some(errno), Some(DcbCmd::SetState)));
+        assert!(format!("{e:?}").starts_with(variant), "{e:?}");
+        assert!(e.to_string().starts_with("va: DCB_CMD_SSTATE: "), "{e}");
+    }
+    let e = decode_u8_reply(&error(5, libc::EPERM), 5, DcbCmd::SetState, "va").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "va: DCB_CMD_SSTATE: EPERM, {}",
+            io::Error::from_raw_os_error(libc::EPERM)
+        )
+    );
+    let e = decode_u8_reply(&error(5, libc::EOPNOTSUPP), 5, DcbCmd::GetState, "va").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "va: DCB_CMD_GSTATE: the driver does not support DCB netlink (EOPNOTSUPP)"
+    );
+    assert_eq!(DcbErrorKind::Errno(17).to_string(), "errno 17 (EEXIST)");
+    assert_eq!(DcbErrorKind::NoDevice.label(), "no_device");
+
+    // Malformed replies, refusals before sending, timeouts, the socket.
+    let e = decode_u8_reply(&[1, 2, 3], 5, DcbCmd::GetState, "va").unwrap_err();
+    assert_eq!(
+        (e.kind(), e.cmd()),
+        (DcbErrorKind::Malformed, Some(DcbCmd::GetState))
+    );
+    assert!(
+        e.to_string()
+            .starts_with("va: DCB_CMD_GSTATE: malformed dcbnl reply: "),
+        "{e}"
+    );
+    let e = encode_get_state(1, "").unwrap_err();
+    assert_eq!((e.kind(), e.cmd()), (DcbErrorKind::InvalidRequest, None));
+    assert!(
+        e.to_string().contains("DCB_CMD_GSTATE: interface name"),
+        "{e}"
+    );
+    let e = DcbError::Timeout {
+        ifname: "va".into(),
+        cmd: DcbCmd::IeeeGet,
+        seq: 4,
+        waited: REPLY_TIMEOUT,
+    };
+    assert_eq!(e.kind(), DcbErrorKind::Timeout);
+    assert_eq!(
+        e.to_string(),
+        "va: DCB_CMD_IEEE_GET: no dcbnl reply to request 4 within 1s"
+    );
+    let e = DcbError::from(io::Error::from_raw_os_error(libc::ENOBUFS));
+    assert_eq!(
+        (e.kind(), e.errno(), e.cmd()),
+        (DcbErrorKind::Io, Some(libc::ENOBUFS), None)
     );
 }
 

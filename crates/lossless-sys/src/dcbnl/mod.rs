@@ -1,9 +1,17 @@
-//! The kernel's DCB netlink interface (`net/dcb/dcbnl.c`, `linux/dcbnl.h`),
-//! the CEE subset a DCBX agent programs: DCB state, PFC per priority and its
-//! state, priority groups (transmit and receive), and the SET_ALL commit; and
-//! of the IEEE interface what adaptive headroom needs: the PFC object with its
-//! delay allowance, and the DCB buffer (`struct dcbnl_buffer`), read with
-//! `DCB_CMD_IEEE_GET` and written with `DCB_CMD_IEEE_SET`.
+//! The kernel's DCB netlink interface (`net/dcb/dcbnl.c`, `linux/dcbnl.h`):
+//! * the CEE subset a DCBX agent programs: DCB state, PFC per priority and
+//!   its state, priority groups (transmit and receive), and the SET_ALL
+//!   commit (`cee`);
+//! * the IEEE 802.1Qaz objects a host agent programs after negotiating:
+//!   ETS, PFC with the delay allowance adaptive headroom sizes, APP entries
+//!   added and removed one by one, the selector trust order, and the DCB
+//!   buffer (`struct dcbnl_buffer`), written with `DCB_CMD_IEEE_SET` /
+//!   `IEEE_DEL` and read back, with the PFC counters, MAXRATE and the peer's
+//!   objects, from `DCB_CMD_IEEE_GET` (`ieee`, `app`, `buffer`);
+//! * the DCBX mode (`DCB_CMD_GDCBX`/`SDCBX`, `dcbx`).
+//!
+//! Errors say which interface, command and why, and have a
+//! [`DcbErrorKind`] to count by (`error`).
 //!
 //! A request is `struct nlmsghdr` (`RTM_GETDCB` for get commands,
 //! `RTM_SETDCB` for set commands), `struct dcbmsg { dcb_family = AF_UNSPEC,
@@ -40,8 +48,10 @@
 //!
 //! The same is written for transmit and receive.
 
+mod app;
 mod buffer;
 mod cee;
+mod dcbx;
 mod error;
 mod ieee;
 mod msg;
@@ -50,6 +60,7 @@ mod socket;
 #[allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 mod tests;
 
+pub use app::{AppSelector, DcbApp};
 pub use buffer::{encode_set_dcb_buffer, DcbBuffer, MAX_BUFFERS};
 pub use cee::{
     decode_pfc_reply, decode_pg_reply, encode_get_pfc, encode_get_pfc_state, encode_get_pg,
@@ -58,8 +69,14 @@ pub use cee::{
     SET_ALL_CHANGED_NO_RESET, SET_ALL_CHANGED_RESET, SET_ALL_NO_CHANGE, STRICT_GROUP, STRICT_LINK,
     STRICT_NONE,
 };
+pub use dcbx::{encode_get_dcbx, encode_set_dcbx, DcbxMode};
 pub use error::{errno_name, DcbError, DcbErrorKind};
-pub use ieee::{decode_ieee_reply, encode_get_ieee, encode_set_ieee_pfc, IeeeConfig, IeeePfc};
+pub use ieee::{
+    decode_ieee_reply, decode_ieee_state, encode_del_ieee_apps, encode_get_ieee,
+    encode_set_app_trust, encode_set_ieee, encode_set_ieee_apps, encode_set_ieee_ets,
+    encode_set_ieee_pfc, IeeeConfig, IeeeEts, IeeeMaxrate, IeeePfc, IeeePfcSet, IeeeSet, IeeeState,
+    Tsa, MAX_TCS,
+};
 pub use msg::{decode_u8_reply, DcbCmd, RTM_GETDCB, RTM_SETDCB};
 pub use socket::{Dcbnl, REPLY_TIMEOUT};
 

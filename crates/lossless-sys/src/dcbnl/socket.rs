@@ -3,10 +3,16 @@
 use std::io;
 use std::time::{Duration, Instant};
 
+use super::app::{AppSelector, DcbApp};
 use super::buffer::{encode_set_dcb_buffer, DcbBuffer};
 use super::cee::*;
+use super::dcbx::{encode_get_dcbx, encode_set_dcbx, DcbxMode};
 use super::error::DcbError;
-use super::ieee::{decode_ieee_reply, encode_get_ieee, encode_set_ieee_pfc, IeeeConfig};
+use super::ieee::{
+    decode_ieee_reply, decode_ieee_state, encode_del_ieee_apps, encode_get_ieee,
+    encode_set_app_trust, encode_set_ieee, encode_set_ieee_apps, encode_set_ieee_ets,
+    encode_set_ieee_pfc, IeeeConfig, IeeeEts, IeeeSet, IeeeState,
+};
 use super::msg::{decode_u8_reply, DcbCmd};
 use crate::netlink::NlSocket;
 
@@ -225,5 +231,132 @@ impl Dcbnl {
     /// the caller may report.
     pub fn set_all(&mut self, ifname: &str) -> Result<u8, DcbError> {
         self.u8_cmd(DcbCmd::SetAll, ifname, |s| encode_set_all(s, ifname))
+    }
+
+    /// `DCB_CMD_IEEE_GET`, all of it: ETS, MAXRATE, PFC (with its counters),
+    /// the DCB buffer, the APP table, the trust order, the peer's objects
+    /// (firmware agents) and the DCBX mode, each `None` when the driver does
+    /// not report it.
+    pub fn get_ieee_state(&mut self, ifname: &str) -> Result<IeeeState, DcbError> {
+        self.transact(
+            DcbCmd::IeeeGet,
+            ifname,
+            |s| encode_get_ieee(s, ifname),
+            |b, s| decode_ieee_state(b, s, ifname),
+        )
+    }
+
+    /// `DCB_CMD_IEEE_SET` of whatever `set` holds, in one request (see
+    /// [`encode_set_ieee`]). The driver's refusal is [`DcbError::Status`]
+    /// with its errno; objects before the refused one were applied.
+    pub fn set_ieee(&mut self, ifname: &str, set: &IeeeSet) -> Result<(), DcbError> {
+        self.set_cmd(DcbCmd::IeeeSet, ifname, |s| encode_set_ieee(s, ifname, set))
+    }
+
+    /// `DCB_CMD_IEEE_SET` of ETS (checked with [`IeeeEts::check`]). A
+    /// kernel passes it only to a driver with `ieee_setets`; read back with
+    /// [`Dcbnl::get_ieee_state`] to know the driver took it.
+    pub fn set_ieee_ets(&mut self, ifname: &str, ets: &IeeeEts) -> Result<(), DcbError> {
+        self.set_cmd(DcbCmd::IeeeSet, ifname, |s| {
+            encode_set_ieee_ets(s, ifname, ets)
+        })
+    }
+
+    /// Sets the PFC-enabled priorities and keeps the delay allowance the
+    /// driver holds (read with `IEEE_GET` first): for a change of PFC that
+    /// must not undo the headroom's delay. Returns the delay kept.
+    /// [`DcbError::NotReported`] when the driver reports no PFC object.
+    pub fn set_ieee_pfc_keep_delay(&mut self, ifname: &str, enabled: u8) -> Result<u16, DcbError> {
+        let Some(pfc) = self.get_ieee_state(ifname)?.pfc else {
+            return Err(DcbError::NotReported {
+                ifname: ifname.to_owned(),
+                cmd: DcbCmd::IeeeGet,
+                what: "DCB_ATTR_IEEE_PFC",
+                why: "it has no ieee_getpfc, so the delay to keep is unknown",
+            });
+        };
+        self.set_ieee_pfc(ifname, enabled, pfc.delay)?;
+        Ok(pfc.delay)
+    }
+
+    /// Adds the APP entries the kernel does not hold yet for `ifname` (read
+    /// with `IEEE_GET` first, so an entry already there, ours or another
+    /// tool's, is left alone instead of failing with `EEXIST`), in one
+    /// `IEEE_SET`. Returns how many were added.
+    pub fn add_ieee_apps(&mut self, ifname: &str, apps: &[DcbApp]) -> Result<usize, DcbError> {
+        super::app::check_apps(apps)?;
+        let have = self.get_ieee_state(ifname)?.apps;
+        let mut add: Vec<DcbApp> = Vec::new();
+        for app in apps {
+            if !have.contains(app) && !add.contains(app) {
+                add.push(*app);
+            }
+        }
+        if add.is_empty() {
+            return Ok(0);
+        }
+        self.set_cmd(DcbCmd::IeeeSet, ifname, |s| {
+            encode_set_ieee_apps(s, ifname, &add)
+        })?;
+        Ok(add.len())
+    }
+
+    /// Removes these APP entries, one `IEEE_DEL` per entry, and only those
+    /// the kernel holds (read with `IEEE_GET` first): never a blanket delete,
+    /// so entries another tool set stay. Returns how many were removed; an
+    /// error names the entry's request that failed.
+    pub fn del_ieee_apps(&mut self, ifname: &str, apps: &[DcbApp]) -> Result<usize, DcbError> {
+        super::app::check_apps(apps)?;
+        let have = self.get_ieee_state(ifname)?.apps;
+        let mut removed: Vec<DcbApp> = Vec::new();
+        for app in apps {
+            if have.contains(app) && !removed.contains(app) {
+                self.del_ieee_app(ifname, app)?;
+                removed.push(*app);
+            }
+        }
+        Ok(removed.len())
+    }
+
+    /// One `DCB_CMD_IEEE_DEL` of exactly this entry (`ENOENT` as the status
+    /// when the kernel does not hold it).
+    pub fn del_ieee_app(&mut self, ifname: &str, app: &DcbApp) -> Result<(), DcbError> {
+        self.set_cmd(DcbCmd::IeeeDel, ifname, |s| {
+            encode_del_ieee_apps(s, ifname, std::slice::from_ref(app))
+        })
+    }
+
+    /// Sets the selector trust order (say DSCP, then PCP) where the driver
+    /// has one: `IEEE_GET` first, and [`DcbError::NotReported`] without
+    /// sending anything when it reports no trust table (no
+    /// `dcbnl_getapptrust`, or a kernel before Linux 6.2, which would drop
+    /// the attribute without a word).
+    pub fn set_app_trust(&mut self, ifname: &str, order: &[AppSelector]) -> Result<(), DcbError> {
+        super::app::check_trust(order)?;
+        if self.get_ieee_state(ifname)?.trust.is_none() {
+            return Err(DcbError::NotReported {
+                ifname: ifname.to_owned(),
+                cmd: DcbCmd::IeeeGet,
+                what: "DCB_ATTR_DCB_APP_TRUST_TABLE",
+                why: "it has no selector trust table to set",
+            });
+        }
+        self.set_cmd(DcbCmd::IeeeSet, ifname, |s| {
+            encode_set_app_trust(s, ifname, order)
+        })
+    }
+
+    /// `DCB_CMD_GDCBX`: the DCBX mode.
+    pub fn get_dcbx(&mut self, ifname: &str) -> Result<DcbxMode, DcbError> {
+        let v = self.u8_cmd(DcbCmd::GetDcbx, ifname, |s| encode_get_dcbx(s, ifname))?;
+        Ok(DcbxMode(v))
+    }
+
+    /// `DCB_CMD_SDCBX`: sets the DCBX mode (checked with
+    /// [`DcbxMode::check`]); a non-zero status is the driver's refusal.
+    pub fn set_dcbx(&mut self, ifname: &str, mode: DcbxMode) -> Result<(), DcbError> {
+        self.set_cmd(DcbCmd::SetDcbx, ifname, |s| {
+            encode_set_dcbx(s, ifname, mode)
+        })
     }
 }

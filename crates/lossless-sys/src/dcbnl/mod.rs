@@ -54,6 +54,9 @@ mod cee;
 mod dcbx;
 mod error;
 mod ieee;
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod ieee_tests;
 mod msg;
 mod socket;
 #[cfg(test)]

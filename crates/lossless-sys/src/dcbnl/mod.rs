@@ -84,6 +84,10 @@ pub use msg::{decode_u8_reply, DcbCmd, RTM_GETDCB, RTM_SETDCB};
 pub use socket::{Dcbnl, REPLY_TIMEOUT};
 
 #[cfg(test)]
+pub(crate) use app::{
+    DCB_APP_LEN, DCB_ATTR_IEEE_APP, DCB_ATTR_IEEE_APP_TABLE, DCB_ATTR_IEEE_PEER_APP,
+};
+#[cfg(test)]
 pub(crate) use buffer::{DCB_ATTR_DCB_BUFFER, DCB_BUFFER_LEN, DCB_BUFFER_SIZES, DCB_BUFFER_TOTAL};
 #[cfg(test)]
 pub(crate) use cee::{
@@ -93,10 +97,15 @@ pub(crate) use cee::{
 };
 #[cfg(test)]
 pub(crate) use ieee::{
+    DCB_ATTR_IEEE_ETS, DCB_ATTR_IEEE_MAXRATE, DCB_ATTR_IEEE_PEER_ETS, DCB_ATTR_IEEE_PEER_PFC,
+    IEEE_ETS_LEN, IEEE_ETS_TABLES, IEEE_MAXRATE_LEN,
+};
+#[cfg(test)]
+pub(crate) use ieee::{
     DCB_ATTR_IEEE_PFC, IEEE_PFC_DELAY, IEEE_PFC_INDICATIONS, IEEE_PFC_LEN, IEEE_PFC_REQUESTS,
 };
 #[cfg(test)]
 pub(crate) use msg::{
-    AF_UNSPEC, DCBMSG_LEN, DCB_ATTR_IEEE, DCB_ATTR_IFNAME, DCB_ATTR_PFC_CFG, DCB_ATTR_PFC_STATE,
-    DCB_ATTR_PG_CFG, DCB_ATTR_SET_ALL, DCB_ATTR_STATE, IFNAMSIZ,
+    AF_UNSPEC, DCBMSG_LEN, DCB_ATTR_DCBX, DCB_ATTR_IEEE, DCB_ATTR_IFNAME, DCB_ATTR_PFC_CFG,
+    DCB_ATTR_PFC_STATE, DCB_ATTR_PG_CFG, DCB_ATTR_SET_ALL, DCB_ATTR_STATE, IFNAMSIZ,
 };

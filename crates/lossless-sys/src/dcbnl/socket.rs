@@ -282,8 +282,12 @@ impl Dcbnl {
     /// Adds the APP entries the kernel does not hold yet for `ifname` (read
     /// with `IEEE_GET` first, so an entry already there, ours or another
     /// tool's, is left alone instead of failing with `EEXIST`), in one
-    /// `IEEE_SET`. Returns how many were added.
+    /// `IEEE_SET`. Returns how many were added (0 for an empty list, with
+    /// nothing sent).
     pub fn add_ieee_apps(&mut self, ifname: &str, apps: &[DcbApp]) -> Result<usize, DcbError> {
+        if apps.is_empty() {
+            return Ok(0);
+        }
         super::app::check_apps(apps)?;
         let have = self.get_ieee_state(ifname)?.apps;
         let mut add: Vec<DcbApp> = Vec::new();
@@ -303,9 +307,13 @@ impl Dcbnl {
 
     /// Removes these APP entries, one `IEEE_DEL` per entry, and only those
     /// the kernel holds (read with `IEEE_GET` first): never a blanket delete,
-    /// so entries another tool set stay. Returns how many were removed; an
-    /// error names the entry's request that failed.
+    /// so entries another tool set stay. Returns how many were removed; stops at
+    /// the first refusal (those before it are gone). An empty list sends
+    /// nothing.
     pub fn del_ieee_apps(&mut self, ifname: &str, apps: &[DcbApp]) -> Result<usize, DcbError> {
+        if apps.is_empty() {
+            return Ok(0);
+        }
         super::app::check_apps(apps)?;
         let have = self.get_ieee_state(ifname)?.apps;
         let mut removed: Vec<DcbApp> = Vec::new();

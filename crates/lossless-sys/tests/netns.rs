@@ -464,7 +464,7 @@ fn dcbnl_on_a_veth_is_unsupported_as_the_kernel_says() {
     pair.a.run(|| {
         let mut d = Dcbnl::open().unwrap();
         match d.get_state("va") {
-            Err(DcbError::Unsupported { ifname }) => assert_eq!(ifname, "va"),
+            Err(DcbError::Unsupported { ifname, .. }) => assert_eq!(ifname, "va"),
             other => panic!("GSTATE on a veth: {other:?}"),
         }
         match d.set_pfc("va", [true; 8]) {
@@ -472,7 +472,7 @@ fn dcbnl_on_a_veth_is_unsupported_as_the_kernel_says() {
             other => panic!("PFC_SCFG on a veth: {other:?}"),
         }
         match d.get_state("nosuch0") {
-            Err(DcbError::NoDevice { ifname }) => assert_eq!(ifname, "nosuch0"),
+            Err(DcbError::NoDevice { ifname, .. }) => assert_eq!(ifname, "nosuch0"),
             other => panic!("GSTATE on a missing device: {other:?}"),
         }
         // The IEEE commands too: the kernel refuses before any driver op.

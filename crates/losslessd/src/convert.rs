@@ -1,12 +1,10 @@
 //! Between the system crate's types (what the kernel says) and the node core's (what
 //! it reasons about): links, dcbnl objects and errors, timestamping clocks.
 
-use std::io;
-
 use lossless_node::hardware::{DcbBuffer, HardwareError, HardwareErrorKind, IeeePfc, IeeeReadback};
 use lossless_node::link::{Link, LinkChange};
 use lossless_node::timestamps::{Clock, Clocks, TimestampMode};
-use lossless_sys::dcbnl::{self as sys_dcb, DcbError};
+use lossless_sys::dcbnl::{self as sys_dcb, DcbError, DcbErrorKind};
 use lossless_sys::link::{LinkEvent, LinkInfo};
 use lossless_sys::timestamp as sys_ts;
 
@@ -30,31 +28,17 @@ pub fn link_change(ev: LinkEvent) -> LinkChange {
 
 /// A dcbnl failure, classified by what the core does about it.
 pub fn hardware_error(e: DcbError) -> HardwareError {
-    let kind = match &e {
-        DcbError::Unsupported { .. } => HardwareErrorKind::NotSupported,
-        DcbError::NoDevice { .. } => HardwareErrorKind::NoDevice,
-        DcbError::Kernel { errno, .. } => errno_kind(*errno),
-        DcbError::Status { .. } | DcbError::Invalid(_) => HardwareErrorKind::Refused,
-        DcbError::Reply(_) => HardwareErrorKind::Malformed,
-        DcbError::Io(e) if e.kind() == io::ErrorKind::TimedOut => HardwareErrorKind::Timeout,
-        DcbError::Io(e) => e
-            .raw_os_error()
-            .map_or(HardwareErrorKind::Other, errno_kind),
+    let kind = match e.kind() {
+        DcbErrorKind::Unsupported => HardwareErrorKind::NotSupported,
+        DcbErrorKind::NoDevice => HardwareErrorKind::NoDevice,
+        DcbErrorKind::Refused | DcbErrorKind::InvalidRequest => HardwareErrorKind::Refused,
+        DcbErrorKind::Permission => HardwareErrorKind::Permission,
+        DcbErrorKind::Busy => HardwareErrorKind::Busy,
+        DcbErrorKind::Timeout => HardwareErrorKind::Timeout,
+        DcbErrorKind::Malformed => HardwareErrorKind::Malformed,
+        DcbErrorKind::Io | DcbErrorKind::Errno(_) => HardwareErrorKind::Other,
     };
     HardwareError::new(kind, e.to_string())
-}
-
-fn errno_kind(errno: i32) -> HardwareErrorKind {
-    use nix::errno::Errno;
-    match Errno::from_raw(errno) {
-        Errno::EOPNOTSUPP => HardwareErrorKind::NotSupported,
-        Errno::ENODEV => HardwareErrorKind::NoDevice,
-        Errno::EINVAL | Errno::ERANGE => HardwareErrorKind::Refused,
-        Errno::EPERM | Errno::EACCES => HardwareErrorKind::Permission,
-        Errno::EBUSY | Errno::EAGAIN => HardwareErrorKind::Busy,
-        Errno::ETIMEDOUT => HardwareErrorKind::Timeout,
-        _ => HardwareErrorKind::Other,
-    }
 }
 
 pub fn ieee_readback(c: sys_dcb::IeeeConfig) -> IeeeReadback {

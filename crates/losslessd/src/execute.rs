@@ -7,7 +7,7 @@ use std::io;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use lossless_node::hardware::HardwareError;
+use lossless_node::hardware::{HardwareError, HardwareErrorKind};
 use lossless_node::node::{Node, Output, PersistError};
 use lossless_node::timestamps::Clock as TsClock;
 use lossless_sys::dcbnl::{DcbError, Dcbnl, PgSetting};
@@ -91,18 +91,11 @@ impl Io {
         &mut self,
         f: impl FnOnce(&mut Dcbnl) -> Result<T, DcbError>,
     ) -> Result<T, HardwareError> {
-        if self.dcbnl.is_none() {
-            self.dcbnl = Some(Dcbnl::open().map_err(|e| {
-                convert::hardware_error(DcbError::Io(io::Error::new(
-                    e.kind(),
-                    format!("dcbnl socket: {e}"),
-                )))
-            })?);
-        }
-        let Some(d) = self.dcbnl.as_mut() else {
-            return Err(convert::hardware_error(DcbError::Io(io::Error::other(
-                "dcbnl socket unavailable",
-            ))));
+        let d = match &mut self.dcbnl {
+            Some(d) => d,
+            None => self.dcbnl.insert(Dcbnl::open().map_err(|e| {
+                HardwareError::new(HardwareErrorKind::Other, format!("dcbnl socket: {e}"))
+            })?),
         };
         f(d).map_err(convert::hardware_error)
     }

@@ -239,8 +239,9 @@ impl PortHeadroom {
         self.buffer_asked = None;
         let current = match ieee {
             Err(e) => {
+                // The runtime's message names the command and the interface.
                 self.buffer = BufferState::Error {
-                    error: format!("DCB_CMD_IEEE_GET: {e}"),
+                    error: e.to_string(),
                 };
                 return None;
             }
@@ -633,13 +634,13 @@ mod tests {
                 PFC_3_4,
                 Err(HardwareError::new(
                     crate::hardware::HardwareErrorKind::Timeout,
-                    "timed out"
+                    "va: DCB_CMD_IEEE_GET: no reply within 1 s"
                 ))
             )
             .is_none());
         assert_eq!(
             h.buffer_state(Apply::Dcbnl, &dcbnl).label(),
-            ("error", "DCB_CMD_IEEE_GET: timed out".into())
+            ("error", "va: DCB_CMD_IEEE_GET: no reply within 1 s".into())
         );
         let small = DcbBuffer {
             total_size: 300_000,

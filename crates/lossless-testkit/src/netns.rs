@@ -64,11 +64,16 @@ pub struct Netns {
 
 impl Netns {
     pub fn new() -> Netns {
-        let name = unique("lt");
-        sh(&["ip", "netns", "add", &name]);
-        let ns = Netns { name, owned: true };
+        let ns = Netns::bare();
         ns.ip(&["link", "set", "lo", "up"]);
         ns
+    }
+
+    /// A namespace as the kernel makes it (`lo` down), deleted on drop.
+    pub fn bare() -> Netns {
+        let name = unique("lt");
+        sh(&["ip", "netns", "add", &name]);
+        Netns { name, owned: true }
     }
 
     /// A namespace made by someone else, left alone on drop.

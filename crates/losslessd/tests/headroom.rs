@@ -365,3 +365,61 @@ speed = "1G"
         assert_eq!(e["buffer"]["reason"], reason);
     }
 }
+
+/// The same, with a driver that has DCB buffer ops (the emulated driver with a buffer:
+/// priority 3 received into buffer 1, which is empty): the daemon grows buffer 1 to
+/// the headroom it measured, leaves buffer 0 as it is, and what it reports is what
+/// the driver holds.
+#[test]
+fn the_dcb_buffer_of_a_driver_that_has_one_is_sized_to_the_headroom() {
+    if !can_run("the_dcb_buffer_of_a_driver_that_has_one_is_sized_to_the_headroom") {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let tmp = TempDir::new();
+    let shim = ShimEnv::new(&tmp.path().join("driver"), &["va"]).buffer(Some(
+        "total=1048576 size=262144,0,0,0,0,0,0,0 prio2buffer=0,0,0,1,0,0,0,0",
+    ));
+    let vars = shim.vars();
+    let env: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let config_a = r#"
+[ports."IF"]
+apply = "dcbnl"
+pfc = { priorities = [3] }
+[ports."IF".headroom]
+measure = true
+speed = "1G"
+"#;
+    let s = Setup::with_a("10us", None, config_a, &env);
+    s.links_up();
+    let h = wait_for(Duration::from_secs(5), "the buffer sized", || {
+        let h = measured(&s.a)?;
+        (h["buffer"]["state"] == "sized").then_some(h)
+    });
+    let b = &h["buffer"];
+    let need = b["headroom_bytes"].as_u64().unwrap();
+    assert!(need > 0, "{h:#}");
+    assert_eq!(b["lossless"], serde_json::json!([1]), "{h:#}");
+    assert_eq!(b["written"], true, "{h:#}");
+    let size1 = b["buffer_size"][1].as_u64().unwrap();
+    assert!(size1 >= need, "{h:#}");
+    assert_eq!(
+        b["buffer_size"][0], 262_144,
+        "buffer 0 holds no PFC priority: {h:#}"
+    );
+    // The driver holds what the daemon says it wrote.
+    let st = shim.state("va").expect("the driver state");
+    assert_eq!(
+        st.list("buffer_size"),
+        [262_144, size1, 0, 0, 0, 0, 0, 0],
+        "{st}\n{}",
+        shim.log_text()
+    );
+    assert_eq!(st.list("buffer_prio2buffer"), [0, 0, 0, 1, 0, 0, 0, 0]);
+    let w = shim
+        .log()
+        .into_iter()
+        .find(|e| e.cmd == "IEEE_SET" && e.field("buffer.size").is_some())
+        .unwrap_or_else(|| panic!("no buffer write:\n{}", shim.log_text()));
+    assert!(w.ok(), "{w:?}");
+}

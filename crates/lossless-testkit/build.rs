@@ -11,9 +11,7 @@ fn main() {
     let so = out.join("liblossless_dcbdrv.so");
     let cc = std::env::var("CC").unwrap_or_else(|_| "gcc".into());
     let result = Command::new(&cc)
-        .args([
-            "-O2", "-g", "-Wall", "-Wextra", "-shared", "-fPIC", "-o",
-        ])
+        .args(["-O2", "-g", "-Wall", "-Wextra", "-shared", "-fPIC", "-o"])
         .arg(&so)
         .arg("c/dcbdrv.c")
         .arg("-ldl")

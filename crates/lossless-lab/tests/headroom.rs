@@ -5,8 +5,6 @@
 mod common;
 use common::*;
 
-use std::process::Command;
-
 use lossless_dcbx::{Duration, Instant};
 use lossless_lab::headroom::{expected_round_trip, outcomes, run_links};
 use lossless_lab::pcap::write_pcap;
@@ -111,11 +109,9 @@ fn measurement_needs_the_capability_on_both_ends_and_stops_when_withdrawn() {
 /// measurement frame as PAUSE or PFC.
 #[test]
 fn tshark_decodes_pfc_with_the_bit_and_takes_measurements_for_data() {
-    if Command::new("tshark").arg("--version").output().is_err() {
-        assert!(
-            std::env::var_os("LOSSLESS_SKIP_TSHARK").is_some(),
-            "tshark is not installed (apt-get install tshark), or set LOSSLESS_SKIP_TSHARK=1"
-        );
+    if !lossless_testkit::tshark_available(
+        "tshark_decodes_pfc_with_the_bit_and_takes_measurements_for_data",
+    ) {
         return;
     }
     let mut sw = switch_config();
@@ -170,22 +166,13 @@ fn tshark_decodes_pfc_with_the_bit_and_takes_measurements_for_data() {
         "lldp.dcbx.feature.error",
         "_ws.expert",
     ];
-    let mut cmd = Command::new("tshark");
-    cmd.arg("-r")
-        .arg(&path)
-        .args(["-T", "fields", "-E", "separator=|", "-E", "aggregator=,"]);
-    for f in fields {
-        cmd.args(["-e", f]);
-    }
-    let out = cmd.output().expect("tshark");
+    let decoded = lossless_testkit::tshark_fields(&path, &[], &fields);
     std::fs::remove_dir_all(&dir).ok();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8_lossy(&out.stdout);
-    let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split('|').collect()).collect();
+    let rows: Vec<Vec<&str>> = decoded
+        .rows
+        .iter()
+        .map(|r| r.iter().map(String::as_str).collect())
+        .collect();
     assert_eq!(rows.len(), frames.len());
     for (row, f) in rows.iter().zip(&frames) {
         assert_eq!(row[10], "", "expert info: {row:?}");

@@ -10,11 +10,12 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let mut out = vec![0u8; frame.buffer_len()];
-    assert_eq!(frame.emit(&mut out), out.len());
+    assert_eq!(frame.emit(&mut out), Ok(out.len()));
     let again = Frame::parse(&out).expect("a re-emitted frame parses");
     let mut expected = frame.clone();
     if let Payload::Lldp(pdu) = &mut expected.payload {
         pdu.cee_dcbx = pdu.cee_dcbx.as_ref().map(CeeDcbx::normalized);
+        pdu.ieee_dcbx = pdu.ieee_dcbx.normalized();
     }
     assert_eq!(again, expected);
 });

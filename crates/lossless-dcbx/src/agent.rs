@@ -13,7 +13,7 @@ use lossless_wire::cee::{
 };
 use lossless_wire::frame::{emit_lldp_frame, Frame, Payload};
 use lossless_wire::lldp::{chassis_subtype, port_subtype, Id, Lldpdu};
-use lossless_wire::MacAddr;
+use lossless_wire::{EmitError, MacAddr};
 
 use crate::config::{ConfigError, FeatureAdmin, PortConfig};
 use crate::control::ControlMachine;
@@ -554,13 +554,19 @@ impl Agent {
     /// Runs the transmit machine and queues what it sends.
     fn pump(&mut self, now: Instant) {
         while let Some(kind) = self.tx.poll(now, &self.cfg.timers) {
-            let frame = self.build_frame(kind);
-            self.lldp_stats.frames_out += 1;
-            self.transmit.push_back(frame);
+            match self.build_frame(kind) {
+                Ok(frame) => {
+                    self.lldp_stats.frames_out += 1;
+                    self.transmit.push_back(frame);
+                }
+                // A validated configuration always fits; should one not, the
+                // frame is counted and not sent, rather than sent malformed.
+                Err(_) => self.lldp_stats.lldpdu_length_errors += 1,
+            }
         }
     }
 
-    fn build_frame(&self, kind: TxKind) -> Vec<u8> {
+    fn build_frame(&self, kind: TxKind) -> Result<Vec<u8>, EmitError> {
         let cfg = &self.cfg;
         let chassis_id = match &cfg.chassis_id {
             Some(s) => Id {
@@ -601,8 +607,8 @@ impl Agent {
             }
         }
         let mut out = Vec::with_capacity(128);
-        emit_lldp_frame(cfg.mac, &pdu, &mut out);
-        out
+        emit_lldp_frame(cfg.mac, &pdu, &mut out)?;
+        Ok(out)
     }
 }
 

@@ -20,7 +20,8 @@ pub struct LldpStats {
     pub tlvs_unrecognized: u64,
     /// statsAgeoutsTotal
     pub ageouts: u64,
-    /// lldpduLengthErrors: frames that would not fit (never, for our own TLVs).
+    /// lldpduLengthErrors: frames not sent because a TLV would not fit (never
+    /// for a validated configuration).
     pub lldpdu_length_errors: u64,
 }
 

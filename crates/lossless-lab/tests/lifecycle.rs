@@ -454,7 +454,7 @@ fn every_emitted_frame_reparses_and_reemits_identically() {
         }
         assert!(pdu.cin_dcbx.is_none());
         let mut again = Vec::new();
-        lossless_wire::frame::emit_lldp_frame(f.header.src, pdu, &mut again);
+        lossless_wire::frame::emit_lldp_frame(f.header.src, pdu, &mut again).expect("emits");
         assert_eq!(again, c.bytes, "re-emitted frame differs");
     }
     assert!(n_dcbx > 10);

@@ -3,6 +3,8 @@
 //! Target: <= 300 ns median each, so that LLDP never shows up next to the
 //! DCBX state machines.
 
+mod common;
+
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -11,18 +13,6 @@ use lossless_wire::cee::{
     PriorityMap, DCBX_OUI,
 };
 use lossless_wire::{CeeDcbx, Lldpdu, MacAddr};
-
-fn machine() -> String {
-    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let model = cpuinfo
-        .lines()
-        .find(|l| l.starts_with("model name"))
-        .and_then(|l| l.split(':').nth(1))
-        .map(str::trim)
-        .unwrap_or("unknown CPU");
-    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
-    format!("{model}, {cores} cores available")
-}
 
 fn entry(selector: AppSelector, protocol: u16, prio: u8) -> AppEntry {
     AppEntry {
@@ -73,7 +63,7 @@ fn lldpdu_bytes() -> Vec<u8> {
         )),
     ));
     let mut out = vec![0u8; pdu.buffer_len()];
-    pdu.emit(&mut out);
+    pdu.emit(&mut out).expect("emits");
     out
 }
 
@@ -99,7 +89,7 @@ fn parse_and_validate(bytes: &[u8]) -> usize {
 }
 
 fn bench(c: &mut Criterion) {
-    eprintln!("machine: {}", machine());
+    eprintln!("machine: {}", common::machine());
     let bytes = lldpdu_bytes();
     assert_eq!(parse_and_validate(&bytes), 5);
     eprintln!("LLDPDU: {} bytes", bytes.len());

@@ -41,8 +41,23 @@ pub const PFC_LEN: usize = 6;
 /// APP body: 4-byte feature header plus 6 bytes per entry.
 pub const APP_HEADER_LEN: usize = 4;
 pub const APP_ENTRY_LEN: usize = 6;
-/// The most APP entries that fit in a 9-bit sub-TLV length ((511 - 4) / 6).
+/// The most APP entries that fit in a 9-bit sub-TLV length ((511 - 4) / 6):
+/// the capacity of [`AppTable`], enough for any sub-TLV a parser meets.
 pub const MAX_APP_ENTRIES: usize = 84;
+/// The longest value of the LLDP TLV that carries all of this (9-bit length).
+pub const MAX_TLV_VALUE_LEN: usize = 511;
+/// The most APP entries a CEE TLV can carry next to Control, PG and PFC (the
+/// agent always sends all four): OUI and subtype (4), Control (2 + 10), PG
+/// (2 + 17), PFC (2 + 6) and the APP sub-TLV (2 + 4 + 6n) share the TLV's
+/// 511 octets. [`AppConfig::validate`] holds local configuration to it, so a
+/// valid configuration always fits; `Lldpdu::emit` refuses a TLV that does not.
+pub const MAX_SENT_APP_ENTRIES: usize = (MAX_TLV_VALUE_LEN
+    - 4
+    - (2 + CONTROL_LEN)
+    - (2 + PG_LEN)
+    - (2 + PFC_LEN)
+    - (2 + APP_HEADER_LEN))
+    / APP_ENTRY_LEN;
 
 /// Bit 4 of a feature header's flags, reserved in CEE: set in the PFC sub-TLV by a
 /// station that measures link delay for adaptive PFC headroom (seed 004 phase 1,
@@ -427,8 +442,18 @@ impl AppEntry {
 }
 
 impl AppConfig {
-    /// Validates every entry; the error's `index` is the entry's position.
+    /// Validates every entry (the error's `index` is the entry's position)
+    /// and the table's size: at most [`MAX_SENT_APP_ENTRIES`], what fits in
+    /// the CEE TLV next to Control, PG and PFC.
     pub fn validate(&self) -> Result<(), InvalidValue> {
+        if self.entries.len() > MAX_SENT_APP_ENTRIES {
+            return Err(InvalidValue {
+                field: "app.entries",
+                index: None,
+                value: self.entries.len() as u64,
+                reason: "at most 77 APP entries fit in the CEE TLV next to Control, PG and PFC",
+            });
+        }
         for (i, e) in self.entries.iter().enumerate() {
             e.validate().map_err(|err| InvalidValue {
                 index: Some(i),

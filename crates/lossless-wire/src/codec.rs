@@ -6,7 +6,10 @@
 //! That is what makes "no parser panics on any input" checkable by reading one
 //! small file.
 
-use crate::{DecodeError, DecodeErrorKind};
+use crate::{DecodeError, DecodeErrorKind, EmitError};
+
+/// The largest value a 9-bit TLV length field holds (LLDP TLVs and CEE sub-TLVs).
+pub(crate) const MAX_TLV_LEN: usize = 0x1ff;
 
 /// A cursor over a byte slice that never reads past its end.
 ///
@@ -107,9 +110,10 @@ impl<'a> Reader<'a> {
 
 /// A cursor over an output buffer the caller sized with `buffer_len()`.
 ///
-/// Emitters have no error path: their contract is "the caller provides
-/// `buffer_len()` bytes", as in smoltcp. A too-small buffer is a programming
-/// error and panics (in the emitter, never in a parser).
+/// The caller provides `buffer_len()` bytes, as in smoltcp: a too-small
+/// buffer is a programming error and panics (in the emitter, never in a
+/// parser). A value that does not fit its length field is not: it is an
+/// [`EmitError`] from [`Writer::tlv_header`].
 pub(crate) struct Writer<'a> {
     buf: &'a mut [u8],
     pos: usize,
@@ -154,11 +158,17 @@ impl<'a> Writer<'a> {
     }
 
     /// A TLV header: 7-bit type, 9-bit length (used by LLDP and by the CEE
-    /// sub-TLVs alike). A length over 511 cannot be represented; it is masked,
-    /// and the output is then malformed (values are documented to stay within
-    /// their limits).
-    pub(crate) fn tlv_header(&mut self, tlv_type: u8, len: usize) {
-        self.u16(((tlv_type as u16 & 0x7f) << 9) | (len as u16 & 0x1ff));
+    /// sub-TLVs alike). A length over 511 cannot be represented: it is
+    /// refused, naming `field`, and nothing is written.
+    pub(crate) fn tlv_header(
+        &mut self,
+        tlv_type: u8,
+        len: usize,
+        field: &'static str,
+    ) -> Result<(), EmitError> {
+        EmitError::check(field, len, 0, MAX_TLV_LEN)?;
+        self.u16((u16::from(tlv_type & 0x7f) << 9) | len as u16);
+        Ok(())
     }
 }
 

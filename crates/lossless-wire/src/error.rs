@@ -1,4 +1,6 @@
-//! The one decode error type: what was wrong, in which field, at which offset.
+//! The one decode error type (what was wrong, in which field, at which
+//! offset) and the one emit error type (a value whose length the wire cannot
+//! carry).
 
 use std::fmt;
 
@@ -81,4 +83,42 @@ pub enum DecodeErrorKind {
     /// An Internet checksum (RFC 1071) that does not match the bytes it covers.
     #[error("checksum 0x{found:04x}, computed 0x{computed:04x}")]
     Checksum { computed: u16, found: u16 },
+}
+
+/// A value that cannot be written as the standard's bytes.
+///
+/// Emitters refuse such a value rather than truncate a length field or mask
+/// a field, either of which would put on the wire something other than what
+/// was asked. Field names are the parser's (`"lldp.dcbx"`, `"lldp.chassis_id"`)
+/// for lengths, and the configuration's (`"ets.tc_bw"`) for values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum EmitError {
+    /// A length outside what its TLV's length field, or the standard, allows.
+    #[error("{field}: length {length} is outside {min}..={max}")]
+    Length {
+        field: &'static str,
+        length: usize,
+        min: usize,
+        max: usize,
+    },
+    /// A value the standard does not allow (what `validate()` refuses).
+    #[error("{0}")]
+    Value(crate::InvalidValue),
+}
+
+impl EmitError {
+    /// `Ok` when `min <= length <= max`, else the error naming `field`.
+    pub fn check(field: &'static str, length: usize, min: usize, max: usize) -> Result<(), Self> {
+        if (min..=max).contains(&length) {
+            Ok(())
+        } else {
+            Err(EmitError::Length {
+                field,
+                length,
+                min,
+                max,
+            })
+        }
+    }
 }

@@ -8,7 +8,7 @@ use crate::ethernet::{EthernetHeader, VlanTag, MIN_FRAME_LEN};
 use crate::lldp::{Lldpdu, ETHERTYPE_LLDP};
 use crate::mac_control::{MacControl, ETHERTYPE_MAC_CONTROL};
 use crate::measure::{Measure, ETHERTYPE_MEASURE};
-use crate::{DecodeError, MacAddr};
+use crate::{DecodeError, EmitError, MacAddr};
 
 /// What an Ethernet frame carries.
 ///
@@ -69,13 +69,13 @@ impl<'a> Frame<'a> {
 
     /// Writes `buffer_len()` bytes and returns that count. The header is
     /// written as given: the caller keeps its Ethertype consistent with the
-    /// payload.
-    pub fn emit(&self, buf: &mut [u8]) -> usize {
+    /// payload. An LLDPDU that [`Lldpdu::emit`] refuses is refused.
+    pub fn emit(&self, buf: &mut [u8]) -> Result<usize, EmitError> {
         let h = self.header.buffer_len();
         self.header.emit(buf);
         let body = &mut buf[h..];
-        h + match &self.payload {
-            Payload::Lldp(pdu) => pdu.emit(body),
+        Ok(h + match &self.payload {
+            Payload::Lldp(pdu) => pdu.emit(body)?,
             Payload::MacControl(ctl) => {
                 ctl.emit(body);
                 ctl.buffer_len()
@@ -88,14 +88,15 @@ impl<'a> Frame<'a> {
                 body[..bytes.len()].copy_from_slice(bytes);
                 bytes.len()
             }
-        }
+        })
     }
 }
 
 /// Builds an LLDP frame to the nearest-bridge group address in `out`
 /// (cleared first; reusing one `Vec` avoids an allocation per frame), padded
 /// with zeros to the 60-octet minimum. LLDP frames are never VLAN-tagged.
-pub fn emit_lldp_frame(src: MacAddr, pdu: &Lldpdu, out: &mut Vec<u8>) {
+/// An LLDPDU that [`Lldpdu::emit`] refuses leaves `out` empty.
+pub fn emit_lldp_frame(src: MacAddr, pdu: &Lldpdu, out: &mut Vec<u8>) -> Result<(), EmitError> {
     let header = EthernetHeader {
         dst: MacAddr::LLDP_NEAREST_BRIDGE,
         src,
@@ -106,7 +107,11 @@ pub fn emit_lldp_frame(src: MacAddr, pdu: &Lldpdu, out: &mut Vec<u8>) {
     out.clear();
     out.resize((h + pdu.buffer_len()).max(MIN_FRAME_LEN), 0);
     header.emit(out);
-    pdu.emit(&mut out[h..]);
+    if let Err(e) = pdu.emit(&mut out[h..]) {
+        out.clear();
+        return Err(e);
+    }
+    Ok(())
 }
 
 /// Builds a PAUSE or PFC frame in `out` (cleared first). PFC goes to

@@ -6,6 +6,7 @@
 //! with no unknown TLVs does not allocate.
 
 use crate::cee::CeeDcbx;
+use crate::ieee::IeeeDcbx;
 use crate::MacAddr;
 
 /// LLDP Ethertype.
@@ -94,8 +95,10 @@ pub struct RawTlv<'a> {
 ///
 /// Emission writes TLVs in this order: Chassis ID, Port ID, TTL, Port
 /// Description, System Name, System Description, System Capabilities,
-/// Management Addresses, CEE DCBX, CIN DCBX, other org-specific TLVs, unknown
-/// TLVs, End.
+/// Management Addresses, CEE DCBX, CIN DCBX, IEEE DCBX (ETS Configuration,
+/// ETS Recommendation, PFC, Application Priority), other org-specific TLVs,
+/// unknown TLVs, End: lldpad's order (its DCBX module runs before its IEEE
+/// 802.1Qaz module).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lldpdu<'a> {
     pub chassis_id: Id<'a>,
@@ -111,6 +114,10 @@ pub struct Lldpdu<'a> {
     pub cee_dcbx: Option<CeeDcbx>,
     /// The body (after OUI and subtype) of a CIN DCBX TLV (subtype 1): recognised, not negotiated.
     pub cin_dcbx: Option<&'a [u8]>,
+    /// The IEEE 802.1Qaz TLVs (OUI 00-80-C2, subtypes 9..12), each kept as
+    /// absent, well-formed or malformed.
+    pub ieee_dcbx: IeeeDcbx,
+    /// Other organizationally specific TLVs.
     pub org_specific: Vec<OrgTlv<'a>>,
     pub unknown: Vec<RawTlv<'a>>,
 }
@@ -129,6 +136,7 @@ impl<'a> Lldpdu<'a> {
             management_addresses: Vec::new(),
             cee_dcbx: None,
             cin_dcbx: None,
+            ieee_dcbx: IeeeDcbx::default(),
             org_specific: Vec::new(),
             unknown: Vec::new(),
         }

@@ -313,7 +313,7 @@ fn management_address() {
         }]
     );
     let mut out = vec![0; pdu.buffer_len()];
-    pdu.emit(&mut out);
+    pdu.emit(&mut out).expect("emits");
     assert_eq!(out, v);
 
     // Address string length 1 (no address octets).
@@ -382,7 +382,7 @@ fn other_org_and_reserved_tlvs_are_kept() {
     assert_eq!(pdu.unknown.len(), 1);
     assert_eq!(pdu.unknown[0].tlv_type, 9);
     let mut out = vec![0; pdu.buffer_len()];
-    pdu.emit(&mut out);
+    pdu.emit(&mut out).expect("emits");
     assert_eq!(out, v);
 }
 

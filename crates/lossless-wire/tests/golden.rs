@@ -84,11 +84,11 @@ fn reference_example_round_trips() {
     // Byte for byte, at every level.
     assert_eq!(cee.tlv_len(), tlv.len());
     let mut body = vec![0u8; cee.buffer_len()];
-    assert_eq!(cee.emit(&mut body), body.len());
+    assert_eq!(cee.emit(&mut body), Ok(body.len()));
     assert_eq!(body, tlv[6..]);
     assert_eq!(CeeDcbx::parse(&tlv[6..]).expect("body parses"), cee);
     let mut out = vec![0u8; pdu.buffer_len()];
-    assert_eq!(pdu.emit(&mut out), frame.len());
+    assert_eq!(pdu.emit(&mut out), Ok(frame.len()));
     assert_eq!(out, frame);
 }
 
@@ -132,7 +132,7 @@ fn reference_example_built_from_values() {
         )),
     );
     let mut body = vec![0u8; cee.buffer_len()];
-    cee.emit(&mut body);
+    cee.emit(&mut body).expect("emits");
     assert_eq!(body, hex(REFERENCE_CEE_TLV)[6..]);
 }
 
@@ -142,12 +142,12 @@ fn lldpad_frames_round_trip_byte_for_byte() {
         let frame = hex(h);
         let parsed = Frame::parse(&frame).expect("parses");
         let mut out = vec![0u8; parsed.buffer_len()];
-        assert_eq!(parsed.emit(&mut out), frame.len(), "frame {}", i + 1);
+        assert_eq!(parsed.emit(&mut out), Ok(frame.len()), "frame {}", i + 1);
         assert_eq!(out, frame, "frame {}", i + 1);
 
         let pdu = lldpdu(&frame);
         let mut built = Vec::new();
-        emit_lldp_frame(parsed.header.src, &pdu, &mut built);
+        emit_lldp_frame(parsed.header.src, &pdu, &mut built).expect("emits");
         assert_eq!(built, frame, "frame {} via emit_lldp_frame", i + 1);
     }
 }
@@ -242,7 +242,7 @@ fn short_lldp_frame_is_padded_to_60() {
     let (chassis, port) = Lldpdu::mac_ids(&mac);
     let pdu = Lldpdu::new(chassis, port, 0);
     let mut out = Vec::new();
-    emit_lldp_frame(mac, &pdu, &mut out);
+    emit_lldp_frame(mac, &pdu, &mut out).expect("emits");
     assert_eq!(out.len(), 60);
     assert_eq!(&out[..14], &hex("0180c200000e 020000000001 88cc")[..]);
     assert_eq!(out[14 + pdu.buffer_len()..], [0u8; 60 - 14 - 24]);

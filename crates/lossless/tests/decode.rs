@@ -282,7 +282,7 @@ fn test_frames() -> Vec<Vec<u8>> {
         value: &[0xde, 0xad],
     });
     let mut f = Vec::new();
-    emit_lldp_frame(SRC, &pdu, &mut f);
+    emit_lldp_frame(SRC, &pdu, &mut f).expect("emits");
     frames.push(f);
 
     // 10: a runt: not even an Ethernet header.
@@ -291,7 +291,7 @@ fn test_frames() -> Vec<Vec<u8>> {
     // 11: a shutdown LLDPDU (TTL 0).
     let (chassis, port) = Lldpdu::mac_ids(&SRC);
     let mut f = Vec::new();
-    emit_lldp_frame(SRC, &Lldpdu::new(chassis, port, 0), &mut f);
+    emit_lldp_frame(SRC, &Lldpdu::new(chassis, port, 0), &mut f).expect("emits");
     frames.push(f);
 
     let _ = (DCBX_OUI, SUBTYPE_CIN);

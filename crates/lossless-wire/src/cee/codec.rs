@@ -7,7 +7,7 @@ use super::{
     PFC_LEN, PG_LEN,
 };
 use crate::codec::{split_tlv_header, Reader, Writer};
-use crate::{DecodeError, DecodeErrorKind};
+use crate::{DecodeError, DecodeErrorKind, EmitError};
 
 /// Feature header (4) + PGID nibbles (4) + percentages (8): offset of num_tcs in the PG body.
 const PG_PGID_AT: usize = 4;
@@ -151,26 +151,30 @@ impl CeeDcbx {
     }
 
     /// Length of the whole organizationally specific TLV: LLDP TLV header,
-    /// OUI, subtype and body. At most 513 (a 9-bit LLDP length plus header);
-    /// an APP table of more than 77 entries next to Control, PG and PFC does
-    /// not fit, and emitting one gives a malformed TLV.
+    /// OUI, subtype and body. `Lldpdu::emit` refuses a TLV longer than 513
+    /// (a 9-bit LLDP length plus header), which an APP table of more than
+    /// [`MAX_SENT_APP_ENTRIES`](super::MAX_SENT_APP_ENTRIES) entries next to
+    /// Control, PG and PFC would need.
     pub fn tlv_len(&self) -> usize {
         2 + 4 + self.buffer_len()
     }
 
     /// Writes the body (`buffer_len()` bytes) in lldpad's order: Control, PG,
-    /// PFC, APP; returns the number of bytes written.
-    pub fn emit(&self, buf: &mut [u8]) -> usize {
+    /// PFC, APP; returns the number of bytes written. Every sub-TLV this type
+    /// can hold fits its 9-bit length (the APP table holds at most 84
+    /// entries), so the error is there only because a length is checked
+    /// wherever one is written.
+    pub fn emit(&self, buf: &mut [u8]) -> Result<usize, EmitError> {
         let mut w = Writer::new(buf);
         if let Some(c) = &self.control {
-            w.tlv_header(subtlv::CONTROL, CONTROL_LEN);
+            w.tlv_header(subtlv::CONTROL, CONTROL_LEN, "dcbx.control")?;
             w.u8(c.oper_version);
             w.u8(c.max_version);
             w.u32(c.seq);
             w.u32(c.ack);
         }
         if let Some(Ok(pg)) = &self.pg {
-            w.tlv_header(subtlv::PG, PG_LEN);
+            w.tlv_header(subtlv::PG, PG_LEN, "dcbx.pg")?;
             emit_header(&mut w, &pg.header);
             for pair in pg.cfg.pgid.chunks_exact(2) {
                 if let [hi, lo] = pair {
@@ -181,13 +185,13 @@ impl CeeDcbx {
             w.u8(pg.cfg.num_tcs);
         }
         if let Some(Ok(pfc)) = &self.pfc {
-            w.tlv_header(subtlv::PFC, PFC_LEN);
+            w.tlv_header(subtlv::PFC, PFC_LEN, "dcbx.pfc")?;
             emit_header(&mut w, &pfc.header);
             w.u8(pfc.cfg.priorities.0);
             w.u8(pfc.cfg.num_tcs);
         }
         if let Some(Ok(app)) = &self.app {
-            w.tlv_header(subtlv::APP, app_len(&app.cfg));
+            w.tlv_header(subtlv::APP, app_len(&app.cfg), "dcbx.app")?;
             emit_header(&mut w, &app.header);
             for e in &app.cfg.entries {
                 w.u16(e.protocol);
@@ -197,7 +201,7 @@ impl CeeDcbx {
                 w.u8(e.priorities.0);
             }
         }
-        w.written()
+        Ok(w.written())
     }
 }
 

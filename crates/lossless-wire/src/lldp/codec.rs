@@ -3,10 +3,12 @@
 use super::{tlv_type, Id, Lldpdu, ManagementAddress, OrgTlv, RawTlv, SystemCapabilities};
 use crate::cee::{CeeDcbx, DCBX_OUI, SUBTYPE_CEE, SUBTYPE_CIN};
 use crate::codec::{split_tlv_header, Reader, Writer};
-use crate::{DecodeError, DecodeErrorKind};
+use crate::ieee::{is_dcbx_tlv, IeeeRx};
+use crate::{DecodeError, DecodeErrorKind, EmitError};
 
 /// Longest Chassis ID / Port ID TLV: subtype + 255 octets of id.
 const MAX_ID_TLV_LEN: usize = 256;
+const MAX_ID_LEN: usize = MAX_ID_TLV_LEN - 1;
 /// Longest Port Description, System Name, System Description.
 const MAX_STRING_LEN: usize = 255;
 const SYSTEM_CAPABILITIES_LEN: usize = 4;
@@ -16,6 +18,7 @@ const MGMT_MIN_LEN: usize = 9;
 const MGMT_MAX_LEN: usize = 167;
 const MGMT_FIXED_LEN: usize = 7;
 const MGMT_MAX_OID_LEN: usize = 128;
+const MGMT_MAX_ADDR_LEN: usize = 31;
 /// OUI + subtype.
 const ORG_HEADER_LEN: usize = 4;
 
@@ -209,7 +212,8 @@ impl<'a> Lldpdu<'a> {
     /// start of `data`.
     ///
     /// Allocates only for Management Address, non-DCBX organizationally
-    /// specific and reserved-type TLVs (the `Vec`s that hold them).
+    /// specific and reserved-type TLVs (the `Vec`s that hold them): the CEE
+    /// and IEEE DCBX TLVs are held inline.
     pub fn parse(data: &'a [u8]) -> Result<Lldpdu<'a>, DecodeError> {
         Lldpdu::parse_at(data, 0)
     }
@@ -248,6 +252,7 @@ impl<'a> Lldpdu<'a> {
         let mut seen_system_capabilities = None;
         let mut seen_cee = None;
         let mut seen_cin = None;
+        let mut ieee_rx = IeeeRx::default();
         loop {
             if r.is_empty() {
                 return Err(DecodeError::new(
@@ -336,6 +341,10 @@ impl<'a> Lldpdu<'a> {
                     } else if oui == DCBX_OUI && subtype == SUBTYPE_CIN {
                         once(&mut seen_cin, at, "lldp.dcbx")?;
                         pdu.cin_dcbx = Some(v.rest());
+                    } else if is_dcbx_tlv(oui, subtype) {
+                        // Kept inside `ieee_dcbx`, malformed or not: a bad
+                        // IEEE TLV does not cost the rest of the LLDPDU.
+                        ieee_rx.tlv(&mut pdu.ieee_dcbx, subtype, at, len, v);
                     } else {
                         pdu.org_specific.push(OrgTlv {
                             oui,
@@ -379,6 +388,7 @@ impl<'a> Lldpdu<'a> {
         if let Some(cin) = self.cin_dcbx {
             n += 2 + ORG_HEADER_LEN + cin.len();
         }
+        n += self.ieee_dcbx.buffer_len();
         for o in &self.org_specific {
             n += 2 + ORG_HEADER_LEN + o.info.len();
         }
@@ -391,40 +401,63 @@ impl<'a> Lldpdu<'a> {
     /// Writes `buffer_len()` bytes in the order documented on [`Lldpdu`];
     /// returns that count.
     ///
-    /// Values are written as given: lengths beyond what a TLV can carry (an
-    /// id over 255 octets, a string over 255, a CEE TLV over 511) give a
-    /// malformed LLDPDU, and a `RawTlv` of type 0..=8 or 127, or an `OrgTlv`
-    /// carrying the DCBX OUI with subtype 1 or 2, will not parse back to the
-    /// same value. Building such values is a caller bug.
-    pub fn emit(&self, buf: &mut [u8]) -> usize {
+    /// Refuses, with the field at fault, a length the parser would refuse:
+    /// an id of 0 or over 255 octets, a string over 255, a management address
+    /// of 0 or over 31 octets or an OID over 128, a CEE DCBX, org-specific or
+    /// unknown TLV whose value exceeds 511 octets; and an invalid IEEE DCBX
+    /// value (see [`IeeeDcbx::emit`](crate::ieee::IeeeDcbx::emit)). On error
+    /// the buffer's contents are unspecified.
+    ///
+    /// Malformed CEE features and IEEE TLVs are not written. A `RawTlv` of
+    /// type 0..=8 or 127, or an `OrgTlv` carrying the DCBX OUI with subtype 1
+    /// or 2 or the IEEE 802.1 OUI with subtype 9..=12, is written but will
+    /// not parse back to the same value: building one is a caller bug.
+    pub fn emit(&self, buf: &mut [u8]) -> Result<usize, EmitError> {
         let mut w = Writer::new(buf);
-        for (t, id) in [
-            (tlv_type::CHASSIS_ID, &self.chassis_id),
-            (tlv_type::PORT_ID, &self.port_id),
+        for (t, id, field) in [
+            (tlv_type::CHASSIS_ID, &self.chassis_id, "lldp.chassis_id"),
+            (tlv_type::PORT_ID, &self.port_id, "lldp.port_id"),
         ] {
-            w.tlv_header(t, 1 + id.id.len());
+            EmitError::check(field, id.id.len(), 1, MAX_ID_LEN)?;
+            w.tlv_header(t, 1 + id.id.len(), field)?;
             w.u8(id.subtype);
             w.put(id.id);
         }
-        w.tlv_header(tlv_type::TTL, 2);
+        w.tlv_header(tlv_type::TTL, 2, "lldp.ttl")?;
         w.u16(self.ttl);
-        for (t, s) in [
-            (tlv_type::PORT_DESCRIPTION, self.port_description),
-            (tlv_type::SYSTEM_NAME, self.system_name),
-            (tlv_type::SYSTEM_DESCRIPTION, self.system_description),
+        for (t, s, field) in [
+            (
+                tlv_type::PORT_DESCRIPTION,
+                self.port_description,
+                "lldp.port_description",
+            ),
+            (tlv_type::SYSTEM_NAME, self.system_name, "lldp.system_name"),
+            (
+                tlv_type::SYSTEM_DESCRIPTION,
+                self.system_description,
+                "lldp.system_description",
+            ),
         ] {
             if let Some(s) = s {
-                w.tlv_header(t, s.len());
+                EmitError::check(field, s.len(), 0, MAX_STRING_LEN)?;
+                w.tlv_header(t, s.len(), field)?;
                 w.put(s);
             }
         }
         if let Some(c) = self.system_capabilities {
-            w.tlv_header(tlv_type::SYSTEM_CAPABILITIES, SYSTEM_CAPABILITIES_LEN);
+            w.tlv_header(
+                tlv_type::SYSTEM_CAPABILITIES,
+                SYSTEM_CAPABILITIES_LEN,
+                "lldp.system_capabilities",
+            )?;
             w.u16(c.capabilities);
             w.u16(c.enabled);
         }
         for m in &self.management_addresses {
-            w.tlv_header(tlv_type::MANAGEMENT_ADDRESS, mgmt_len(m));
+            EmitError::check("lldp.mgmt_addr.addr", m.address.len(), 1, MGMT_MAX_ADDR_LEN)?;
+            EmitError::check("lldp.mgmt_addr.oid", m.oid.len(), 0, MGMT_MAX_OID_LEN)?;
+            w.tlv_header(tlv_type::MANAGEMENT_ADDRESS, mgmt_len(m), "lldp.mgmt_addr")?;
+            // Both fit a byte: checked just above.
             w.u8((1 + m.address.len()) as u8);
             w.u8(m.address_subtype);
             w.put(m.address);
@@ -434,31 +467,41 @@ impl<'a> Lldpdu<'a> {
             w.put(m.oid);
         }
         if let Some(cee) = &self.cee_dcbx {
-            w.tlv_header(tlv_type::ORG_SPECIFIC, cee.tlv_len() - 2);
+            // The one limit of the CEE TLV: its value fits the 9-bit length.
+            w.tlv_header(tlv_type::ORG_SPECIFIC, cee.tlv_len() - 2, "lldp.dcbx")?;
             w.put(&DCBX_OUI);
             w.u8(SUBTYPE_CEE);
             // The body has its own emitter, which writes into the rest of `buf`.
-            let body_len = cee.emit(w.rest_mut());
+            let body_len = cee.emit(w.rest_mut())?;
             w.advance(body_len);
         }
         if let Some(cin) = self.cin_dcbx {
-            w.tlv_header(tlv_type::ORG_SPECIFIC, ORG_HEADER_LEN + cin.len());
+            w.tlv_header(
+                tlv_type::ORG_SPECIFIC,
+                ORG_HEADER_LEN + cin.len(),
+                "lldp.dcbx",
+            )?;
             w.put(&DCBX_OUI);
             w.u8(SUBTYPE_CIN);
             w.put(cin);
         }
+        self.ieee_dcbx.emit_into(&mut w)?;
         for o in &self.org_specific {
-            w.tlv_header(tlv_type::ORG_SPECIFIC, ORG_HEADER_LEN + o.info.len());
+            w.tlv_header(
+                tlv_type::ORG_SPECIFIC,
+                ORG_HEADER_LEN + o.info.len(),
+                "lldp.org",
+            )?;
             w.put(&o.oui);
             w.u8(o.subtype);
             w.put(o.info);
         }
         for u in &self.unknown {
-            w.tlv_header(u.tlv_type, u.value.len());
+            w.tlv_header(u.tlv_type, u.value.len(), "lldp.tlv")?;
             w.put(u.value);
         }
-        w.tlv_header(tlv_type::END, 0);
-        w.written()
+        w.tlv_header(tlv_type::END, 0, "lldp.end")?;
+        Ok(w.written())
     }
 }
 

@@ -170,7 +170,7 @@ pub fn lldp_frame(cee: Option<CeeDcbx>) -> Vec<u8> {
     let mut pdu = Lldpdu::new(chassis, port, 120);
     pdu.cee_dcbx = cee;
     let mut out = Vec::new();
-    emit_lldp_frame(SRC, &pdu, &mut out);
+    emit_lldp_frame(SRC, &pdu, &mut out).expect("emits");
     out
 }
 

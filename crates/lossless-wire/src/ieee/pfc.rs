@@ -1,0 +1,48 @@
+//! The PFC Configuration TLV (IEEE 802.1Q-2018 D.2.11): which priorities
+//! are lossless.
+
+use serde::{Deserialize, Serialize};
+
+use super::{InvalidValue, PriorityMap, MAX_TCS};
+
+/// PFC configuration as sent in the PFC Configuration TLV.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct PfcConfig {
+    /// Willing to take the peer's PFC configuration.
+    pub willing: bool,
+    /// MACsec bypass capability: the station can bypass MACsec for PFC frames.
+    pub mbc: bool,
+    /// PFC capability: how many traffic classes may have PFC at once, 0..=8.
+    pub cap: u8,
+    /// Priorities with PFC enabled.
+    pub enabled: PriorityMap,
+}
+
+impl Default for PfcConfig {
+    /// lldpad's default: willing, no MBC, capability 8, PFC on no priority.
+    fn default() -> Self {
+        PfcConfig {
+            willing: true,
+            mbc: false,
+            cap: MAX_TCS,
+            enabled: PriorityMap::NONE,
+        }
+    }
+}
+
+impl PfcConfig {
+    /// Any enable bitmap is valid; the capability is 0..=8.
+    pub fn validate(&self) -> Result<(), InvalidValue> {
+        // D.2.11.5, PFC capability: a count of traffic classes. The field has
+        // 4 bits, but a port has at most 8 classes, so 9..15 cannot be true.
+        if self.cap > MAX_TCS {
+            return Err(InvalidValue {
+                field: "pfc.cap",
+                index: None,
+                value: self.cap.into(),
+                reason: "PFC capability counts traffic classes: 0..8",
+            });
+        }
+        Ok(())
+    }
+}

@@ -3,7 +3,7 @@
 //! the same request.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use losslessd::protocol::Request;
+use lossless_node::protocol::Request;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(line) = std::str::from_utf8(data) else {

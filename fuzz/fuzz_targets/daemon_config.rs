@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use losslessd::config::DaemonConfig;
+use lossless_node::config::DaemonConfig;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

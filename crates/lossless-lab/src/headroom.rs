@@ -9,9 +9,10 @@ use lossless_headroom::dv::Inputs;
 use lossless_headroom::medium::Medium;
 use lossless_headroom::phy;
 use lossless_headroom::report::{calc, CalcError, Request};
-use lossless_headroom::session::{Measurement, SessionConfig};
+use lossless_headroom::session::Measurement;
 use lossless_headroom::sizing::{need, Need, SizingConfig};
 use lossless_headroom::units::{self, Length, Rate};
+use lossless_node::config::HeadroomSettings;
 use lossless_wire::MacAddr;
 use serde::Serialize;
 
@@ -103,9 +104,13 @@ pub fn build_links(sim: &mut Sim, specs: &[LinkSpec]) -> Result<Vec<NodeId>, Lin
         let b = sim
             .add_agent(&format!("{}/host", spec.label), host)
             .expect("valid host config");
+        let settings = HeadroomSettings {
+            speed: Some(spec.speed.0),
+            ..HeadroomSettings::default()
+        };
         for n in [a, b] {
-            sim.enable_measurement(n, SessionConfig::default())
-                .expect("default session config is valid");
+            sim.set_headroom(n, settings)
+                .expect("default headroom settings are valid");
         }
         let seg = sim.connect(a, b);
         sim.set_link_props(a, b, PathProps { delay, loss: 0.0 });

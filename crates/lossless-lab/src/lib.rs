@@ -4,6 +4,7 @@
 
 pub mod describe;
 pub mod headroom;
+pub mod nic;
 pub mod pcap;
 pub mod relay;
 pub mod scenario;

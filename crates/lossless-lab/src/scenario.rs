@@ -19,6 +19,7 @@ use crate::pcap::Capture;
 use crate::sim::{LogEntry, PathProps, Sim};
 use crate::wan_relay::{RelayRun, WanRelayConfig};
 use lossless_headroom::sizing::SizingConfig;
+use lossless_node::protocol::DaemonEvent;
 use lossless_relay::example::Kind;
 
 /// A scenario's name and what it shows.
@@ -355,6 +356,20 @@ fn report(info: &ScenarioInfo, seed: u64, sim: &Sim, converged_at: Option<Instan
         // Measurement frames (96 per port and round) would drown the timeline; their
         // results are the "delay" rows.
         .filter(|e| !matches!(e, LogEntry::Sent { summary, .. } if summary.starts_with("delay ")))
+        // The node's own events that the timeline's other rows already say (port and
+        // link changes, configuration reloads) are left out.
+        .filter(|e| {
+            !matches!(
+                e,
+                LogEntry::Node {
+                    event: DaemonEvent::PortAdded { .. }
+                        | DaemonEvent::PortRemoved { .. }
+                        | DaemonEvent::LinkChanged { .. }
+                        | DaemonEvent::ConfigChanged { .. },
+                    ..
+                }
+            )
+        })
         .map(|e| match e {
             LogEntry::Sent { at, from, summary } => TimelineRow {
                 t: at.since_epoch().as_secs_f64(),
@@ -384,6 +399,12 @@ fn report(info: &ScenarioInfo, seed: u64, sim: &Sim, converged_at: Option<Instan
                 t: at.since_epoch().as_secs_f64(),
                 node: sim.name(*node).to_string(),
                 kind: "delay",
+                text: serde_json::to_string(event).unwrap_or_default(),
+            },
+            LogEntry::Node { at, node, event } => TimelineRow {
+                t: at.since_epoch().as_secs_f64(),
+                node: sim.name(*node).to_string(),
+                kind: "node",
                 text: serde_json::to_string(event).unwrap_or_default(),
             },
         })

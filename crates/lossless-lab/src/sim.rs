@@ -1,28 +1,49 @@
-//! A discrete-event link simulator: agents joined by segments, a virtual
-//! clock, per-direction delay and loss, a seeded random source.
+//! A discrete-event simulator of nodes joined by links: the real node core
+//! ([`lossless_node::Node`], what losslessd runs) on every node, a virtual clock,
+//! per-direction delay and loss, a seeded random source.
 //!
-//! The shape is quinn-proto's test `Pair` generalised to N agents: the
-//! simulator owns every agent, delivers frames at `now + delay` (or drops
-//! them with the path's loss probability) and wakes each agent at its own
-//! `poll_timeout()`. Nothing reads the wall clock, so a run is exactly
+//! The shape is quinn-proto's test `Pair` generalised to N nodes: the simulator owns
+//! every node, carries out its outputs as losslessd's runtime would (frames onto the
+//! simulated wire, measurement frames timestamped with the virtual clock, the NIC
+//! answered by a modelled driver ([`crate::nic`]), the state directory kept in
+//! memory, the configuration file read from the text the lab wrote), delivers frames at
+//! `now + delay` (or drops them with the path's loss probability) and wakes each node
+//! at its own `poll_timeout()`. Nothing reads the wall clock, so a run is exactly
 //! repeatable from its seed.
+//!
+//! Each node has one port, [`PORT`]; its settings are rendered into a configuration
+//! file the node parses, so a change of configuration is a reload, as on a host.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
+use std::path::PathBuf;
 
 use lossless_dcbx::{Agent, ConfigError, Duration, Event, Instant, PortConfig};
-use lossless_headroom::session::{MeasureEvent, Session, SessionConfig, SessionConfigError};
+use lossless_headroom::session::{MeasureEvent, Session};
+use lossless_node::config::{DaemonConfig, HeadroomSettings, PortSettings};
+use lossless_node::link::{Link, LinkChange};
+use lossless_node::node::{Identity, Node, Now, Output, PersistError, RequestId};
+use lossless_node::port::Port;
+use lossless_node::protocol::{DaemonEvent, ErrorKind, EventBody, Request, Response};
+use lossless_node::state::PersistedState;
+use lossless_node::timestamps::{Clock, Clocks};
+use lossless_wire::MacAddr;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::describe::describe_frame;
+use crate::nic::{Driver, Nic};
 
-/// Index of an agent in the simulator.
+/// Index of a node in the simulator.
 pub type NodeId = usize;
-/// Index of a segment (a link, or a shared medium with more than two agents).
+/// Index of a segment (a link, or a shared medium with more than two nodes).
 pub type SegmentId = usize;
 
-/// Delay and loss of one direction between two agents.
+/// The interface name of every node's port.
+pub const PORT: &str = "p0";
+const IFINDEX: u32 = 1;
+
+/// Delay and loss of one direction between two nodes.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PathProps {
     pub delay: Duration,
@@ -42,7 +63,7 @@ impl Default for PathProps {
 /// What happened, when: the timeline of a run.
 #[derive(Debug, Clone, PartialEq)]
 pub enum LogEntry {
-    /// An agent sent a frame (described for people).
+    /// A node sent a frame (described for people).
     Sent {
         at: Instant,
         from: NodeId,
@@ -54,7 +75,7 @@ pub enum LogEntry {
         from: NodeId,
         to: NodeId,
     },
-    /// An agent reported an event.
+    /// A node's DCBX agent reported an event.
     Event {
         at: Instant,
         node: NodeId,
@@ -68,6 +89,12 @@ pub enum LogEntry {
         node: NodeId,
         event: MeasureEvent,
     },
+    /// A node's own event (port, link, configuration, hardware, headroom).
+    Node {
+        at: Instant,
+        node: NodeId,
+        event: DaemonEvent,
+    },
 }
 
 /// A frame as it crossed the wire, for captures.
@@ -78,19 +105,40 @@ pub struct Captured {
     pub bytes: Vec<u8>,
 }
 
-struct Node {
+struct SimNode {
     name: String,
-    agent: Agent,
-    /// The adaptive-headroom measurement session, on nodes that run one.
-    measure: Option<Session>,
+    node: Node,
+    mac: MacAddr,
+    /// The port's settings as the lab last wrote them into the node's file.
+    settings: PortSettings,
+    /// The node's state directory.
+    store: PersistedState,
+    /// Persisting fails (a full disk) while set.
+    persist_fails: bool,
+    nic: Nic,
+    /// The line rate the "kernel" reports, Mb/s.
+    speed_mbps: Option<u64>,
+    link_up: bool,
     segment: Option<SegmentId>,
-    /// The deadline queued for this agent in `timers` (older entries are stale).
+    /// The deadline queued for this node in `timers` (older entries are stale).
     scheduled: Option<Instant>,
+    /// Replies to requests, by id.
+    replies: Vec<(RequestId, Response)>,
+}
+
+/// What travels on a segment.
+#[derive(Debug, Clone, Copy)]
+enum Delivery {
+    /// An LLDPDU (or any frame of the port's packet socket).
+    Frame,
+    /// A measurement frame, sent at this virtual instant.
+    Measure,
 }
 
 struct InFlight {
     to: NodeId,
     bytes: Vec<u8>,
+    kind: Delivery,
 }
 
 /// Counters of a run.
@@ -104,7 +152,7 @@ pub struct SimStats {
 /// The simulator.
 pub struct Sim {
     now: Instant,
-    nodes: Vec<Node>,
+    nodes: Vec<SimNode>,
     segments: Vec<Vec<NodeId>>,
     paths: HashMap<(NodeId, NodeId), PathProps>,
     default_path: PathProps,
@@ -113,10 +161,20 @@ pub struct Sim {
     free_slots: Vec<usize>,
     timers: BinaryHeap<Reverse<(Instant, NodeId)>>,
     seq: u64,
+    next_request: RequestId,
     rng: SmallRng,
     log: Option<Vec<LogEntry>>,
     capture: Option<Vec<Captured>>,
     stats: SimStats,
+}
+
+/// The configuration file of a node whose port has `settings`.
+fn config_text(settings: &PortSettings) -> String {
+    format!("[ports.\"{PORT}\"]\n{}", settings.to_toml())
+}
+
+fn config_path(name: &str) -> PathBuf {
+    PathBuf::from(format!("lab/{name}.toml"))
 }
 
 impl Sim {
@@ -133,6 +191,7 @@ impl Sim {
             free_slots: Vec::new(),
             timers: BinaryHeap::new(),
             seq: 0,
+            next_request: 0,
             rng: SmallRng::seed_from_u64(seed),
             log: Some(Vec::new()),
             capture: None,
@@ -156,6 +215,13 @@ impl Sim {
         self.now
     }
 
+    fn clock(&self) -> Now {
+        Now {
+            mono: self.now,
+            unix: self.now.since_epoch().as_secs_f64(),
+        }
+    }
+
     pub fn stats(&self) -> SimStats {
         self.stats
     }
@@ -176,44 +242,162 @@ impl Sim {
         self.nodes.len()
     }
 
-    pub fn agent(&self, node: NodeId) -> &Agent {
-        &self.nodes[node].agent
+    /// The node core itself.
+    pub fn node(&self, node: NodeId) -> &Node {
+        &self.nodes[node].node
     }
 
-    /// Adds an agent (link down, not on any segment).
+    /// The node's port. Panics if the node refused its configuration (the lab only
+    /// writes configurations it validated).
+    pub fn port(&self, node: NodeId) -> &Port {
+        match self.nodes[node].node.port(PORT) {
+            Some(p) => p,
+            None => panic!("node {} has no port {PORT}", self.nodes[node].name),
+        }
+    }
+
+    /// The DCBX agent of the node's port.
+    pub fn agent(&self, node: NodeId) -> &Agent {
+        &self.port(node).agent
+    }
+
+    /// The node's NIC: its driver and what it was asked to program.
+    pub fn nic(&self, node: NodeId) -> &Nic {
+        &self.nodes[node].nic
+    }
+
+    /// What the node's state directory holds.
+    pub fn persisted(&self, node: NodeId) -> &PersistedState {
+        &self.nodes[node].store
+    }
+
+    /// The node's Prometheus metrics now.
+    pub fn metrics(&self, node: NodeId) -> String {
+        self.nodes[node].node.render_metrics(self.clock(), None)
+    }
+
+    /// The settings of the node's port as written into its file.
+    pub fn settings(&self, node: NodeId) -> &PortSettings {
+        &self.nodes[node].settings
+    }
+
+    /// Adds a node whose one port runs `cfg` (link down, not on any segment). The port
+    /// takes `cfg.mac`; nothing is programmed into its NIC (`apply = "none"`).
     pub fn add_agent(&mut self, name: &str, cfg: PortConfig) -> Result<NodeId, ConfigError> {
-        let agent = Agent::new(cfg, self.now)?;
-        self.nodes.push(Node {
+        let settings = PortSettings::from_port_config(&cfg);
+        self.add_node(name, cfg.mac, settings, Driver::NoDcbnl)
+    }
+
+    /// Adds a node whose one port has `settings`, the MAC `mac` and a NIC with this
+    /// driver (which the node programs when the port has `apply = "dcbnl"`).
+    pub fn add_node(
+        &mut self,
+        name: &str,
+        mac: MacAddr,
+        settings: PortSettings,
+        driver: Driver,
+    ) -> Result<NodeId, ConfigError> {
+        let config = Self::parse(name, mac, &settings)?;
+        let store = PersistedState {
+            boots: 0,
+            ..PersistedState::default()
+        };
+        let node = Node::new(config, Self::identity(name), store.clone(), self.clock());
+        self.nodes.push(SimNode {
             name: name.to_string(),
-            agent,
-            measure: None,
+            node,
+            mac,
+            settings,
+            store,
+            persist_fails: false,
+            nic: Nic::new(driver),
+            speed_mbps: None,
+            link_up: false,
             segment: None,
             scheduled: None,
+            replies: Vec::new(),
         });
-        Ok(self.nodes.len() - 1)
+        let id = self.nodes.len() - 1;
+        let now = self.clock();
+        let link = self.link(id);
+        self.nodes[id].node.handle_links(now, vec![link]);
+        self.after(id);
+        Ok(id)
     }
 
-    /// Runs a link-delay measurement session on `node` (it starts measuring once its
-    /// agent and the peer's both advertise the capability). Timestamps are the virtual
+    fn identity(name: &str) -> Identity {
+        Identity {
+            config_path: Some(config_path(name)),
+            cli_ports: Vec::new(),
+            pid: 0,
+        }
+    }
+
+    /// Checks the settings as the agent would, then parses the file they render to.
+    fn parse(
+        name: &str,
+        mac: MacAddr,
+        settings: &PortSettings,
+    ) -> Result<DaemonConfig, ConfigError> {
+        settings.port_config(mac).validate()?;
+        DaemonConfig::parse(&config_text(settings), &config_path(name)).map_err(|e| {
+            ConfigError::Value {
+                path: "(rendered configuration)".into(),
+                reason: e.to_string(),
+            }
+        })
+    }
+
+    fn link(&self, node: NodeId) -> Link {
+        let n = &self.nodes[node];
+        Link {
+            ifindex: IFINDEX,
+            name: PORT.to_string(),
+            mac: Some(n.mac.0),
+            admin_up: true,
+            oper_up: n.link_up,
+            carrier: n.link_up,
+        }
+    }
+
+    /// The line rate the node's "kernel" reports for its port.
+    pub fn set_speed(&mut self, node: NodeId, mbps: Option<u64>) {
+        self.nodes[node].speed_mbps = mbps;
+        let now = self.clock();
+        self.nodes[node].node.handle_speed(now, IFINDEX, mbps);
+        self.after(node);
+    }
+
+    /// Makes the node's state directory fail writes (true) or work again.
+    pub fn set_persist_fails(&mut self, node: NodeId, fails: bool) {
+        self.nodes[node].persist_fails = fails;
+    }
+
+    /// The node's adaptive-headroom settings (`[ports."p0".headroom]`); whether it
+    /// measures is the port's `dcbx.headroom_measurement`, advertised in DCBX: it
+    /// measures its link once the peer advertises it too. Timestamps are the virtual
     /// clock, so what it measures is exactly the paths' delays.
-    pub fn enable_measurement(
+    pub fn set_headroom(
         &mut self,
         node: NodeId,
-        cfg: SessionConfig,
-    ) -> Result<(), SessionConfigError> {
-        let mac = self.nodes[node].agent.mac();
-        let first_id = (node as u16).wrapping_mul(1000);
-        self.nodes[node].measure = Some(Session::new(cfg, mac, first_id)?);
-        self.after(node);
-        Ok(())
+        settings: HeadroomSettings,
+    ) -> Result<(), ConfigError> {
+        let mut s = self.nodes[node].settings.clone();
+        s.headroom = settings;
+        self.write_settings(node, s)
     }
 
     /// The node's measurement session, if it runs one.
     pub fn measurement(&self, node: NodeId) -> Option<&Session> {
-        self.nodes[node].measure.as_ref()
+        self.nodes[node]
+            .node
+            .port(PORT)?
+            .headroom
+            .as_ref()
+            .map(|h| &h.session)
     }
 
-    /// A point-to-point link between two agents (links stay down until `link_up`).
+    /// A point-to-point link between two nodes (links stay down until `set_link`).
     pub fn connect(&mut self, a: NodeId, b: NodeId) -> SegmentId {
         let seg = self.segments.len();
         self.segments.push(vec![a, b]);
@@ -222,7 +406,7 @@ impl Sim {
         seg
     }
 
-    /// Puts another agent on a segment: a shared medium (e.g. a hub, or a
+    /// Puts another node on a segment: a shared medium (e.g. a hub, or a
     /// misconfigured bridge that forwards LLDP), i.e. a second neighbour.
     pub fn attach(&mut self, seg: SegmentId, node: NodeId) {
         if !self.segments[seg].contains(&node) {
@@ -231,7 +415,7 @@ impl Sim {
         self.nodes[node].segment = Some(seg);
     }
 
-    /// Takes an agent off its segment (its link goes down).
+    /// Takes a node off its segment (its link goes down).
     pub fn detach(&mut self, node: NodeId) {
         self.set_node_link(node, false);
         if let Some(seg) = self.nodes[node].segment.take() {
@@ -244,7 +428,7 @@ impl Sim {
         self.paths.insert((from, to), props);
     }
 
-    /// Delay and loss in both directions between two agents.
+    /// Delay and loss in both directions between two nodes.
     pub fn set_link_props(&mut self, a: NodeId, b: NodeId, props: PathProps) {
         self.set_path(a, b, props);
         self.set_path(b, a, props);
@@ -262,7 +446,7 @@ impl Sim {
         }
     }
 
-    /// Brings every agent on a segment up (or down) at the current instant.
+    /// Brings every node on a segment up (or down) at the current instant.
     pub fn set_link(&mut self, seg: SegmentId, up: bool) {
         self.note(format!(
             "link {} {}",
@@ -270,43 +454,101 @@ impl Sim {
             if up { "up" } else { "down" }
         ));
         for node in self.segments[seg].clone() {
-            let now = self.now;
-            self.nodes[node].agent.handle_link(now, up);
-            self.after(node);
+            self.set_node_link(node, up);
         }
     }
 
-    /// One agent's view of its link (e.g. it was unplugged, or restarted).
+    /// One node's view of its link (e.g. it was unplugged).
     pub fn set_node_link(&mut self, node: NodeId, up: bool) {
-        let now = self.now;
-        self.nodes[node].agent.handle_link(now, up);
+        self.nodes[node].link_up = up;
+        let now = self.clock();
+        let link = self.link(node);
+        self.nodes[node]
+            .node
+            .handle_link_change(now, LinkChange::New(link));
         self.after(node);
     }
 
-    /// Changes an agent's configuration now.
+    /// Changes the configuration of a node's port now: the lab rewrites the node's
+    /// file and the node reloads it (as on SIGHUP). A bad one is refused and nothing
+    /// changes.
     pub fn set_config(&mut self, node: NodeId, cfg: PortConfig) -> Result<(), ConfigError> {
-        let now = self.now;
-        self.nodes[node].agent.set_config(now, cfg)?;
+        let mut s = PortSettings::from_port_config(&cfg);
+        let old = &self.nodes[node].settings;
+        s.apply = old.apply;
+        s.headroom = old.headroom;
+        if cfg.mac != self.nodes[node].mac {
+            self.nodes[node].mac = cfg.mac;
+            let now = self.clock();
+            let link = self.link(node);
+            self.nodes[node]
+                .node
+                .handle_link_change(now, LinkChange::New(link));
+        }
+        self.write_settings(node, s)?;
         self.note(format!("config change on {}", self.nodes[node].name));
+        Ok(())
+    }
+
+    /// Writes `settings` into the node's file and has it reloaded.
+    pub fn write_settings(
+        &mut self,
+        node: NodeId,
+        settings: PortSettings,
+    ) -> Result<(), ConfigError> {
+        let mac = self.nodes[node].mac;
+        Self::parse(&self.nodes[node].name, mac, &settings)?;
+        self.nodes[node].settings = settings;
+        let now = self.clock();
+        self.nodes[node].node.handle_reload_signal(now);
         self.after(node);
         Ok(())
     }
 
-    /// Replaces an agent by a fresh one with `cfg` (a crash and restart: no
-    /// shutdown frame, all state lost) and brings its link up.
-    pub fn restart(&mut self, node: NodeId, cfg: PortConfig) -> Result<(), ConfigError> {
-        self.nodes[node].agent = Agent::new(cfg, self.now)?;
-        let mac = self.nodes[node].agent.mac();
-        if let Some(m) = &mut self.nodes[node].measure {
-            // All state lost: a new session, whose rounds are numbered afresh.
-            let first_id = m.next_round_id().wrapping_add(0x8000);
-            if let Ok(fresh) = Session::new(*m.config(), mac, first_id) {
-                *m = fresh;
-            }
+    /// Sends a control request to a node, as `lossless` would, and returns its answer
+    /// (what it waited for, such as persisting, is carried out meanwhile).
+    pub fn request(&mut self, node: NodeId, req: Request) -> Response {
+        self.next_request += 1;
+        let id = self.next_request;
+        let now = self.clock();
+        self.nodes[node].node.handle_request(now, id, req);
+        self.after(node);
+        let replies = &mut self.nodes[node].replies;
+        match replies.iter().position(|(r, _)| *r == id) {
+            Some(i) => replies.remove(i).1,
+            None => Response::err(ErrorKind::Unavailable, "no reply"),
         }
-        self.nodes[node].scheduled = None;
+    }
+
+    /// Replaces a node by a fresh one with `cfg` (a crash and restart: no shutdown
+    /// frame, all memory lost, the state directory kept and the start counted) and
+    /// brings its link up.
+    pub fn restart(&mut self, node: NodeId, cfg: PortConfig) -> Result<(), ConfigError> {
+        let mut settings = PortSettings::from_port_config(&cfg);
+        let old = &self.nodes[node].settings;
+        settings.apply = old.apply;
+        settings.headroom = old.headroom;
+        let config = Self::parse(&self.nodes[node].name, cfg.mac, &settings)?;
+        let n = &mut self.nodes[node];
+        n.store.boots = n.store.boots.wrapping_add(1);
+        n.mac = cfg.mac;
+        n.settings = settings;
+        n.node = Node::new(
+            config,
+            Self::identity(&n.name),
+            n.store.clone(),
+            Now {
+                mono: self.now,
+                unix: self.now.since_epoch().as_secs_f64(),
+            },
+        );
+        n.scheduled = None;
+        n.link_up = true;
+        let now = self.clock();
+        let link = self.link(node);
+        self.nodes[node].node.handle_links(now, vec![link]);
         self.note(format!("{} restarted", self.nodes[node].name));
-        self.set_node_link(node, true);
+        self.after(node);
         Ok(())
     }
 
@@ -318,105 +560,14 @@ impl Sim {
         names.join("-")
     }
 
-    /// Drains an agent's output: frames onto the wire, events into the log,
-    /// its next deadline into the timer queue.
+    /// Carries out a node's outputs (frames onto the wire, the NIC, the state
+    /// directory, its file), logs its events, queues its next deadline.
     fn after(&mut self, node: NodeId) {
+        while let Some(out) = self.nodes[node].node.poll_output() {
+            self.execute(node, out);
+        }
         let now = self.now;
-        let n = &mut self.nodes[node];
-        if let Some(m) = &mut n.measure {
-            m.follow(now, &n.agent);
-        }
-        while let Some(bytes) = self.next_frame(node) {
-            self.stats.frames_sent += 1;
-            if let Some(log) = &mut self.log {
-                log.push(LogEntry::Sent {
-                    at: now,
-                    from: node,
-                    summary: describe_frame(&bytes),
-                });
-            }
-            if let Some(cap) = &mut self.capture {
-                cap.push(Captured {
-                    at: now,
-                    from: node,
-                    bytes: bytes.clone(),
-                });
-            }
-            let Some(seg) = self.nodes[node].segment else {
-                continue;
-            };
-            let peers: Vec<NodeId> = self.segments[seg]
-                .iter()
-                .copied()
-                .filter(|n| *n != node)
-                .collect();
-            for to in peers {
-                let path = self
-                    .paths
-                    .get(&(node, to))
-                    .copied()
-                    .unwrap_or(self.default_path);
-                if path.loss > 0.0 && self.rng.gen::<f64>() < path.loss {
-                    self.stats.frames_lost += 1;
-                    if let Some(log) = &mut self.log {
-                        log.push(LogEntry::Lost {
-                            at: now,
-                            from: node,
-                            to,
-                        });
-                    }
-                    continue;
-                }
-                let slot = InFlight {
-                    to,
-                    bytes: bytes.clone(),
-                };
-                let idx = match self.free_slots.pop() {
-                    Some(i) => {
-                        self.frame_slots[i] = Some(slot);
-                        i
-                    }
-                    None => {
-                        self.frame_slots.push(Some(slot));
-                        self.frame_slots.len() - 1
-                    }
-                };
-                self.seq += 1;
-                self.frames.push(Reverse((now + path.delay, self.seq, idx)));
-            }
-        }
-        while let Some(event) = self.nodes[node].agent.poll_event() {
-            if let Some(log) = &mut self.log {
-                log.push(LogEntry::Event {
-                    at: now,
-                    node,
-                    event,
-                });
-            }
-        }
-        while let Some(event) = self.nodes[node]
-            .measure
-            .as_mut()
-            .and_then(Session::poll_event)
-        {
-            if let Some(log) = &mut self.log {
-                log.push(LogEntry::Measure {
-                    at: now,
-                    node,
-                    event,
-                });
-            }
-        }
-        let agent_next = self.nodes[node].agent.poll_timeout();
-        let measure_next = self.nodes[node]
-            .measure
-            .as_ref()
-            .and_then(Session::poll_timeout);
-        let next = match (agent_next, measure_next) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
-        .map(|t| t.max(now));
+        let next = self.nodes[node].node.poll_timeout().map(|t| t.max(now));
         if next != self.nodes[node].scheduled {
             self.nodes[node].scheduled = next;
             if let Some(t) = next {
@@ -425,19 +576,171 @@ impl Sim {
         }
     }
 
-    /// The node's next frame to send: the agent's, then the measurement session's. A
-    /// measurement frame's transmit timestamp is the virtual clock, handed back at once
-    /// (which may queue a follow-up).
-    fn next_frame(&mut self, node: NodeId) -> Option<Vec<u8>> {
-        let now = self.now;
+    fn execute(&mut self, node: NodeId, out: Output) {
+        let now = self.clock();
+        let out = match out {
+            Output::Send { frame, .. } => return self.transmit(node, frame, Delivery::Frame),
+            Output::SendMeasure { frame, .. } => {
+                // The kernel's transmit timestamp: now, on the virtual clock.
+                let ts = picoseconds(now.mono);
+                self.nodes[node]
+                    .node
+                    .handle_measure_tx_timestamp(now, IFINDEX, &frame, ts);
+                return self.transmit(node, frame, Delivery::Measure);
+            }
+            Output::ReadLink { frame, .. } => {
+                let link = self.link(node);
+                self.nodes[node]
+                    .node
+                    .handle_link_read(now, Some(link), &frame);
+                return;
+            }
+            Output::Event(record) => return self.log_event(node, record.event),
+            other => other,
+        };
         let n = &mut self.nodes[node];
-        if let Some(bytes) = n.agent.poll_transmit() {
-            return Some(bytes);
+        match out {
+            Output::OpenMeasure { .. } => n.node.handle_measure_opened(
+                IFINDEX,
+                Ok(Clocks {
+                    rx: Clock::Software,
+                    tx: Clock::Software,
+                }),
+            ),
+            Output::ReadSpeed { .. } => {
+                let mbps = n.speed_mbps;
+                n.node.handle_speed(now, IFINDEX, mbps);
+            }
+            Output::Probe { .. } => {
+                let r = n.nic.probe();
+                n.node.handle_probe(IFINDEX, r);
+            }
+            Output::ProgramCee { pfc, pg, .. } => {
+                let r = n.nic.program_cee(pfc, pg);
+                n.node.handle_programmed(now, IFINDEX, r);
+            }
+            Output::ApplyHeadroom {
+                pfc_enabled,
+                pfc_delay_bits,
+                read_buffer,
+                ..
+            } => {
+                let r = n.nic.set_pfc_delay(pfc_enabled, pfc_delay_bits);
+                let ieee = read_buffer.then(|| n.nic.read());
+                n.node
+                    .handle_headroom_applied(now, IFINDEX, pfc_delay_bits, r, ieee);
+            }
+            Output::SetBuffer { buffer, .. } => {
+                let r = n.nic.set_buffer(buffer).and_then(|()| n.nic.read());
+                n.node.handle_buffer_written(now, IFINDEX, r);
+            }
+            Output::Persist { state } => {
+                let r = if n.persist_fails {
+                    Err(PersistError(
+                        "lab: the state directory refuses writes".into(),
+                    ))
+                } else {
+                    n.store = state;
+                    Ok(())
+                };
+                n.node.handle_persisted(now, r);
+            }
+            Output::ReadConfig => {
+                let text = config_text(&n.settings);
+                n.node.handle_config(now, Ok(Some(text)));
+            }
+            Output::StartRelay(_) => n.node.handle_relay_started(now, Ok(())),
+            Output::ReadRelay { id } => n.node.handle_relay_status(now, id, None),
+            Output::Reply { id, response } => n.replies.push((id, response)),
+            Output::Send { .. }
+            | Output::SendMeasure { .. }
+            | Output::ReadLink { .. }
+            | Output::Event(_)
+            | Output::Open { .. }
+            | Output::Close { .. }
+            | Output::CloseMeasure { .. }
+            | Output::StopRelay => {}
         }
-        let m = n.measure.as_mut()?;
-        let bytes = m.poll_transmit()?;
-        m.handle_tx_timestamp(now, &bytes, picoseconds(now));
-        Some(bytes)
+    }
+
+    fn log_event(&mut self, node: NodeId, event: EventBody) {
+        let at = self.now;
+        let entry = match event {
+            EventBody::Agent(event) => LogEntry::Event { at, node, event },
+            EventBody::Daemon(DaemonEvent::HeadroomMeasured { result }) => LogEntry::Measure {
+                at,
+                node,
+                event: result,
+            },
+            EventBody::Daemon(event) => LogEntry::Node { at, node, event },
+        };
+        if let Some(log) = &mut self.log {
+            log.push(entry);
+        }
+    }
+
+    /// Puts a node's frame on its segment: to every other node there, with the path's
+    /// delay, or lost.
+    fn transmit(&mut self, node: NodeId, bytes: Vec<u8>, kind: Delivery) {
+        let now = self.now;
+        self.stats.frames_sent += 1;
+        if let Some(log) = &mut self.log {
+            log.push(LogEntry::Sent {
+                at: now,
+                from: node,
+                summary: describe_frame(&bytes),
+            });
+        }
+        if let Some(cap) = &mut self.capture {
+            cap.push(Captured {
+                at: now,
+                from: node,
+                bytes: bytes.clone(),
+            });
+        }
+        let Some(seg) = self.nodes[node].segment else {
+            return;
+        };
+        let peers: Vec<NodeId> = self.segments[seg]
+            .iter()
+            .copied()
+            .filter(|n| *n != node)
+            .collect();
+        for to in peers {
+            let path = self
+                .paths
+                .get(&(node, to))
+                .copied()
+                .unwrap_or(self.default_path);
+            if path.loss > 0.0 && self.rng.gen::<f64>() < path.loss {
+                self.stats.frames_lost += 1;
+                if let Some(log) = &mut self.log {
+                    log.push(LogEntry::Lost {
+                        at: now,
+                        from: node,
+                        to,
+                    });
+                }
+                continue;
+            }
+            let slot = InFlight {
+                to,
+                bytes: bytes.clone(),
+                kind,
+            };
+            let idx = match self.free_slots.pop() {
+                Some(i) => {
+                    self.frame_slots[i] = Some(slot);
+                    i
+                }
+                None => {
+                    self.frame_slots.push(Some(slot));
+                    self.frame_slots.len() - 1
+                }
+            };
+            self.seq += 1;
+            self.frames.push(Reverse((now + path.delay, self.seq, idx)));
+        }
     }
 
     /// The instant of the next thing to happen.
@@ -469,6 +772,7 @@ impl Sim {
             return false;
         }
         self.now = t;
+        let now = self.clock();
         // Frames first: a frame and a timer at the same instant see the frame delivered.
         if let Some(Reverse((ft, _, idx))) = self.frames.peek().copied() {
             if ft == t {
@@ -476,10 +780,12 @@ impl Sim {
                 if let Some(f) = self.frame_slots[idx].take() {
                     self.free_slots.push(idx);
                     self.stats.frames_delivered += 1;
-                    let n = &mut self.nodes[f.to];
-                    n.agent.handle_frame(t, &f.bytes);
-                    if let Some(m) = &mut n.measure {
-                        m.handle_frame(t, &f.bytes, picoseconds(t));
+                    let n = &mut self.nodes[f.to].node;
+                    match f.kind {
+                        Delivery::Frame => n.handle_frame(now, IFINDEX, &f.bytes),
+                        Delivery::Measure => {
+                            n.handle_measure_frame(now, IFINDEX, &f.bytes, Some(picoseconds(t)))
+                        }
                     }
                     self.after(f.to);
                 }
@@ -489,10 +795,7 @@ impl Sim {
         if let Some(Reverse((tt, node))) = self.timers.pop() {
             if self.nodes[node].scheduled == Some(tt) {
                 self.nodes[node].scheduled = None;
-                self.nodes[node].agent.handle_timeout(tt);
-                if let Some(m) = &mut self.nodes[node].measure {
-                    m.handle_timeout(tt);
-                }
+                self.nodes[node].node.handle_timeout(now);
                 self.after(node);
             }
         }

@@ -5,14 +5,12 @@
 mod common;
 use common::*;
 
-use std::process::Command;
-
 use lossless_dcbx::{Duration, Instant};
-use lossless_headroom::session::SessionConfig;
 use lossless_lab::headroom::{expected_round_trip, outcomes, run_links};
 use lossless_lab::pcap::write_pcap;
 use lossless_lab::scenario::{headroom_links, host_config, switch_config};
 use lossless_lab::Sim;
+use lossless_node::config::HeadroomSettings;
 use lossless_wire::measure::ETHERTYPE_MEASURE;
 
 fn is_measure(bytes: &[u8]) -> bool {
@@ -65,7 +63,7 @@ fn measurement_needs_the_capability_on_both_ends_and_stops_when_withdrawn() {
     let mut p = pair_with(sw, host.clone(), Duration::from_micros(5), 0.0, 3);
     for n in [p.a, p.b] {
         p.sim
-            .enable_measurement(n, SessionConfig::default())
+            .set_headroom(n, HeadroomSettings::default())
             .expect("session");
     }
     p.sim.set_link(p.seg, true);
@@ -111,11 +109,9 @@ fn measurement_needs_the_capability_on_both_ends_and_stops_when_withdrawn() {
 /// measurement frame as PAUSE or PFC.
 #[test]
 fn tshark_decodes_pfc_with_the_bit_and_takes_measurements_for_data() {
-    if Command::new("tshark").arg("--version").output().is_err() {
-        assert!(
-            std::env::var_os("LOSSLESS_SKIP_TSHARK").is_some(),
-            "tshark is not installed (apt-get install tshark), or set LOSSLESS_SKIP_TSHARK=1"
-        );
+    if !lossless_testkit::tshark_available(
+        "tshark_decodes_pfc_with_the_bit_and_takes_measurements_for_data",
+    ) {
         return;
     }
     let mut sw = switch_config();
@@ -125,7 +121,7 @@ fn tshark_decodes_pfc_with_the_bit_and_takes_measurements_for_data() {
     let mut p = pair_with(sw, host, Duration::from_micros(1), 0.0, 4);
     for n in [p.a, p.b] {
         p.sim
-            .enable_measurement(n, SessionConfig::default())
+            .set_headroom(n, HeadroomSettings::default())
             .expect("session");
     }
     p.sim.set_link(p.seg, true);
@@ -170,22 +166,13 @@ fn tshark_decodes_pfc_with_the_bit_and_takes_measurements_for_data() {
         "lldp.dcbx.feature.error",
         "_ws.expert",
     ];
-    let mut cmd = Command::new("tshark");
-    cmd.arg("-r")
-        .arg(&path)
-        .args(["-T", "fields", "-E", "separator=|", "-E", "aggregator=,"]);
-    for f in fields {
-        cmd.args(["-e", f]);
-    }
-    let out = cmd.output().expect("tshark");
+    let decoded = lossless_testkit::tshark_fields(&path, &[], &fields);
     std::fs::remove_dir_all(&dir).ok();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8_lossy(&out.stdout);
-    let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split('|').collect()).collect();
+    let rows: Vec<Vec<&str>> = decoded
+        .rows
+        .iter()
+        .map(|r| r.iter().map(String::as_str).collect())
+        .collect();
     assert_eq!(rows.len(), frames.len());
     for (row, f) in rows.iter().zip(&frames) {
         assert_eq!(row[10], "", "expert info: {row:?}");

@@ -9,7 +9,6 @@
 //! LOSSLESS_SKIP_TSHARK=1 says to skip on purpose.
 
 use std::path::Path;
-use std::process::Command;
 
 use lossless_lab::pcap::write_captures;
 use lossless_lab::scenario;
@@ -50,44 +49,22 @@ const DC2_GW: &str = "02:00:00:00:d2:01";
 const PE1_DC: &str = "02:00:00:00:e1:00";
 const PFC_DMAC: &str = "01:80:c2:00:00:01";
 
-fn tshark_available() -> bool {
-    Command::new("tshark")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 /// tshark's fields for every frame of a capture, by name.
 struct Rows(Vec<Vec<String>>);
 
 impl Rows {
     fn read(path: &Path) -> Rows {
-        let mut cmd = Command::new("tshark");
-        cmd.arg("-r")
-            .arg(path)
-            .args([
+        let decoded = lossless_testkit::tshark_fields(
+            path,
+            &[
                 "-o",
                 "ip.check_checksum:TRUE",
                 "-o",
                 "udp.check_checksum:TRUE",
-            ])
-            .args(["-T", "fields", "-E", "separator=|", "-E", "aggregator=,"]);
-        for f in FIELDS {
-            cmd.args(["-e", f]);
-        }
-        let out = cmd.output().expect("run tshark");
-        assert!(
-            out.status.success(),
-            "tshark failed on {}: {}",
-            path.display(),
-            String::from_utf8_lossy(&out.stderr)
+            ],
+            FIELDS,
         );
-        Rows(
-            String::from_utf8_lossy(&out.stdout)
-                .lines()
-                .map(|l| l.split('|').map(str::to_string).collect())
-                .collect(),
-        )
+        Rows(decoded.rows)
     }
 
     fn get(&self, row: usize, name: &str) -> &str {
@@ -192,12 +169,10 @@ fn outer(tunnel: &str) -> Outer {
 
 #[test]
 fn tshark_decodes_the_tunnel_and_the_pfc_frame_on_every_link() {
-    if !tshark_available() {
-        if std::env::var_os("LOSSLESS_SKIP_TSHARK").is_some() {
-            eprintln!("tshark not installed: skipped (LOSSLESS_SKIP_TSHARK set)");
-            return;
-        }
-        panic!("tshark is not installed (apt-get install tshark), or set LOSSLESS_SKIP_TSHARK=1");
+    if !lossless_testkit::tshark_available(
+        "tshark_decodes_the_tunnel_and_the_pfc_frame_on_every_link",
+    ) {
+        return;
     }
     let report = scenario::run("wan-relay", 1).expect("known scenario");
     let dir = std::env::temp_dir().join(format!("lossless-relay-tshark-{}", std::process::id()));

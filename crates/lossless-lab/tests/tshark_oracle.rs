@@ -8,8 +8,6 @@
 mod common;
 use common::*;
 
-use std::process::Command;
-
 use lossless_dcbx::Duration;
 use lossless_lab::pcap::write_pcap;
 
@@ -37,13 +35,6 @@ const FIELDS: &[&str] = &[
     "lldp.dcbx.feature.app.prio",
     "lldp.dcbx.len",
 ];
-
-fn tshark_available() -> bool {
-    Command::new("tshark")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
 
 /// Walks the CEE TLV of an LLDP frame and returns (sub-TLV type, declared
 /// length, bytes actually up to the next sub-TLV or the TLV end).
@@ -76,12 +67,8 @@ fn sub_tlvs(frame: &[u8]) -> Vec<(u8, usize, usize)> {
 
 #[test]
 fn tshark_decodes_what_was_configured() {
-    if !tshark_available() {
-        if std::env::var_os("LOSSLESS_SKIP_TSHARK").is_some() {
-            eprintln!("tshark not installed: skipped (LOSSLESS_SKIP_TSHARK set)");
-            return;
-        }
-        panic!("tshark is not installed (apt-get install tshark), or set LOSSLESS_SKIP_TSHARK=1");
+    if !lossless_testkit::tshark_available("tshark_decodes_what_was_configured") {
+        return;
     }
     let mut p = pair_with(switch(), host(), D, 0.0, 11);
     p.sim.set_link(p.seg, true);
@@ -115,22 +102,13 @@ fn tshark_decodes_what_was_configured() {
     let path = dir.join("scenario.pcap");
     let file = std::fs::File::create(&path).expect("create pcap");
     write_pcap(file, &frames).expect("write pcap");
-    let mut cmd = Command::new("tshark");
-    cmd.arg("-r")
-        .arg(&path)
-        .args(["-T", "fields", "-E", "separator=|", "-E", "aggregator=,"]);
-    for f in FIELDS {
-        cmd.args(["-e", f]);
-    }
-    let out = cmd.output().expect("run tshark");
+    let decoded = lossless_testkit::tshark_fields(&path, &[], FIELDS);
     std::fs::remove_dir_all(&dir).ok();
-    assert!(
-        out.status.success(),
-        "tshark failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8_lossy(&out.stdout);
-    let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split('|').collect()).collect();
+    let rows: Vec<Vec<&str>> = decoded
+        .rows
+        .iter()
+        .map(|r| r.iter().map(String::as_str).collect())
+        .collect();
     assert_eq!(rows.len(), frames.len(), "tshark saw every frame");
     let col = |row: &Vec<&str>, name: &str| -> String {
         let i = FIELDS

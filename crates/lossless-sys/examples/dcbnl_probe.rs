@@ -8,11 +8,13 @@
 //! Sets DCB on, PFC on priorities 3 and 4, PFC state on, priority groups
 //! 0-3 -> PG 0 (25%), 4-6 -> PG 1 (75%), 7 -> strict (PGID 15), then SET_ALL.
 //! On a veth the first request fails with "does not support DCB netlink":
-//! the kernel's own answer. Under the lldpad-peer shim, which emulates a
-//! DCB-capable driver in-process, it shows the emulated driver's state:
+//! the kernel's own answer. Under lossless-testkit's emulated DCB driver,
+//! which plays a DCB-capable driver in-process, it shows that driver's state
+//! (the .so is built into target/ by lossless-testkit's build script):
 //!
 //! ```text
-//! LD_PRELOAD=/tmp/dcbnl_shim.so DCBNL_SHIM_IFACES=va DCBNL_SHIM_STATE=/tmp/st \
+//! LD_PRELOAD=target/debug/build/lossless-testkit-*/out/liblossless_dcbdrv.so \
+//!     LOSSLESS_DCBDRV_IFACES=va LOSSLESS_DCBDRV_DIR=/tmp/st \
 //!     ip netns exec NS target/debug/examples/dcbnl_probe va
 //! ```
 

@@ -14,7 +14,9 @@
 //! * [`netns`]: run code (open sockets) inside a named network namespace.
 //! * [`dcbnl`]: the kernel's DCB netlink interface (`RTM_GETDCB`/`RTM_SETDCB`)
 //!   for what a CEE agent programs: DCB state, PFC, priority groups, SET_ALL;
-//!   and the IEEE PFC delay and DCB buffer that adaptive headroom programs.
+//!   what an IEEE 802.1Qaz agent programs: ETS, PFC with the delay allowance
+//!   adaptive headroom sizes, APP entries, the trust order, the DCBX mode;
+//!   and the DCB buffer.
 //!
 //! Sockets are non-blocking where the daemon polls them (packet, link
 //! monitor) and implement [`AsRawFd`](std::os::fd::AsRawFd) and
@@ -39,8 +41,8 @@ pub mod timestamp;
 mod uapi_tests;
 
 pub use dcbnl::{
-    DcbBuffer, DcbCmd, DcbError, Dcbnl, IeeeConfig, IeeePfc, PfcSetting, PgConfig, PgDir,
-    PgSetting, TcConfig,
+    AppSelector, DcbApp, DcbBuffer, DcbCmd, DcbError, DcbErrorKind, Dcbnl, DcbxMode, IeeeConfig,
+    IeeeEts, IeeePfc, IeeeSet, IeeeState, PfcSetting, PgConfig, PgDir, PgSetting, TcConfig, Tsa,
 };
 pub use link::{
     dump_links, if_hwaddr, if_nametoindex, parse_link_messages, LinkError, LinkEvent, LinkInfo,

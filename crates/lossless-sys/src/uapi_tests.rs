@@ -115,6 +115,78 @@ fn checks() -> Vec<(&'static str, i64)> {
             d::DCB_BUFFER_TOTAL as i64,
         ),
         ("IEEE_8021Q_MAX_PRIORITIES", 8),
+        ("DCB_ATTR_DCBX", d::DCB_ATTR_DCBX.into()),
+        ("DCB_ATTR_IEEE_ETS", d::DCB_ATTR_IEEE_ETS.into()),
+        ("DCB_ATTR_IEEE_APP_TABLE", d::DCB_ATTR_IEEE_APP_TABLE.into()),
+        ("DCB_ATTR_IEEE_PEER_ETS", d::DCB_ATTR_IEEE_PEER_ETS.into()),
+        ("DCB_ATTR_IEEE_PEER_PFC", d::DCB_ATTR_IEEE_PEER_PFC.into()),
+        ("DCB_ATTR_IEEE_PEER_APP", d::DCB_ATTR_IEEE_PEER_APP.into()),
+        ("DCB_ATTR_IEEE_MAXRATE", d::DCB_ATTR_IEEE_MAXRATE.into()),
+        ("DCB_ATTR_IEEE_APP", d::DCB_ATTR_IEEE_APP.into()),
+        // DCB_ATTR_DCB_APP_TRUST_TABLE, DCB_ATTR_DCB_APP and DCB_APP_SEL_PCP
+        // are newer than bookworm's headers (Linux 6.1): tests/dcbnl_oracle.rs
+        // checks the first two against the running kernel's BTF.
+        ("sizeof(struct ieee_ets)", d::IEEE_ETS_LEN as i64),
+        ("offsetof(struct ieee_ets, willing)", 0),
+        ("offsetof(struct ieee_ets, ets_cap)", 1),
+        ("offsetof(struct ieee_ets, cbs)", 2),
+        (
+            "offsetof(struct ieee_ets, tc_tx_bw)",
+            d::IEEE_ETS_TABLES[0] as i64,
+        ),
+        (
+            "offsetof(struct ieee_ets, tc_rx_bw)",
+            d::IEEE_ETS_TABLES[1] as i64,
+        ),
+        (
+            "offsetof(struct ieee_ets, tc_tsa)",
+            d::IEEE_ETS_TABLES[2] as i64,
+        ),
+        (
+            "offsetof(struct ieee_ets, prio_tc)",
+            d::IEEE_ETS_TABLES[3] as i64,
+        ),
+        (
+            "offsetof(struct ieee_ets, tc_reco_bw)",
+            d::IEEE_ETS_TABLES[4] as i64,
+        ),
+        (
+            "offsetof(struct ieee_ets, tc_reco_tsa)",
+            d::IEEE_ETS_TABLES[5] as i64,
+        ),
+        (
+            "offsetof(struct ieee_ets, reco_prio_tc)",
+            d::IEEE_ETS_TABLES[6] as i64,
+        ),
+        ("sizeof(struct ieee_maxrate)", d::IEEE_MAXRATE_LEN as i64),
+        ("sizeof(struct dcb_app)", d::DCB_APP_LEN as i64),
+        ("offsetof(struct dcb_app, selector)", 0),
+        ("offsetof(struct dcb_app, priority)", 1),
+        ("offsetof(struct dcb_app, protocol)", 2),
+        ("IEEE_8021QAZ_MAX_TCS", d::MAX_TCS as i64),
+        ("IEEE_8021QAZ_TSA_STRICT", d::Tsa::STRICT.0.into()),
+        ("IEEE_8021QAZ_TSA_CB_SHAPER", d::Tsa::CB_SHAPER.0.into()),
+        ("IEEE_8021QAZ_TSA_ETS", d::Tsa::ETS.0.into()),
+        ("IEEE_8021QAZ_TSA_VENDOR", d::Tsa::VENDOR.0.into()),
+        (
+            "IEEE_8021QAZ_APP_SEL_ETHERTYPE",
+            d::AppSelector::ETHERTYPE.0.into(),
+        ),
+        (
+            "IEEE_8021QAZ_APP_SEL_STREAM",
+            d::AppSelector::STREAM.0.into(),
+        ),
+        ("IEEE_8021QAZ_APP_SEL_DGRAM", d::AppSelector::DGRAM.0.into()),
+        ("IEEE_8021QAZ_APP_SEL_ANY", d::AppSelector::ANY.0.into()),
+        ("IEEE_8021QAZ_APP_SEL_DSCP", d::AppSelector::DSCP.0.into()),
+        ("DCB_CAP_DCBX_HOST", d::DcbxMode::HOST.0.into()),
+        (
+            "DCB_CAP_DCBX_LLD_MANAGED",
+            d::DcbxMode::LLD_MANAGED.0.into(),
+        ),
+        ("DCB_CAP_DCBX_VER_CEE", d::DcbxMode::VER_CEE.0.into()),
+        ("DCB_CAP_DCBX_VER_IEEE", d::DcbxMode::VER_IEEE.0.into()),
+        ("DCB_CAP_DCBX_STATIC", d::DcbxMode::STATIC.0.into()),
         ("DCBX_MAX_BUFFERS", d::MAX_BUFFERS as i64),
     ];
     for cmd in [
@@ -131,6 +203,9 @@ fn checks() -> Vec<(&'static str, i64)> {
         DcbCmd::PfcSetState,
         DcbCmd::IeeeSet,
         DcbCmd::IeeeGet,
+        DcbCmd::GetDcbx,
+        DcbCmd::SetDcbx,
+        DcbCmd::IeeeDel,
     ] {
         v.push((cmd.name(), cmd.code().into()));
     }

@@ -4,7 +4,7 @@
 
 use lossless_sys::dcbnl::{
     decode_ieee_reply, decode_pfc_reply, decode_pg_reply, decode_u8_reply, DcbCmd, DcbError,
-    PgConfig, PgDir, PgSetting,
+    DcbErrorKind, PgConfig, PgDir, PgSetting,
 };
 use lossless_sys::link::{parse_link_messages, LinkEvent, LinkInfo};
 
@@ -114,8 +114,13 @@ fn the_kernels_dcbnl_errors_map_to_typed_errors() {
     )
     .unwrap_err();
     assert!(
-        matches!(e, DcbError::Unsupported { ref ifname } if ifname == "va"),
+        matches!(e, DcbError::Unsupported { ref ifname, .. } if ifname == "va"),
         "{e}"
+    );
+    assert_eq!(e.kind(), DcbErrorKind::Unsupported);
+    assert_eq!(
+        e.to_string(),
+        "va: DCB_CMD_GSTATE: the driver does not support DCB netlink (EOPNOTSUPP)"
     );
     let e = decode_u8_reply(
         &data("kernel_gstate_nodev.bin"),
@@ -125,6 +130,7 @@ fn the_kernels_dcbnl_errors_map_to_typed_errors() {
     )
     .unwrap_err();
     assert!(matches!(e, DcbError::NoDevice { .. }), "{e}");
+    assert_eq!((e.kind(), e.errno()), (DcbErrorKind::NoDevice, Some(19)));
     // An answer to another request is not ours.
     assert!(
         decode_u8_reply(&data("kernel_gstate_nodev.bin"), 3, DcbCmd::GetState, "x")
@@ -158,11 +164,11 @@ fn the_shims_dcbnl_replies_decode() {
     // The right bytes for the wrong question are refused.
     assert!(matches!(
         decode_u8_reply(&data("shim_gstate.bin"), 14, DcbCmd::PfcGetState, "va"),
-        Err(DcbError::Reply(_))
+        Err(DcbError::Reply { .. })
     ));
     assert!(matches!(
         decode_pg_reply(&data("shim_pgtx_gcfg.bin"), 16, PgDir::Rx, "va"),
-        Err(DcbError::Reply(_))
+        Err(DcbError::Reply { .. })
     ));
 }
 
@@ -174,7 +180,7 @@ fn every_cut_of_a_dcbnl_reply_is_refused_cleanly() {
         if cut == 0 {
             assert!(matches!(r, Ok(None)));
         } else {
-            assert!(matches!(r, Err(DcbError::Reply(_))), "cut {cut}: {r:?}");
+            assert!(matches!(r, Err(DcbError::Reply { .. })), "cut {cut}: {r:?}");
         }
     }
 }
@@ -204,6 +210,6 @@ fn ieee_get_replies_decode() {
     let buf = data("shim_ieee_get.bin");
     for cut in 1..buf.len() {
         let r = decode_ieee_reply(&buf[..cut], 21, "va");
-        assert!(matches!(r, Err(DcbError::Reply(_))), "cut {cut}: {r:?}");
+        assert!(matches!(r, Err(DcbError::Reply { .. })), "cut {cut}: {r:?}");
     }
 }

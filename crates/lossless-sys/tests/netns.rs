@@ -2,11 +2,10 @@
 //! lossless-sys against the real kernel, in network namespaces and veth
 //! pairs this test makes and removes itself (`lsys-<pid>-<n>`).
 //!
-//! Needs root and iproute2's `ip`; the dcbnl shim test also needs gcc and the
-//! shim source (`/work/shared/tools/lldpad-peer/dcbnl_shim.c`, or
-//! `LOSSLESS_DCBNL_SHIM_SRC`). Without root every test fails with a message
-//! saying so, unless `LOSSLESS_SKIP_NETNS=1` (then they print that they were
-//! skipped and pass).
+//! Needs root and iproute2's `ip`; the dcbnl test also needs gcc, which builds
+//! lossless-testkit's emulated DCB driver. Without root every test fails with a
+//! message saying so, unless `LOSSLESS_SKIP_NETNS` is set (then they print that
+//! they were skipped and pass).
 //!
 //! Network namespaces are per thread: [`Netns::run`] enters one on a fresh
 //! thread. A socket stays in the namespace it was created in, so sockets
@@ -14,7 +13,6 @@
 
 use std::io;
 use std::os::fd::AsRawFd;
-use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -316,7 +314,7 @@ fn the_link_monitor_sees_links_come_go_and_change_state() {
     if !privileged() {
         return;
     }
-    let ns = Netns::new();
+    let ns = Netns::bare();
     let mon = ns
         .run(lossless_sys::link::LinkMonitor::open)
         .expect("link monitor");
@@ -421,7 +419,7 @@ fn a_link_monitor_that_falls_behind_reports_overrun_then_keeps_working() {
     if !privileged() {
         return;
     }
-    let ns = Netns::new();
+    let ns = Netns::bare();
     // The smallest buffer the kernel allows holds a couple of messages.
     let mon = ns
         .run(|| lossless_sys::link::LinkMonitor::with_rcvbuf(0))
@@ -464,7 +462,7 @@ fn dcbnl_on_a_veth_is_unsupported_as_the_kernel_says() {
     pair.a.run(|| {
         let mut d = Dcbnl::open().unwrap();
         match d.get_state("va") {
-            Err(DcbError::Unsupported { ifname }) => assert_eq!(ifname, "va"),
+            Err(DcbError::Unsupported { ifname, .. }) => assert_eq!(ifname, "va"),
             other => panic!("GSTATE on a veth: {other:?}"),
         }
         match d.set_pfc("va", [true; 8]) {
@@ -472,7 +470,7 @@ fn dcbnl_on_a_veth_is_unsupported_as_the_kernel_says() {
             other => panic!("PFC_SCFG on a veth: {other:?}"),
         }
         match d.get_state("nosuch0") {
-            Err(DcbError::NoDevice { ifname }) => assert_eq!(ifname, "nosuch0"),
+            Err(DcbError::NoDevice { ifname, .. }) => assert_eq!(ifname, "nosuch0"),
             other => panic!("GSTATE on a missing device: {other:?}"),
         }
         // The IEEE commands too: the kernel refuses before any driver op.
@@ -493,72 +491,21 @@ fn dcbnl_on_a_veth_is_unsupported_as_the_kernel_says() {
     });
 }
 
-fn shim_source() -> PathBuf {
-    if let Some(p) = std::env::var_os("LOSSLESS_DCBNL_SHIM_SRC") {
-        return PathBuf::from(p);
-    }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/tools/lldpad-peer/dcbnl_shim.c")
-}
-
-/// Builds the lldpad-peer shim into `dir` with gcc; fails clearly without.
-fn build_shim(dir: &Path) -> PathBuf {
-    let src = shim_source();
-    assert!(
-        src.is_file(),
-        "dcbnl shim source not found at {} (set LOSSLESS_DCBNL_SHIM_SRC)",
-        src.display()
-    );
-    let so = dir.join("dcbnl_shim.so");
-    let out = Command::new("gcc")
-        .args(["-O2", "-Wall", "-shared", "-fPIC", "-o"])
-        .arg(&so)
-        .arg(&src)
-        .arg("-ldl")
-        .output()
-        .unwrap_or_else(|e| {
-            panic!("gcc is needed to build the dcbnl shim (Debian package gcc): {e}")
-        });
-    assert!(
-        out.status.success(),
-        "gcc failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    so
-}
-
-struct TempDir(PathBuf);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// Runs examples/dcbnl_probe.rs (compiled into this test binary as
-/// `dcbnl_probe_child`) under the dcbnl shim, which plays a DCB-capable
-/// driver and replies as net/dcb/dcbnl.c does; the shim's state file shows
-/// what our requests programmed.
+/// `dcbnl_probe_child`) under lossless-testkit's emulated DCB driver, which
+/// replies as net/dcb/dcbnl.c does for a DCB-capable driver; its state file
+/// shows what our requests programmed.
 #[test]
 fn dcbnl_programs_an_emulated_dcb_driver() {
     if !privileged() {
         return;
     }
-    let tmp = TempDir(std::env::temp_dir().join(format!("lsys-shim-{}", std::process::id())));
-    let state = tmp.0.join("state");
-    std::fs::create_dir_all(&state).unwrap();
-    let so = build_shim(&tmp.0);
+    let tmp = lossless_testkit::TempDir::new();
+    let shim = lossless_testkit::ShimEnv::new(tmp.path(), &["va"]);
     let pair = Pair::new();
 
-    let out = Command::new("ip")
-        .args(["netns", "exec", &pair.a.name, "env"])
-        .arg(format!("LD_PRELOAD={}", so.display()))
-        .arg("DCBNL_SHIM_IFACES=va")
-        .arg(format!("DCBNL_SHIM_STATE={}", state.display()))
-        .arg(format!(
-            "DCBNL_SHIM_LOG={}",
-            tmp.0.join("shim.log").display()
-        ))
-        .arg("LSYS_DCBNL_PROBE_IFNAME=va")
+    let mut cmd = Command::new("ip");
+    cmd.args(["netns", "exec", &pair.a.name])
         .arg(std::env::current_exe().unwrap())
         .args([
             "dcbnl_probe_child",
@@ -567,8 +514,9 @@ fn dcbnl_programs_an_emulated_dcb_driver() {
             "--nocapture",
             "--test-threads=1",
         ])
-        .output()
-        .unwrap();
+        .env("LSYS_DCBNL_PROBE_IFNAME", "va");
+    shim.apply(&mut cmd);
+    let out = cmd.output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "probe failed:\n{stdout}\n{stderr}");
@@ -577,41 +525,53 @@ fn dcbnl_programs_an_emulated_dcb_driver() {
         "the child did not run:\n{stdout}"
     );
 
-    let file = std::fs::read_to_string(state.join("va.state")).unwrap();
-    let log = std::fs::read_to_string(tmp.0.join("shim.log")).unwrap_or_default();
-    for line in [
-        "dcb_state=1",
-        "cee_pfc_state=1",
-        "cee_pfc_up=00011000",
-        // lldpad programs exactly this for the same CEE setting
-        // (tools/lldpad-peer/README.md, "what lldpad programmed").
-        "cee_pgtx_up2tc=00001112",
-        "cee_pgtx_tc_pgid=01234567",
-        "cee_pgtx_tc_strict=00200000",
-        "cee_pgtx_tc_bwpct=100,100,0,0,0,0,0,0",
-        "cee_pgtx_pg_bwpct=25,75,0,0,0,0,0,0",
-        "cee_pgrx_up2tc=00001112",
-        "cee_pgrx_tc_pgid=01234567",
-        "cee_pgrx_tc_strict=00200000",
-        "cee_pgrx_tc_bwpct=100,100,0,0,0,0,0,0",
-        "cee_pgrx_pg_bwpct=25,75,0,0,0,0,0,0",
-    ] {
-        assert!(
-            file.lines().any(|l| l == line),
-            "{line} not in the shim state:\n{file}\nshim log:\n{log}\nprobe:\n{stdout}"
+    let st = shim.state("va").expect("the driver state");
+    let log = shim.log_text();
+    let want: [(&str, &[u64]); 14] = [
+        ("dcb_state", &[1]),
+        ("cee_pfc_state", &[1]),
+        ("cee_pfc_up", &[0, 0, 0, 1, 1, 0, 0, 0]),
+        // lldpad programs exactly this for the same CEE setting (the CEE PG of
+        // lossless-testkit's lldpad tests).
+        ("cee_pgtx_up2tc", &[0, 0, 0, 0, 1, 1, 1, 2]),
+        ("cee_pgtx_tc_pgid", &[0, 1, 2, 3, 4, 5, 6, 7]),
+        ("cee_pgtx_tc_strict", &[0, 0, 2, 0, 0, 0, 0, 0]),
+        ("cee_pgtx_tc_bw_pct", &[100, 100, 0, 0, 0, 0, 0, 0]),
+        ("cee_pgtx_pg_bw_pct", &[25, 75, 0, 0, 0, 0, 0, 0]),
+        ("cee_pgrx_up2tc", &[0, 0, 0, 0, 1, 1, 1, 2]),
+        ("cee_pgrx_tc_pgid", &[0, 1, 2, 3, 4, 5, 6, 7]),
+        ("cee_pgrx_tc_strict", &[0, 0, 2, 0, 0, 0, 0, 0]),
+        ("cee_pgrx_tc_bw_pct", &[100, 100, 0, 0, 0, 0, 0, 0]),
+        ("cee_pgrx_pg_bw_pct", &[25, 75, 0, 0, 0, 0, 0, 0]),
+        ("ieee_pfc_delay", &[20269]),
+    ];
+    for (key, value) in want {
+        assert_eq!(
+            st.list(key),
+            value,
+            "{key} in the driver state:\n{st}\ndriver log:\n{log}\nprobe:\n{stdout}"
         );
     }
-    for cmd in [
-        "IEEE_SET ok pfc: en=0x18 mbc=0 delay=20269",
-        "SSTATE ok",
-        "PFC_SCFG ok",
-        "PFC_SSTATE ok",
-        "PGTX_SCFG ok",
-        "PGRX_SCFG ok",
-        "SET_ALL ok",
-    ] {
-        assert!(log.contains(cmd), "{cmd} not in the shim log:\n{log}");
+    let entries = shim.log();
+    let find = |cmd: &str| {
+        entries
+            .iter()
+            .find(|e| e.ifname == "va" && e.cmd == cmd)
+            .unwrap_or_else(|| panic!("{cmd} not in the driver log:\n{log}"))
+    };
+    let ieee = find("IEEE_SET");
+    assert_eq!(
+        (
+            ieee.field("pfc.en"),
+            ieee.field("pfc.mbc"),
+            ieee.field("pfc.delay")
+        ),
+        (Some("0x18"), Some("0"), Some("20269"))
+    );
+    for cmd in ["SSTATE", "PFC_SCFG", "PFC_SSTATE", "PGTX_SCFG", "PGRX_SCFG"] {
+        assert!(find(cmd).ok(), "{cmd}: {log}");
     }
+    assert_eq!(find("SET_ALL").result, "status=2", "{log}");
 }
 
 /// The child half of [`dcbnl_programs_an_emulated_dcb_driver`]; does nothing
@@ -624,7 +584,10 @@ fn dcbnl_probe_child() {
     };
     let r = probe::run(&ifname).expect("probe");
     probe::print(&r);
-    assert_eq!(r.set_all, 2, "the shim answers SET_ALL with 2");
+    assert_eq!(
+        r.set_all, 2,
+        "the driver answers SET_ALL with 2 (changed, no reset)"
+    );
     assert!(r.state && r.pfc_state);
     assert_eq!(r.pfc, probe::PFC);
     assert_eq!(r.pg_tx, r.pg_rx);
@@ -637,7 +600,7 @@ fn dcbnl_probe_child() {
     // a driver without dcbnl_setbuffer; only reading back tells.
     d.set_ieee_pfc(&ifname, 0x18, 20269).unwrap();
     let ieee = d.get_ieee(&ifname).unwrap();
-    let pfc = ieee.pfc.expect("the shim reports ieee_pfc");
+    let pfc = ieee.pfc.expect("the driver reports ieee_pfc");
     assert_eq!((pfc.cap, pfc.enabled, pfc.delay), (8, 0x18, 20269));
     assert_eq!(ieee.buffer, None);
     let buffer = DcbBuffer {

@@ -9,7 +9,6 @@
 mod tunnel_vectors;
 
 use std::net::{Ipv4Addr, Ipv6Addr};
-use std::process::Command;
 
 use lossless_wire::tunnel::ip::IpProtocol;
 use lossless_wire::tunnel::mpls::encode_stack;
@@ -52,13 +51,6 @@ const FIELDS: &[&str] = &[
     "macc.cbfc.pause_time.c3",
     "macc.cbfc.pause_time.c4",
 ];
-
-fn tshark_available() -> bool {
-    Command::new("tshark")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
 
 fn v6(s: &str) -> Ipv6Addr {
     s.parse().expect("IPv6 address")
@@ -178,12 +170,8 @@ fn frames() -> Vec<Vec<u8>> {
 
 #[test]
 fn tshark_decodes_outer_and_inner_layers() {
-    if !tshark_available() {
-        if std::env::var_os("LOSSLESS_SKIP_TSHARK").is_some() {
-            eprintln!("tshark not installed: skipped (LOSSLESS_SKIP_TSHARK set)");
-            return;
-        }
-        panic!("tshark is not installed (apt-get install tshark), or set LOSSLESS_SKIP_TSHARK=1");
+    if !lossless_testkit::tshark_available("tshark_decodes_outer_and_inner_layers") {
+        return;
     }
     let frames = frames();
     let dir = std::env::temp_dir().join(format!("lossless-tunnel-{}", std::process::id()));
@@ -202,36 +190,23 @@ fn tshark_decodes_outer_and_inner_layers() {
                 .expect("write packet");
         }
     }
-    let mut cmd = Command::new("tshark");
-    cmd.arg("-r")
-        .arg(&path)
-        .args([
+    let rows = lossless_testkit::tshark_fields(
+        &path,
+        &[
             "-o",
             "ip.check_checksum:TRUE",
             "-o",
             "udp.check_checksum:TRUE",
-        ])
-        .args(["-T", "fields", "-E", "separator=|", "-E", "aggregator=,"]);
-    for f in FIELDS {
-        cmd.args(["-e", f]);
-    }
-    let out = cmd.output().expect("run tshark");
-    std::fs::remove_dir_all(&dir).ok();
-    assert!(
-        out.status.success(),
-        "tshark failed: {}",
-        String::from_utf8_lossy(&out.stderr)
+        ],
+        FIELDS,
     );
-    let text = String::from_utf8_lossy(&out.stdout);
-    let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split('|').collect()).collect();
-    assert_eq!(rows.len(), frames.len(), "tshark saw every frame:\n{text}");
-    let col = |row: usize, name: &str| -> String {
-        let i = FIELDS
-            .iter()
-            .position(|f| *f == name)
-            .expect("field listed");
-        rows[row][i].to_string()
-    };
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(
+        rows.len(),
+        frames.len(),
+        "tshark saw every frame:\n{rows:?}"
+    );
+    let col = |row: usize, name: &str| -> String { rows.get(row, name).to_string() };
 
     // Every frame: the inner PFC frame as sent, behind the outer layers.
     for row in 0..rows.len() {

@@ -38,7 +38,7 @@ Exit status: 0 success, 2 bad usage or unreadable input, 1 any other failure."
 )]
 struct Cli {
     #[arg(long, global = true, value_name = "PATH", env = "LOSSLESS_SOCKET",
-          default_value = losslessd::protocol::DEFAULT_SOCKET, help = cmd::daemon::SOCKET_HELP,
+          default_value = lossless_node::protocol::DEFAULT_SOCKET, help = cmd::daemon::SOCKET_HELP,
           hide_default_value = true, hide_env = true)]
     socket: std::path::PathBuf,
     #[command(subcommand)]

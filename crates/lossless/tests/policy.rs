@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use losslessd::config::DaemonConfig;
+use lossless_node::config::DaemonConfig;
 
 fn data(name: &str) -> String {
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -36,6 +36,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::*;
+use lossless_node::protocol::Request;
 use lossless_relay::example::{self, Kind, DC2_GW, PE2_DC, PE2_WAN};
 use lossless_relay::{Poll, RelaySection};
 use lossless_sys::batch::{BatchOptions, BatchSocket, Filter};
@@ -43,7 +44,6 @@ use lossless_sys::if_nametoindex;
 use lossless_sys::netns::in_netns;
 use lossless_sys::timestamp::{wait_readable, MeasureSocket};
 use lossless_wire::MacAddr;
-use losslessd::protocol::Request;
 use serde_json::Value;
 
 const GEN_MAC: &str = "02:00:00:00:aa:01";

@@ -36,7 +36,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::*;
-use losslessd::protocol::Request;
+use lossless_node::protocol::Request;
 use serde_json::Value;
 
 const MAC_A: &str = "02:00:00:00:00:0a";
@@ -158,8 +158,8 @@ fn pair(runs: usize) {
 }
 
 /// lldpad's `dcbtool go IF pfc`: in sync and running PFC on 3,4.
-fn lldpad_agreed(ns: &Netns, ifname: &str) -> bool {
-    let f = dcbtool_fields(&dcbtool(ns, &["go", ifname, "pfc"]));
+fn lldpad_agreed(l: &LldpadPeer) -> bool {
+    let f = dcbtool_fields(&l.dcbtool(&["go", l.ifname(), "pfc"]));
     dcbtool_field(&f, "Syncd") == "true"
         && dcbtool_field(&f, "Oper Mode") == "true"
         && dcbtool_field(&f, "pfcup") == "0 0 0 1 1 0 0 0"
@@ -176,40 +176,40 @@ fn poll_slow(limit: Duration, mut f: impl FnMut() -> bool) -> Option<f64> {
     None
 }
 
-/// lldpad (not willing, PFC 3,4) on `va`; links down. `peer` starts the
+/// lldpad (CEE, not willing, PFC 3,4) on `va`; links down. `peer` starts the
 /// other end on `vb` (another lldpad, or losslessd) and returns a check that
 /// both ends agree. Times `vb` link-up to that agreement.
 fn time_against_lldpad<T>(
-    peer: impl FnOnce(&LldpadPair, &std::path::Path) -> T,
-    agreed_both: impl Fn(&LldpadPair, &T) -> bool,
+    peer: impl FnOnce(&Netns, &std::path::Path) -> T,
+    agreed_both: impl Fn(&LldpadPeer, &T) -> bool,
 ) -> Option<f64> {
     let dir = TempDir::new();
-    let pair = LldpadPair::veth(dir.path(), false);
-    let b = peer(&pair, dir.path());
-    pair.start(&pair.a, "va");
-    dcbtool(
-        &pair.a,
-        &["sc", "va", "pfc", "e:1", "a:1", "w:0", "pfcup:00011000"],
-    );
+    let na = Netns::new();
+    let nb = Netns::new();
+    Veth::new(&na, "va", MAC_A, &nb, "vb", MAC_B);
+    let b = peer(&nb, dir.path());
+    let a = LldpadPeer::start(&na, "va", Mode::Cee);
+    a.dcbtool(&["sc", "va", "pfc", "e:1", "a:1", "w:0", "pfcup:00011000"]);
     std::thread::sleep(Duration::from_secs(1));
-    pair.a.ip(&["link", "set", "va", "up"]);
+    na.ip(&["link", "set", "va", "up"]);
     std::thread::sleep(Duration::from_millis(100));
     let t0 = Instant::now();
-    pair.b.ip(&["link", "set", "vb", "up"]);
-    poll_slow(Duration::from_secs(30), || agreed_both(&pair, &b))?;
+    nb.ip(&["link", "set", "vb", "up"]);
+    poll_slow(Duration::from_secs(30), || agreed_both(&a, &b))?;
     Some(t0.elapsed().as_secs_f64() * 1e3)
 }
 
-/// Two lldpads (CEE), as lldpad-peer's `demo.sh timing cee`.
+/// Two lldpads (CEE): the figure to beat.
 fn anchor(runs: usize) {
     let wall = (0..runs)
         .filter_map(|_| {
             time_against_lldpad(
-                |pair, _| {
-                    pair.start(&pair.b, "vb");
-                    dcbtool(&pair.b, &["sc", "vb", "pfc", "e:1", "a:1", "w:1"]);
+                |nb, _| {
+                    let b = LldpadPeer::start(nb, "vb", Mode::Cee);
+                    b.dcbtool(&["sc", "vb", "pfc", "e:1", "a:1", "w:1"]);
+                    b
                 },
-                |pair, _| lldpad_agreed(&pair.b, "vb") && lldpad_agreed(&pair.a, "va"),
+                |a, b| lldpad_agreed(b) && lldpad_agreed(a),
             )
         })
         .collect();
@@ -224,8 +224,8 @@ fn mixed(runs: usize) {
     let wall = (0..runs)
         .filter_map(|_| {
             time_against_lldpad(
-                |pair, dir| Daemon::start(&pair.b, &dir.join("d"), &["--interface", "vb"]),
-                |pair, d| agreed(d, "vb", &[3, 4]) && lldpad_agreed(&pair.a, "va"),
+                |nb, dir| Daemon::start(nb, &dir.join("d"), &["--interface", "vb"]),
+                |a, d| agreed(d, "vb", &[3, 4]) && lldpad_agreed(a),
             )
         })
         .collect();

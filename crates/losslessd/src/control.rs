@@ -1,4 +1,4 @@
-//! The control socket (JSON lines, see [`crate::protocol`]) and the metrics
+//! The control socket (JSON lines, see [`lossless_node::protocol`]) and the metrics
 //! endpoint: both turn connections into messages for the core task.
 
 use std::io;
@@ -13,17 +13,22 @@ use tokio::net::{TcpListener, UnixListener, UnixStream};
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tracing::{debug, warn};
 
-use crate::protocol::{ErrorKind, Request, Response};
+use lossless_node::protocol::{ErrorKind, Request, Response};
+
+/// The answer to a connection's request, and for `events --follow` the stream.
+pub type ReplySender = oneshot::Sender<(Response, Option<broadcast::Receiver<Arc<str>>>)>;
+
+/// A request waiting for the node's answer.
+pub struct Reply {
+    pub tx: ReplySender,
+    /// `events --follow`: stream events after the answer.
+    pub follow: bool,
+}
 
 /// What a connection asks of the core task.
 pub enum CoreMsg {
-    Control {
-        req: Request,
-        reply: oneshot::Sender<(Response, Option<broadcast::Receiver<Arc<str>>>)>,
-    },
-    Metrics {
-        reply: oneshot::Sender<String>,
-    },
+    Control { req: Request, reply: ReplySender },
+    Metrics { reply: oneshot::Sender<String> },
 }
 
 /// Longest request line accepted.

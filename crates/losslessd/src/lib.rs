@@ -1,12 +1,11 @@
-//! losslessd: the DCBX core on real Linux interfaces.
+//! losslessd: the node core ([`lossless_node`]) on real Linux interfaces. This crate is
+//! the runtime only: sockets, netlink, dcbnl, files, timers, the control socket, the
+//! relay's data-path threads.
 
-pub mod config;
+pub mod config_file;
 pub mod control;
-pub mod daemon;
-pub mod headroom;
-pub mod metrics;
-pub mod port;
-pub mod protocol;
+pub mod convert;
+mod execute;
 pub mod relay;
 pub mod runtime;
-pub mod state;
+pub mod state_dir;

@@ -1,8 +1,8 @@
 #![allow(clippy::unwrap_used)]
 //! dcbnl only when asked: with `apply = "none"` not one dcbnl request leaves
 //! the daemon; with `apply = "dcbnl"` on a veth (no dcbnl) the port keeps
-//! negotiating and says so; with a DCB-capable driver (lldpad-peer's shim,
-//! which answers as the kernel's dcbnl.c does for such a driver) the
+//! negotiating and says so; with a DCB-capable driver (lossless-testkit's
+//! emulated driver, which answers as the kernel's dcbnl.c does for such a driver) the
 //! operational PFC and PG are programmed, and re-programmed on change.
 
 mod common;
@@ -10,22 +10,23 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use losslessd::protocol::{FeatureChange, FeatureName, Request};
+use lossless_node::protocol::{FeatureChange, FeatureName, Request};
 
 const MAC_A: &str = "02:00:00:00:00:0a";
 const MAC_B: &str = "02:00:00:00:00:0b";
 
-/// A (not willing, PFC 3,4) with `apply` as given, under the shim when
-/// `shim` is set; B willing with defaults.
+/// A (not willing, PFC 3,4) with `apply` as given, under the emulated DCB driver
+/// when `shim_on` is set; B willing with defaults.
 struct Setup {
     a: Daemon,
     b: Daemon,
+    shim: ShimEnv,
     _na: Netns,
     _nb: Netns,
-    dir: TempDir,
+    _dir: TempDir,
 }
 
-fn setup(apply: &str, shim: bool) -> Setup {
+fn setup(apply: &str, shim_on: bool) -> Setup {
     let dir = TempDir::new();
     let na = Netns::new();
     let nb = Netns::new();
@@ -39,22 +40,9 @@ fn setup(apply: &str, shim: bool) -> Setup {
         ),
     )
     .unwrap();
-    let mut env = Vec::new();
-    let so;
-    let state = dir.path().join("shim-state");
-    let log = dir.path().join("shim.log");
-    std::fs::create_dir_all(&state).unwrap();
-    if shim {
-        so = build_dcbnl_shim(dir.path());
-        env = vec![
-            ("LD_PRELOAD", so.to_str().unwrap().to_string()),
-            ("DCBNL_SHIM_IFACES", "vb".to_string()),
-            ("DCBNL_SHIM_STATE", state.to_str().unwrap().to_string()),
-            ("DCBNL_SHIM_LOG", log.to_str().unwrap().to_string()),
-            ("DCBNL_SHIM_LOG_GETS", "1".to_string()),
-        ];
-    }
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let shim = ShimEnv::new(&dir.path().join("driver"), &["vb"]).log_gets(true);
+    let env: Vec<(String, String)> = if shim_on { shim.vars() } else { Vec::new() };
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     // The daemon under test runs on vb (netns B); its peer on va is willing.
     let a = Daemon::start_with_env(
         &nb,
@@ -71,9 +59,10 @@ fn setup(apply: &str, shim: bool) -> Setup {
     Setup {
         a,
         b,
+        shim,
         _na: na,
         _nb: nb,
-        dir,
+        _dir: dir,
     }
 }
 
@@ -86,19 +75,20 @@ fn apply_none_sends_no_dcbnl_request() {
     assert_eq!(priorities(&s.b.dcbx("va")["pfc"]["oper"]), [3, 4]);
     let status = s.a.call(&Request::Status);
     assert_eq!(status["ports"][0]["hardware"]["mode"], "report_only");
-    // The shim is loaded in the daemon (else the check below proves nothing)
-    // and logs every dcbnl request it sees, gets included: none.
+    // The emulated driver is loaded in the daemon (else the check below proves
+    // nothing) and logs every dcbnl request it sees, gets included: none.
     let maps = std::fs::read_to_string(format!("/proc/{}/maps", s.a.pid().unwrap())).unwrap();
     assert!(
-        maps.contains("dcbnl_shim.so"),
-        "the shim is not loaded in losslessd"
+        maps.contains("liblossless_dcbdrv.so"),
+        "the emulated driver is not loaded in losslessd"
     );
-    let log = std::fs::read_to_string(s.dir.path().join("shim.log")).unwrap_or_default();
-    assert!(!log.contains(" vb "), "dcbnl requests were sent:\n{log}");
-    assert!(std::fs::read_dir(s.dir.path().join("shim-state"))
-        .unwrap()
-        .next()
-        .is_none());
+    let log = s.shim.log();
+    assert!(
+        log.iter().all(|e| e.ifname != "vb"),
+        "dcbnl requests were sent:\n{}",
+        s.shim.log_text()
+    );
+    assert!(!s.shim.any_state());
 }
 
 #[test]
@@ -123,23 +113,16 @@ fn apply_dcbnl_programs_the_operational_config() {
         return;
     }
     let s = setup("dcbnl", true);
-    let file = s.dir.path().join("shim-state/vb.state");
-    let read = || std::fs::read_to_string(&file).unwrap_or_default();
-    // The shim rewrites the file after every request of a programming
+    // The driver rewrites its state after every request of a programming
     // round: wait for the whole expected state, not a prefix of the round.
-    let expected = [
-        "dcb_state=1",
-        "cee_pfc_state=1",
-        "cee_pfc_up=00011000",
-        "cee_pgtx_pg_bwpct=25,75,0,0,0,0,0,0",
-        "cee_pgrx_pg_bwpct=25,75,0,0,0,0,0,0",
-    ];
     wait_for(Duration::from_secs(5), "PFC and PG programmed", || {
-        let st = read();
-        expected
-            .iter()
-            .all(|l| st.lines().any(|x| x == *l))
-            .then_some(())
+        let st = s.shim.state("vb")?;
+        (st.dcb_state()
+            && st.num("cee_pfc_state") == 1
+            && st.cee_pfc() == [0, 0, 0, 1, 1, 0, 0, 0]
+            && st.list("cee_pgtx_pg_bw_pct") == [25, 75, 0, 0, 0, 0, 0, 0]
+            && st.list("cee_pgrx_pg_bw_pct") == [25, 75, 0, 0, 0, 0, 0, 0])
+        .then_some(())
     });
     let status = s.a.call(&Request::Status);
     let hw = &status["ports"][0]["hardware"];
@@ -156,8 +139,11 @@ fn apply_dcbnl_programs_the_operational_config() {
         },
     });
     wait_for(Duration::from_secs(5), "new PFC programmed", || {
-        read().contains("cee_pfc_up=10000001").then_some(())
+        (s.shim.state("vb")?.cee_pfc() == [1, 0, 0, 0, 0, 0, 0, 1]).then_some(())
     });
-    let log = std::fs::read_to_string(s.dir.path().join("shim.log")).unwrap();
-    assert!(log.contains("SET_ALL"), "{log}");
+    assert!(
+        s.shim.log().iter().any(|e| e.cmd == "SET_ALL"),
+        "{}",
+        s.shim.log_text()
+    );
 }

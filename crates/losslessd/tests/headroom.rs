@@ -1,8 +1,8 @@
 #![allow(clippy::unwrap_used)]
 //! Adaptive headroom on real sockets and kernel timestamps: two losslessd in network
 //! namespaces joined through `lossless-delayline`, a userspace delay line (this kernel
-//! has no netem), measure the delay the line injects; with lldpad-peer's dcbnl shim
-//! under one of them, the measured X reaches the emulated driver as the IEEE PFC delay.
+//! has no netem), measure the delay the line injects; with lossless-testkit's emulated
+//! DCB driver under one of them, the measured X reaches it as the IEEE PFC delay.
 //!
 //! ```text
 //! ns A: va ==veth== la  [ns L: lossless-delayline --a la --b lb --delay D]  lb ==veth== vb :ns B
@@ -15,7 +15,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::*;
-use losslessd::protocol::Request;
+use lossless_node::protocol::Request;
 use serde_json::Value;
 
 fn delayline_bin() -> PathBuf {
@@ -259,26 +259,21 @@ fn cli_and_metrics_show_the_measurement() {
     assert_eq!(v["ports"][0]["decision"], "initial");
 }
 
-/// Daemon a applies through dcbnl to a DCB-capable driver (lldpad-peer's shim, which
-/// answers as the kernel's dcbnl.c does for a driver with IEEE PFC ops and no DCB
-/// buffer ops): the PFC delay the shim's driver receives is the X the daemon measured
+/// Daemon a applies through dcbnl to a DCB-capable driver (lossless-testkit's emulated
+/// driver, which answers as the kernel's dcbnl.c does for a driver with IEEE PFC ops and,
+/// by default, no DCB buffer ops): the PFC delay the driver receives is the X the daemon measured
 /// and reports, and the DCB buffer is reported unsupported, with the reason, in
 /// `headroom show` (JSON and text) and in the `headroom_hardware` event.
 #[test]
-fn measured_x_reaches_the_ieee_pfc_delay_under_the_dcbnl_shim() {
-    if !can_run("measured_x_reaches_the_ieee_pfc_delay_under_the_dcbnl_shim") {
+fn measured_x_reaches_the_ieee_pfc_delay_of_the_emulated_driver() {
+    if !can_run("measured_x_reaches_the_ieee_pfc_delay_of_the_emulated_driver") {
         return;
     }
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let tmp = TempDir::new();
-    let so = build_dcbnl_shim(tmp.path());
-    let log = tmp.path().join("shim.log");
-    let env = [
-        ("LD_PRELOAD", so.to_str().unwrap()),
-        ("DCBNL_SHIM_IFACES", "va"),
-        ("DCBNL_SHIM_LOG", log.to_str().unwrap()),
-        ("DCBNL_SHIM_LOG_GETS", "1"),
-    ];
+    let shim = ShimEnv::new(&tmp.path().join("driver"), &["va"]).log_gets(true);
+    let vars = shim.vars();
+    let env: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     // At 1 Gb/s a bit time is a nanosecond: through a 10 us line X is some 20,000 bit
     // times, inside ieee_pfc.delay's 16 bits, so nothing saturates.
     let config_a = r#"
@@ -306,31 +301,46 @@ speed = "1G"
     // at the time: once per programming, for the headroom and again when operational
     // PFC changes after it (the round can end before PFC is operational on priority
     // 3, then the first one carries none). The last one has priority 3.
-    let shim = wait_for(Duration::from_secs(5), "PFC 3 programmed", || {
-        let shim = std::fs::read_to_string(&log).unwrap_or_default();
-        shim.contains("IEEE_SET ok pfc: en=0x08").then_some(shim)
+    let log = wait_for(Duration::from_secs(5), "PFC 3 programmed", || {
+        let log = shim.log();
+        log.iter()
+            .any(|e| e.cmd == "IEEE_SET" && e.field("pfc.en") == Some("0x08"))
+            .then_some(log)
     });
-    let sets: Vec<&str> = shim
-        .lines()
-        .filter_map(|l| l.split_once(" va IEEE_SET ").map(|(_, rest)| rest))
+    let text = shim.log_text();
+    let sets: Vec<_> = log
+        .iter()
+        .filter(|e| e.ifname == "va" && e.cmd == "IEEE_SET")
         .collect();
     assert!(
         !sets.is_empty(),
-        "no IEEE_SET:\n{shim}\n--- a:\n{}",
+        "no IEEE_SET:\n{text}\n--- a:\n{}",
         s.a.log()
     );
-    for (i, l) in sets.iter().enumerate() {
+    for (i, e) in sets.iter().enumerate() {
         let last = i + 1 == sets.len();
-        let ok = [0x08, 0x00]
+        let ok = ["0x08", "0x00"]
             .iter()
             .take(if last { 1 } else { 2 })
-            .any(|en| *l == format!("ok pfc: en=0x{en:02x} mbc=0 delay={x} "));
-        assert!(ok, "IEEE_SET {i} of {}: {l:?}\n{shim}", sets.len());
+            .any(|en| {
+                e.ok()
+                    && e.words
+                        == [
+                            format!("pfc.en={en}"),
+                            "pfc.mbc=0".to_string(),
+                            format!("pfc.delay={x}"),
+                        ]
+            });
+        assert!(ok, "IEEE_SET {i} of {}: {e:?}\n{text}", sets.len());
     }
-    // Support for the buffer is learned from IEEE_GET, which the shim answers
+    // Support for the buffer is learned from IEEE_GET, which the driver answers
     // without DCB_ATTR_DCB_BUFFER: nothing is written to a buffer it does not have
     // (every IEEE_SET above carried the PFC object only).
-    assert!(shim.contains(" va IEEE_GET ok"), "{shim}");
+    assert!(
+        log.iter()
+            .any(|e| e.ifname == "va" && e.cmd == "IEEE_GET" && e.ok()),
+        "{text}"
+    );
 
     let reason = "driver exposes no DCB buffer: no DCB_ATTR_DCB_BUFFER in IEEE_GET";
     assert_eq!(h["buffer"]["state"], "unsupported", "{h:#}");
@@ -354,4 +364,62 @@ speed = "1G"
         assert_eq!(e["buffer"]["state"], "unsupported");
         assert_eq!(e["buffer"]["reason"], reason);
     }
+}
+
+/// The same, with a driver that has DCB buffer ops (the emulated driver with a buffer:
+/// priority 3 received into buffer 1, which is empty): the daemon grows buffer 1 to
+/// the headroom it measured, leaves buffer 0 as it is, and what it reports is what
+/// the driver holds.
+#[test]
+fn the_dcb_buffer_of_a_driver_that_has_one_is_sized_to_the_headroom() {
+    if !can_run("the_dcb_buffer_of_a_driver_that_has_one_is_sized_to_the_headroom") {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let tmp = TempDir::new();
+    let shim = ShimEnv::new(&tmp.path().join("driver"), &["va"]).buffer(Some(
+        "total=1048576 size=262144,0,0,0,0,0,0,0 prio2buffer=0,0,0,1,0,0,0,0",
+    ));
+    let vars = shim.vars();
+    let env: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let config_a = r#"
+[ports."IF"]
+apply = "dcbnl"
+pfc = { priorities = [3] }
+[ports."IF".headroom]
+measure = true
+speed = "1G"
+"#;
+    let s = Setup::with_a("10us", None, config_a, &env);
+    s.links_up();
+    let h = wait_for(Duration::from_secs(5), "the buffer sized", || {
+        let h = measured(&s.a)?;
+        (h["buffer"]["state"] == "sized").then_some(h)
+    });
+    let b = &h["buffer"];
+    let need = b["headroom_bytes"].as_u64().unwrap();
+    assert!(need > 0, "{h:#}");
+    assert_eq!(b["lossless"], serde_json::json!([1]), "{h:#}");
+    assert_eq!(b["written"], true, "{h:#}");
+    let size1 = b["buffer_size"][1].as_u64().unwrap();
+    assert!(size1 >= need, "{h:#}");
+    assert_eq!(
+        b["buffer_size"][0], 262_144,
+        "buffer 0 holds no PFC priority: {h:#}"
+    );
+    // The driver holds what the daemon says it wrote.
+    let st = shim.state("va").expect("the driver state");
+    assert_eq!(
+        st.list("buffer_size"),
+        [262_144, size1, 0, 0, 0, 0, 0, 0],
+        "{st}\n{}",
+        shim.log_text()
+    );
+    assert_eq!(st.list("buffer_prio2buffer"), [0, 0, 0, 1, 0, 0, 0, 0]);
+    let w = shim
+        .log()
+        .into_iter()
+        .find(|e| e.cmd == "IEEE_SET" && e.field("buffer.size").is_some())
+        .unwrap_or_else(|| panic!("no buffer write:\n{}", shim.log_text()));
+    assert!(w.ok(), "{w:?}");
 }

@@ -1,6 +1,6 @@
 #![allow(clippy::unwrap_used)]
 //! Interoperability with lldpad, the reference implementation, in CEE mode:
-//! one shimmed lldpad on `va` (../shared/tools/lldpad-peer), losslessd on
+//! lldpad on `va` under lossless-testkit's emulated DCB driver, losslessd on
 //! `vb`. lldpad's own view (`dcbtool go|gp`) and what it programmed into its
 //! emulated driver are the oracle.
 
@@ -9,38 +9,54 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use losslessd::protocol::{FeatureChange, FeatureName, Request};
+use lossless_node::protocol::{FeatureChange, FeatureName, Request};
+use lossless_testkit::DriverState;
 use serde_json::Value;
 
-/// lldpad in netns A on `va` (via lldpad-pair.sh), losslessd in netns B on `vb`.
+/// lldpad in netns A on `va`, losslessd in netns B on `vb`.
 struct Interop {
-    // Drop order: the daemon before the namespaces.
+    // Drop order: the daemon and lldpad before the namespaces.
     d: Daemon,
-    pair: LldpadPair,
+    lldpad: LldpadPeer,
+    _na: Netns,
+    _nb: Netns,
     _dir: TempDir,
 }
 
 impl Interop {
     fn new(losslessd_config: &str) -> Interop {
         let dir = TempDir::new();
-        let pair = LldpadPair::veth(dir.path(), true);
+        let na = Netns::new();
+        let nb = Netns::new();
+        let veth = Veth::new(
+            &na,
+            "va",
+            "02:00:00:00:00:0a",
+            &nb,
+            "vb",
+            "02:00:00:00:00:0b",
+        );
+        veth.up(&na, &nb);
         let conf = dir.path().join("b.toml");
         std::fs::write(&conf, losslessd_config).unwrap();
         let d = Daemon::start(
-            &pair.b,
+            &nb,
             &dir.path().join("d"),
             &["--config", conf.to_str().unwrap()],
         );
-        pair.start(&pair.a, "va");
-        Interop { d, pair, _dir: dir }
+        let lldpad = LldpadPeer::start(&na, "va", Mode::Cee);
+        Interop {
+            d,
+            lldpad,
+            _na: na,
+            _nb: nb,
+            _dir: dir,
+        }
     }
 
     /// `dcbtool ARGS` on lldpad's side; it must succeed.
     fn dcbtool(&self, args: &[&str]) -> String {
-        let t = dcbtool(&self.pair.a, args);
-        let ok = dcbtool_field(&dcbtool_fields(&t), "Status") == "Successful";
-        assert!(ok, "dcbtool {args:?}: {t}");
-        t
+        self.lldpad.dcbtool_ok(args)
     }
 
     /// `dcbtool go va FEATURE` as field -> value.
@@ -48,11 +64,9 @@ impl Interop {
         dcbtool_fields(&self.dcbtool(&["go", "va", feature]))
     }
 
-    fn state_file(&self) -> std::path::PathBuf {
-        self.pair
-            .state
-            .join(&self.pair.a.name)
-            .join("state/va.state")
+    /// What lldpad programmed into its emulated driver, once it did.
+    fn driver(&self) -> Option<DriverState> {
+        self.lldpad.driver_state()
     }
 }
 
@@ -92,9 +106,16 @@ fn a_lldpad_willing_adopts_ours() {
             && dcbtool_field(f, "pgpct").starts_with("25% 75% 0%")
     });
     // What lldpad programmed into its (emulated) driver.
-    let st = std::fs::read_to_string(i.state_file()).unwrap();
-    assert!(st.contains("cee_pfc_up=00011000"), "{st}");
-    assert!(st.contains("cee_pgtx_pg_bwpct=25,75,0,0,0,0,0,0"), "{st}");
+    wait_for(
+        Duration::from_secs(5),
+        "lldpad to program PFC and PG",
+        || {
+            let st = i.driver()?;
+            (st.cee_pfc() == [0, 0, 0, 1, 1, 0, 0, 0]
+                && st.list("cee_pgtx_pg_bw_pct") == [25, 75, 0, 0, 0, 0, 0, 0])
+            .then_some(())
+        },
+    );
     // Ours: in sync, the peer willing.
     let v = wait_for(Duration::from_secs(5), "losslessd in sync", || {
         let v = i.d.dcbx("vb");
@@ -232,8 +253,9 @@ fn e_capability_bit_on_lldpad_still_negotiates() {
     wait_lldpad(&i, "pg", "lldpad to run our PG", |f| {
         dcbtool_field(f, "Syncd") == "true" && dcbtool_field(f, "pgid") == "0 0 0 0 1 1 1 F"
     });
-    let st = std::fs::read_to_string(i.state_file()).unwrap();
-    assert!(st.contains("cee_pfc_up=00011000"), "{st}");
+    wait_for(Duration::from_secs(5), "lldpad to program PFC", || {
+        (i.driver()?.cee_pfc() == [0, 0, 0, 1, 1, 0, 0, 0]).then_some(())
+    });
     let v = wait_for(Duration::from_secs(5), "losslessd in sync", || {
         let v = i.d.dcbx("vb");
         converged(&v).then_some(v)

@@ -22,10 +22,11 @@ mod common;
 
 use std::net::UdpSocket;
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use common::*;
+use lossless_node::protocol::Request;
+use lossless_node::relay::RelayShow;
 use lossless_relay::example::{
     self, Kind, DC1_GW, DC2_GW, DC2_GW_SYSTEM, PE1_DC, PE1_WAN, PE2_DC, PE2_WAN,
 };
@@ -37,8 +38,6 @@ use lossless_sys::if_nametoindex;
 use lossless_sys::netns::in_netns;
 use lossless_wire::tunnel::{Encap, IpProtocol, ParseOptions, TunnelFrame};
 use lossless_wire::MacAddr;
-use losslessd::protocol::Request;
-use losslessd::relay::show::RelayShow;
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::DataLink;
 
@@ -495,40 +494,30 @@ fn tshark(dir: &Path, frames: &[(&'static str, Vec<u8>)]) -> Vec<Row> {
             .unwrap();
     }
     drop(w);
-    let mut cmd = Command::new("tshark");
-    cmd.arg("-r").arg(&path).args([
-        "-o",
-        "ip.check_checksum:TRUE",
-        "-o",
-        "udp.check_checksum:TRUE",
-        "-T",
-        "fields",
-        "-E",
-        "separator=|",
-        "-E",
-        "aggregator=,",
-        "-E",
-        "occurrence=a",
-    ]);
-    for f in FIELDS {
-        cmd.args(["-e", f]);
-    }
-    let out = cmd
-        .output()
-        .expect("tshark (Debian package tshark) decodes the captures");
-    assert!(
-        out.status.success(),
-        "tshark: {}",
-        String::from_utf8_lossy(&out.stderr)
+    let decoded = lossless_testkit::tshark_fields(
+        &path,
+        &[
+            "-o",
+            "ip.check_checksum:TRUE",
+            "-o",
+            "udp.check_checksum:TRUE",
+        ],
+        FIELDS,
     );
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
-    let rows: Vec<Row> = text
-        .lines()
+    let text = decoded
+        .rows
+        .iter()
+        .map(|r| r.join("|"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let rows: Vec<Row> = decoded
+        .rows
+        .into_iter()
         .zip(frames)
-        .map(|(line, (label, frame))| Row {
+        .map(|(fields, (label, frame))| Row {
             label,
             frame: frame.clone(),
-            fields: line.split('|').map(str::to_string).collect(),
+            fields,
         })
         .collect();
     assert_eq!(

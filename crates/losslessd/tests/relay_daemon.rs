@@ -13,6 +13,8 @@ mod common;
 use std::time::Duration;
 
 use common::*;
+use lossless_node::protocol::Request;
+use lossless_node::relay::RelayShow;
 use lossless_relay::example::{self, Kind, DC2_GW, PE2_DC, PE2_WAN};
 use lossless_relay::RelaySection;
 use lossless_sys::batch::{wait_any, BatchOptions, BatchSocket, Filter, RxBatch};
@@ -20,8 +22,6 @@ use lossless_sys::if_nametoindex;
 use lossless_sys::netns::in_netns;
 use lossless_wire::tunnel::{ParseOptions, TunnelFrame};
 use lossless_wire::MacAddr;
-use losslessd::protocol::Request;
-use losslessd::relay::show::RelayShow;
 use std::os::fd::AsFd;
 
 const WAIT: Duration = Duration::from_secs(10);

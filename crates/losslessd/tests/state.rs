@@ -7,11 +7,12 @@ use std::path::Path;
 use std::time::Duration;
 
 use lossless_dcbx::FeatureAdmin;
+use lossless_node::config::PortSettings;
+use lossless_node::state::{PersistedState, PortOverrides, StateError};
 use lossless_wire::cee::{
     AppConfig, AppEntry, AppSelector, PfcConfig, PgConfig, PriorityMap, DCBX_OUI,
 };
-use losslessd::config::PortSettings;
-use losslessd::state::{PersistedState, PortOverrides, StateDir, StateError, STATE_FILE};
+use losslessd::state_dir::{StateDir, StateDirError, STATE_FILE};
 
 fn sample(boots: u32, ports: usize) -> PersistedState {
     let mut map = BTreeMap::new();
@@ -160,7 +161,7 @@ fn the_file_is_versioned_readable_json() {
     );
 }
 
-fn load_text(text: &str) -> (String, Result<PersistedState, StateError>) {
+fn load_text(text: &str) -> (String, Result<PersistedState, StateDirError>) {
     let tmp = tempfile::tempdir().expect("temp dir");
     let dir = StateDir::open(&tmp.path().join("s")).expect("open");
     std::fs::write(dir.file(), text).expect("write");
@@ -217,7 +218,10 @@ fn damaged_files_are_precise_errors() {
         "STATE: ports.\"eth0\".pg: pg.percent = 90: the eight percentages must sum to 100"
     );
     let (_, r) = load_text("[]");
-    assert!(matches!(r, Err(StateError::Corrupt { .. })), "{r:?}");
+    assert!(
+        matches!(r, Err(StateDirError::Content(StateError::Corrupt { .. }))),
+        "{r:?}"
+    );
 }
 
 #[test]

@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::*;
-use losslessd::protocol::{FeatureChange, FeatureName, Request};
+use lossless_node::protocol::{FeatureChange, FeatureName, Request};
 use serde_json::Value;
 
 const MAC_A: &str = "02:00:00:00:00:0a";
@@ -399,26 +399,11 @@ fn tshark_decodes_what_was_configured() {
     }
     let p = pair();
     wait_converged(&p.b, "vb", Duration::from_secs(5));
+    if !lossless_testkit::tshark_available("tshark_decodes_what_was_configured") {
+        return;
+    }
     let pcap = p._dir.path().join("vb.pcap");
-    let mut cap = Command::new("ip")
-        .args([
-            "netns",
-            "exec",
-            &p.nb.name,
-            "tshark",
-            "-q",
-            "-i",
-            "vb",
-            "-f",
-            "ether proto 0x88cc",
-            "-w",
-        ])
-        .arg(&pcap)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("tshark");
-    std::thread::sleep(Duration::from_millis(1500));
+    let mut cap = lossless_testkit::Capture::start(&p.nb, "vb", "ether proto 0x88cc", &pcap);
     // A change makes both sides send at once.
     p.a.call(&Request::DcbxSet {
         port: "va".into(),
@@ -432,45 +417,29 @@ fn tshark_decodes_what_was_configured() {
         (priorities(&p.b.dcbx("vb")["pfc"]["oper"]) == [1, 6]).then_some(())
     });
     std::thread::sleep(Duration::from_millis(1200));
-    let _ = Command::new("kill")
-        .args(["-INT", &cap.id().to_string()])
-        .status();
-    let _ = cap.wait();
-    let out = Command::new("tshark")
-        .arg("-r")
-        .arg(&pcap)
-        .args([
-            "-Y",
-            "eth.src == 02:00:00:00:00:0a",
-            "-T",
-            "fields",
-            "-E",
-            "separator=|",
-            "-e",
+    cap.stop();
+    let rows = lossless_testkit::tshark_fields(
+        &pcap,
+        &["-Y", "eth.src == 02:00:00:00:00:0a"],
+        &[
             "lldp.dcbx.control.seq",
-            "-e",
             "lldp.dcbx.feature.willing",
-            "-e",
             "lldp.dcbx.feature.pfc.prio1",
-            "-e",
             "lldp.dcbx.feature.pfc.prio3",
-            "-e",
             "lldp.dcbx.feature.pfc.prio6",
-            "-e",
             "lldp.dcbx.feature.pg.pgid_prio6",
-            "-e",
             "lldp.dcbx.feature.pg.per1",
-            "-e",
             "_ws.expert",
-        ])
-        .output()
-        .expect("tshark -r");
-    let text = String::from_utf8_lossy(&out.stdout);
-    let last = text
-        .lines()
+        ],
+    );
+    let f: Vec<&str> = rows
+        .rows
         .last()
-        .unwrap_or_else(|| panic!("no frames from A: {text}"));
-    let f: Vec<&str> = last.split('|').collect();
+        .unwrap_or_else(|| panic!("no frames from A in {}", pcap.display()))
+        .iter()
+        .map(String::as_str)
+        .collect();
+    let last = f.join("|");
     assert_eq!(f[1], "0,0,1", "PG, PFC not willing; APP willing: {last}");
     assert_eq!(
         (f[2], f[3], f[4]),

@@ -1,8 +1,8 @@
 //! Byte vectors shared by the integration tests.
 //!
-//! The five `LLDPAD_*` frames are the CEE LLDPDUs of
-//! `shared/tools/lldpad-peer/cee.pcap` (Debian lldpad 1.1, two agents on a
-//! veth pair), copied here so the tests need neither the file nor tshark.
+//! The five `LLDPAD_*` frames are CEE LLDPDUs of Debian's lldpad 1.1 (two
+//! agents on a veth pair), captured once and copied here as hex so the tests
+//! need neither a capture file nor tshark.
 //! What tshark 4.0 decodes from them is asserted in `golden.rs`.
 #![allow(dead_code)]
 

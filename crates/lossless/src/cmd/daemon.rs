@@ -6,7 +6,8 @@
 use std::path::Path;
 
 use clap::{Subcommand, ValueEnum};
-use losslessd::protocol::{Client, ClientError, FeatureChange, FeatureName, Request};
+use lossless_client::{Client, ClientError};
+use lossless_node::protocol::{FeatureChange, FeatureName, Request};
 use serde_json::Value;
 
 use crate::cmd::table::Table;
@@ -118,7 +119,7 @@ pub(crate) fn call(socket: &Path, what: &str, req: &Request) -> Result<Value, Cl
     let mut c = connect(socket)?;
     c.call(req).map_err(|e| match e {
         ClientError::Daemon(body) => {
-            use losslessd::protocol::ErrorKind as K;
+            use lossless_node::protocol::ErrorKind as K;
             match body.kind {
                 K::NoSuchPort | K::InvalidConfig | K::BadRequest => {
                     CliError::input(what.to_string(), body.message)

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use losslessd::protocol::Request;
+use lossless_node::protocol::Request;
 use serde_json::Value;
 
 use super::daemon::{arr, call, print_json, s, PortArgs};

@@ -2,9 +2,9 @@
 
 use std::path::Path;
 
+use lossless_node::protocol::Request;
+use lossless_node::relay::{GatewayShow, RelayShow};
 use lossless_relay::{DropCounts, RelayStatus};
-use losslessd::protocol::Request;
-use losslessd::relay::show::{GatewayShow, RelayShow};
 
 use super::daemon::{call, print_json, JsonArg};
 use super::table::Table;

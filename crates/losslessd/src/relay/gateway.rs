@@ -7,8 +7,8 @@
 use lossless_relay::{GatewayCheck, GatewayConfig};
 use lossless_sys::batch::Filter;
 
-use super::show::{AcceptedPfc, GatewayShow};
 use super::{idle, ring_options, Core, Link, Shared};
+use lossless_node::relay::{AcceptedPfc, GatewayShow};
 
 pub(super) struct State {
     check: GatewayCheck,

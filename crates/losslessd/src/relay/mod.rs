@@ -6,16 +6,16 @@
 //!
 //! - [`pe`]: a PE's loop over its DC and WAN interfaces.
 //! - [`gateway`]: a DC gateway's loop over the interface facing its PE.
-//! - [`show`]: what `lossless relay show` prints; [`metrics`]: the series.
+//!
+//! What `lossless relay show` prints and the relay's metrics are the node core's
+//! views ([`lossless_node::relay`], [`lossless_node::relay_metrics`]).
 //!
 //! A missing interface is not fatal: the thread retries every second and
 //! `relay show` says why the port is not open. A socket that fails is closed
 //! and reopened the same way.
 
 pub mod gateway;
-pub mod metrics;
 pub mod pe;
-pub mod show;
 
 use std::io;
 use std::os::fd::AsFd;
@@ -30,7 +30,7 @@ use lossless_sys::if_nametoindex;
 use lossless_sys::ring::{RingOptions, RingSocket, RxFrames};
 use tracing::{info, warn};
 
-use show::{PortIo, RelayShow};
+use lossless_node::relay::{PortIo, RelayShow};
 
 /// How often a port that is not open is tried again.
 const REOPEN: Duration = Duration::from_secs(1);

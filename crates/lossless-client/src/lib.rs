@@ -1,0 +1,77 @@
+//! A blocking client of losslessd's control socket: one JSON request per line, one
+//! response line back (the protocol is `lossless_node::protocol`). Used by the
+//! `lossless` CLI and the tests.
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::UnixStream;
+use std::path::Path;
+use std::time::Duration;
+
+use lossless_node::protocol::{ErrorBody, Request, Response};
+
+/// A blocking client.
+pub struct Client {
+    stream: BufReader<UnixStream>,
+}
+
+/// What went wrong talking to the daemon.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    #[error("cannot connect to {path}: {source} (is losslessd running? --socket sets the path)")]
+    Connect {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("control socket: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("daemon sent a line that is not a response: {0}")]
+    Decode(#[from] serde_json::Error),
+    #[error("daemon closed the connection without answering")]
+    Closed,
+    #[error("{}: {}", serde_json::to_value(.0.kind).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default(), .0.message)]
+    Daemon(ErrorBody),
+}
+
+impl Client {
+    pub fn connect(path: &Path) -> Result<Client, ClientError> {
+        let stream = UnixStream::connect(path).map_err(|source| ClientError::Connect {
+            path: path.display().to_string(),
+            source,
+        })?;
+        stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+        Ok(Client {
+            stream: BufReader::new(stream),
+        })
+    }
+
+    /// Sends one request and returns its result.
+    pub fn call(&mut self, req: &Request) -> Result<serde_json::Value, ClientError> {
+        let mut line = serde_json::to_string(req)?;
+        line.push('\n');
+        self.stream.get_mut().write_all(line.as_bytes())?;
+        let resp: Response = serde_json::from_str(&self.read_line()?)?;
+        match (resp.ok, resp.result, resp.error) {
+            (true, Some(r), _) => Ok(r),
+            (_, _, Some(e)) => Err(ClientError::Daemon(e)),
+            _ => Err(ClientError::Closed),
+        }
+    }
+
+    /// The next streamed event (after `events --follow`); None at end of stream.
+    pub fn next_event(&mut self) -> Result<Option<serde_json::Value>, ClientError> {
+        self.stream.get_mut().set_read_timeout(None)?;
+        match self.read_line() {
+            Ok(l) => Ok(Some(serde_json::from_str(&l)?)),
+            Err(ClientError::Closed) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn read_line(&mut self) -> Result<String, ClientError> {
+        let mut line = String::new();
+        if self.stream.read_line(&mut line)? == 0 {
+            return Err(ClientError::Closed);
+        }
+        Ok(line)
+    }
+}

@@ -1,0 +1,104 @@
+//! A modelled NIC for the lab's nodes: answers the node core's dcbnl requests as a
+//! driver would, and records what it was asked to program.
+//!
+//! No NIC with a DCB buffer is at hand where the tests run, so the two kinds of driver
+//! the daemon meets are modelled here: one with `dcbnl_getbuffer`/`dcbnl_setbuffer`
+//! (takes the sizes it is given), and one with the IEEE ops but no buffer (no
+//! `DCB_ATTR_DCB_BUFFER` in IEEE_GET). A node whose port does not `apply = "dcbnl"`
+//! never asks.
+
+use lossless_node::hardware::{DcbBuffer, HardwareError, HardwareErrorKind, IeeePfc, IeeeReadback};
+use lossless_wire::cee::{PfcConfig, PgConfig};
+
+/// What kind of driver the node's port has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Driver {
+    /// No dcbnl at all (veth, most virtual NICs): the probe fails.
+    NoDcbnl,
+    /// dcbnl with IEEE PFC; `buffer`: the DCB buffer it exposes, if any.
+    Dcbnl { buffer: Option<DcbBuffer> },
+}
+
+/// One node's NIC: its driver and what it was asked to do.
+#[derive(Debug, Clone)]
+pub struct Nic {
+    pub driver: Driver,
+    /// Every CEE programming, in order: (PFC, PG); None = feature off.
+    pub cee: Vec<(Option<PfcConfig>, Option<PgConfig>)>,
+    /// Every IEEE PFC write of the headroom: (enabled priorities, delay in bit times).
+    pub pfc_sets: Vec<(u8, u16)>,
+    /// Every DCB buffer write.
+    pub buffer_sets: Vec<DcbBuffer>,
+}
+
+impl Nic {
+    pub fn new(driver: Driver) -> Nic {
+        Nic {
+            driver,
+            cee: Vec::new(),
+            pfc_sets: Vec::new(),
+            buffer_sets: Vec::new(),
+        }
+    }
+
+    /// The answer to the dcbnl probe.
+    pub fn probe(&self) -> Result<(), HardwareError> {
+        match self.driver {
+            Driver::NoDcbnl => Err(HardwareError::new(
+                HardwareErrorKind::NotSupported,
+                "the driver does not support DCB netlink (EOPNOTSUPP)",
+            )),
+            Driver::Dcbnl { .. } => Ok(()),
+        }
+    }
+
+    pub fn program_cee(
+        &mut self,
+        pfc: Option<PfcConfig>,
+        pg: Option<PgConfig>,
+    ) -> Result<(), HardwareError> {
+        self.probe()?;
+        self.cee.push((pfc, pg));
+        Ok(())
+    }
+
+    /// IEEE PFC with the delay allowance.
+    pub fn set_pfc_delay(&mut self, enabled: u8, delay: u16) -> Result<(), HardwareError> {
+        self.probe()?;
+        self.pfc_sets.push((enabled, delay));
+        Ok(())
+    }
+
+    /// `DCB_CMD_IEEE_GET`.
+    pub fn read(&self) -> Result<IeeeReadback, HardwareError> {
+        self.probe()?;
+        let (enabled, delay) = self.pfc_sets.last().copied().unwrap_or_default();
+        Ok(IeeeReadback {
+            pfc: Some(IeeePfc {
+                cap: 8,
+                enabled,
+                delay,
+                ..IeeePfc::default()
+            }),
+            buffer: match self.driver {
+                Driver::Dcbnl { buffer } => buffer,
+                Driver::NoDcbnl => None,
+            },
+        })
+    }
+
+    /// Writes the buffer: a driver with buffer ops takes the sizes (and keeps its
+    /// total); one without drops the attribute silently, as the kernel does.
+    pub fn set_buffer(&mut self, want: DcbBuffer) -> Result<(), HardwareError> {
+        self.probe()?;
+        self.buffer_sets.push(want);
+        if let Driver::Dcbnl {
+            buffer: Some(have), ..
+        } = &mut self.driver
+        {
+            have.buffer_size = want.buffer_size;
+            have.prio2buffer = want.prio2buffer;
+        }
+        Ok(())
+    }
+}

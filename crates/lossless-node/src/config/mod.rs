@@ -1,0 +1,263 @@
+//! The daemon's configuration file (`/etc/lossless/losslessd.toml`).
+//!
+//! `[daemon]` holds process settings; `[defaults]` and `[ports."NAME"]`
+//! hold per-port LLDP/DCBX settings. A port's effective settings are the
+//! built-in defaults, then `[defaults]`, then every glob section that matches
+//! the interface (in file order), then its exact-name section, key by key.
+//! `[relay]` configures seed 002's PFC relay (a PE or a DC gateway's check).
+//! Every refusal names the file, line, column and key. The format is
+//! documented in `docs/config.md`; `examples/losslessd.toml` is a commented
+//! example.
+
+mod check;
+mod error;
+mod file;
+mod headroom;
+mod pattern;
+mod read;
+mod relay;
+mod render;
+mod setting;
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use lossless_dcbx::{AdminStatus, DcbxConfig, LldpTimers, PortConfig};
+use lossless_relay::RelaySection;
+use lossless_wire::MacAddr;
+use serde::{Deserialize, Serialize};
+
+pub use error::ConfigFileError;
+pub use headroom::{alpha_text, HeadroomSettings};
+pub use pattern::IFNAME_MAX;
+
+use file::{Failure, PortSection};
+use setting::Layer;
+
+/// Where the daemon looks for its configuration unless told otherwise.
+pub const DEFAULT_CONFIG_PATH: &str = "/etc/lossless/losslessd.toml";
+/// The control socket when `daemon.socket` is not set.
+pub const DEFAULT_SOCKET: &str = "/run/lossless/losslessd.sock";
+/// The state directory when `daemon.state_dir` is not set.
+pub const DEFAULT_STATE_DIR: &str = "/var/lib/lossless";
+/// The tracing filter when `daemon.log` is not set.
+pub const DEFAULT_LOG: &str = "info";
+
+/// The whole configuration file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DaemonConfig {
+    pub daemon: DaemonSettings,
+    defaults: Layer,
+    ports: Vec<PortSection>,
+    /// `[relay]`: seed 002's PFC relay (a PE, or a gateway's check).
+    pub relay: Option<RelaySection>,
+}
+
+/// The `[daemon]` section.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DaemonSettings {
+    /// Control socket path (absolute).
+    pub socket: PathBuf,
+    /// Group allowed to use the socket (mode 0660); `None`: root only (0600).
+    pub socket_group: Option<String>,
+    /// Where runtime changes persist (absolute).
+    pub state_dir: PathBuf,
+    /// Prometheus endpoint; always a loopback address with a non-zero port.
+    pub metrics: Option<SocketAddr>,
+    /// tracing filter directive (`info`, `losslessd=debug,info`, ...); not
+    /// checked here beyond being non-empty.
+    pub log: String,
+}
+
+impl Default for DaemonSettings {
+    fn default() -> Self {
+        DaemonSettings {
+            socket: PathBuf::from(DEFAULT_SOCKET),
+            socket_group: None,
+            state_dir: PathBuf::from(DEFAULT_STATE_DIR),
+            metrics: None,
+            log: DEFAULT_LOG.to_string(),
+        }
+    }
+}
+
+/// Whether the daemon programs the negotiated (operational) PFC and PG
+/// configuration into the NIC.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Apply {
+    /// Run DCBX only; the NIC is left as it is.
+    #[default]
+    None,
+    /// Program operational PFC/PG through the kernel's dcbnl interface.
+    Dcbnl,
+}
+
+/// The effective settings of one port: everything of [`PortConfig`] but the
+/// MAC (which comes from the interface), plus what the daemon does with the
+/// result.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct PortSettings {
+    pub apply: Apply,
+    pub chassis_id: Option<String>,
+    pub port_id: Option<String>,
+    pub system_name: Option<String>,
+    pub port_description: Option<String>,
+    pub admin_status: AdminStatus,
+    pub timers: LldpTimers,
+    pub max_neighbors: usize,
+    pub dcbx: DcbxConfig,
+    /// Adaptive headroom (whether it runs at all is `dcbx.headroom_measurement`).
+    pub headroom: HeadroomSettings,
+}
+
+impl Default for PortSettings {
+    /// The built-in defaults: those of [`PortConfig::new`], and `apply = "none"`.
+    fn default() -> Self {
+        let PortConfig {
+            mac: _,
+            chassis_id,
+            port_id,
+            system_name,
+            port_description,
+            admin_status,
+            timers,
+            max_neighbors,
+            dcbx,
+        } = PortConfig::new(MacAddr([0; 6]));
+        PortSettings {
+            apply: Apply::None,
+            chassis_id,
+            port_id,
+            system_name,
+            port_description,
+            admin_status,
+            timers,
+            max_neighbors,
+            dcbx,
+            headroom: HeadroomSettings::default(),
+        }
+    }
+}
+
+impl PortSettings {
+    /// The agent's configuration for the port with this MAC.
+    pub fn port_config(&self, mac: MacAddr) -> PortConfig {
+        PortConfig {
+            mac,
+            chassis_id: self.chassis_id.clone(),
+            port_id: self.port_id.clone(),
+            system_name: self.system_name.clone(),
+            port_description: self.port_description.clone(),
+            admin_status: self.admin_status,
+            timers: self.timers,
+            max_neighbors: self.max_neighbors,
+            dcbx: self.dcbx.clone(),
+        }
+    }
+
+    /// The settings that give the agent `cfg` (its MAC aside, which the link gives),
+    /// with `apply` and the headroom settings left at their defaults.
+    pub fn from_port_config(cfg: &PortConfig) -> PortSettings {
+        PortSettings {
+            chassis_id: cfg.chassis_id.clone(),
+            port_id: cfg.port_id.clone(),
+            system_name: cfg.system_name.clone(),
+            port_description: cfg.port_description.clone(),
+            admin_status: cfg.admin_status,
+            timers: cfg.timers,
+            max_neighbors: cfg.max_neighbors,
+            dcbx: cfg.dcbx.clone(),
+            ..PortSettings::default()
+        }
+    }
+
+    pub fn dcbx(&self) -> &DcbxConfig {
+        &self.dcbx
+    }
+
+    pub fn dcbx_mut(&mut self) -> &mut DcbxConfig {
+        &mut self.dcbx
+    }
+}
+
+impl Default for DaemonConfig {
+    /// No configuration file: default daemon settings, every port on the
+    /// built-in defaults, no `[ports]` section.
+    fn default() -> Self {
+        DaemonConfig {
+            daemon: DaemonSettings::default(),
+            defaults: Layer::new("defaults".into(), 0),
+            ports: Vec::new(),
+            relay: None,
+        }
+    }
+}
+
+impl DaemonConfig {
+    /// Parses `text`; `origin` is the file name errors show.
+    pub fn parse(text: &str, origin: &Path) -> Result<DaemonConfig, ConfigFileError> {
+        let position = |at| error::line_column(text, at);
+        let invalid = |f: error::Fault| {
+            let (line, column) = position(f.at);
+            ConfigFileError::Invalid {
+                path: origin.to_path_buf(),
+                line,
+                column,
+                key: f.key,
+                reason: f.reason,
+            }
+        };
+        let parsed = file::parse(text).map_err(|f| match f {
+            Failure::Syntax { at, message } => {
+                let (line, column) = position(at);
+                ConfigFileError::Syntax {
+                    path: origin.to_path_buf(),
+                    line,
+                    column,
+                    message,
+                }
+            }
+            Failure::Invalid(f) => invalid(f),
+        })?;
+        check::check(&parsed.defaults, &parsed.ports).map_err(invalid)?;
+        Ok(DaemonConfig {
+            daemon: parsed.daemon,
+            defaults: parsed.defaults,
+            ports: parsed.ports,
+            relay: parsed.relay,
+        })
+    }
+
+    /// Whether a `[ports."..."]` section (exact name or glob) matches `ifname`:
+    /// the daemon runs on such interfaces without being told on the command line.
+    pub fn selects(&self, ifname: &str) -> bool {
+        self.ports.iter().any(|p| p.pattern.matches(ifname))
+    }
+
+    /// The interface names of the exact-name `[ports]` sections, in file order.
+    pub fn named_ports(&self) -> impl Iterator<Item = &str> {
+        self.ports.iter().filter_map(|p| match &p.pattern {
+            pattern::Pattern::Exact(name) => Some(name.as_str()),
+            pattern::Pattern::Glob(_) => None,
+        })
+    }
+
+    /// The effective settings of `ifname`: built-in defaults, `[defaults]`,
+    /// the matching glob sections in file order, then its exact-name section.
+    pub fn port(&self, ifname: &str) -> PortSettings {
+        let mut s = PortSettings::default();
+        self.defaults.apply(&mut s);
+        for p in self.ports.iter().filter(|p| p.pattern.is_glob()) {
+            if p.pattern.matches(ifname) {
+                p.layer.apply(&mut s);
+            }
+        }
+        for p in self.ports.iter().filter(|p| !p.pattern.is_glob()) {
+            if p.pattern.matches(ifname) {
+                p.layer.apply(&mut s);
+            }
+        }
+        s
+    }
+}

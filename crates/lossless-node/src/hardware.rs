@@ -1,0 +1,145 @@
+//! The NIC as the node core models it: what it asks the runtime to program through
+//! dcbnl, what the driver reports back, and why programming failed, by kind.
+//!
+//! These are plain values: losslessd maps them to and from `lossless-sys`'s dcbnl
+//! messages, the lab answers them from a modelled driver.
+
+use serde::{Deserialize, Serialize};
+
+/// Receive buffers a port may have (`DCBX_MAX_BUFFERS`).
+pub const MAX_BUFFERS: usize = 8;
+
+/// The IEEE PFC object as the driver reports it (`struct ieee_pfc`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct IeeePfc {
+    /// Traffic classes that may be PFC-enabled at once (`pfc_cap`).
+    pub cap: u8,
+    /// Bit `p` set: PFC on priority `p` (`pfc_en`).
+    pub enabled: u8,
+    /// MACsec bypass capability (`mbc`).
+    pub mbc: u8,
+    /// The delay allowance, bit times (`delay`).
+    pub delay: u16,
+    /// PFC frames sent per priority (`requests`).
+    pub requests: [u64; 8],
+    /// PFC frames received per priority (`indications`).
+    pub indications: [u64; 8],
+}
+
+/// The NIC's receive buffers and which priority each holds (`struct dcbnl_buffer`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct DcbBuffer {
+    /// The buffer (0..8) each priority is received into.
+    pub prio2buffer: [u8; 8],
+    /// Size of each buffer, bytes.
+    pub buffer_size: [u32; MAX_BUFFERS],
+    /// The port's whole buffer, bytes (reported by the driver; ignored on set).
+    pub total_size: u32,
+}
+
+impl DcbBuffer {
+    /// The buffers that hold at least one priority of `priorities` (bit `p` =
+    /// priority `p`), as a bit mask of buffer indices.
+    pub fn buffers_of(&self, priorities: u8) -> u8 {
+        let mut mask = 0u8;
+        for (p, &b) in self.prio2buffer.iter().enumerate() {
+            if priorities & (1 << p) != 0 && usize::from(b) < MAX_BUFFERS {
+                mask |= 1 << b;
+            }
+        }
+        mask
+    }
+}
+
+/// What the driver's IEEE objects say (`DCB_CMD_IEEE_GET`): each is absent when the
+/// driver lacks the op that reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct IeeeReadback {
+    pub pfc: Option<IeeePfc>,
+    pub buffer: Option<DcbBuffer>,
+}
+
+/// Why the NIC could not be programmed or read, by kind: what the core counts and
+/// shows, and decides on (a driver without dcbnl is reported, not retried).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HardwareErrorKind {
+    /// The driver has no dcbnl ops, or not this one (`EOPNOTSUPP`).
+    NotSupported,
+    /// No such interface (`ENODEV`).
+    NoDevice,
+    /// The driver or the kernel refused a value (`EINVAL`, a non-zero status).
+    Refused,
+    /// Not allowed (`EPERM`, `EACCES`).
+    Permission,
+    /// The device is busy (`EBUSY`, `EAGAIN`).
+    Busy,
+    /// No answer in time.
+    Timeout,
+    /// An answer that did not parse, or was not the answer to the request.
+    Malformed,
+    /// The socket itself failed, or any other error.
+    Other,
+}
+
+impl HardwareErrorKind {
+    pub const ALL: [HardwareErrorKind; 8] = [
+        HardwareErrorKind::NotSupported,
+        HardwareErrorKind::NoDevice,
+        HardwareErrorKind::Refused,
+        HardwareErrorKind::Permission,
+        HardwareErrorKind::Busy,
+        HardwareErrorKind::Timeout,
+        HardwareErrorKind::Malformed,
+        HardwareErrorKind::Other,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            HardwareErrorKind::NotSupported => "not_supported",
+            HardwareErrorKind::NoDevice => "no_device",
+            HardwareErrorKind::Refused => "refused",
+            HardwareErrorKind::Permission => "permission",
+            HardwareErrorKind::Busy => "busy",
+            HardwareErrorKind::Timeout => "timeout",
+            HardwareErrorKind::Malformed => "malformed",
+            HardwareErrorKind::Other => "other",
+        }
+    }
+}
+
+/// A failed dcbnl operation: its kind and the runtime's full message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[error("{message}")]
+pub struct HardwareError {
+    pub kind: HardwareErrorKind,
+    pub message: String,
+}
+
+impl HardwareError {
+    pub fn new(kind: HardwareErrorKind, message: impl Into<String>) -> Self {
+        HardwareError {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+/// Counts of failed operations by kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HardwareErrorCounts(pub [u64; 8]);
+
+impl HardwareErrorCounts {
+    pub fn count(&mut self, kind: HardwareErrorKind) {
+        let i = HardwareErrorKind::ALL
+            .iter()
+            .position(|k| *k == kind)
+            .unwrap_or(HardwareErrorKind::ALL.len() - 1);
+        self.0[i] += 1;
+    }
+
+    /// Each kind with its count, in [`HardwareErrorKind::ALL`] order.
+    pub fn iter(&self) -> impl Iterator<Item = (HardwareErrorKind, u64)> + '_ {
+        HardwareErrorKind::ALL.into_iter().zip(self.0)
+    }
+}

@@ -1,0 +1,29 @@
+//! The node core: one host's (or switch's) ports, sans-IO.
+//!
+//! A [`Node`](node::Node) holds every managed port: its LLDP/DCBX agent, its adaptive
+//! headroom (measurement session, sizing, hysteresis) and what reached its NIC, plus
+//! the configuration, the runtime overrides and the relay's settings. It is driven by
+//! `handle_*(now, ...)` calls and drained with `poll_output()` / `poll_timeout()`:
+//! opening sockets, sending frames, programming the NIC, persisting state and answering
+//! control requests are outputs the caller carries out and reports back as typed
+//! inputs. losslessd runs it on real interfaces; the lab and the tests run the same
+//! core on a virtual clock.
+//!
+//! The configuration file is parsed here ([`config`]), the control protocol's types and
+//! the views (status, metrics) live here ([`protocol`], [`metrics`]), so the CLI needs
+//! neither the daemon's runtime nor its system crate.
+
+pub mod config;
+pub mod hardware;
+pub mod headroom;
+pub mod link;
+pub mod metrics;
+pub mod node;
+pub mod port;
+pub mod protocol;
+pub mod relay;
+pub mod relay_metrics;
+pub mod state;
+pub mod timestamps;
+
+pub use node::{Node, Now, Output};

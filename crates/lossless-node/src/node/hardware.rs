@@ -1,0 +1,77 @@
+//! The NIC's answers: whether it speaks dcbnl, and how programming the negotiated
+//! configuration went.
+
+use tracing::{info, warn};
+
+use super::measure::apply_headroom;
+use super::{program_cee, Node, Now};
+use crate::hardware::{HardwareError, HardwareErrorKind};
+use crate::protocol::{DaemonEvent, EventBody, Hardware};
+
+impl Node {
+    /// The answer to an [`Output::Probe`](super::Output::Probe): Ok(()) when the NIC
+    /// speaks dcbnl. The operational configuration, and a headroom sized while the probe
+    /// was out, are programmed at once.
+    pub fn handle_probe(&mut self, ifindex: u32, result: Result<(), HardwareError>) {
+        let Some(name) = self.name_of(ifindex) else {
+            return;
+        };
+        let Some(port) = self.ports.get_mut(&name) else {
+            return;
+        };
+        match result {
+            Ok(()) => {
+                port.hardware = Hardware::Dcbnl {
+                    error: None,
+                    applied: 0,
+                };
+                self.outputs.push_back(program_cee(port));
+                if let Some(out) = apply_headroom(port) {
+                    self.outputs.push_back(out);
+                }
+            }
+            Err(e) => {
+                if e.kind != HardwareErrorKind::NotSupported {
+                    port.hw_errors.count(e.kind);
+                }
+                info!(port = %name, reason = %e, "no dcbnl: negotiating and reporting only");
+                port.hardware = Hardware::Unsupported {
+                    reason: e.to_string(),
+                };
+            }
+        }
+    }
+
+    /// The answer to an [`Output::ProgramCee`](super::Output::ProgramCee).
+    pub fn handle_programmed(&mut self, now: Now, ifindex: u32, result: Result<(), HardwareError>) {
+        let Some(name) = self.name_of(ifindex) else {
+            return;
+        };
+        let Some(port) = self.ports.get_mut(&name) else {
+            return;
+        };
+        if let Err(e) = &result {
+            port.hw_errors.count(e.kind);
+        }
+        if let Hardware::Dcbnl { error, applied } = &mut port.hardware {
+            match &result {
+                Ok(()) => {
+                    *error = None;
+                    *applied += 1;
+                }
+                Err(e) => *error = Some(e.to_string()),
+            }
+        }
+        let ev = match result {
+            Ok(()) => DaemonEvent::HardwareApplied,
+            Err(error) => {
+                warn!(port = %name, %error, "dcbnl programming failed");
+                DaemonEvent::HardwareError {
+                    error: error.to_string(),
+                    kind: Some(error.kind),
+                }
+            }
+        };
+        self.publish(now, &name, EventBody::Daemon(ev));
+    }
+}

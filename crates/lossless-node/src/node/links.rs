@@ -1,0 +1,279 @@
+//! Links, frames and time: which links are ports, their link state, what arrives on
+//! them, and the timers.
+
+use std::collections::HashSet;
+
+use lossless_wire::MacAddr;
+use tracing::{debug, info, warn};
+
+use super::{Node, Now, Output};
+use crate::config::Apply;
+use crate::link::{Link, LinkChange};
+use crate::port::{Port, MAX_HELD};
+use crate::protocol::{DaemonEvent, EventBody};
+
+impl Node {
+    /// A full link dump (at start, or after a netlink overrun).
+    pub fn handle_links(&mut self, now: Now, links: Vec<Link>) {
+        let present: HashSet<u32> = links.iter().map(|l| l.ifindex).collect();
+        let gone: Vec<u32> = self
+            .links
+            .keys()
+            .filter(|i| !present.contains(i))
+            .copied()
+            .collect();
+        for ifindex in gone {
+            self.handle_link_change(now, LinkChange::Del { ifindex });
+        }
+        for l in links {
+            self.handle_link_change(now, LinkChange::New(l));
+        }
+    }
+
+    /// A link appeared, changed or went away.
+    pub fn handle_link_change(&mut self, now: Now, change: LinkChange) {
+        match change {
+            LinkChange::New(link) => {
+                // A rename looks like a new link with a known ifindex.
+                if let Some(old) = self.by_index.get(&link.ifindex) {
+                    if *old != link.name {
+                        let old = old.clone();
+                        self.remove_port(now, &old, false);
+                    }
+                }
+                self.links.insert(link.ifindex, link.clone());
+                if self.ports.contains_key(&link.name) {
+                    self.update_port_link(now, &link);
+                } else if self.selected(&link.name) {
+                    self.add_port(now, &link);
+                }
+            }
+            LinkChange::Del { ifindex } => {
+                self.links.remove(&ifindex);
+                if let Some(name) = self.name_of(ifindex) {
+                    // The interface is gone: nothing can be sent on it.
+                    self.remove_port(now, &name, false);
+                }
+            }
+        }
+    }
+
+    pub(super) fn add_port(&mut self, now: Now, link: &Link) {
+        let Some(mac) = link.mac else {
+            warn!(port = %link.name, "no MAC address: not an Ethernet interface, skipped");
+            return;
+        };
+        let (settings, overrides) = self.effective(&link.name);
+        let apply = settings.apply;
+        let port = match Port::new(
+            &link.name,
+            link.ifindex,
+            MacAddr(mac),
+            settings,
+            overrides,
+            self.seq_base(),
+            now.mono,
+        ) {
+            Ok(p) => p,
+            Err(e) => {
+                // The file was validated as a whole; this is an override gone bad.
+                warn!(port = %link.name, error = %e, "configuration refused: port not started");
+                return;
+            }
+        };
+        info!(port = %link.name, ifindex = link.ifindex, mac = %MacAddr(mac), "port added");
+        self.ports.insert(link.name.clone(), port);
+        self.by_index.insert(link.ifindex, link.name.clone());
+        self.outputs.push_back(Output::Open {
+            ifindex: link.ifindex,
+            name: link.name.clone(),
+        });
+        self.open_measure(&link.name);
+        if apply == Apply::Dcbnl {
+            self.outputs.push_back(Output::Probe {
+                ifindex: link.ifindex,
+                name: link.name.clone(),
+            });
+        }
+        self.publish(
+            now,
+            &link.name,
+            EventBody::Daemon(DaemonEvent::PortAdded {
+                ifindex: link.ifindex,
+            }),
+        );
+        self.update_port_link(now, link);
+    }
+
+    fn update_port_link(&mut self, now: Now, link: &Link) {
+        let up = link.is_up();
+        let Some(port) = self.ports.get_mut(&link.name) else {
+            return;
+        };
+        if let Some(mac) = link.mac {
+            port.set_mac(now.mono, MacAddr(mac));
+        }
+        let changed = port.set_link(now.mono, up);
+        if changed {
+            info!(port = %link.name, up, "link");
+        }
+        // Frames kept while the link came up are for this link-up only; a link
+        // reported down forgets them (they could be from another peer by the
+        // time it comes up again).
+        let held = if up {
+            std::mem::take(&mut port.held)
+        } else {
+            port.held.clear();
+            Vec::new()
+        };
+        if let Some(h) = &mut port.headroom {
+            // Any link message may come with a new speed (autonegotiation): re-read it.
+            if up {
+                self.outputs.push_back(Output::ReadSpeed {
+                    ifindex: link.ifindex,
+                    name: link.name.clone(),
+                });
+            } else {
+                h.set_kernel_speed(now.mono, None);
+            }
+        }
+        if changed {
+            self.publish(
+                now,
+                &link.name,
+                EventBody::Daemon(DaemonEvent::LinkChanged { up }),
+            );
+        }
+        self.after(now, &link.name);
+        for frame in held {
+            self.handle_frame(now, link.ifindex, &frame);
+        }
+    }
+
+    pub(super) fn remove_port(&mut self, now: Now, name: &str, shutdown: bool) {
+        let Some(mut port) = self.ports.remove(name) else {
+            return;
+        };
+        self.by_index.remove(&port.ifindex);
+        if shutdown {
+            for frame in port.shutdown(now.mono) {
+                self.outputs.push_back(Output::Send {
+                    ifindex: port.ifindex,
+                    frame,
+                });
+            }
+        }
+        self.outputs.push_back(Output::Close {
+            ifindex: port.ifindex,
+        });
+        info!(port = %name, "port removed");
+        self.publish(
+            now,
+            name,
+            EventBody::Daemon(DaemonEvent::PortRemoved {
+                ifindex: port.ifindex,
+            }),
+        );
+    }
+
+    /// A frame arrived on a port (a whole Ethernet frame, FCS stripped).
+    pub fn handle_frame(&mut self, now: Now, ifindex: u32, frame: &[u8]) {
+        let Some(name) = self.name_of(ifindex) else {
+            return;
+        };
+        let Some(port) = self.ports.get_mut(&name) else {
+            return;
+        };
+        if !port.agent.link_up() {
+            // A frame on a port we believe down: the netlink notification of the
+            // carrier can lag (linkwatch) behind the peer's first LLDPDU. Ask for the
+            // link now; the frame is handed back with the answer.
+            self.outputs.push_back(Output::ReadLink {
+                ifindex,
+                frame: frame.to_vec(),
+            });
+            return;
+        }
+        port.receive(now.mono, frame);
+        self.after(now, &name);
+    }
+
+    /// The answer to [`Output::ReadLink`]: the link as the kernel sees it now (None: it
+    /// could not be read). The frame is processed if the link turned out to be up,
+    /// dropped otherwise (a late frame of a link that went down).
+    ///
+    /// Read this way, the carrier alone does not make the link up: the kernel turns it
+    /// on before its linkwatch worker has activated the device's queue, and until then
+    /// whatever is sent is dropped (the `noop` qdisc), so answering the frame at once
+    /// could lose the answer (for an LLDPDU, a second until the next fast
+    /// transmission). Linkwatch marks the device running, activates it and then
+    /// notifies; a notification with the carrier therefore always comes after the
+    /// device can send. So with the carrier on and the device not yet running, the
+    /// frame is kept for the notification ([`MAX_HELD`] at most).
+    pub fn handle_link_read(&mut self, now: Now, link: Option<Link>, frame: &[u8]) {
+        let Some(link) = link else {
+            return;
+        };
+        let Some(port) = self.ports.get_mut(&link.name) else {
+            return;
+        };
+        debug!(port = %link.name, admin_up = link.admin_up, carrier = link.carrier,
+            running = link.oper_up, "frame before the link notification: link read");
+        if link.admin_up && link.carrier && !link.oper_up && !port.agent.link_up() {
+            if port.held.len() < MAX_HELD {
+                port.held.push(frame.to_vec());
+            }
+            return;
+        }
+        self.links.insert(link.ifindex, link.clone());
+        self.update_port_link(now, &link);
+        if self
+            .ports
+            .get(&link.name)
+            .is_some_and(|p| p.agent.link_up())
+        {
+            self.handle_frame(now, link.ifindex, frame);
+        }
+    }
+
+    /// A frame could not be read (`tx` false) or sent on a port.
+    pub fn handle_io_error(&mut self, ifindex: u32, tx: bool) {
+        let Some(name) = self.name_of(ifindex) else {
+            return;
+        };
+        if let Some(port) = self.ports.get_mut(&name) {
+            if tx {
+                port.io.tx_errors += 1;
+            } else {
+                port.io.rx_errors += 1;
+            }
+        }
+    }
+
+    /// Time passed: every port whose deadline is due runs.
+    pub fn handle_timeout(&mut self, now: Now) {
+        let due: Vec<String> = self
+            .ports
+            .iter()
+            .filter(|(_, p)| p.poll_timeout().is_some_and(|t| t <= now.mono))
+            .map(|(n, _)| n.clone())
+            .collect();
+        for name in due {
+            if let Some(p) = self.ports.get_mut(&name) {
+                p.handle_timeout(now.mono);
+            }
+            self.after(now, &name);
+        }
+    }
+
+    /// Stop: a shutdown LLDPDU on every port, then close them all, and the relay.
+    pub fn shutdown(&mut self, now: Now) {
+        let names: Vec<String> = self.ports.keys().cloned().collect();
+        for name in names {
+            self.remove_port(now, &name, true);
+        }
+        if self.relay.running() {
+            self.outputs.push_back(Output::StopRelay);
+        }
+    }
+}

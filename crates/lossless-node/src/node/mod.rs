@@ -1,0 +1,336 @@
+//! The node core: which interfaces are ports, their agents and measurements, runtime
+//! changes, the relay's settings, events. It owns no socket, reads no clock and touches
+//! no file: the caller feeds it link changes, frames, timeouts, requests and the
+//! answers to what it asked for, with the current time, and carries out its
+//! [`Output`]s.
+//!
+//! One input, one path: a frame goes [`Node::handle_frame`] → the port's agent →
+//! [`Node::after`] (frames out, events published, hardware programmed); a link change
+//! [`Node::handle_link_change`] → add, update or remove the port → `after`; a timer
+//! [`Node::handle_timeout`] → the due ports → `after`; a control request
+//! [`Node::handle_request`] → [`requests`] → a [`Output::Reply`] (at once, or after
+//! the persistence or the configuration read it waits for). Hardware, measurement and
+//! relay answers come back through the `handle_*` methods of [`hardware`],
+//! [`measure`] and [`relay`].
+
+mod hardware;
+mod links;
+mod measure;
+mod relay;
+mod reload;
+mod requests;
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::path::PathBuf;
+
+use lossless_dcbx::{Event, FeatureId, Instant};
+use lossless_relay::RelaySection;
+use tracing::info;
+
+use crate::config::{DaemonConfig, PortSettings};
+use crate::hardware::DcbBuffer;
+use crate::link::Link;
+use crate::metrics::Metrics;
+use crate::port::Port;
+use crate::protocol::{EventBody, EventRecord, Hardware, Request, Response};
+use crate::state::{PersistedState, PortOverrides};
+use crate::timestamps::TimestampMode;
+use lossless_wire::cee::{PfcConfig, PgConfig};
+
+pub use requests::PersistError;
+
+/// The current time on both clocks: the monotonic timeline the agents run
+/// on, and wall-clock seconds for event records.
+#[derive(Debug, Clone, Copy)]
+pub struct Now {
+    pub mono: Instant,
+    pub unix: f64,
+}
+
+/// Who asked: the caller's handle for a control request, echoed in its reply.
+pub type RequestId = u64;
+
+/// Work for the caller.
+#[derive(Debug, Clone)]
+pub enum Output {
+    /// Open the packet socket of a new port.
+    Open { ifindex: u32, name: String },
+    /// A frame arrived on a port whose link looks down: read the link's state from
+    /// the kernel now and answer with [`Node::handle_link_read`], handing the frame back.
+    ReadLink { ifindex: u32, frame: Vec<u8> },
+    /// Close a port's sockets (after its last frame was sent).
+    Close { ifindex: u32 },
+    /// Send a frame on a port.
+    Send { ifindex: u32, frame: Vec<u8> },
+    /// Probe dcbnl on a port configured with `apply = "dcbnl"`; answer with
+    /// [`Node::handle_probe`].
+    Probe { ifindex: u32, name: String },
+    /// Program the operational CEE configuration through dcbnl (only for ports with
+    /// `apply = "dcbnl"` whose NIC answered the probe); None = feature off. Answer with
+    /// [`Node::handle_programmed`].
+    ProgramCee {
+        ifindex: u32,
+        name: String,
+        pfc: Option<PfcConfig>,
+        pg: Option<PgConfig>,
+    },
+    /// Open the timestamping measurement socket of a port that measures its link;
+    /// answer with [`Node::handle_measure_opened`].
+    OpenMeasure {
+        ifindex: u32,
+        name: String,
+        timestamps: TimestampMode,
+    },
+    /// Close it (measurement turned off; `Close` closes it too).
+    CloseMeasure { ifindex: u32 },
+    /// Send a measurement frame; its transmit timestamp comes back through
+    /// [`Node::handle_measure_tx_timestamp`].
+    SendMeasure { ifindex: u32, frame: Vec<u8> },
+    /// Read the line rate the kernel reports; answer with [`Node::handle_speed`].
+    ReadSpeed { ifindex: u32, name: String },
+    /// Program the headroom through dcbnl: IEEE PFC with the delay allowance; then,
+    /// when `read_buffer`, read the IEEE configuration (`DCB_CMD_IEEE_GET`) for the DCB
+    /// buffer. Answer with [`Node::handle_headroom_applied`].
+    ApplyHeadroom {
+        ifindex: u32,
+        name: String,
+        pfc_enabled: u8,
+        pfc_delay_bits: u16,
+        read_buffer: bool,
+    },
+    /// Write the DCB buffer (`DCB_CMD_IEEE_SET`), then read the IEEE configuration
+    /// back; answer with [`Node::handle_buffer_written`].
+    SetBuffer {
+        ifindex: u32,
+        name: String,
+        buffer: DcbBuffer,
+    },
+    /// Replace the persisted state (atomically and durably); answer with
+    /// [`Node::handle_persisted`]. Nothing it stands for runs before the answer.
+    Persist { state: PersistedState },
+    /// Read the configuration file again; answer with [`Node::handle_config`].
+    ReadConfig,
+    /// Start the relay's data path for this section (stopping any running one first);
+    /// answer with [`Node::handle_relay_started`].
+    StartRelay(Box<RelaySection>),
+    /// Stop the relay's data path.
+    StopRelay,
+    /// Read the running relay's status; answer with [`Node::handle_relay_status`].
+    ReadRelay { id: RequestId },
+    /// The answer to a control request.
+    Reply { id: RequestId, response: Response },
+    /// An event, for `events --follow` subscribers (one JSON line each).
+    Event(EventRecord),
+}
+
+/// Events kept for `events` without `--follow`.
+const HISTORY: usize = 1024;
+
+/// Who the node is, for `status`.
+#[derive(Debug, Clone, Default)]
+pub struct Identity {
+    /// The configuration file (None: running on the built-in defaults).
+    pub config_path: Option<PathBuf>,
+    /// Interfaces named on the command line: ports whatever the file says.
+    pub cli_ports: Vec<String>,
+    pub pid: u32,
+}
+
+pub struct Node {
+    config: DaemonConfig,
+    identity: Identity,
+    persisted: PersistedState,
+    /// Every link the kernel reported, by ifindex.
+    links: BTreeMap<u32, Link>,
+    ports: BTreeMap<String, Port>,
+    by_index: HashMap<u32, String>,
+    outputs: VecDeque<Output>,
+    history: VecDeque<EventRecord>,
+    metrics: Metrics,
+    started: Instant,
+    requests: requests::Requests,
+    relay: relay::RelayControl,
+}
+
+impl Node {
+    /// A node with no port yet. `persisted` is what the state directory holds, with
+    /// this start already counted in `boots`. The relay's data path is asked for at
+    /// once when the configuration has a `[relay]` section.
+    pub fn new(
+        config: DaemonConfig,
+        identity: Identity,
+        persisted: PersistedState,
+        now: Now,
+    ) -> Node {
+        let mut node = Node {
+            config,
+            identity,
+            persisted,
+            links: BTreeMap::new(),
+            ports: BTreeMap::new(),
+            by_index: HashMap::new(),
+            outputs: VecDeque::new(),
+            history: VecDeque::new(),
+            metrics: Metrics::default(),
+            started: now.mono,
+            requests: requests::Requests::default(),
+            relay: relay::RelayControl::default(),
+        };
+        node.sync_relay();
+        node
+    }
+
+    pub fn config(&self) -> &DaemonConfig {
+        &self.config
+    }
+
+    pub fn ports(&self) -> impl Iterator<Item = &Port> {
+        self.ports.values()
+    }
+
+    pub fn port(&self, name: &str) -> Option<&Port> {
+        self.ports.get(name)
+    }
+
+    pub fn boots(&self) -> u32 {
+        self.persisted.boots
+    }
+
+    pub fn persisted(&self) -> &PersistedState {
+        &self.persisted
+    }
+
+    /// Each life of the daemon runs its SeqNos in its own range of 65,536, so
+    /// a restarted daemon's first SeqNo is new to a peer that remembers the
+    /// previous life (see docs/daemon.md, "Restarts").
+    fn seq_base(&self) -> u32 {
+        (self.persisted.boots & 0xffff) << 16
+    }
+
+    pub fn poll_output(&mut self) -> Option<Output> {
+        self.outputs.pop_front()
+    }
+
+    /// When [`Node::handle_timeout`] is due next.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.ports.values().filter_map(Port::poll_timeout).min()
+    }
+
+    fn selected(&self, name: &str) -> bool {
+        self.identity.cli_ports.iter().any(|p| p == name) || self.config.selects(name)
+    }
+
+    /// The interfaces named on the command line that do not exist (yet).
+    pub fn missing_cli_ports(&self) -> Vec<&str> {
+        self.identity
+            .cli_ports
+            .iter()
+            .filter(|n| !self.links.values().any(|l| &l.name == *n))
+            .map(String::as_str)
+            .collect()
+    }
+
+    /// A port's settings: the file's, with its persisted runtime overrides on top.
+    fn effective(&self, name: &str) -> (PortSettings, Option<&PortOverrides>) {
+        let mut settings = self.config.port(name);
+        let overrides = self.persisted.ports.get(name);
+        if let Some(o) = overrides {
+            o.apply(&mut settings);
+        }
+        (settings, overrides)
+    }
+
+    fn name_of(&self, ifindex: u32) -> Option<String> {
+        self.by_index.get(&ifindex).cloned()
+    }
+
+    /// A control request; its answer is an [`Output::Reply`] with `id`.
+    pub fn handle_request(&mut self, now: Now, id: RequestId, req: Request) {
+        requests::handle(self, now, id, req);
+    }
+
+    fn reply(&mut self, id: RequestId, response: Response) {
+        self.outputs.push_back(Output::Reply { id, response });
+    }
+
+    /// Publishes an event: kept for `events`, streamed to `events --follow`.
+    fn publish(&mut self, now: Now, port: &str, event: EventBody) {
+        let record = EventRecord {
+            time: now.unix,
+            port: port.to_string(),
+            event,
+        };
+        if self.history.len() == HISTORY {
+            self.history.pop_front();
+        }
+        self.history.push_back(record.clone());
+        self.outputs.push_back(Output::Event(record));
+    }
+
+    /// Drains what a port's agent produced after an input: its frames go out, its
+    /// events are published, a changed operational configuration is programmed.
+    fn after(&mut self, now: Now, name: &str) {
+        let Some(port) = self.ports.get_mut(name) else {
+            return;
+        };
+        let ifindex = port.ifindex;
+        let drained = port.drain_agent(now.mono);
+        for frame in drained.frames {
+            self.outputs.push_back(Output::Send { ifindex, frame });
+        }
+        if let Some(took) = drained.converged_in {
+            info!(port = %name, ms = took.as_secs_f64() * 1e3, "negotiation converged");
+            self.metrics.observe_convergence(took);
+        }
+        for e in &drained.events {
+            info!(port = %name, peer = %drained.peer, event = ?e, "dcbx");
+            self.metrics.count_event(e);
+            self.publish(now, name, EventBody::Agent(e.clone()));
+        }
+        let oper_changed = |f: fn(FeatureId) -> bool| {
+            drained
+                .events
+                .iter()
+                .any(|e| matches!(e, Event::OperChanged { feature, .. } if f(*feature)))
+        };
+        // Only a NIC that answered the dcbnl probe is programmed.
+        let program = oper_changed(|f| f != FeatureId::App);
+        // Other PFC priorities: other buffers hold lossless traffic.
+        let pfc_changed = oper_changed(|f| f == FeatureId::Pfc);
+        let Some(port) = self.ports.get(name) else {
+            return;
+        };
+        if program && matches!(port.hardware, Hardware::Dcbnl { .. }) {
+            self.outputs.push_back(program_cee(port));
+        }
+        if pfc_changed {
+            if let Some(out) = measure::apply_headroom(port) {
+                self.outputs.push_back(out);
+            }
+        }
+        self.after_headroom(now, name);
+    }
+
+    /// Prometheus text for every port, and the relay's series when `relay` is its
+    /// current status.
+    pub fn render_metrics(&self, now: Now, relay: Option<&crate::relay::RelayShow>) -> String {
+        let mut text = self
+            .metrics
+            .render(self.ports.values(), now.mono - self.started);
+        if let Some(r) = relay {
+            crate::relay_metrics::render(r, &mut text);
+        }
+        text
+    }
+}
+
+/// The CEE programming for a port's operational configuration.
+fn program_cee(port: &Port) -> Output {
+    let s = port.agent.status();
+    Output::ProgramCee {
+        ifindex: port.ifindex,
+        name: port.name.clone(),
+        pfc: s.pfc.applied,
+        pg: s.pg.applied,
+    }
+}

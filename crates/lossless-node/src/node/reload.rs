@@ -1,0 +1,127 @@
+//! `reload` and SIGHUP: the configuration file read again, every port's new settings
+//! checked before any is touched, then applied; ports the file no longer selects go,
+//! newly selected links come, the relay follows its section.
+
+use tracing::{info, warn};
+
+use super::{Node, Now, Output};
+use crate::config::{Apply, ConfigFileError, DaemonConfig, DaemonSettings};
+use crate::link::Link;
+use crate::protocol::{DaemonEvent, EventBody, Hardware, ReloadResult, Source};
+
+impl Node {
+    /// Applies the file's text (None: no file, every default). A refused file changes
+    /// nothing; the error says where and why.
+    pub(super) fn reload(
+        &mut self,
+        now: Now,
+        read: Result<Option<String>, ConfigFileError>,
+    ) -> Result<ReloadResult, String> {
+        let text = read.map_err(|e| e.to_string())?;
+        let config = match (&text, &self.identity.config_path) {
+            (Some(text), Some(path)) => {
+                DaemonConfig::parse(text, path).map_err(|e| e.to_string())?
+            }
+            _ => DaemonConfig::default(),
+        };
+        // Check every port's new configuration before touching any.
+        let mut planned = Vec::new();
+        for (name, port) in &self.ports {
+            let mut settings = config.port(name);
+            if let Some(o) = self.persisted.ports.get(name) {
+                o.apply(&mut settings);
+            }
+            let cfg = port.port_config(&settings);
+            cfg.validate().map_err(|e| format!("{name}: {e}"))?;
+            planned.push((name.clone(), settings, cfg));
+        }
+        // Socket, state directory and metrics address are bound at start and
+        // stay (documented); the rest of [daemon] follows the file.
+        let kept = std::mem::replace(&mut self.config, config).daemon;
+        self.config.daemon = DaemonSettings {
+            log: self.config.daemon.log.clone(),
+            ..kept
+        };
+        let mut result = ReloadResult {
+            config: self
+                .identity
+                .config_path
+                .as_ref()
+                .map(|p| p.display().to_string()),
+            ..ReloadResult::default()
+        };
+        for (name, settings, cfg) in planned {
+            let Some(port) = self.ports.get_mut(&name) else {
+                continue;
+            };
+            let apply_changed = port.settings.apply != settings.apply;
+            let headroom_changed = port.settings.headroom != settings.headroom;
+            if *port.agent.config() == cfg && !apply_changed && !headroom_changed {
+                port.settings = settings;
+                result.unchanged += 1;
+                continue;
+            }
+            if let Err(e) = port.agent.set_config(now.mono, cfg) {
+                warn!(port = %name, error = %e, "reload refused for this port");
+                continue;
+            }
+            port.settings = settings;
+            self.sync_headroom(now, &name);
+            let Some(port) = self.ports.get_mut(&name) else {
+                continue;
+            };
+            port.negotiating_since = Some(now.mono);
+            if apply_changed {
+                port.hardware = Hardware::before_probe(port.settings.apply);
+                if port.settings.apply == Apply::Dcbnl {
+                    self.outputs.push_back(Output::Probe {
+                        ifindex: port.ifindex,
+                        name: name.clone(),
+                    });
+                }
+            }
+            result.changed.push(name.clone());
+            self.publish(
+                now,
+                &name,
+                EventBody::Daemon(DaemonEvent::ConfigChanged {
+                    source: Source::Config,
+                }),
+            );
+            self.after(now, &name);
+        }
+        // Ports the new file no longer selects go; newly selected links come.
+        let going: Vec<String> = self
+            .ports
+            .keys()
+            .filter(|n| !self.selected(n))
+            .cloned()
+            .collect();
+        for name in going {
+            self.remove_port(now, &name, true);
+            result.removed.push(name);
+        }
+        let coming: Vec<Link> = self
+            .links
+            .values()
+            .filter(|l| !self.ports.contains_key(&l.name) && self.selected(&l.name))
+            .cloned()
+            .collect();
+        for l in coming {
+            self.add_port(now, &l);
+            if self.ports.contains_key(&l.name) {
+                result.added.push(l.name.clone());
+            }
+        }
+        result.relay = self.sync_relay();
+        info!(
+            changed = result.changed.len(),
+            added = result.added.len(),
+            removed = result.removed.len(),
+            unchanged = result.unchanged,
+            relay = result.relay,
+            "configuration reloaded"
+        );
+        Ok(result)
+    }
+}

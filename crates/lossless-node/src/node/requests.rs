@@ -1,0 +1,404 @@
+//! Control requests: the views (status, neighbors, dcbx show, counters, events,
+//! headroom show) answered at once, and the changes (dcbx set, reload) answered once
+//! what they wait for is done: the persisted state written, the file read, the relay
+//! started. Changes run one at a time, in the order they came, so each sees what the
+//! previous one left.
+
+use std::collections::VecDeque;
+
+use lossless_dcbx::FeatureAdmin;
+use lossless_wire::cee::PriorityMap;
+use serde_json::json;
+use tracing::{error, info};
+
+use super::{Node, Now, Output, RequestId};
+use crate::config::{ConfigFileError, PortSettings};
+use crate::port::{sources, Port};
+use crate::protocol::{
+    DaemonEvent, DaemonInfo, ErrorKind, EventBody, FeatureChange, FeatureName, ReloadResult,
+    Request, Response, Source, StatusResult,
+};
+use crate::state::{PersistedState, PortOverrides};
+
+/// Why the persisted state could not be written (the runtime's message).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct PersistError(pub String);
+
+/// A change under way: what it waits for.
+#[derive(Debug)]
+pub(super) enum Busy {
+    /// `dcbx set`: the new state is being written; it runs once that is done.
+    Persist(Box<PendingSet>),
+    /// `reload` (`id`) or SIGHUP (None): the file is being read.
+    ReadConfig { id: Option<RequestId> },
+    /// The reload is done but for the relay's (re)start.
+    StartRelay {
+        id: Option<RequestId>,
+        result: ReloadResult,
+    },
+}
+
+/// A `dcbx set` waiting for its state to be written.
+#[derive(Debug)]
+pub(super) struct PendingSet {
+    id: RequestId,
+    port: String,
+    overrides: PortOverrides,
+    settings: PortSettings,
+    next: PersistedState,
+}
+
+/// A change waiting for the one under way.
+#[derive(Debug)]
+enum Queued {
+    Request(RequestId, Request),
+    ReloadSignal,
+}
+
+#[derive(Debug, Default)]
+pub(super) struct Requests {
+    pub(super) busy: Option<Busy>,
+    queued: VecDeque<Queued>,
+}
+
+/// Answers `req`, or starts the change it asks for.
+pub(super) fn handle(node: &mut Node, now: Now, id: RequestId, req: Request) {
+    let changes = matches!(req, Request::DcbxSet { .. } | Request::Reload);
+    if changes && node.requests.busy.is_some() {
+        node.requests.queued.push_back(Queued::Request(id, req));
+        return;
+    }
+    let response = match req {
+        Request::Status => Response::ok(status(node, now)),
+        Request::Neighbors { port } => per_port(node, port.as_deref(), |p| {
+            serde_json::to_value(p.neighbors(now.mono))
+        }),
+        Request::DcbxShow { port } => {
+            per_port(node, port.as_deref(), |p| serde_json::to_value(p.dcbx()))
+        }
+        Request::Counters { port } => per_port(node, port.as_deref(), |p| {
+            serde_json::to_value(p.counters())
+        }),
+        Request::Events { .. } => {
+            let events: Vec<serde_json::Value> = node
+                .history
+                .iter()
+                .filter_map(|r| serde_json::to_value(r).ok())
+                .collect();
+            Response::ok(json!({ "events": events }))
+        }
+        Request::HeadroomShow { port } => per_port(node, port.as_deref(), |p| {
+            serde_json::to_value(match &p.headroom {
+                Some(h) => {
+                    serde_json::to_value(h.view(&p.name, p.settings.apply, &p.hardware, now.mono))?
+                }
+                None => json!({ "port": p.name, "off": true,
+                    "reason": "headroom.measure is off for this port" }),
+            })
+        }),
+        Request::DcbxSet { port, change } => match start_dcbx_set(node, id, &port, &change) {
+            Ok(()) => return,
+            Err((kind, msg)) => Response::err(kind, msg),
+        },
+        Request::Reload => {
+            node.requests.busy = Some(Busy::ReadConfig { id: Some(id) });
+            node.outputs.push_back(Output::ReadConfig);
+            return;
+        }
+        Request::RelayShow => match node.relay_read(id) {
+            Ok(()) => return,
+            Err(resp) => resp,
+        },
+    };
+    node.reply(id, response);
+}
+
+impl Node {
+    /// SIGHUP: re-read the configuration file (after any change under way).
+    pub fn handle_reload_signal(&mut self, _now: Now) {
+        if self.requests.busy.is_some() {
+            self.requests.queued.push_back(Queued::ReloadSignal);
+            return;
+        }
+        self.requests.busy = Some(Busy::ReadConfig { id: None });
+        self.outputs.push_back(Output::ReadConfig);
+    }
+
+    /// The answer to [`Output::Persist`]: the change it stood for runs now, or is
+    /// refused with nothing changed.
+    pub fn handle_persisted(&mut self, now: Now, result: Result<(), PersistError>) {
+        let Some(Busy::Persist(set)) = self.requests.busy.take() else {
+            return;
+        };
+        let PendingSet {
+            id,
+            port,
+            overrides,
+            settings,
+            next,
+        } = *set;
+        let response = match result {
+            Ok(()) => {
+                self.persisted = next;
+                finish_dcbx_set(self, now, &port, overrides, settings)
+            }
+            Err(e) => Response::err(
+                ErrorKind::Persist,
+                format!("cannot persist the change, nothing changed: {e}"),
+            ),
+        };
+        self.reply(id, response);
+        self.run_queued(now);
+    }
+
+    /// The answer to [`Output::ReadConfig`]: the file's text (None: there is no file,
+    /// which means every default), or why it could not be read.
+    pub fn handle_config(&mut self, now: Now, read: Result<Option<String>, ConfigFileError>) {
+        let Some(Busy::ReadConfig { id }) = self.requests.busy.take() else {
+            return;
+        };
+        match self.reload(now, read) {
+            Ok(result) if self.relay_starting() => {
+                self.requests.busy = Some(Busy::StartRelay { id, result });
+                return;
+            }
+            Ok(result) => self.reloaded(id, result),
+            Err(msg) => match id {
+                Some(id) => self.reply(id, Response::err(ErrorKind::InvalidConfig, msg)),
+                None => {
+                    error!(error = %msg, "SIGHUP: configuration refused, the running one stays")
+                }
+            },
+        }
+        self.run_queued(now);
+    }
+
+    /// A reload finished: its answer (or, for SIGHUP, a log line).
+    pub(super) fn reloaded(&mut self, id: Option<RequestId>, result: ReloadResult) {
+        match id {
+            Some(id) => {
+                let value = serde_json::to_value(&result).unwrap_or_default();
+                self.reply(id, Response::ok(value));
+            }
+            None => info!(changed = ?result.changed, added = ?result.added,
+                removed = ?result.removed, relay = result.relay, "SIGHUP: reloaded"),
+        }
+    }
+
+    /// Runs the changes that waited, until one has to wait in turn.
+    pub(super) fn run_queued(&mut self, now: Now) {
+        while self.requests.busy.is_none() {
+            match self.requests.queued.pop_front() {
+                Some(Queued::Request(id, req)) => handle(self, now, id, req),
+                Some(Queued::ReloadSignal) => self.handle_reload_signal(now),
+                None => return,
+            }
+        }
+    }
+}
+
+fn status(node: &Node, now: Now) -> serde_json::Value {
+    let d = &node.config.daemon;
+    let result = StatusResult {
+        daemon: DaemonInfo {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            pid: node.identity.pid,
+            uptime_s: (now.mono - node.started).as_secs_f64(),
+            config: node
+                .identity
+                .config_path
+                .as_ref()
+                .map(|p| p.display().to_string()),
+            state_dir: d.state_dir.display().to_string(),
+            socket: d.socket.display().to_string(),
+            metrics: d.metrics.map(|a| a.to_string()),
+            boots: node.persisted.boots,
+        },
+        ports: node.ports.values().map(Port::summary).collect(),
+    };
+    serde_json::to_value(result).unwrap_or_default()
+}
+
+fn per_port(
+    node: &Node,
+    port: Option<&str>,
+    f: impl Fn(&Port) -> serde_json::Result<serde_json::Value>,
+) -> Response {
+    let selected: Vec<&Port> = match port {
+        None => node.ports.values().collect(),
+        Some(name) => match node.ports.get(name) {
+            Some(p) => vec![p],
+            None => return Response::err(ErrorKind::NoSuchPort, no_such_port(node, name)),
+        },
+    };
+    let ports: Result<Vec<_>, _> = selected.into_iter().map(f).collect();
+    match ports {
+        Ok(ports) => Response::ok(json!({ "ports": ports })),
+        Err(e) => Response::err(ErrorKind::Unavailable, e.to_string()),
+    }
+}
+
+fn no_such_port(node: &Node, name: &str) -> String {
+    let known: Vec<&str> = node.ports.keys().map(String::as_str).collect();
+    let known = if known.is_empty() {
+        "none".to_string()
+    } else {
+        known.join(", ")
+    };
+    format!("no port {name:?}; managed ports: {known}")
+}
+
+type Refusal = (ErrorKind, String);
+
+/// `dcbx set`: validates the change and asks for it to be persisted; it runs once that
+/// is done (persist first: what the daemon runs is always what a restart runs). Any
+/// refusal changes nothing.
+fn start_dcbx_set(
+    node: &mut Node,
+    id: RequestId,
+    name: &str,
+    change: &FeatureChange,
+) -> Result<(), Refusal> {
+    let Some(port) = node.ports.get(name) else {
+        return Err((ErrorKind::NoSuchPort, no_such_port(node, name)));
+    };
+    let mut overrides = node.persisted.ports.get(name).cloned().unwrap_or_default();
+    apply_change(&mut overrides, port.settings.dcbx(), change)
+        .map_err(|m| (ErrorKind::InvalidConfig, m))?;
+    let mut settings = node.config.port(name);
+    overrides.apply(&mut settings);
+    port.port_config(&settings).validate().map_err(|e| {
+        (
+            ErrorKind::InvalidConfig,
+            format!("{name}: {e}; nothing changed"),
+        )
+    })?;
+    let mut next = node.persisted.clone();
+    next.ports.insert(name.to_string(), overrides.clone());
+    node.outputs.push_back(Output::Persist {
+        state: next.clone(),
+    });
+    node.requests.busy = Some(Busy::Persist(Box::new(PendingSet {
+        id,
+        port: name.to_string(),
+        overrides,
+        settings,
+        next,
+    })));
+    Ok(())
+}
+
+/// The persisted change runs: the agent takes the new settings.
+fn finish_dcbx_set(
+    node: &mut Node,
+    now: Now,
+    name: &str,
+    overrides: PortOverrides,
+    settings: PortSettings,
+) -> Response {
+    let Some(port) = node.ports.get_mut(name) else {
+        // The interface went away meanwhile: the change is kept for its return.
+        return Response::err(ErrorKind::NoSuchPort, format!("port {name:?} went away"));
+    };
+    let cfg = port.port_config(&settings);
+    if let Err(e) = port.agent.set_config(now.mono, cfg) {
+        return Response::err(
+            ErrorKind::InvalidConfig,
+            format!("{name}: {e}; nothing changed"),
+        );
+    }
+    port.settings = settings;
+    port.sources = sources(Some(&overrides));
+    port.negotiating_since = Some(now.mono);
+    let dcbx = port.dcbx();
+    node.publish(
+        now,
+        name,
+        EventBody::Daemon(DaemonEvent::ConfigChanged {
+            source: Source::Runtime,
+        }),
+    );
+    node.after(now, name);
+    match serde_json::to_value(dcbx) {
+        Ok(v) => Response::ok(v),
+        Err(e) => Response::err(ErrorKind::Unavailable, e.to_string()),
+    }
+}
+
+/// Puts one feature's change over the port's overrides; `current` is the port's DCBX
+/// configuration now.
+fn apply_change(
+    overrides: &mut PortOverrides,
+    current: &lossless_dcbx::DcbxConfig,
+    change: &FeatureChange,
+) -> Result<(), String> {
+    match change.feature {
+        FeatureName::Pfc => {
+            let mut a = current.pfc.clone();
+            set_flags(&mut a, change);
+            if let Some(p) = &change.priorities {
+                a.cfg.priorities = PriorityMap::from_priorities(p)
+                    .map_err(|p| format!("pfc priority {p} is out of range 0..=7"))?;
+            }
+            reject(
+                change.pgid.is_some() || change.percent.is_some(),
+                "pfc",
+                "pgid/percent",
+            )?;
+            reject(change.app.is_some(), "pfc", "app")?;
+            overrides.pfc = Some(a);
+        }
+        FeatureName::Pg => {
+            let mut a = current.pg.clone();
+            set_flags(&mut a, change);
+            if let Some(v) = &change.pgid {
+                a.cfg.pgid = eight("pg pgid", v)?;
+            }
+            if let Some(v) = &change.percent {
+                a.cfg.percent = eight("pg percent", v)?;
+            }
+            reject(change.priorities.is_some(), "pg", "priorities")?;
+            reject(change.app.is_some(), "pg", "app")?;
+            overrides.pg = Some(a);
+        }
+        FeatureName::App => {
+            let mut a = current.app.clone();
+            set_flags(&mut a, change);
+            if let Some(t) = &change.app {
+                a.cfg = (**t).clone();
+            }
+            reject(
+                change.priorities.is_some() || change.pgid.is_some() || change.percent.is_some(),
+                "app",
+                "priorities/pgid/percent",
+            )?;
+            overrides.app = Some(a);
+        }
+    }
+    Ok(())
+}
+
+fn set_flags<C>(a: &mut FeatureAdmin<C>, c: &FeatureChange) {
+    if let Some(v) = c.enable {
+        a.enable = v;
+    }
+    if let Some(v) = c.willing {
+        a.willing = v;
+    }
+    if let Some(v) = c.advertise {
+        a.advertise = v;
+    }
+}
+
+fn eight(what: &str, v: &[u8]) -> Result<[u8; 8], String> {
+    <[u8; 8]>::try_from(v).map_err(|_| format!("{what} needs 8 values, got {}", v.len()))
+}
+
+fn reject(present: bool, feature: &str, field: &str) -> Result<(), String> {
+    if present {
+        Err(format!("{field} does not apply to {feature}"))
+    } else {
+        Ok(())
+    }
+}

@@ -1,0 +1,282 @@
+//! One managed interface: its DCBX agent, its adaptive headroom, where its settings
+//! came from, what reached the hardware, and the node's own counters for it.
+
+use lossless_dcbx::{Agent, Duration, Event, Instant, PortConfig};
+use lossless_wire::MacAddr;
+use tracing::warn;
+
+use crate::config::PortSettings;
+use crate::hardware::HardwareErrorCounts;
+use crate::headroom::PortHeadroom;
+use crate::protocol::{
+    FeatureSources, Hardware, IoCounters, PortCounters, PortDcbx, PortNeighbors, PortSummary,
+    Source,
+};
+use crate::state::PortOverrides;
+
+/// A port the daemon runs DCBX on.
+#[derive(Debug)]
+pub struct Port {
+    pub name: String,
+    pub ifindex: u32,
+    pub agent: Agent,
+    /// Effective settings: the file's, with the persisted runtime overrides on top.
+    pub settings: PortSettings,
+    /// Which features carry a runtime override.
+    pub sources: FeatureSources,
+    pub hardware: Hardware,
+    /// Failed dcbnl operations, by kind.
+    pub hw_errors: HardwareErrorCounts,
+    pub io: IoCounters,
+    /// Since when the port has been negotiating (link up or a change), until
+    /// every feature is in sync with a DCBX peer.
+    pub negotiating_since: Option<Instant>,
+    /// The last negotiation time, link-up (or change) to all features Syncd.
+    pub last_convergence: Option<Duration>,
+    /// Adaptive headroom, on ports that advertise the measurement capability.
+    pub headroom: Option<PortHeadroom>,
+    /// Frames that arrived while the link was coming up (carrier on, the kernel not
+    /// running the device yet): handed to the agent when the link is up.
+    pub held: Vec<Vec<u8>>,
+}
+
+/// The most frames [`Port::held`] keeps; later ones are dropped.
+pub const MAX_HELD: usize = 16;
+
+impl Port {
+    /// A port with its link down. `settings` must already carry the overrides.
+    pub fn new(
+        name: &str,
+        ifindex: u32,
+        mac: MacAddr,
+        settings: PortSettings,
+        overrides: Option<&PortOverrides>,
+        seq_base: u32,
+        now: Instant,
+    ) -> Result<Port, lossless_dcbx::ConfigError> {
+        let mut agent = Agent::new(settings.port_config(mac), now)?;
+        agent.set_seq_base(seq_base);
+        let hardware = Hardware::before_probe(settings.apply);
+        let headroom = settings
+            .dcbx
+            .headroom_measurement
+            .then(|| PortHeadroom::new(settings.headroom, mac, round_ids(seq_base)))
+            .flatten();
+        Ok(Port {
+            name: name.to_string(),
+            ifindex,
+            agent,
+            settings,
+            sources: sources(overrides),
+            hardware,
+            hw_errors: HardwareErrorCounts::default(),
+            io: IoCounters::default(),
+            negotiating_since: None,
+            last_convergence: None,
+            headroom,
+            held: Vec::new(),
+        })
+    }
+
+    pub fn mac(&self) -> MacAddr {
+        self.agent.mac()
+    }
+
+    /// The agent's configuration for these settings on this port's MAC.
+    pub fn port_config(&self, settings: &PortSettings) -> PortConfig {
+        settings.port_config(self.mac())
+    }
+
+    /// The interface's MAC changed: the agent takes it (Chassis and Port ID, source).
+    pub fn set_mac(&mut self, now: Instant, mac: MacAddr) {
+        if mac == self.mac() {
+            return;
+        }
+        let cfg = self.settings.port_config(mac);
+        if let Err(e) = self.agent.set_config(now, cfg) {
+            warn!(port = %self.name, error = %e, "new MAC refused");
+        }
+    }
+
+    /// The link went up or down; true when that is a change. A link coming up starts
+    /// a negotiation whose length is measured.
+    pub fn set_link(&mut self, now: Instant, up: bool) -> bool {
+        if self.agent.link_up() == up {
+            return false;
+        }
+        self.agent.handle_link(now, up);
+        self.negotiating_since = up.then_some(now);
+        true
+    }
+
+    /// A frame for the agent, on a port whose link is up.
+    pub fn receive(&mut self, now: Instant, frame: &[u8]) {
+        self.io.rx_frames += 1;
+        if frame.len() >= 14 && frame[12..14] == [0x88, 0x08] {
+            self.io.mac_control_rx += 1;
+        }
+        self.agent.handle_frame(now, frame);
+    }
+
+    /// The earliest deadline of the port: its agent's or its measurement's.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        let m = self
+            .headroom
+            .as_ref()
+            .and_then(|h| h.session.poll_timeout());
+        match (self.agent.poll_timeout(), m) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Runs whatever of the port is due at `now`.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if self.agent.poll_timeout().is_some_and(|t| t <= now) {
+            self.agent.handle_timeout(now);
+        }
+        if let Some(h) = &mut self.headroom {
+            h.session.handle_timeout(now);
+        }
+    }
+
+    /// What the agent produced since the last drain.
+    pub fn drain_agent(&mut self, now: Instant) -> Drained {
+        let mut frames = Vec::new();
+        while let Some(frame) = self.agent.poll_transmit() {
+            frames.push(frame);
+        }
+        self.io.tx_frames += frames.len() as u64;
+        let mut events = Vec::new();
+        while let Some(e) = self.agent.poll_event() {
+            events.push(e);
+        }
+        Drained {
+            frames,
+            events,
+            converged_in: self.check_convergence(now),
+            peer: self
+                .agent
+                .neighbors()
+                .first()
+                .map(|n| n.mac.to_string())
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The port goes away: its shutdown LLDPDU (TTL 0), if LLDP transmission ran.
+    pub fn shutdown(&mut self, now: Instant) -> Vec<Vec<u8>> {
+        self.agent.shutdown(now);
+        let mut frames = Vec::new();
+        while let Some(frame) = self.agent.poll_transmit() {
+            frames.push(frame);
+        }
+        frames
+    }
+
+    /// Negotiation finished: every feature Syncd with a DCBX peer present.
+    pub fn converged(&self) -> bool {
+        self.agent.peer_present() && self.agent.all_syncd()
+    }
+
+    /// Notes the end of a negotiation; returns its duration once.
+    pub fn check_convergence(&mut self, now: Instant) -> Option<Duration> {
+        let since = self.negotiating_since?;
+        if !self.converged() {
+            return None;
+        }
+        let took = now - since;
+        self.negotiating_since = None;
+        self.last_convergence = Some(took);
+        Some(took)
+    }
+
+    pub fn summary(&self) -> PortSummary {
+        let a = &self.agent;
+        PortSummary {
+            port: self.name.clone(),
+            ifindex: self.ifindex,
+            mac: self.mac(),
+            link_up: a.link_up(),
+            admin_status: a.config().admin_status,
+            dcbx_enabled: a.config().dcbx.enabled,
+            dcbx_active: a.dcbx_active(),
+            peer_present: a.peer_present(),
+            all_syncd: self.converged(),
+            neighbors: a.neighbors().len(),
+            last_convergence_ms: self.last_convergence.map(|d| d.as_secs_f64() * 1e3),
+            hardware: self.hardware.clone(),
+        }
+    }
+
+    pub fn neighbors(&self, now: Instant) -> PortNeighbors {
+        PortNeighbors {
+            port: self.name.clone(),
+            neighbors: self
+                .agent
+                .neighbors()
+                .iter()
+                .map(|n| n.summary(now))
+                .collect(),
+        }
+    }
+
+    pub fn dcbx(&self) -> PortDcbx {
+        let s = self.agent.status();
+        PortDcbx {
+            port: self.name.clone(),
+            dcbx_enabled: s.dcbx_enabled,
+            dcbx_active: s.dcbx_active,
+            peer_present: s.peer_present,
+            control: s.control,
+            pg: s.pg,
+            pfc: s.pfc,
+            app: s.app,
+            source: self.sources,
+        }
+    }
+
+    pub fn counters(&self) -> PortCounters {
+        PortCounters {
+            port: self.name.clone(),
+            lldp: *self.agent.lldp_stats(),
+            dcbx: *self.agent.dcbx_stats(),
+            io: self.io,
+            hardware_errors: self.hw_errors.iter().map(|(k, n)| (k.name(), n)).collect(),
+        }
+    }
+}
+
+/// What a port's agent produced after an input.
+#[derive(Debug, Default)]
+pub struct Drained {
+    pub frames: Vec<Vec<u8>>,
+    pub events: Vec<Event>,
+    /// A negotiation that just finished, and how long it took.
+    pub converged_in: Option<Duration>,
+    /// The MAC of the port's first neighbour (for log lines), or empty.
+    pub peer: String,
+}
+
+/// Which features a port's persisted overrides replace.
+pub fn sources(overrides: Option<&PortOverrides>) -> FeatureSources {
+    let src = |set: bool| if set { Source::Runtime } else { Source::Config };
+    match overrides {
+        None => FeatureSources {
+            pg: Source::Config,
+            pfc: Source::Config,
+            app: Source::Config,
+        },
+        Some(o) => FeatureSources {
+            pg: src(o.pg.is_some()),
+            pfc: src(o.pfc.is_some()),
+            app: src(o.app.is_some()),
+        },
+    }
+}
+
+/// The first measurement round id of this daemon's life: each life starts elsewhere in
+/// the 16-bit space, so a peer's answers to a previous life's round are not taken.
+pub fn round_ids(seq_base: u32) -> u16 {
+    ((seq_base >> 16) as u16).wrapping_mul(0x9e37)
+}

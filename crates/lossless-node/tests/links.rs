@@ -1,0 +1,121 @@
+#![allow(clippy::unwrap_used)]
+//! The node core on its own, fed by hand: what it does with a frame that arrives
+//! before the kernel said the link is up.
+
+use std::path::Path;
+
+use lossless_dcbx::Instant;
+use lossless_node::config::DaemonConfig;
+use lossless_node::link::{Link, LinkChange};
+use lossless_node::node::{Identity, Node, Now, Output};
+use lossless_node::protocol::{Request, Response};
+use lossless_node::state::PersistedState;
+
+const NAMES: [&str; 2] = ["va", "vb"];
+
+fn link(i: usize, up: bool) -> Link {
+    Link {
+        ifindex: 10 + i as u32,
+        name: NAMES[i].to_string(),
+        mac: Some([2, 0, 0, 0, 0, 0x0a + i as u8]),
+        admin_up: true,
+        oper_up: up,
+        carrier: up,
+    }
+}
+
+struct Sim {
+    d: [Node; 2],
+}
+
+impl Sim {
+    fn new() -> Sim {
+        let node = |i: usize| {
+            let text = format!("[ports.\"{}\"]\n", NAMES[i]);
+            let config = DaemonConfig::parse(&text, Path::new("links.toml")).unwrap();
+            Node::new(
+                config,
+                Identity::default(),
+                PersistedState::default(),
+                now(),
+            )
+        };
+        Sim {
+            d: [node(0), node(1)],
+        }
+    }
+
+    fn now(&self) -> Now {
+        now()
+    }
+
+    /// Node A's answer to a request.
+    fn request(&mut self, now: Now, req: Request) -> Response {
+        self.d[0].handle_request(now, 7, req);
+        while let Some(out) = self.d[0].poll_output() {
+            if let Output::Reply { id: 7, response } = out {
+                return response;
+            }
+        }
+        panic!("no reply")
+    }
+}
+
+fn now() -> Now {
+    Now {
+        mono: Instant::ZERO,
+        unix: 0.0,
+    }
+}
+
+/// A frame that arrives before the link notification makes the daemon read the link;
+/// with the carrier on but the device not yet running (linkwatch has not activated
+/// its queue, so anything sent now would be dropped) nothing is sent: the frame is
+/// kept and handled when the notification says the link is up.
+#[test]
+fn a_frame_before_the_device_runs_is_kept_for_the_link_up() {
+    let mut s = Sim::new();
+    let now = s.now();
+    // B is up and sends its first LLDPDU; A's link notification has not come yet.
+    s.d[1].handle_links(now, vec![link(1, true)]);
+    s.d[0].handle_links(now, vec![link(0, false)]);
+    let mut lldpdu = None;
+    while let Some(out) = s.d[1].poll_output() {
+        if let Output::Send { frame, .. } = out {
+            lldpdu.get_or_insert(frame);
+        }
+    }
+    while s.d[0].poll_output().is_some() {}
+    let frame = lldpdu.expect("B sends at link-up");
+    s.d[0].handle_frame(now, 10, &frame);
+    let Some(Output::ReadLink { frame: f, .. }) = s.d[0].poll_output() else {
+        panic!("A reads the link")
+    };
+    let coming_up = Link {
+        oper_up: false,
+        ..link(0, true)
+    };
+    s.d[0].handle_link_read(now, Some(coming_up), &f);
+    let mut outs = Vec::new();
+    while let Some(out) = s.d[0].poll_output() {
+        outs.push(out);
+    }
+    assert!(
+        !outs.iter().any(|o| matches!(o, Output::Send { .. })),
+        "sent before the device runs: {outs:?}"
+    );
+    let dcbx = |s: &mut Sim| {
+        let now = s.now();
+        let r = s.request(now, Request::DcbxShow { port: None });
+        r.result.unwrap()["ports"][0].clone()
+    };
+    assert_eq!(dcbx(&mut s)["peer_present"], false);
+    // The notification: the link is up, the kept LLDPDU is B's, A answers it.
+    s.d[0].handle_link_change(now, LinkChange::New(link(0, true)));
+    let mut sent = 0;
+    while let Some(out) = s.d[0].poll_output() {
+        sent += usize::from(matches!(out, Output::Send { .. }));
+    }
+    assert!(sent >= 1);
+    assert_eq!(dcbx(&mut s)["peer_present"], true);
+}

@@ -1,0 +1,39 @@
+//! Compiles the emulated DCB driver (c/dcbdrv.c) into OUT_DIR with gcc, against the
+//! kernel's uapi headers. Without gcc the crate still builds (tests that do not preload
+//! the driver keep running); `dcbdrv::library()` then fails with the reason.
+use std::path::PathBuf;
+use std::process::Command;
+
+fn main() {
+    println!("cargo:rerun-if-changed=c/dcbdrv.c");
+    println!("cargo:rerun-if-env-changed=CC");
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let so = out.join("liblossless_dcbdrv.so");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "gcc".into());
+    let result = Command::new(&cc)
+        .args(["-O2", "-g", "-Wall", "-Wextra", "-shared", "-fPIC", "-o"])
+        .arg(&so)
+        .arg("c/dcbdrv.c")
+        .arg("-ldl")
+        .arg("-lpthread")
+        .output();
+    match result {
+        Ok(o) if o.status.success() => {
+            println!("cargo:rustc-env=LOSSLESS_DCBDRV_SO={}", so.display());
+            println!("cargo:rustc-env=LOSSLESS_DCBDRV_BUILD_ERROR=");
+        }
+        Ok(o) => {
+            // Our own C does not compile: that is a bug to see at once.
+            panic!(
+                "{cc} failed on c/dcbdrv.c (it needs the kernel's uapi headers, Debian package linux-libc-dev):\n{}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+        }
+        Err(e) => {
+            println!("cargo:rustc-env=LOSSLESS_DCBDRV_SO=");
+            println!(
+                "cargo:rustc-env=LOSSLESS_DCBDRV_BUILD_ERROR={cc} could not be run ({e}): install gcc (Debian package gcc) to build the emulated DCB driver"
+            );
+        }
+    }
+}

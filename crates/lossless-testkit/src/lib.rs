@@ -1,0 +1,21 @@
+//! Test support for the lossless workspace (a dev-dependency only, never published):
+//!
+//! * [`netns`]: network namespaces, veth pairs, temporary directories, polling;
+//! * [`tshark`]: tshark as a decoding oracle (fields of every frame of a capture) and
+//!   live captures;
+//! * [`dcbdrv`]: an emulated DCB-capable driver, a C library preloaded into a process
+//!   (lldpad, losslessd, a probe) that answers dcbnl as the kernel does for a driver
+//!   with the CEE and IEEE 802.1Qaz ops, and what it recorded;
+//! * [`lldpad`]: Debian's lldpad as a DCBX peer on veth, under that driver.
+//!
+//! The crate's README says how the pieces work and what they cannot do.
+
+pub mod dcbdrv;
+pub mod lldpad;
+pub mod netns;
+pub mod tshark;
+
+pub use dcbdrv::{DriverState, LogEntry, ShimEnv};
+pub use lldpad::{dcbtool_field, dcbtool_fields, LldpadPeer, Mode};
+pub use netns::{can_run, sh, unique, wait_every, wait_for, Netns, Pair, TempDir, Veth};
+pub use tshark::{tshark_available, tshark_fields, Capture, Fields};

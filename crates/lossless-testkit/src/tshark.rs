@@ -1,0 +1,183 @@
+//! tshark, the decoding oracle: the fields of every frame of a capture file, and live
+//! captures on an interface of a namespace.
+//!
+//! Without tshark a test fails naming the package to install, unless
+//! `LOSSLESS_SKIP_TSHARK` is set (then [`tshark_available`] says it was skipped).
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use crate::netns::Netns;
+
+const MISSING: &str = "tshark is not installed (Debian package tshark: apt-get install tshark), \
+                       or set LOSSLESS_SKIP_TSHARK=1 to skip the tests that need it";
+
+/// Whether tshark runs: true if it does; false (and a note naming `test` on stderr)
+/// if it does not and `LOSSLESS_SKIP_TSHARK` is set; panics with the package to
+/// install otherwise.
+pub fn tshark_available(test: &str) -> bool {
+    let ok = Command::new("tshark")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if ok {
+        return true;
+    }
+    if std::env::var_os("LOSSLESS_SKIP_TSHARK").is_some() {
+        eprintln!("{test}: skipped (tshark not installed, LOSSLESS_SKIP_TSHARK is set)");
+        return false;
+    }
+    panic!("{test}: {MISSING}");
+}
+
+/// tshark's fields for every frame of a capture: one row per frame, one column per
+/// requested field, in the order asked. A field that occurs several times in a frame
+/// holds every occurrence joined by `,`; an absent one is "".
+#[derive(Debug, Clone)]
+pub struct Fields {
+    pub names: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+impl Fields {
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    fn col(&self, name: &str) -> usize {
+        self.names
+            .iter()
+            .position(|f| f == name)
+            .unwrap_or_else(|| panic!("field {name} was not asked of tshark: {:?}", self.names))
+    }
+
+    /// Field `name` of frame `row` (0-based).
+    pub fn get(&self, row: usize, name: &str) -> &str {
+        let c = self.col(name);
+        self.rows[row][c].as_str()
+    }
+
+    /// Field `name` of every frame.
+    pub fn column(&self, name: &str) -> Vec<&str> {
+        let c = self.col(name);
+        self.rows.iter().map(|r| r[c].as_str()).collect()
+    }
+}
+
+/// Runs `tshark -r PCAP OPTIONS -T fields -E ... -e F1 -e F2 ...` (OPTIONS e.g. `-Y`
+/// filters or `-o` preferences such as `ip.check_checksum:TRUE`) and returns the rows.
+/// Panics when tshark is missing (naming the package) or fails.
+pub fn tshark_fields(pcap: &Path, options: &[&str], fields: &[&str]) -> Fields {
+    let mut cmd = Command::new("tshark");
+    cmd.arg("-r").arg(pcap).args(options).args([
+        "-T",
+        "fields",
+        "-E",
+        "header=n",
+        "-E",
+        "separator=/t",
+        "-E",
+        "aggregator=,",
+        "-E",
+        "occurrence=a",
+    ]);
+    for f in fields {
+        cmd.args(["-e", f]);
+    }
+    let out = match cmd.output() {
+        Ok(o) => o,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => panic!("{MISSING}"),
+        Err(e) => panic!("tshark: {e}"),
+    };
+    assert!(
+        out.status.success(),
+        "tshark -r {} failed: {}",
+        pcap.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let rows: Vec<Vec<String>> = text
+        .lines()
+        .map(|l| l.split('\t').map(str::to_string).collect())
+        .collect();
+    for r in &rows {
+        assert_eq!(
+            r.len(),
+            fields.len(),
+            "tshark gave {} columns for {} fields:\n{text}",
+            r.len(),
+            fields.len()
+        );
+    }
+    Fields {
+        names: fields.iter().map(|f| f.to_string()).collect(),
+        rows,
+    }
+}
+
+/// A live capture (`tshark -i DEV -f FILTER -w FILE -F pcap`) in a namespace;
+/// [`Capture::stop`] (or drop) ends it.
+#[derive(Debug)]
+pub struct Capture {
+    child: Option<Child>,
+    pub path: PathBuf,
+}
+
+impl Capture {
+    /// Starts capturing on `dev` in `ns` frames that match the capture `filter` (BPF
+    /// syntax, e.g. `ether proto 0x88cc`) into `path` (pcap), and returns once tshark
+    /// says it is capturing.
+    pub fn start(ns: &Netns, dev: &str, filter: &str, path: &Path) -> Capture {
+        let mut child = ns
+            .command("tshark")
+            .args(["-q", "-i", dev, "-f", filter, "-F", "pcap", "-w"])
+            .arg(path)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("tshark -i {dev}: {e} ({MISSING})"));
+        let stderr = child.stderr.take().expect("piped stderr");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut said = Vec::new();
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if line.contains("Capturing on") {
+                    let _ = tx.send(Ok(()));
+                }
+                said.push(line);
+            }
+            let _ = tx.send(Err(said.join("\n")));
+        });
+        match rx.recv_timeout(Duration::from_secs(15)) {
+            Ok(Ok(())) => {}
+            Ok(Err(said)) => panic!("tshark -i {dev} ended before capturing: {said}"),
+            Err(_) => panic!("tshark -i {dev} did not start capturing within 15 s"),
+        }
+        Capture {
+            child: Some(child),
+            path: path.to_path_buf(),
+        }
+    }
+
+    /// Ends the capture (SIGINT, so tshark writes out what it has) and waits for it.
+    pub fn stop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let pid = nix::unistd::Pid::from_raw(c.id() as i32);
+            let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT);
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Drop for Capture {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}

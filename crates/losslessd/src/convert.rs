@@ -1,0 +1,88 @@
+//! Between the system crate's types (what the kernel says) and the node core's (what
+//! it reasons about): links, dcbnl objects and errors, timestamping clocks.
+
+use lossless_node::hardware::{DcbBuffer, HardwareError, HardwareErrorKind, IeeePfc, IeeeReadback};
+use lossless_node::link::{Link, LinkChange};
+use lossless_node::timestamps::{Clock, Clocks, TimestampMode};
+use lossless_sys::dcbnl::{self as sys_dcb, DcbError, DcbErrorKind};
+use lossless_sys::link::{LinkEvent, LinkInfo};
+use lossless_sys::timestamp as sys_ts;
+
+pub fn link(l: LinkInfo) -> Link {
+    Link {
+        ifindex: l.ifindex,
+        name: l.name,
+        mac: l.mac,
+        admin_up: l.admin_up,
+        oper_up: l.oper_up,
+        carrier: l.carrier,
+    }
+}
+
+pub fn link_change(ev: LinkEvent) -> LinkChange {
+    match ev {
+        LinkEvent::New(l) => LinkChange::New(link(l)),
+        LinkEvent::Del { ifindex, .. } => LinkChange::Del { ifindex },
+    }
+}
+
+/// A dcbnl failure, classified by what the core does about it.
+pub fn hardware_error(e: DcbError) -> HardwareError {
+    let kind = match e.kind() {
+        DcbErrorKind::Unsupported => HardwareErrorKind::NotSupported,
+        DcbErrorKind::NoDevice => HardwareErrorKind::NoDevice,
+        DcbErrorKind::Refused | DcbErrorKind::InvalidRequest => HardwareErrorKind::Refused,
+        DcbErrorKind::Permission => HardwareErrorKind::Permission,
+        DcbErrorKind::Busy => HardwareErrorKind::Busy,
+        DcbErrorKind::Timeout => HardwareErrorKind::Timeout,
+        DcbErrorKind::Malformed => HardwareErrorKind::Malformed,
+        DcbErrorKind::Io | DcbErrorKind::Errno(_) => HardwareErrorKind::Other,
+    };
+    HardwareError::new(kind, e.to_string())
+}
+
+pub fn ieee_readback(c: sys_dcb::IeeeConfig) -> IeeeReadback {
+    IeeeReadback {
+        pfc: c.pfc.map(|p| IeeePfc {
+            cap: p.cap,
+            enabled: p.enabled,
+            mbc: p.mbc,
+            delay: p.delay,
+            requests: p.requests,
+            indications: p.indications,
+        }),
+        buffer: c.buffer.map(|b| DcbBuffer {
+            prio2buffer: b.prio2buffer,
+            buffer_size: b.buffer_size,
+            total_size: b.total_size,
+        }),
+    }
+}
+
+pub fn sys_buffer(b: &DcbBuffer) -> sys_dcb::DcbBuffer {
+    sys_dcb::DcbBuffer {
+        prio2buffer: b.prio2buffer,
+        buffer_size: b.buffer_size,
+        total_size: b.total_size,
+    }
+}
+
+pub fn timestamp_mode(m: TimestampMode) -> sys_ts::TimestampMode {
+    match m {
+        TimestampMode::Auto => sys_ts::TimestampMode::Auto,
+        TimestampMode::Software => sys_ts::TimestampMode::Software,
+        TimestampMode::Hardware => sys_ts::TimestampMode::Hardware,
+    }
+}
+
+pub fn clocks(c: sys_ts::Clocks) -> Clocks {
+    let clock = |c: sys_ts::Clock| match c {
+        sys_ts::Clock::Hardware => Clock::Hardware,
+        sys_ts::Clock::Software => Clock::Software,
+        sys_ts::Clock::Userspace => Clock::Userspace,
+    };
+    Clocks {
+        rx: clock(c.rx),
+        tx: clock(c.tx),
+    }
+}

@@ -1,0 +1,410 @@
+//! Carrying out the node's outputs: sockets opened, frames sent, the NIC programmed,
+//! state persisted, the file read, the relay started, replies sent. Each answer goes
+//! back to the node at once, as the typed input it asked for.
+
+use std::collections::HashMap;
+use std::io;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use lossless_node::hardware::{HardwareError, HardwareErrorKind};
+use lossless_node::node::{Node, Output, PersistError};
+use lossless_node::timestamps::Clock as TsClock;
+use lossless_sys::dcbnl::{DcbError, Dcbnl, PgSetting};
+use lossless_sys::packet::PacketSocket;
+use lossless_sys::reactor::{async_fd, async_fd_with_interest};
+use lossless_sys::timestamp::{realtime_ps, MeasureSocket};
+use tokio::io::unix::AsyncFd;
+use tokio::io::Interest;
+use tokio::sync::{broadcast, mpsc};
+use tokio::task::JoinHandle;
+use tracing::{debug, error, warn};
+
+use crate::config_file;
+use crate::convert;
+use crate::relay::RelayRuntime;
+use crate::runtime::{Clock, Replies};
+use crate::state_dir::StateDir;
+
+/// What the socket tasks hand the core task.
+pub(crate) enum Input {
+    Frame(u32, Vec<u8>),
+    RxError(u32),
+    /// A measurement frame and its receive timestamp.
+    Measure(u32, Vec<u8>, Option<u64>),
+    /// A measurement frame we sent, back from the error queue with its timestamp.
+    MeasureTx(u32, Vec<u8>, u64),
+}
+
+struct PortIo {
+    socket: Arc<AsyncFd<PacketSocket>>,
+    reader: JoinHandle<()>,
+}
+
+struct MeasureIo {
+    socket: Arc<AsyncFd<MeasureSocket>>,
+    reader: JoinHandle<()>,
+}
+
+/// Everything the runtime owns for the node.
+pub(crate) struct Io {
+    ports: HashMap<u32, PortIo>,
+    measure: HashMap<u32, MeasureIo>,
+    input: mpsc::Sender<Input>,
+    pub(crate) events: broadcast::Sender<Arc<str>>,
+    dcbnl: Option<Dcbnl>,
+    state: StateDir,
+    config_path: Option<PathBuf>,
+    pub(crate) relay: Option<RelayRuntime>,
+    pub(crate) replies: Replies,
+}
+
+impl Io {
+    pub(crate) fn new(input: mpsc::Sender<Input>, state: StateDir, config: Option<PathBuf>) -> Io {
+        Io {
+            ports: HashMap::new(),
+            measure: HashMap::new(),
+            input,
+            events: broadcast::channel(4096).0,
+            dcbnl: None,
+            state,
+            config_path: config,
+            relay: None,
+            replies: HashMap::new(),
+        }
+    }
+
+    pub(crate) fn handle_input(&mut self, node: &mut Node, clock: &Clock, input: Input) {
+        match input {
+            Input::Frame(ifindex, frame) => node.handle_frame(clock.now(), ifindex, &frame),
+            Input::RxError(ifindex) => node.handle_io_error(ifindex, false),
+            Input::Measure(ifindex, frame, rx) => {
+                node.handle_measure_frame(clock.now(), ifindex, &frame, rx)
+            }
+            Input::MeasureTx(ifindex, frame, tx) => {
+                node.handle_measure_tx_timestamp(clock.now(), ifindex, &frame, tx)
+            }
+        }
+    }
+
+    fn with_dcbnl<T>(
+        &mut self,
+        f: impl FnOnce(&mut Dcbnl) -> Result<T, DcbError>,
+    ) -> Result<T, HardwareError> {
+        let d = match &mut self.dcbnl {
+            Some(d) => d,
+            None => self.dcbnl.insert(Dcbnl::open().map_err(|e| {
+                HardwareError::new(HardwareErrorKind::Other, format!("dcbnl socket: {e}"))
+            })?),
+        };
+        f(d).map_err(convert::hardware_error)
+    }
+}
+
+/// Carries out everything the node asked for, including what the answers produce.
+pub(crate) fn execute(node: &mut Node, io: &mut Io, clock: &Clock) {
+    while let Some(out) = node.poll_output() {
+        let started = std::time::Instant::now();
+        let kind = output_kind(&out);
+        execute_one(node, io, clock, out);
+        // Everything here runs on the one thread that also carries the frames: a
+        // blocked loop delays measurement answers and LLDPDUs.
+        let ms = started.elapsed().as_secs_f64() * 1e3;
+        if ms > 100.0 {
+            warn!(output = kind, ms, "the event loop was blocked");
+        } else if ms > 10.0 {
+            debug!(output = kind, ms, "the event loop was blocked");
+        }
+    }
+}
+
+fn output_kind(out: &Output) -> &'static str {
+    match out {
+        Output::Open { .. } => "open",
+        Output::ReadLink { .. } => "read_link",
+        Output::Close { .. } => "close",
+        Output::Send { .. } => "send",
+        Output::Probe { .. } => "probe",
+        Output::ProgramCee { .. } => "program_cee",
+        Output::OpenMeasure { .. } => "open_measure",
+        Output::CloseMeasure { .. } => "close_measure",
+        Output::SendMeasure { .. } => "send_measure",
+        Output::ReadSpeed { .. } => "read_speed",
+        Output::ApplyHeadroom { .. } => "apply_headroom",
+        Output::SetBuffer { .. } => "set_buffer",
+        Output::Persist { .. } => "persist",
+        Output::ReadConfig => "read_config",
+        Output::StartRelay(_) => "start_relay",
+        Output::StopRelay => "stop_relay",
+        Output::ReadRelay { .. } => "read_relay",
+        Output::Reply { .. } => "reply",
+        Output::Event(_) => "event",
+    }
+}
+
+fn execute_one(node: &mut Node, io: &mut Io, clock: &Clock, out: Output) {
+    match out {
+        Output::Open { ifindex, name } => match open_port(ifindex, io) {
+            Ok(p) => {
+                if let Some(old) = io.ports.insert(ifindex, p) {
+                    old.reader.abort();
+                }
+            }
+            Err(e) => error!(port = %name, error = %e, "cannot open packet socket"),
+        },
+        Output::ReadLink { ifindex, frame } => {
+            let link = lossless_sys::link::get_link(ifindex)
+                .map_err(|e| warn!(ifindex, error = %e, "cannot read the link"))
+                .ok()
+                .map(convert::link);
+            node.handle_link_read(clock.now(), link, &frame);
+        }
+        Output::Close { ifindex } => {
+            if let Some(p) = io.ports.remove(&ifindex) {
+                p.reader.abort();
+            }
+            if let Some(m) = io.measure.remove(&ifindex) {
+                m.reader.abort();
+            }
+        }
+        Output::Send { ifindex, frame } => {
+            let sent = io
+                .ports
+                .get(&ifindex)
+                .map(|p| p.socket.get_ref().send(&frame));
+            if !matches!(sent, Some(Ok(()))) {
+                node.handle_io_error(ifindex, true);
+            }
+        }
+        Output::Probe { ifindex, name } => {
+            let result = io.with_dcbnl(|d| d.get_state(&name).map(|_| ()));
+            node.handle_probe(ifindex, result);
+        }
+        Output::ProgramCee {
+            ifindex,
+            name,
+            pfc,
+            pg,
+        } => {
+            let result = io.with_dcbnl(|d| program_cee(d, &name, pfc.as_ref(), pg.as_ref()));
+            node.handle_programmed(clock.now(), ifindex, result);
+        }
+        Output::OpenMeasure {
+            ifindex,
+            name,
+            timestamps,
+        } => {
+            let mode = convert::timestamp_mode(timestamps);
+            let opened = MeasureSocket::open(ifindex, &name, mode).and_then(|s| {
+                let clocks = s.clocks();
+                let socket = Arc::new(async_fd_with_interest(
+                    s,
+                    Interest::READABLE | Interest::ERROR,
+                )?);
+                let reader = tokio::spawn(read_measure(ifindex, socket.clone(), io.input.clone()));
+                Ok((MeasureIo { socket, reader }, clocks))
+            });
+            match opened {
+                Ok((m, clocks)) => {
+                    if let Some(old) = io.measure.insert(ifindex, m) {
+                        old.reader.abort();
+                    }
+                    node.handle_measure_opened(ifindex, Ok(convert::clocks(clocks)));
+                }
+                Err(e) => node.handle_measure_opened(ifindex, Err(e.to_string())),
+            }
+        }
+        Output::CloseMeasure { ifindex } => {
+            if let Some(m) = io.measure.remove(&ifindex) {
+                m.reader.abort();
+            }
+        }
+        Output::SendMeasure { ifindex, frame } => {
+            let Some(m) = io.measure.get(&ifindex) else {
+                return;
+            };
+            let sock = m.socket.get_ref();
+            match sock.send(&frame) {
+                // No driver timestamp: our own clock, right after the send.
+                Ok(()) if convert::clocks(sock.clocks()).tx == TsClock::Userspace => {
+                    node.handle_measure_tx_timestamp(clock.now(), ifindex, &frame, realtime_ps());
+                }
+                Ok(()) => {}
+                Err(_) => node.handle_io_error(ifindex, true),
+            }
+        }
+        Output::ReadSpeed { ifindex, name } => {
+            node.handle_speed(clock.now(), ifindex, read_speed(&name));
+        }
+        Output::ApplyHeadroom {
+            ifindex,
+            name,
+            pfc_enabled,
+            pfc_delay_bits,
+            read_buffer,
+        } => {
+            let result = io.with_dcbnl(|d| d.set_ieee_pfc(&name, pfc_enabled, pfc_delay_bits));
+            let ieee = read_buffer.then(|| {
+                io.with_dcbnl(|d| d.get_ieee(&name))
+                    .map(convert::ieee_readback)
+            });
+            node.handle_headroom_applied(clock.now(), ifindex, pfc_delay_bits, result, ieee);
+        }
+        Output::SetBuffer {
+            ifindex,
+            name,
+            buffer,
+        } => {
+            let buffer = convert::sys_buffer(&buffer);
+            let readback = io
+                .with_dcbnl(|d| {
+                    d.set_dcb_buffer(&name, &buffer)?;
+                    d.get_ieee(&name)
+                })
+                .map(convert::ieee_readback);
+            node.handle_buffer_written(clock.now(), ifindex, readback);
+        }
+        Output::Persist { state } => {
+            let result = io
+                .state
+                .save(&state)
+                .map_err(|e| PersistError(e.to_string()));
+            node.handle_persisted(clock.now(), result);
+        }
+        Output::ReadConfig => {
+            let read = match &io.config_path {
+                Some(path) => config_file::read(path),
+                None => Ok(None),
+            };
+            node.handle_config(clock.now(), read);
+        }
+        Output::StartRelay(section) => {
+            // Stop the old thread (and close its sockets) before the new one opens.
+            io.relay = None;
+            let result = RelayRuntime::start(*section).map(|r| io.relay = Some(r));
+            node.handle_relay_started(clock.now(), result.map_err(|e| e.to_string()));
+        }
+        Output::StopRelay => io.relay = None,
+        Output::ReadRelay { id } => {
+            let show = io.relay.as_ref().map(|r| r.show());
+            node.handle_relay_status(clock.now(), id, show);
+        }
+        Output::Reply { id, response } => {
+            if let Some(reply) = io.replies.remove(&id) {
+                let sub = (reply.follow && response.ok).then(|| io.events.subscribe());
+                let _ = reply.tx.send((response, sub));
+            }
+        }
+        Output::Event(record) => {
+            if let Ok(line) = serde_json::to_string(&record) {
+                let _ = io.events.send(Arc::from(line));
+            }
+        }
+    }
+}
+
+/// Programs operational PFC and PG the way a CEE driver expects: DCB on,
+/// per-priority PFC and its state, PG for both directions, then SET_ALL.
+fn program_cee(
+    d: &mut Dcbnl,
+    ifname: &str,
+    pfc: Option<&lossless_wire::cee::PfcConfig>,
+    pg: Option<&lossless_wire::cee::PgConfig>,
+) -> Result<(), DcbError> {
+    d.set_state(ifname, true)?;
+    let mut prios = [false; 8];
+    if let Some(pfc) = pfc {
+        for p in pfc.priorities.priorities() {
+            prios[usize::from(p)] = true;
+        }
+    }
+    d.set_pfc(ifname, prios)?;
+    d.set_pfc_state(ifname, pfc.is_some())?;
+    if let Some(pg) = pg {
+        d.set_pg(
+            ifname,
+            &PgSetting {
+                pgid: pg.pgid,
+                percent: pg.percent,
+            },
+        )?;
+    }
+    d.set_all(ifname)?;
+    Ok(())
+}
+
+fn open_port(ifindex: u32, io: &Io) -> io::Result<PortIo> {
+    let socket = Arc::new(async_fd(PacketSocket::open(ifindex)?)?);
+    let reader = tokio::spawn(read_port(ifindex, socket.clone(), io.input.clone()));
+    Ok(PortIo { socket, reader })
+}
+
+async fn read_port(ifindex: u32, socket: Arc<AsyncFd<PacketSocket>>, input: mpsc::Sender<Input>) {
+    let mut buf = vec![0u8; 9216];
+    loop {
+        let Ok(mut guard) = socket.readable().await else {
+            return;
+        };
+        match guard.try_io(|s| s.get_ref().recv(&mut buf)) {
+            Ok(Ok(n)) => {
+                if input
+                    .send(Input::Frame(ifindex, buf[..n].to_vec()))
+                    .await
+                    .is_err()
+                {
+                    return;
+                }
+            }
+            Ok(Err(_)) => {
+                if input.send(Input::RxError(ifindex)).await.is_err() {
+                    return;
+                }
+            }
+            Err(_would_block) => {}
+        }
+    }
+}
+
+/// The line rate the kernel reports, Mb/s (`/sys/class/net/IF/speed`; -1 or absent
+/// when it does not know, e.g. link down or a driver without ethtool link settings).
+fn read_speed(name: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(format!("/sys/class/net/{name}/speed")).ok()?;
+    text.trim()
+        .parse::<i64>()
+        .ok()
+        .and_then(|v| u64::try_from(v).ok())
+        .filter(|v| *v > 0)
+}
+
+/// Reads a measurement socket: frames (with receive timestamps) and, from the error
+/// queue, the transmit timestamps of what we sent.
+async fn read_measure(
+    ifindex: u32,
+    socket: Arc<AsyncFd<MeasureSocket>>,
+    input: mpsc::Sender<Input>,
+) {
+    let mut buf = vec![0u8; 2048];
+    loop {
+        let Ok(mut guard) = socket.ready(Interest::READABLE | Interest::ERROR).await else {
+            return;
+        };
+        loop {
+            let msg = match socket.get_ref().recv(&mut buf) {
+                Ok((n, rx)) => Input::Measure(ifindex, buf[..n].to_vec(), rx),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(_) => Input::RxError(ifindex),
+            };
+            if input.send(msg).await.is_err() {
+                return;
+            }
+        }
+        while let Ok((n, tx)) = socket.get_ref().recv_tx_timestamp(&mut buf) {
+            let msg = Input::MeasureTx(ifindex, buf[..n].to_vec(), tx);
+            if input.send(msg).await.is_err() {
+                return;
+            }
+        }
+        // Both queues drained; readiness that arrived meanwhile is kept by tokio.
+        guard.clear_ready();
+    }
+}

@@ -1,60 +1,61 @@
-//! One port's LLDP agent with CEE DCBX on top, sans-IO.
+//! One port's LLDP agent with DCBX on top, sans-IO: IEEE 802.1Qaz, CEE DCBX, or
+//! whichever the peer speaks ([`crate::mode`]).
 //!
 //! Inputs: [`Agent::handle_link`], [`Agent::handle_frame`],
 //! [`Agent::handle_timeout`], [`Agent::set_config`], each with the current
-//! time. Outputs: [`Agent::poll_transmit`] (whole Ethernet frames),
-//! [`Agent::poll_event`], [`Agent::poll_timeout`]. Nothing here reads a clock,
-//! touches a socket or spawns.
+//! time. Outputs: [`Agent::poll_transmit`] (whole Ethernet frames, written into the
+//! caller's buffer), [`Agent::poll_event`], [`Agent::poll_timeout`]. Nothing here
+//! reads a clock, touches a socket or spawns.
+//!
+//! The agent owns LLDP (the transmit machine and the remote MIB), decides who the
+//! DCBX peer is (exactly one neighbour, sending DCBX of the running version) and which
+//! version runs, and hands the peer to the CEE machines ([`crate::cee`]) or the IEEE
+//! ones ([`crate::ieee`]).
 
 use std::collections::VecDeque;
 
-use lossless_wire::cee::{
-    AppConfig, CeeDcbx, FeatureTlv, PfcConfig, PgConfig, FLAG_HEADROOM_MEASUREMENT,
-};
+use lossless_wire::cee::{AppConfig, PfcConfig, PgConfig, PriorityMap, FLAG_HEADROOM_MEASUREMENT};
 use lossless_wire::frame::{emit_lldp_frame, Frame, Payload};
+use lossless_wire::ieee::IeeeDcbx;
 use lossless_wire::lldp::{chassis_subtype, port_subtype, Id, Lldpdu};
 use lossless_wire::{EmitError, MacAddr};
 
+use crate::cee::control::ControlMachine;
+use crate::cee::feature::{Feature, FeatureKind};
+use crate::cee::{self, CeeMachines};
 use crate::config::{ConfigError, FeatureAdmin, PortConfig};
-use crate::control::ControlMachine;
 use crate::event::{Event, NeighborLoss};
-use crate::feature::{Feature, FeatureKind, PeerView, Reason};
-use crate::lldp::rx::{Msap, RemoteMib, RxOutcome};
+use crate::ieee::{self, IeeeMachines};
+use crate::lldp::rx::{Msap, Neighbor, RemoteMib, RxOutcome};
 use crate::lldp::tx::{TxKind, TxMachine};
+use crate::mode::{ModeChange, ModeMachine, Version};
+use crate::reason::Reason;
 use crate::stats::{DcbxStats, LldpStats};
-use crate::status::{FeatureStatus, HeadroomCapability, PortStatus};
+use crate::status::{
+    FeatureStatus, HeadroomCapability, IeeeFeatureStatus, IeeeStatus, ModeStatus, PortStatus,
+};
 use crate::time::Instant;
 use crate::IdText;
 
-/// The feature sub-TLVs sent with the current SeqNo: retransmissions repeat
-/// exactly what that SeqNo stands for, so the peer's acknowledgement means it
-/// has seen this content.
-#[derive(Debug, Clone, Default)]
-struct Advertised {
-    pg: Option<FeatureTlv<PgConfig>>,
-    pfc: Option<FeatureTlv<PfcConfig>>,
-    app: Option<FeatureTlv<AppConfig>>,
-}
-
-/// An LLDP + CEE DCBX agent for one port.
+/// An LLDP + DCBX agent for one port.
 #[derive(Debug, Clone)]
 pub struct Agent {
     cfg: PortConfig,
     link_up: bool,
     tx: TxMachine,
     mib: RemoteMib,
-    control: ControlMachine,
-    pg: Feature<PgConfig>,
-    pfc: Feature<PfcConfig>,
-    app: Feature<AppConfig>,
-    advertised: Advertised,
-    /// A DCBX peer is currently in view.
+    mode: ModeMachine,
+    cee: CeeMachines,
+    ieee: IeeeMachines,
+    /// A DCBX peer of the running version is in view.
     peer_dcbx: bool,
     /// The last DCBX peer went away and none has replaced it.
     peer_lost: bool,
     /// Last reported tooManyNeighbors / multiple-neighbour state.
     too_many: bool,
-    transmit: VecDeque<Vec<u8>>,
+    /// The IEEE TLVs last sent: a change goes out at once (fast transmission).
+    ieee_sent: Option<IeeeDcbx>,
+    transmit: VecDeque<TxKind>,
     events: VecDeque<Event>,
     lldp_stats: LldpStats,
     dcbx_stats: DcbxStats,
@@ -67,21 +68,19 @@ impl Agent {
     /// A new agent with its link down.
     pub fn new(cfg: PortConfig, now: Instant) -> Result<Agent, ConfigError> {
         cfg.validate()?;
-        let v = cfg.dcbx.max_version;
         Ok(Agent {
-            pg: Feature::new(&cfg.dcbx.pg, v),
-            pfc: Feature::new(&cfg.dcbx.pfc, v),
-            app: Feature::new(&cfg.dcbx.app, v),
-            control: ControlMachine::new(v),
+            mode: ModeMachine::new(cfg.dcbx.mode),
+            cee: CeeMachines::new(&cfg.dcbx, 0),
+            ieee: IeeeMachines::new(&cfg.dcbx),
             seq_base: 0,
             cfg,
             link_up: false,
             tx: TxMachine::new(now),
             mib: RemoteMib::default(),
-            advertised: Advertised::default(),
             peer_dcbx: false,
             peer_lost: false,
             too_many: false,
+            ieee_sent: None,
             transmit: VecDeque::new(),
             events: VecDeque::new(),
             lldp_stats: LldpStats::default(),
@@ -102,23 +101,33 @@ impl Agent {
         self.link_up
     }
 
+    /// The DCBX version the port runs now.
+    pub fn running(&self) -> Version {
+        self.mode.running()
+    }
+
     pub fn control(&self) -> &ControlMachine {
-        &self.control
+        &self.cee.control
     }
 
     pub fn pg(&self) -> &Feature<PgConfig> {
-        &self.pg
+        &self.cee.pg
     }
 
     pub fn pfc(&self) -> &Feature<PfcConfig> {
-        &self.pfc
+        &self.cee.pfc
     }
 
     pub fn app(&self) -> &Feature<AppConfig> {
-        &self.app
+        &self.cee.app
     }
 
-    pub fn neighbors(&self) -> &[crate::lldp::rx::Neighbor] {
+    /// The IEEE 802.1Qaz machines.
+    pub fn ieee(&self) -> &IeeeMachines {
+        &self.ieee
+    }
+
+    pub fn neighbors(&self) -> &[Neighbor] {
         self.mib.neighbors()
     }
 
@@ -130,19 +139,45 @@ impl Agent {
         &self.dcbx_stats
     }
 
-    /// DCBX runs: link up, LLDP rx and tx enabled, DCBX not switched off (seed 000 §2.3).
+    /// DCBX runs: link up, LLDP rx and tx enabled, DCBX not switched off (CEE DCBX 2.3).
     pub fn dcbx_active(&self) -> bool {
         self.link_up && self.cfg.admin_status == crate::AdminStatus::RxTx && self.cfg.dcbx.enabled
     }
 
-    /// A single DCBX peer is in view (with its Control sub-TLV).
+    /// A single DCBX peer of the running version is in view.
     pub fn peer_present(&self) -> bool {
         self.peer_dcbx
     }
 
-    /// Every feature's DesiredCfg has been acknowledged by the peer.
+    /// Every feature of the running version agrees with the peer: CEE, every
+    /// DesiredCfg acknowledged (Syncd); IEEE, the peer's TLVs show what each
+    /// feature's decision expects of it.
     pub fn all_syncd(&self) -> bool {
-        self.pg.syncd && self.pfc.syncd && self.app.syncd
+        match self.mode.running() {
+            Version::Cee => self.cee.all_syncd(),
+            Version::Ieee => self.ieee.all_agreed(),
+        }
+    }
+
+    /// The priorities PFC runs on now, in the running version (none when it is off).
+    pub fn applied_pfc(&self) -> PriorityMap {
+        match self.mode.running() {
+            Version::Cee => self
+                .cee
+                .pfc
+                .applied(&self.cfg.dcbx.pfc)
+                .map_or(PriorityMap::NONE, |p| p.priorities),
+            Version::Ieee if self.ieee.pfc.oper_mode => self.ieee.pfc.oper,
+            Version::Ieee => PriorityMap::NONE,
+        }
+    }
+
+    /// Some feature of the running version is in error.
+    pub fn any_error(&self) -> bool {
+        match self.mode.running() {
+            Version::Cee => self.cee.pg.error || self.cee.pfc.error || self.cee.app.error,
+            Version::Ieee => self.ieee.ets.error || self.ieee.pfc.error || self.ieee.app.error,
+        }
     }
 
     /// The link (portEnabled) went up or down.
@@ -153,6 +188,8 @@ impl Agent {
         }
         self.link_up = up;
         if up {
+            let change = self.mode.link_reset();
+            self.report_mode(change);
             self.reset_dcbx();
             self.peer_lost = false;
             if self.cfg.admin_status.tx() {
@@ -178,7 +215,7 @@ impl Agent {
     pub fn set_seq_base(&mut self, base: u32) {
         self.seq_base = base;
         if !self.link_up {
-            self.control = ControlMachine::starting_at(self.cfg.dcbx.max_version, base);
+            self.cee.control = ControlMachine::starting_at(self.cfg.dcbx.max_version, base);
         }
     }
 
@@ -197,7 +234,7 @@ impl Agent {
 
     /// rxProcessFrame: validates an LLDPDU and updates the remote MIB. Returns
     /// None when the frame is not for this agent or was discarded, else
-    /// whether it carried a DCBX TLV the machines must process.
+    /// whether it carried DCBX TLVs the machines must process.
     fn receive(&mut self, now: Instant, frame: &[u8]) -> Option<bool> {
         if !self.link_up || !self.cfg.admin_status.rx() {
             return None;
@@ -246,8 +283,10 @@ impl Agent {
         if let Some(cee) = &pdu.cee_dcbx {
             self.dcbx_stats.count_tlv(cee);
         }
+        self.dcbx_stats.ieee.count(&pdu.ieee_dcbx);
         self.dcbx_stats.cin_tlvs += u64::from(pdu.cin_dcbx.is_some());
-        Some(pdu.ttl != 0 && pdu.cee_dcbx.is_some() && outcome != RxOutcome::TooMany)
+        let dcbx = pdu.cee_dcbx.is_some() || !pdu.ieee_dcbx.is_empty();
+        Some(pdu.ttl != 0 && dcbx && outcome != RxOutcome::TooMany)
     }
 
     /// Time passed: age neighbours, run the transmit timers.
@@ -284,7 +323,12 @@ impl Agent {
             || old.port_id != self.cfg.port_id
             || old.system_name != self.cfg.system_name
             || old.port_description != self.cfg.port_description;
-        if old.dcbx.max_version != self.cfg.dcbx.max_version || was_active != self.dcbx_active() {
+        let mode_change = self.mode.configure(self.cfg.dcbx.mode);
+        let restart = old.dcbx.max_version != self.cfg.dcbx.max_version
+            || was_active != self.dcbx_active()
+            || mode_change.is_some();
+        self.report_mode(mode_change);
+        if restart {
             // DCBX (re)starts from the link-up state, or its TLVs are withdrawn.
             self.reset_dcbx();
             self.peer_dcbx = false;
@@ -309,9 +353,21 @@ impl Agent {
         self.pump(now);
     }
 
-    /// The next frame to put on the wire.
-    pub fn poll_transmit(&mut self) -> Option<Vec<u8>> {
-        self.transmit.pop_front()
+    /// Writes the next frame to put on the wire into `out` (cleared first, its
+    /// allocation reused); false when there is none. A frame that could not be built
+    /// (a configuration that does not fit, which validation refuses) is counted in
+    /// `lldpdu_length_errors` and skipped, never sent malformed.
+    pub fn poll_transmit(&mut self, out: &mut Vec<u8>) -> bool {
+        while let Some(kind) = self.transmit.pop_front() {
+            match self.build_frame(kind, out) {
+                Ok(()) => {
+                    self.lldp_stats.frames_out += 1;
+                    return true;
+                }
+                Err(_) => self.lldp_stats.lldpdu_length_errors += 1,
+            }
+        }
+        false
     }
 
     /// The next notification for the manager.
@@ -335,11 +391,20 @@ impl Agent {
             admin_status: self.cfg.admin_status,
             dcbx_enabled: d.enabled,
             dcbx_active: self.dcbx_active(),
+            mode: ModeStatus {
+                configured: self.mode.configured(),
+                running: self.mode.running(),
+                reason: self.mode.reason(),
+                reason_text: self.mode.reason().describe(),
+            },
             peer_present: self.peer_dcbx,
-            control: self.control,
-            pg: feature_status(&self.pg, &d.pg),
-            pfc: feature_status(&self.pfc, &d.pfc),
-            app: feature_status(&self.app, &d.app),
+            all_syncd: self.peer_dcbx && self.all_syncd(),
+            any_error: self.any_error(),
+            control: self.cee.control,
+            pg: feature_status(&self.cee.pg, &d.pg),
+            pfc: feature_status(&self.cee.pfc, &d.pfc),
+            app: feature_status(&self.cee.app, &d.app),
+            ieee: self.ieee_status(),
             neighbors: self
                 .mib
                 .neighbors()
@@ -355,40 +420,86 @@ impl Agent {
         }
     }
 
-    /// The reserved flag bits we set in our PFC sub-TLV.
-    fn pfc_flags(&self) -> u8 {
-        if self.cfg.dcbx.headroom_measurement {
-            FLAG_HEADROOM_MEASUREMENT
-        } else {
-            0
+    fn ieee_status(&self) -> IeeeStatus {
+        let d = &self.cfg.dcbx;
+        let m = &self.ieee;
+        let p = &m.peer;
+        IeeeStatus {
+            ets: IeeeFeatureStatus {
+                enable: d.ieee.ets.enable,
+                willing: d.ieee.ets.willing,
+                advertise: d.ieee.ets.advertise,
+                admin: d.ieee.ets.cfg.table,
+                peer: p.ets_config.map(|c| c.table),
+                peer_willing: p.ets_config.map(|c| c.willing),
+                oper: m.ets.oper,
+                oper_mode: m.ets.oper_mode,
+                agreed: m.ets.agreed,
+                error: m.ets.error,
+                reason: m.ets.reason,
+                reason_text: m.ets.reason.describe(),
+            },
+            pfc: IeeeFeatureStatus {
+                enable: d.pfc.enable,
+                willing: d.pfc.willing,
+                advertise: d.pfc.advertise,
+                admin: d.pfc.cfg.priorities,
+                peer: p.pfc.map(|c| c.enabled),
+                peer_willing: p.pfc.map(|c| c.willing),
+                oper: m.pfc.oper,
+                oper_mode: m.pfc.oper_mode,
+                agreed: m.pfc.agreed,
+                error: m.pfc.error,
+                reason: m.pfc.reason,
+                reason_text: m.pfc.reason.describe(),
+            },
+            app: IeeeFeatureStatus {
+                enable: d.app.enable,
+                willing: d.app.willing,
+                advertise: d.app.advertise,
+                admin: d.ieee.app.clone(),
+                peer: p.app.clone(),
+                peer_willing: None,
+                oper: m.app.oper.clone(),
+                oper_mode: m.app.oper_mode,
+                agreed: m.app.agreed,
+                error: m.app.error,
+                reason: m.app.reason,
+                reason_text: m.app.reason.describe(),
+            },
+            ets_recommend: d.ieee.ets.cfg.recommends(d.ieee.ets.willing),
+            peer_tlvs: p.clone(),
         }
     }
 
-    /// The peer's PFC sub-TLV, as last received while DCBX runs, sets the
-    /// headroom-measurement flag.
+    /// The peer's PFC TLV (CEE or IEEE, as the port runs), as last received while DCBX
+    /// runs, sets the headroom-measurement flag.
     pub fn peer_headroom_measurement(&self) -> bool {
-        self.dcbx_active()
-            && self.peer_dcbx
-            && self
+        if !(self.dcbx_active() && self.peer_dcbx) {
+            return false;
+        }
+        match self.mode.running() {
+            Version::Cee => self
+                .cee
                 .pfc
                 .peer
                 .as_ref()
-                .is_some_and(|p| p.header.reserved_flags & FLAG_HEADROOM_MEASUREMENT != 0)
+                .is_some_and(|p| p.header.reserved_flags & FLAG_HEADROOM_MEASUREMENT != 0),
+            Version::Ieee => self.ieee.peer.pfc.is_some_and(|p| p.headroom_measurement),
+        }
     }
 
-    /// Both ends advertise the measurement capability: seed 004's condition for
-    /// starting the delay measurement ("if both support PFC HDRM").
+    /// Both ends advertise the measurement capability: the condition for starting the
+    /// delay measurement ("Adaptive PFC Headroom": if both support PFC HDRM).
     pub fn headroom_measurement_agreed(&self) -> bool {
         self.cfg.dcbx.headroom_measurement && self.peer_headroom_measurement()
     }
 
+    /// Both versions' machines back to the link-up state.
     fn reset_dcbx(&mut self) {
-        let v = self.cfg.dcbx.max_version;
-        self.control = ControlMachine::starting_at(v, self.seq_base);
-        self.pg.reset(&self.cfg.dcbx.pg, v);
-        self.pfc.reset(&self.cfg.dcbx.pfc, v);
-        self.app.reset(&self.cfg.dcbx.app, v);
-        self.advertised = Advertised::default();
+        self.cee.reset(&self.cfg.dcbx, self.seq_base);
+        self.ieee = IeeeMachines::new(&self.cfg.dcbx);
+        self.ieee_sent = None;
     }
 
     /// Ages the remote MIB; true when something went away.
@@ -409,36 +520,60 @@ impl Agent {
         }
     }
 
-    /// The DCBX Control and Feature machines after any input. `fresh_pdu`: the
-    /// single neighbour just sent a DCBX TLV (somethingChangedRemote).
+    fn report_mode(&mut self, change: Option<ModeChange>) {
+        if let Some(c) = change {
+            self.dcbx_stats.mode_changes += 1;
+            self.events.push_back(Event::ModeChanged {
+                from: c.from,
+                to: c.to,
+                reason: c.reason,
+            });
+        }
+    }
+
+    /// The DCBX machines after any input. `fresh_pdu`: the single neighbour just
+    /// sent DCBX TLVs (somethingChangedRemote).
     fn run_dcbx(&mut self, now: Instant, fresh_pdu: bool) {
-        let v = self.cfg.dcbx.max_version;
         if !self.dcbx_active() {
-            let ev = &mut self.events;
-            self.pg
-                .evaluate(&self.cfg.dcbx.pg, v, PeerView::Inactive, ev);
-            self.pfc
-                .evaluate(&self.cfg.dcbx.pfc, v, PeerView::Inactive, ev);
-            self.app
-                .evaluate(&self.cfg.dcbx.app, v, PeerView::Inactive, ev);
+            match self.mode.running() {
+                Version::Cee => self.cee.inactive(&self.cfg.dcbx, &mut self.events),
+                Version::Ieee => self.run_ieee(ieee::PeerView::Inactive),
+            }
             return;
         }
-        // Seed 000 §2.3: more than one neighbour -> the peer's DCBX TLVs are absent.
+        // CEE DCBX 2.3: more than one neighbour -> the peer's DCBX TLVs are absent.
         let too_many = self.mib.neighbors().len() > 1 || self.mib.too_many_neighbors(now);
         if too_many != self.too_many {
             self.too_many = too_many;
             self.events
                 .push_back(Event::TooManyNeighbors { active: too_many });
         }
-        let neighbor = (!too_many).then(|| self.mib.neighbors().first()).flatten();
-        let has_neighbor = neighbor.is_some();
-        let neighbor_cin = neighbor.is_some_and(|n| n.cin_dcbx && n.dcbx.is_none());
         // A copy, so the machines below can change the agent while reading it.
-        let cee: Option<CeeDcbx> = neighbor.and_then(|n| n.dcbx.clone());
-        let cee = cee.as_ref();
-        let peer_ctrl = cee.and_then(|c| c.control);
+        let neighbor = (!too_many)
+            .then(|| self.mib.neighbors().first().cloned())
+            .flatten();
+        let speaks_cee = neighbor.as_ref().is_some_and(|n| n.dcbx.is_some());
+        let speaks_ieee = neighbor.as_ref().is_some_and(|n| n.ieee.is_some());
+        if fresh_pdu && neighbor.is_some() {
+            let change = self.mode.peer_sends(speaks_cee, speaks_ieee);
+            if change.is_some() {
+                self.reset_dcbx();
+                self.peer_dcbx = false;
+                // Answer in the peer's version now, not at the next timer.
+                self.tx.local_change(now, &self.cfg.timers);
+            }
+            self.report_mode(change);
+        }
+        let running = self.mode.running();
+        let present = match running {
+            Version::Cee => neighbor
+                .as_ref()
+                .and_then(|n| n.dcbx.as_ref())
+                .is_some_and(|c| c.control.is_some()),
+            Version::Ieee => speaks_ieee,
+        };
         let mut send = false;
-        match (peer_ctrl.is_some(), self.peer_dcbx) {
+        match (present, self.peer_dcbx) {
             (true, false) => {
                 self.peer_dcbx = true;
                 self.peer_lost = false;
@@ -450,123 +585,111 @@ impl Agent {
                 self.peer_dcbx = false;
                 self.events.push_back(Event::PeerDcbx { present: false });
                 if !too_many {
-                    // PeerNotAdvertiseDCBX: reset as at link up.
+                    // PeerNotAdvertiseDCBX: reset as at link up; auto mode starts over.
                     self.peer_lost = true;
                     self.dcbx_stats.peer_losses += 1;
+                    let change = self.mode.peer_gone();
+                    self.report_mode(change);
                     self.reset_dcbx();
                 }
             }
             _ => {}
         }
-        let mut versions_agree = false;
-        if let Some(ctrl) = peer_ctrl {
-            if fresh_pdu {
-                let out = self.control.on_peer(&ctrl, true);
-                send |= out.send;
-                let ack = self.control.rcvd_ack;
-                self.pg.on_ack(ack, &mut self.events);
-                self.pfc.on_ack(ack, &mut self.events);
-                self.app.on_ack(ack, &mut self.events);
+        let absent = self.absence(too_many, neighbor.as_ref(), speaks_cee, speaks_ieee);
+        match self.mode.running() {
+            Version::Cee => {
+                let peer = match neighbor.as_ref().and_then(|n| n.dcbx.as_ref()) {
+                    Some(c) if self.peer_dcbx => cee::Peer::Present(c),
+                    _ => cee::Peer::Absent(absent),
+                };
+                let d = &self.cfg.dcbx;
+                let flags = if d.headroom_measurement {
+                    FLAG_HEADROOM_MEASUREMENT
+                } else {
+                    0
+                };
+                send |= self.cee.run(
+                    d,
+                    peer,
+                    fresh_pdu,
+                    flags,
+                    &mut self.events,
+                    &mut self.dcbx_stats,
+                );
+                if self.peer_dcbx && self.cee.awaiting_ack() {
+                    self.tx.keep_fast(now, &self.cfg.timers);
+                }
             }
-            versions_agree = self.control.oper_version == ctrl.max_version.min(v)
-                && self.control.oper_version == ctrl.oper_version;
+            Version::Ieee => {
+                let view = match (&neighbor, self.peer_dcbx) {
+                    (Some(n), true) => match &n.ieee {
+                        Some(tlvs) => ieee::PeerView::Present { tlvs, mac: n.mac },
+                        None => ieee::PeerView::Absent(absent),
+                    },
+                    _ => ieee::PeerView::Absent(absent),
+                };
+                self.run_ieee(view);
+                // What we run is what we send: a change goes out at once.
+                let advertised = self.ieee_advertised();
+                if self.ieee_sent.as_ref() != Some(&advertised) {
+                    self.ieee_sent = Some(advertised);
+                    send = true;
+                }
+            }
         }
-        let absent = if too_many {
+        if send {
+            // Any change of our DCBX TLVs starts a fast burst, so a lost frame is
+            // repeated after msgFastTx rather than msgTxInterval.
+            self.tx.fast_start(now, &self.cfg.timers);
+        }
+    }
+
+    fn run_ieee(&mut self, view: ieee::PeerView<'_>) {
+        let mac = self.cfg.mac;
+        self.ieee
+            .evaluate(&self.cfg.dcbx, mac, view, &mut self.events);
+    }
+
+    /// Why there is no DCBX peer of the running version.
+    fn absence(
+        &self,
+        too_many: bool,
+        neighbor: Option<&Neighbor>,
+        speaks_cee: bool,
+        speaks_ieee: bool,
+    ) -> Reason {
+        let cee_only = speaks_cee && !speaks_ieee;
+        let ieee_only = speaks_ieee && !speaks_cee;
+        if too_many {
             Reason::MultiplePeers
         } else if self.peer_lost {
             Reason::PeerLost
-        } else if neighbor_cin {
+        } else if self.mode.running() == Version::Ieee && cee_only {
+            Reason::PeerCeeOnly
+        } else if self.mode.running() == Version::Cee && ieee_only {
+            Reason::PeerIeeeOnly
+        } else if neighbor.is_some_and(|n| n.cin_dcbx && n.dcbx.is_none() && n.ieee.is_none()) {
             Reason::PeerCin
-        } else if has_neighbor {
+        } else if neighbor.is_some() {
             Reason::PeerNoDcbx
         } else {
             Reason::NoPeer
-        };
-        let pfc_flags = self.pfc_flags();
-        let ev = &mut self.events;
-        let d = &self.cfg.dcbx;
-        // LocalParameterChange first: a changed DesiredCfg is not Syncd, so the
-        // machines below wait for the peer's acknowledgement before comparing it.
-        let seq = self.control.seq;
-        self.pg.mark_if_changed(&d.pg, v, 0, seq);
-        self.pfc.mark_if_changed(&d.pfc, v, pfc_flags, seq);
-        self.app.mark_if_changed(&d.app, v, 0, seq);
-        match (cee, peer_ctrl.is_some()) {
-            (Some(c), true) => {
-                let dup = &c.duplicates;
-                let pg = PeerView::Present {
-                    versions_agree,
-                    duplicate_control: dup.control,
-                    duplicate: dup.pg,
-                    tlv: c.pg.as_ref(),
-                };
-                self.pg.evaluate(&d.pg, v, pg, ev);
-                let pfc = PeerView::Present {
-                    versions_agree,
-                    duplicate_control: dup.control,
-                    duplicate: dup.pfc,
-                    tlv: c.pfc.as_ref(),
-                };
-                self.pfc.evaluate(&d.pfc, v, pfc, ev);
-                let app = PeerView::Present {
-                    versions_agree,
-                    duplicate_control: dup.control,
-                    duplicate: dup.app,
-                    tlv: c.app.as_ref(),
-                };
-                self.app.evaluate(&d.app, v, app, ev);
-            }
-            _ => {
-                self.pg.evaluate(&d.pg, v, PeerView::Absent(absent), ev);
-                self.pfc.evaluate(&d.pfc, v, PeerView::Absent(absent), ev);
-                self.app.evaluate(&d.app, v, PeerView::Absent(absent), ev);
-            }
         }
-        // The machines may have changed an exchanged parameter (Error, version):
-        // that too is due with the next SeqNo.
-        self.pg.mark_if_changed(&d.pg, v, 0, seq);
-        self.pfc.mark_if_changed(&d.pfc, v, pfc_flags, seq);
-        self.app.mark_if_changed(&d.app, v, 0, seq);
-        // The ratchet: a new SeqNo only once the previous one was acknowledged.
-        if self.control.may_advance() && !(self.pg.syncd && self.pfc.syncd && self.app.syncd) {
-            self.control.advance();
-            self.dcbx_stats.seq_changes += 1;
-            self.advertised = Advertised {
-                pg: self.pg.content(&d.pg, v, 0),
-                pfc: self.pfc.content(&d.pfc, v, pfc_flags),
-                app: self.app.content(&d.app, v, 0),
-            };
-            self.pg.on_seq_issued(&d.pg, ev);
-            self.pfc.on_seq_issued(&d.pfc, ev);
-            self.app.on_seq_issued(&d.app, ev);
-            send = true;
-        }
-        if send {
-            // Any change of our Control TLV starts a fast burst, so a lost
-            // frame is repeated after msgFastTx rather than msgTxInterval.
-            self.tx.fast_start(now, &self.cfg.timers);
-        }
-        if self.peer_dcbx && self.control.awaiting_ack() {
-            self.tx.keep_fast(now, &self.cfg.timers);
-        }
+    }
+
+    fn ieee_advertised(&self) -> IeeeDcbx {
+        self.ieee
+            .advertise(&self.cfg.dcbx, self.cfg.dcbx.headroom_measurement)
     }
 
     /// Runs the transmit machine and queues what it sends.
     fn pump(&mut self, now: Instant) {
         while let Some(kind) = self.tx.poll(now, &self.cfg.timers) {
-            match self.build_frame(kind) {
-                Ok(frame) => {
-                    self.lldp_stats.frames_out += 1;
-                    self.transmit.push_back(frame);
-                }
-                // A validated configuration always fits; should one not, the
-                // frame is counted and not sent, rather than sent malformed.
-                Err(_) => self.lldp_stats.lldpdu_length_errors += 1,
-            }
+            self.transmit.push_back(kind);
         }
     }
 
-    fn build_frame(&self, kind: TxKind) -> Result<Vec<u8>, EmitError> {
+    fn build_frame(&self, kind: TxKind, out: &mut Vec<u8>) -> Result<(), EmitError> {
         let cfg = &self.cfg;
         let chassis_id = match &cfg.chassis_id {
             Some(s) => Id {
@@ -597,18 +720,13 @@ impl Agent {
             pdu.port_description = cfg.port_description.as_deref().map(str::as_bytes);
             pdu.system_name = cfg.system_name.as_deref().map(str::as_bytes);
             if self.dcbx_active() {
-                let a = &self.advertised;
-                pdu.cee_dcbx = Some(CeeDcbx::new(
-                    self.control.tlv(),
-                    a.pg.clone(),
-                    a.pfc.clone(),
-                    a.app.clone(),
-                ));
+                match self.mode.running() {
+                    Version::Cee => pdu.cee_dcbx = Some(self.cee.tlv()),
+                    Version::Ieee => pdu.ieee_dcbx = self.ieee_advertised(),
+                }
             }
         }
-        let mut out = Vec::with_capacity(128);
-        emit_lldp_frame(cfg.mac, &pdu, &mut out)?;
-        Ok(out)
+        emit_lldp_frame(cfg.mac, &pdu, out)
     }
 }
 

@@ -9,6 +9,8 @@ use lossless_wire::cee::{AppConfig, InvalidValue, PfcConfig, PgConfig};
 use lossless_wire::MacAddr;
 use serde::{Deserialize, Serialize};
 
+use crate::ieee::IeeeConfig;
+use crate::mode::DcbxMode;
 use crate::time::Duration;
 
 /// LLDP adminStatus (802.1AB-2016 §9.2.5.1) and what each means for DCBX
@@ -113,14 +115,22 @@ impl<C: Default> Default for FeatureAdmin<C> {
 pub struct DcbxConfig {
     /// The administrative off switch; DCBX is on by default.
     pub enabled: bool,
+    /// Which DCBX version runs: IEEE 802.1Qaz, CEE, or whichever the peer speaks.
+    #[serde(default)]
+    pub mode: DcbxMode,
     /// Highest DCBX protocol version we run (Control and features); 0 is the only
     /// version defined, a higher one negotiates down to the peer's.
     pub max_version: u8,
     pub pg: FeatureAdmin<PgConfig>,
     pub pfc: FeatureAdmin<PfcConfig>,
     pub app: FeatureAdmin<AppConfig>,
-    /// Advertise that this port measures its link for adaptive PFC headroom (seed 004
-    /// phase 1): bit 4 of the PFC sub-TLV's flags. Off by default.
+    /// IEEE 802.1Qaz's own settings: ETS, PFC's MACsec bypass bit, the APP entries in
+    /// IEEE form. PFC itself and the APP flags are `pfc` and `app` above, shared.
+    #[serde(default)]
+    pub ieee: IeeeConfig,
+    /// Advertise that this port measures its link for adaptive PFC headroom
+    /// ("Adaptive PFC Headroom", phase 1): bit 4 of the CEE PFC sub-TLV's flags, bit 5
+    /// of the IEEE PFC TLV's. Off by default.
     #[serde(default)]
     pub headroom_measurement: bool,
 }
@@ -129,10 +139,12 @@ impl Default for DcbxConfig {
     fn default() -> Self {
         DcbxConfig {
             enabled: true,
+            mode: DcbxMode::Auto,
             max_version: 0,
             pg: FeatureAdmin::default(),
             pfc: FeatureAdmin::default(),
             app: FeatureAdmin::default(),
+            ieee: IeeeConfig::default(),
             headroom_measurement: false,
         }
     }
@@ -214,6 +226,7 @@ impl PortConfig {
         feature("pg", self.dcbx.pg.cfg.validate())?;
         feature("pfc", self.dcbx.pfc.cfg.validate())?;
         feature("app", self.dcbx.app.cfg.validate())?;
+        feature("ieee", self.dcbx.ieee.validate())?;
         Ok(())
     }
 }

@@ -3,25 +3,33 @@
 
 use serde::Serialize;
 
-use crate::feature::Reason;
+use crate::mode::{ModeReason, Version};
+use crate::reason::Reason;
 
-/// The three DCB features a CEE DCBX agent negotiates.
+/// The DCB features: CEE negotiates PG, PFC and APP; IEEE 802.1Qaz ETS, PFC and APP.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FeatureId {
     Pg,
     Pfc,
     App,
+    Ets,
 }
 
 impl FeatureId {
-    pub const ALL: [FeatureId; 3] = [FeatureId::Pg, FeatureId::Pfc, FeatureId::App];
+    pub const ALL: [FeatureId; 4] = [
+        FeatureId::Pg,
+        FeatureId::Pfc,
+        FeatureId::App,
+        FeatureId::Ets,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             FeatureId::Pg => "pg",
             FeatureId::Pfc => "pfc",
             FeatureId::App => "app",
+            FeatureId::Ets => "ets",
         }
     }
 }
@@ -75,4 +83,10 @@ pub enum Event {
     Syncd { feature: FeatureId },
     /// A received frame was discarded as malformed.
     FrameDiscarded { error: String },
+    /// The DCBX version the port runs changed (`mode = "auto"`).
+    ModeChanged {
+        from: Version,
+        to: Version,
+        reason: ModeReason,
+    },
 }

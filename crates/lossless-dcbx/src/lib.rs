@@ -1,4 +1,5 @@
-//! Sans-IO LLDP agent and CEE DCBX machines (seed 000, 802.1AB-2016).
+//! Sans-IO LLDP agent (IEEE 802.1AB-2016) and DCBX machines: IEEE 802.1Qaz and the
+//! pre-standard CEE DCBX, with the choice between them made per port.
 //!
 //! [`Agent`] is one port: feed it link changes, received frames, timeouts and
 //! configuration with the current time; drain the frames to send, the events
@@ -6,11 +7,13 @@
 //! in the lab on a virtual clock and in tests that assert when things happen.
 
 pub mod agent;
+pub mod cee;
 pub mod config;
-pub mod control;
 pub mod event;
-pub mod feature;
+pub mod ieee;
 pub mod lldp;
+pub mod mode;
+pub mod reason;
 pub mod stats;
 pub mod status;
 pub mod time;
@@ -18,8 +21,9 @@ pub mod time;
 pub use agent::Agent;
 pub use config::{AdminStatus, ConfigError, DcbxConfig, FeatureAdmin, LldpTimers, PortConfig};
 pub use event::{Event, FeatureId, NeighborLoss};
-pub use feature::Reason;
-pub use status::{FeatureStatus, HeadroomCapability, PortStatus};
+pub use mode::{DcbxMode, ModeReason, Version};
+pub use reason::Reason;
+pub use status::{FeatureStatus, HeadroomCapability, IeeeFeatureStatus, PortStatus};
 pub use time::{Duration, Instant};
 
 /// A Chassis ID or Port ID (subtype, id) for people: MAC subtypes as a MAC,

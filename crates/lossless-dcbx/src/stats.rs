@@ -1,6 +1,8 @@
 //! Counters: the 802.1AB-2016 statistics (§9.2.6) and DCBX's own.
 
 use lossless_wire::cee::CeeDcbx;
+use lossless_wire::ieee::IeeeDcbx;
+use lossless_wire::{DecodeError, DecodeErrorKind};
 use serde::Serialize;
 
 /// LLDP statistics, named as in the LLDP MIB.
@@ -44,6 +46,68 @@ pub struct DcbxStats {
     pub peer_losses: u64,
     /// Times our SeqNo advanced.
     pub seq_changes: u64,
+    /// IEEE 802.1Qaz TLVs.
+    pub ieee: IeeeStats,
+    /// Times the running DCBX version changed (`mode = "auto"`).
+    pub mode_changes: u64,
+}
+
+/// IEEE 802.1Qaz TLVs received, and the malformed ones by TLV and by reason. A
+/// malformed TLV is treated as absent; it never changes what the port runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct IeeeStats {
+    /// LLDPDUs that carried at least one IEEE DCBX TLV.
+    pub lldpdus_in: u64,
+    pub invalid_ets_config: u64,
+    pub invalid_ets_recommendation: u64,
+    pub invalid_pfc: u64,
+    pub invalid_app: u64,
+    /// A length other than the TLV's (or not 5 + 3n for APP).
+    pub bad_length: u64,
+    /// A value the standard does not allow: a reserved TSA or selector, a DSCP above
+    /// 63, bandwidths that do not sum to 100, a traffic class above 7.
+    pub bad_value: u64,
+    /// The same TLV twice in one LLDPDU.
+    pub duplicate: u64,
+    /// Any other malformation.
+    pub other: u64,
+}
+
+impl IeeeStats {
+    /// Counts a received LLDPDU's IEEE TLVs and what was wrong with them.
+    pub fn count(&mut self, ieee: &IeeeDcbx) {
+        if ieee.is_empty() {
+            return;
+        }
+        self.lldpdus_in += 1;
+        let bad = |slot: bool| u64::from(slot);
+        self.invalid_ets_config += bad(matches!(ieee.ets_config, Some(Err(_))));
+        self.invalid_ets_recommendation += bad(matches!(ieee.ets_recommendation, Some(Err(_))));
+        self.invalid_pfc += bad(matches!(ieee.pfc, Some(Err(_))));
+        self.invalid_app += bad(matches!(ieee.app, Some(Err(_))));
+        for e in ieee.errors() {
+            self.count_error(e);
+        }
+    }
+
+    fn count_error(&mut self, e: &DecodeError) {
+        match e.kind {
+            DecodeErrorKind::BadLength { .. } | DecodeErrorKind::TooShort { .. } => {
+                self.bad_length += 1
+            }
+            DecodeErrorKind::BadValue { .. } => self.bad_value += 1,
+            DecodeErrorKind::Duplicate { .. } => self.duplicate += 1,
+            _ => self.other += 1,
+        }
+    }
+
+    /// Malformed TLVs in all.
+    pub fn invalid(&self) -> u64 {
+        self.invalid_ets_config
+            + self.invalid_ets_recommendation
+            + self.invalid_pfc
+            + self.invalid_app
+    }
 }
 
 impl DcbxStats {

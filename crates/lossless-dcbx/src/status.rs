@@ -3,12 +3,15 @@
 
 use serde::Serialize;
 
+use crate::cee::control::ControlMachine;
 use crate::config::AdminStatus;
-use crate::control::ControlMachine;
-use crate::feature::Reason;
+use crate::ieee::PeerTlvs;
 use crate::lldp::rx::NeighborSummary;
+use crate::mode::{DcbxMode, ModeReason, Version};
+use crate::reason::Reason;
 use crate::stats::{DcbxStats, LldpStats};
 use lossless_wire::cee::{AppConfig, PfcConfig, PgConfig};
+use lossless_wire::ieee::{AppPriorityTable, EtsTable, PriorityMap};
 
 /// One feature: admin, peer and operational configuration and the flags.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -36,6 +39,47 @@ pub struct FeatureStatus<C> {
     pub reason_text: &'static str,
 }
 
+/// One IEEE 802.1Qaz feature: what we want, what the peer sends, what runs and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IeeeFeatureStatus<C> {
+    pub enable: bool,
+    pub willing: bool,
+    pub advertise: bool,
+    /// Our configuration.
+    pub admin: C,
+    /// The peer's (None: it does not send this TLV, or it was malformed).
+    pub peer: Option<C>,
+    pub peer_willing: Option<bool>,
+    /// What the port runs.
+    pub oper: C,
+    pub oper_mode: bool,
+    /// The peer shows what the decision expects of it (IEEE's counterpart of Syncd).
+    pub agreed: bool,
+    pub error: bool,
+    pub reason: Reason,
+    pub reason_text: &'static str,
+}
+
+/// The IEEE 802.1Qaz features of a port, and the peer's TLVs as last received.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IeeeStatus {
+    pub ets: IeeeFeatureStatus<EtsTable>,
+    pub pfc: IeeeFeatureStatus<PriorityMap>,
+    pub app: IeeeFeatureStatus<AppPriorityTable>,
+    /// Whether we send the ETS Recommendation TLV.
+    pub ets_recommend: bool,
+    pub peer_tlvs: PeerTlvs,
+}
+
+/// Which DCBX version the port runs, and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ModeStatus {
+    pub configured: DcbxMode,
+    pub running: Version,
+    pub reason: ModeReason,
+    pub reason_text: &'static str,
+}
+
 /// One port.
 #[derive(Debug, Clone, Serialize)]
 pub struct PortStatus {
@@ -43,11 +87,19 @@ pub struct PortStatus {
     pub admin_status: AdminStatus,
     pub dcbx_enabled: bool,
     pub dcbx_active: bool,
+    pub mode: ModeStatus,
     pub peer_present: bool,
+    /// Every feature of the running version agrees with the peer (CEE: Syncd;
+    /// IEEE: agreed), a peer present.
+    pub all_syncd: bool,
+    /// Some feature of the running version is in error (CEE: the Error flag; IEEE:
+    /// a malformed TLV, more than one neighbour, two PFC configurations on the link).
+    pub any_error: bool,
     pub control: ControlMachine,
     pub pg: FeatureStatus<PgConfig>,
     pub pfc: FeatureStatus<PfcConfig>,
     pub app: FeatureStatus<AppConfig>,
+    pub ieee: IeeeStatus,
     pub neighbors: Vec<NeighborSummary>,
     pub lldp: LldpStats,
     pub dcbx: DcbxStats,

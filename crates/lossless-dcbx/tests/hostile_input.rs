@@ -1,7 +1,7 @@
 //! Malformed and unusual input from the network reaches the machines as data:
 //! counted, reported, never a panic, never lost state.
 
-use lossless_dcbx::{Agent, Event, FeatureId, Instant, PortConfig, Reason};
+use lossless_dcbx::{Agent, DcbxMode, Event, FeatureId, Instant, PortConfig, Reason};
 use lossless_wire::MacAddr;
 
 const PEER: [u8; 6] = [2, 0, 0, 0, 0, 0x0a];
@@ -66,14 +66,14 @@ fn frame(subs: Option<&[Vec<u8>]>, ttl: u16) -> Vec<u8> {
     f
 }
 
+/// A willing host running CEE DCBX only (the frames below are CEE).
 fn host() -> Agent {
-    let mut a = Agent::new(
-        PortConfig::new(MacAddr([2, 0, 0, 0, 0, 0x0b])),
-        Instant::ZERO,
-    )
-    .expect("valid default config");
+    let mut cfg = PortConfig::new(MacAddr([2, 0, 0, 0, 0, 0x0b]));
+    cfg.dcbx.mode = DcbxMode::Cee;
+    let mut a = Agent::new(cfg, Instant::ZERO).expect("valid default config");
     a.handle_link(Instant::ZERO, true);
-    while a.poll_transmit().is_some() {}
+    let mut buf = Vec::new();
+    while a.poll_transmit(&mut buf) {}
     while a.poll_event().is_some() {}
     a
 }

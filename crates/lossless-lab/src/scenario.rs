@@ -7,7 +7,7 @@
 
 use std::fmt::Write;
 
-use lossless_dcbx::{Duration, Instant, PortConfig, PortStatus, Reason};
+use lossless_dcbx::{DcbxMode, Duration, Instant, PortConfig, PortStatus, Reason};
 use lossless_wire::cee::{
     AppConfig, AppEntry, AppSelector, PfcConfig, PgConfig, PriorityMap, DCBX_OUI,
 };
@@ -159,10 +159,12 @@ pub enum RunError {
     Relay(#[from] lossless_relay::ConfigError),
 }
 
-/// The switch side of the demos: not willing, PFC 3,4, PG 0-2:PG0 3-5:PG1 6:strict 7:PG2.
+/// The switch side of the CEE demos: not willing, PFC 3,4, PG 0-2:PG0 3-5:PG1 6:strict
+/// 7:PG2; CEE DCBX only.
 pub fn switch_config() -> PortConfig {
     let mut c = PortConfig::new(MacAddr([0x02, 0, 0, 0, 0, 0x0a]));
     c.system_name = Some("switch".into());
+    c.dcbx.mode = DcbxMode::Cee;
     c.dcbx.pg.willing = false;
     c.dcbx.pg.cfg = PgConfig {
         pgid: [0, 0, 0, 1, 1, 1, 15, 2],
@@ -192,10 +194,12 @@ pub fn switch_config() -> PortConfig {
     c
 }
 
-/// The host side: defaults (every feature willing, PFC on no priority).
+/// The host side of the CEE demos: defaults (every feature willing, PFC on no
+/// priority); CEE DCBX only.
 pub fn host_config() -> PortConfig {
     let mut c = PortConfig::new(MacAddr([0x02, 0, 0, 0, 0, 0x0b]));
     c.system_name = Some("host".into());
+    c.dcbx.mode = DcbxMode::Cee;
     c
 }
 

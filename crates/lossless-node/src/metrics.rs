@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use lossless_dcbx::{Duration, Event};
+use lossless_dcbx::{Duration, Event, Version};
 
 use crate::port::Port;
 use crate::protocol::Hardware;
@@ -49,6 +49,7 @@ impl Metrics {
             Event::OperChanged { .. } => "oper_changed",
             Event::Syncd { .. } => "syncd",
             Event::FrameDiscarded { .. } => "frame_discarded",
+            Event::ModeChanged { .. } => "mode_changed",
         };
         *self.events.entry(kind).or_default() += 1;
     }
@@ -152,23 +153,74 @@ impl Metrics {
             );
         }
 
-        // Per port and feature: [Syncd, Error, OperMode], one status() per port.
+        // Per port and feature of the running DCBX version: [Syncd (IEEE: agreed),
+        // Error, OperMode], one status() per port.
         let flags: Vec<[(&str, [bool; 3]); 3]> = ports
             .iter()
             .map(|p| {
                 let s = p.agent.status();
-                [
-                    ("pg", [s.pg.syncd, s.pg.error, s.pg.oper_mode]),
-                    ("pfc", [s.pfc.syncd, s.pfc.error, s.pfc.oper_mode]),
-                    ("app", [s.app.syncd, s.app.error, s.app.oper_mode]),
-                ]
+                match s.mode.running {
+                    Version::Cee => [
+                        ("pg", [s.pg.syncd, s.pg.error, s.pg.oper_mode]),
+                        ("pfc", [s.pfc.syncd, s.pfc.error, s.pfc.oper_mode]),
+                        ("app", [s.app.syncd, s.app.error, s.app.oper_mode]),
+                    ],
+                    Version::Ieee => {
+                        let i = &s.ieee;
+                        [
+                            ("ets", [i.ets.agreed, i.ets.error, i.ets.oper_mode]),
+                            ("pfc", [i.pfc.agreed, i.pfc.error, i.pfc.oper_mode]),
+                            ("app", [i.app.agreed, i.app.error, i.app.oper_mode]),
+                        ]
+                    }
+                }
             })
             .collect();
+        header(
+            &mut out,
+            "lossless_dcbx_mode",
+            "The DCBX version the port runs (running) and the one configured (configured: \
+             auto, ieee, cee): 1 on the port's current pair.",
+            "gauge",
+        );
+        for p in &ports {
+            let _ = writeln!(
+                out,
+                "lossless_dcbx_mode{{port=\"{}\",configured=\"{}\",running=\"{}\"}} 1",
+                esc(&p.name),
+                p.agent.config().dcbx.mode.name(),
+                p.agent.running().name()
+            );
+        }
+        header(
+            &mut out,
+            "lossless_dcbx_ieee_tlvs_invalid_total",
+            "Malformed IEEE 802.1Qaz TLVs received, by reason (treated as absent).",
+            "counter",
+        );
+        for p in &ports {
+            let i = p.agent.dcbx_stats().ieee;
+            for (reason, n) in [
+                ("bad_length", i.bad_length),
+                ("bad_value", i.bad_value),
+                ("duplicate", i.duplicate),
+                ("other", i.other),
+            ] {
+                let _ = writeln!(
+                    out,
+                    "lossless_dcbx_ieee_tlvs_invalid_total{{port=\"{}\",reason=\"{reason}\"}} {n}",
+                    esc(&p.name)
+                );
+            }
+        }
         for (k, (metric, help)) in [
-            ("lossless_dcbx_syncd", "1 when the feature's Syncd is true."),
+            (
+                "lossless_dcbx_syncd",
+                "1 when the feature agrees with the peer (CEE: Syncd; IEEE: agreed).",
+            ),
             (
                 "lossless_dcbx_error",
-                "1 when the feature's Error flag is set.",
+                "1 when the feature is in error (CEE: the Error flag).",
             ),
             (
                 "lossless_dcbx_oper_mode",

@@ -142,10 +142,7 @@ impl Port {
 
     /// What the agent produced since the last drain.
     pub fn drain_agent(&mut self, now: Instant) -> Drained {
-        let mut frames = Vec::new();
-        while let Some(frame) = self.agent.poll_transmit() {
-            frames.push(frame);
-        }
+        let frames = self.take_frames();
         self.io.tx_frames += frames.len() as u64;
         let mut events = Vec::new();
         while let Some(e) = self.agent.poll_event() {
@@ -167,9 +164,15 @@ impl Port {
     /// The port goes away: its shutdown LLDPDU (TTL 0), if LLDP transmission ran.
     pub fn shutdown(&mut self, now: Instant) -> Vec<Vec<u8>> {
         self.agent.shutdown(now);
+        self.take_frames()
+    }
+
+    /// The agent's frames, each in a buffer of its own (they leave as outputs).
+    fn take_frames(&mut self) -> Vec<Vec<u8>> {
         let mut frames = Vec::new();
-        while let Some(frame) = self.agent.poll_transmit() {
-            frames.push(frame);
+        let mut buf = Vec::with_capacity(256);
+        while self.agent.poll_transmit(&mut buf) {
+            frames.push(std::mem::replace(&mut buf, Vec::with_capacity(256)));
         }
         frames
     }
@@ -227,11 +230,15 @@ impl Port {
             port: self.name.clone(),
             dcbx_enabled: s.dcbx_enabled,
             dcbx_active: s.dcbx_active,
+            mode: s.mode,
             peer_present: s.peer_present,
+            all_syncd: s.all_syncd,
+            any_error: s.any_error,
             control: s.control,
             pg: s.pg,
             pfc: s.pfc,
             app: s.app,
+            ieee: s.ieee,
             source: self.sources,
         }
     }

@@ -7,7 +7,7 @@
 //! per line after the response. Field names are a stable interface, documented
 //! in docs/daemon.md; additions are allowed, renames and removals are not.
 
-use lossless_dcbx::control::ControlMachine;
+use lossless_dcbx::cee::control::ControlMachine;
 use lossless_dcbx::lldp::rx::NeighborSummary;
 use lossless_dcbx::stats::{DcbxStats, LldpStats};
 use lossless_dcbx::{AdminStatus, Event, FeatureStatus};
@@ -77,9 +77,9 @@ pub struct FeatureChange {
     /// PG: bandwidth percentage of PGs 0..7.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub percent: Option<Vec<u8>>,
-    /// APP: the whole application table (replaces it).
+    /// APP: the whole list of rules (replaces it; the CEE table's shape reads too).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub app: Option<Box<AppConfig>>,
+    pub app: Option<crate::config::AppRules>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -232,11 +232,19 @@ pub struct PortDcbx {
     pub port: String,
     pub dcbx_enabled: bool,
     pub dcbx_active: bool,
+    /// Which DCBX version runs and why.
+    pub mode: lossless_dcbx::status::ModeStatus,
     pub peer_present: bool,
+    /// Every feature of the running version agrees with the peer, a peer present.
+    pub all_syncd: bool,
+    /// Some feature of the running version is in error.
+    pub any_error: bool,
     pub control: ControlMachine,
     pub pg: FeatureStatus<PgConfig>,
     pub pfc: FeatureStatus<PfcConfig>,
     pub app: FeatureStatus<AppConfig>,
+    /// The IEEE 802.1Qaz features (ETS, PFC, APP) and the peer's TLVs.
+    pub ieee: lossless_dcbx::status::IeeeStatus,
     /// Where each feature's admin settings come from: "config" or "runtime"
     /// (a `dcbx set` persisted in the state directory).
     pub source: FeatureSources,

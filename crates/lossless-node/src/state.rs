@@ -16,11 +16,12 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use lossless_dcbx::FeatureAdmin;
-use lossless_wire::cee::{AppConfig, InvalidValue, PfcConfig, PgConfig};
+use lossless_dcbx::ieee::EtsAdmin;
+use lossless_dcbx::{DcbxMode, FeatureAdmin};
+use lossless_wire::cee::{InvalidValue, PfcConfig, PgConfig};
 use serde::{Deserialize, Serialize};
 
-use crate::config::PortSettings;
+use crate::config::{AppRules, PortSettings};
 
 /// The layout of `state.json` this node reads and writes.
 pub const FORMAT_VERSION: u32 = 1;
@@ -46,14 +47,19 @@ pub struct PortOverrides {
     pub pg: Option<FeatureAdmin<PgConfig>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pfc: Option<FeatureAdmin<PfcConfig>>,
+    /// The APP flags and rules (older files hold the CEE table, which reads as rules).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub app: Option<FeatureAdmin<AppConfig>>,
+    pub app: Option<FeatureAdmin<AppRules>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ets: Option<FeatureAdmin<EtsAdmin>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<DcbxMode>,
 }
 
 impl PortOverrides {
     /// Puts every override over `s`.
     pub fn apply(&self, s: &mut PortSettings) {
-        let d = s.dcbx_mut();
+        let d = &mut s.dcbx;
         if let Some(v) = self.dcbx_enabled {
             d.enabled = v;
         }
@@ -63,26 +69,44 @@ impl PortOverrides {
         if let Some(v) = &self.pfc {
             d.pfc = v.clone();
         }
+        if let Some(v) = &self.ets {
+            d.ieee.ets = v.clone();
+        }
+        if let Some(v) = self.mode {
+            d.mode = v;
+        }
         if let Some(v) = &self.app {
-            d.app = v.clone();
+            d.app.enable = v.enable;
+            d.app.willing = v.willing;
+            d.app.advertise = v.advertise;
+            s.set_app(v.cfg.clone());
         }
     }
 
     /// True when nothing is overridden.
     pub fn is_empty(&self) -> bool {
-        self.dcbx_enabled.is_none() && self.pg.is_none() && self.pfc.is_none() && self.app.is_none()
+        self.dcbx_enabled.is_none()
+            && self.pg.is_none()
+            && self.pfc.is_none()
+            && self.app.is_none()
+            && self.ets.is_none()
+            && self.mode.is_none()
     }
 
     /// The values a valid configuration holds (the same checks as `PortConfig::validate`).
-    fn validate(&self) -> Result<(), (&'static str, InvalidValue)> {
+    fn validate(&self) -> Result<(), (&'static str, String)> {
+        let text = |feature, e: InvalidValue| (feature, e.to_string());
         if let Some(f) = &self.pg {
-            f.cfg.validate().map_err(|e| ("pg", e))?;
+            f.cfg.validate().map_err(|e| text("pg", e))?;
         }
         if let Some(f) = &self.pfc {
-            f.cfg.validate().map_err(|e| ("pfc", e))?;
+            f.cfg.validate().map_err(|e| text("pfc", e))?;
         }
         if let Some(f) = &self.app {
-            f.cfg.validate().map_err(|e| ("app", e))?;
+            f.cfg.validate().map_err(|e| ("app", e.to_string()))?;
+        }
+        if let Some(f) = &self.ets {
+            f.cfg.validate().map_err(|e| text("ets", e))?;
         }
         Ok(())
     }
@@ -188,12 +212,13 @@ impl PersistedState {
         }
         let disk: OnDisk = serde_json::from_slice(text).map_err(corrupt)?;
         for (port, o) in &disk.ports {
-            o.validate().map_err(|(feature, e)| StateError::Invalid {
-                path: path.clone(),
-                port: port.clone(),
-                feature,
-                reason: e.to_string(),
-            })?;
+            o.validate()
+                .map_err(|(feature, reason)| StateError::Invalid {
+                    path: path.clone(),
+                    port: port.clone(),
+                    feature,
+                    reason,
+                })?;
         }
         Ok(PersistedState {
             boots: disk.boots,

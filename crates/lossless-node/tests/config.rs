@@ -46,13 +46,13 @@ fn unknown_key_in_a_port_section() {
     assert_eq!(
         refuse(text),
         "/etc/lossless/losslessd.toml:3:5: ports.\"eth0\".pfc.wiling: unknown key; \
-         expected one of: enable, willing, advertise, priorities, num_tcs"
+         expected one of: enable, willing, advertise, priorities, num_tcs, mbc"
     );
     assert_eq!(
         refuse("[ports.eth0]\nmtu = 9000\n"),
         "/etc/lossless/losslessd.toml:2:1: ports.\"eth0\".mtu: unknown key; expected one of: \
          admin_status, apply, system_name, port_description, chassis_id, port_id, \
-         max_neighbors, timers, dcbx, pg, pfc, app, headroom"
+         max_neighbors, timers, dcbx, pg, pfc, app, ets, headroom"
     );
 }
 
@@ -161,9 +161,14 @@ fn bad_enumerations() {
          expected `none` or `dcbnl`"
     );
     assert_eq!(
-        refuse("[[defaults.app.entries]]\nselector = \"udp\"\nprotocol = 4791\npriorities = [3]\n"),
+        refuse("[[defaults.app.entries]]\nselector = \"sctp\"\nprotocol = 4791\npriorities = [3]\n"),
         "/etc/lossless/losslessd.toml:2:12: defaults.app.entries[0].selector: unknown APP selector \
-         \"udp\": expected \"ethertype\" or \"port\""
+         \"sctp\"; expected \"ethertype\", \"tcp\", \"udp\", \"port\" or \"dscp\""
+    );
+    assert_eq!(
+        refuse("[defaults.dcbx]\nmode = \"ieee8021qaz\"\n"),
+        "/etc/lossless/losslessd.toml:2:8: defaults.dcbx.mode: unknown DCBX mode \"ieee8021qaz\"; \
+         expected \"auto\", \"ieee\" or \"cee\""
     );
 }
 
@@ -515,6 +520,10 @@ fn the_example_file_parses_to_its_documented_values() {
 
 mod render {
     use super::*;
+    use lossless_dcbx::ieee::{EtsAdmin, IeeeConfig};
+    use lossless_dcbx::{DcbxMode, FeatureAdmin};
+    use lossless_node::config::{AppRule, AppRules, RuleSelector};
+    use lossless_wire::ieee::{EtsTable, Tsa};
     use proptest::prelude::*;
 
     fn text() -> impl Strategy<Value = String> {
@@ -564,18 +573,79 @@ mod render {
             })
     }
 
-    fn app_entry() -> impl Strategy<Value = AppEntry> {
-        (0u8..=3, any::<u16>(), any::<[u8; 3]>(), any::<u8>()).prop_map(
-            |(s, protocol, mut oui, p)| {
+    fn app_rule() -> impl Strategy<Value = AppRule> {
+        let selector = prop_oneof![
+            Just(RuleSelector::Ethertype),
+            Just(RuleSelector::Tcp),
+            Just(RuleSelector::Udp),
+            Just(RuleSelector::Port),
+            Just(RuleSelector::Dscp),
+            (0u8..=3).prop_map(RuleSelector::Cee),
+        ];
+        (selector, any::<u16>(), any::<[u8; 3]>(), any::<u8>()).prop_map(
+            |(selector, protocol, mut oui, p)| {
                 oui[0] &= 0xfc;
-                AppEntry {
-                    selector: AppSelector(s),
-                    protocol,
+                let dscp = selector == RuleSelector::Dscp;
+                AppRule {
+                    selector,
+                    protocol: if dscp { protocol % 64 } else { protocol },
                     oui,
-                    priorities: PriorityMap(p),
+                    // A DSCP has one priority.
+                    priorities: if dscp {
+                        PriorityMap(1 << (p % 8))
+                    } else {
+                        PriorityMap(p)
+                    },
                 }
             },
         )
+    }
+
+    /// Rules with no selector and protocol twice.
+    fn app_rules() -> impl Strategy<Value = AppRules> {
+        proptest::collection::vec(app_rule(), 0..6).prop_map(|v| {
+            let mut rules = AppRules::default();
+            for r in v {
+                if !rules
+                    .entries
+                    .iter()
+                    .any(|o| o.selector == r.selector && o.protocol == r.protocol)
+                {
+                    rules.entries.push(r);
+                }
+            }
+            rules
+        })
+    }
+
+    fn ets() -> impl Strategy<Value = FeatureAdmin<EtsAdmin>> {
+        let tsa = prop_oneof![Just(Tsa::STRICT), Just(Tsa::CBS), Just(Tsa::VENDOR)];
+        (
+            1u8..=8,
+            any::<[u8; 8]>(),
+            proptest::array::uniform7(tsa),
+            any::<(bool, bool, bool, bool)>(),
+            proptest::option::of(any::<bool>()),
+        )
+            .prop_map(|(max_tcs, prio, tsa, flags, recommend)| {
+                let mut table = EtsTable {
+                    prio_tc: prio.map(|p| p % max_tcs),
+                    tc_bw: [100, 0, 0, 0, 0, 0, 0, 0],
+                    tsa: [Tsa::ETS; 8],
+                };
+                table.tsa[1..].copy_from_slice(&tsa);
+                FeatureAdmin {
+                    enable: flags.0,
+                    willing: flags.1,
+                    advertise: flags.2,
+                    cfg: EtsAdmin {
+                        cbs: flags.3,
+                        max_tcs,
+                        table,
+                        recommend,
+                    },
+                }
+            })
     }
 
     fn settings() -> impl Strategy<Value = PortSettings> {
@@ -610,40 +680,52 @@ mod render {
                     num_tcs,
                 }
             })),
-            feature(proptest::collection::vec(app_entry(), 0..6).prop_map(|v| {
-                lossless_wire::cee::AppConfig {
-                    entries: v.into_iter().collect(),
-                }
-            })),
+            feature(Just(lossless_wire::cee::AppConfig::default())),
+            (app_rules(), ets(), any::<bool>(), 0u8..3),
         )
             .prop_map(
-                |(a, t, (enabled, max_version), pg, pfc, app)| PortSettings {
-                    apply: a.0,
-                    admin_status: a.1,
-                    system_name: a.2,
-                    port_description: a.3,
-                    chassis_id: a.4,
-                    port_id: a.5,
-                    max_neighbors: a.6,
-                    timers: LldpTimers {
-                        msg_tx_interval: t.0,
-                        msg_tx_hold: t.1,
-                        msg_fast_tx: t.2,
-                        tx_fast_init: t.3,
-                        tx_credit_max: t.4,
-                        reinit_delay: t.5,
-                    },
-                    dcbx: DcbxConfig {
-                        enabled,
-                        max_version,
-                        pg,
-                        pfc,
-                        app,
-                        headroom_measurement: false,
-                    },
-                    headroom: Default::default(),
+                |(a, t, (enabled, max_version), pg, pfc, app, (rules, ets, mbc, mode))| {
+                    PortSettings {
+                        apply: a.0,
+                        admin_status: a.1,
+                        system_name: a.2,
+                        port_description: a.3,
+                        chassis_id: a.4,
+                        port_id: a.5,
+                        max_neighbors: a.6,
+                        timers: LldpTimers {
+                            msg_tx_interval: t.0,
+                            msg_tx_hold: t.1,
+                            msg_fast_tx: t.2,
+                            tx_fast_init: t.3,
+                            tx_credit_max: t.4,
+                            reinit_delay: t.5,
+                        },
+                        dcbx: DcbxConfig {
+                            enabled,
+                            max_version,
+                            pg,
+                            pfc,
+                            app,
+                            mode: [DcbxMode::Auto, DcbxMode::Ieee, DcbxMode::Cee]
+                                [usize::from(mode)],
+                            ieee: IeeeConfig {
+                                ets,
+                                pfc_mbc: mbc,
+                                app: Default::default(),
+                            },
+                            headroom_measurement: false,
+                        },
+                        app: rules,
+                        headroom: Default::default(),
+                    }
                 },
             )
+            // The two APP tables are the rules in CEE and IEEE form.
+            .prop_map(|mut s| {
+                s.set_app(s.app.clone());
+                s
+            })
     }
 
     proptest! {

@@ -17,7 +17,8 @@
 //! operational configuration, and `validate` holds local configuration to the
 //! same rules the parser applies to a peer's. Reserved bits are sent as zero
 //! and ignored on receipt, as the standard says of reserved fields, so they
-//! are not kept.
+//! are not kept; the one exception is bit 5 of the PFC flags, which announces
+//! adaptive headroom measurement ([`PfcConfig::headroom_measurement`]).
 
 use serde::Deserialize;
 
@@ -32,7 +33,7 @@ pub use crate::cee::{InvalidValue, PriorityMap};
 pub use app::{AppPriority, AppPriorityTable, Selector};
 pub(crate) use codec::{is_dcbx_tlv, IeeeRx};
 pub use ets::{EtsConfig, EtsRecommendation, EtsTable, Tsa};
-pub use pfc::PfcConfig;
+pub use pfc::{PfcConfig, FLAG_HEADROOM_MEASUREMENT};
 
 /// The IEEE 802.1 OUI.
 pub const IEEE_8021_OUI: [u8; 3] = [0x00, 0x80, 0xc2];

@@ -343,13 +343,14 @@ fn duplicate_tlv_leaves_neither() {
 
 // ---- what is not an error ------------------------------------------------
 
-/// Reserved bits are ignored on receipt and sent as 0.
+/// Reserved bits are ignored on receipt and sent as 0 (bit 5 of the PFC flags,
+/// which announces adaptive headroom measurement, aside: see the next test).
 #[test]
 fn reserved_bits_are_ignored_and_sent_as_zero() {
     let tlvs = [
         ets_tlv(9, 0x38 | 0x80 | 0x03, PRIO, BW, TWO_ETS),
         ets_tlv(10, 0xff, PRIO, BW, TWO_ETS),
-        pfc_tlv(0x30 | 0x08, 0x18),
+        pfc_tlv(0x10 | 0x08, 0x18),
         org_8021(12, &[0xff, 0x61 | 0x18, 0x89, 0x06]),
     ];
     let bytes = lldpdu(&tlvs);
@@ -364,7 +365,8 @@ fn reserved_bits_are_ignored_and_sent_as_zero() {
             willing: false,
             mbc: false,
             cap: 8,
-            enabled: PriorityMap(0x18)
+            enabled: PriorityMap(0x18),
+            headroom_measurement: false,
         }))
     );
     let app = ieee.app.clone().expect("APP").expect("valid");
@@ -378,6 +380,19 @@ fn reserved_bits_are_ignored_and_sent_as_zero() {
     let mut out = vec![0; pdu.buffer_len()];
     assert_eq!(pdu.emit(&mut out), Ok(clean.len()));
     assert_eq!(out, clean);
+}
+
+/// Bit 5 of the PFC flags is the adaptive headroom capability: read and sent back.
+#[test]
+fn pfc_bit_5_is_the_headroom_measurement_capability() {
+    let bytes = lldpdu(&[pfc_tlv(0x20 | 0x08, 0x18)]);
+    let pdu = Lldpdu::parse(&bytes).expect("valid");
+    let pfc = pdu.ieee_dcbx.pfc.clone().expect("PFC").expect("valid");
+    assert!(pfc.headroom_measurement && !pfc.willing && !pfc.mbc);
+    assert_eq!((pfc.cap, pfc.enabled), (8, PriorityMap(0x18)));
+    let mut out = vec![0; pdu.buffer_len()];
+    assert_eq!(pdu.emit(&mut out), Ok(bytes.len()));
+    assert_eq!(out, bytes);
 }
 
 #[test]

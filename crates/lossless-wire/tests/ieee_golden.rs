@@ -113,6 +113,7 @@ fn lldpad_frame_1_matches_tshark() {
             cap: 8,
             // PFC for Priority 3 and 4: Enabled
             enabled: PriorityMap(0x18),
+            headroom_measurement: false,
         }))
     );
     // Application Protocol TLV of length 5: no entries.

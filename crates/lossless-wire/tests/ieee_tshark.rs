@@ -91,6 +91,8 @@ fn configurations() -> Vec<IeeeDcbx> {
                 mbc: true,
                 cap: 4,
                 enabled: PriorityMap(0x08),
+                // Our reserved bit (adaptive headroom): tshark must read past it.
+                headroom_measurement: true,
             }),
             Some(app(&dscp)),
         ),
@@ -107,6 +109,7 @@ fn configurations() -> Vec<IeeeDcbx> {
                 mbc: false,
                 cap: 8,
                 enabled: PriorityMap(0xff),
+                headroom_measurement: false,
             }),
             Some(AppPriorityTable::new()),
         ),
@@ -128,6 +131,7 @@ fn configurations() -> Vec<IeeeDcbx> {
                 mbc: false,
                 cap: 0,
                 enabled: PriorityMap::NONE,
+                headroom_measurement: false,
             }),
             Some(app(&[
                 (7, Selector::DSCP, 46),

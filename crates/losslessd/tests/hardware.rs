@@ -35,7 +35,8 @@ fn setup(apply: &str, shim_on: bool) -> Setup {
     std::fs::write(
         &conf,
         format!(
-            "[ports.\"vb\"]\napply = \"{apply}\"\npfc = {{ willing = false, priorities = [3, 4] }}\n\
+            "[ports.\"vb\"]\napply = \"{apply}\"\ndcbx.mode = \"cee\"\n\
+             pfc = {{ willing = false, priorities = [3, 4] }}\n\
              pg = {{ willing = false, pgid = [0, 0, 0, 1, 1, 1, 15, 2], percent = [25, 75, 0, 0, 0, 0, 0, 0] }}\n"
         ),
     )

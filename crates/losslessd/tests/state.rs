@@ -7,23 +7,22 @@ use std::path::Path;
 use std::time::Duration;
 
 use lossless_dcbx::FeatureAdmin;
-use lossless_node::config::PortSettings;
+use lossless_node::config::{AppRule, AppRules, PortSettings, RuleSelector};
 use lossless_node::state::{PersistedState, PortOverrides, StateError};
-use lossless_wire::cee::{
-    AppConfig, AppEntry, AppSelector, PfcConfig, PgConfig, PriorityMap, DCBX_OUI,
-};
+use lossless_wire::cee::{PfcConfig, PgConfig, PriorityMap, DCBX_OUI};
 use losslessd::state_dir::{StateDir, StateDirError, STATE_FILE};
 
 fn sample(boots: u32, ports: usize) -> PersistedState {
     let mut map = BTreeMap::new();
     for i in 0..ports {
-        let mut app = AppConfig::default();
-        app.entries.push(AppEntry {
-            selector: AppSelector::PORT,
-            protocol: 4791,
-            oui: DCBX_OUI,
-            priorities: PriorityMap(1 << 3),
-        });
+        let app = AppRules {
+            entries: vec![AppRule {
+                selector: RuleSelector::Port,
+                protocol: 4791,
+                oui: DCBX_OUI,
+                priorities: PriorityMap(1 << 3),
+            }],
+        };
         map.insert(
             format!("eth{i}"),
             PortOverrides {
@@ -57,6 +56,7 @@ fn sample(boots: u32, ports: usize) -> PersistedState {
                 } else {
                     None
                 },
+                ..PortOverrides::default()
             },
         );
     }
@@ -329,7 +329,17 @@ fn overrides_apply_over_settings() {
     assert!(s.dcbx().enabled);
     assert_eq!(Some(&s.dcbx().pg), o.pg.as_ref());
     assert_eq!(Some(&s.dcbx().pfc), o.pfc.as_ref());
-    assert_eq!(Some(&s.dcbx().app), o.app.as_ref());
+    let app = o.app.as_ref().expect("eth0 overrides APP");
+    assert_eq!(s.app, app.cfg);
+    assert_eq!(s.dcbx().app.cfg, app.cfg.cee());
+    assert_eq!(
+        (
+            s.dcbx().app.enable,
+            s.dcbx().app.willing,
+            s.dcbx().app.advertise
+        ),
+        (app.enable, app.willing, app.advertise)
+    );
     // Only the overridden parts change.
     assert_eq!(s.timers, before.timers);
     assert_eq!(s.apply, before.apply);

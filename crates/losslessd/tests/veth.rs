@@ -15,12 +15,16 @@ use serde_json::Value;
 const MAC_A: &str = "02:00:00:00:00:0a";
 const MAC_B: &str = "02:00:00:00:00:0b";
 
-/// Side A: not willing, PFC on 3 and 4, PG 0-2 -> PG0 25 %, 3-5 -> PG1 75 %,
-/// 6 strict, 7 -> PG2; a 1 s interval and TTL 3 s so ageing is testable.
+/// Side A: CEE DCBX only, not willing, PFC on 3 and 4, PG 0-2 -> PG0 25 %, 3-5 -> PG1
+/// 75 %, 6 strict, 7 -> PG2; a 1 s interval and TTL 3 s so ageing is testable. Side B
+/// runs the defaults (`mode = "auto"`), so it falls back to CEE for A.
 const CONFIG_A: &str = r#"
 [defaults.timers]
 msg_tx_interval = 1
 msg_tx_hold = 3
+
+[defaults.dcbx]
+mode = "cee"
 
 [ports."va"]
 pfc = { willing = false, priorities = [3, 4] }

@@ -3,6 +3,7 @@
 //! deleted by a shutdown LLDPDU, and the tooManyNeighbors condition.
 
 use lossless_wire::cee::CeeDcbx;
+use lossless_wire::ieee::IeeeDcbx;
 use lossless_wire::lldp::{Id, Lldpdu};
 use lossless_wire::MacAddr;
 use serde::Serialize;
@@ -66,6 +67,8 @@ pub struct Neighbor {
     pub port_description: Option<String>,
     /// Its CEE DCBX TLV, if its last LLDPDU had one.
     pub dcbx: Option<CeeDcbx>,
+    /// Its IEEE 802.1Qaz TLVs, if its last LLDPDU had any (malformed ones included).
+    pub ieee: Option<IeeeDcbx>,
     /// It sends the older CIN DCBX TLV (subtype 1), which we recognise but do not negotiate.
     pub cin_dcbx: bool,
 }
@@ -93,10 +96,12 @@ impl Neighbor {
             expires_in_s: self.expires.saturating_since(now).as_secs_f64(),
             system_name: self.system_name.clone(),
             port_description: self.port_description.clone(),
-            dcbx: match (&self.dcbx, self.cin_dcbx) {
-                (Some(_), _) => "cee",
-                (None, true) => "cin",
-                (None, false) => "none",
+            dcbx: match (&self.dcbx, &self.ieee, self.cin_dcbx) {
+                (Some(_), Some(_), _) => "ieee+cee",
+                (None, Some(_), _) => "ieee",
+                (Some(_), None, _) => "cee",
+                (None, None, true) => "cin",
+                (None, None, false) => "none",
             },
         }
     }
@@ -163,6 +168,7 @@ impl RemoteMib {
             n.system_name = lossy(pdu.system_name);
             n.port_description = lossy(pdu.port_description);
             n.dcbx = pdu.cee_dcbx.clone();
+            n.ieee = (!pdu.ieee_dcbx.is_empty()).then(|| pdu.ieee_dcbx.clone());
             n.cin_dcbx = pdu.cin_dcbx.is_some();
         };
         match pos {
@@ -184,6 +190,7 @@ impl RemoteMib {
                     system_name: None,
                     port_description: None,
                     dcbx: None,
+                    ieee: None,
                     cin_dcbx: false,
                 };
                 fill(&mut n);

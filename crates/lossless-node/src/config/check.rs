@@ -58,6 +58,15 @@ fn check_layers(layers: &[&Layer]) -> Result<(), Fault> {
             let (key, at) = site.part(&suffix);
             return Err(Fault { at, key, reason });
         }
+        // The three ETS tables may have been set at once, per traffic class.
+        let table = matches!(key, Key::EtsPrioTc | Key::EtsTcBw | Key::EtsTsa);
+        if let Some(site) = layer.find(Key::EtsTcs).filter(|_| table) {
+            return Err(Fault {
+                at: site.at,
+                key: site.key.clone(),
+                reason,
+            });
+        }
     }
     // Only a built-in default could be left, and those are valid.
     Err(Fault {
@@ -79,7 +88,7 @@ fn locate(s: &PortSettings, path: &str, reason: String) -> Option<(Key, String, 
         "port_description" => simple(Key::PortDescription),
         "dcbx.pg" => feature(s.dcbx.pg.cfg.validate()),
         "dcbx.pfc" => feature(s.dcbx.pfc.cfg.validate()),
-        "dcbx.app" => feature(s.dcbx.app.cfg.validate()),
+        "dcbx.ieee" => feature(s.dcbx.ieee.ets.cfg.validate()),
         _ => {
             let timer = Timer::from_name(path.strip_prefix("timers.")?)?;
             simple(Key::Timer(timer))
@@ -97,13 +106,15 @@ fn feature(r: Result<(), InvalidValue>) -> Option<(Key, String, String)> {
         ("pg.percent", i) => (Key::PgPercent, i.map(index)),
         ("pg.num_tcs", _) => (Key::PgNumTcs, None),
         ("pfc.num_tcs", _) => (Key::PfcNumTcs, None),
-        ("app.selector", i) => (Key::AppEntries, i.map(|i| format!("[{i}].selector"))),
-        ("app.oui", i) => (Key::AppEntries, i.map(|i| format!("[{i}].oui"))),
-        (f, i) if f.starts_with("app.") => (Key::AppEntries, i.map(index)),
+        ("ets.prio_tc", i) => (Key::EtsPrioTc, i.map(index)),
+        ("ets.tc_bw", i) => (Key::EtsTcBw, i.map(index)),
+        ("ets.tsa", i) => (Key::EtsTsa, i.map(index)),
+        ("ets.max_tcs", _) => (Key::EtsMaxTcs, None),
         _ => return None,
     };
     let reason = match (e.field, e.index) {
         ("pg.percent", None) => format!("percentages sum to {}, must be 100", e.value),
+        ("ets.tc_bw", None) => format!("{} (they sum to {})", e.reason, e.value),
         _ => format!("{} (found {})", e.reason, e.value),
     };
     Some((key, suffix.unwrap_or_default(), reason))

@@ -4,11 +4,13 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+use lossless_dcbx::DcbxMode;
 use lossless_relay::RelaySection;
-use lossless_wire::cee::{AppEntry, AppSelector, AppTable, PriorityMap, DCBX_OUI, MAX_APP_ENTRIES};
+use lossless_wire::cee::{PriorityMap, DCBX_OUI};
 use serde::de::{DeserializeOwned, IntoDeserializer};
 use toml_edit::ImDocument;
 
+use super::app::{AppRule, AppRules, RuleSelector, MAX_RULES};
 use super::error::Fault;
 use super::headroom::HeadroomSetting;
 use super::pattern::Pattern;
@@ -31,6 +33,7 @@ pub(crate) const PORT_KEYS: &[&str] = &[
     "pg",
     "pfc",
     "app",
+    "ets",
     "headroom",
 ];
 const TIMER_KEYS: &[&str] = &[
@@ -41,7 +44,7 @@ const TIMER_KEYS: &[&str] = &[
     "tx_credit_max",
     "reinit_delay",
 ];
-const DCBX_KEYS: &[&str] = &["enabled", "max_version"];
+const DCBX_KEYS: &[&str] = &["enabled", "mode", "max_version"];
 const PG_KEYS: &[&str] = &[
     "enable",
     "willing",
@@ -50,9 +53,16 @@ const PG_KEYS: &[&str] = &[
     "percent",
     "num_tcs",
 ];
-const PFC_KEYS: &[&str] = &["enable", "willing", "advertise", "priorities", "num_tcs"];
+const PFC_KEYS: &[&str] = &[
+    "enable",
+    "willing",
+    "advertise",
+    "priorities",
+    "num_tcs",
+    "mbc",
+];
 const APP_KEYS: &[&str] = &["enable", "willing", "advertise", "entries"];
-const ENTRY_KEYS: &[&str] = &["selector", "protocol", "oui", "priorities"];
+const ENTRY_KEYS: &[&str] = &["selector", "protocol", "priority", "priorities", "oui"];
 
 /// A `[ports."..."]` section.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -233,6 +243,15 @@ fn port_keys(section: &Field, layer: &mut Layer) -> Result<(), Fault> {
                 for d in f.entries()? {
                     let setting = match d.name {
                         "enabled" => Setting::DcbxEnabled(d.bool()?),
+                        "mode" => {
+                            let m = d.str()?;
+                            Setting::DcbxMode(DcbxMode::from_name(m).ok_or_else(|| {
+                                d.fault(format!(
+                                    "unknown DCBX mode {}; expected \"auto\", \"ieee\" or \"cee\"",
+                                    quoted(m)
+                                ))
+                            })?)
+                        }
                         "max_version" => {
                             Setting::MaxVersion(u8::try_from(d.uint(255)?).unwrap_or(u8::MAX))
                         }
@@ -258,6 +277,10 @@ fn port_keys(section: &Field, layer: &mut Layer) -> Result<(), Fault> {
             }
             "app" => {
                 feature(&f, Feature::App, out)?;
+                continue;
+            }
+            "ets" => {
+                super::ets::read(&f, out)?;
                 continue;
             }
             _ => return Err(f.unknown(PORT_KEYS)),
@@ -291,6 +314,7 @@ fn feature(section: &Field, feature: Feature, out: &mut Vec<(Setting, Site)>) ->
                     site.parts = indexed(at);
                     Setting::PgPercent(v)
                 }
+                (Feature::Pfc, "mbc") => Setting::PfcMbc(f.bool()?),
                 (Feature::Pfc, "priorities") => {
                     let (v, parts) = priorities(&f)?;
                     site.parts = parts;
@@ -304,6 +328,7 @@ fn feature(section: &Field, feature: Feature, out: &mut Vec<(Setting, Site)>) ->
                 (Feature::Pg, _) => return Err(f.unknown(PG_KEYS)),
                 (Feature::Pfc, _) => return Err(f.unknown(PFC_KEYS)),
                 (Feature::App, _) => return Err(f.unknown(APP_KEYS)),
+                (Feature::Ets, _) => return Err(f.unknown(super::ets::ETS_KEYS)),
             }
         };
         out.push((setting, site));
@@ -311,7 +336,7 @@ fn feature(section: &Field, feature: Feature, out: &mut Vec<(Setting, Site)>) ->
     Ok(())
 }
 
-fn indexed(at: Vec<usize>) -> Vec<(String, usize)> {
+pub(super) fn indexed(at: Vec<usize>) -> Vec<(String, usize)> {
     at.into_iter()
         .enumerate()
         .map(|(i, at)| (format!("[{i}]"), at))
@@ -319,7 +344,7 @@ fn indexed(at: Vec<usize>) -> Vec<(String, usize)> {
 }
 
 /// A list of distinct priorities 0..=7.
-fn priorities(f: &Field) -> Result<(PriorityMap, Vec<(String, usize)>), Fault> {
+pub(super) fn priorities(f: &Field) -> Result<(PriorityMap, Vec<(String, usize)>), Fault> {
     let mut map = PriorityMap::NONE;
     let mut at = Vec::new();
     for e in f.elements()? {
@@ -336,17 +361,17 @@ fn priorities(f: &Field) -> Result<(PriorityMap, Vec<(String, usize)>), Fault> {
     Ok((map, indexed(at)))
 }
 
-/// The APP table: an array of `{ selector, protocol, oui, priorities }`
-/// tables, inline or as `[[...app.entries]]`.
-fn app_entries(f: &Field) -> Result<(AppTable, Vec<(String, usize)>), Fault> {
+/// The APP rules: an array of `{ selector, protocol, priority | priorities, oui }`
+/// tables, inline or as `[[...app.entries]]`, checked by [`AppRules::validate`].
+fn app_entries(f: &Field) -> Result<(AppRules, Vec<(String, usize)>), Fault> {
     let elements = f.elements()?;
-    if elements.len() > MAX_APP_ENTRIES {
+    if elements.len() > MAX_RULES {
         return Err(f.fault(format!(
-            "at most {MAX_APP_ENTRIES} entries fit in the APP TLV, found {}",
+            "at most {MAX_RULES} rules fit in the APP TLV, found {}",
             elements.len()
         )));
     }
-    let mut table = AppTable::new();
+    let mut rules = AppRules::default();
     let mut parts = Vec::new();
     for (i, e) in elements.iter().enumerate() {
         parts.push((format!("[{i}]"), e.at()));
@@ -356,35 +381,80 @@ fn app_entries(f: &Field) -> Result<(AppTable, Vec<(String, usize)>), Fault> {
                 "selector" => selector = Some(app_selector(&k)?),
                 "protocol" => protocol = Some(u16::try_from(k.uint(0xffff)?).unwrap_or(u16::MAX)),
                 "oui" => oui = Some(read_oui(&k)?),
+                "priorities" | "priority" if prio.is_some() => {
+                    return Err(k.fault("give either `priority` or `priorities`, not both"))
+                }
                 "priorities" => prio = Some(priorities(&k)?.0),
+                "priority" => {
+                    let v = k.uint(7)?;
+                    prio = Some(PriorityMap(1 << v));
+                }
                 _ => return Err(k.unknown(ENTRY_KEYS)),
             }
             parts.push((format!("[{i}].{}", k.name), k.at()));
         }
         let missing = |key: &str| e.fault(format!("missing key `{key}`"));
-        let entry = AppEntry {
+        rules.entries.push(AppRule {
             selector: selector.ok_or_else(|| missing("selector"))?,
             protocol: protocol.ok_or_else(|| missing("protocol"))?,
             oui: oui.unwrap_or(DCBX_OUI),
-            priorities: prio.ok_or_else(|| missing("priorities"))?,
-        };
-        // Cannot fail: the length was checked above.
-        let _ = table.try_push(entry);
+            priorities: prio.ok_or_else(|| missing("priority"))?,
+        });
     }
-    Ok((table, parts))
+    if let Err(e) = rules.validate() {
+        let (key, at) = elements
+            .get(e.index)
+            .map(|el| {
+                let part = ["priority", "priorities"]
+                    .iter()
+                    .find(|p| {
+                        e.part == "priorities"
+                            && parts
+                                .iter()
+                                .any(|(s, _)| *s == format!("[{}].{p}", e.index))
+                    })
+                    .copied()
+                    .unwrap_or(e.part);
+                let suffix = if part.is_empty() {
+                    format!("[{}]", e.index)
+                } else {
+                    format!("[{}].{part}", e.index)
+                };
+                let at = parts
+                    .iter()
+                    .find(|(s, _)| *s == suffix)
+                    .map_or(el.at(), |(_, at)| *at);
+                (format!("{}{suffix}", f.path), at)
+            })
+            .unwrap_or((f.path.clone(), f.at()));
+        return Err(Fault {
+            at,
+            key,
+            reason: e.reason,
+        });
+    }
+    Ok((rules, parts))
 }
 
-/// `"ethertype"`, `"port"` (alias `"tcp-udp"`) or the 2-bit field value 0..=3.
-fn app_selector(f: &Field) -> Result<AppSelector, Fault> {
-    if f.str().is_ok() {
-        return word(f);
+/// `"ethertype"`, `"tcp"`, `"udp"`, `"port"` (alias `"tcp-udp"`), `"dscp"`, or CEE's
+/// 2-bit field value 0..=3.
+fn app_selector(f: &Field) -> Result<RuleSelector, Fault> {
+    if let Ok(name) = f.str() {
+        return RuleSelector::from_name(name).ok_or_else(|| {
+            f.fault(format!(
+                "unknown APP selector {}; expected \"ethertype\", \"tcp\", \"udp\", \"port\" \
+                 or \"dscp\"",
+                quoted(name)
+            ))
+        });
     }
     match f.int() {
-        Ok(_) => Ok(AppSelector(u8::try_from(f.uint(3)?).unwrap_or(u8::MAX))),
-        Err(_) => Err(f.fault(format!(
-            "expected \"ethertype\", \"port\" or 0..=3, found {}",
-            f.str().map_or("another type", |_| "a string")
-        ))),
+        Ok(_) => Ok(RuleSelector::Cee(
+            u8::try_from(f.uint(3)?).unwrap_or(u8::MAX),
+        )),
+        Err(_) => Err(
+            f.fault("expected \"ethertype\", \"tcp\", \"udp\", \"port\", \"dscp\" or CEE's 0..=3")
+        ),
     }
 }
 

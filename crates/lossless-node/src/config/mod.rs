@@ -9,8 +9,10 @@
 //! documented in `docs/config.md`; `examples/losslessd.toml` is a commented
 //! example.
 
+pub mod app;
 mod check;
 mod error;
+mod ets;
 mod file;
 mod headroom;
 mod pattern;
@@ -27,6 +29,7 @@ use lossless_relay::RelaySection;
 use lossless_wire::MacAddr;
 use serde::{Deserialize, Serialize};
 
+pub use app::{AppRule, AppRules, RuleError, RuleSelector};
 pub use error::ConfigFileError;
 pub use headroom::{alpha_text, HeadroomSettings};
 pub use pattern::IFNAME_MAX;
@@ -106,7 +109,11 @@ pub struct PortSettings {
     pub admin_status: AdminStatus,
     pub timers: LldpTimers,
     pub max_neighbors: usize,
+    /// DCBX; its two APP tables (`dcbx.app.cfg`, `dcbx.ieee.app`) are `app` in CEE and
+    /// IEEE form (set them with [`PortSettings::set_app`]).
     pub dcbx: DcbxConfig,
+    /// The APP rules, one list for both DCBX versions (`app.entries`).
+    pub app: AppRules,
     /// Adaptive headroom (whether it runs at all is `dcbx.headroom_measurement`).
     pub headroom: HeadroomSettings,
 }
@@ -134,6 +141,7 @@ impl Default for PortSettings {
             admin_status,
             timers,
             max_neighbors,
+            app: AppRules::from_tables(&dcbx.app.cfg, &dcbx.ieee.app),
             dcbx,
             headroom: HeadroomSettings::default(),
         }
@@ -143,6 +151,9 @@ impl Default for PortSettings {
 impl PortSettings {
     /// The agent's configuration for the port with this MAC.
     pub fn port_config(&self, mac: MacAddr) -> PortConfig {
+        let mut dcbx = self.dcbx.clone();
+        dcbx.app.cfg = self.app.cee();
+        dcbx.ieee.app = self.app.ieee();
         PortConfig {
             mac,
             chassis_id: self.chassis_id.clone(),
@@ -152,7 +163,7 @@ impl PortSettings {
             admin_status: self.admin_status,
             timers: self.timers,
             max_neighbors: self.max_neighbors,
-            dcbx: self.dcbx.clone(),
+            dcbx,
         }
     }
 
@@ -168,8 +179,16 @@ impl PortSettings {
             timers: cfg.timers,
             max_neighbors: cfg.max_neighbors,
             dcbx: cfg.dcbx.clone(),
+            app: AppRules::from_tables(&cfg.dcbx.app.cfg, &cfg.dcbx.ieee.app),
             ..PortSettings::default()
         }
+    }
+
+    /// Sets the APP rules and the two tables they give.
+    pub fn set_app(&mut self, rules: AppRules) {
+        self.dcbx.app.cfg = rules.cee();
+        self.dcbx.ieee.app = rules.ieee();
+        self.app = rules;
     }
 
     pub fn dcbx(&self) -> &DcbxConfig {

@@ -3,7 +3,9 @@
 use std::fmt::Write;
 
 use lossless_dcbx::FeatureAdmin;
-use lossless_wire::cee::{AppSelector, PriorityMap};
+use lossless_wire::cee::{PriorityMap, DCBX_OUI};
+
+use super::app::RuleSelector;
 
 use super::read::quoted;
 use super::{Apply, PortSettings};
@@ -57,6 +59,7 @@ impl PortSettings {
         }
         let d = &self.dcbx;
         line("dcbx.enabled", d.enabled.to_string());
+        line("dcbx.mode", word(d.mode.name()));
         line("dcbx.max_version", d.max_version.to_string());
         flags(&mut line, "pg", &d.pg);
         line("pg.pgid", list(d.pg.cfg.pgid));
@@ -65,30 +68,38 @@ impl PortSettings {
         flags(&mut line, "pfc", &d.pfc);
         line("pfc.priorities", priorities(d.pfc.cfg.priorities));
         line("pfc.num_tcs", d.pfc.cfg.num_tcs.to_string());
+        line("pfc.mbc", d.ieee.pfc_mbc.to_string());
         flags(&mut line, "app", &d.app);
-        let entries: Vec<String> = d
+        let entries: Vec<String> = self
             .app
-            .cfg
             .entries
             .iter()
             .map(|e| {
                 let (selector, protocol) = match e.selector {
-                    AppSelector::ETHERTYPE => (quoted("ethertype"), format!("0x{:04x}", e.protocol)),
+                    RuleSelector::Ethertype => {
+                        (quoted("ethertype"), format!("0x{:04x}", e.protocol))
+                    }
                     s => (
-                        s.name().map_or_else(|| s.0.to_string(), quoted),
+                        s.name().map_or_else(|| s.to_string(), quoted),
                         e.protocol.to_string(),
                     ),
                 };
+                let oui = if e.oui == DCBX_OUI {
+                    String::new()
+                } else {
+                    format!(
+                        ", oui = \"{:02x}-{:02x}-{:02x}\"",
+                        e.oui[0], e.oui[1], e.oui[2]
+                    )
+                };
                 format!(
-                    "{{ selector = {selector}, protocol = {protocol}, oui = \"{:02x}-{:02x}-{:02x}\", priorities = {} }}",
-                    e.oui[0],
-                    e.oui[1],
-                    e.oui[2],
+                    "{{ selector = {selector}, protocol = {protocol}{oui}, priorities = {} }}",
                     priorities(e.priorities)
                 )
             })
             .collect();
         line("app.entries", format!("[{}]", entries.join(", ")));
+        super::ets::render(d, &mut line);
         super::headroom::render(d.headroom_measurement, &self.headroom, &mut line);
         out
     }

@@ -4,9 +4,11 @@
 //! built-in defaults with every applicable section's settings applied in turn,
 //! so a later section overrides exactly the keys it sets.
 
-use lossless_dcbx::{AdminStatus, FeatureAdmin};
-use lossless_wire::cee::{AppTable, PriorityMap};
+use lossless_dcbx::{AdminStatus, DcbxMode, FeatureAdmin};
+use lossless_wire::cee::PriorityMap;
+use lossless_wire::ieee::{EtsTable, Tsa};
 
+use super::app::AppRules;
 use super::headroom::{HeadroomKey, HeadroomSetting};
 use super::{Apply, PortSettings};
 
@@ -61,6 +63,7 @@ pub(crate) enum Feature {
     Pg,
     Pfc,
     App,
+    Ets,
 }
 
 /// The three administrative flags every feature has.
@@ -99,6 +102,7 @@ pub(crate) enum Key {
     MaxNeighbors,
     Timer(Timer),
     DcbxEnabled,
+    DcbxMode,
     MaxVersion,
     Flag(Feature, Flag),
     PgPgid,
@@ -106,7 +110,16 @@ pub(crate) enum Key {
     PgNumTcs,
     PfcPriorities,
     PfcNumTcs,
+    PfcMbc,
     AppEntries,
+    EtsPrioTc,
+    EtsTcBw,
+    EtsTsa,
+    /// `ets.tcs`: the three tables at once, per traffic class.
+    EtsTcs,
+    EtsMaxTcs,
+    EtsCbs,
+    EtsRecommend,
     Headroom(HeadroomKey),
 }
 
@@ -123,6 +136,7 @@ pub(crate) enum Setting {
     /// Every timer value fits its field (checked when read).
     Timer(Timer, u16),
     DcbxEnabled(bool),
+    DcbxMode(DcbxMode),
     MaxVersion(u8),
     Flag(Feature, Flag, bool),
     PgPgid([u8; 8]),
@@ -130,7 +144,16 @@ pub(crate) enum Setting {
     PgNumTcs(u8),
     PfcPriorities(PriorityMap),
     PfcNumTcs(u8),
-    AppEntries(Box<AppTable>),
+    PfcMbc(bool),
+    /// Validated as read ([`AppRules::validate`]).
+    AppEntries(Box<AppRules>),
+    EtsPrioTc([u8; 8]),
+    EtsTcBw([u8; 8]),
+    EtsTsa([Tsa; 8]),
+    EtsTcs(EtsTable),
+    EtsMaxTcs(u8),
+    EtsCbs(bool),
+    EtsRecommend(bool),
     Headroom(HeadroomSetting),
 }
 
@@ -146,6 +169,7 @@ impl Setting {
             Setting::MaxNeighbors(_) => Key::MaxNeighbors,
             Setting::Timer(t, _) => Key::Timer(*t),
             Setting::DcbxEnabled(_) => Key::DcbxEnabled,
+            Setting::DcbxMode(_) => Key::DcbxMode,
             Setting::MaxVersion(_) => Key::MaxVersion,
             Setting::Flag(f, g, _) => Key::Flag(*f, *g),
             Setting::PgPgid(_) => Key::PgPgid,
@@ -153,15 +177,24 @@ impl Setting {
             Setting::PgNumTcs(_) => Key::PgNumTcs,
             Setting::PfcPriorities(_) => Key::PfcPriorities,
             Setting::PfcNumTcs(_) => Key::PfcNumTcs,
+            Setting::PfcMbc(_) => Key::PfcMbc,
             Setting::AppEntries(_) => Key::AppEntries,
+            Setting::EtsPrioTc(_) => Key::EtsPrioTc,
+            Setting::EtsTcBw(_) => Key::EtsTcBw,
+            Setting::EtsTsa(_) => Key::EtsTsa,
+            Setting::EtsTcs(_) => Key::EtsTcs,
+            Setting::EtsMaxTcs(_) => Key::EtsMaxTcs,
+            Setting::EtsCbs(_) => Key::EtsCbs,
+            Setting::EtsRecommend(_) => Key::EtsRecommend,
             Setting::Headroom(h) => Key::Headroom(h.key()),
         }
     }
 
     pub fn apply(&self, s: &mut PortSettings) {
-        if let Setting::Headroom(h) = self {
-            h.apply(s);
-            return;
+        match self {
+            Setting::Headroom(h) => return h.apply(s),
+            Setting::AppEntries(v) => return s.set_app((**v).clone()),
+            _ => {}
         }
         let d = &mut s.dcbx;
         match self {
@@ -185,12 +218,14 @@ impl Setting {
                 }
             }
             Setting::DcbxEnabled(v) => d.enabled = *v,
+            Setting::DcbxMode(v) => d.mode = *v,
             Setting::MaxVersion(v) => d.max_version = *v,
             Setting::Flag(feature, flag, v) => {
                 let (enable, willing, advertise) = match feature {
                     Feature::Pg => flags(&mut d.pg),
                     Feature::Pfc => flags(&mut d.pfc),
                     Feature::App => flags(&mut d.app),
+                    Feature::Ets => flags(&mut d.ieee.ets),
                 };
                 *match flag {
                     Flag::Enable => enable,
@@ -203,8 +238,15 @@ impl Setting {
             Setting::PgNumTcs(v) => d.pg.cfg.num_tcs = *v,
             Setting::PfcPriorities(v) => d.pfc.cfg.priorities = *v,
             Setting::PfcNumTcs(v) => d.pfc.cfg.num_tcs = *v,
-            Setting::AppEntries(v) => d.app.cfg.entries = (**v).clone(),
-            Setting::Headroom(_) => {}
+            Setting::PfcMbc(v) => d.ieee.pfc_mbc = *v,
+            Setting::EtsPrioTc(v) => d.ieee.ets.cfg.table.prio_tc = *v,
+            Setting::EtsTcBw(v) => d.ieee.ets.cfg.table.tc_bw = *v,
+            Setting::EtsTsa(v) => d.ieee.ets.cfg.table.tsa = *v,
+            Setting::EtsTcs(v) => d.ieee.ets.cfg.table = *v,
+            Setting::EtsMaxTcs(v) => d.ieee.ets.cfg.max_tcs = *v,
+            Setting::EtsCbs(v) => d.ieee.ets.cfg.cbs = *v,
+            Setting::EtsRecommend(v) => d.ieee.ets.cfg.recommend = Some(*v),
+            Setting::Headroom(_) | Setting::AppEntries(_) => {}
         }
     }
 }

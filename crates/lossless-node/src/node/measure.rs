@@ -293,10 +293,7 @@ fn log_measurement(name: &str, ev: &MeasureEvent, speed_known: bool) {
 
 /// The PFC priorities the NIC runs now: the operational ones, if PFC is on.
 pub(super) fn oper_pfc(port: &Port) -> u8 {
-    port.agent
-        .pfc()
-        .applied(&port.agent.config().dcbx.pfc)
-        .map_or(0, |p| p.priorities.0)
+    port.agent.applied_pfc().0
 }
 
 /// Programming of the headroom the port holds, on a port whose NIC answered dcbnl.

@@ -264,7 +264,7 @@ fn start_dcbx_set(
         return Err((ErrorKind::NoSuchPort, no_such_port(node, name)));
     };
     let mut overrides = node.persisted.ports.get(name).cloned().unwrap_or_default();
-    apply_change(&mut overrides, port.settings.dcbx(), change)
+    apply_change(&mut overrides, &port.settings, change)
         .map_err(|m| (ErrorKind::InvalidConfig, m))?;
     let mut settings = node.config.port(name);
     overrides.apply(&mut settings);
@@ -326,13 +326,13 @@ fn finish_dcbx_set(
     }
 }
 
-/// Puts one feature's change over the port's overrides; `current` is the port's DCBX
-/// configuration now.
+/// Puts one feature's change over the port's overrides; `settings` are the port's now.
 fn apply_change(
     overrides: &mut PortOverrides,
-    current: &lossless_dcbx::DcbxConfig,
+    settings: &PortSettings,
     change: &FeatureChange,
 ) -> Result<(), String> {
+    let current = &settings.dcbx;
     match change.feature {
         FeatureName::Pfc => {
             let mut a = current.pfc.clone();
@@ -363,10 +363,16 @@ fn apply_change(
             overrides.pg = Some(a);
         }
         FeatureName::App => {
-            let mut a = current.app.clone();
+            let mut a = FeatureAdmin {
+                enable: current.app.enable,
+                willing: current.app.willing,
+                advertise: current.app.advertise,
+                cfg: settings.app.clone(),
+            };
             set_flags(&mut a, change);
-            if let Some(t) = &change.app {
-                a.cfg = (**t).clone();
+            if let Some(rules) = &change.app {
+                rules.validate().map_err(|e| e.to_string())?;
+                a.cfg = rules.clone();
             }
             reject(
                 change.priorities.is_some() || change.pgid.is_some() || change.percent.is_some(),

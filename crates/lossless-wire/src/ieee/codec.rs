@@ -208,8 +208,14 @@ impl IeeeDcbx {
         if let Some(Ok(p)) = &self.pfc {
             p.validate().map_err(EmitError::Value)?;
             org_header(w, subtype::PFC_CONFIGURATION, PFC_TLV_LEN, PFC)?;
-            // D.2.11.3-5: Willing (bit 7), MBC (bit 6), reserved, PFC cap (4 bits).
-            w.u8((u8::from(p.willing) << 7) | (u8::from(p.mbc) << 6) | p.cap);
+            // D.2.11.3-5: Willing (bit 7), MBC (bit 6), reserved, PFC cap (4 bits);
+            // bit 5 announces adaptive headroom measurement.
+            let hdrm = if p.headroom_measurement {
+                super::pfc::FLAG_HEADROOM_MEASUREMENT
+            } else {
+                0
+            };
+            w.u8((u8::from(p.willing) << 7) | (u8::from(p.mbc) << 6) | hdrm | p.cap);
             w.u8(p.enabled.0);
         }
         if let Some(Ok(app)) = &self.app {
@@ -343,6 +349,7 @@ fn parse_pfc(mut r: Reader<'_>, at: usize, len: usize) -> Result<PfcConfig, Deco
         willing: flags & 0x80 != 0,
         mbc: flags & 0x40 != 0,
         cap: flags & 0x0f,
+        headroom_measurement: flags & super::pfc::FLAG_HEADROOM_MEASUREMENT != 0,
         enabled: PriorityMap(r.u8("ieee.pfc.enable")?),
     };
     cfg.validate()

@@ -16,7 +16,16 @@ pub struct PfcConfig {
     pub cap: u8,
     /// Priorities with PFC enabled.
     pub enabled: PriorityMap,
+    /// Bit 5 of the flags byte, reserved in IEEE 802.1Q-2018: set by a station that
+    /// measures the link for adaptive PFC headroom ("Adaptive PFC Headroom", phase 1:
+    /// the capability is announced in the PFC configuration TLV; CEE carries it in the
+    /// same place). The TLV keeps its length; lldpad and tshark read past the bit.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub headroom_measurement: bool,
 }
+
+/// The flags-byte bit of [`PfcConfig::headroom_measurement`].
+pub const FLAG_HEADROOM_MEASUREMENT: u8 = 0x20;
 
 impl Default for PfcConfig {
     /// lldpad's default: willing, no MBC, capability 8, PFC on no priority.
@@ -26,6 +35,7 @@ impl Default for PfcConfig {
             mbc: false,
             cap: MAX_TCS,
             enabled: PriorityMap::NONE,
+            headroom_measurement: false,
         }
     }
 }

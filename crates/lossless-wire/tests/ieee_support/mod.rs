@@ -223,14 +223,20 @@ pub fn ets_config() -> impl Strategy<Value = EtsConfig> {
 }
 
 pub fn pfc() -> impl Strategy<Value = PfcConfig> {
-    (any::<bool>(), any::<bool>(), 0u8..=8, any::<u8>()).prop_map(|(willing, mbc, cap, e)| {
-        PfcConfig {
+    (
+        any::<bool>(),
+        any::<bool>(),
+        0u8..=8,
+        any::<u8>(),
+        any::<bool>(),
+    )
+        .prop_map(|(willing, mbc, cap, e, hdrm)| PfcConfig {
             willing,
             mbc,
             cap,
             enabled: PriorityMap(e),
-        }
-    })
+            headroom_measurement: hdrm,
+        })
 }
 
 pub fn app_entry() -> impl Strategy<Value = AppPriority> {

@@ -179,8 +179,9 @@ impl Drop for Daemon {
 }
 
 /// Every feature of a port Syncd with a DCBX peer present.
+/// A port's `dcbx show`: a DCBX peer, every feature of the running version agreed.
 pub fn converged(d: &Value) -> bool {
-    d["peer_present"] == true && ["pg", "pfc", "app"].iter().all(|f| d[f]["syncd"] == true)
+    d["peer_present"] == true && d["all_syncd"] == true
 }
 
 pub fn priorities(cfg: &Value) -> Vec<u64> {

@@ -17,6 +17,7 @@ use serde::Serialize;
 
 use crate::config::FeatureAdmin;
 use crate::event::{Event, FeatureId};
+use crate::reason::Reason;
 
 /// What distinguishes one feature from another.
 pub trait FeatureKind: Clone + PartialEq + std::fmt::Debug + Serialize {
@@ -74,89 +75,6 @@ impl FeatureKind for AppConfig {
     }
     fn set_cfg_false(desired: &Self) -> Option<Self> {
         Some(desired.clone())
-    }
-}
-
-/// Why a feature is in the state it is in: the label of the branch last taken.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Reason {
-    /// DCBX is not running on the port (disabled, LLDP rx or tx off, link down).
-    DcbxInactive,
-    /// Advertise is off: local configuration, peer's ignored.
-    NotAdvertised,
-    /// No DCBX peer has been heard since link up.
-    NoPeer,
-    /// The neighbour sends LLDP without a CEE DCBX TLV.
-    PeerNoDcbx,
-    /// The neighbour sends the older CIN DCBX TLV, which is not negotiated.
-    PeerCin,
-    /// The peer's DCBX went away: TTL expiry, shutdown or withdrawal.
-    PeerLost,
-    /// More than one LLDP neighbour: the peer's DCBX TLVs are treated as absent.
-    MultiplePeers,
-    /// The peer's DCBX TLV lacks this feature's sub-TLV.
-    PeerFeatureAbsent,
-    /// The peer's sub-TLV for this feature is malformed; treated as absent.
-    PeerFeatureInvalid,
-    /// The peer sent this feature's sub-TLV, or its Control sub-TLV, twice.
-    DuplicateTlv,
-    /// Our DesiredCfg has not been acknowledged yet (Syncd false).
-    WaitingForAck,
-    /// The feature versions have not converged yet.
-    VersionMismatch,
-    /// Enable is off locally.
-    LocalDisabled,
-    /// The peer has the feature disabled.
-    PeerDisabled,
-    /// The peer reports an error for the feature.
-    PeerError,
-    /// Willing, peer not: running the peer's configuration.
-    AdoptedPeer,
-    /// Not willing, peer willing: running our own configuration.
-    PeerWilling,
-    /// Equal Willing and compatible configurations.
-    Compatible,
-    /// Equal Willing and incompatible configurations: mismatch.
-    Incompatible,
-}
-
-impl Reason {
-    pub fn describe(self) -> &'static str {
-        match self {
-            Reason::DcbxInactive => "DCBX is not running on this port",
-            Reason::NotAdvertised => "not advertised: local configuration, peer ignored",
-            Reason::NoPeer => "no DCBX peer heard since link up",
-            Reason::PeerNoDcbx => "the LLDP neighbour sends no CEE DCBX TLV",
-            Reason::PeerCin => "the neighbour speaks CIN DCBX (subtype 1), not negotiated",
-            Reason::PeerLost => "the peer's DCBX went away (TTL expiry, shutdown or withdrawal)",
-            Reason::MultiplePeers => "more than one LLDP neighbour: peer DCBX treated as absent",
-            Reason::PeerFeatureAbsent => "the peer does not advertise this feature",
-            Reason::PeerFeatureInvalid => "the peer's sub-TLV for this feature is malformed",
-            Reason::DuplicateTlv => "the peer sent duplicate sub-TLVs",
-            Reason::WaitingForAck => "waiting for the peer to acknowledge our configuration",
-            Reason::VersionMismatch => "waiting for the feature versions to agree",
-            Reason::LocalDisabled => "disabled locally",
-            Reason::PeerDisabled => "disabled on the peer",
-            Reason::PeerError => "the peer reports an error for this feature",
-            Reason::AdoptedPeer => "willing: running the peer's configuration",
-            Reason::PeerWilling => "peer is willing: running our configuration",
-            Reason::Compatible => "configurations compatible",
-            Reason::Incompatible => "configurations incompatible (mismatch)",
-        }
-    }
-
-    /// Branches that set the Error flag.
-    fn is_error(self) -> bool {
-        matches!(
-            self,
-            Reason::PeerLost
-                | Reason::MultiplePeers
-                | Reason::PeerFeatureAbsent
-                | Reason::PeerFeatureInvalid
-                | Reason::DuplicateTlv
-                | Reason::Incompatible
-        )
     }
 }
 
@@ -337,7 +255,7 @@ impl<C: FeatureKind> Feature<C> {
     fn use_local(&mut self, admin: &FeatureAdmin<C>, oper_mode: bool, reason: Reason) {
         self.oper_cfg = admin.cfg.clone();
         self.oper_mode = oper_mode;
-        self.error = reason.is_error();
+        self.error = reason.is_cee_error();
         self.reason = reason;
     }
 

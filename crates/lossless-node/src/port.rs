@@ -2,7 +2,8 @@
 //! came from, what reached the hardware, and the node's own counters for it.
 
 use lossless_dcbx::{Agent, Duration, Event, Instant, PortConfig};
-use lossless_wire::MacAddr;
+use lossless_wire::mac_control::ETHERTYPE_MAC_CONTROL;
+use lossless_wire::{EthernetFrame, MacAddr};
 use tracing::warn;
 
 use crate::config::PortSettings;
@@ -115,7 +116,8 @@ impl Port {
     /// A frame for the agent, on a port whose link is up.
     pub fn receive(&mut self, now: Instant, frame: &[u8]) {
         self.io.rx_frames += 1;
-        if frame.len() >= 14 && frame[12..14] == [0x88, 0x08] {
+        let ethertype = EthernetFrame::new_checked(frame).map(|f| f.ethertype());
+        if ethertype == Ok(ETHERTYPE_MAC_CONTROL) {
             self.io.mac_control_rx += 1;
         }
         self.agent.handle_frame(now, frame);

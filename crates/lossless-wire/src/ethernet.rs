@@ -179,7 +179,7 @@ mod tests {
 
     #[test]
     fn the_view_reads_behind_a_tag_and_rewrites_in_place() {
-        let mut f = vec![0u8; 64];
+        let mut f = [0u8; 64];
         f[..6].copy_from_slice(&[1, 0x80, 0xc2, 0, 0, 1]);
         f[6..12].copy_from_slice(&[2, 0, 0, 0, 0, 1]);
         f[12..16].copy_from_slice(&[0x81, 0x00, 0x60, 0x05]);

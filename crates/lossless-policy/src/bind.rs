@@ -297,7 +297,7 @@ pub fn bind(
             destination,
             qos_class: r.qos_class.clone(),
             service_id: r.service_id.clone(),
-            pkey: crate::parse::opensm::mask_pkeys(r.pkey.clone()),
+            pkey: crate::parse::values::mask_pkeys(r.pkey.clone()),
             level,
         });
     }

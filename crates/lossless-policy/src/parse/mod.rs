@@ -1,6 +1,7 @@
 //! Policy parsers: OpenSM's `qos-policy.conf` and the seed's XML-like `<qos-policy>` form.
 
 pub mod opensm;
+pub(crate) mod values;
 pub mod xml;
 
 use crate::ast::{Loc, Policy};

@@ -25,7 +25,8 @@
 
 use crate::ast::*;
 use crate::lexer::Cursor;
-use crate::parse::opensm::{note_octal, parse_ulp, port_name, vl_pairs, yes_no, Ulp};
+use crate::parse::opensm::{parse_ulp, Ulp};
+use crate::parse::values::{note_octal, port_name, vl_pairs, yes_no};
 use crate::parse::ParseError;
 
 /// Parse the XML-like form; the first mistake, if any.
@@ -1285,7 +1286,7 @@ impl<'a> Builder<'a, '_> {
                         ok = false;
                         continue;
                     };
-                    let (lo, hi, meaning) = crate::parse::opensm::level_limits(&n);
+                    let (lo, hi, meaning) = crate::parse::values::level_limits(&n);
                     if v < lo || v > hi {
                         self.err(ParseError::OutOfRange {
                             file: self.file.to_string(),

@@ -1,0 +1,104 @@
+//! `port-group` items: names, GUIDs, port names, P_Keys, partitions and node types.
+
+use super::state::State;
+use super::Parser;
+use crate::ast::*;
+use crate::lexer::Cursor;
+use crate::parse::values::port_name;
+use crate::parse::ParseError;
+
+impl Parser<'_> {
+    pub(super) fn port_group_attr(
+        &mut self,
+        cur: &mut Cursor<'_>,
+        kw: &str,
+        loc: Loc,
+    ) -> Result<(), ParseError> {
+        let file = self.file;
+        let octal = &mut self.policy.octal_numbers;
+        let Some(g) = self.group.as_mut() else {
+            return Err(self.unknown_attr(State::PortGroup, kw, loc));
+        };
+        match kw {
+            "name" => {
+                cur.expect(':', "`:` after `name`")?;
+                self.seen.once(file, "name", "port-group", loc)?;
+                let s = cur.single_string("a port group name", false)?;
+                self.group_name = Some(Spanned::new(s.value.0, s.loc));
+            }
+            "use" => {
+                cur.expect(':', "`:` after `use`")?;
+                self.seen.once(file, "use", "port-group", loc)?;
+                g.use_ = Some(cur.single_string("a description", true)?.value.0);
+            }
+            "port-guid" => {
+                cur.expect(':', "`:` after `port-guid`")?;
+                g.port_guids
+                    .extend(cur.ranges("a port GUID or GUID range", false, octal)?);
+            }
+            "pkey" => {
+                cur.expect(':', "`:` after `pkey`")?;
+                g.pkeys
+                    .extend(cur.ranges("a P_Key or P_Key range", false, octal)?);
+            }
+            "port-name" => {
+                cur.expect(':', "`:` after `port-name`")?;
+                for s in cur.string_list("a port name `<node description>/P<port>`")? {
+                    let (name, blank) = s.value;
+                    if name.contains('/') {
+                        g.port_names
+                            .push(Spanned::new(port_name(file, &name, blank, s.loc)?, s.loc));
+                    } else {
+                        g.interfaces.push(Spanned::new(name, s.loc));
+                    }
+                }
+            }
+            "partition" => {
+                cur.expect(':', "`:` after `partition`")?;
+                let v = cur.string_list("a partition name")?;
+                g.partitions
+                    .extend(v.into_iter().map(|s| Spanned::new(s.value.0, s.loc)));
+            }
+            "node-type" => {
+                cur.expect(':', "`:` after `node-type`")?;
+                loop {
+                    let Some(w) = cur.word() else {
+                        return Err(cur.unexpected("a node type: CA, SWITCH, ROUTER, SELF or ALL"));
+                    };
+                    if !g.node_types.add(w.value) {
+                        return Err(ParseError::Unexpected {
+                            file: file.to_string(),
+                            loc: w.loc,
+                            found: format!("`{}`", w.value),
+                            expected: "a node type: CA, SWITCH, ROUTER, SELF or ALL".to_string(),
+                        });
+                    }
+                    if !cur.eat(',') {
+                        break;
+                    }
+                }
+            }
+            _ => return Err(self.unknown_attr(State::PortGroup, kw, loc)),
+        }
+        cur.expect_end()
+    }
+
+    pub(super) fn end_port_group(
+        &mut self,
+        cur: &mut Cursor<'_>,
+        loc: Loc,
+    ) -> Result<(), ParseError> {
+        cur.expect_end()?;
+        let (_, opened) = self.state();
+        let Some(mut g) = self.group.take() else {
+            return Err(self.unknown_attr(State::PortGroup, "end-port-group", loc));
+        };
+        let Some(name) = self.group_name.take() else {
+            return Err(self.missing("port-group", opened, loc, "end-port-group", "`name`"));
+        };
+        g.name = name;
+        self.policy.port_groups.push(g);
+        self.pop();
+        Ok(())
+    }
+}

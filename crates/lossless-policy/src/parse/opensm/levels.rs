@@ -1,0 +1,123 @@
+//! `qos-level` items.
+
+use super::state::State;
+use super::Parser;
+use crate::ast::*;
+use crate::lexer::Cursor;
+use crate::parse::values::{level_limits, note_octal, yes_no};
+use crate::parse::ParseError;
+
+impl Parser<'_> {
+    pub(super) fn level_attr(
+        &mut self,
+        cur: &mut Cursor<'_>,
+        kw: &str,
+        loc: Loc,
+    ) -> Result<(), ParseError> {
+        let file = self.file;
+        let item = "qos-level";
+        match kw {
+            "name" => {
+                self.colon(cur, kw)?;
+                self.seen.once(file, "name", item, loc)?;
+                let s = cur.single_string("a QoS level name", false)?;
+                self.level_name = Some(Spanned::new(s.value.0, s.loc));
+            }
+            "use" => {
+                self.colon(cur, kw)?;
+                self.seen.once(file, "use", item, loc)?;
+                let s = cur.single_string("a description", true)?;
+                if let Some(l) = self.level.as_mut() {
+                    l.use_ = Some(s.value.0);
+                }
+            }
+            "sl" | "mtu-limit" | "rate-limit" | "packet-life" => {
+                self.colon(cur, kw)?;
+                let key: &'static str = match kw {
+                    "sl" => "sl",
+                    "mtu-limit" => "mtu-limit",
+                    "rate-limit" => "rate-limit",
+                    _ => "packet-life",
+                };
+                self.seen.once(file, key, item, loc)?;
+                let (n, nloc, raw) = cur.number(&format!("a number for `{kw}`"))?;
+                note_octal(&mut self.policy.octal_numbers, raw, nloc);
+                let (lo, hi, meaning) = level_limits(kw);
+                if n < lo || n > hi {
+                    return Err(ParseError::OutOfRange {
+                        file: file.to_string(),
+                        loc: nloc,
+                        found: raw.to_string(),
+                        expected: meaning.to_string(),
+                    });
+                }
+                let v = Spanned::new(n, nloc);
+                if kw == "sl" {
+                    self.level_sl = Some(v);
+                } else if let Some(l) = self.level.as_mut() {
+                    match kw {
+                        "mtu-limit" => l.mtu_limit = Some(v),
+                        "rate-limit" => l.rate_limit = Some(v),
+                        _ => l.packet_life = Some(v),
+                    }
+                }
+            }
+            "lossless" => {
+                self.colon(cur, kw)?;
+                self.seen.once(file, "lossless", item, loc)?;
+                let v = yes_no(cur, "`lossless`")?;
+                cur.expect_end()?;
+                self.policy
+                    .extensions
+                    .push(Spanned::new("lossless:".to_string(), loc));
+                if let Some(l) = self.level.as_mut() {
+                    l.lossless = v;
+                }
+                return Ok(());
+            }
+            "path-bits" => {
+                self.colon(cur, kw)?;
+                let r = cur.ranges(
+                    "a path-bits value or range",
+                    false,
+                    &mut self.policy.octal_numbers,
+                )?;
+                if let Some(l) = self.level.as_mut() {
+                    l.path_bits.extend(r);
+                }
+            }
+            "pkey" => {
+                self.colon(cur, kw)?;
+                let r = cur.ranges(
+                    "a P_Key or P_Key range",
+                    false,
+                    &mut self.policy.octal_numbers,
+                )?;
+                if let Some(l) = self.level.as_mut() {
+                    l.pkeys.extend(r);
+                }
+            }
+            _ => return Err(self.unknown_attr(State::Level, kw, loc)),
+        }
+        cur.expect_end()
+    }
+
+    pub(super) fn end_level(&mut self, cur: &mut Cursor<'_>, loc: Loc) -> Result<(), ParseError> {
+        cur.expect_end()?;
+        let (_, opened) = self.state();
+        let Some(mut l) = self.level.take() else {
+            return Err(self.unknown_attr(State::Level, "end-qos-level", loc));
+        };
+        let Some(sl) = self.level_sl.take() else {
+            return Err(self.missing("qos-level", opened, loc, "end-qos-level", "`sl`"));
+        };
+        let Some(name) = self.level_name.take() else {
+            return Err(self.missing("qos-level", opened, loc, "end-qos-level", "`name`"));
+        };
+        l.sl = sl;
+        l.name = name;
+        self.policy.levels.push(l);
+        self.pop();
+        Ok(())
+    }
+}

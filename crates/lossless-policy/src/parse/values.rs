@@ -1,0 +1,119 @@
+//! Values both policy forms read the same way: level limits, yes/no, P_Key masking, octal
+//! notes, VL:weight pairs and `<node description>/P<port>` names.
+
+use crate::ast::*;
+use crate::lexer::Cursor;
+use crate::parse::ParseError;
+
+/// Allowed values of a level's numbers, and how to say so.
+pub(crate) fn level_limits(kw: &str) -> (u64, u64, &'static str) {
+    match kw {
+        "sl" => (
+            0,
+            15,
+            "an SL from 0 to 15 (OpenSM accepts more, then drops every path of this level)",
+        ),
+        "mtu-limit" => (1, 5, "an MTU enum from 1 (256) to 5 (4096)"),
+        "rate-limit" => (2, 24, "a rate enum from 2 (2.5 Gb/s) to 24 (1200 Gb/s)"),
+        _ => (
+            0,
+            63,
+            "a packet life from 0 to 63 (6 bits in the PathRecord)",
+        ),
+    }
+}
+
+/// `yes`, `no`, `true` or `false` (any case).
+pub(crate) fn yes_no(cur: &mut Cursor<'_>, what: &str) -> Result<bool, ParseError> {
+    let expected = format!("`yes` or `no` after {what}");
+    let Some(w) = cur.word() else {
+        return Err(cur.unexpected(expected));
+    };
+    match w.value.to_ascii_lowercase().as_str() {
+        "yes" | "true" => Ok(true),
+        "no" | "false" => Ok(false),
+        _ => Err(ParseError::Unexpected {
+            file: cur.file.to_string(),
+            loc: w.loc,
+            found: format!("`{}`", w.value),
+            expected,
+        }),
+    }
+}
+
+/// OpenSM keeps only the low 15 bits of P_Keys in policy lists (membership bit dropped).
+pub fn mask_pkeys(list: Vec<NumRange>) -> Vec<NumRange> {
+    list.into_iter()
+        .map(|r| {
+            let (a, b) = (r.lo & 0x7fff, r.hi & 0x7fff);
+            NumRange {
+                lo: a.min(b),
+                hi: a.max(b),
+                ..r
+            }
+        })
+        .collect()
+}
+
+pub(crate) fn note_octal(octal: &mut Vec<Spanned<String>>, raw: &str, loc: Loc) {
+    let b = raw.as_bytes();
+    if b.len() > 1 && b[0] == b'0' && b[1] != b'x' && b[1] != b'X' {
+        octal.push(Spanned::new(raw.to_string(), loc));
+    }
+}
+
+pub(crate) fn vl_pairs(
+    cur: &mut Cursor<'_>,
+    octal: &mut Vec<Spanned<String>>,
+) -> Result<Vec<VlWeight>, ParseError> {
+    let mut out = Vec::new();
+    loop {
+        let (vl, loc, raw) = cur.number("a VL:weight pair")?;
+        note_octal(octal, raw, loc);
+        cur.expect(':', "`:` between VL and weight")?;
+        let (weight, wloc, raw) = cur.number("a weight (0-255)")?;
+        note_octal(octal, raw, wloc);
+        out.push(VlWeight { vl, weight, loc });
+        if cur.eat(',') {
+            continue;
+        }
+        return cur.expect_end().map(|_| out);
+    }
+}
+
+/// Split `<node description>/P<port>` on the last slash, as OpenSM does.
+pub(crate) fn port_name(
+    file: &str,
+    s: &str,
+    had_blank: bool,
+    loc: Loc,
+) -> Result<PortName, ParseError> {
+    let bad = |expected: &str| ParseError::Unexpected {
+        file: file.to_string(),
+        loc,
+        found: format!("`{s}`"),
+        expected: expected.to_string(),
+    };
+    let Some(idx) = s.rfind('/') else {
+        return Err(bad(
+            "a port name `<node description>/P<port>` (no `/` found)",
+        ));
+    };
+    let (node, port) = (&s[..idx], &s[idx + 1..]);
+    let Some(num) = port.strip_prefix(['P', 'p']) else {
+        return Err(bad("`/P<port>` at the end of the port name"));
+    };
+    let parsed = if let Some(h) = num.strip_prefix("0x").or_else(|| num.strip_prefix("0X")) {
+        u64::from_str_radix(h, 16).ok()
+    } else {
+        num.parse::<u64>().ok()
+    };
+    match parsed {
+        Some(p) if p > 0 => Ok(PortName {
+            node_desc: node.to_string(),
+            port: p,
+            had_blank,
+        }),
+        _ => Err(bad("a port number from 1 after `/P`")),
+    }
+}

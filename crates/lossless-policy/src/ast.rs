@@ -114,6 +114,23 @@ pub struct PortGroup {
     pub loc: Loc,
 }
 
+impl PortGroup {
+    /// A group opened at `loc`, nothing read yet (both parsers fill it in).
+    pub(crate) fn empty(loc: Loc) -> Self {
+        PortGroup {
+            name: Spanned::new(String::new(), loc),
+            use_: None,
+            port_guids: vec![],
+            port_names: vec![],
+            interfaces: vec![],
+            pkeys: vec![],
+            partitions: vec![],
+            node_types: NodeTypes::default(),
+            loc,
+        }
+    }
+}
+
 /// `from:`/`to:` of an SL2VL scope (and `to` of a VLArb scope in the XML form).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 pub enum PortSet {
@@ -146,6 +163,22 @@ pub struct Sl2VlScope {
     pub loc: Loc,
 }
 
+impl Sl2VlScope {
+    /// A scope opened at `loc`, nothing read yet.
+    pub(crate) fn empty(loc: Loc) -> Self {
+        Sl2VlScope {
+            groups: vec![],
+            across_from: vec![],
+            across_to: vec![],
+            from: PortSet::Unspecified,
+            to: PortSet::Unspecified,
+            table: [0; 16],
+            table_loc: loc,
+            loc,
+        }
+    }
+}
+
 /// One `VL:weight` entry of a VLArb table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct VlWeight {
@@ -166,6 +199,21 @@ pub struct VlArbScope {
     pub loc: Loc,
 }
 
+impl VlArbScope {
+    /// A scope opened at `loc`, nothing read yet.
+    pub(crate) fn empty(loc: Loc) -> Self {
+        VlArbScope {
+            groups: vec![],
+            across: vec![],
+            to: PortSet::Unspecified,
+            high: None,
+            low: None,
+            high_limit: None,
+            loc,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct QosLevel {
     pub name: Spanned<String>,
@@ -184,6 +232,24 @@ pub struct QosLevel {
     pub loc: Loc,
 }
 
+impl QosLevel {
+    /// A level opened at `loc`, nothing read yet (name and SL are set when the level ends).
+    pub(crate) fn empty(loc: Loc) -> Self {
+        QosLevel {
+            name: Spanned::new(String::new(), loc),
+            use_: None,
+            sl: Spanned::new(0, loc),
+            mtu_limit: None,
+            rate_limit: None,
+            packet_life: None,
+            path_bits: vec![],
+            pkeys: vec![],
+            lossless: false,
+            loc,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct MatchRule {
     pub use_: Option<String>,
@@ -194,6 +260,22 @@ pub struct MatchRule {
     pub pkey: Vec<NumRange>,
     pub level: Spanned<String>,
     pub loc: Loc,
+}
+
+impl MatchRule {
+    /// A rule opened at `loc`, nothing read yet (its level is set when the rule ends).
+    pub(crate) fn empty(loc: Loc) -> Self {
+        MatchRule {
+            use_: None,
+            qos_class: vec![],
+            source: vec![],
+            destination: vec![],
+            service_id: vec![],
+            pkey: vec![],
+            level: Spanned::new(String::new(), loc),
+            loc,
+        }
+    }
 }
 
 /// The ULP a `qos-ulps` line names.

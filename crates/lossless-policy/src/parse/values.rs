@@ -117,3 +117,63 @@ pub(crate) fn port_name(
         _ => Err(bad("a port number from 1 after `/P`")),
     }
 }
+
+/// The 16 VLs of an SL2VL table, one per SL, each 0-15. `loc` is where a wrong count is
+/// reported.
+pub(crate) fn sl2vl_table(
+    file: &str,
+    vals: &[Spanned<u64>],
+    loc: Loc,
+) -> Result<[u8; 16], ParseError> {
+    if vals.len() != 16 {
+        return Err(ParseError::OutOfRange {
+            file: file.to_string(),
+            loc,
+            found: format!("{} values", vals.len()),
+            expected: "exactly 16 VLs, one per SL 0-15".to_string(),
+        });
+    }
+    let mut table = [0u8; 16];
+    for (slot, v) in table.iter_mut().zip(vals) {
+        *slot = u8::try_from(v.value)
+            .ok()
+            .filter(|v| *v < 16)
+            .ok_or_else(|| ParseError::OutOfRange {
+                file: file.to_string(),
+                loc: v.loc,
+                found: v.value.to_string(),
+                expected: "a VL from 0 to 15".to_string(),
+            })?;
+    }
+    Ok(table)
+}
+
+/// A `from`/`to` port list, every port below 128; `place` names the list in the error
+/// (`` `from` `` or `` `<from>` ``).
+pub(crate) fn port_list(
+    file: &str,
+    list: Vec<NumRange>,
+    place: &str,
+) -> Result<PortSet, ParseError> {
+    if let Some(bad) = list.iter().find(|r| r.hi >= 128) {
+        return Err(ParseError::OutOfRange {
+            file: file.to_string(),
+            loc: bad.loc,
+            found: bad.hi.to_string(),
+            expected: format!("a port number below 128 in {place}"),
+        });
+    }
+    Ok(PortSet::List(list))
+}
+
+/// A second `from`/`to` in one scope adds to the first; `*` in either means every port.
+pub(crate) fn merge_sets(a: PortSet, b: PortSet) -> PortSet {
+    match (a, b) {
+        (PortSet::List(mut a), PortSet::List(b)) => {
+            a.extend(b);
+            PortSet::List(a)
+        }
+        (PortSet::All, _) | (_, PortSet::All) => PortSet::All,
+        (_, b) => b,
+    }
+}

@@ -1,4 +1,5 @@
-//! `port-group` items: names, GUIDs, port names, P_Keys, partitions and node types.
+//! `port-groups` and its `port-group` items: names, GUIDs, port names, P_Keys, partitions
+//! and node types.
 
 use super::state::State;
 use super::Parser;
@@ -8,6 +9,37 @@ use crate::parse::values::port_name;
 use crate::parse::ParseError;
 
 impl Parser<'_> {
+    pub(super) fn open_port_group(
+        &mut self,
+        cur: &mut Cursor<'_>,
+        loc: Loc,
+    ) -> Result<(), ParseError> {
+        cur.expect_end()?;
+        self.push(State::PortGroup, loc);
+        self.group = Some(PortGroup::empty(loc));
+        self.group_name = None;
+        Ok(())
+    }
+
+    /// `end-port-groups`: OpenSM requires at least one group in the section.
+    pub(super) fn end_port_groups(
+        &mut self,
+        cur: &mut Cursor<'_>,
+        loc: Loc,
+    ) -> Result<(), ParseError> {
+        cur.expect_end()?;
+        if self.children() == 0 {
+            return Err(ParseError::Unexpected {
+                file: self.file.to_string(),
+                loc,
+                found: "`end-port-groups`".to_string(),
+                expected: "port-group (OpenSM requires at least one per port-groups)".to_string(),
+            });
+        }
+        self.pop();
+        Ok(())
+    }
+
     pub(super) fn port_group_attr(
         &mut self,
         cur: &mut Cursor<'_>,
@@ -43,15 +75,7 @@ impl Parser<'_> {
             }
             "port-name" => {
                 cur.expect(':', "`:` after `port-name`")?;
-                for s in cur.string_list("a port name `<node description>/P<port>`")? {
-                    let (name, blank) = s.value;
-                    if name.contains('/') {
-                        g.port_names
-                            .push(Spanned::new(port_name(file, &name, blank, s.loc)?, s.loc));
-                    } else {
-                        g.interfaces.push(Spanned::new(name, s.loc));
-                    }
-                }
+                port_names(file, cur, g)?;
             }
             "partition" => {
                 cur.expect(':', "`:` after `partition`")?;
@@ -61,22 +85,7 @@ impl Parser<'_> {
             }
             "node-type" => {
                 cur.expect(':', "`:` after `node-type`")?;
-                loop {
-                    let Some(w) = cur.word() else {
-                        return Err(cur.unexpected("a node type: CA, SWITCH, ROUTER, SELF or ALL"));
-                    };
-                    if !g.node_types.add(w.value) {
-                        return Err(ParseError::Unexpected {
-                            file: file.to_string(),
-                            loc: w.loc,
-                            found: format!("`{}`", w.value),
-                            expected: "a node type: CA, SWITCH, ROUTER, SELF or ALL".to_string(),
-                        });
-                    }
-                    if !cur.eat(',') {
-                        break;
-                    }
-                }
+                node_types(file, cur, g)?;
             }
             _ => return Err(self.unknown_attr(State::PortGroup, kw, loc)),
         }
@@ -100,5 +109,40 @@ impl Parser<'_> {
         self.policy.port_groups.push(g);
         self.pop();
         Ok(())
+    }
+}
+
+/// `port-name:` values: `<node description>/P<port>` names an InfiniBand port; a name
+/// without a `/` is an Ethernet interface.
+fn port_names(file: &str, cur: &mut Cursor<'_>, g: &mut PortGroup) -> Result<(), ParseError> {
+    for s in cur.string_list("a port name `<node description>/P<port>`")? {
+        let (name, blank) = s.value;
+        if name.contains('/') {
+            g.port_names
+                .push(Spanned::new(port_name(file, &name, blank, s.loc)?, s.loc));
+        } else {
+            g.interfaces.push(Spanned::new(name, s.loc));
+        }
+    }
+    Ok(())
+}
+
+/// `node-type:` values, comma-separated.
+fn node_types(file: &str, cur: &mut Cursor<'_>, g: &mut PortGroup) -> Result<(), ParseError> {
+    loop {
+        let Some(w) = cur.word() else {
+            return Err(cur.unexpected("a node type: CA, SWITCH, ROUTER, SELF or ALL"));
+        };
+        if !g.node_types.add(w.value) {
+            return Err(ParseError::Unexpected {
+                file: file.to_string(),
+                loc: w.loc,
+                found: format!("`{}`", w.value),
+                expected: "a node type: CA, SWITCH, ROUTER, SELF or ALL".to_string(),
+            });
+        }
+        if !cur.eat(',') {
+            return Ok(());
+        }
     }
 }

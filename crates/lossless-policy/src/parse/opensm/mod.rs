@@ -119,6 +119,7 @@ impl<'a> Parser<'a> {
         self.stack.pop();
     }
 
+    /// One line: an item opens or closes, or an attribute of the open item.
     fn line(&mut self, cur: &mut Cursor<'_>) -> Result<(), ParseError> {
         let (state, _) = self.state();
         if state == State::Ulps {
@@ -130,153 +131,59 @@ impl<'a> Parser<'a> {
         let kw = w.value;
         let loc = w.loc;
         match (state, kw) {
-            (State::Top, "port-groups") => {
-                self.open_section(cur, State::PortGroups, SectionKind::PortGroups, loc)
-            }
-            (State::Top, "qos-setup") => {
-                self.open_section(cur, State::QosSetup, SectionKind::QosSetup, loc)
-            }
-            (State::Top, "qos-levels") => {
-                self.open_section(cur, State::Levels, SectionKind::QosLevels, loc)
-            }
-            (State::Top, "qos-match-rules") => {
-                self.open_section(cur, State::Rules, SectionKind::QosMatchRules, loc)
-            }
-            (State::Top, "qos-ulps") => {
-                self.open_section(cur, State::Ulps, SectionKind::QosUlps, loc)
-            }
-            (State::PortGroups, "port-group") => {
-                cur.expect_end()?;
-                self.push(State::PortGroup, loc);
-                self.group = Some(PortGroup {
-                    name: Spanned::new(String::new(), loc),
-                    use_: None,
-                    port_guids: vec![],
-                    port_names: vec![],
-                    interfaces: vec![],
-                    pkeys: vec![],
-                    partitions: vec![],
-                    node_types: NodeTypes::default(),
-                    loc,
-                });
-                self.group_name = None;
-                Ok(())
-            }
-            (State::PortGroups, "end-port-groups") => {
-                cur.expect_end()?;
-                if self.children() == 0 {
-                    return Err(ParseError::Unexpected {
-                        file: self.file.to_string(),
-                        loc,
-                        found: "`end-port-groups`".to_string(),
-                        expected: "port-group (OpenSM requires at least one per port-groups)"
-                            .to_string(),
-                    });
-                }
-                self.pop();
-                Ok(())
-            }
+            (State::Top, _) => self.section_line(cur, kw, loc),
+            (State::PortGroups, "port-group") => self.open_port_group(cur, loc),
+            (State::PortGroups, "end-port-groups") => self.end_port_groups(cur, loc),
             (State::PortGroup, "end-port-group") => self.end_port_group(cur, loc),
             (State::PortGroup, _) => self.port_group_attr(cur, kw, loc),
-            (State::QosSetup, "vlarb-tables") => {
-                cur.expect_end()?;
-                self.push(State::VlarbTables, loc);
-                Ok(())
-            }
-            (State::QosSetup, "sl2vl-tables") => {
-                cur.expect_end()?;
-                self.push(State::Sl2vlTables, loc);
-                Ok(())
-            }
+            (State::QosSetup, "vlarb-tables") => self.open_list(cur, State::VlarbTables, loc),
+            (State::QosSetup, "sl2vl-tables") => self.open_list(cur, State::Sl2vlTables, loc),
             (State::QosSetup, "end-qos-setup")
             | (State::VlarbTables, "end-vlarb-tables")
             | (State::Sl2vlTables, "end-sl2vl-tables")
             | (State::Levels, "end-qos-levels")
-            | (State::Rules, "end-qos-match-rules") => {
-                cur.expect_end()?;
-                self.pop();
-                Ok(())
-            }
-            (State::VlarbTables, "vlarb-scope") => {
-                cur.expect_end()?;
-                self.push(State::VlarbScope, loc);
-                self.vlarb = Some(VlArbScope {
-                    groups: vec![],
-                    across: vec![],
-                    to: PortSet::Unspecified,
-                    high: None,
-                    low: None,
-                    high_limit: None,
-                    loc,
-                });
-                Ok(())
-            }
+            | (State::Rules, "end-qos-match-rules") => self.close_list(cur),
+            (State::VlarbTables, "vlarb-scope") => self.open_vlarb(cur, loc),
             (State::VlarbScope, "end-vlarb-scope") => self.end_vlarb(cur, loc),
             (State::VlarbScope, _) => self.vlarb_attr(cur, kw, loc),
-            (State::Sl2vlTables, "sl2vl-scope") => {
-                cur.expect_end()?;
-                self.push(State::Sl2vlScope, loc);
-                self.sl2vl = Some(Sl2VlScope {
-                    groups: vec![],
-                    across_from: vec![],
-                    across_to: vec![],
-                    from: PortSet::Unspecified,
-                    to: PortSet::Unspecified,
-                    table: [0; 16],
-                    table_loc: loc,
-                    loc,
-                });
-                self.sl2vl_table = false;
-                Ok(())
-            }
+            (State::Sl2vlTables, "sl2vl-scope") => self.open_sl2vl(cur, loc),
             (State::Sl2vlScope, "end-sl2vl-scope") => self.end_sl2vl(cur, loc),
             (State::Sl2vlScope, _) => self.sl2vl_attr(cur, kw, loc),
-            (State::Levels, "qos-level") => {
-                cur.expect_end()?;
-                self.push(State::Level, loc);
-                self.level = Some(QosLevel {
-                    name: Spanned::new(String::new(), loc),
-                    use_: None,
-                    sl: Spanned::new(0, loc),
-                    mtu_limit: None,
-                    rate_limit: None,
-                    packet_life: None,
-                    path_bits: vec![],
-                    pkeys: vec![],
-                    lossless: false,
-                    loc,
-                });
-                self.level_name = None;
-                self.level_sl = None;
-                Ok(())
-            }
+            (State::Levels, "qos-level") => self.open_level(cur, loc),
             (State::Level, "end-qos-level") => self.end_level(cur, loc),
             (State::Level, _) => self.level_attr(cur, kw, loc),
-            (State::Rules, "qos-match-rule") => {
-                cur.expect_end()?;
-                self.push(State::Rule, loc);
-                self.rule = Some(MatchRule {
-                    use_: None,
-                    qos_class: vec![],
-                    source: vec![],
-                    destination: vec![],
-                    service_id: vec![],
-                    pkey: vec![],
-                    level: Spanned::new(String::new(), loc),
-                    loc,
-                });
-                self.rule_level = None;
-                Ok(())
-            }
+            (State::Rules, "qos-match-rule") => self.open_rule(cur, loc),
             (State::Rule, "end-qos-match-rule") => self.end_rule(cur, loc),
             (State::Rule, _) => self.rule_attr(cur, kw, loc),
-            (s, _) => Err(ParseError::Unexpected {
-                file: self.file.to_string(),
-                loc,
-                found: format!("`{kw}`"),
-                expected: s.expected().to_string(),
-            }),
+            (s, _) => Err(self.unknown_attr(s, kw, loc)),
         }
+    }
+
+    /// A line at the top level: only a section may open here.
+    fn section_line(&mut self, cur: &mut Cursor<'_>, kw: &str, loc: Loc) -> Result<(), ParseError> {
+        let (state, kind) = match kw {
+            "port-groups" => (State::PortGroups, SectionKind::PortGroups),
+            "qos-setup" => (State::QosSetup, SectionKind::QosSetup),
+            "qos-levels" => (State::Levels, SectionKind::QosLevels),
+            "qos-match-rules" => (State::Rules, SectionKind::QosMatchRules),
+            "qos-ulps" => (State::Ulps, SectionKind::QosUlps),
+            _ => return Err(self.unknown_attr(State::Top, kw, loc)),
+        };
+        self.open_section(cur, state, kind, loc)
+    }
+
+    /// `vlarb-tables` or `sl2vl-tables`: a list of scopes opens.
+    fn open_list(&mut self, cur: &mut Cursor<'_>, s: State, loc: Loc) -> Result<(), ParseError> {
+        cur.expect_end()?;
+        self.push(s, loc);
+        Ok(())
+    }
+
+    /// The end of a list (or of `qos-setup`) that needs no check of what it held.
+    fn close_list(&mut self, cur: &mut Cursor<'_>) -> Result<(), ParseError> {
+        cur.expect_end()?;
+        self.pop();
+        Ok(())
     }
 
     fn open_section(

@@ -7,6 +7,14 @@ use crate::lexer::Cursor;
 use crate::parse::ParseError;
 
 impl Parser<'_> {
+    pub(super) fn open_rule(&mut self, cur: &mut Cursor<'_>, loc: Loc) -> Result<(), ParseError> {
+        cur.expect_end()?;
+        self.push(State::Rule, loc);
+        self.rule = Some(MatchRule::empty(loc));
+        self.rule_level = None;
+        Ok(())
+    }
+
     pub(super) fn rule_attr(
         &mut self,
         cur: &mut Cursor<'_>,

@@ -4,10 +4,17 @@ use super::state::State;
 use super::Parser;
 use crate::ast::*;
 use crate::lexer::Cursor;
-use crate::parse::values::vl_pairs;
+use crate::parse::values::{merge_sets, port_list, sl2vl_table, vl_pairs};
 use crate::parse::ParseError;
 
 impl Parser<'_> {
+    pub(super) fn open_vlarb(&mut self, cur: &mut Cursor<'_>, loc: Loc) -> Result<(), ParseError> {
+        cur.expect_end()?;
+        self.push(State::VlarbScope, loc);
+        self.vlarb = Some(VlArbScope::empty(loc));
+        Ok(())
+    }
+
     pub(super) fn vlarb_attr(
         &mut self,
         cur: &mut Cursor<'_>,
@@ -77,94 +84,85 @@ impl Parser<'_> {
         Ok(())
     }
 
+    pub(super) fn open_sl2vl(&mut self, cur: &mut Cursor<'_>, loc: Loc) -> Result<(), ParseError> {
+        cur.expect_end()?;
+        self.push(State::Sl2vlScope, loc);
+        self.sl2vl = Some(Sl2VlScope::empty(loc));
+        self.sl2vl_table = false;
+        Ok(())
+    }
+
     pub(super) fn sl2vl_attr(
         &mut self,
         cur: &mut Cursor<'_>,
         kw: &str,
         loc: Loc,
     ) -> Result<(), ParseError> {
-        let file = self.file;
         match kw {
-            "group" | "across" | "across-from" | "across-to" => {
-                self.colon(cur, kw)?;
-                let names = self.names(cur, "a port group name")?;
-                if let Some(s) = self.sl2vl.as_mut() {
-                    match kw {
-                        "group" => s.groups.extend(names),
-                        "across" => {
-                            s.across_from.extend(names.iter().cloned());
-                            s.across_to.extend(names);
-                        }
-                        "across-from" => s.across_from.extend(names),
-                        _ => s.across_to.extend(names),
-                    }
-                }
-            }
-            "from" | "to" => {
-                self.colon(cur, kw)?;
-                let set = if cur.eat('*') {
-                    PortSet::All
-                } else {
-                    let r = cur.ranges(
-                        "`*` or a port number list",
-                        false,
-                        &mut self.policy.octal_numbers,
-                    )?;
-                    if let Some(bad) = r.iter().find(|r| r.hi >= 128) {
-                        return Err(ParseError::OutOfRange {
-                            file: file.to_string(),
-                            loc: bad.loc,
-                            found: bad.hi.to_string(),
-                            expected: format!("a port number below 128 in `{kw}`"),
-                        });
-                    }
-                    PortSet::List(r)
-                };
-                if let Some(s) = self.sl2vl.as_mut() {
-                    let slot = if kw == "from" { &mut s.from } else { &mut s.to };
-                    *slot = match (std::mem::take(slot), set) {
-                        (PortSet::List(mut a), PortSet::List(b)) => {
-                            a.extend(b);
-                            PortSet::List(a)
-                        }
-                        (PortSet::All, _) | (_, PortSet::All) => PortSet::All,
-                        (_, b) => b,
-                    };
-                }
-            }
-            "sl2vl-table" => {
-                self.colon(cur, kw)?;
-                self.seen.once(file, "sl2vl-table", "sl2vl-scope", loc)?;
-                let vals = cur.num_list("a VL (0-15)", &mut self.policy.octal_numbers)?;
-                if vals.len() != 16 {
-                    return Err(ParseError::OutOfRange {
-                        file: file.to_string(),
-                        loc,
-                        found: format!("{} values", vals.len()),
-                        expected: "exactly 16 VLs, one per SL 0-15".to_string(),
-                    });
-                }
-                let mut table = [0u8; 16];
-                for (slot, v) in table.iter_mut().zip(&vals) {
-                    *slot = u8::try_from(v.value)
-                        .ok()
-                        .filter(|v| *v < 16)
-                        .ok_or_else(|| ParseError::OutOfRange {
-                            file: file.to_string(),
-                            loc: v.loc,
-                            found: v.value.to_string(),
-                            expected: "a VL from 0 to 15".to_string(),
-                        })?;
-                }
-                self.sl2vl_table = true;
-                if let Some(s) = self.sl2vl.as_mut() {
-                    s.table = table;
-                    s.table_loc = loc;
-                }
-            }
+            "group" | "across" | "across-from" | "across-to" => self.sl2vl_groups(cur, kw)?,
+            "from" | "to" => self.sl2vl_ports(cur, kw)?,
+            "sl2vl-table" => self.sl2vl_table_attr(cur, kw, loc)?,
             _ => return Err(self.unknown_attr(State::Sl2vlScope, kw, loc)),
         }
         cur.expect_end()
+    }
+
+    /// `group`, `across`, `across-from`, `across-to`: which ports the scope applies to.
+    fn sl2vl_groups(&mut self, cur: &mut Cursor<'_>, kw: &str) -> Result<(), ParseError> {
+        self.colon(cur, kw)?;
+        let names = self.names(cur, "a port group name")?;
+        if let Some(s) = self.sl2vl.as_mut() {
+            match kw {
+                "group" => s.groups.extend(names),
+                "across" => {
+                    s.across_from.extend(names.iter().cloned());
+                    s.across_to.extend(names);
+                }
+                "across-from" => s.across_from.extend(names),
+                _ => s.across_to.extend(names),
+            }
+        }
+        Ok(())
+    }
+
+    /// `from` or `to`: `*` or port numbers below 128, added to what the scope has.
+    fn sl2vl_ports(&mut self, cur: &mut Cursor<'_>, kw: &str) -> Result<(), ParseError> {
+        self.colon(cur, kw)?;
+        let set = if cur.eat('*') {
+            PortSet::All
+        } else {
+            let r = cur.ranges(
+                "`*` or a port number list",
+                false,
+                &mut self.policy.octal_numbers,
+            )?;
+            port_list(self.file, r, &format!("`{kw}`"))?
+        };
+        if let Some(s) = self.sl2vl.as_mut() {
+            let slot = if kw == "from" { &mut s.from } else { &mut s.to };
+            *slot = merge_sets(std::mem::take(slot), set);
+        }
+        Ok(())
+    }
+
+    /// `sl2vl-table`: 16 VLs, once per scope.
+    fn sl2vl_table_attr(
+        &mut self,
+        cur: &mut Cursor<'_>,
+        kw: &str,
+        loc: Loc,
+    ) -> Result<(), ParseError> {
+        self.colon(cur, kw)?;
+        self.seen
+            .once(self.file, "sl2vl-table", "sl2vl-scope", loc)?;
+        let vals = cur.num_list("a VL (0-15)", &mut self.policy.octal_numbers)?;
+        let table = sl2vl_table(self.file, &vals, loc)?;
+        self.sl2vl_table = true;
+        if let Some(s) = self.sl2vl.as_mut() {
+            s.table = table;
+            s.table_loc = loc;
+        }
+        Ok(())
     }
 
     pub(super) fn end_sl2vl(&mut self, cur: &mut Cursor<'_>, loc: Loc) -> Result<(), ParseError> {

@@ -2,10 +2,10 @@
 //! value elements every item uses.
 
 use super::tree::{allowed, norm, Elem, Node};
-use super::{advance, one_line, Errors};
+use super::{advance, one_line, stray_text, Errors};
 use crate::ast::*;
 use crate::lexer::Cursor;
-use crate::parse::values::note_octal;
+use crate::parse::values::{note_octal, port_list};
 use crate::parse::ParseError;
 
 /// The text of a value element: its content and where its first non-blank character is.
@@ -55,12 +55,10 @@ impl<'a> Builder<'a, '_> {
             match c {
                 Node::Elem(x) => v.push(x),
                 Node::Text { text, loc, .. } if !text.trim().is_empty() => {
-                    let first = text.trim_start();
-                    let at = advance(*loc, text.get(..text.len() - first.len()).unwrap_or(""));
-                    let found: String = first.chars().take_while(|c| *c != '\n').take(20).collect();
+                    let (at, found) = stray_text(*loc, text);
                     self.unexpected(
                         at,
-                        format!("text `{}`", found.trim_end()),
+                        found,
                         format!(
                             "an element ({}) or `</{}>`",
                             list_tags(allowed_here),
@@ -328,16 +326,8 @@ impl<'a> Builder<'a, '_> {
             &mut self.policy.octal_numbers,
         );
         let r = self.ok(r)?;
-        if let Some(bad) = r.iter().find(|r| r.hi >= 128) {
-            self.err(ParseError::OutOfRange {
-                file: self.file.to_string(),
-                loc: bad.loc,
-                found: bad.hi.to_string(),
-                expected: format!("a port number below 128 in `<{}>`", e.name),
-            });
-            return None;
-        }
-        Some(PortSet::List(r))
+        let r = port_list(self.file, r, &format!("`<{}>`", e.name));
+        self.ok(r)
     }
 }
 

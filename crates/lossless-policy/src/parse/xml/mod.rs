@@ -147,3 +147,13 @@ fn advance(loc: Loc, text: &str) -> Loc {
         },
     }
 }
+
+/// Text where an element was expected: the place of its first non-blank character, and a
+/// short quote of it for the message.
+fn stray_text(loc: Loc, text: &str) -> (Loc, String) {
+    let first = text.trim_start();
+    let lead = text.len() - first.len();
+    let at = advance(loc, text.get(..lead).unwrap_or(""));
+    let found: String = first.chars().take_while(|c| *c != '\n').take(20).collect();
+    (at, format!("text `{}`", found.trim_end()))
+}

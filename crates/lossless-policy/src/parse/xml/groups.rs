@@ -22,18 +22,7 @@ impl Builder<'_, '_> {
     }
 
     pub(super) fn port_group(&mut self, e: &Elem) {
-        let file = self.file;
-        let mut g = PortGroup {
-            name: Spanned::new(String::new(), e.loc),
-            use_: None,
-            port_guids: vec![],
-            port_names: vec![],
-            interfaces: vec![],
-            pkeys: vec![],
-            partitions: vec![],
-            node_types: NodeTypes::default(),
-            loc: e.loc,
-        };
+        let mut g = PortGroup::empty(e.loc);
         let mut name = None;
         let mut seen = Once::default();
         let mut ok = true;
@@ -57,42 +46,9 @@ impl Builder<'_, '_> {
                         None => ok = false,
                     }
                 }
-                "port-name" => {
-                    for s in self.names(c, "a port name `<node description>/P<port>`") {
-                        if s.value.contains('/') {
-                            match port_name(file, &s.value, false, s.loc) {
-                                Ok(p) => g.port_names.push(Spanned::new(p, s.loc)),
-                                Err(err) => {
-                                    self.err(err);
-                                    ok = false;
-                                }
-                            }
-                        } else {
-                            g.interfaces.push(s);
-                        }
-                    }
-                }
+                "port-name" => ok &= self.port_names(c, &mut g),
                 "partition" => g.partitions.extend(self.names(c, "a partition name")),
-                "node-type" => {
-                    if let Some(v) = self.value(c, "node types") {
-                        for s in split_list(&v) {
-                            // The seed also writes HCA for CA.
-                            let name = if s.value.eq_ignore_ascii_case("HCA") {
-                                "CA"
-                            } else {
-                                s.value.as_str()
-                            };
-                            if !g.node_types.add(name) {
-                                self.unexpected(
-                                    s.loc,
-                                    format!("`{}`", s.value),
-                                    "a node type: CA (or HCA), SWITCH, ROUTER, SELF or ALL",
-                                );
-                                ok = false;
-                            }
-                        }
-                    }
-                }
+                "node-type" => ok &= self.node_types(c, &mut g),
                 _ => self.not_allowed(e, c),
             }
         }
@@ -105,5 +61,50 @@ impl Builder<'_, '_> {
             }
             None => self.missing(e, "`<name>`"),
         }
+    }
+
+    /// `<port-name>`: `<node description>/P<port>` names an InfiniBand port, a name without
+    /// a `/` an Ethernet interface. Every name is read; false when one was wrong.
+    fn port_names(&mut self, c: &Elem, g: &mut PortGroup) -> bool {
+        let mut ok = true;
+        for s in self.names(c, "a port name `<node description>/P<port>`") {
+            if !s.value.contains('/') {
+                g.interfaces.push(s);
+                continue;
+            }
+            match port_name(self.file, &s.value, false, s.loc) {
+                Ok(p) => g.port_names.push(Spanned::new(p, s.loc)),
+                Err(err) => {
+                    self.err(err);
+                    ok = false;
+                }
+            }
+        }
+        ok
+    }
+
+    /// `<node-type>`: a list of node types. Every one is read; false when one was wrong.
+    fn node_types(&mut self, c: &Elem, g: &mut PortGroup) -> bool {
+        let Some(v) = self.value(c, "node types") else {
+            return true;
+        };
+        let mut ok = true;
+        for s in split_list(&v) {
+            // The seed also writes HCA for CA.
+            let name = if s.value.eq_ignore_ascii_case("HCA") {
+                "CA"
+            } else {
+                s.value.as_str()
+            };
+            if !g.node_types.add(name) {
+                self.unexpected(
+                    s.loc,
+                    format!("`{}`", s.value),
+                    "a node type: CA (or HCA), SWITCH, ROUTER, SELF or ALL",
+                );
+                ok = false;
+            }
+        }
+        ok
     }
 }

@@ -7,16 +7,7 @@ use crate::parse::opensm::{parse_ulp, Ulp};
 
 impl Builder<'_, '_> {
     pub(super) fn rule(&mut self, e: &Elem) {
-        let mut r = MatchRule {
-            use_: None,
-            qos_class: vec![],
-            source: vec![],
-            destination: vec![],
-            service_id: vec![],
-            pkey: vec![],
-            level: Spanned::new(String::new(), e.loc),
-            loc: e.loc,
-        };
+        let mut r = MatchRule::empty(e.loc);
         let mut level = None;
         let mut ok = true;
         let mut seen = Once::default();

@@ -3,8 +3,7 @@
 use super::build::{Builder, Once};
 use super::tree::{norm, Elem};
 use crate::ast::*;
-use crate::parse::values::{merge_sets, vl_pairs};
-use crate::parse::ParseError;
+use crate::parse::values::{merge_sets, sl2vl_table, vl_pairs};
 
 impl Builder<'_, '_> {
     pub(super) fn qos_setup(&mut self, e: &Elem) {
@@ -26,16 +25,7 @@ impl Builder<'_, '_> {
     }
 
     pub(super) fn sl2vl_scope(&mut self, e: &Elem) {
-        let mut s = Sl2VlScope {
-            groups: vec![],
-            across_from: vec![],
-            across_to: vec![],
-            from: PortSet::Unspecified,
-            to: PortSet::Unspecified,
-            table: [0; 16],
-            table_loc: e.loc,
-            loc: e.loc,
-        };
+        let mut s = Sl2VlScope::empty(e.loc);
         let mut table = false;
         let mut ok = true;
         let mut seen = Once::default();
@@ -61,7 +51,7 @@ impl Builder<'_, '_> {
                     if !self.once(&mut seen, e, c) {
                         continue;
                     }
-                    match self.sl2vl_table(c) {
+                    match self.sl2vl_table_elem(c) {
                         Some(t) => {
                             s.table = t;
                             s.table_loc = c.loc;
@@ -86,48 +76,17 @@ impl Builder<'_, '_> {
         }
     }
 
-    pub(super) fn sl2vl_table(&mut self, e: &Elem) -> Option<[u8; 16]> {
+    fn sl2vl_table_elem(&mut self, e: &Elem) -> Option<[u8; 16]> {
         let v = self.value(e, "16 VLs")?;
         let mut cur = self.cursor(&v);
         let r = cur.num_list("a VL (0-15)", &mut self.policy.octal_numbers);
         let vals = self.ok(r)?;
-        if vals.len() != 16 {
-            self.err(ParseError::OutOfRange {
-                file: self.file.to_string(),
-                loc: v.loc,
-                found: format!("{} values", vals.len()),
-                expected: "exactly 16 VLs, one per SL 0-15".to_string(),
-            });
-            return None;
-        }
-        let mut table = [0u8; 16];
-        for (slot, x) in table.iter_mut().zip(&vals) {
-            match u8::try_from(x.value).ok().filter(|v| *v < 16) {
-                Some(vl) => *slot = vl,
-                None => {
-                    self.err(ParseError::OutOfRange {
-                        file: self.file.to_string(),
-                        loc: x.loc,
-                        found: x.value.to_string(),
-                        expected: "a VL from 0 to 15".to_string(),
-                    });
-                    return None;
-                }
-            }
-        }
-        Some(table)
+        let table = sl2vl_table(self.file, &vals, v.loc);
+        self.ok(table)
     }
 
     pub(super) fn vlarb_scope(&mut self, e: &Elem) {
-        let mut s = VlArbScope {
-            groups: vec![],
-            across: vec![],
-            to: PortSet::Unspecified,
-            high: None,
-            low: None,
-            high_limit: None,
-            loc: e.loc,
-        };
+        let mut s = VlArbScope::empty(e.loc);
         let mut ok = true;
         let mut seen = Once::default();
         for c in self.elems(e) {
@@ -144,19 +103,11 @@ impl Builder<'_, '_> {
                     Some(set) => s.to = merge_sets(std::mem::take(&mut s.to), set),
                     None => ok = false,
                 },
-                "vlarb-high" | "vlarb-low" => {
-                    let Some(v) = self.value(c, "VL:weight pairs") else {
-                        ok = false;
-                        continue;
-                    };
-                    let mut cur = self.cursor(&v);
-                    let r = vl_pairs(&mut cur, &mut self.policy.octal_numbers);
-                    match self.ok(r) {
-                        Some(p) if n == "vlarb-high" => s.high = Some(p),
-                        Some(p) => s.low = Some(p),
-                        None => ok = false,
-                    }
-                }
+                "vlarb-high" | "vlarb-low" => match self.vl_weights(c) {
+                    Some(p) if n == "vlarb-high" => s.high = Some(p),
+                    Some(p) => s.low = Some(p),
+                    None => ok = false,
+                },
                 "vl-high-limit" => match self.number(c, "the VL high limit") {
                     Some((n, loc, _)) => s.high_limit = Some(Spanned::new(n, loc)),
                     None => ok = false,
@@ -171,5 +122,13 @@ impl Builder<'_, '_> {
         if ok {
             self.policy.vlarb_scopes.push(s);
         }
+    }
+
+    /// `<vlarb-high>` or `<vlarb-low>`: VL:weight pairs.
+    fn vl_weights(&mut self, e: &Elem) -> Option<Vec<VlWeight>> {
+        let v = self.value(e, "VL:weight pairs")?;
+        let mut cur = self.cursor(&v);
+        let r = vl_pairs(&mut cur, &mut self.policy.octal_numbers);
+        self.ok(r)
     }
 }

@@ -3,10 +3,10 @@
 //! Errors are what makes OpenSM reject the file (or what we refuse where OpenSM is silently
 //! wrong); warnings are what OpenSM accepts but almost certainly is not what was meant.
 
-use crate::ast::{Loc, NumRange, Policy, UlpKind};
+use crate::ast::{Loc, NameIndex, NumRange, Policy, PortGroup, Spanned, UlpKind};
 use crate::bind::{bind, Bound};
 use crate::compile::{compile, OsmQos};
-use crate::fabric::Fabric;
+use crate::fabric::{Fabric, PortRef};
 use crate::partitions::Partitions;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
@@ -99,7 +99,7 @@ pub fn check(
     fabric: Option<(&Fabric, &Partitions, &OsmQos)>,
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    let mut d = |severity, code, loc, message: String| {
+    let mut d = |severity: Severity, code: &'static str, loc: Loc, message: String| {
         out.push(Diagnostic {
             severity,
             code,
@@ -108,13 +108,37 @@ pub fn check(
             message,
         })
     };
-    use Severity::{Error, Warning};
-    // Names defined twice: OpenSM silently uses the first.
+    duplicate_names(policy, &mut d);
+    if policy.level("default").is_some() {
+        if let Some(u) = &policy.ulp_default {
+            d(Severity::Warning, "ulp-default-ignored", u.loc, "qos-ulps `default` is ignored: a QoS level named DEFAULT exists and takes precedence".into());
+        }
+    }
+    parser_notes(policy, &mut d);
+    port_name_blanks(policy, &mut d);
+    source_target_both(policy, &mut d);
+    reversed_ranges(policy, &mut d);
+    unknown_names(policy, &mut d);
+    vlarb_scopes(policy, &mut d);
+    no_default_level(policy, &mut d);
+    unused_levels(policy, &mut d);
+    unused_groups(policy, &mut d);
+    match fabric {
+        Some((fabric, parts, osm)) => {
+            with_fabric(file, policy, fabric, parts, osm, &mut d);
+        }
+        None => shadowing_without_fabric(policy, &mut d),
+    }
+    out
+}
+
+/// Names defined twice: OpenSM silently uses the first.
+fn duplicate_names(policy: &Policy, d: &mut Emit<'_>) {
     let mut seen: HashMap<String, Loc> = HashMap::new();
     for g in &policy.port_groups {
         let k = g.name.value.to_ascii_lowercase();
         if let Some(first) = seen.get(&k) {
-            d(Warning, "duplicate-group", g.name.loc, format!("port group `{}` is already defined at {first}; OpenSM uses the first and ignores this one (names are case-insensitive)", g.name.value));
+            d(Severity::Warning, "duplicate-group", g.name.loc, format!("port group `{}` is already defined at {first}; OpenSM uses the first and ignores this one (names are case-insensitive)", g.name.value));
         } else {
             seen.insert(k, g.name.loc);
         }
@@ -123,19 +147,18 @@ pub fn check(
     for l in &policy.levels {
         let k = l.name.value.to_ascii_lowercase();
         if let Some(first) = seen.get(&k) {
-            d(Warning, "duplicate-level", l.name.loc, format!("QoS level `{}` is already defined at {first}; OpenSM uses the first and ignores this one", l.name.value));
+            d(Severity::Warning, "duplicate-level", l.name.loc, format!("QoS level `{}` is already defined at {first}; OpenSM uses the first and ignores this one", l.name.value));
         } else {
             seen.insert(k, l.name.loc);
         }
     }
-    if policy.level("default").is_some() {
-        if let Some(u) = &policy.ulp_default {
-            d(Warning, "ulp-default-ignored", u.loc, "qos-ulps `default` is ignored: a QoS level named DEFAULT exists and takes precedence".into());
-        }
-    }
+}
+
+/// What the parser noted: octal numbers and this tool's extensions.
+fn parser_notes(policy: &Policy, d: &mut Emit<'_>) {
     for o in &policy.octal_numbers {
         d(
-            Warning,
+            Severity::Warning,
             "octal-number",
             o.loc,
             format!(
@@ -146,7 +169,7 @@ pub fn check(
     }
     for x in &policy.extensions {
         d(
-            Warning,
+            Severity::Warning,
             "extension",
             x.loc,
             format!(
@@ -157,14 +180,29 @@ pub fn check(
             ),
         );
     }
+}
+
+fn port_name_blanks(policy: &Policy, d: &mut Emit<'_>) {
+    for pn in policy.port_groups.iter().flat_map(|g| &g.port_names) {
+        if pn.value.had_blank {
+            d(Severity::Warning, "port-name-blank", pn.loc, format!("OpenSM drops unquoted blanks, so it looks up node `{}`; put the port name in double quotes to keep them", pn.value.node_desc));
+        }
+    }
+}
+
+fn source_target_both(policy: &Policy, d: &mut Emit<'_>) {
+    for u in &policy.ulps {
+        if u.kind == UlpKind::AnySourceTargetGuid {
+            d(Severity::Warning, "source-target-both", u.loc, "`any, source-target-port-guid` matches only when BOTH source and destination are in the list (OpenSM's code, despite its documentation saying either)".into());
+        }
+    }
+}
+
+/// Ranges written high-low, in file order of the items that hold them.
+fn reversed_ranges(policy: &Policy, d: &mut Emit<'_>) {
     let mut ranges: Vec<&NumRange> = Vec::new();
     for g in &policy.port_groups {
         ranges.extend(g.port_guids.iter().chain(&g.pkeys));
-        for pn in &g.port_names {
-            if pn.value.had_blank {
-                d(Warning, "port-name-blank", pn.loc, format!("OpenSM drops unquoted blanks, so it looks up node `{}`; put the port name in double quotes to keep them", pn.value.node_desc));
-            }
-        }
     }
     for l in &policy.levels {
         ranges.extend(l.pkeys.iter().chain(&l.path_bits));
@@ -180,9 +218,6 @@ pub fn check(
                 .chain(&u.source_guids)
                 .chain(&u.dest_guids),
         );
-        if u.kind == UlpKind::AnySourceTargetGuid {
-            d(Warning, "source-target-both", u.loc, "`any, source-target-port-guid` matches only when BOTH source and destination are in the list (OpenSM's code, despite its documentation saying either)".into());
-        }
     }
     for s in &policy.sl2vl_scopes {
         for set in [&s.from, &s.to] {
@@ -194,18 +229,22 @@ pub fn check(
     for r in ranges {
         if r.reversed {
             d(
-                Warning,
+                Severity::Warning,
                 "reversed-range",
                 r.loc,
                 format!("range written high-low; read as {:#x}-{:#x}", r.lo, r.hi),
             );
         }
     }
+}
+
+/// Levels and groups that rules and SL2VL scopes name but nobody defines.
+fn unknown_names(policy: &Policy, d: &mut Emit<'_>) {
     let names = policy.names();
     for r in &policy.rules {
         if names.level(&r.level.value).is_none() {
             d(
-                Error,
+                Severity::Error,
                 "unknown-level",
                 r.level.loc,
                 format!(
@@ -217,7 +256,7 @@ pub fn check(
         for g in r.source.iter().chain(&r.destination) {
             if names.group(&g.value).is_none() {
                 d(
-                    Error,
+                    Severity::Error,
                     "unknown-group",
                     g.loc,
                     format!(
@@ -229,39 +268,47 @@ pub fn check(
         }
     }
     for s in &policy.sl2vl_scopes {
-        for g in s.groups.iter().chain(&s.across_from).chain(&s.across_to) {
-            if names.group(&g.value).is_none() {
-                d(
-                    Error,
-                    "unknown-group",
-                    g.loc,
-                    format!("no port group named `{}`", g.value),
-                );
-            }
+        unknown_scope_groups(
+            &names,
+            s.groups.iter().chain(&s.across_from).chain(&s.across_to),
+            d,
+        );
+    }
+}
+
+fn unknown_scope_groups<'p>(
+    names: &NameIndex,
+    groups: impl Iterator<Item = &'p Spanned<String>>,
+    d: &mut Emit<'_>,
+) {
+    for g in groups {
+        if names.group(&g.value).is_none() {
+            d(
+                Severity::Error,
+                "unknown-group",
+                g.loc,
+                format!("no port group named `{}`", g.value),
+            );
         }
     }
+}
+
+/// Each VLArb scope: the groups it names, then its VL:weight pairs.
+fn vlarb_scopes(policy: &Policy, d: &mut Emit<'_>) {
+    let names = policy.names();
     for s in &policy.vlarb_scopes {
-        for g in s.groups.iter().chain(&s.across) {
-            if names.group(&g.value).is_none() {
-                d(
-                    Error,
-                    "unknown-group",
-                    g.loc,
-                    format!("no port group named `{}`", g.value),
-                );
-            }
-        }
+        unknown_scope_groups(&names, s.groups.iter().chain(&s.across), d);
         for w in s.high.iter().chain(&s.low).flatten() {
             if w.vl > 15 || w.weight > 255 {
                 d(
-                    Error,
+                    Severity::Error,
                     "vlarb-value",
                     w.loc,
                     format!("`{}:{}`: VL must be 0-15 and weight 0-255", w.vl, w.weight),
                 );
             } else if w.vl == 15 {
                 d(
-                    Warning,
+                    Severity::Warning,
                     "vlarb-vl15",
                     w.loc,
                     "VL15 in a VLArb table is never arbitrated (management traffic)".into(),
@@ -269,14 +316,19 @@ pub fn check(
             }
         }
     }
+}
+
+fn no_default_level(policy: &Policy, d: &mut Emit<'_>) {
     if policy.level("default").is_none() && policy.ulp_default.is_none() {
         let loc = policy
             .sections
             .first()
             .map_or(Loc { line: 1, col: 1 }, |s| s.1);
-        d(Error, "no-default-level", loc, "no QoS level named DEFAULT and no `default` in qos-ulps (OpenSM rejects the whole policy)".into());
+        d(Severity::Error, "no-default-level", loc, "no QoS level named DEFAULT and no `default` in qos-ulps (OpenSM rejects the whole policy)".into());
     }
-    // Unused definitions.
+}
+
+fn unused_levels(policy: &Policy, d: &mut Emit<'_>) {
     let mut used_levels: HashSet<String> = policy
         .rules
         .iter()
@@ -286,13 +338,16 @@ pub fn check(
     for l in &policy.levels {
         if !used_levels.contains(&l.name.value.to_ascii_lowercase()) {
             d(
-                Warning,
+                Severity::Warning,
                 "unused-level",
                 l.name.loc,
                 format!("QoS level `{}` is not used by any rule", l.name.value),
             );
         }
     }
+}
+
+fn unused_groups(policy: &Policy, d: &mut Emit<'_>) {
     let used_groups: HashSet<String> = policy
         .rules
         .iter()
@@ -314,7 +369,7 @@ pub fn check(
     for g in &policy.port_groups {
         if !used_groups.contains(&g.name.value.to_ascii_lowercase()) {
             d(
-                Warning,
+                Severity::Warning,
                 "unused-group",
                 g.name.loc,
                 format!(
@@ -324,125 +379,31 @@ pub fn check(
             );
         }
     }
-    // Fabric-dependent checks.
-    let Some((fabric, parts, osm)) = fabric else {
-        shadowing_without_fabric(policy, &mut d);
-        return out;
-    };
-    let bound: Option<Bound> = match bind(file, policy, fabric, parts) {
-        Ok(b) => Some(b),
-        Err(e) => {
-            let loc = match &e {
-                crate::bind::BindError::NoDefaultLevel { loc, .. }
-                | crate::bind::BindError::UnknownLevel { loc, .. }
-                | crate::bind::BindError::UnknownGroup { loc, .. }
-                | crate::bind::BindError::PortOutOfRange { loc, .. }
-                | crate::bind::BindError::IpoibPartition { loc, .. } => *loc,
-            };
-            let dup = matches!(
-                e,
-                crate::bind::BindError::NoDefaultLevel { .. }
-                    | crate::bind::BindError::UnknownLevel { .. }
-                    | crate::bind::BindError::UnknownGroup { .. }
-            );
-            if !dup {
-                let msg = e.to_string();
-                let msg = msg.split_once(": ").map_or(msg.clone(), |(_, m)| {
-                    m.split_once(": ")
-                        .map_or(m.to_string(), |(_, m)| m.to_string())
-                });
-                d(Error, "fabric", loc, msg);
-            }
-            None
-        }
-    };
+}
+
+/// The checks that need the fabric: binding, lookups of what groups name, then (when the
+/// policy binds) empty groups, shadowed rules and the compiled tables' own checks.
+fn with_fabric(
+    file: &str,
+    policy: &Policy,
+    fabric: &Fabric,
+    parts: &Partitions,
+    osm: &OsmQos,
+    d: &mut Emit<'_>,
+) {
+    let bound = bind_errors(file, policy, fabric, parts, d);
     let ends = fabric.end_ports();
     let by_guid = fabric.end_ports_by_guid();
     for g in &policy.port_groups {
-        for r in &g.port_guids {
-            if crate::bind::guids_in(&by_guid, r).next().is_none() {
-                d(
-                    Warning,
-                    "guid-not-found",
-                    r.loc,
-                    format!(
-                        "no port of the fabric has GUID {:#x}{}",
-                        r.lo,
-                        if r.hi != r.lo {
-                            format!("-{:#x}", r.hi)
-                        } else {
-                            String::new()
-                        }
-                    ),
-                );
-            }
-        }
-        for pn in &g.port_names {
-            if fabric.by_desc(&pn.value.node_desc).is_none() {
-                d(Warning, "node-not-found", pn.loc, format!("no node described `{}` in the fabric; OpenSM ignores this port name without a word", pn.value.node_desc));
-            }
-        }
-        for i in &g.interfaces {
-            d(
-                Warning,
-                "interface-name",
-                i.loc,
-                format!(
-                    "port name `{}` has no `/P<port>`: OpenSM finds no InfiniBand port by it and \
-                     ignores it; `compile --ethernet` reads it as an interface name",
-                    i.value
-                ),
-            );
-        }
-        for p in &g.partitions {
-            if parts.by_name(&p.value).is_none() {
-                d(
-                    Warning,
-                    "partition-not-found",
-                    p.loc,
-                    format!(
-                        "no partition named `{}` (partition names are case-sensitive)",
-                        p.value
-                    ),
-                );
-            }
-        }
-        for r in &g.pkeys {
-            if !parts.by_pkey.keys().any(|k| r.contains(u64::from(*k))) {
-                d(
-                    Warning,
-                    "pkey-not-found",
-                    r.loc,
-                    format!("no partition with P_Key {:#06x} (OpenSM ERR AC02)", r.lo),
-                );
-            }
-        }
+        group_lookups(g, fabric, &by_guid, parts, d);
     }
-    for r in &policy.rules {
-        for pk in &r.pkey {
-            if !parts
-                .by_pkey
-                .keys()
-                .any(|k| pk.contains(u64::from(*k & 0x7fff)))
-            {
-                d(
-                    Warning,
-                    "pkey-not-found",
-                    pk.loc,
-                    format!(
-                        "no partition with P_Key {:#06x} (OpenSM ERR AC14)",
-                        pk.lo & 0x7fff
-                    ),
-                );
-            }
-        }
-    }
-    let Some(b) = bound else { return out };
+    rule_pkeys(policy, parts, d);
+    let Some(b) = bound else { return };
     for (gi, g) in policy.port_groups.iter().enumerate() {
         if let Some(bg) = b.groups.get(gi) {
             if bg.is_empty_in(fabric, &ends) {
                 d(
-                    Warning,
+                    Severity::Warning,
                     "empty-group",
                     g.name.loc,
                     format!(
@@ -453,17 +414,143 @@ pub fn check(
             }
         }
     }
-    shadowing(&b, fabric, &ends, &mut d);
+    shadowing(&b, fabric, &ends, d);
     let (_, diags) = compile(fabric, osm, Some(policy), Some(&b));
     for x in diags {
+        let severity = if x.warning {
+            Severity::Warning
+        } else {
+            Severity::Error
+        };
+        d(severity, "fabric-setup", x.loc, x.message);
+    }
+}
+
+/// Bind the policy; a failure is reported unless an earlier check already said the same.
+fn bind_errors(
+    file: &str,
+    policy: &Policy,
+    fabric: &Fabric,
+    parts: &Partitions,
+    d: &mut Emit<'_>,
+) -> Option<Bound> {
+    use crate::bind::BindError;
+    let e = match bind(file, policy, fabric, parts) {
+        Ok(b) => return Some(b),
+        Err(e) => e,
+    };
+    let loc = match &e {
+        BindError::NoDefaultLevel { loc, .. }
+        | BindError::UnknownLevel { loc, .. }
+        | BindError::UnknownGroup { loc, .. }
+        | BindError::PortOutOfRange { loc, .. }
+        | BindError::IpoibPartition { loc, .. } => *loc,
+    };
+    let dup = matches!(
+        e,
+        BindError::NoDefaultLevel { .. }
+            | BindError::UnknownLevel { .. }
+            | BindError::UnknownGroup { .. }
+    );
+    if !dup {
+        // The message without its `file:loc: ` prefix.
+        let msg = e.to_string();
+        let msg = msg.split_once(": ").map_or(msg.clone(), |(_, m)| {
+            m.split_once(": ")
+                .map_or(m.to_string(), |(_, m)| m.to_string())
+        });
+        d(Severity::Error, "fabric", loc, msg);
+    }
+    None
+}
+
+/// What one port group names that the fabric or the partitions do not have.
+fn group_lookups(
+    g: &PortGroup,
+    fabric: &Fabric,
+    by_guid: &[(u64, PortRef)],
+    parts: &Partitions,
+    d: &mut Emit<'_>,
+) {
+    for r in &g.port_guids {
+        if crate::bind::guids_in(by_guid, r).next().is_none() {
+            d(
+                Severity::Warning,
+                "guid-not-found",
+                r.loc,
+                format!(
+                    "no port of the fabric has GUID {:#x}{}",
+                    r.lo,
+                    if r.hi != r.lo {
+                        format!("-{:#x}", r.hi)
+                    } else {
+                        String::new()
+                    }
+                ),
+            );
+        }
+    }
+    for pn in &g.port_names {
+        if fabric.by_desc(&pn.value.node_desc).is_none() {
+            d(Severity::Warning, "node-not-found", pn.loc, format!("no node described `{}` in the fabric; OpenSM ignores this port name without a word", pn.value.node_desc));
+        }
+    }
+    for i in &g.interfaces {
         d(
-            if x.warning { Warning } else { Error },
-            "fabric-setup",
-            x.loc,
-            x.message,
+            Severity::Warning,
+            "interface-name",
+            i.loc,
+            format!(
+                "port name `{}` has no `/P<port>`: OpenSM finds no InfiniBand port by it and \
+                 ignores it; `compile --ethernet` reads it as an interface name",
+                i.value
+            ),
         );
     }
-    out
+    for p in &g.partitions {
+        if parts.by_name(&p.value).is_none() {
+            d(
+                Severity::Warning,
+                "partition-not-found",
+                p.loc,
+                format!(
+                    "no partition named `{}` (partition names are case-sensitive)",
+                    p.value
+                ),
+            );
+        }
+    }
+    for r in &g.pkeys {
+        if !parts.by_pkey.keys().any(|k| r.contains(u64::from(*k))) {
+            d(
+                Severity::Warning,
+                "pkey-not-found",
+                r.loc,
+                format!("no partition with P_Key {:#06x} (OpenSM ERR AC02)", r.lo),
+            );
+        }
+    }
+}
+
+/// P_Keys rules test that no partition has.
+fn rule_pkeys(policy: &Policy, parts: &Partitions, d: &mut Emit<'_>) {
+    for pk in policy.rules.iter().flat_map(|r| &r.pkey) {
+        if !parts
+            .by_pkey
+            .keys()
+            .any(|k| pk.contains(u64::from(*k & 0x7fff)))
+        {
+            d(
+                Severity::Warning,
+                "pkey-not-found",
+                pk.loc,
+                format!(
+                    "no partition with P_Key {:#06x} (OpenSM ERR AC14)",
+                    pk.lo & 0x7fff
+                ),
+            );
+        }
+    }
 }
 
 /// A set of end ports, `None` meaning any port.

@@ -2,10 +2,11 @@
 //! take the most restrictive MTU and rate, drop SLs that hit VL15, apply the QoS level the
 //! request matches, pick the P_Key and the SL.
 
-use crate::bind::{Bound, Origin};
+use crate::ast::NumRange;
+use crate::bind::{Bound, Level, Origin};
 use crate::compile::{OsmQos, Sl2Vl, TableSource};
 use crate::fabric::lft::Lfts;
-use crate::fabric::{compare_rates, mtu_bytes, rate_gbps, Fabric, NodeKind, PortRef};
+use crate::fabric::{compare_rates, mtu_bytes, rate_gbps, Fabric, NodeKind, Port, PortRef};
 use crate::matcher::{scan, test_rule, Engine, Miss, Request};
 use crate::partitions::Partitions;
 use crate::route::Router;
@@ -29,37 +30,10 @@ pub enum NodeError {
 /// optional `/P<port>`.
 pub fn find_node(fabric: &Fabric, s: &str) -> Result<PortRef, NodeError> {
     let s = s.trim();
-    if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        if let Ok(g) = u64::from_str_radix(h, 16) {
-            return fabric.by_guid(g).ok_or_else(|| NodeError::NotFound {
-                found: s.into(),
-                expected: "a port or node GUID of the fabric".into(),
-            });
-        }
+    if let Some(found) = by_number(fabric, s) {
+        return found;
     }
-    if !s.is_empty() && s.chars().all(|c| c.is_ascii_digit()) {
-        if let Some(r) = s.parse::<u16>().ok().and_then(|l| fabric.by_lid(l)) {
-            return Ok(r);
-        }
-        if fabric.by_desc(s).is_none() {
-            return Err(NodeError::NotFound {
-                found: s.into(),
-                expected:
-                    "a LID the fabric dump lists (ibsim net files have none: use the node name)"
-                        .into(),
-            });
-        }
-    }
-    let (desc, port) = match s.rsplit_once('/') {
-        Some((d, p))
-            if (p.starts_with('P') || p.starts_with('p'))
-                && p.len() > 1
-                && p[1..].chars().all(|c| c.is_ascii_digit()) =>
-        {
-            (d, p[1..].parse::<u8>().ok())
-        }
-        _ => (s, None),
-    };
+    let (desc, port) = split_port(s);
     let Some(ni) = fabric.by_desc(desc) else {
         let names: Vec<&str> = fabric
             .nodes
@@ -75,6 +49,53 @@ pub fn find_node(fabric: &Fabric, s: &str) -> Result<PortRef, NodeError> {
             ),
         });
     };
+    port_of(fabric, ni, desc, port)
+}
+
+/// `s` as a GUID (`0x...`) or a LID (all digits); `None` when it is neither, or is digits
+/// that are no LID but a node's description.
+fn by_number(fabric: &Fabric, s: &str) -> Option<Result<PortRef, NodeError>> {
+    if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        if let Ok(g) = u64::from_str_radix(h, 16) {
+            return Some(fabric.by_guid(g).ok_or_else(|| NodeError::NotFound {
+                found: s.into(),
+                expected: "a port or node GUID of the fabric".into(),
+            }));
+        }
+    }
+    if !s.is_empty() && s.chars().all(|c| c.is_ascii_digit()) {
+        if let Some(r) = s.parse::<u16>().ok().and_then(|l| fabric.by_lid(l)) {
+            return Some(Ok(r));
+        }
+        if fabric.by_desc(s).is_none() {
+            return Some(Err(NodeError::NotFound {
+                found: s.into(),
+                expected:
+                    "a LID the fabric dump lists (ibsim net files have none: use the node name)"
+                        .into(),
+            }));
+        }
+    }
+    None
+}
+
+/// `<description>/P<port>` split in two; no port when there is no `/P<digits>` suffix.
+fn split_port(s: &str) -> (&str, Option<u8>) {
+    match s.rsplit_once('/') {
+        Some((d, p))
+            if (p.starts_with('P') || p.starts_with('p'))
+                && p.len() > 1
+                && p[1..].chars().all(|c| c.is_ascii_digit()) =>
+        {
+            (d, p[1..].parse::<u8>().ok())
+        }
+        _ => (s, None),
+    }
+}
+
+/// The end port of node `ni` a query means: port 0 of a switch, else the given port or the
+/// first connected one.
+fn port_of(fabric: &Fabric, ni: usize, desc: &str, port: Option<u8>) -> Result<PortRef, NodeError> {
     let node = &fabric.nodes[ni];
     let ports = || {
         node.ports
@@ -289,12 +310,6 @@ impl<'a> Resolver<'a> {
         let f = self.fabric;
         let src = f.base_port(q.src);
         let dst = f.base_port(q.dst);
-        let no = |reason: String, code: Option<&'static str>| NoPath {
-            reason,
-            opensm_code: code,
-            level: None,
-            matched: None,
-        };
         let src_tbl = self.parts.port_table(src);
         let dst_tbl = self.parts.port_table(dst);
         if src != dst
@@ -302,11 +317,54 @@ impl<'a> Resolver<'a> {
             && !dst_tbl.is_empty()
             && common_pkey(&src_tbl, &dst_tbl).is_none()
         {
-            return Err(no(
+            return Err(refused(
                 format!("{} and {} share no partition", f.label(src), f.label(dst)),
                 None,
             ));
         }
+        let mut route = self.walk(src, dst)?;
+        // QoS level.
+        let matched = self.matched(q);
+        let level = self.level_of(&matched);
+        let choice = Choice { level, matched };
+        route.apply_level(&choice)?;
+        let packet_life = if src == dst {
+            0
+        } else {
+            level
+                .and_then(|l| l.packet_life)
+                .unwrap_or(self.osm.subnet_timeout)
+        };
+        let ends = Ends {
+            src,
+            dst,
+            src_tbl: &src_tbl,
+            dst_tbl: &dst_tbl,
+        };
+        let pkey = self.choose_pkey(q, &ends, &choice)?;
+        let sl = self.choose_sl(q, pkey, &route, &choice)?;
+        Ok(Path {
+            level: level.map(|l| l.name.clone()),
+            matched: choice.matched,
+            sl,
+            mtu: route.mtu,
+            rate: route.rate,
+            mtu_limit: level.and_then(|l| l.mtu_limit),
+            rate_limit: level.and_then(|l| l.rate_limit),
+            packet_life,
+            path_bits: level
+                .map(|l| l.path_bits.iter().map(|r| (r.lo, r.hi)).collect())
+                .unwrap_or_default(),
+            pkey,
+            hops: route.hops,
+            routing: self.routing(),
+        })
+    }
+
+    /// The route from `src` to `dst`, hop by hop, as OpenSM's SA walks it: the MTU and rate
+    /// every port on it allows, and the SLs no SL2VL table on it sends to VL15.
+    fn walk(&self, src: PortRef, dst: PortRef) -> Result<Route, NoPath> {
+        let f = self.fabric;
         let policy = self.policy.map(|(p, _)| p);
         let bound = self.policy.map(|(_, b)| b);
         let sl2vl = Sl2Vl::new(f, self.osm, policy, bound);
@@ -315,7 +373,7 @@ impl<'a> Resolver<'a> {
             None => Router::new(f, dst),
         };
         if let Some((l, None)) = router.lft() {
-            return Err(no(
+            return Err(refused(
                 format!(
                     "no LID known for {}: {} has no destination column (dumped with -n?) and the \
                      fabric dump no LIDs; dump without -n or use ibnetdiscover output",
@@ -325,263 +383,342 @@ impl<'a> Resolver<'a> {
                 None,
             ));
         }
-        let dead_end = |sw: &str| match router.lft() {
-            Some((l, Some(lid))) => format!(
-                "the LFT of {sw} in {} has no route for LID {lid:#06x} ({})",
-                l.file,
-                f.label(dst)
-            ),
-            _ => format!("dead end at {sw} towards {}", f.label(dst)),
-        };
         let src_node = f
             .node(src)
-            .ok_or_else(|| no("unknown source".into(), None))?;
+            .ok_or_else(|| refused("unknown source".into(), None))?;
         let src_port = f
             .port(src)
-            .ok_or_else(|| no("unknown source port".into(), None))?;
-        let mut mtu = src_port.mtu_cap;
-        let mut rate = src_port.rate();
-        let mut valid: u16 = 0xffff;
-        let mut hops: Vec<Hop> = Vec::new();
+            .ok_or_else(|| refused("unknown source port".into(), None))?;
+        let mut route = Route {
+            mtu: src_port.mtu_cap,
+            rate: src_port.rate(),
+            valid: 0xffff,
+            hops: Vec::new(),
+        };
         let mut p = src;
         if src_node.kind == NodeKind::Switch {
             let e = router.egress(src.node).ok_or_else(|| {
                 let why = match router.lft() {
-                    Some(_) => dead_end(&src_node.desc),
+                    Some(_) => dead_end(f, &router, &src_node.desc, dst),
                     None => format!("no route from {} to {}", f.label(src), f.label(dst)),
                 };
-                no(why, Some("1F02"))
+                refused(why, Some("1F02"))
             })?;
             p = PortRef {
                 node: src.node,
                 port: e,
             };
         }
-        let apply = |valid: &mut u16, hops: &mut Vec<Hop>, node: usize, inp: u8, out: u8| {
-            let (t, source, _) = sl2vl.table(node, inp, out);
-            for (sl, vl) in t.iter().enumerate() {
-                if *vl == 15 {
-                    *valid &= !(1 << sl);
-                }
-            }
-            hops.push(Hop {
-                node: f.nodes.get(node).map_or(String::new(), |n| n.desc.clone()),
-                in_port: inp,
-                out_port: out,
-                sl2vl: t,
-                sl2vl_source: source,
-            });
-        };
-        apply(&mut valid, &mut hops, p.node, 0, p.port);
-        if valid == 0 {
-            return Err(no(
+        route.hop(f, &sl2vl, p.node, 0, p.port);
+        if route.valid == 0 {
+            return Err(refused(
                 format!("every SL leads to VL15 leaving {}", f.label(p)),
                 None,
             ));
         }
-        let dest_phys = dst;
         let mut count = 0;
-        while p != dest_phys {
-            let Some((rn, rp)) = f.port(p).and_then(|x| x.peer) else {
-                return Err(no(format!("{} has no link", f.label(p)), Some("1F05")));
-            };
-            let remote = PortRef { node: rn, port: rp };
-            if remote == dest_phys {
-                p = remote;
+        while p != dst {
+            let Some(next) = self.through_switch(&router, &sl2vl, &mut route, p, dst)? else {
+                p = dst;
                 break;
-            }
-            let node = f
-                .nodes
-                .get(rn)
-                .ok_or_else(|| no("bad link".into(), Some("1F05")))?;
-            if node.kind != NodeKind::Switch {
-                return Err(no(
-                    format!(
-                        "route ends at {} instead of {}",
-                        f.label(remote),
-                        f.label(dst)
-                    ),
-                    Some("1F06"),
-                ));
-            }
-            if let Some(ip) = f.port(remote) {
-                mtu = mtu.min(ip.mtu_cap);
-                if compare_rates(rate, ip.rate()) == Ordering::Greater {
-                    rate = ip.rate();
-                }
-            }
-            let e = router
-                .egress(rn)
-                .ok_or_else(|| no(dead_end(&node.desc), Some("1F07")))?;
-            p = PortRef { node: rn, port: e };
-            if let Some(ep) = f.port(p) {
-                mtu = mtu.min(ep.mtu_cap);
-                if compare_rates(rate, ep.rate()) == Ordering::Greater {
-                    rate = ep.rate();
-                }
-            }
-            apply(&mut valid, &mut hops, rn, rp, e);
-            if valid == 0 {
-                return Err(no(
-                    format!(
-                        "every SL leads to VL15 at {} (in P{rp}, out P{e})",
-                        node.desc
-                    ),
-                    None,
-                ));
-            }
+            };
+            p = next;
             count += 1;
             if count > 64 {
-                return Err(no("route needs more than 64 hops".into(), Some("1F25")));
+                return Err(refused(
+                    "route needs more than 64 hops".into(),
+                    Some("1F25"),
+                ));
             }
         }
         if let Some(dp) = f.port(p) {
-            mtu = mtu.min(dp.mtu_cap);
-            if compare_rates(rate, dp.rate()) == Ordering::Greater {
-                rate = dp.rate();
-            }
+            route.narrow(dp);
         }
-        // QoS level.
-        let matched = self.matched(q);
-        let level = match (&matched, bound) {
+        Ok(route)
+    }
+
+    /// From the egress port `p` across its link and through the switch at the other end:
+    /// that switch's egress port, or `None` when the link reaches `dst`.
+    fn through_switch(
+        &self,
+        router: &Router<'_>,
+        sl2vl: &Sl2Vl<'_>,
+        route: &mut Route,
+        p: PortRef,
+        dst: PortRef,
+    ) -> Result<Option<PortRef>, NoPath> {
+        let f = self.fabric;
+        let Some((rn, rp)) = f.port(p).and_then(|x| x.peer) else {
+            return Err(refused(format!("{} has no link", f.label(p)), Some("1F05")));
+        };
+        let remote = PortRef { node: rn, port: rp };
+        if remote == dst {
+            return Ok(None);
+        }
+        let node = f
+            .nodes
+            .get(rn)
+            .ok_or_else(|| refused("bad link".into(), Some("1F05")))?;
+        if node.kind != NodeKind::Switch {
+            return Err(refused(
+                format!(
+                    "route ends at {} instead of {}",
+                    f.label(remote),
+                    f.label(dst)
+                ),
+                Some("1F06"),
+            ));
+        }
+        if let Some(ip) = f.port(remote) {
+            route.narrow(ip);
+        }
+        let e = router
+            .egress(rn)
+            .ok_or_else(|| refused(dead_end(f, router, &node.desc, dst), Some("1F07")))?;
+        let out = PortRef { node: rn, port: e };
+        if let Some(ep) = f.port(out) {
+            route.narrow(ep);
+        }
+        route.hop(f, sl2vl, rn, rp, e);
+        if route.valid == 0 {
+            return Err(refused(
+                format!(
+                    "every SL leads to VL15 at {} (in P{rp}, out P{e})",
+                    node.desc
+                ),
+                None,
+            ));
+        }
+        Ok(Some(out))
+    }
+
+    /// The level of the rule that matched, or the default level.
+    fn level_of(&self, matched: &Matched) -> Option<&'a Level> {
+        let bound = self.policy.map(|(_, b)| b);
+        match (matched, bound) {
             (Matched::Rule { index, .. }, Some(b)) => {
                 b.rules.get(*index).and_then(|r| b.levels.get(r.level))
             }
             (Matched::Default, Some(b)) => b.levels.get(b.default_level),
             _ => None,
-        };
-        let with = |mut e: NoPath| {
-            e.level = level.map(|l| l.name.clone());
-            e.matched = Some(matched.clone());
-            e
-        };
-        let vl15_hop = |sl: u8| -> String {
-            hops.iter()
-                .find(|h| h.sl2vl.get(usize::from(sl)) == Some(&15))
-                .map(|h| {
-                    format!(
-                        "{} (in P{}, out P{}) maps SL{sl} to VL15",
-                        h.node, h.in_port, h.out_port
-                    )
-                })
-                .unwrap_or_else(|| format!("SL{sl} is dropped on the route"))
-        };
-        if let Some(l) = level {
-            if let Some(m) = l.mtu_limit {
-                mtu = mtu.min(m);
-            }
-            if let Some(r) = l.rate_limit {
-                if compare_rates(rate, r) == Ordering::Greater {
-                    rate = r;
-                }
-            }
-            if valid & (1 << l.sl) == 0 {
-                return Err(with(no(
-                    format!("level {} has SL{}: {}", l.name, l.sl, vl15_hop(l.sl)),
-                    None,
-                )));
-            }
         }
-        let packet_life = if src == dst {
-            0
-        } else {
-            level
-                .and_then(|l| l.packet_life)
-                .unwrap_or(self.osm.subnet_timeout)
-        };
-        // P_Key.
-        let level_pkeys = level.map(|l| l.pkeys.as_slice()).unwrap_or(&[]);
-        let pkey: u16 = if let Some(pk) = q.request.pkey {
-            if !share_this(&src_tbl, &dst_tbl, pk) {
-                return Err(with(no(
+    }
+
+    /// The P_Key: the requested one (both ends must share it and the level list it), else
+    /// the first of the level's that both ends share, else the first both share at all.
+    fn choose_pkey(&self, q: &Query, ends: &Ends<'_>, choice: &Choice<'_>) -> Result<u16, NoPath> {
+        let f = self.fabric;
+        let level_pkeys = choice.level.map(|l| l.pkeys.as_slice()).unwrap_or(&[]);
+        let level_name = || choice.level.map_or("", |l| l.name.as_str());
+        if let Some(pk) = q.request.pkey {
+            if !share_this(ends.src_tbl, ends.dst_tbl, pk) {
+                return Err(choice.refuse(
                     format!(
                         "{} and {} do not share P_Key {pk:#06x}",
-                        f.label(src),
-                        f.label(dst)
+                        f.label(ends.src),
+                        f.label(ends.dst)
                     ),
                     Some("1F1A"),
-                )));
+                ));
             }
             if !level_pkeys.is_empty()
                 && !crate::ast::in_ranges(level_pkeys, u64::from(pk & 0x7fff))
             {
-                return Err(with(no(
-                    format!(
-                        "level {} does not list P_Key {pk:#06x}",
-                        level.map_or("", |l| l.name.as_str())
-                    ),
+                return Err(choice.refuse(
+                    format!("level {} does not list P_Key {pk:#06x}", level_name()),
                     Some("1F1D"),
-                )));
+                ));
             }
-            pk
-        } else if !level_pkeys.is_empty() {
-            let mut found = None;
-            'outer: for r in level_pkeys {
-                for k in r.lo..=r.hi.min(0x7fff) {
-                    if share_this(&src_tbl, &dst_tbl, k as u16) {
-                        found = Some(k as u16);
-                        break 'outer;
-                    }
-                }
-            }
-            found.ok_or_else(|| {
-                with(no(
+            return Ok(pk);
+        }
+        if !level_pkeys.is_empty() {
+            return first_shared(level_pkeys, ends.src_tbl, ends.dst_tbl).ok_or_else(|| {
+                choice.refuse(
                     format!(
                         "{} and {} share none of level {}'s P_Keys",
-                        f.label(src),
-                        f.label(dst),
-                        level.map_or("", |l| l.name.as_str())
+                        f.label(ends.src),
+                        f.label(ends.dst),
+                        level_name()
                     ),
                     Some("1F1E"),
-                ))
-            })?
-        } else {
-            common_pkey(&src_tbl, &dst_tbl).ok_or_else(|| {
-                with(no(
-                    format!("{} and {} share no P_Key", f.label(src), f.label(dst)),
-                    Some("1F1B"),
-                ))
-            })?
-        };
+                )
+            });
+        }
+        common_pkey(ends.src_tbl, ends.dst_tbl).ok_or_else(|| {
+            choice.refuse(
+                format!(
+                    "{} and {} share no P_Key",
+                    f.label(ends.src),
+                    f.label(ends.dst)
+                ),
+                Some("1F1B"),
+            )
+        })
+    }
+
+    /// The SL: the requested one (the level's must agree), else the level's, else the
+    /// partition's; it must not lead to VL15 on the route.
+    fn choose_sl(
+        &self,
+        q: &Query,
+        pkey: u16,
+        route: &Route,
+        choice: &Choice<'_>,
+    ) -> Result<u8, NoPath> {
         let prtn = self.parts.by_pkey.get(&(pkey & 0x7fff));
-        // SL.
         let sl = if let Some(want) = q.sl {
-            if let Some(l) = level {
+            if let Some(l) = choice.level {
                 if l.sl != want {
-                    return Err(with(no(
+                    return Err(choice.refuse(
                         format!("requested SL{want} but level {} gives SL{}", l.name, l.sl),
                         Some("1F1F"),
-                    )));
+                    ));
                 }
             }
             want
-        } else if let Some(l) = level {
+        } else if let Some(l) = choice.level {
             l.sl
         } else {
             prtn.map_or(0, |p| p.sl)
         };
-        if valid & (1 << sl) == 0 {
-            return Err(with(no(
-                format!("selected SL{sl} leads to VL15: {}", vl15_hop(sl)),
+        if route.valid & (1 << sl) == 0 {
+            return Err(choice.refuse(
+                format!("selected SL{sl} leads to VL15: {}", route.vl15_hop(sl)),
                 Some("1F24"),
-            )));
+            ));
         }
-        Ok(Path {
-            level: level.map(|l| l.name.clone()),
-            matched,
-            sl,
-            mtu,
-            rate,
-            mtu_limit: level.and_then(|l| l.mtu_limit),
-            rate_limit: level.and_then(|l| l.rate_limit),
-            packet_life,
-            path_bits: level
-                .map(|l| l.path_bits.iter().map(|r| (r.lo, r.hi)).collect())
-                .unwrap_or_default(),
-            pkey,
-            hops,
-            routing: self.routing(),
-        })
+        Ok(sl)
+    }
+}
+
+/// A refusal before a level is chosen.
+fn refused(reason: String, code: Option<&'static str>) -> NoPath {
+    NoPath {
+        reason,
+        opensm_code: code,
+        level: None,
+        matched: None,
+    }
+}
+
+/// Why a route stops at switch `sw`.
+fn dead_end(f: &Fabric, router: &Router<'_>, sw: &str, dst: PortRef) -> String {
+    match router.lft() {
+        Some((l, Some(lid))) => format!(
+            "the LFT of {sw} in {} has no route for LID {lid:#06x} ({})",
+            l.file,
+            f.label(dst)
+        ),
+        _ => format!("dead end at {sw} towards {}", f.label(dst)),
+    }
+}
+
+/// The first P_Key of `ranges` (low 15 bits) both ends share.
+fn first_shared(ranges: &[NumRange], a: &[(u16, bool)], b: &[(u16, bool)]) -> Option<u16> {
+    for r in ranges {
+        for k in r.lo..=r.hi.min(0x7fff) {
+            if share_this(a, b, k as u16) {
+                return Some(k as u16);
+            }
+        }
+    }
+    None
+}
+
+/// The two end ports of a query and their P_Key tables.
+struct Ends<'t> {
+    src: PortRef,
+    dst: PortRef,
+    src_tbl: &'t [(u16, bool)],
+    dst_tbl: &'t [(u16, bool)],
+}
+
+/// The level a request gets and how it was chosen; refusals from here on name them.
+struct Choice<'b> {
+    level: Option<&'b Level>,
+    matched: Matched,
+}
+
+impl Choice<'_> {
+    fn refuse(&self, reason: String, code: Option<&'static str>) -> NoPath {
+        NoPath {
+            reason,
+            opensm_code: code,
+            level: self.level.map(|l| l.name.clone()),
+            matched: Some(self.matched.clone()),
+        }
+    }
+}
+
+/// What the route allows so far.
+struct Route {
+    mtu: u8,
+    rate: u8,
+    /// Bit n: SL n reaches the destination without being mapped to VL15.
+    valid: u16,
+    hops: Vec<Hop>,
+}
+
+impl Route {
+    /// Take the port's MTU and rate when they are lower.
+    fn narrow(&mut self, port: &Port) {
+        self.mtu = self.mtu.min(port.mtu_cap);
+        if compare_rates(self.rate, port.rate()) == Ordering::Greater {
+            self.rate = port.rate();
+        }
+    }
+
+    /// Record the hop through `node` from `inp` to `out`, and the SLs its table drops.
+    fn hop(&mut self, f: &Fabric, sl2vl: &Sl2Vl<'_>, node: usize, inp: u8, out: u8) {
+        let (t, source, _) = sl2vl.table(node, inp, out);
+        for (sl, vl) in t.iter().enumerate() {
+            if *vl == 15 {
+                self.valid &= !(1 << sl);
+            }
+        }
+        self.hops.push(Hop {
+            node: f.nodes.get(node).map_or(String::new(), |n| n.desc.clone()),
+            in_port: inp,
+            out_port: out,
+            sl2vl: t,
+            sl2vl_source: source,
+        });
+    }
+
+    /// The level's MTU and rate limits; its SL must survive the route.
+    fn apply_level(&mut self, choice: &Choice<'_>) -> Result<(), NoPath> {
+        let Some(l) = choice.level else {
+            return Ok(());
+        };
+        if let Some(m) = l.mtu_limit {
+            self.mtu = self.mtu.min(m);
+        }
+        if let Some(r) = l.rate_limit {
+            if compare_rates(self.rate, r) == Ordering::Greater {
+                self.rate = r;
+            }
+        }
+        if self.valid & (1 << l.sl) == 0 {
+            return Err(choice.refuse(
+                format!("level {} has SL{}: {}", l.name, l.sl, self.vl15_hop(l.sl)),
+                None,
+            ));
+        }
+        Ok(())
+    }
+
+    /// Where `sl` is mapped to VL15, for messages.
+    fn vl15_hop(&self, sl: u8) -> String {
+        self.hops
+            .iter()
+            .find(|h| h.sl2vl.get(usize::from(sl)) == Some(&15))
+            .map(|h| {
+                format!(
+                    "{} (in P{}, out P{}) maps SL{sl} to VL15",
+                    h.node, h.in_port, h.out_port
+                )
+            })
+            .unwrap_or_else(|| format!("SL{sl} is dropped on the route"))
     }
 }
 

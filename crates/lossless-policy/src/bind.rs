@@ -3,7 +3,7 @@
 //! parses and validates (`osm_qos_policy_validate`); the errors here are the ones that make
 //! OpenSM drop the whole policy.
 
-use crate::ast::{Loc, NumRange, Policy, UlpKind};
+use crate::ast::{Loc, NumRange, Policy, PortGroup, PortName, QosLevel, Spanned, UlpKind, UlpRule};
 use crate::fabric::{Fabric, NodeKind, PortRef};
 use crate::partitions::Partitions;
 use serde::Serialize;
@@ -135,129 +135,150 @@ pub fn bind(
     parts: &Partitions,
 ) -> Result<Bound, BindError> {
     let by_guid = fabric.end_ports_by_guid();
-    let mut groups: Vec<Group> = Vec::new();
-    for g in &policy.port_groups {
-        let mut members = HashSet::new();
-        for r in &g.port_guids {
-            members.extend(guids_in(&by_guid, r));
-        }
-        for pn in &g.port_names {
-            let Some(ni) = fabric.by_desc(&pn.value.node_desc) else {
-                continue;
-            };
-            let port = u8::try_from(pn.value.port)
-                .ok()
-                .and_then(|p| fabric.nodes.get(ni).and_then(|n| n.port(p)));
-            if port.is_none() {
-                return Err(BindError::PortOutOfRange {
-                    file: file.into(),
-                    loc: pn.loc,
-                    found: format!("{}/P{}", pn.value.node_desc, pn.value.port),
-                    port: pn.value.port,
-                });
-            }
-            let r = fabric.base_port(PortRef {
-                node: ni,
-                port: u8::try_from(pn.value.port).unwrap_or(0),
-            });
+    let mut groups = policy
+        .port_groups
+        .iter()
+        .map(|g| bind_group(file, g, fabric, &by_guid, parts))
+        .collect::<Result<Vec<Group>, BindError>>()?;
+    let mut levels: Vec<Level> = policy.levels.iter().map(bind_level).collect();
+    let default_level = default_level(file, policy, &mut levels)?;
+    let mut rules = match_rules(file, policy)?;
+    // qos-ulps rules, after all match rules, each with a simple level carrying only the SL.
+    let mut ulps = UlpRules {
+        groups: &mut groups,
+        levels: &mut levels,
+        by_guid: &by_guid,
+        simple: [None; 16],
+    };
+    for u in &policy.ulps {
+        check_ipoib_partitions(file, u, parts)?;
+        rules.push(ulps.rule(u));
+    }
+    Ok(Bound {
+        groups,
+        levels,
+        rules,
+        default_level,
+    })
+}
+
+/// A port group as the set of end ports its GUIDs, port names, P_Keys, partitions and
+/// `SELF` name; node types stay a test (CA, SWITCH, ROUTER are checked per port).
+fn bind_group(
+    file: &str,
+    g: &PortGroup,
+    fabric: &Fabric,
+    by_guid: &[(u64, PortRef)],
+    parts: &Partitions,
+) -> Result<Group, BindError> {
+    let mut members = HashSet::new();
+    for r in &g.port_guids {
+        members.extend(guids_in(by_guid, r));
+    }
+    for pn in &g.port_names {
+        if let Some(r) = named_port(file, pn, fabric)? {
             members.insert(r);
         }
-        for r in &g.pkeys {
-            for p in parts.by_pkey.values() {
-                if r.contains(u64::from(p.pkey)) {
-                    members.extend(p.members.keys().copied());
-                }
-            }
-        }
-        for name in &g.partitions {
-            if let Some(p) = parts.by_name(&name.value) {
+    }
+    for r in &g.pkeys {
+        for p in parts.by_pkey.values() {
+            if r.contains(u64::from(p.pkey)) {
                 members.extend(p.members.keys().copied());
             }
         }
-        if g.node_types.self_port {
-            if let Some(sm) = fabric.sm_port {
-                members.insert(sm);
-            }
+    }
+    for name in &g.partitions {
+        if let Some(p) = parts.by_name(&name.value) {
+            members.extend(p.members.keys().copied());
         }
-        let mut node_types = g.node_types;
-        node_types.self_port = false;
-        groups.push(Group {
-            name: g.name.value.clone(),
-            members,
-            node_types,
+    }
+    if g.node_types.self_port {
+        if let Some(sm) = fabric.sm_port {
+            members.insert(sm);
+        }
+    }
+    let mut node_types = g.node_types;
+    node_types.self_port = false;
+    Ok(Group {
+        name: g.name.value.clone(),
+        members,
+        node_types,
+    })
+}
+
+/// The end port a `<node description>/P<port>` names; `None` when no node has that
+/// description (OpenSM ignores it), an error when the node lacks the port.
+fn named_port(
+    file: &str,
+    pn: &Spanned<PortName>,
+    fabric: &Fabric,
+) -> Result<Option<PortRef>, BindError> {
+    let Some(ni) = fabric.by_desc(&pn.value.node_desc) else {
+        return Ok(None);
+    };
+    let port = u8::try_from(pn.value.port)
+        .ok()
+        .and_then(|p| fabric.nodes.get(ni).and_then(|n| n.port(p)));
+    if port.is_none() {
+        return Err(BindError::PortOutOfRange {
+            file: file.into(),
+            loc: pn.loc,
+            found: format!("{}/P{}", pn.value.node_desc, pn.value.port),
+            port: pn.value.port,
         });
     }
-    let mut levels: Vec<Level> = policy
-        .levels
-        .iter()
-        .map(|l| Level {
-            name: l.name.value.clone(),
-            use_: l.use_.clone(),
-            sl: u8::try_from(l.sl.value).unwrap_or(15),
-            mtu_limit: l
-                .mtu_limit
-                .as_ref()
-                .and_then(|v| u8::try_from(v.value).ok()),
-            rate_limit: l
-                .rate_limit
-                .as_ref()
-                .and_then(|v| u8::try_from(v.value).ok()),
-            packet_life: l
-                .packet_life
-                .as_ref()
-                .and_then(|v| u8::try_from(v.value).ok()),
-            path_bits: l.path_bits.clone(),
-            pkeys: l.pkeys.clone(),
-            lossless: l.lossless,
-            loc: Some(l.loc),
-        })
-        .collect();
-    let level_names = || {
-        let mut v: Vec<&str> = policy
-            .levels
-            .iter()
-            .map(|l| l.name.value.as_str())
-            .collect();
-        v.dedup();
-        if v.is_empty() {
-            "(no levels defined)".to_string()
-        } else {
-            v.join(", ")
-        }
+    Ok(Some(fabric.base_port(PortRef {
+        node: ni,
+        port: u8::try_from(pn.value.port).unwrap_or(0),
+    })))
+}
+
+fn bind_level(l: &QosLevel) -> Level {
+    Level {
+        name: l.name.value.clone(),
+        use_: l.use_.clone(),
+        sl: u8::try_from(l.sl.value).unwrap_or(15),
+        mtu_limit: l
+            .mtu_limit
+            .as_ref()
+            .and_then(|v| u8::try_from(v.value).ok()),
+        rate_limit: l
+            .rate_limit
+            .as_ref()
+            .and_then(|v| u8::try_from(v.value).ok()),
+        packet_life: l
+            .packet_life
+            .as_ref()
+            .and_then(|v| u8::try_from(v.value).ok()),
+        path_bits: l.path_bits.clone(),
+        pkeys: l.pkeys.clone(),
+        lossless: l.lossless,
+        loc: Some(l.loc),
+    }
+}
+
+/// Default level: a level named "default", else the qos-ulps default as a simple level.
+fn default_level(file: &str, policy: &Policy, levels: &mut Vec<Level>) -> Result<usize, BindError> {
+    if let Some((i, _)) = policy.level("default") {
+        return Ok(i);
+    }
+    let Some(sl) = &policy.ulp_default else {
+        let loc = policy
+            .sections
+            .first()
+            .map(|s| s.1)
+            .unwrap_or(Loc { line: 1, col: 1 });
+        return Err(BindError::NoDefaultLevel {
+            file: file.into(),
+            loc,
+        });
     };
-    let group_names = || {
-        let v: Vec<&str> = policy
-            .port_groups
-            .iter()
-            .map(|g| g.name.value.as_str())
-            .collect();
-        if v.is_empty() {
-            "(no port groups defined)".to_string()
-        } else {
-            v.join(", ")
-        }
-    };
-    // Default level: a level named "default", else the qos-ulps default.
-    let default_level = match policy.level("default") {
-        Some((i, _)) => i,
-        None => match &policy.ulp_default {
-            Some(sl) => {
-                levels.push(simple_level("SimpleQoSLevel_DEFAULT", sl.value));
-                levels.len() - 1
-            }
-            None => {
-                let loc = policy
-                    .sections
-                    .first()
-                    .map(|s| s.1)
-                    .unwrap_or(Loc { line: 1, col: 1 });
-                return Err(BindError::NoDefaultLevel {
-                    file: file.into(),
-                    loc,
-                });
-            }
-        },
-    };
+    levels.push(simple_level("SimpleQoSLevel_DEFAULT", sl.value));
+    Ok(levels.len() - 1)
+}
+
+/// The qos-match-rules, their level and groups looked up by name.
+fn match_rules(file: &str, policy: &Policy) -> Result<Vec<Rule>, BindError> {
     let ix = policy.names();
     let mut rules = Vec::new();
     for (i, r) in policy.rules.iter().enumerate() {
@@ -268,12 +289,10 @@ pub fn bind(
                 loc: r.level.loc,
                 rule: number,
                 found: r.level.value.clone(),
-                expected: level_names(),
+                expected: level_names(policy),
             });
         };
-        let lookup = |names: &[crate::ast::Spanned<String>],
-                      role: &'static str|
-         -> Result<Vec<usize>, BindError> {
+        let lookup = |names: &[Spanned<String>], role: &'static str| {
             names
                 .iter()
                 .map(|n| {
@@ -283,10 +302,10 @@ pub fn bind(
                         rule: number,
                         role,
                         found: n.value.clone(),
-                        expected: group_names(),
+                        expected: group_names(policy),
                     })
                 })
-                .collect()
+                .collect::<Result<Vec<usize>, BindError>>()
         };
         let source = lookup(&r.source, "source")?;
         let destination = lookup(&r.destination, "destination")?;
@@ -301,63 +320,103 @@ pub fn bind(
             level,
         });
     }
-    // qos-ulps rules, after all match rules, each with a simple level carrying only the SL.
-    let mut simple: [Option<usize>; 16] = [None; 16];
-    for u in &policy.ulps {
-        if matches!(u.kind, UlpKind::Ipoib | UlpKind::IpoibPkey) {
-            for r in &u.pkey {
-                for pk in r.lo..=r.hi.min(r.lo + 0x7fff) {
-                    let p = parts.by_pkey.get(&((pk & 0x7fff) as u16));
-                    let found = match p {
-                        None => Some("no such partition".to_string()),
-                        Some(p) if p.members.values().filter(|f| **f).count() < 2 => Some(format!(
-                            "partition `{}` has fewer than two full members",
-                            p.name
-                        )),
-                        Some(_) => None,
-                    };
-                    if let Some(found) = found {
-                        return Err(BindError::IpoibPartition {
-                            file: file.into(),
-                            loc: u.loc,
-                            pkey: pk,
-                            found,
-                        });
-                    }
-                }
+    Ok(rules)
+}
+
+/// The defined level names, for "expected one of".
+fn level_names(policy: &Policy) -> String {
+    let mut v: Vec<&str> = policy
+        .levels
+        .iter()
+        .map(|l| l.name.value.as_str())
+        .collect();
+    v.dedup();
+    if v.is_empty() {
+        "(no levels defined)".to_string()
+    } else {
+        v.join(", ")
+    }
+}
+
+/// The defined port group names, for "expected one of".
+fn group_names(policy: &Policy) -> String {
+    let v: Vec<&str> = policy
+        .port_groups
+        .iter()
+        .map(|g| g.name.value.as_str())
+        .collect();
+    if v.is_empty() {
+        "(no port groups defined)".to_string()
+    } else {
+        v.join(", ")
+    }
+}
+
+/// OpenSM rejects an IPoIB line whose partition does not exist or has fewer than two full
+/// members.
+fn check_ipoib_partitions(file: &str, u: &UlpRule, parts: &Partitions) -> Result<(), BindError> {
+    if !matches!(u.kind, UlpKind::Ipoib | UlpKind::IpoibPkey) {
+        return Ok(());
+    }
+    for r in &u.pkey {
+        for pk in r.lo..=r.hi.min(r.lo + 0x7fff) {
+            let p = parts.by_pkey.get(&((pk & 0x7fff) as u16));
+            let found = match p {
+                None => Some("no such partition".to_string()),
+                Some(p) if p.members.values().filter(|f| **f).count() < 2 => Some(format!(
+                    "partition `{}` has fewer than two full members",
+                    p.name
+                )),
+                Some(_) => None,
+            };
+            if let Some(found) = found {
+                return Err(BindError::IpoibPartition {
+                    file: file.into(),
+                    loc: u.loc,
+                    pkey: pk,
+                    found,
+                });
             }
         }
+    }
+    Ok(())
+}
+
+/// qos-ulps lines becoming rules: each gets the simple level of its SL (one per SL, made on
+/// first use) and, for GUID criteria, a group of its own.
+struct UlpRules<'b> {
+    groups: &'b mut Vec<Group>,
+    levels: &'b mut Vec<Level>,
+    by_guid: &'b [(u64, PortRef)],
+    /// The simple level made for each SL so far.
+    simple: [Option<usize>; 16],
+}
+
+impl UlpRules<'_> {
+    fn rule(&mut self, u: &UlpRule) -> Rule {
         let sl = usize::try_from(u.sl.value).unwrap_or(0).min(15);
-        let level = match simple[sl] {
+        let level = match self.simple[sl] {
             Some(l) => l,
             None => {
-                levels.push(simple_level(&format!("SimpleQoSLevel_SL{sl}"), sl as u64));
-                simple[sl] = Some(levels.len() - 1);
-                levels.len() - 1
+                self.levels
+                    .push(simple_level(&format!("SimpleQoSLevel_SL{sl}"), sl as u64));
+                self.simple[sl] = Some(self.levels.len() - 1);
+                self.levels.len() - 1
             }
-        };
-        let mut gid = |name: &str, guids: &[NumRange]| -> usize {
-            let members = guids.iter().flat_map(|r| guids_in(&by_guid, r)).collect();
-            groups.push(Group {
-                name: name.to_string(),
-                members,
-                node_types: Default::default(),
-            });
-            groups.len() - 1
         };
         let (mut source, mut destination) = (vec![], vec![]);
         match u.kind {
-            UlpKind::SrpTargetGuid => destination.push(gid("_SRP_Targets_", &u.dest_guids)),
-            UlpKind::AnyTargetGuid => destination.push(gid("_ULP_Targets_", &u.dest_guids)),
-            UlpKind::AnySourceGuid => source.push(gid("_ULP_Sources_", &u.source_guids)),
+            UlpKind::SrpTargetGuid => destination.push(self.group("_SRP_Targets_", &u.dest_guids)),
+            UlpKind::AnyTargetGuid => destination.push(self.group("_ULP_Targets_", &u.dest_guids)),
+            UlpKind::AnySourceGuid => source.push(self.group("_ULP_Sources_", &u.source_guids)),
             UlpKind::AnySourceTargetGuid => {
-                let g = gid("_ULP_Sources_Targets_", &u.source_guids);
+                let g = self.group("_ULP_Sources_Targets_", &u.source_guids);
                 source.push(g);
                 destination.push(g);
             }
             _ => {}
         }
-        rules.push(Rule {
+        Rule {
             origin: Origin::QosUlps {
                 kind: u.kind,
                 loc: u.loc,
@@ -369,14 +428,22 @@ pub fn bind(
             service_id: u.service_id.clone(),
             pkey: u.pkey.clone(),
             level,
-        });
+        }
     }
-    Ok(Bound {
-        groups,
-        levels,
-        rules,
-        default_level,
-    })
+
+    /// A group of the end ports with these GUIDs; its index.
+    fn group(&mut self, name: &str, guids: &[NumRange]) -> usize {
+        let members = guids
+            .iter()
+            .flat_map(|r| guids_in(self.by_guid, r))
+            .collect();
+        self.groups.push(Group {
+            name: name.to_string(),
+            members,
+            node_types: Default::default(),
+        });
+        self.groups.len() - 1
+    }
 }
 
 /// End ports whose GUID is in `r`; `by_guid` is [`Fabric::end_ports_by_guid`].

@@ -7,9 +7,9 @@
 //! scopes match a port the last one applies, and a VL the port does not support becomes VL15
 //! (dropped) with a warning, as the seed says.
 
-use crate::ast::{Loc, NameIndex, Policy, PortSet};
+use crate::ast::{Loc, NameIndex, Policy, PortSet, VlArbScope, VlWeight};
 use crate::bind::Bound;
-use crate::fabric::{Fabric, NodeKind, PortRef};
+use crate::fabric::{Fabric, Node, NodeKind, Port, PortRef};
 use serde::Serialize;
 
 /// One target type's QoS options from `opensm.conf`.
@@ -338,12 +338,38 @@ pub fn compile(
     policy: Option<&Policy>,
     bound: Option<&Bound>,
 ) -> (Vec<PortTables>, Vec<Diag>) {
-    let s = Sl2Vl::new(fabric, osm, policy, bound);
+    let mut c = Compiler {
+        fabric,
+        osm,
+        policy,
+        bound,
+        s: Sl2Vl::new(fabric, osm, policy, bound),
+        scope_used: vec![false; policy.map_or(0, |p| p.sl2vl_scopes.len() + p.vlarb_scopes.len())],
+        vlarb_groups: vlarb_group_indices(policy),
+        diags: Vec::new(),
+    };
     let mut out = Vec::new();
-    let mut diags = Vec::new();
-    let mut scope_used =
-        vec![false; policy.map_or(0, |p| p.sl2vl_scopes.len() + p.vlarb_scopes.len())];
-    let vlarb_groups: Vec<[Vec<usize>; 2]> = policy.map_or(vec![], |pol| {
+    for (ni, n) in fabric.nodes.iter().enumerate() {
+        for p in &n.ports {
+            if n.kind != NodeKind::Switch && p.peer.is_none() {
+                continue;
+            }
+            if n.kind == NodeKind::Switch && p.num == 0 {
+                continue;
+            }
+            out.push(c.port_tables(ni, n, p));
+        }
+    }
+    if let Some(pol) = policy {
+        c.unused_scopes(pol);
+        c.missing_ports(pol);
+    }
+    (out, c.diags)
+}
+
+/// Per vlarb-scope, the bound groups named by `group` and `across`.
+fn vlarb_group_indices(policy: Option<&Policy>) -> Vec<[Vec<usize>; 2]> {
+    policy.map_or(vec![], |pol| {
         let ix = pol.names();
         pol.vlarb_scopes
             .iter()
@@ -354,167 +380,176 @@ pub fn compile(
                 ]
             })
             .collect()
-    });
-    for (ni, n) in fabric.nodes.iter().enumerate() {
-        for p in &n.ports {
-            if n.kind != NodeKind::Switch && p.peer.is_none() {
-                continue;
+    })
+}
+
+/// What compiling the fabric's ports needs, and what it finds along the way.
+struct Compiler<'a> {
+    fabric: &'a Fabric,
+    osm: &'a OsmQos,
+    policy: Option<&'a Policy>,
+    bound: Option<&'a Bound>,
+    s: Sl2Vl<'a>,
+    /// Per sl2vl-scope, then per vlarb-scope: some port uses it.
+    scope_used: Vec<bool>,
+    vlarb_groups: Vec<[Vec<usize>; 2]>,
+    diags: Vec<Diag>,
+}
+
+/// A port's VLArb configuration.
+struct VlArb {
+    high: Vec<(u8, u8)>,
+    low: Vec<(u8, u8)>,
+    limit: u8,
+    source: TableSource,
+}
+
+impl<'a> Compiler<'a> {
+    fn port_tables(&mut self, ni: usize, n: &Node, p: &Port) -> PortTables {
+        let sl2vl = self.port_sl2vl(ni, n, p);
+        // VLArb: last matching vlarb-scope, else OpenSM options.
+        let me = PortRef {
+            node: ni,
+            port: p.num,
+        };
+        let vlarb = match self.vlarb_scope(me, p) {
+            Some(sc) => {
+                self.check_vlarb(sc, me, p);
+                scope_vlarb(sc)
             }
-            if n.kind == NodeKind::Switch && p.num == 0 {
-                continue;
-            }
-            let ins: Vec<u8> = if n.kind == NodeKind::Switch {
-                n.ports.iter().map(|q| q.num).collect()
-            } else {
-                vec![0]
+            None => self.osm.vlarb(n.kind),
+        };
+        PortTables {
+            port: self.fabric.label(me),
+            guid: format!("{:#018x}", p.guid),
+            sl2vl,
+            vlarb_high: vlarb.high,
+            vlarb_low: vlarb.low,
+            vl_high_limit: vlarb.limit,
+            vlarb_source: vlarb.source,
+        }
+    }
+
+    /// The port's SL2VL table per input port (one, input 0, on CAs and routers).
+    fn port_sl2vl(&mut self, ni: usize, n: &Node, p: &Port) -> Vec<(u8, [u8; 16])> {
+        let ins: Vec<u8> = if n.kind == NodeKind::Switch {
+            n.ports.iter().map(|q| q.num).collect()
+        } else {
+            vec![0]
+        };
+        let mut sl2vl = Vec::new();
+        // Tables that do not depend on the input port are computed once per output port.
+        let shared = (!self.s.input_dependent()).then(|| self.s.table(ni, 0, p.num));
+        for i in ins {
+            let (t, src, dropped) = match &shared {
+                Some(x) => x.clone(),
+                None => self.s.table(ni, i, p.num),
             };
-            let mut sl2vl = Vec::new();
-            // Tables that do not depend on the input port are computed once per output port.
-            let shared = (!s.input_dependent()).then(|| s.table(ni, 0, p.num));
-            for i in ins {
-                let (t, src, dropped) = match &shared {
-                    Some(x) => x.clone(),
-                    None => s.table(ni, i, p.num),
-                };
-                if let (TableSource::Scope { loc }, Some(pol)) = (src, policy) {
-                    if let Some(k) = pol.sl2vl_scopes.iter().position(|x| x.loc == loc) {
-                        if let Some(u) = scope_used.get_mut(k) {
-                            *u = true;
-                        }
-                    }
-                    if !dropped.is_empty() && i == 0
-                        || (!dropped.is_empty()
-                            && n.kind == NodeKind::Switch
-                            && i == n.ports.first().map_or(0, |q| q.num))
-                    {
-                        diags.push(Diag {
-                            warning: true,
-                            loc,
-                            message: format!(
-                                "{}: supports {} data VLs; SL {:?} mapped to VL15 (dropped)",
-                                fabric.label(PortRef {
-                                    node: ni,
-                                    port: p.num
-                                }),
-                                p.data_vls,
-                                dropped
-                            ),
-                        });
-                    }
-                }
-                sl2vl.push((i, t));
+            if let TableSource::Scope { loc } = src {
+                self.sl2vl_scope_used(ni, n, p, i, loc, &dropped);
             }
-            // VLArb: last matching vlarb-scope, else OpenSM options.
-            let me = PortRef {
-                node: ni,
-                port: p.num,
-            };
-            let mut vl = None;
-            if let (Some(pol), Some(b)) = (policy, bound) {
-                for (k, (sc, [groups, across])) in
-                    pol.vlarb_scopes.iter().zip(&vlarb_groups).enumerate()
-                {
-                    let in_g = |gs: &[usize], r: PortRef| {
-                        let base = fabric.base_port(r);
-                        gs.iter()
-                            .any(|gi| b.groups.get(*gi).is_some_and(|g| g.contains(fabric, base)))
-                    };
-                    let g_ok = sc.groups.is_empty() || in_g(groups, me);
-                    let a_ok = sc.across.is_empty()
-                        || p.peer
-                            .is_some_and(|(rn, rp)| in_g(across, PortRef { node: rn, port: rp }));
-                    if g_ok && a_ok && sc.to.contains(u64::from(p.num)) {
-                        vl = Some((k, sc));
-                        if let Some(u) = scope_used.get_mut(pol.sl2vl_scopes.len() + k) {
-                            *u = true;
-                        }
-                    }
-                }
+            sl2vl.push((i, t));
+        }
+        sl2vl
+    }
+
+    /// The sl2vl-scope at `loc` gave the table for input `i`; the VLs it named that the port
+    /// lacks (`dropped`) are reported once per port.
+    fn sl2vl_scope_used(&mut self, ni: usize, n: &Node, p: &Port, i: u8, loc: Loc, dropped: &[u8]) {
+        let Some(pol) = self.policy else {
+            return;
+        };
+        if let Some(k) = pol.sl2vl_scopes.iter().position(|x| x.loc == loc) {
+            if let Some(u) = self.scope_used.get_mut(k) {
+                *u = true;
             }
-            let t = osm.for_kind(n.kind, false);
-            let to_pairs = |v: &Option<Vec<crate::ast::VlWeight>>| {
-                v.as_ref().map(|v| {
-                    v.iter()
-                        .map(|w| {
-                            (
-                                u8::try_from(w.vl).unwrap_or(15),
-                                u8::try_from(w.weight).unwrap_or(255),
-                            )
-                        })
-                        .collect::<Vec<_>>()
-                })
-            };
-            let (high, low, limit, src) = match vl {
-                Some((_, sc)) => {
-                    for (name, tbl, cap) in [
-                        ("vlarb-high", &sc.high, p.vlarb_high_cap),
-                        ("vlarb-low", &sc.low, p.vlarb_low_cap),
-                    ] {
-                        if let Some(tbl) = tbl {
-                            if tbl.len() > usize::from(cap) {
-                                diags.push(Diag {
-                                    warning: false,
-                                    loc: sc.loc,
-                                    message: format!(
-                                        "{}: {name} has {} entries, the port supports {cap}",
-                                        fabric.label(me),
-                                        tbl.len()
-                                    ),
-                                });
-                            }
-                            for w in tbl {
-                                if w.vl >= u64::from(p.data_vls) {
-                                    diags.push(Diag {
-                                        warning: true,
-                                        loc: w.loc,
-                                        message: format!(
-                                            "{}: {name} names VL{}, the port supports VL0-{}",
-                                            fabric.label(me),
-                                            w.vl,
-                                            p.data_vls.saturating_sub(1)
-                                        ),
-                                    });
-                                }
-                            }
-                        }
-                    }
-                    (
-                        to_pairs(&sc.high).unwrap_or_default(),
-                        to_pairs(&sc.low).unwrap_or_default(),
-                        sc.high_limit
-                            .as_ref()
-                            .map_or(0, |h| u8::try_from(h.value).unwrap_or(255)),
-                        TableSource::Scope { loc: sc.loc },
-                    )
-                }
-                None => (
-                    t.vlarb_high
-                        .clone()
-                        .or_else(|| osm.generic.vlarb_high.clone())
-                        .unwrap_or_else(|| vec![(0, 4)]),
-                    t.vlarb_low
-                        .clone()
-                        .or_else(|| osm.generic.vlarb_low.clone())
-                        .unwrap_or_else(|| {
-                            (0..15).map(|v| (v, if v == 0 { 0 } else { 4 })).collect()
-                        }),
-                    t.high_limit.or(osm.generic.high_limit).unwrap_or(0),
-                    TableSource::Opensm,
+        }
+        if !dropped.is_empty() && i == 0
+            || (!dropped.is_empty()
+                && n.kind == NodeKind::Switch
+                && i == n.ports.first().map_or(0, |q| q.num))
+        {
+            self.diags.push(Diag {
+                warning: true,
+                loc,
+                message: format!(
+                    "{}: supports {} data VLs; SL {:?} mapped to VL15 (dropped)",
+                    self.fabric.label(PortRef {
+                        node: ni,
+                        port: p.num
+                    }),
+                    p.data_vls,
+                    dropped
                 ),
-            };
-            out.push(PortTables {
-                port: fabric.label(me),
-                guid: format!("{:#018x}", p.guid),
-                sl2vl,
-                vlarb_high: high,
-                vlarb_low: low,
-                vl_high_limit: limit,
-                vlarb_source: src,
             });
         }
     }
-    if let Some(pol) = policy {
-        for (k, used) in scope_used.iter().enumerate() {
+
+    /// The last vlarb-scope that matches the port (every matching one is marked used).
+    fn vlarb_scope(&mut self, me: PortRef, p: &Port) -> Option<&'a VlArbScope> {
+        let (Some(pol), Some(_)) = (self.policy, self.bound) else {
+            return None;
+        };
+        let mut found = None;
+        for (k, (sc, [groups, across])) in
+            pol.vlarb_scopes.iter().zip(&self.vlarb_groups).enumerate()
+        {
+            let g_ok = sc.groups.is_empty() || self.s.in_groups(groups, me);
+            let a_ok = sc.across.is_empty()
+                || p.peer.is_some_and(|(rn, rp)| {
+                    self.s.in_groups(across, PortRef { node: rn, port: rp })
+                });
+            if g_ok && a_ok && sc.to.contains(u64::from(p.num)) {
+                found = Some(sc);
+                if let Some(u) = self.scope_used.get_mut(pol.sl2vl_scopes.len() + k) {
+                    *u = true;
+                }
+            }
+        }
+        found
+    }
+
+    /// A scope's VLArb tables against what the port supports: more entries than it holds
+    /// (an error), VLs above its data VLs (a warning).
+    fn check_vlarb(&mut self, sc: &VlArbScope, me: PortRef, p: &Port) {
+        for (name, tbl, cap) in [
+            ("vlarb-high", &sc.high, p.vlarb_high_cap),
+            ("vlarb-low", &sc.low, p.vlarb_low_cap),
+        ] {
+            let Some(tbl) = tbl else {
+                continue;
+            };
+            if tbl.len() > usize::from(cap) {
+                self.diags.push(Diag {
+                    warning: false,
+                    loc: sc.loc,
+                    message: format!(
+                        "{}: {name} has {} entries, the port supports {cap}",
+                        self.fabric.label(me),
+                        tbl.len()
+                    ),
+                });
+            }
+            for w in tbl {
+                if w.vl >= u64::from(p.data_vls) {
+                    self.diags.push(Diag {
+                        warning: true,
+                        loc: w.loc,
+                        message: format!(
+                            "{}: {name} names VL{}, the port supports VL0-{}",
+                            self.fabric.label(me),
+                            w.vl,
+                            p.data_vls.saturating_sub(1)
+                        ),
+                    });
+                }
+            }
+        }
+    }
+
+    /// Scopes no port uses.
+    fn unused_scopes(&mut self, pol: &Policy) {
+        for (k, used) in self.scope_used.iter().enumerate() {
             if !used {
                 let (loc, what) = if k < pol.sl2vl_scopes.len() {
                     (pol.sl2vl_scopes[k].loc, "sl2vl-scope")
@@ -524,30 +559,81 @@ pub fn compile(
                         "vlarb-scope",
                     )
                 };
-                diags.push(Diag {
+                self.diags.push(Diag {
                     warning: true,
                     loc,
                     message: format!("{what} matches no port of the fabric"),
                 });
             }
         }
+    }
+
+    /// sl2vl-scope port numbers above every device's port count.
+    fn missing_ports(&mut self, pol: &Policy) {
+        let max = self
+            .fabric
+            .nodes
+            .iter()
+            .map(|n| u64::from(n.nports))
+            .max()
+            .unwrap_or(0);
         for s in &pol.sl2vl_scopes {
             for set in [&s.from, &s.to] {
-                if let PortSet::List(rs) = set {
-                    for r in rs {
-                        let max = fabric
-                            .nodes
-                            .iter()
-                            .map(|n| u64::from(n.nports))
-                            .max()
-                            .unwrap_or(0);
-                        if r.hi > max {
-                            diags.push(Diag { warning: false, loc: r.loc, message: format!("port {} does not exist on any device of the fabric (largest has {max} ports)", r.hi) });
-                        }
+                let PortSet::List(rs) = set else {
+                    continue;
+                };
+                for r in rs {
+                    if r.hi > max {
+                        self.diags.push(Diag { warning: false, loc: r.loc, message: format!("port {} does not exist on any device of the fabric (largest has {max} ports)", r.hi) });
                     }
                 }
             }
         }
     }
-    (out, diags)
+}
+
+/// A vlarb-scope's tables as the port gets them.
+fn scope_vlarb(sc: &VlArbScope) -> VlArb {
+    let pairs = |v: &Option<Vec<VlWeight>>| {
+        v.as_ref().map(|v| {
+            v.iter()
+                .map(|w| {
+                    (
+                        u8::try_from(w.vl).unwrap_or(15),
+                        u8::try_from(w.weight).unwrap_or(255),
+                    )
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+    VlArb {
+        high: pairs(&sc.high).unwrap_or_default(),
+        low: pairs(&sc.low).unwrap_or_default(),
+        limit: sc
+            .high_limit
+            .as_ref()
+            .map_or(0, |h| u8::try_from(h.value).unwrap_or(255)),
+        source: TableSource::Scope { loc: sc.loc },
+    }
+}
+
+impl OsmQos {
+    /// The VLArb tables OpenSM programs on a port of this kind (options, else its defaults).
+    fn vlarb(&self, kind: NodeKind) -> VlArb {
+        let t = self.for_kind(kind, false);
+        VlArb {
+            high: t
+                .vlarb_high
+                .clone()
+                .or_else(|| self.generic.vlarb_high.clone())
+                .unwrap_or_else(|| vec![(0, 4)]),
+            low: t
+                .vlarb_low
+                .clone()
+                .or_else(|| self.generic.vlarb_low.clone())
+                .unwrap_or_else(|| (0..15).map(|v| (v, if v == 0 { 0 } else { 4 })).collect()),
+            limit: t.high_limit.or(self.generic.high_limit).unwrap_or(0),
+            source: TableSource::Opensm,
+        }
+    }
 }

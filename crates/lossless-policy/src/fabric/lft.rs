@@ -88,50 +88,101 @@ fn guid_after(s: &str, key: &str) -> Option<u64> {
 
 /// Parse a dump and map it onto `fabric`.
 pub fn parse(file: &str, src: &str, fabric: &Fabric) -> Result<Lfts, LftError> {
-    let at = |line: usize, col: usize| Loc {
-        line: u32::try_from(line).unwrap_or(u32::MAX),
-        col: u32::try_from(col + 1).unwrap_or(u32::MAX),
-    };
-    let unexpected = |line: usize, col: usize, found: &str, expected: &str| LftError::Unexpected {
-        file: file.to_string(),
-        loc: at(line, col),
-        found: if found.is_empty() {
-            "end of line".to_string()
-        } else {
-            format!("`{}`", found.chars().take(60).collect::<String>())
-        },
-        expected: expected.to_string(),
-    };
-    let mismatch = |line: usize, col: usize, found: String, expected: String| LftError::Fabric {
-        file: file.to_string(),
-        loc: at(line, col),
-        found,
-        expected,
-    };
-    let switch_by_guid: HashMap<u64, usize> = fabric
-        .nodes
-        .iter()
-        .enumerate()
-        .filter(|(_, n)| n.kind == NodeKind::Switch)
-        .map(|(i, n)| (n.guid, i))
-        .collect();
-    // Port GUIDs first, then node GUIDs (which name a CA in some dumps), as `by_guid`.
-    let mut port_by_guid: HashMap<u64, PortRef> = fabric.end_ports_by_guid().into_iter().collect();
-    for e in fabric.end_ports() {
-        if let Some(n) = fabric.node(e) {
-            port_by_guid.entry(n.guid).or_insert(e);
-        }
-    }
-    let mut tables: HashMap<usize, BTreeMap<u16, u8>> = HashMap::new();
-    // LID -> (port, line) from destination columns and switch headers.
-    let mut lids: HashMap<u16, (PortRef, usize)> = HashMap::new();
-    let mut current: Option<usize> = None;
+    let mut r = Reader::new(file, fabric);
     for (i, raw) in src.split('\n').enumerate() {
-        let lineno = i + 1;
         let line = raw.strip_suffix('\r').unwrap_or(raw);
         let t = line.trim_start();
-        let indent = line.len() - t.len();
-        let t = t.trim_end();
+        r.line(&Line {
+            no: i + 1,
+            indent: line.len() - t.len(),
+            text: t.trim_end(),
+        })?;
+    }
+    r.fabric_lids()?;
+    r.every_switch()?;
+    Ok(r.finish())
+}
+
+/// One line of the dump: its number, where its text starts, the text without blanks
+/// around it.
+struct Line<'s> {
+    no: usize,
+    indent: usize,
+    text: &'s str,
+}
+
+/// The dump read so far, and the fabric it is mapped onto.
+struct Reader<'a> {
+    file: &'a str,
+    fabric: &'a Fabric,
+    switch_by_guid: HashMap<u64, usize>,
+    /// Port GUIDs, then node GUIDs (which name a CA in some dumps), as `by_guid`.
+    port_by_guid: HashMap<u64, PortRef>,
+    tables: HashMap<usize, BTreeMap<u16, u8>>,
+    /// LID -> (port, line) from destination columns and switch headers.
+    lids: HashMap<u16, (PortRef, usize)>,
+    /// The switch whose table is being read.
+    current: Option<usize>,
+}
+
+fn at(line: usize, col: usize) -> Loc {
+    Loc {
+        line: u32::try_from(line).unwrap_or(u32::MAX),
+        col: u32::try_from(col + 1).unwrap_or(u32::MAX),
+    }
+}
+
+impl<'a> Reader<'a> {
+    fn new(file: &'a str, fabric: &'a Fabric) -> Self {
+        let switch_by_guid: HashMap<u64, usize> = fabric
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.kind == NodeKind::Switch)
+            .map(|(i, n)| (n.guid, i))
+            .collect();
+        let mut port_by_guid: HashMap<u64, PortRef> =
+            fabric.end_ports_by_guid().into_iter().collect();
+        for e in fabric.end_ports() {
+            if let Some(n) = fabric.node(e) {
+                port_by_guid.entry(n.guid).or_insert(e);
+            }
+        }
+        Reader {
+            file,
+            fabric,
+            switch_by_guid,
+            port_by_guid,
+            tables: HashMap::new(),
+            lids: HashMap::new(),
+            current: None,
+        }
+    }
+
+    fn unexpected(&self, line: usize, col: usize, found: &str, expected: &str) -> LftError {
+        LftError::Unexpected {
+            file: self.file.to_string(),
+            loc: at(line, col),
+            found: if found.is_empty() {
+                "end of line".to_string()
+            } else {
+                format!("`{}`", found.chars().take(60).collect::<String>())
+            },
+            expected: expected.to_string(),
+        }
+    }
+
+    fn mismatch(&self, line: usize, col: usize, found: String, expected: String) -> LftError {
+        LftError::Fabric {
+            file: self.file.to_string(),
+            loc: at(line, col),
+            found,
+            expected,
+        }
+    }
+
+    fn line(&mut self, l: &Line<'_>) -> Result<(), LftError> {
+        let t = l.text;
         if t.is_empty()
             || t.starts_with("***")
             || t.starts_with("Lid ")
@@ -139,193 +190,221 @@ pub fn parse(file: &str, src: &str, fabric: &Fabric) -> Result<Lfts, LftError> {
             || t == "Port"
             || t.ends_with("lids dumped")
         {
-            continue;
+            return Ok(());
         }
         if t.starts_with("Multicast") {
-            return Err(unexpected(
-                lineno,
-                indent,
+            return Err(self.unexpected(
+                l.no,
+                l.indent,
                 t,
                 "unicast tables (`Unicast lids ...`): multicast tables do not route PathRecords; \
                  dump without -M",
             ));
         }
         if let Some(rest) = t.strip_prefix("Unicast lids") {
-            let Some(guid) = guid_after(rest, "guid") else {
-                return Err(unexpected(
-                    lineno,
-                    indent,
-                    t,
-                    "`Unicast lids [...] of switch ... guid 0x<GUID> (<description>):`",
-                ));
-            };
-            let desc = rest
-                .rfind('(')
-                .and_then(|a| rest.get(a + 1..))
-                .and_then(|r| r.rfind(')').and_then(|b| r.get(..b)))
-                .unwrap_or("")
-                .trim_matches('\'');
-            let Some(&node) = switch_by_guid.get(&guid) else {
-                return Err(mismatch(
-                    lineno,
-                    indent,
-                    format!("switch {guid:#018x} ({desc})"),
-                    "a switch of the fabric: the LFT dump and the fabric dump must come from \
-                     the same subnet"
-                        .to_string(),
-                ));
-            };
-            if tables.insert(node, BTreeMap::new()).is_some() {
-                return Err(mismatch(
-                    lineno,
-                    indent,
-                    format!("a second table for switch {guid:#018x} ({desc})"),
-                    "one table per switch".to_string(),
-                ));
-            }
-            // ibroute's header names the switch's own LID.
-            if let Some(lid) = rest
-                .split_once("Lid ")
-                .and_then(|(_, r)| r.split_whitespace().next())
-                .and_then(|w| w.parse::<u16>().ok())
-            {
-                lids.insert(lid, (PortRef { node, port: 0 }, lineno));
-            }
-            current = Some(node);
-            continue;
+            return self.header(l, rest);
         }
         if t.starts_with("0x") || t.starts_with("0X") {
-            let Some(node) = current else {
-                return Err(unexpected(
-                    lineno,
-                    indent,
-                    t,
-                    "a `Unicast lids ... of switch ...` header before the first entry",
-                ));
-            };
-            let mut words = t.split_whitespace();
-            let lid_word = words.next().unwrap_or("");
-            let Some(lid) = hex(lid_word).and_then(|l| u16::try_from(l).ok()) else {
-                return Err(unexpected(
-                    lineno,
-                    indent,
-                    lid_word,
-                    "a LID such as `0x0004`",
-                ));
-            };
-            let port_word = words.next().unwrap_or("");
-            let port_col = t.find(port_word).map_or(indent, |c| indent + c);
-            let Some(port) = port_word.parse::<u8>().ok() else {
-                return Err(unexpected(
-                    lineno,
-                    port_col,
-                    port_word,
-                    "an egress port number (000-254, or 255 for no route)",
-                ));
-            };
-            if port == 255 {
-                continue;
-            }
-            let sw = &fabric.nodes[node];
-            if port != 0 && sw.port(port).and_then(|p| p.peer).is_none() {
-                return Err(mismatch(
-                    lineno,
-                    port_col,
-                    format!("{} routes LID {lid:#06x} to port {port}", sw.desc),
-                    format!(
-                        "a connected port of {} ({}): the LFT dump does not match the fabric",
-                        sw.desc,
-                        sw.ports
-                            .iter()
-                            .filter(|p| p.peer.is_some())
-                            .map(|p| p.num.to_string())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                ));
-            }
-            if let Some(table) = tables.get_mut(&node) {
-                table.insert(lid, port);
-            }
-            if let Some(guid) = guid_after(t, "portguid") {
-                let Some(&p) = port_by_guid.get(&guid) else {
-                    return Err(mismatch(
-                        lineno,
-                        indent,
-                        format!("LID {lid:#06x} is port {guid:#018x}"),
-                        "a port of the fabric: the LFT dump and the fabric dump must come from \
-                         the same subnet"
-                            .to_string(),
-                    ));
-                };
-                if let Some((q, first)) = lids.get(&lid) {
-                    if *q != p {
-                        return Err(mismatch(
-                            lineno,
-                            indent,
-                            format!("LID {lid:#06x} is {} here", fabric.label(p)),
-                            format!("{} as on line {first}", fabric.label(*q)),
-                        ));
-                    }
-                }
-                lids.insert(lid, (p, lineno));
-            }
-            continue;
+            return self.entry(l);
         }
-        return Err(unexpected(
-            lineno,
-            indent,
+        Err(self.unexpected(
+            l.no,
+            l.indent,
             t,
             "output of ibroute, dump_lfts or OpenSM's opensm-lfts.dump: `Unicast lids ...` \
              headers and `0x<LID> <port>` entries",
-        ));
+        ))
     }
-    // The fabric's own LIDs (ibnetdiscover output) fill in and must agree.
-    for e in fabric.end_ports() {
-        let Some(lid) = fabric.port(e).and_then(|p| p.lid) else {
-            continue;
+
+    /// `Unicast lids [...] of switch ... guid 0x<GUID> (<description>):` starts a switch's
+    /// table; `rest` follows `Unicast lids`.
+    fn header(&mut self, l: &Line<'_>, rest: &str) -> Result<(), LftError> {
+        let Some(guid) = guid_after(rest, "guid") else {
+            return Err(self.unexpected(
+                l.no,
+                l.indent,
+                l.text,
+                "`Unicast lids [...] of switch ... guid 0x<GUID> (<description>):`",
+            ));
         };
-        match lids.get(&lid) {
-            Some((q, line)) if *q != e => {
-                return Err(mismatch(
-                    *line,
-                    0,
-                    format!("LID {lid:#06x} is {} in the LFT dump", fabric.label(*q)),
-                    format!(
-                        "{} as the fabric dump says: the two dumps are from different sweeps",
-                        fabric.label(e)
-                    ),
-                ))
-            }
-            Some(_) => {}
-            None => {
-                lids.insert(lid, (e, 0));
-            }
+        let desc = rest
+            .rfind('(')
+            .and_then(|a| rest.get(a + 1..))
+            .and_then(|r| r.rfind(')').and_then(|b| r.get(..b)))
+            .unwrap_or("")
+            .trim_matches('\'');
+        let Some(&node) = self.switch_by_guid.get(&guid) else {
+            return Err(self.mismatch(
+                l.no,
+                l.indent,
+                format!("switch {guid:#018x} ({desc})"),
+                "a switch of the fabric: the LFT dump and the fabric dump must come from \
+                 the same subnet"
+                    .to_string(),
+            ));
+        };
+        if self.tables.insert(node, BTreeMap::new()).is_some() {
+            return Err(self.mismatch(
+                l.no,
+                l.indent,
+                format!("a second table for switch {guid:#018x} ({desc})"),
+                "one table per switch".to_string(),
+            ));
+        }
+        // ibroute's header names the switch's own LID.
+        if let Some(lid) = rest
+            .split_once("Lid ")
+            .and_then(|(_, r)| r.split_whitespace().next())
+            .and_then(|w| w.parse::<u16>().ok())
+        {
+            self.lids.insert(lid, (PortRef { node, port: 0 }, l.no));
+        }
+        self.current = Some(node);
+        Ok(())
+    }
+
+    /// `0x<LID> <port> ...`: one route of the current switch, and the port the LID is when
+    /// the destination column says.
+    fn entry(&mut self, l: &Line<'_>) -> Result<(), LftError> {
+        let t = l.text;
+        let Some(node) = self.current else {
+            return Err(self.unexpected(
+                l.no,
+                l.indent,
+                t,
+                "a `Unicast lids ... of switch ...` header before the first entry",
+            ));
+        };
+        let mut words = t.split_whitespace();
+        let lid_word = words.next().unwrap_or("");
+        let Some(lid) = hex(lid_word).and_then(|l| u16::try_from(l).ok()) else {
+            return Err(self.unexpected(l.no, l.indent, lid_word, "a LID such as `0x0004`"));
+        };
+        let port_word = words.next().unwrap_or("");
+        let port_col = t.find(port_word).map_or(l.indent, |c| l.indent + c);
+        let Some(port) = port_word.parse::<u8>().ok() else {
+            return Err(self.unexpected(
+                l.no,
+                port_col,
+                port_word,
+                "an egress port number (000-254, or 255 for no route)",
+            ));
+        };
+        if port == 255 {
+            return Ok(());
+        }
+        let sw = &self.fabric.nodes[node];
+        if port != 0 && sw.port(port).and_then(|p| p.peer).is_none() {
+            return Err(self.mismatch(
+                l.no,
+                port_col,
+                format!("{} routes LID {lid:#06x} to port {port}", sw.desc),
+                format!(
+                    "a connected port of {} ({}): the LFT dump does not match the fabric",
+                    sw.desc,
+                    sw.ports
+                        .iter()
+                        .filter(|p| p.peer.is_some())
+                        .map(|p| p.num.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+        if let Some(table) = self.tables.get_mut(&node) {
+            table.insert(lid, port);
+        }
+        match guid_after(t, "portguid") {
+            Some(guid) => self.destination(l, lid, guid),
+            None => Ok(()),
         }
     }
-    let missing: Vec<String> = fabric
-        .nodes
-        .iter()
-        .enumerate()
-        .filter(|(i, n)| n.kind == NodeKind::Switch && !tables.contains_key(i))
-        .map(|(_, n)| format!("{} ({:#018x})", n.desc, n.guid))
-        .collect();
-    if !missing.is_empty() {
-        return Err(LftError::Missing {
-            file: file.to_string(),
+
+    /// The destination column: LID `lid` is the port with GUID `guid`, and must stay so.
+    fn destination(&mut self, l: &Line<'_>, lid: u16, guid: u64) -> Result<(), LftError> {
+        let Some(&p) = self.port_by_guid.get(&guid) else {
+            return Err(self.mismatch(
+                l.no,
+                l.indent,
+                format!("LID {lid:#06x} is port {guid:#018x}"),
+                "a port of the fabric: the LFT dump and the fabric dump must come from \
+                 the same subnet"
+                    .to_string(),
+            ));
+        };
+        if let Some((q, first)) = self.lids.get(&lid) {
+            if *q != p {
+                return Err(self.mismatch(
+                    l.no,
+                    l.indent,
+                    format!("LID {lid:#06x} is {} here", self.fabric.label(p)),
+                    format!("{} as on line {first}", self.fabric.label(*q)),
+                ));
+            }
+        }
+        self.lids.insert(lid, (p, l.no));
+        Ok(())
+    }
+
+    /// The fabric's own LIDs (ibnetdiscover output) fill in and must agree.
+    fn fabric_lids(&mut self) -> Result<(), LftError> {
+        let fabric = self.fabric;
+        for e in fabric.end_ports() {
+            let Some(lid) = fabric.port(e).and_then(|p| p.lid) else {
+                continue;
+            };
+            match self.lids.get(&lid) {
+                Some((q, line)) if *q != e => {
+                    return Err(self.mismatch(
+                        *line,
+                        0,
+                        format!("LID {lid:#06x} is {} in the LFT dump", fabric.label(*q)),
+                        format!(
+                            "{} as the fabric dump says: the two dumps are from different sweeps",
+                            fabric.label(e)
+                        ),
+                    ))
+                }
+                Some(_) => {}
+                None => {
+                    self.lids.insert(lid, (e, 0));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every switch of the fabric has a table.
+    fn every_switch(&self) -> Result<(), LftError> {
+        let missing: Vec<String> = self
+            .fabric
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(i, n)| n.kind == NodeKind::Switch && !self.tables.contains_key(i))
+            .map(|(_, n)| format!("{} ({:#018x})", n.desc, n.guid))
+            .collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        Err(LftError::Missing {
+            file: self.file.to_string(),
             missing: missing.join(", "),
-        });
+        })
     }
-    let lids: HashMap<u16, PortRef> = lids.into_iter().map(|(l, (p, _))| (l, p)).collect();
-    let mut base_lids: HashMap<PortRef, u16> = HashMap::new();
-    for (l, p) in &lids {
-        let e = base_lids.entry(*p).or_insert(*l);
-        *e = (*e).min(*l);
+
+    fn finish(self) -> Lfts {
+        let lids: HashMap<u16, PortRef> = self.lids.into_iter().map(|(l, (p, _))| (l, p)).collect();
+        let mut base_lids: HashMap<PortRef, u16> = HashMap::new();
+        for (l, p) in &lids {
+            let e = base_lids.entry(*p).or_insert(*l);
+            *e = (*e).min(*l);
+        }
+        Lfts {
+            file: self.file.to_string(),
+            tables: self.tables,
+            lids,
+            base_lids,
+        }
     }
-    Ok(Lfts {
-        file: file.to_string(),
-        tables,
-        lids,
-        base_lids,
-    })
 }

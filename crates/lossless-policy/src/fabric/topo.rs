@@ -137,9 +137,10 @@ fn quoted(s: &str) -> Option<(&str, &str)> {
     Some((&body[..end], &body[end + 1..]))
 }
 
-/// Parse a topology file of either flavour.
-pub fn parse(file: &str, src: &str) -> Result<Fabric, TopoError> {
-    let unexpected = |line: usize, col: usize, found: &str, expected: &str| TopoError::Unexpected {
+/// A parse error at `line`:`col`: what was found there (quoted, or `end of line`) and what
+/// was expected.
+fn unexpected(file: &str, line: usize, col: usize, found: &str, expected: &str) -> TopoError {
+    TopoError::Unexpected {
         file: file.to_string(),
         loc: loc(line, col),
         found: if found.is_empty() {
@@ -148,36 +149,68 @@ pub fn parse(file: &str, src: &str) -> Result<Fabric, TopoError> {
             format!("`{}`", found.chars().take(40).collect::<String>())
         },
         expected: expected.to_string(),
+    }
+}
+
+/// Parse a topology file of either flavour.
+pub fn parse(file: &str, src: &str) -> Result<Fabric, TopoError> {
+    let flavor = flavor_of(src);
+    let mut r = Reader {
+        file,
+        // ibsim's GUID counters per node type and its global enable masks.
+        next_guid: [("ca", 0x10_0000u64), ("switch", 0x20_0000), ("router", 0)]
+            .into_iter()
+            .collect(),
+        defaults: (W4, 1u32, 0u32),
+        nodes: Vec::new(),
+        cur: None,
     };
-    // ibnetdiscover writes a `# Topology file` header and `vendid=`/`devid=` before every node;
-    // ibsim net files may carry `switchguid=`/`caguid=`/`rtguid=` lines too, so those decide
-    // nothing.
+    for (i, raw) in src.split('\n').enumerate() {
+        let line = raw.strip_suffix('\r').unwrap_or(raw);
+        let t = line.trim_start();
+        r.line(i + 1, line.len() - t.len(), t)?;
+    }
+    if let Some(n) = r.cur.take() {
+        r.nodes.push(n);
+    }
+    link(file, flavor, r.nodes)
+}
+
+/// ibnetdiscover writes a `# Topology file` header and `vendid=`/`devid=` before every node;
+/// ibsim net files may carry `switchguid=`/`caguid=`/`rtguid=` lines too, so those decide
+/// nothing.
+fn flavor_of(src: &str) -> Flavor {
     let discover = src.contains("# Topology file")
         || src.lines().any(|l| {
             let l = l.trim_start();
             l.starts_with("vendid=") || l.starts_with("devid=")
         });
-    let flavor = if discover {
+    if discover {
         Flavor::Ibnetdiscover
     } else {
         Flavor::Ibsim
-    };
-    // ibsim's GUID counters per node type and its global enable masks.
-    let mut next_guid: HashMap<&'static str, u64> =
-        [("ca", 0x10_0000u64), ("switch", 0x20_0000), ("router", 0)]
-            .into_iter()
-            .collect();
-    let mut defaults = (W4, 1u32, 0u32);
-    let mut nodes: Vec<RawNode> = Vec::new();
-    let mut cur: Option<RawNode> = None;
-    for (i, raw) in src.split('\n').enumerate() {
-        let lineno = i + 1;
-        let line = raw.strip_suffix('\r').unwrap_or(raw);
-        let t = line.trim_start();
-        let indent = line.len() - t.len();
+    }
+}
+
+/// The records read so far, the one being read, and ibsim's running settings.
+struct Reader<'a> {
+    file: &'a str,
+    /// ibsim's next GUID per node type (`ca`, `switch`, `router`).
+    next_guid: HashMap<&'static str, u64>,
+    /// ibsim's global width, speed and extended speed enable masks.
+    defaults: (u32, u32, u32),
+    nodes: Vec<RawNode>,
+    cur: Option<RawNode>,
+}
+
+impl Reader<'_> {
+    /// One line (`t`, starting at column `indent`): a port of the current node, a node
+    /// header, or a setting.
+    fn line(&mut self, lineno: usize, indent: usize, t: &str) -> Result<(), TopoError> {
         if t.starts_with('[') {
-            let Some(node) = cur.as_mut() else {
+            let Some(node) = self.cur.as_mut() else {
                 return Err(unexpected(
+                    self.file,
                     lineno,
                     indent,
                     t,
@@ -185,14 +218,14 @@ pub fn parse(file: &str, src: &str) -> Result<Fabric, TopoError> {
                 ));
             };
             node.ports
-                .push(parse_port(file, lineno, indent, t, node.kind)?);
-            continue;
+                .push(parse_port(self.file, lineno, indent, t, node.kind)?);
+            return Ok(());
         }
-        if let Some(n) = cur.take() {
-            nodes.push(n);
+        if let Some(n) = self.cur.take() {
+            self.nodes.push(n);
         }
         if t.is_empty() || t.starts_with('#') {
-            continue;
+            return Ok(());
         }
         let kind = if t.starts_with("Switch") {
             Some(NodeKind::Switch)
@@ -203,116 +236,147 @@ pub fn parse(file: &str, src: &str) -> Result<Fabric, TopoError> {
         } else {
             None
         };
-        if let Some(kind) = kind {
-            let after_kw = t.trim_start_matches(|c: char| c.is_ascii_alphabetic());
-            let digits: String = after_kw
-                .trim_start()
-                .chars()
-                .take_while(|c| c.is_ascii_digit())
-                .collect();
-            let nports = digits
-                .parse::<u8>()
-                .ok()
-                .filter(|n| *n > 0)
-                .ok_or_else(|| {
-                    unexpected(
-                        lineno,
-                        indent + (t.len() - after_kw.len()),
-                        after_kw.trim(),
-                        "a port count from 1 to 255",
-                    )
-                })?;
-            let rest = after_kw.trim_start().get(digits.len()..).unwrap_or("");
-            let Some((id, rest)) = quoted(rest) else {
-                return Err(unexpected(
-                    lineno,
-                    indent,
-                    t,
-                    "a quoted node id after the port count",
-                ));
-            };
-            // Description: the quoted text in the comment, else the id (ibsim).
-            let comment = rest.split_once('#').map(|(_, c)| c.trim());
-            let desc = match comment.and_then(quoted) {
-                Some((d, _)) => d.to_string(),
-                None => id.to_string(),
-            };
-            let lid = comment
-                .and_then(|c| word_after(c, "lid"))
-                .and_then(|v| v.parse().ok());
-            let key = match kind {
-                NodeKind::Ca => "ca",
-                NodeKind::Switch => "switch",
-                NodeKind::Router => "router",
-            };
-            let guid = next_guid.get(key).copied().unwrap_or(0);
-            let step = if kind == NodeKind::Switch {
-                1
-            } else {
-                u64::from(nports) + 1
-            };
-            next_guid.insert(key, guid.wrapping_add(step));
-            cur = Some(RawNode {
-                kind,
-                id: id.to_string(),
-                desc,
-                guid,
-                nports,
-                lid,
-                ports: vec![],
-                defaults,
-            });
-            continue;
-        }
-        // Assignments: GUID bases and ibsim's global width/speed.
-        let set_base =
-            |key: &'static str, next: &mut HashMap<&'static str, u64>| -> Result<(), TopoError> {
-                let v = t.split_once(['=', '+']).map(|(_, v)| v).unwrap_or("");
-                let num: String = v
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric())
-                    .collect();
-                let n = parse_num(&num).ok_or_else(|| unexpected(lineno, indent, v, "a GUID"))?;
-                if t.contains('+') && !t.contains('=') {
-                    let base = next.get(key).copied().unwrap_or(0);
-                    next.insert(key, base.wrapping_add(n));
-                } else {
-                    next.insert(key, n);
-                }
+        match kind {
+            Some(kind) => {
+                self.cur = Some(self.node_header(lineno, indent, t, kind)?);
                 Ok(())
-            };
+            }
+            None => self.setting(lineno, indent, t),
+        }
+    }
+
+    /// `Switch 8 "id" # "description" lid 4 ...` (or `Ca`, `Hca`, `Rt`).
+    fn node_header(
+        &mut self,
+        lineno: usize,
+        indent: usize,
+        t: &str,
+        kind: NodeKind,
+    ) -> Result<RawNode, TopoError> {
+        let after_kw = t.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+        let digits: String = after_kw
+            .trim_start()
+            .chars()
+            .take_while(|c| c.is_ascii_digit())
+            .collect();
+        let nports = digits
+            .parse::<u8>()
+            .ok()
+            .filter(|n| *n > 0)
+            .ok_or_else(|| {
+                unexpected(
+                    self.file,
+                    lineno,
+                    indent + (t.len() - after_kw.len()),
+                    after_kw.trim(),
+                    "a port count from 1 to 255",
+                )
+            })?;
+        let rest = after_kw.trim_start().get(digits.len()..).unwrap_or("");
+        let Some((id, rest)) = quoted(rest) else {
+            return Err(unexpected(
+                self.file,
+                lineno,
+                indent,
+                t,
+                "a quoted node id after the port count",
+            ));
+        };
+        // Description: the quoted text in the comment, else the id (ibsim).
+        let comment = rest.split_once('#').map(|(_, c)| c.trim());
+        let desc = match comment.and_then(quoted) {
+            Some((d, _)) => d.to_string(),
+            None => id.to_string(),
+        };
+        let lid = comment
+            .and_then(|c| word_after(c, "lid"))
+            .and_then(|v| v.parse().ok());
+        Ok(RawNode {
+            kind,
+            id: id.to_string(),
+            desc,
+            guid: self.next_node_guid(kind, nports),
+            nports,
+            lid,
+            ports: vec![],
+            defaults: self.defaults,
+        })
+    }
+
+    /// ibsim's GUID for the next node of this kind: switches take one, CAs and routers one
+    /// per port plus the node's.
+    fn next_node_guid(&mut self, kind: NodeKind, nports: u8) -> u64 {
+        let key = match kind {
+            NodeKind::Ca => "ca",
+            NodeKind::Switch => "switch",
+            NodeKind::Router => "router",
+        };
+        let guid = self.next_guid.get(key).copied().unwrap_or(0);
+        let step = if kind == NodeKind::Switch {
+            1
+        } else {
+            u64::from(nports) + 1
+        };
+        self.next_guid.insert(key, guid.wrapping_add(step));
+        guid
+    }
+
+    /// Assignments: GUID bases and ibsim's global width/speed. `vendid=`, `devid=`,
+    /// `sysimgguid=` and anything else: ignored, as ibsim does.
+    fn setting(&mut self, lineno: usize, indent: usize, t: &str) -> Result<(), TopoError> {
         if t.starts_with("switchguid") {
-            set_base("switch", &mut next_guid)?;
+            self.guid_base("switch", lineno, indent, t)?;
         } else if t.starts_with("hcaguids") || t.starts_with("caguid") {
-            set_base("ca", &mut next_guid)?;
+            self.guid_base("ca", lineno, indent, t)?;
         } else if t.starts_with("rtguid") {
-            set_base("router", &mut next_guid)?;
+            self.guid_base("router", lineno, indent, t)?;
         } else if t.starts_with("width") || t.starts_with("speed") || t.starts_with("extspeed") {
             let v = t.split_once('=').map(|(_, v)| v.trim()).unwrap_or("");
             let n = parse_num(v)
                 .and_then(|n| u32::try_from(n).ok())
-                .ok_or_else(|| unexpected(lineno, indent, v, "a number"))?;
+                .ok_or_else(|| unexpected(self.file, lineno, indent, v, "a number"))?;
             if t.starts_with("width") {
-                defaults.0 = n;
+                self.defaults.0 = n;
             } else if t.starts_with("speed") {
-                defaults.1 = n;
+                self.defaults.1 = n;
             } else {
-                defaults.2 = n;
+                self.defaults.2 = n;
             }
         } else if t.starts_with("include") || t.starts_with("module") || t.starts_with("do") {
             return Err(unexpected(
+                self.file,
                 lineno,
                 indent,
                 t,
                 "a self-contained topology (include, module and do are not supported)",
             ));
         }
-        // vendid=, devid=, sysimgguid= and anything else: ignored, as ibsim does.
+        Ok(())
     }
-    if let Some(n) = cur.take() {
-        nodes.push(n);
+
+    /// `<kind>guid=N` sets the next GUID of a node type; `<kind>guid+N` adds to it.
+    fn guid_base(
+        &mut self,
+        key: &'static str,
+        lineno: usize,
+        indent: usize,
+        t: &str,
+    ) -> Result<(), TopoError> {
+        let v = t.split_once(['=', '+']).map(|(_, v)| v).unwrap_or("");
+        let num: String = v
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect();
+        let n =
+            parse_num(&num).ok_or_else(|| unexpected(self.file, lineno, indent, v, "a GUID"))?;
+        if t.contains('+') && !t.contains('=') {
+            let base = self.next_guid.get(key).copied().unwrap_or(0);
+            self.next_guid.insert(key, base.wrapping_add(n));
+        } else {
+            self.next_guid.insert(key, n);
+        }
+        Ok(())
     }
-    link(file, flavor, nodes)
 }
 
 fn word_after<'a>(s: &'a str, key: &str) -> Option<&'a str> {
@@ -338,6 +402,7 @@ fn paren_guid(s: &str) -> (Option<u64>, &str) {
     (None, s)
 }
 
+/// `[1](guid) "remote-id"[2](guid) options # comment`: one connected port.
 fn parse_port(
     file: &str,
     lineno: usize,
@@ -345,15 +410,8 @@ fn parse_port(
     t: &str,
     kind: NodeKind,
 ) -> Result<RawPort, TopoError> {
-    let bad = |col: usize, found: &str, expected: &str| TopoError::Unexpected {
-        file: file.to_string(),
-        loc: loc(lineno, indent + col),
-        found: if found.is_empty() {
-            "end of line".into()
-        } else {
-            format!("`{}`", found.chars().take(40).collect::<String>())
-        },
-        expected: expected.to_string(),
+    let bad = |col: usize, found: &str, expected: &str| {
+        unexpected(file, lineno, indent + col, found, expected)
     };
     let close = t.find(']').ok_or_else(|| bad(0, t, "`[port]`"))?;
     let num = t[1..close]
@@ -401,6 +459,15 @@ fn parse_port(
         active: None,
         loc: loc(lineno, indent),
     };
+    port_options(&mut p, after);
+    if let Some(c) = comment {
+        port_comment(&mut p, c, kind);
+    }
+    Ok(p)
+}
+
+/// ibsim's `w=`, `s=`, `e=` enable masks after the remote end.
+fn port_options(p: &mut RawPort, after: &str) {
     for opt in after.split_whitespace() {
         if let Some((k, v)) = opt.split_once('=') {
             let n = parse_num(v).and_then(|n| u32::try_from(n).ok());
@@ -412,21 +479,22 @@ fn parse_port(
             }
         }
     }
-    if let Some(c) = comment {
-        if kind != NodeKind::Switch {
-            p.lid = word_after(c, "lid").and_then(|v| v.parse().ok());
-        }
-        // The last `NxSPEED` token is the active width and speed.
-        for w in c.split_whitespace().rev() {
-            if let Some((n, s)) = w.split_once('x') {
-                if let (Ok(n), Some(s)) = (n.parse::<u8>(), Speed::parse(s)) {
-                    p.active = Some((n, s));
-                    break;
-                }
+}
+
+/// ibnetdiscover's comment: the LID of a CA or router port, and the active width and speed
+/// (the last `NxSPEED` token).
+fn port_comment(p: &mut RawPort, c: &str, kind: NodeKind) {
+    if kind != NodeKind::Switch {
+        p.lid = word_after(c, "lid").and_then(|v| v.parse().ok());
+    }
+    for w in c.split_whitespace().rev() {
+        if let Some((n, s)) = w.split_once('x') {
+            if let (Ok(n), Some(s)) = (n.parse::<u8>(), Speed::parse(s)) {
+                p.active = Some((n, s));
+                break;
             }
         }
     }
-    Ok(p)
 }
 
 /// Mellanox-style capability defaults ibsim gives every port.
@@ -450,126 +518,183 @@ fn default_port(num: u8, guid: u64, kind: NodeKind, flavor: Flavor) -> Port {
     }
 }
 
+/// The records as a fabric: every port line becomes a link, checked against the other
+/// end's line when it has one.
 fn link(file: &str, flavor: Flavor, raw: Vec<RawNode>) -> Result<Fabric, TopoError> {
-    let index: HashMap<&str, usize> = raw
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.id.as_str(), i))
-        .collect();
-    let mut nodes: Vec<Node> = Vec::with_capacity(raw.len());
-    for n in &raw {
-        let mut ports = Vec::new();
-        if n.kind == NodeKind::Switch {
-            let mut p0 = default_port(0, n.guid, n.kind, flavor);
-            p0.lid = n.lid;
-            ports.push(p0);
-        }
-        nodes.push(Node {
-            kind: n.kind,
-            id: n.id.clone(),
-            desc: n.desc.clone(),
-            guid: n.guid,
-            nports: n.nports,
-            ports,
-        });
-    }
-    let bad = |l: Loc, found: String, expected: String| TopoError::BadLink {
-        file: file.to_string(),
-        loc: l,
-        found,
-        expected,
+    let l = Linker {
+        file,
+        flavor,
+        raw: &raw,
+        index: raw
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.id.as_str(), i))
+            .collect(),
     };
+    let mut nodes: Vec<Node> = raw.iter().map(|n| bare_node(n, flavor)).collect();
     for (ni, n) in raw.iter().enumerate() {
         for rp in &n.ports {
-            if rp.num > n.nports {
-                return Err(bad(
-                    rp.loc,
-                    format!("port {} of \"{}\"", rp.num, n.id),
-                    format!("a port number up to {}", n.nports),
-                ));
-            }
-            let Some(&ri) = index.get(rp.remote.as_str()) else {
-                return Err(bad(
-                    rp.loc,
-                    format!("remote node \"{}\"", rp.remote),
-                    "a node defined in this file".into(),
-                ));
-            };
-            let remote = &raw[ri];
-            if rp.remote_port > remote.nports
-                || (rp.remote_port == 0 && remote.kind != NodeKind::Switch)
-            {
-                return Err(bad(
-                    rp.loc,
-                    format!("remote port {} of \"{}\"", rp.remote_port, remote.id),
-                    format!("a port number up to {}", remote.nports),
-                ));
-            }
-            // The other end, if it lists this link, must agree.
-            if let Some(back) = remote.ports.iter().find(|p| p.num == rp.remote_port) {
-                if back.remote != n.id || back.remote_port != rp.num {
-                    return Err(bad(
-                        rp.loc,
-                        format!(
-                            "\"{}\"[{}] -> \"{}\"[{}]",
-                            n.id, rp.num, rp.remote, rp.remote_port
-                        ),
-                        format!(
-                            "the link listed by \"{}\"[{}], which points to \"{}\"[{}]",
-                            remote.id, back.num, back.remote, back.remote_port
-                        ),
-                    ));
-                }
-            }
-            let guid = match (rp.guid, n.kind) {
-                (Some(g), _) => g,
-                (None, NodeKind::Switch) => n.guid,
-                (None, _) => n.guid.wrapping_add(u64::from(rp.num)),
-            };
-            let back = remote.ports.iter().find(|p| p.num == rp.remote_port);
-            let (width, speed) = match (rp.active, back.and_then(|b| b.active)) {
-                (Some(a), _) | (None, Some(a)) => a,
-                (None, None) => {
-                    let (bw, bs, be) = back.map_or(remote.defaults, |b| {
-                        (
-                            b.width_ena.unwrap_or(remote.defaults.0),
-                            b.speed_ena.unwrap_or(remote.defaults.1),
-                            b.ext_ena.unwrap_or(remote.defaults.2),
-                        )
-                    });
-                    let w = rp.width_ena.unwrap_or(n.defaults.0) & bw;
-                    let s = rp.speed_ena.unwrap_or(n.defaults.1) & bs;
-                    let e = rp.ext_ena.unwrap_or(n.defaults.2) & be;
-                    match (active_width(w), active_speed(s, e)) {
-                        (Some(w), Some(s)) => (w, s),
-                        _ => {
-                            return Err(bad(
-                                rp.loc,
-                                format!(
-                                    "link \"{}\"[{}] - \"{}\"[{}]",
-                                    n.id, rp.num, remote.id, rp.remote_port
-                                ),
-                                "enabled widths and speeds the two ends share".into(),
-                            ))
-                        }
-                    }
-                }
-            };
-            let mut port = default_port(rp.num, guid, n.kind, flavor);
-            port.lid = rp.lid.or(if n.kind == NodeKind::Switch {
-                n.lid
-            } else {
-                None
-            });
-            port.peer = Some((ri, rp.remote_port));
-            port.width = width;
-            port.speed = speed;
+            let port = l.port(n, rp)?;
             if let Some(node) = nodes.get_mut(ni) {
                 node.ports.push(port);
             }
         }
     }
-    // Links listed on one side only: add the missing end.
+    add_missing_ends(&mut nodes, flavor);
+    for n in &mut nodes {
+        n.ports.sort_by_key(|p| p.num);
+        n.ports.dedup_by_key(|p| p.num);
+    }
+    let sm_port = sm_port(&nodes, flavor);
+    let _ = width_mask_for;
+    let _ = speed_masks_for;
+    Ok(Fabric {
+        flavor,
+        nodes,
+        sm_port,
+    })
+}
+
+/// A node without links; a switch has its port 0 already.
+fn bare_node(n: &RawNode, flavor: Flavor) -> Node {
+    let mut ports = Vec::new();
+    if n.kind == NodeKind::Switch {
+        let mut p0 = default_port(0, n.guid, n.kind, flavor);
+        p0.lid = n.lid;
+        ports.push(p0);
+    }
+    Node {
+        kind: n.kind,
+        id: n.id.clone(),
+        desc: n.desc.clone(),
+        guid: n.guid,
+        nports: n.nports,
+        ports,
+    }
+}
+
+/// The records, and node ids to their index.
+struct Linker<'r> {
+    file: &'r str,
+    flavor: Flavor,
+    raw: &'r [RawNode],
+    index: HashMap<&'r str, usize>,
+}
+
+impl Linker<'_> {
+    fn bad(&self, l: Loc, found: String, expected: String) -> TopoError {
+        TopoError::BadLink {
+            file: self.file.to_string(),
+            loc: l,
+            found,
+            expected,
+        }
+    }
+
+    /// Port `rp` of node `n`, linked to its remote end.
+    fn port(&self, n: &RawNode, rp: &RawPort) -> Result<Port, TopoError> {
+        let (ri, remote) = self.remote(n, rp)?;
+        let guid = match (rp.guid, n.kind) {
+            (Some(g), _) => g,
+            (None, NodeKind::Switch) => n.guid,
+            (None, _) => n.guid.wrapping_add(u64::from(rp.num)),
+        };
+        let (width, speed) = self.width_speed(n, rp, remote)?;
+        let mut port = default_port(rp.num, guid, n.kind, self.flavor);
+        port.lid = rp.lid.or(if n.kind == NodeKind::Switch {
+            n.lid
+        } else {
+            None
+        });
+        port.peer = Some((ri, rp.remote_port));
+        port.width = width;
+        port.speed = speed;
+        Ok(port)
+    }
+
+    /// The remote node of `rp`, with its index; both ends' port numbers must exist, and the
+    /// other end, if it lists this link, must agree.
+    fn remote(&self, n: &RawNode, rp: &RawPort) -> Result<(usize, &RawNode), TopoError> {
+        if rp.num > n.nports {
+            return Err(self.bad(
+                rp.loc,
+                format!("port {} of \"{}\"", rp.num, n.id),
+                format!("a port number up to {}", n.nports),
+            ));
+        }
+        let Some(&ri) = self.index.get(rp.remote.as_str()) else {
+            return Err(self.bad(
+                rp.loc,
+                format!("remote node \"{}\"", rp.remote),
+                "a node defined in this file".into(),
+            ));
+        };
+        let remote = &self.raw[ri];
+        if rp.remote_port > remote.nports
+            || (rp.remote_port == 0 && remote.kind != NodeKind::Switch)
+        {
+            return Err(self.bad(
+                rp.loc,
+                format!("remote port {} of \"{}\"", rp.remote_port, remote.id),
+                format!("a port number up to {}", remote.nports),
+            ));
+        }
+        if let Some(back) = remote.ports.iter().find(|p| p.num == rp.remote_port) {
+            if back.remote != n.id || back.remote_port != rp.num {
+                return Err(self.bad(
+                    rp.loc,
+                    format!(
+                        "\"{}\"[{}] -> \"{}\"[{}]",
+                        n.id, rp.num, rp.remote, rp.remote_port
+                    ),
+                    format!(
+                        "the link listed by \"{}\"[{}], which points to \"{}\"[{}]",
+                        remote.id, back.num, back.remote, back.remote_port
+                    ),
+                ));
+            }
+        }
+        Ok((ri, remote))
+    }
+
+    /// The link's width and speed: as ibnetdiscover reports either end, else the best both
+    /// ends enable (ibsim).
+    fn width_speed(
+        &self,
+        n: &RawNode,
+        rp: &RawPort,
+        remote: &RawNode,
+    ) -> Result<(u8, Speed), TopoError> {
+        let back = remote.ports.iter().find(|p| p.num == rp.remote_port);
+        if let Some(a) = rp.active.or(back.and_then(|b| b.active)) {
+            return Ok(a);
+        }
+        let (bw, bs, be) = back.map_or(remote.defaults, |b| {
+            (
+                b.width_ena.unwrap_or(remote.defaults.0),
+                b.speed_ena.unwrap_or(remote.defaults.1),
+                b.ext_ena.unwrap_or(remote.defaults.2),
+            )
+        });
+        let w = rp.width_ena.unwrap_or(n.defaults.0) & bw;
+        let s = rp.speed_ena.unwrap_or(n.defaults.1) & bs;
+        let e = rp.ext_ena.unwrap_or(n.defaults.2) & be;
+        match (active_width(w), active_speed(s, e)) {
+            (Some(w), Some(s)) => Ok((w, s)),
+            _ => Err(self.bad(
+                rp.loc,
+                format!(
+                    "link \"{}\"[{}] - \"{}\"[{}]",
+                    n.id, rp.num, remote.id, rp.remote_port
+                ),
+                "enabled widths and speeds the two ends share".into(),
+            )),
+        }
+    }
+}
+
+/// Links listed on one side only: add the missing end.
+fn add_missing_ends(nodes: &mut [Node], flavor: Flavor) {
     for ni in 0..nodes.len() {
         let peers: Vec<(u8, usize, u8, u8, Speed)> = nodes[ni]
             .ports
@@ -592,12 +717,11 @@ fn link(file: &str, flavor: Flavor, raw: Vec<RawNode>) -> Result<Fabric, TopoErr
             }
         }
     }
-    for n in &mut nodes {
-        n.ports.sort_by_key(|p| p.num);
-        n.ports.dedup_by_key(|p| p.num);
-    }
-    // ibsim runs the SM on the first node of the file (its first port).
-    let sm_port = match flavor {
+}
+
+/// ibsim runs the SM on the first node of the file (its first port).
+fn sm_port(nodes: &[Node], flavor: Flavor) -> Option<PortRef> {
+    match flavor {
         Flavor::Ibsim => nodes.first().and_then(|n| {
             let port = if n.kind == NodeKind::Switch {
                 Some(0)
@@ -607,12 +731,5 @@ fn link(file: &str, flavor: Flavor, raw: Vec<RawNode>) -> Result<Fabric, TopoErr
             port.map(|port| PortRef { node: 0, port })
         }),
         Flavor::Ibnetdiscover => None,
-    };
-    let _ = width_mask_for;
-    let _ = speed_masks_for;
-    Ok(Fabric {
-        flavor,
-        nodes,
-        sm_port,
-    })
+    }
 }

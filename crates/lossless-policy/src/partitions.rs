@@ -89,7 +89,22 @@ fn abbrev(word: &str, full: &str) -> bool {
 }
 
 pub fn parse(file: &str, src: &str) -> Result<PartitionsConf, PartitionsError> {
-    // Blank out comments but keep byte offsets, so locations stay right.
+    let text = blank_comments(src);
+    let r = Reader { file, text: &text };
+    let mut defs = Vec::new();
+    let mut start = 0usize;
+    for stmt in text.split_inclusive(';') {
+        let at = start;
+        start += stmt.len();
+        if let Some(def) = r.statement(at, stmt)? {
+            defs.push(def);
+        }
+    }
+    Ok(PartitionsConf { defs })
+}
+
+/// The source with comments blanked out, byte offsets kept, so locations stay right.
+fn blank_comments(src: &str) -> String {
     let mut text = String::with_capacity(src.len());
     for line in src.split_inclusive('\n') {
         match line.find('#') {
@@ -104,54 +119,73 @@ pub fn parse(file: &str, src: &str) -> Result<PartitionsConf, PartitionsError> {
             None => text.push_str(line),
         }
     }
-    let err = |at: usize, found: &str, expected: &str| PartitionsError::Unexpected {
-        file: file.to_string(),
-        loc: loc_of(&text, at),
-        found: if found.is_empty() {
-            "end of statement".into()
-        } else {
-            format!("`{}`", found.trim())
-        },
-        expected: expected.to_string(),
-    };
-    let mut defs = Vec::new();
-    let mut start = 0usize;
-    for stmt in text.split_inclusive(';') {
-        let at = start;
-        start += stmt.len();
-        let body = stmt.strip_suffix(';');
-        if body.is_none() {
+    text
+}
+
+/// The file (comments blanked) and its name, for errors.
+struct Reader<'a> {
+    file: &'a str,
+    text: &'a str,
+}
+
+impl Reader<'_> {
+    fn err(&self, at: usize, found: &str, expected: &str) -> PartitionsError {
+        PartitionsError::Unexpected {
+            file: self.file.to_string(),
+            loc: loc_of(self.text, at),
+            found: if found.is_empty() {
+                "end of statement".into()
+            } else {
+                format!("`{}`", found.trim())
+            },
+            expected: expected.to_string(),
+        }
+    }
+
+    /// One statement (`stmt`, at byte `at`, with its `;`); `None` for an empty one.
+    fn statement(&self, at: usize, stmt: &str) -> Result<Option<PartitionDef>, PartitionsError> {
+        let Some(body) = stmt.strip_suffix(';') else {
             if stmt.trim().is_empty() {
-                continue;
+                return Ok(None);
             }
             let lead = stmt.len() - stmt.trim_start().len();
-            return Err(err(
+            return Err(self.err(
                 at + lead,
                 "end of file",
                 "`;` to end the partition definition",
             ));
-        }
-        let body = body.unwrap_or("");
+        };
         if body.trim().is_empty() {
-            continue;
+            return Ok(None);
         }
         let lead = body.len() - body.trim_start().len();
         let Some((header, members)) = body.split_once(':') else {
-            return Err(err(
+            return Err(self.err(
                 at + lead,
                 body.trim(),
                 "`Name[=PKey][,flags] : members ;` (no `:` found)",
             ));
         };
-        let members_at = at + header.len() + 1;
         let mut def = PartitionDef {
             name: None,
             pkey: None,
             sl: None,
             ipoib: false,
             members: vec![],
-            loc: loc_of(&text, at + lead),
+            loc: loc_of(self.text, at + lead),
         };
+        let defmember = self.header(&mut def, header, at)?;
+        self.members(&mut def, members, at + header.len() + 1, defmember)?;
+        Ok(Some(def))
+    }
+
+    /// `Name[=PKey][,flag[=value]]*` at byte `at`; the membership members get by default.
+    fn header(
+        &self,
+        def: &mut PartitionDef,
+        header: &str,
+        at: usize,
+    ) -> Result<Membership, PartitionsError> {
         let mut defmember = Membership::Limited;
         let mut off = at;
         for (i, part) in header.split(',').enumerate() {
@@ -162,31 +196,17 @@ pub fn parse(file: &str, src: &str) -> Result<PartitionsConf, PartitionsError> {
                 None => (part.trim(), None),
             };
             if i == 0 {
-                if !k.is_empty() {
-                    def.name = Some(k.to_string());
-                }
-                if let Some(v) = v {
-                    let n = parse_u64(v)
-                        .filter(|n| *n <= 0xffff)
-                        .ok_or_else(|| err(p_at, v, "a P_Key (0x0001-0x7fff)"))?;
-                    def.pkey = Some((n & 0x7fff) as u16);
-                } else if k.starts_with(|c: char| c.is_ascii_digit()) {
-                    let n = parse_u64(k)
-                        .filter(|n| *n <= 0xffff)
-                        .ok_or_else(|| err(p_at, k, "a P_Key"))?;
-                    def.name = None;
-                    def.pkey = Some((n & 0x7fff) as u16);
-                }
+                self.name_and_pkey(def, k, v, p_at)?;
                 continue;
             }
             if k.is_empty() {
-                return Err(err(p_at, part, "a partition flag"));
+                return Err(self.err(p_at, part, "a partition flag"));
             }
             if abbrev(k, "sl") {
                 let n = v
                     .and_then(parse_u64)
                     .filter(|n| *n <= 15)
-                    .ok_or_else(|| err(p_at, part, "sl=<0-15>"))?;
+                    .ok_or_else(|| self.err(p_at, part, "sl=<0-15>"))?;
                 def.sl = Some(n as u8);
             } else if abbrev(k, "ipoib") {
                 def.ipoib = true;
@@ -195,70 +215,112 @@ pub fn parse(file: &str, src: &str) -> Result<PartitionsConf, PartitionsError> {
                     Some(v) if abbrev(v, "full") => Membership::Full,
                     Some(v) if abbrev(v, "both") => Membership::Both,
                     Some(v) if abbrev(v, "limited") => Membership::Limited,
-                    _ => return Err(err(p_at, part, "defmember=full, limited or both")),
+                    _ => return Err(self.err(p_at, part, "defmember=full, limited or both")),
                 };
             }
             // mtu, rate, scope, Q_Key, TClass, FlowLabel, indx0: multicast settings that do not
             // affect PathRecords; accepted and ignored.
         }
-        let mut m_off = members_at;
+        Ok(defmember)
+    }
+
+    /// The first part of the header: `Name`, `Name=PKey` or a bare P_Key.
+    fn name_and_pkey(
+        &self,
+        def: &mut PartitionDef,
+        k: &str,
+        v: Option<&str>,
+        p_at: usize,
+    ) -> Result<(), PartitionsError> {
+        if !k.is_empty() {
+            def.name = Some(k.to_string());
+        }
+        if let Some(v) = v {
+            let n = parse_u64(v)
+                .filter(|n| *n <= 0xffff)
+                .ok_or_else(|| self.err(p_at, v, "a P_Key (0x0001-0x7fff)"))?;
+            def.pkey = Some((n & 0x7fff) as u16);
+        } else if k.starts_with(|c: char| c.is_ascii_digit()) {
+            let n = parse_u64(k)
+                .filter(|n| *n <= 0xffff)
+                .ok_or_else(|| self.err(p_at, k, "a P_Key"))?;
+            def.name = None;
+            def.pkey = Some((n & 0x7fff) as u16);
+        }
+        Ok(())
+    }
+
+    /// The members after the `:` (at byte `at`).
+    fn members(
+        &self,
+        def: &mut PartitionDef,
+        members: &str,
+        at: usize,
+        defmember: Membership,
+    ) -> Result<(), PartitionsError> {
+        let mut m_off = at;
         for m in members.split(',') {
             let m_at = m_off + (m.len() - m.trim_start().len());
             m_off += m.len() + 1;
-            let m = m.trim();
-            if m.is_empty() {
-                continue;
+            if let Some(member) = self.member(m.trim(), m_at, defmember)? {
+                def.members.push(member);
             }
-            if m.starts_with("mgid")
-                || ["rate", "mtu", "sl", "scope", "Q_Key", "TClass", "FlowLabel"]
-                    .iter()
-                    .any(|f| m.starts_with(&format!("{f}=")))
-            {
-                continue; // multicast group definitions
-            }
-            let (name, flag) = match m.split_once('=') {
-                Some((n, f)) => (n.trim(), Some(f.trim())),
-                None => (m, None),
-            };
-            let membership = match flag {
-                None => defmember,
-                Some(f) if abbrev(f, "full") => Membership::Full,
-                Some(f) if abbrev(f, "both") => Membership::Both,
-                Some(_) => Membership::Limited,
-            };
-            let spec = if name == "ALL" {
-                MemberSpec::All
-            } else if name == "ALL_CAS" {
-                MemberSpec::AllCas
-            } else if name == "ALL_SWITCHES" {
-                MemberSpec::AllSwitches
-            } else if name == "ALL_ROUTERS" {
-                MemberSpec::AllRouters
-            } else if name == "SELF" {
-                MemberSpec::SelfPort
-            } else if name == "NONE" {
-                continue;
-            } else {
-                match parse_u64(name).filter(|g| *g != 0) {
-                    Some(g) => MemberSpec::Guid(g),
-                    None => {
-                        return Err(err(
-                            m_at,
-                            name,
-                            "a port GUID, ALL, ALL_CAS, ALL_SWITCHES, ALL_ROUTERS or SELF",
-                        ))
-                    }
-                }
-            };
-            def.members.push(Member {
-                spec,
-                membership,
-                loc: loc_of(&text, m_at),
-            });
         }
-        defs.push(def);
+        Ok(())
     }
-    Ok(PartitionsConf { defs })
+
+    /// One member (`m`, trimmed, at byte `m_at`); `None` for nothing, `NONE` and the
+    /// multicast group definitions that may stand among members.
+    fn member(
+        &self,
+        m: &str,
+        m_at: usize,
+        defmember: Membership,
+    ) -> Result<Option<Member>, PartitionsError> {
+        if m.is_empty() {
+            return Ok(None);
+        }
+        if m.starts_with("mgid")
+            || ["rate", "mtu", "sl", "scope", "Q_Key", "TClass", "FlowLabel"]
+                .iter()
+                .any(|f| m.starts_with(&format!("{f}=")))
+        {
+            return Ok(None); // multicast group definitions
+        }
+        let (name, flag) = match m.split_once('=') {
+            Some((n, f)) => (n.trim(), Some(f.trim())),
+            None => (m, None),
+        };
+        let membership = match flag {
+            None => defmember,
+            Some(f) if abbrev(f, "full") => Membership::Full,
+            Some(f) if abbrev(f, "both") => Membership::Both,
+            Some(_) => Membership::Limited,
+        };
+        let spec = match name {
+            "ALL" => MemberSpec::All,
+            "ALL_CAS" => MemberSpec::AllCas,
+            "ALL_SWITCHES" => MemberSpec::AllSwitches,
+            "ALL_ROUTERS" => MemberSpec::AllRouters,
+            "SELF" => MemberSpec::SelfPort,
+            "NONE" => return Ok(None),
+            _ => match parse_u64(name).filter(|g| *g != 0) {
+                Some(g) => MemberSpec::Guid(g),
+                None => {
+                    return Err(self.err(
+                        m_at,
+                        name,
+                        "a port GUID, ALL, ALL_CAS, ALL_SWITCHES, ALL_ROUTERS or SELF",
+                    ))
+                }
+            },
+        };
+        Ok(Some(Member {
+            spec,
+            membership,
+            loc: loc_of(self.text, m_at),
+        }))
+    }
 }
 
 /// A partition after applying the file to a fabric.
@@ -301,29 +363,7 @@ impl Partitions {
         let Some(conf) = conf else { return out };
         let mut counter: u16 = 0;
         for def in &conf.defs {
-            let pkey = match def.pkey.filter(|p| *p != 0) {
-                Some(p) => p,
-                None => {
-                    if let Some(p) = def
-                        .name
-                        .as_ref()
-                        .and_then(|n| out.by_pkey.values().find(|p| &p.name == n))
-                        .map(|p| p.pkey)
-                    {
-                        p
-                    } else {
-                        loop {
-                            counter = counter.wrapping_add(1);
-                            if counter >= 0x7fff {
-                                break 0;
-                            }
-                            if !out.by_pkey.contains_key(&counter) {
-                                break counter;
-                            }
-                        }
-                    }
-                }
-            };
+            let pkey = out.pkey_for(def, &mut counter);
             if pkey == 0 {
                 continue;
             }
@@ -338,44 +378,34 @@ impl Partitions {
             p.sl = def.sl.unwrap_or(0);
             p.ipoib |= def.ipoib;
             for m in &def.members {
-                let full = m.membership != Membership::Limited;
-                let add = |p: &mut Partition, r: PortRef| {
-                    p.members.insert(r, full);
-                };
-                match &m.spec {
-                    MemberSpec::Guid(g) => {
-                        if let Some(r) = fabric
-                            .end_ports()
-                            .into_iter()
-                            .find(|r| fabric.port(*r).is_some_and(|x| x.guid == *g))
-                        {
-                            add(p, r);
-                        }
-                    }
-                    MemberSpec::SelfPort => {
-                        if let Some(sm) = fabric.sm_port {
-                            add(p, sm);
-                        }
-                    }
-                    spec => {
-                        for e in &ends {
-                            let kind = fabric.node(*e).map(|n| n.kind);
-                            let ok = match spec {
-                                MemberSpec::All => true,
-                                MemberSpec::AllCas => kind == Some(NodeKind::Ca),
-                                MemberSpec::AllSwitches => kind == Some(NodeKind::Switch),
-                                MemberSpec::AllRouters => kind == Some(NodeKind::Router),
-                                _ => false,
-                            };
-                            if ok {
-                                add(p, *e);
-                            }
-                        }
-                    }
-                }
+                p.add_member(m, fabric, &ends);
             }
         }
         out
+    }
+
+    /// The P_Key of a statement: its own, else that of the partition of the same name,
+    /// else the next free one OpenSM generates (0: none left).
+    fn pkey_for(&self, def: &PartitionDef, counter: &mut u16) -> u16 {
+        if let Some(p) = def.pkey.filter(|p| *p != 0) {
+            return p;
+        }
+        if let Some(p) = def
+            .name
+            .as_ref()
+            .and_then(|n| self.by_pkey.values().find(|p| &p.name == n))
+        {
+            return p.pkey;
+        }
+        loop {
+            *counter = counter.wrapping_add(1);
+            if *counter >= 0x7fff {
+                return 0;
+            }
+            if !self.by_pkey.contains_key(counter) {
+                return *counter;
+            }
+        }
     }
 
     pub fn by_name(&self, name: &str) -> Option<&Partition> {
@@ -392,5 +422,43 @@ impl Partitions {
             .collect();
         v.sort_by_key(|(k, _)| k.swap_bytes());
         v
+    }
+}
+
+impl Partition {
+    /// The end ports a member line names, with its membership.
+    fn add_member(&mut self, m: &Member, fabric: &Fabric, ends: &[PortRef]) {
+        let full = m.membership != Membership::Limited;
+        match &m.spec {
+            MemberSpec::Guid(g) => {
+                if let Some(r) = fabric
+                    .end_ports()
+                    .into_iter()
+                    .find(|r| fabric.port(*r).is_some_and(|x| x.guid == *g))
+                {
+                    self.members.insert(r, full);
+                }
+            }
+            MemberSpec::SelfPort => {
+                if let Some(sm) = fabric.sm_port {
+                    self.members.insert(sm, full);
+                }
+            }
+            spec => {
+                for e in ends {
+                    let kind = fabric.node(*e).map(|n| n.kind);
+                    let ok = match spec {
+                        MemberSpec::All => true,
+                        MemberSpec::AllCas => kind == Some(NodeKind::Ca),
+                        MemberSpec::AllSwitches => kind == Some(NodeKind::Switch),
+                        MemberSpec::AllRouters => kind == Some(NodeKind::Router),
+                        _ => false,
+                    };
+                    if ok {
+                        self.members.insert(*e, full);
+                    }
+                }
+            }
+        }
     }
 }

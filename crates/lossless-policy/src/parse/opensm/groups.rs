@@ -9,18 +9,6 @@ use crate::parse::values::port_name;
 use crate::parse::ParseError;
 
 impl Parser<'_> {
-    pub(super) fn open_port_group(
-        &mut self,
-        cur: &mut Cursor<'_>,
-        loc: Loc,
-    ) -> Result<(), ParseError> {
-        cur.expect_end()?;
-        self.push(State::PortGroup, loc);
-        self.group = Some(PortGroup::empty(loc));
-        self.group_name = None;
-        Ok(())
-    }
-
     /// `end-port-groups`: OpenSM requires at least one group in the section.
     pub(super) fn end_port_groups(
         &mut self,
@@ -53,15 +41,15 @@ impl Parser<'_> {
         };
         match kw {
             "name" => {
-                cur.expect(':', "`:` after `name`")?;
-                self.seen.once(file, "name", "port-group", loc)?;
-                let s = cur.single_string("a port group name", false)?;
-                self.group_name = Some(Spanned::new(s.value.0, s.loc));
+                let name =
+                    self.single(cur, "name", "port-group", loc, "a port group name", false)?;
+                self.group_name = Some(name);
             }
             "use" => {
-                cur.expect(':', "`:` after `use`")?;
-                self.seen.once(file, "use", "port-group", loc)?;
-                g.use_ = Some(cur.single_string("a description", true)?.value.0);
+                let s = self.single(cur, "use", "port-group", loc, "a description", true)?;
+                if let Some(g) = self.group.as_mut() {
+                    g.use_ = Some(s.value);
+                }
             }
             "port-guid" => {
                 cur.expect(':', "`:` after `port-guid`")?;

@@ -8,41 +8,27 @@ use crate::parse::values::{level_limits, note_octal, yes_no};
 use crate::parse::ParseError;
 
 impl Parser<'_> {
-    pub(super) fn open_level(&mut self, cur: &mut Cursor<'_>, loc: Loc) -> Result<(), ParseError> {
-        cur.expect_end()?;
-        self.push(State::Level, loc);
-        self.level = Some(QosLevel::empty(loc));
-        self.level_name = None;
-        self.level_sl = None;
-        Ok(())
-    }
-
     pub(super) fn level_attr(
         &mut self,
         cur: &mut Cursor<'_>,
         kw: &str,
         loc: Loc,
     ) -> Result<(), ParseError> {
-        let file = self.file;
         let item = "qos-level";
         match kw {
             "name" => {
-                self.colon(cur, kw)?;
-                self.seen.once(file, "name", item, loc)?;
-                let s = cur.single_string("a QoS level name", false)?;
-                self.level_name = Some(Spanned::new(s.value.0, s.loc));
+                let name = self.single(cur, "name", item, loc, "a QoS level name", false)?;
+                self.level_name = Some(name);
             }
             "use" => {
-                self.colon(cur, kw)?;
-                self.seen.once(file, "use", item, loc)?;
-                let s = cur.single_string("a description", true)?;
+                let s = self.single(cur, "use", item, loc, "a description", true)?;
                 if let Some(l) = self.level.as_mut() {
-                    l.use_ = Some(s.value.0);
+                    l.use_ = Some(s.value);
                 }
             }
             "sl" | "mtu-limit" | "rate-limit" | "packet-life" => self.level_number(cur, kw, loc)?,
             // Ends its own line: the extension is noted only once the value is whole.
-            "lossless" => return self.level_lossless(cur, kw, loc),
+            "lossless" => return self.level_lossless(cur, loc),
             "path-bits" | "pkey" => self.level_ranges(cur, kw)?,
             _ => return Err(self.unknown_attr(State::Level, kw, loc)),
         }
@@ -51,14 +37,13 @@ impl Parser<'_> {
 
     /// `sl`, `mtu-limit`, `rate-limit`, `packet-life`: one number each, within its limits.
     fn level_number(&mut self, cur: &mut Cursor<'_>, kw: &str, loc: Loc) -> Result<(), ParseError> {
-        self.colon(cur, kw)?;
         let key: &'static str = match kw {
             "sl" => "sl",
             "mtu-limit" => "mtu-limit",
             "rate-limit" => "rate-limit",
             _ => "packet-life",
         };
-        self.seen.once(self.file, key, "qos-level", loc)?;
+        self.once(cur, key, "qos-level", loc)?;
         let (n, nloc, raw) = cur.number(&format!("a number for `{kw}`"))?;
         note_octal(&mut self.policy.octal_numbers, raw, nloc);
         let (lo, hi, meaning) = level_limits(kw);
@@ -85,14 +70,8 @@ impl Parser<'_> {
 
     /// `lossless: yes|no`, this tool's extension (noted, so `check` can warn that OpenSM
     /// rejects it).
-    fn level_lossless(
-        &mut self,
-        cur: &mut Cursor<'_>,
-        kw: &str,
-        loc: Loc,
-    ) -> Result<(), ParseError> {
-        self.colon(cur, kw)?;
-        self.seen.once(self.file, "lossless", "qos-level", loc)?;
+    fn level_lossless(&mut self, cur: &mut Cursor<'_>, loc: Loc) -> Result<(), ParseError> {
+        self.once(cur, "lossless", "qos-level", loc)?;
         let v = yes_no(cur, "`lossless`")?;
         cur.expect_end()?;
         self.policy

@@ -132,27 +132,27 @@ impl<'a> Parser<'a> {
         let loc = w.loc;
         match (state, kw) {
             (State::Top, _) => self.section_line(cur, kw, loc),
-            (State::PortGroups, "port-group") => self.open_port_group(cur, loc),
+            (State::PortGroups, "port-group") => self.open(cur, State::PortGroup, loc),
             (State::PortGroups, "end-port-groups") => self.end_port_groups(cur, loc),
             (State::PortGroup, "end-port-group") => self.end_port_group(cur, loc),
             (State::PortGroup, _) => self.port_group_attr(cur, kw, loc),
-            (State::QosSetup, "vlarb-tables") => self.open_list(cur, State::VlarbTables, loc),
-            (State::QosSetup, "sl2vl-tables") => self.open_list(cur, State::Sl2vlTables, loc),
+            (State::QosSetup, "vlarb-tables") => self.open(cur, State::VlarbTables, loc),
+            (State::QosSetup, "sl2vl-tables") => self.open(cur, State::Sl2vlTables, loc),
             (State::QosSetup, "end-qos-setup")
             | (State::VlarbTables, "end-vlarb-tables")
             | (State::Sl2vlTables, "end-sl2vl-tables")
             | (State::Levels, "end-qos-levels")
             | (State::Rules, "end-qos-match-rules") => self.close_list(cur),
-            (State::VlarbTables, "vlarb-scope") => self.open_vlarb(cur, loc),
+            (State::VlarbTables, "vlarb-scope") => self.open(cur, State::VlarbScope, loc),
             (State::VlarbScope, "end-vlarb-scope") => self.end_vlarb(cur, loc),
             (State::VlarbScope, _) => self.vlarb_attr(cur, kw, loc),
-            (State::Sl2vlTables, "sl2vl-scope") => self.open_sl2vl(cur, loc),
+            (State::Sl2vlTables, "sl2vl-scope") => self.open(cur, State::Sl2vlScope, loc),
             (State::Sl2vlScope, "end-sl2vl-scope") => self.end_sl2vl(cur, loc),
             (State::Sl2vlScope, _) => self.sl2vl_attr(cur, kw, loc),
-            (State::Levels, "qos-level") => self.open_level(cur, loc),
+            (State::Levels, "qos-level") => self.open(cur, State::Level, loc),
             (State::Level, "end-qos-level") => self.end_level(cur, loc),
             (State::Level, _) => self.level_attr(cur, kw, loc),
-            (State::Rules, "qos-match-rule") => self.open_rule(cur, loc),
+            (State::Rules, "qos-match-rule") => self.open(cur, State::Rule, loc),
             (State::Rule, "end-qos-match-rule") => self.end_rule(cur, loc),
             (State::Rule, _) => self.rule_attr(cur, kw, loc),
             (s, _) => Err(self.unknown_attr(s, kw, loc)),
@@ -169,13 +169,36 @@ impl<'a> Parser<'a> {
             "qos-ulps" => (State::Ulps, SectionKind::QosUlps),
             _ => return Err(self.unknown_attr(State::Top, kw, loc)),
         };
-        self.open_section(cur, state, kind, loc)
+        self.open(cur, state, loc)?;
+        self.policy.sections.push((kind, loc));
+        Ok(())
     }
 
-    /// `vlarb-tables` or `sl2vl-tables`: a list of scopes opens.
-    fn open_list(&mut self, cur: &mut Cursor<'_>, s: State, loc: Loc) -> Result<(), ParseError> {
+    /// An item opens: nothing may follow its keyword; the item it starts is empty.
+    fn open(&mut self, cur: &mut Cursor<'_>, s: State, loc: Loc) -> Result<(), ParseError> {
         cur.expect_end()?;
         self.push(s, loc);
+        match s {
+            State::PortGroup => {
+                self.group = Some(PortGroup::empty(loc));
+                self.group_name = None;
+            }
+            State::VlarbScope => self.vlarb = Some(VlArbScope::empty(loc)),
+            State::Sl2vlScope => {
+                self.sl2vl = Some(Sl2VlScope::empty(loc));
+                self.sl2vl_table = false;
+            }
+            State::Level => {
+                self.level = Some(QosLevel::empty(loc));
+                self.level_name = None;
+                self.level_sl = None;
+            }
+            State::Rule => {
+                self.rule = Some(MatchRule::empty(loc));
+                self.rule_level = None;
+            }
+            _ => {}
+        }
         Ok(())
     }
 
@@ -186,17 +209,32 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    fn open_section(
+    /// `kw: <string>`, at most once per `item`: a name (blanks outside quotes dropped, as
+    /// OpenSM's lexer does) or, with `description`, text that keeps its inner blanks.
+    fn single(
         &mut self,
         cur: &mut Cursor<'_>,
-        s: State,
-        kind: SectionKind,
+        kw: &'static str,
+        item: &str,
+        loc: Loc,
+        what: &str,
+        description: bool,
+    ) -> Result<Spanned<String>, ParseError> {
+        self.once(cur, kw, item, loc)?;
+        let s = cur.single_string(what, description)?;
+        Ok(Spanned::new(s.value.0, s.loc))
+    }
+
+    /// `key:` of an attribute that may appear once per `item`.
+    fn once(
+        &mut self,
+        cur: &mut Cursor<'_>,
+        key: &'static str,
+        item: &str,
         loc: Loc,
     ) -> Result<(), ParseError> {
-        cur.expect_end()?;
-        self.policy.sections.push((kind, loc));
-        self.push(s, loc);
-        Ok(())
+        self.colon(cur, key)?;
+        self.seen.once(self.file, key, item, loc)
     }
 
     /// `keyword:` — the colon that must follow an attribute keyword.

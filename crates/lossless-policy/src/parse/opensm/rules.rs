@@ -7,36 +7,24 @@ use crate::lexer::Cursor;
 use crate::parse::ParseError;
 
 impl Parser<'_> {
-    pub(super) fn open_rule(&mut self, cur: &mut Cursor<'_>, loc: Loc) -> Result<(), ParseError> {
-        cur.expect_end()?;
-        self.push(State::Rule, loc);
-        self.rule = Some(MatchRule::empty(loc));
-        self.rule_level = None;
-        Ok(())
-    }
-
     pub(super) fn rule_attr(
         &mut self,
         cur: &mut Cursor<'_>,
         kw: &str,
         loc: Loc,
     ) -> Result<(), ParseError> {
-        let file = self.file;
         let item = "qos-match-rule";
         match kw {
             "use" => {
-                self.colon(cur, kw)?;
-                self.seen.once(file, "use", item, loc)?;
-                let s = cur.single_string("a description", true)?;
+                let s = self.single(cur, "use", item, loc, "a description", true)?;
                 if let Some(r) = self.rule.as_mut() {
-                    r.use_ = Some(s.value.0);
+                    r.use_ = Some(s.value);
                 }
             }
             "qos-level-name" => {
-                self.colon(cur, kw)?;
-                self.seen.once(file, "qos-level-name", item, loc)?;
-                let s = cur.single_string("a QoS level name", false)?;
-                self.rule_level = Some(Spanned::new(s.value.0, s.loc));
+                let name =
+                    self.single(cur, "qos-level-name", item, loc, "a QoS level name", false)?;
+                self.rule_level = Some(name);
             }
             "source" | "destination" => {
                 self.colon(cur, kw)?;

@@ -8,20 +8,12 @@ use crate::parse::values::{merge_sets, port_list, sl2vl_table, vl_pairs};
 use crate::parse::ParseError;
 
 impl Parser<'_> {
-    pub(super) fn open_vlarb(&mut self, cur: &mut Cursor<'_>, loc: Loc) -> Result<(), ParseError> {
-        cur.expect_end()?;
-        self.push(State::VlarbScope, loc);
-        self.vlarb = Some(VlArbScope::empty(loc));
-        Ok(())
-    }
-
     pub(super) fn vlarb_attr(
         &mut self,
         cur: &mut Cursor<'_>,
         kw: &str,
         loc: Loc,
     ) -> Result<(), ParseError> {
-        let file = self.file;
         match kw {
             "group" | "across" => {
                 self.colon(cur, kw)?;
@@ -35,13 +27,12 @@ impl Parser<'_> {
                 }
             }
             "vlarb-high" | "vlarb-low" => {
-                self.colon(cur, kw)?;
                 let key: &'static str = if kw == "vlarb-high" {
                     "vlarb-high"
                 } else {
                     "vlarb-low"
                 };
-                self.seen.once(file, key, "vlarb-scope", loc)?;
+                self.once(cur, key, "vlarb-scope", loc)?;
                 let pairs = vl_pairs(cur, &mut self.policy.octal_numbers)?;
                 if let Some(v) = self.vlarb.as_mut() {
                     if kw == "vlarb-high" {
@@ -52,8 +43,7 @@ impl Parser<'_> {
                 }
             }
             "vl-high-limit" => {
-                self.colon(cur, kw)?;
-                self.seen.once(file, "vl-high-limit", "vlarb-scope", loc)?;
+                self.once(cur, "vl-high-limit", "vlarb-scope", loc)?;
                 let (n, nloc, _) = cur.number("the VL high limit")?;
                 if let Some(v) = self.vlarb.as_mut() {
                     v.high_limit = Some(Spanned::new(n, nloc));
@@ -84,14 +74,6 @@ impl Parser<'_> {
         Ok(())
     }
 
-    pub(super) fn open_sl2vl(&mut self, cur: &mut Cursor<'_>, loc: Loc) -> Result<(), ParseError> {
-        cur.expect_end()?;
-        self.push(State::Sl2vlScope, loc);
-        self.sl2vl = Some(Sl2VlScope::empty(loc));
-        self.sl2vl_table = false;
-        Ok(())
-    }
-
     pub(super) fn sl2vl_attr(
         &mut self,
         cur: &mut Cursor<'_>,
@@ -101,7 +83,7 @@ impl Parser<'_> {
         match kw {
             "group" | "across" | "across-from" | "across-to" => self.sl2vl_groups(cur, kw)?,
             "from" | "to" => self.sl2vl_ports(cur, kw)?,
-            "sl2vl-table" => self.sl2vl_table_attr(cur, kw, loc)?,
+            "sl2vl-table" => self.sl2vl_table_attr(cur, loc)?,
             _ => return Err(self.unknown_attr(State::Sl2vlScope, kw, loc)),
         }
         cur.expect_end()
@@ -146,15 +128,8 @@ impl Parser<'_> {
     }
 
     /// `sl2vl-table`: 16 VLs, once per scope.
-    fn sl2vl_table_attr(
-        &mut self,
-        cur: &mut Cursor<'_>,
-        kw: &str,
-        loc: Loc,
-    ) -> Result<(), ParseError> {
-        self.colon(cur, kw)?;
-        self.seen
-            .once(self.file, "sl2vl-table", "sl2vl-scope", loc)?;
+    fn sl2vl_table_attr(&mut self, cur: &mut Cursor<'_>, loc: Loc) -> Result<(), ParseError> {
+        self.once(cur, "sl2vl-table", "sl2vl-scope", loc)?;
         let vals = cur.num_list("a VL (0-15)", &mut self.policy.octal_numbers)?;
         let table = sl2vl_table(self.file, &vals, loc)?;
         self.sl2vl_table = true;

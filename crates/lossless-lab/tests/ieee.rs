@@ -16,7 +16,7 @@
 mod common;
 use common::*;
 
-use lossless_dcbx::{Event, FeatureId, Instant, PortConfig, Reason};
+use lossless_dcbx::{Duration, Event, FeatureId, Instant, PortConfig, Reason};
 use lossless_lab::scenario::{roce_app_table, roce_ets_table};
 use lossless_lab::Sim;
 use lossless_wire::ieee::{AppPriority, AppPriorityTable, EtsTable, PriorityMap, Selector, Tsa};
@@ -473,4 +473,54 @@ fn app_both_willing_merge_each_way_and_not_willing_keeps_its_own() {
     );
     assert!(h.agreed && !h.error);
     assert_eq!(p.sim.agent(b).ieee().peer.app, Some(roce_app_table()));
+}
+
+/// Both willing with the same MAC (two ports given one address, a misconfiguration):
+/// no MAC is lower, so no rule says who takes whose. If each took the other's, they
+/// would swap configurations at every exchange, each change sent at once, for ever
+/// (a flood at the transmit credit's rate, and the NIC reprogrammed each time). Each
+/// keeps its own and reports the mismatch, as when neither is willing.
+#[test]
+fn pfc_both_willing_with_the_same_mac_keep_their_own_and_report_it() {
+    let mut p = up_pair(
+        pfc_cfg(
+            ieee_host(),
+            &PfcEnd {
+                mac: 0x0b,
+                willing: true,
+                prios: 0b1000,
+            },
+        ),
+        pfc_cfg(
+            ieee_host(),
+            &PfcEnd {
+                mac: 0x0b,
+                willing: true,
+                prios: 0b1_0000,
+            },
+        ),
+    );
+    p.sim.run_for(Duration::from_secs(100));
+    for (n, own) in [(p.a, 0b1000), (p.b, 0b1_0000)] {
+        assert_eq!(
+            pfc_of(&p, n),
+            (PriorityMap(own), Reason::PeerDiffers, false, true)
+        );
+        let flips = events(&p.sim, n)
+            .iter()
+            .filter(|(_, e)| {
+                matches!(
+                    e,
+                    Event::OperChanged {
+                        feature: FeatureId::Pfc,
+                        ..
+                    }
+                )
+            })
+            .count();
+        assert_eq!(flips, 1, "PFC set once, at link-up");
+    }
+    // The link-up burst (5 frames each) and one answer to the new neighbour each,
+    // then one every 30 s: nothing more.
+    assert!(p.sim.stats().frames_sent <= 20, "{:?}", p.sim.stats());
 }

@@ -53,7 +53,8 @@ pub struct DcbxStats {
 }
 
 /// IEEE 802.1Qaz TLVs received, and the malformed ones by TLV and by reason. A
-/// malformed TLV is treated as absent; it never changes what the port runs.
+/// malformed TLV is treated as absent: its contents never run (a willing port that
+/// took the peer's configuration from it runs its own until a good one arrives).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct IeeeStats {
     /// LLDPDUs that carried at least one IEEE DCBX TLV.

@@ -82,7 +82,12 @@ pub fn describe_dcbx(c: &CeeDcbx) -> String {
                 .iter()
                 .map(|e| format!("{:#06x}->{}", e.protocol, e.priorities))
                 .collect();
-            let _ = write!(s, " | app[{}] {}", flags(&app.header), entries.join(" "));
+            let entries = if entries.is_empty() {
+                "(none)".to_string()
+            } else {
+                entries.join(" ")
+            };
+            let _ = write!(s, " | app[{}] {entries}", flags(&app.header));
         }
         Some(Err(e)) => {
             let _ = write!(s, " | app invalid ({e})");

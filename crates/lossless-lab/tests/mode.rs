@@ -136,7 +136,8 @@ fn forced_ieee_next_to_a_cee_only_peer_has_no_peer() {
 }
 
 #[test]
-fn forced_cee_next_to_an_ieee_peer_has_no_peer_and_auto_next_to_auto_runs_ieee() {
+fn forced_cee_next_to_an_ieee_peer_has_no_peer_next_to_a_cee_peer_runs_cee_and_auto_next_to_auto_runs_ieee(
+) {
     let mut host = ieee_host();
     host.dcbx.mode = DcbxMode::Cee;
     let mut p = up_pair(ieee_switch(), host);
@@ -145,6 +146,17 @@ fn forced_cee_next_to_an_ieee_peer_has_no_peer_and_auto_next_to_auto_runs_ieee()
     assert_eq!((h.running(), h.peer_present()), (Version::Cee, false));
     assert_eq!(h.pfc().reason, Reason::PeerIeeeOnly);
     assert_eq!(p.sim.agent(p.a).ieee().pfc.reason, Reason::PeerCeeOnly);
+    // Forced CEE next to the CEE-only switch: plain CEE from the first frame, no
+    // fallback needed (converged at 2D, where auto needs 3D).
+    let mut host = ieee_host();
+    host.dcbx.mode = DcbxMode::Cee;
+    let mut p = up_pair(switch_config(), host);
+    let t = p.sim.run_until_true(secs(10.0), converged);
+    assert_eq!(t, Some(Instant::ZERO + 2 * D));
+    assert!(mode_changes(&p.sim, p.b).is_empty());
+    assert!(sent_ieee(&p.sim, p.b, Instant::ZERO)
+        .iter()
+        .all(|(_, i)| !*i));
     // Both in auto: IEEE, agreed after one exchange, no mode change.
     let mut sw = ieee_switch();
     sw.dcbx.mode = DcbxMode::Auto;

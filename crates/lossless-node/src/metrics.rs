@@ -410,7 +410,7 @@ fn headroom(out: &mut String, ports: &[&Port]) {
 
     per_port(
         out,
-        "headroom_pfc_delay_bits",
+        "headroom_pfc_delay_bit_times",
         "IEEE PFC delay allowance programmed through dcbnl, bit times.",
         "gauge",
         measuring.iter().map(|(p, h)| {

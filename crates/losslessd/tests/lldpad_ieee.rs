@@ -110,6 +110,7 @@ fn a_willing_lldpad_adopts_our_recommendation_pfc_and_app() {
 
 const WILLING: &str = r#"
 [ports."vb"]
+apply = "dcbnl"
 pfc = { willing = true }
 
 [ports."vb".ets]
@@ -143,7 +144,15 @@ fn b_willing_losslessd_adopts_lldpads_recommendation_and_pfc() {
     if !can_run("b_willing_losslessd_adopts_lldpads_recommendation_and_pfc") {
         return;
     }
-    let i = Interop::new(WILLING, LOW_MAC, Mode::Ieee);
+    let i = Interop::with(
+        WILLING,
+        LOW_MAC,
+        Mode::Ieee,
+        Extras {
+            driver: true,
+            ..Extras::default()
+        },
+    );
     let cfg = lldptool_args(CFG_PRIO_TC, CFG_TC_BW, CFG_TSA);
     let rec = lldptool_args(REC_PRIO_TC, REC_TC_BW, REC_TSA);
     let mut args = vec!["enableTx=yes", "willing=no"];
@@ -211,6 +220,22 @@ fn b_willing_losslessd_adopts_lldpads_recommendation_and_pfc() {
         "{st}"
     );
     assert_eq!(st.list("ieee_ets_tc_tsa"), tsa_numbers(CFG_TSA), "{st}");
+
+    // And ours (`apply = "dcbnl"`) programmed what it adopted: lldpad's
+    // recommendation and PFC.
+    let ours = i.our_driver.as_ref().unwrap();
+    let st = wait_for(LIMIT, "losslessd to program what it adopted", || {
+        let st = ours.state("vb")?;
+        (st.ieee_pfc_en() == 0x18 && st.list("ieee_ets_prio_tc") == REC_PRIO_TC.map(u64::from))
+            .then_some(st)
+    });
+    assert_eq!(st.num("dcbx"), 0x09, "host, IEEE:\n{st}");
+    assert_eq!(
+        st.list("ieee_ets_tc_tx_bw"),
+        REC_TC_BW.map(u64::from),
+        "{st}"
+    );
+    assert_eq!(st.list("ieee_ets_tc_tsa"), tsa_numbers(REC_TSA), "{st}");
 }
 
 // ------------------------------------------------------------------ both willing

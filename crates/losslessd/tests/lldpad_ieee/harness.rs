@@ -27,33 +27,46 @@ pub struct Interop {
     pub lldpad: Option<LldpadPeer>,
     pub na: Netns,
     pub nb: Netns,
+    /// Our emulated driver, when losslessd programs one (`apply = "dcbnl"`).
+    pub our_driver: Option<ShimEnv>,
     _dir: TempDir,
+}
+
+/// What runs besides lldpad and losslessd.
+#[derive(Default)]
+pub struct Extras<'a> {
+    /// tshark records `vb` from before losslessd starts, into this file.
+    pub capture: Option<&'a Path>,
+    /// losslessd runs under the emulated DCB driver (for `vb`).
+    pub driver: bool,
 }
 
 impl Interop {
     pub fn new(conf: &str, lldpad_mac: &str, mode: Mode) -> Interop {
-        Interop::with_capture(conf, lldpad_mac, mode, None)
+        Interop::with(conf, lldpad_mac, mode, Extras::default())
     }
 
-    /// With `capture`: tshark records `vb` from before losslessd starts.
-    pub fn with_capture(
-        conf: &str,
-        lldpad_mac: &str,
-        mode: Mode,
-        capture: Option<&Path>,
-    ) -> Interop {
+    pub fn with(conf: &str, lldpad_mac: &str, mode: Mode, extras: Extras<'_>) -> Interop {
         let dir = TempDir::new();
         let na = Netns::new();
         let nb = Netns::new();
         let veth = Veth::new(&na, "va", lldpad_mac, &nb, "vb", OUR_MAC);
         veth.up(&na, &nb);
-        let cap = capture.map(|p| Capture::start(&nb, "vb", "ether proto 0x88cc", p));
+        let cap = extras
+            .capture
+            .map(|p| Capture::start(&nb, "vb", "ether proto 0x88cc", p));
         let file = dir.path().join("b.toml");
         std::fs::write(&file, conf).unwrap();
-        let d = Daemon::start(
+        let driver = extras
+            .driver
+            .then(|| ShimEnv::new(&dir.path().join("driver"), &["vb"]));
+        let env = driver.as_ref().map(ShimEnv::vars).unwrap_or_default();
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let d = Daemon::start_with_env(
             &nb,
             &dir.path().join("d"),
             &["--config", file.to_str().unwrap()],
+            &env,
         );
         let lldpad = LldpadPeer::start(&na, "va", mode);
         Interop {
@@ -62,6 +75,7 @@ impl Interop {
             lldpad: Some(lldpad),
             na,
             nb,
+            our_driver: driver,
             _dir: dir,
         }
     }

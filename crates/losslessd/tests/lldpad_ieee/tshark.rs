@@ -65,7 +65,15 @@ fn g_tshark_decodes_our_ieee_tlvs_as_configured() {
     }
     let tmp = TempDir::new();
     let pcap = tmp.path().join("vb.pcap");
-    let mut i = Interop::with_capture(AUTHORITY, LOW_MAC, Mode::Ieee, Some(&pcap));
+    let mut i = Interop::with(
+        AUTHORITY,
+        LOW_MAC,
+        Mode::Ieee,
+        Extras {
+            capture: Some(&pcap),
+            ..Extras::default()
+        },
+    );
     lldpad_willing(&i);
     wait_every(LIMIT, EVERY, "lldpad to run our PFC", || {
         (i.driver()?.ieee_pfc_en() == 0x18).then_some(())

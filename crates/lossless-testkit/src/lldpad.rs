@@ -398,10 +398,7 @@ pub fn lldptool_app_config(t: &str) -> Vec<LldpadApp> {
             continue;
         }
         let bad = || -> ! { panic!("lldptool -c app: unexpected line {l:?} in:\n{t}") };
-        let Some((inner, rest)) = l
-            .split_once(":(")
-            .and_then(|(_, r)| r.split_once(')'))
-        else {
+        let Some((inner, rest)) = l.split_once(":(").and_then(|(_, r)| r.split_once(')')) else {
             bad()
         };
         let v: Vec<u16> = inner
@@ -451,7 +448,13 @@ mod tests {
                    Prio:3 \t dscp:  26, 24,\u{8} \n\tPrio:5 \t dscp:  46,\u{8} \n";
         assert_eq!(
             lldptool_apps(tlv),
-            [(3, 3, 4791), (3, 5, 24), (3, 5, 26), (4, 1, 0x8906), (5, 5, 46)]
+            [
+                (3, 3, 4791),
+                (3, 5, 24),
+                (3, 5, 26),
+                (4, 1, 0x8906),
+                (5, 5, 46)
+            ]
         );
         let cfg = "APP=(prio,sel,proto)\n0:(3,5,26) local hw (set)\n\
                    32:(4,1,0x8906) peer hw (set)\n\n";

@@ -18,7 +18,10 @@ pub mod promtool;
 pub mod tshark;
 
 pub use dcbdrv::{DriverState, LogEntry, ShimEnv};
-pub use lldpad::{dcbtool_field, dcbtool_fields, LldpadPeer, Mode};
+pub use lldpad::{
+    dcbtool_field, dcbtool_fields, lldptool_app_config, lldptool_apps, lldptool_fields, LldpadApp,
+    LldpadPeer, Mode,
+};
 pub use netns::{can_run, sh, unique, wait_every, wait_for, Netns, Pair, TempDir, Veth};
 pub use promtool::{promtool_available, promtool_check_metrics};
 pub use tshark::{tshark_available, tshark_fields, Capture, Fields};

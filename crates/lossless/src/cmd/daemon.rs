@@ -62,9 +62,26 @@ pub(crate) fn call(socket: &Path, what: &str, req: &Request) -> Result<Value, Cl
 }
 
 pub(crate) fn print_json(v: &Value) -> Result<(), CliError> {
-    let s = serde_json::to_string_pretty(v).map_err(|e| CliError::failure("json", e))?;
-    println!("{s}");
-    Ok(())
+    let mut s = serde_json::to_string_pretty(v).map_err(|e| CliError::failure("json", e))?;
+    s.push('\n');
+    emit(&s)
+}
+
+/// Writes `text` to stdout. A reader that went away (`| head`) is not a failure;
+/// anything else is.
+pub(crate) fn emit(text: &str) -> Result<(), CliError> {
+    write_out(text).map(|_| ())
+}
+
+/// As [`emit`]; false when the reader went away.
+fn write_out(text: &str) -> Result<bool, CliError> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
+        Err(e) => Err(CliError::failure("writing output", e)),
+    }
 }
 
 pub fn status(socket: &Path, args: JsonArg) -> Result<(), CliError> {
@@ -73,8 +90,8 @@ pub fn status(socket: &Path, args: JsonArg) -> Result<(), CliError> {
         return print_json(&v);
     }
     let d = &v["daemon"];
-    println!(
-        "losslessd {} pid {}, up {:.0} s, start #{}, config {}, state {}",
+    let head = format!(
+        "losslessd {} pid {}, up {:.0} s, start #{}, config {}, state {}\n",
         s(&d["version"]),
         d["pid"],
         d["uptime_s"].as_f64().unwrap_or_default(),
@@ -109,8 +126,7 @@ pub fn status(socket: &Path, args: JsonArg) -> Result<(), CliError> {
             hardware(&p["hardware"]),
         ]);
     }
-    t.print();
-    Ok(())
+    emit(&(head + &t.render()))
 }
 
 /// `ieee`, `cee`, or with `(auto)` when the version is the peer's choice.
@@ -162,8 +178,7 @@ pub fn neighbors(socket: &Path, args: PortArgs) -> Result<(), CliError> {
             ]);
         }
     }
-    t.print();
-    Ok(())
+    emit(&t.render())
 }
 
 pub fn counters(socket: &Path, args: PortArgs) -> Result<(), CliError> {
@@ -210,8 +225,7 @@ pub fn counters(socket: &Path, args: PortArgs) -> Result<(), CliError> {
             io["mac_control_rx"].to_string(),
         ]);
     }
-    t.print();
-    Ok(())
+    emit(&t.render())
 }
 
 pub fn events(socket: &Path, args: EventsArgs) -> Result<(), CliError> {
@@ -222,20 +236,23 @@ pub fn events(socket: &Path, args: EventsArgs) -> Result<(), CliError> {
         })
         .map_err(|e| CliError::failure("events", e))?;
     for e in arr(&v["events"]) {
-        print_event(e, args.json);
+        if !write_out(&event_line(e, args.json))? {
+            return Ok(());
+        }
     }
     if args.follow {
         while let Some(e) = c.next_event().map_err(|e| CliError::failure("events", e))? {
-            print_event(&e, args.json);
+            if !write_out(&event_line(&e, args.json))? {
+                return Ok(());
+            }
         }
     }
     Ok(())
 }
 
-fn print_event(e: &Value, json: bool) {
+fn event_line(e: &Value, json: bool) -> String {
     if json {
-        println!("{e}");
-        return;
+        return format!("{e}\n");
     }
     let mut rest = e.clone();
     let mut take = |k: &str| rest.as_object_mut().and_then(|o| o.remove(k));
@@ -250,7 +267,7 @@ fn print_event(e: &Value, json: bool) {
             .join(" "),
         _ => String::new(),
     };
-    println!("{time:.3} {port:<10} {kind:<28} {detail}");
+    format!("{time:.3} {port:<10} {kind:<28} {detail}\n")
 }
 
 pub fn reload(socket: &Path, args: JsonArg) -> Result<(), CliError> {
@@ -266,15 +283,14 @@ pub fn reload(socket: &Path, args: JsonArg) -> Result<(), CliError> {
             l.join(", ")
         }
     };
-    println!(
-        "reloaded {}: changed {}; added {}; removed {}; unchanged {}",
+    emit(&format!(
+        "reloaded {}: changed {}; added {}; removed {}; unchanged {}\n",
         v["config"].as_str().unwrap_or("(defaults)"),
         names("changed"),
         names("added"),
         names("removed"),
         v["unchanged"]
-    );
-    Ok(())
+    ))
 }
 
 pub(crate) fn arr(v: &Value) -> &[Value] {

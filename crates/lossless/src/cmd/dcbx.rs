@@ -11,7 +11,7 @@ use lossless_node::config::RuleSelector;
 use lossless_node::protocol::{AppRuleChange, FeatureChange, FeatureName, Request, TcChange};
 use lossless_wire::ieee::Tsa;
 
-use crate::cmd::daemon::{arr, call, print_json, PortArgs};
+use crate::cmd::daemon::{arr, call, emit, print_json, PortArgs};
 use crate::cmd::{dcbx_show, dscp};
 use crate::error::CliError;
 
@@ -298,10 +298,8 @@ pub fn run(socket: &Path, cmd: DcbxCommand) -> Result<(), CliError> {
             if args.json {
                 return print_json(&v);
             }
-            for p in arr(&v["ports"]) {
-                dcbx_show::print(p);
-            }
-            Ok(())
+            let text: String = arr(&v["ports"]).iter().map(dcbx_show::render).collect();
+            emit(&text)
         }
         DcbxCommand::Set(args) => {
             let change = change(&args.what)?;
@@ -310,8 +308,7 @@ pub fn run(socket: &Path, cmd: DcbxCommand) -> Result<(), CliError> {
             if args.json {
                 return print_json(&v);
             }
-            dcbx_show::print(&v);
-            Ok(())
+            emit(&dcbx_show::render(&v))
         }
         DcbxCommand::Reset(args) => {
             let feature = args.feature.map(|f| match f {
@@ -326,8 +323,7 @@ pub fn run(socket: &Path, cmd: DcbxCommand) -> Result<(), CliError> {
             if args.json {
                 return print_json(&v);
             }
-            dcbx_show::print(&v);
-            Ok(())
+            emit(&dcbx_show::render(&v))
         }
     }
 }

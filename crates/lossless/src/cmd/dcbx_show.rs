@@ -3,22 +3,24 @@
 //! error; CEE DCBX: PG, PFC and APP with desired/peer/oper, Syncd and the control
 //! state. The JSON (`--json`) has both, always.
 
+use std::fmt::Write;
+
 use serde_json::Value;
 
 use crate::cmd::daemon::{arr, b, opt_yn, s, yn};
 use crate::cmd::dscp;
 use crate::cmd::table::Table;
 
-/// One port of `dcbx show` (or the answer of `dcbx set`/`dcbx reset`).
-pub fn print(p: &Value) {
-    println!("{}", headline(p));
-    println!("  mode: {}", mode_line(p));
+/// One port of `dcbx show` (or the answer of `dcbx set`/`dcbx reset`), as text.
+pub fn render(p: &Value) -> String {
+    let mut out = format!("{}\n  mode: {}\n", headline(p), mode_line(p));
     if p["mode"]["running"] == "ieee" {
-        print_ieee(p);
+        ieee(p, &mut out);
     } else {
-        print_cee(p);
+        cee(p, &mut out);
     }
-    println!();
+    out.push('\n');
+    out
 }
 
 fn headline(p: &Value) -> String {
@@ -72,7 +74,7 @@ fn mode_line(p: &Value) -> String {
     )
 }
 
-fn print_ieee(p: &Value) {
+fn ieee(p: &Value, out: &mut String) {
     let ieee = &p["ieee"];
     let mut t = Table::new([
         "FEATURE", "ENABLE", "WILLING", "ADV", "PEER-W", "OPER", "AGREED", "ERROR", "SOURCE",
@@ -93,7 +95,7 @@ fn print_ieee(p: &Value) {
             s(&x["reason_text"]),
         ]);
     }
-    t.print();
+    out.push_str(&t.render());
     let a = &p["ieee_admin"];
     let peer = &ieee["peer_tlvs"];
     let mut t = Table::new(["FEATURE", "", "CONFIG"]);
@@ -176,7 +178,7 @@ fn print_ieee(p: &Value) {
             app_ieee(&x["oper"]),
         ],
     );
-    t.print();
+    out.push_str(&t.render());
 }
 
 /// An ETS table per traffic class, the classes that serve a priority or have a
@@ -261,9 +263,10 @@ fn app_ieee(v: &Value) -> String {
         .join("; ")
 }
 
-fn print_cee(p: &Value) {
+fn cee(p: &Value, out: &mut String) {
     let c = &p["control"];
-    println!(
+    let _ = writeln!(
+        out,
         "  control: SeqNo {} AckNo {} RcvdAckNo {}, version {}/{}",
         c["seq"], c["ack"], c["rcvd_ack"], c["oper_version"], c["max_version"],
     );
@@ -286,7 +289,7 @@ fn print_cee(p: &Value) {
             s(&x["reason_text"]),
         ]);
     }
-    t.print();
+    out.push_str(&t.render());
     let mut t = Table::new(["FEATURE", "", "CONFIG"]);
     for f in ["pg", "pfc", "app"] {
         for which in ["desired", "peer", "oper"] {
@@ -297,14 +300,15 @@ fn print_cee(p: &Value) {
             ]);
         }
     }
-    t.print();
+    out.push_str(&t.render());
     let dscp: Vec<String> = arr(&p["app_rules"]["entries"])
         .iter()
         .filter(|r| r["selector"] == "dscp")
         .map(|r| dscp::show(r["protocol"].as_u64().unwrap_or_default()))
         .collect();
     if !dscp.is_empty() {
-        println!(
+        let _ = writeln!(
+            out,
             "  (DSCP rules {} are sent in IEEE 802.1Qaz only: CEE DCBX has no DSCP selector)",
             dscp.join(", ")
         );

@@ -27,7 +27,7 @@ use lossless_node::protocol::{FeatureChange, FeatureName, Request, TcChange};
 use lossless_wire::cee::{PriorityMap, DCBX_OUI};
 use lossless_wire::ieee::Tsa;
 
-use crate::cmd::daemon::{arr, call, print_json, s};
+use crate::cmd::daemon::{arr, call, emit, print_json, s};
 use crate::cmd::dcbx::YesNo;
 use crate::cmd::dscp;
 use crate::error::CliError;
@@ -378,8 +378,7 @@ pub fn run(socket: &Path, cmd: ProfileCommand) -> Result<(), CliError> {
     let cfg =
         DaemonConfig::parse(&text, Path::new("<profile roce>")).map_err(|e| refuse("--port", e))?;
     if !args.apply_to_daemon {
-        print!("{text}");
-        return Ok(());
+        return emit(&text);
     }
     let status = call(socket, "profile roce: status", &Request::Status)?;
     let ports: Vec<String> = arr(&status["ports"])
@@ -430,14 +429,14 @@ pub fn run(socket: &Path, cmd: ProfileCommand) -> Result<(), CliError> {
         if args.json {
             print_json(&last)?;
         } else {
-            println!(
+            emit(&format!(
                 "{port}: RoCEv2 profile applied (pfc, ets, pg, app{}): data priority {}, \
-                 CNP priority {}; mode {}",
+                 CNP priority {}; mode {}\n",
                 if roce.mode.is_some() { ", mode" } else { "" },
                 roce.priority,
                 roce.cnp_priority,
                 s(&last["mode"]["running"])
-            );
+            ))?;
         }
     }
     Ok(())

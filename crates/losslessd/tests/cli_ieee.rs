@@ -403,6 +403,21 @@ fn profile_roce_applies_to_a_running_daemon() {
     for f in ["pg", "pfc", "app", "ets"] {
         assert_eq!(a["source"][f], "runtime", "{f}");
     }
+    // A reader that goes away (`| head`) ends the output quietly, no panic.
+    for cmd in [&["dcbx", "show"][..], &["status"][..], &["events"][..]] {
+        let mut child = Command::new(lossless_bin())
+            .arg("--socket")
+            .arg(&p.a.socket)
+            .args(cmd)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{cmd:?}: {}", err(&out));
+        assert!(out.stderr.is_empty(), "{cmd:?}: {}", err(&out));
+    }
     let e1 = refused(p.a.cli(&["profile", "roce", "--port", "x*", "--apply-to-daemon"]));
     assert!(
         e1.contains("x* matches no port of the daemon (its ports: va); nothing changed"),

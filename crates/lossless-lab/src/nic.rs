@@ -4,11 +4,17 @@
 //! No NIC with a DCB buffer is at hand where the tests run, so the two kinds of driver
 //! the daemon meets are modelled here: one with `dcbnl_getbuffer`/`dcbnl_setbuffer`
 //! (takes the sizes it is given), and one with the IEEE ops but no buffer (no
-//! `DCB_ATTR_DCB_BUFFER` in IEEE_GET). A node whose port does not `apply = "dcbnl"`
-//! never asks.
+//! `DCB_ATTR_DCB_BUFFER` in IEEE_GET). For IEEE 802.1Qaz it keeps ETS, PFC, the APP
+//! table (whoever set its entries), the trust order and the DCBX mode. A node whose
+//! port does not `apply = "dcbnl"` never asks.
 
-use lossless_node::hardware::{DcbBuffer, HardwareError, HardwareErrorKind, IeeePfc, IeeeReadback};
+use lossless_dcbx::Version;
+use lossless_node::hardware::{
+    DcbBuffer, EtsProgram, HardwareError, HardwareErrorKind, IeeePfc, IeeeProgram, IeeeReadback,
+    Trust, TrustOutcome,
+};
 use lossless_wire::cee::{PfcConfig, PgConfig};
+use lossless_wire::ieee::AppPriority;
 
 /// What kind of driver the node's port has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,6 +35,21 @@ pub struct Nic {
     pub pfc_sets: Vec<(u8, u16)>,
     /// Every DCB buffer write.
     pub buffer_sets: Vec<DcbBuffer>,
+    /// The DCBX mode the host said it runs (SDCBX).
+    pub dcbx_mode: Option<Version>,
+    /// IEEE ETS as programmed.
+    pub ets: Option<EtsProgram>,
+    /// IEEE PFC priorities as programmed.
+    pub ieee_pfc: Option<u8>,
+    /// The NIC's APP table: whoever set each entry (a test may put some beforehand).
+    pub apps: Vec<AppPriority>,
+    /// Every APP entry deleted, one request each, in order.
+    pub app_deletes: Vec<AppPriority>,
+    /// The driver has a trust table (Linux 6.2+ drivers such as mlx5).
+    pub has_trust: bool,
+    pub trust: Option<Trust>,
+    /// IEEE programming rounds.
+    pub ieee_programs: usize,
 }
 
 impl Nic {
@@ -38,7 +59,57 @@ impl Nic {
             cee: Vec::new(),
             pfc_sets: Vec::new(),
             buffer_sets: Vec::new(),
+            dcbx_mode: None,
+            ets: None,
+            ieee_pfc: None,
+            apps: Vec::new(),
+            app_deletes: Vec::new(),
+            has_trust: true,
+            trust: None,
+            ieee_programs: 0,
         }
+    }
+
+    /// `DCB_CMD_SDCBX`.
+    pub fn set_dcbx(&mut self, version: Version) -> Result<(), HardwareError> {
+        self.probe()?;
+        self.dcbx_mode = Some(version);
+        Ok(())
+    }
+
+    /// IEEE_SET of ETS and PFC, IEEE_SET of the new APP entries (those present are
+    /// left, as the runtime reads first), one IEEE_DEL per entry withdrawn (an
+    /// absent one is refused, as the kernel answers ENOENT), then the trust order.
+    pub fn program_ieee(&mut self, p: &IeeeProgram) -> Result<TrustOutcome, HardwareError> {
+        self.probe()?;
+        self.ieee_programs += 1;
+        if let Some(ets) = p.ets {
+            self.ets = Some(ets);
+        }
+        self.ieee_pfc = Some(p.pfc_enabled);
+        for e in &p.app_add {
+            if !self.apps.contains(e) {
+                self.apps.push(*e);
+            }
+        }
+        for e in &p.app_del {
+            let Some(i) = self.apps.iter().position(|a| a == e) else {
+                return Err(HardwareError::new(
+                    HardwareErrorKind::Refused,
+                    format!("IEEE_DEL of an absent APP entry {e:?} (ENOENT)"),
+                ));
+            };
+            self.apps.remove(i);
+            self.app_deletes.push(*e);
+        }
+        Ok(match p.trust {
+            None => TrustOutcome::Untouched,
+            Some(_) if !self.has_trust => TrustOutcome::Unsupported,
+            Some(t) => {
+                self.trust = Some(t);
+                TrustOutcome::Set
+            }
+        })
     }
 
     /// The answer to the dcbnl probe.

@@ -266,6 +266,12 @@ impl Sim {
         &self.nodes[node].nic
     }
 
+    /// The node's NIC, to set it up as another tool would have (entries, no trust
+    /// table).
+    pub fn nic_mut(&mut self, node: NodeId) -> &mut Nic {
+        &mut self.nodes[node].nic
+    }
+
     /// What the node's state directory holds.
     pub fn persisted(&self, node: NodeId) -> &PersistedState {
         &self.nodes[node].store
@@ -618,6 +624,14 @@ impl Sim {
             Output::ProgramCee { pfc, pg, .. } => {
                 let r = n.nic.program_cee(pfc, pg);
                 n.node.handle_programmed(now, IFINDEX, r);
+            }
+            Output::ProgramIeee { program, .. } => {
+                let r = n.nic.program_ieee(&program);
+                n.node.handle_ieee_programmed(now, IFINDEX, r);
+            }
+            Output::SetDcbxMode { version, .. } => {
+                let r = n.nic.set_dcbx(version);
+                n.node.handle_dcbx_mode_set(now, IFINDEX, version, r);
             }
             Output::ApplyHeadroom {
                 pfc_enabled,

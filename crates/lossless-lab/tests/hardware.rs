@@ -8,13 +8,16 @@
 //! driver's priority-to-buffer map kept and its other buffers left alone; and where
 //! the driver has no buffer, `headroom show`, the metrics and the events say why.
 
-use lossless_dcbx::Duration;
+use lossless_dcbx::{DcbxMode, Duration, Version};
 use lossless_lab::nic::Driver;
 use lossless_lab::{LogEntry, PathProps, Sim};
-use lossless_node::config::{Apply, HeadroomSettings, PortSettings};
-use lossless_node::hardware::DcbBuffer;
+use lossless_node::config::{
+    AppRule, AppRules, Apply, HeadroomSettings, PortSettings, RuleSelector,
+};
+use lossless_node::hardware::{DcbBuffer, Trust};
 use lossless_node::protocol::{DaemonEvent, FeatureChange, FeatureName, Request};
 use lossless_wire::cee::PriorityMap;
+use lossless_wire::ieee::{AppPriority, EtsTable, Selector, Tsa};
 use lossless_wire::MacAddr;
 use serde_json::Value;
 
@@ -141,7 +144,7 @@ fn headroom_reaches_the_pfc_delay_and_the_dcb_buffer() {
     assert_eq!(last["pfc_delay"]["pfc_delay_bits"], 20_000);
     let metrics = s.metrics(0);
     for line in [
-        "lossless_headroom_pfc_delay_bits{port=\"p0\"} 20000",
+        "lossless_headroom_pfc_delay_bit_times{port=\"p0\"} 20000",
         "lossless_headroom_buffer_state{port=\"p0\",state=\"sized\",reason=\"\"} 1",
         "lossless_headroom_buffer_bytes{port=\"p0\",buffer=\"1\"} 6720",
     ] {
@@ -231,4 +234,193 @@ fn a_change_that_cannot_be_persisted_changes_nothing() {
     assert_eq!(s.agent(0).config(), &before);
     assert_eq!(s.nic(0).cee.len(), programmed);
     assert!(s.persisted(0).ports.is_empty());
+}
+
+// ---- IEEE 802.1Qaz ---------------------------------------------------------------
+
+/// An APP entry that another tool (lldptool, `dcb app`) put in the NIC before.
+const FOREIGN: AppPriority = AppPriority {
+    priority: 2,
+    selector: Selector::ETHERTYPE,
+    protocol: 0x8914,
+};
+
+fn rule(selector: RuleSelector, protocol: u16, priority: u8) -> AppRule {
+    AppRule {
+        selector,
+        protocol,
+        priorities: PriorityMap(1 << priority),
+        oui: lossless_wire::cee::DCBX_OUI,
+    }
+}
+
+/// A switch's settings: not willing, PFC on 3, ETS with a recommendation (priority 3
+/// in class 1 at 50 %, CNP priority 6 in class 2, strict), APP DSCP 26 and UDP 4791 ->
+/// 3; IEEE (auto mode, which a node peer answers in IEEE).
+fn ieee_switch() -> PortSettings {
+    let mut s = PortSettings::default();
+    s.dcbx.pfc.willing = false;
+    s.dcbx.pfc.cfg.priorities = PriorityMap(1 << 3);
+    s.dcbx.ieee.ets.willing = false;
+    s.dcbx.ieee.ets.cfg.table = EtsTable {
+        prio_tc: [0, 0, 0, 1, 0, 0, 2, 0],
+        tc_bw: [50, 50, 0, 0, 0, 0, 0, 0],
+        tsa: [
+            Tsa::ETS,
+            Tsa::ETS,
+            Tsa::STRICT,
+            Tsa::STRICT,
+            Tsa::STRICT,
+            Tsa::STRICT,
+            Tsa::STRICT,
+            Tsa::STRICT,
+        ],
+    };
+    s.dcbx.app.willing = false;
+    s.set_app(AppRules {
+        entries: vec![
+            rule(RuleSelector::Dscp, 26, 3),
+            rule(RuleSelector::Udp, 4791, 3),
+        ],
+    });
+    s
+}
+
+/// Node 0: a willing host with `apply = "dcbnl"` and `driver` (holding FOREIGN, with
+/// or without a trust table); node 1: the switch.
+fn ieee_pair(trust_table: bool) -> Sim {
+    let mut sim = Sim::new(2);
+    let host = PortSettings {
+        apply: Apply::Dcbnl,
+        ..PortSettings::default()
+    };
+    let h = sim
+        .add_node(
+            "host",
+            MacAddr([2, 0, 0, 0, 0, 0x0b]),
+            host,
+            Driver::Dcbnl { buffer: None },
+        )
+        .unwrap();
+    {
+        let nic = sim.nic_mut(h);
+        nic.apps.push(FOREIGN);
+        nic.has_trust = trust_table;
+    }
+    let s = sim
+        .add_node(
+            "switch",
+            MacAddr([2, 0, 0, 0, 0, 0x0a]),
+            ieee_switch(),
+            Driver::NoDcbnl,
+        )
+        .unwrap();
+    let seg = sim.connect(h, s);
+    sim.set_link_props(
+        h,
+        s,
+        PathProps {
+            delay: DELAY,
+            loss: 0.0,
+        },
+    );
+    sim.set_link(seg, true);
+    sim.run_for(Duration::from_secs(2));
+    sim
+}
+
+#[test]
+fn ieee_configuration_reaches_the_nic_and_only_our_app_entries_change() {
+    let mut s = ieee_pair(true);
+    let sw = ieee_switch();
+    assert_eq!(s.agent(0).running(), Version::Ieee);
+    let nic = s.nic(0);
+    assert_eq!(nic.dcbx_mode, Some(Version::Ieee));
+    // The host is willing: it runs the switch's recommendation and PFC.
+    let ets = nic.ets.expect("ETS programmed");
+    assert_eq!(ets.table, sw.dcbx.ieee.ets.cfg.table);
+    assert!(ets.willing);
+    assert_eq!(nic.ieee_pfc, Some(1 << 3));
+    // The switch's entries merged into the host's (empty) table, beside FOREIGN.
+    let dscp = AppPriority {
+        priority: 3,
+        selector: Selector::DSCP,
+        protocol: 26,
+    };
+    let udp = AppPriority {
+        priority: 3,
+        selector: Selector::UDP,
+        protocol: 4791,
+    };
+    assert_eq!(nic.apps, [FOREIGN, dscp, udp]);
+    // A DSCP entry: the NIC trusts DSCP, then PCP.
+    assert_eq!(nic.trust, Some(Trust::DscpThenPcp));
+    assert!(nic.app_deletes.is_empty());
+
+    // The switch drops UDP 4791: the host deletes exactly that entry, one request.
+    let mut fewer = sw.clone();
+    fewer.set_app(AppRules {
+        entries: vec![rule(RuleSelector::Dscp, 26, 3)],
+    });
+    s.write_settings(1, fewer).unwrap();
+    s.run_for(Duration::from_secs(2));
+    let nic = s.nic(0);
+    assert_eq!(nic.app_deletes, [udp]);
+    assert_eq!(nic.apps, [FOREIGN, dscp]);
+
+    // The host is told to run CEE: it tells the NIC, and withdraws its IEEE entries
+    // (the foreign one stays) and the DSCP trust it set.
+    let mut cee = s.settings(0).clone();
+    cee.dcbx.mode = DcbxMode::Cee;
+    s.write_settings(0, cee).unwrap();
+    s.run_for(Duration::from_secs(2));
+    let nic = s.nic(0);
+    assert_eq!(nic.dcbx_mode, Some(Version::Cee));
+    assert_eq!(nic.apps, [FOREIGN]);
+    assert_eq!(nic.app_deletes, [udp, dscp]);
+    assert_eq!(nic.trust, Some(Trust::Pcp));
+    let r = s.request(0, Request::Status);
+    let hw = &r.result.unwrap()["ports"][0]["hardware"];
+    assert_eq!(hw["mode"], "dcbnl", "{hw}");
+    assert!(hw.get("error").is_none(), "{hw}");
+}
+
+#[test]
+fn a_driver_without_a_trust_table_is_not_an_error() {
+    let s = ieee_pair(false);
+    let nic = s.nic(0);
+    assert_eq!(nic.trust, None);
+    assert_eq!(nic.apps.len(), 3);
+    assert_eq!(s.port(0).ieee_hw.trust_supported, Some(false));
+    let errors: u64 = s.port(0).hw_errors.iter().map(|(_, n)| n).sum();
+    assert_eq!(errors, 0);
+}
+
+/// promtool accepts the node's metrics text, with every family populated: IEEE with a
+/// dcbnl NIC, a measured headroom and a sized buffer on one node, CEE on another.
+#[test]
+fn promtool_accepts_the_metrics() {
+    if !lossless_testkit::promtool_available("promtool_accepts_the_metrics") {
+        return;
+    }
+    let mut ieee = ieee_pair(true);
+    let mut measured = pair(Driver::Dcbnl {
+        buffer: Some(DRIVER),
+    });
+    measured.run_for(Duration::from_secs(3));
+    ieee.run_for(Duration::from_secs(1));
+    for (sim, node) in [(&ieee, 0), (&measured, 0), (&measured, 1)] {
+        let text = sim.metrics(node);
+        for family in [
+            "lossless_dcbx_mode",
+            "lossless_dcbx_ieee_tlvs_invalid_total",
+            "lossless_hardware_errors_total",
+            "lossless_dcbx_syncd",
+        ] {
+            assert!(text.contains(family), "{family}:\n{text}");
+        }
+        if let Err(e) = lossless_testkit::promtool_check_metrics(&text) {
+            panic!("promtool check metrics:\n{e}\n---\n{text}");
+        }
+    }
 }

@@ -143,3 +143,57 @@ impl HardwareErrorCounts {
         HardwareErrorKind::ALL.into_iter().zip(self.0)
     }
 }
+
+/// IEEE ETS as the NIC is to run it (`struct ieee_ets`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EtsProgram {
+    pub willing: bool,
+    pub cbs: bool,
+    pub max_tcs: u8,
+    /// What the port runs (priority to class, bandwidth, selection algorithm).
+    pub table: lossless_wire::ieee::EtsTable,
+    /// What it recommends to its peer, when it sends a recommendation.
+    pub recommendation: Option<lossless_wire::ieee::EtsTable>,
+}
+
+/// The order the NIC trusts a packet's markings in, to pick its priority.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Trust {
+    /// DSCP first, then the VLAN tag's PCP: for DSCP APP entries (RoCEv2).
+    DscpThenPcp,
+    /// The VLAN tag's PCP only (what drivers start with).
+    Pcp,
+}
+
+/// What to program through `DCB_CMD_IEEE_SET`/`IEEE_DEL` when IEEE 802.1Qaz runs: the
+/// operational ETS and PFC, and the change to the APP entries this daemon installed
+/// (entries another tool set are never touched: only ours are deleted, one by one).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IeeeProgram {
+    /// None: ETS is disabled here, the driver's is left alone.
+    pub ets: Option<EtsProgram>,
+    /// PFC priorities (the delay allowance the headroom set is kept).
+    pub pfc_enabled: u8,
+    pub app_add: Vec<lossless_wire::ieee::AppPriority>,
+    pub app_del: Vec<lossless_wire::ieee::AppPriority>,
+    /// A new trust order, when the APP entries call for one.
+    pub trust: Option<Trust>,
+}
+
+impl IeeeProgram {
+    /// Only APP entries to withdraw (the port left IEEE).
+    pub fn is_withdrawal(&self) -> bool {
+        self.ets.is_none() && self.app_add.is_empty()
+    }
+}
+
+/// How programming the trust order went: drivers without a trust table (most, and
+/// every kernel before Linux 6.2) leave the choice to their default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrustOutcome {
+    Set,
+    Unsupported,
+    Untouched,
+}

@@ -2,11 +2,12 @@
 //! came from, what reached the hardware, and the node's own counters for it.
 
 use lossless_dcbx::{Agent, Duration, Event, Instant, PortConfig};
-use lossless_wire::MacAddr;
+use lossless_wire::mac_control::ETHERTYPE_MAC_CONTROL;
+use lossless_wire::{EthernetFrame, MacAddr};
 use tracing::warn;
 
 use crate::config::PortSettings;
-use crate::hardware::HardwareErrorCounts;
+use crate::hardware::{HardwareErrorCounts, IeeeProgram, Trust};
 use crate::headroom::PortHeadroom;
 use crate::protocol::{
     FeatureSources, Hardware, IoCounters, PortCounters, PortDcbx, PortNeighbors, PortSummary,
@@ -27,6 +28,8 @@ pub struct Port {
     pub hardware: Hardware,
     /// Failed dcbnl operations, by kind.
     pub hw_errors: HardwareErrorCounts,
+    /// What this daemon programmed for IEEE 802.1Qaz.
+    pub ieee_hw: IeeeHardware,
     pub io: IoCounters,
     /// Since when the port has been negotiating (link up or a change), until
     /// every feature is in sync with a DCBX peer.
@@ -70,6 +73,7 @@ impl Port {
             sources: sources(overrides),
             hardware,
             hw_errors: HardwareErrorCounts::default(),
+            ieee_hw: IeeeHardware::default(),
             io: IoCounters::default(),
             negotiating_since: None,
             last_convergence: None,
@@ -112,7 +116,8 @@ impl Port {
     /// A frame for the agent, on a port whose link is up.
     pub fn receive(&mut self, now: Instant, frame: &[u8]) {
         self.io.rx_frames += 1;
-        if frame.len() >= 14 && frame[12..14] == [0x88, 0x08] {
+        let ethertype = EthernetFrame::new_checked(frame).map(|f| f.ethertype());
+        if ethertype == Ok(ETHERTYPE_MAC_CONTROL) {
             self.io.mac_control_rx += 1;
         }
         self.agent.handle_frame(now, frame);
@@ -252,6 +257,22 @@ impl Port {
             hardware_errors: self.hw_errors.iter().map(|(k, n)| (k.name(), n)).collect(),
         }
     }
+}
+
+/// What this daemon programmed into the NIC for IEEE 802.1Qaz, as the NIC took it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct IeeeHardware {
+    /// The APP entries we installed: the only ones we ever delete.
+    pub apps: Vec<lossless_wire::ieee::AppPriority>,
+    /// The trust order we set, if any.
+    pub trust: Option<Trust>,
+    /// Whether the driver has a trust table (None: not asked yet).
+    pub trust_supported: Option<bool>,
+    /// The DCBX version the NIC was told through SDCBX.
+    pub dcbx_mode: Option<lossless_dcbx::Version>,
+    /// The program sent and not answered yet.
+    #[serde(skip)]
+    pub pending: Option<IeeeProgram>,
 }
 
 /// What a port's agent produced after an input.

@@ -18,7 +18,7 @@
 //! straight into a caller's [`TxBatch`].
 
 use lossless_dcbx::Instant;
-use lossless_wire::DecodeError;
+use lossless_wire::{DecodeError, EthernetFrame};
 
 use crate::batch::{Port, Transmit, TxBatch};
 use crate::buffer::GatewayBuffer;
@@ -328,7 +328,10 @@ impl Relay {
             inner.len(),
             |buf| {
                 buf.copy_from_slice(inner);
-                buf[6..12].copy_from_slice(&mac.0);
+                // check_pfc passed: a whole header is there.
+                if let Ok(mut f) = EthernetFrame::new_checked(buf) {
+                    f.set_src(mac);
+                }
             },
         );
         self.ingress.delivered += 1;

@@ -333,6 +333,29 @@ static void init_buffer(struct drv *d)
 	}
 }
 
+/* APP entries the NIC holds before this process starts, as another tool (lldptool,
+ * `dcb app add`) would have left them: LOSSLESS_DCBDRV_APPS="SEL,PRIO,PROTO;..." */
+static void init_apps(struct drv *d)
+{
+	const char *p = getenv("LOSSLESS_DCBDRV_APPS");
+
+	while (p && *p && d->n_app < MAXAPP) {
+		char *end;
+		unsigned long sel = strtoul(p, &end, 0), prio, proto;
+
+		if (*end != ',')
+			return;
+		prio = strtoul(end + 1, &end, 0);
+		if (*end != ',')
+			return;
+		proto = strtoul(end + 1, &end, 0);
+		d->app[d->n_app++] = (struct app){.selector = (uint8_t)sel,
+						  .priority = (uint8_t)prio,
+						  .protocol = (uint16_t)proto};
+		p = *end == ';' ? end + 1 : NULL;
+	}
+}
+
 static struct drv *drv_get(const char *ifname)
 {
 	struct drv *d;
@@ -362,6 +385,7 @@ static struct drv *drv_get(const char *ifname)
 		d->ets.tc_tsa[i] = IEEE_8021QAZ_TSA_ETS;
 	d->pfc.pfc_cap = 8;
 	init_buffer(d);
+	init_apps(d);
 	return d;
 }
 

@@ -33,6 +33,7 @@ pub struct ShimEnv {
     dcb_on: bool,
     buffer: Option<String>,
     log_gets: bool,
+    apps: Vec<(u8, u8, u16)>,
 }
 
 impl ShimEnv {
@@ -46,7 +47,15 @@ impl ShimEnv {
             dcb_on: false,
             buffer: None,
             log_gets: false,
+            apps: Vec::new(),
         }
+    }
+
+    /// APP entries (selector, priority, protocol) the driver holds from the start, as
+    /// another tool would have set them.
+    pub fn apps(mut self, apps: &[(u8, u8, u16)]) -> ShimEnv {
+        self.apps = apps.to_vec();
+        self
     }
 
     /// DCB on from the start (a NIC whose DCB is already enabled).
@@ -90,6 +99,14 @@ impl ShimEnv {
         ];
         if let Some(b) = &self.buffer {
             v.push(("LOSSLESS_DCBDRV_BUFFER".into(), b.clone()));
+        }
+        if !self.apps.is_empty() {
+            let list: Vec<String> = self
+                .apps
+                .iter()
+                .map(|(s, p, proto)| format!("{s},{p},{proto}"))
+                .collect();
+            v.push(("LOSSLESS_DCBDRV_APPS".into(), list.join(";")));
         }
         v
     }

@@ -93,3 +93,106 @@ impl EthernetHeader {
         w.u16(self.ethertype);
     }
 }
+
+/// A checked view of an Ethernet frame in a buffer (smoltcp's `Frame` shape): once
+/// [`EthernetFrame::new_checked`] passed, no accessor can go out of bounds, and an
+/// 802.1Q tag is accounted for (the Ethertype and the payload are those behind it).
+#[derive(Debug, Clone, Copy)]
+pub struct EthernetFrame<T> {
+    buffer: T,
+    header: EthernetHeader,
+    header_len: usize,
+}
+
+impl<T: AsRef<[u8]>> EthernetFrame<T> {
+    /// Checks that `buffer` holds a whole header (with its tag, if any).
+    pub fn new_checked(buffer: T) -> Result<EthernetFrame<T>, DecodeError> {
+        let (header, header_len) = EthernetHeader::parse(buffer.as_ref())?;
+        Ok(EthernetFrame {
+            buffer,
+            header,
+            header_len,
+        })
+    }
+
+    pub fn header(&self) -> &EthernetHeader {
+        &self.header
+    }
+
+    pub fn dst(&self) -> MacAddr {
+        self.header.dst
+    }
+
+    pub fn src(&self) -> MacAddr {
+        self.header.src
+    }
+
+    /// The Ethertype behind the tag, if there is one.
+    pub fn ethertype(&self) -> u16 {
+        self.header.ethertype
+    }
+
+    pub fn vlan(&self) -> Option<VlanTag> {
+        self.header.vlan
+    }
+
+    /// 14, or 18 with a tag.
+    pub fn header_len(&self) -> usize {
+        self.header_len
+    }
+
+    pub fn payload(&self) -> &[u8] {
+        self.buffer.as_ref().get(self.header_len..).unwrap_or(&[])
+    }
+
+    pub fn into_inner(self) -> T {
+        self.buffer
+    }
+}
+
+impl<T: AsRef<[u8]> + AsMut<[u8]>> EthernetFrame<T> {
+    /// Rewrites the source MAC in place (a relay's SMAC rewrite).
+    pub fn set_src(&mut self, mac: MacAddr) {
+        if let Some(b) = self.buffer.as_mut().get_mut(6..12) {
+            b.copy_from_slice(&mac.0);
+            self.header.src = mac;
+        }
+    }
+
+    /// Rewrites the destination MAC in place.
+    pub fn set_dst(&mut self, mac: MacAddr) {
+        if let Some(b) = self.buffer.as_mut().get_mut(0..6) {
+            b.copy_from_slice(&mac.0);
+            self.header.dst = mac;
+        }
+    }
+
+    pub fn payload_mut(&mut self) -> &mut [u8] {
+        let at = self.header_len;
+        self.buffer.as_mut().get_mut(at..).unwrap_or(&mut [])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_view_reads_behind_a_tag_and_rewrites_in_place() {
+        let mut f = [0u8; 64];
+        f[..6].copy_from_slice(&[1, 0x80, 0xc2, 0, 0, 1]);
+        f[6..12].copy_from_slice(&[2, 0, 0, 0, 0, 1]);
+        f[12..16].copy_from_slice(&[0x81, 0x00, 0x60, 0x05]);
+        f[16..18].copy_from_slice(&[0x88, 0x08]);
+        let mut v = EthernetFrame::new_checked(&mut f[..]).expect("a tagged header");
+        assert_eq!(v.ethertype(), 0x8808);
+        assert_eq!(v.header_len(), 18);
+        assert_eq!(v.vlan().map(|t| (t.pcp, t.vid)), Some((3, 5)));
+        v.set_src(MacAddr([2, 0, 0, 0, 0, 9]));
+        assert_eq!(v.payload().len(), 46);
+        assert_eq!(f[6..12], [2, 0, 0, 0, 0, 9]);
+        // Too short for its tag: refused, never read past the end.
+        assert!(EthernetFrame::new_checked(&f[..16]).is_err());
+        assert!(EthernetFrame::new_checked(&f[..13]).is_err());
+    }
+}

@@ -22,7 +22,7 @@ pub mod tunnel;
 
 pub use cee::{CeeDcbx, InvalidValue};
 pub use error::{DecodeError, DecodeErrorKind, EmitError};
-pub use ethernet::{EthernetHeader, VlanTag};
+pub use ethernet::{EthernetFrame, EthernetHeader, VlanTag};
 pub use frame::{emit_lldp_frame, emit_mac_control_frame, emit_measure_frame, Frame, Payload};
 pub use ieee::IeeeDcbx;
 pub use lldp::Lldpdu;

@@ -1,12 +1,15 @@
 //! Between the system crate's types (what the kernel says) and the node core's (what
 //! it reasons about): links, dcbnl objects and errors, timestamping clocks.
 
-use lossless_node::hardware::{DcbBuffer, HardwareError, HardwareErrorKind, IeeePfc, IeeeReadback};
+use lossless_node::hardware::{
+    DcbBuffer, EtsProgram, HardwareError, HardwareErrorKind, IeeePfc, IeeeReadback,
+};
 use lossless_node::link::{Link, LinkChange};
 use lossless_node::timestamps::{Clock, Clocks, TimestampMode};
 use lossless_sys::dcbnl::{self as sys_dcb, DcbError, DcbErrorKind};
 use lossless_sys::link::{LinkEvent, LinkInfo};
 use lossless_sys::timestamp as sys_ts;
+use lossless_wire::ieee::AppPriority;
 
 pub fn link(l: LinkInfo) -> Link {
     Link {
@@ -65,6 +68,36 @@ pub fn sys_buffer(b: &DcbBuffer) -> sys_dcb::DcbBuffer {
         buffer_size: b.buffer_size,
         total_size: b.total_size,
     }
+}
+
+/// IEEE ETS as `struct ieee_ets` carries it (receive bandwidths as transmit: few
+/// drivers read them, none differently).
+pub fn ieee_ets(e: &EtsProgram) -> sys_dcb::IeeeEts {
+    let tsa = |t: &lossless_wire::ieee::EtsTable| t.tsa.map(|a| sys_dcb::Tsa(a.0));
+    let rec = e.recommendation.unwrap_or(e.table);
+    sys_dcb::IeeeEts {
+        willing: e.willing,
+        ets_cap: e.max_tcs,
+        cbs: e.cbs,
+        tc_tx_bw: e.table.tc_bw,
+        tc_rx_bw: e.table.tc_bw,
+        tc_tsa: tsa(&e.table),
+        prio_tc: e.table.prio_tc,
+        tc_reco_bw: rec.tc_bw,
+        tc_reco_tsa: tsa(&rec),
+        reco_prio_tc: rec.prio_tc,
+    }
+}
+
+/// APP entries as `struct dcb_app` (the IEEE selector numbers are the kernel's).
+pub fn dcb_apps(apps: &[AppPriority]) -> Vec<sys_dcb::DcbApp> {
+    apps.iter()
+        .map(|a| sys_dcb::DcbApp {
+            selector: sys_dcb::AppSelector(a.selector.0),
+            priority: a.priority,
+            protocol: a.protocol,
+        })
+        .collect()
 }
 
 pub fn timestamp_mode(m: TimestampMode) -> sys_ts::TimestampMode {

@@ -7,10 +7,10 @@ use std::io;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use lossless_node::hardware::{HardwareError, HardwareErrorKind};
+use lossless_node::hardware::{HardwareError, HardwareErrorKind, IeeeProgram, Trust, TrustOutcome};
 use lossless_node::node::{Node, Output, PersistError};
 use lossless_node::timestamps::Clock as TsClock;
-use lossless_sys::dcbnl::{DcbError, Dcbnl, PgSetting};
+use lossless_sys::dcbnl::{AppSelector, DcbError, Dcbnl, DcbxMode, PgSetting};
 use lossless_sys::packet::PacketSocket;
 use lossless_sys::reactor::{async_fd, async_fd_with_interest};
 use lossless_sys::timestamp::{realtime_ps, MeasureSocket};
@@ -126,6 +126,8 @@ fn output_kind(out: &Output) -> &'static str {
         Output::Send { .. } => "send",
         Output::Probe { .. } => "probe",
         Output::ProgramCee { .. } => "program_cee",
+        Output::ProgramIeee { .. } => "program_ieee",
+        Output::SetDcbxMode { .. } => "set_dcbx_mode",
         Output::OpenMeasure { .. } => "open_measure",
         Output::CloseMeasure { .. } => "close_measure",
         Output::SendMeasure { .. } => "send_measure",
@@ -188,6 +190,26 @@ fn execute_one(node: &mut Node, io: &mut Io, clock: &Clock, out: Output) {
         } => {
             let result = io.with_dcbnl(|d| program_cee(d, &name, pfc.as_ref(), pg.as_ref()));
             node.handle_programmed(clock.now(), ifindex, result);
+        }
+        Output::ProgramIeee {
+            ifindex,
+            name,
+            program,
+        } => {
+            let result = io.with_dcbnl(|d| program_ieee(d, &name, &program));
+            node.handle_ieee_programmed(clock.now(), ifindex, result);
+        }
+        Output::SetDcbxMode {
+            ifindex,
+            name,
+            version,
+        } => {
+            let flag = match version {
+                lossless_dcbx::Version::Ieee => DcbxMode::VER_IEEE,
+                lossless_dcbx::Version::Cee => DcbxMode::VER_CEE,
+            };
+            let result = io.with_dcbnl(|d| d.set_dcbx(&name, DcbxMode::HOST | flag));
+            node.handle_dcbx_mode_set(clock.now(), ifindex, version, result);
         }
         Output::OpenMeasure {
             ifindex,
@@ -331,6 +353,30 @@ fn program_cee(
     }
     d.set_all(ifname)?;
     Ok(())
+}
+
+/// Programs IEEE 802.1Qaz: ETS, PFC (keeping the delay allowance the headroom set),
+/// the APP entries we add, then those we withdraw (one IEEE_DEL each, only ours), then
+/// the trust order. The driver's lack of a trust table is an answer, not a failure.
+fn program_ieee(d: &mut Dcbnl, ifname: &str, p: &IeeeProgram) -> Result<TrustOutcome, DcbError> {
+    if let Some(ets) = &p.ets {
+        d.set_ieee_ets(ifname, &convert::ieee_ets(ets))?;
+    }
+    d.set_ieee_pfc_keep_delay(ifname, p.pfc_enabled)?;
+    d.add_ieee_apps(ifname, &convert::dcb_apps(&p.app_add))?;
+    d.del_ieee_apps(ifname, &convert::dcb_apps(&p.app_del))?;
+    let Some(trust) = p.trust else {
+        return Ok(TrustOutcome::Untouched);
+    };
+    let order: &[AppSelector] = match trust {
+        Trust::DscpThenPcp => &[AppSelector::DSCP, AppSelector::PCP],
+        Trust::Pcp => &[AppSelector::PCP],
+    };
+    match d.set_app_trust(ifname, order) {
+        Ok(()) => Ok(TrustOutcome::Set),
+        Err(DcbError::NotReported { .. }) => Ok(TrustOutcome::Unsupported),
+        Err(e) => Err(e),
+    }
 }
 
 fn open_port(ifindex: u32, io: &Io) -> io::Result<PortIo> {

@@ -492,11 +492,17 @@ fn metrics_endpoint_serves_prometheus_text() {
     ] {
         assert!(body.contains(line), "{line:?} missing:\n{body}");
     }
-    // Every sample line is NAME{labels} VALUE with a numeric value.
+    // Every sample line is NAME{labels} VALUE with a numeric value, and promtool
+    // accepts the whole text.
     let (_, text) = body.split_once("\r\n\r\n").unwrap();
     for l in text.lines().filter(|l| !l.starts_with('#')) {
         let (_, v) = l.rsplit_once(' ').unwrap();
         assert!(v.parse::<f64>().is_ok() || v == "+Inf", "bad sample {l:?}");
+    }
+    if lossless_testkit::promtool_available("metrics_endpoint_serves_prometheus_text") {
+        if let Err(e) = lossless_testkit::promtool_check_metrics(text) {
+            panic!("promtool check metrics:\n{e}\n---\n{text}");
+        }
     }
     let frames_in: u64 = text
         .lines()

@@ -4,7 +4,7 @@
 use tracing::{info, warn};
 
 use super::measure::apply_headroom;
-use super::{program_cee, Node, Now};
+use super::{program, Node, Now};
 use crate::hardware::{HardwareError, HardwareErrorKind};
 use crate::protocol::{DaemonEvent, EventBody, Hardware};
 
@@ -25,7 +25,8 @@ impl Node {
                     error: None,
                     applied: 0,
                 };
-                self.outputs.push_back(program_cee(port));
+                let outs = program::outputs(port, &[], true);
+                self.outputs.extend(outs);
                 if let Some(out) = apply_headroom(port) {
                     self.outputs.push_back(out);
                 }
@@ -47,7 +48,17 @@ impl Node {
         let Some(name) = self.name_of(ifindex) else {
             return;
         };
-        let Some(port) = self.ports.get_mut(&name) else {
+        self.record_programmed(now, &name, result);
+    }
+
+    /// A programming round's outcome: counted, kept for `status`, published.
+    pub(super) fn record_programmed(
+        &mut self,
+        now: Now,
+        name: &str,
+        result: Result<(), HardwareError>,
+    ) {
+        let Some(port) = self.ports.get_mut(name) else {
             return;
         };
         if let Err(e) = &result {
@@ -72,6 +83,6 @@ impl Node {
                 }
             }
         };
-        self.publish(now, &name, EventBody::Daemon(ev));
+        self.publish(now, name, EventBody::Daemon(ev));
     }
 }

@@ -16,6 +16,7 @@
 mod hardware;
 mod links;
 mod measure;
+mod program;
 mod relay;
 mod reload;
 mod requests;
@@ -28,11 +29,11 @@ use lossless_relay::RelaySection;
 use tracing::info;
 
 use crate::config::{DaemonConfig, PortSettings};
-use crate::hardware::DcbBuffer;
+use crate::hardware::{DcbBuffer, IeeeProgram};
 use crate::link::Link;
 use crate::metrics::Metrics;
 use crate::port::Port;
-use crate::protocol::{EventBody, EventRecord, Hardware, Request, Response};
+use crate::protocol::{EventBody, EventRecord, Request, Response};
 use crate::state::{PersistedState, PortOverrides};
 use crate::timestamps::TimestampMode;
 use lossless_wire::cee::{PfcConfig, PgConfig};
@@ -73,6 +74,20 @@ pub enum Output {
         name: String,
         pfc: Option<PfcConfig>,
         pg: Option<PgConfig>,
+    },
+    /// Program IEEE 802.1Qaz (ETS, PFC keeping the delay allowance, the APP entries'
+    /// change, the trust order); answer with [`Node::handle_ieee_programmed`].
+    ProgramIeee {
+        ifindex: u32,
+        name: String,
+        program: Box<IeeeProgram>,
+    },
+    /// Tell the NIC which DCBX version the host runs (`DCB_CMD_SDCBX`, HOST and
+    /// VER_IEEE or VER_CEE); answer with [`Node::handle_dcbx_mode_set`].
+    SetDcbxMode {
+        ifindex: u32,
+        name: String,
+        version: lossless_dcbx::Version,
     },
     /// Open the timestamping measurement socket of a port that measures its link;
     /// answer with [`Node::handle_measure_opened`].
@@ -287,22 +302,20 @@ impl Node {
             self.metrics.count_event(e);
             self.publish(now, name, EventBody::Agent(e.clone()));
         }
-        let oper_changed = |f: fn(FeatureId) -> bool| {
-            drained
-                .events
-                .iter()
-                .any(|e| matches!(e, Event::OperChanged { feature, .. } if f(*feature)))
+        // Other PFC priorities: other buffers hold lossless traffic.
+        let pfc_changed = drained
+            .events
+            .iter()
+            .any(|e| matches!(e, Event::OperChanged { feature, .. } if *feature == FeatureId::Pfc));
+        let Some(port) = self.ports.get_mut(name) else {
+            return;
         };
         // Only a NIC that answered the dcbnl probe is programmed.
-        let program = oper_changed(|f| f != FeatureId::App);
-        // Other PFC priorities: other buffers hold lossless traffic.
-        let pfc_changed = oper_changed(|f| f == FeatureId::Pfc);
+        let outs = program::outputs(port, &drained.events, false);
+        self.outputs.extend(outs);
         let Some(port) = self.ports.get(name) else {
             return;
         };
-        if program && matches!(port.hardware, Hardware::Dcbnl { .. }) {
-            self.outputs.push_back(program_cee(port));
-        }
         if pfc_changed {
             if let Some(out) = measure::apply_headroom(port) {
                 self.outputs.push_back(out);
@@ -321,16 +334,5 @@ impl Node {
             crate::relay_metrics::render(r, &mut text);
         }
         text
-    }
-}
-
-/// The CEE programming for a port's operational configuration.
-fn program_cee(port: &Port) -> Output {
-    let s = port.agent.status();
-    Output::ProgramCee {
-        ifindex: port.ifindex,
-        name: port.name.clone(),
-        pfc: s.pfc.applied,
-        pg: s.pg.applied,
     }
 }

@@ -168,3 +168,50 @@ fn compare(computed: u16, found: u16) -> Result<(), DecodeError> {
         ))
     }
 }
+
+/// Where a UDP datagram sits in an Ethernet frame, and the addresses its checksum
+/// covers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UdpInFrame {
+    /// The datagram (header and payload) as offsets into the frame.
+    pub range: std::ops::Range<usize>,
+    pub addrs: IpPair,
+}
+
+/// Source and destination of the IP packet around a datagram.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IpPair {
+    V4(Ipv4Addr, Ipv4Addr),
+    V6(Ipv6Addr, Ipv6Addr),
+}
+
+/// Finds the UDP datagram of a frame that is UDP over IPv4 or over IPv6 (without
+/// extension headers), an 802.1Q tag allowed; None for anything else, or a header
+/// that does not parse.
+pub fn udp_in_frame(frame: &[u8]) -> Option<UdpInFrame> {
+    let eth = crate::EthernetFrame::new_checked(frame).ok()?;
+    let at = eth.header_len();
+    let (ip_len, addrs, ip_payload) = match eth.ethertype() {
+        super::ipv4::ETHERTYPE_IPV4 => {
+            let (ip, payload) = super::Ipv4Header::parse(eth.payload()).ok()?;
+            if ip.protocol != IpProtocol::UDP || ip.is_fragment() {
+                return None;
+            }
+            (ip.buffer_len(), IpPair::V4(ip.src, ip.dst), payload)
+        }
+        super::ipv6::ETHERTYPE_IPV6 => {
+            let (ip, payload) = super::Ipv6Header::parse(eth.payload()).ok()?;
+            if ip.next_header != IpProtocol::UDP {
+                return None;
+            }
+            (ip.buffer_len(), IpPair::V6(ip.src, ip.dst), payload)
+        }
+        _ => return None,
+    };
+    let (udp, _) = UdpHeader::parse(ip_payload).ok()?;
+    let start = at + ip_len;
+    Some(UdpInFrame {
+        range: start..start + usize::from(udp.length),
+        addrs,
+    })
+}

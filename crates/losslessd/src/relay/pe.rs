@@ -1,16 +1,10 @@
 //! A PE's data path: PFC from the DC gateway in, tunnel frames to the WAN
 //! out, and the reverse. One thread, two sockets, batches both ways.
 
-use std::net::{Ipv4Addr, Ipv6Addr};
-
 use lossless_relay::{Port, RelayConfig, TunnelConfig, TxBatch};
 use lossless_sys::batch::Filter;
 use lossless_sys::if_hwaddr;
-use lossless_wire::tunnel::ipv4::ETHERTYPE_IPV4;
-use lossless_wire::tunnel::ipv6::ETHERTYPE_IPV6;
-use lossless_wire::tunnel::udp::{fill_checksum_v4, fill_checksum_v6};
-use lossless_wire::tunnel::IpProtocol;
-use lossless_wire::EthernetHeader;
+use lossless_wire::tunnel::udp::{fill_checksum_v4, fill_checksum_v6, udp_in_frame, IpPair};
 
 use super::{idle, ring_options, Core, Link, Shared};
 
@@ -31,46 +25,15 @@ fn wan_filter(tunnel: &TunnelConfig) -> Filter {
 /// kernel itself trusts such a packet. Anything that is not UDP over IPv4 or
 /// IPv6 (without extension headers, as the WAN filter passes) is left alone.
 fn complete_udp_checksum(frame: &mut [u8]) {
-    let Ok((eth, h)) = EthernetHeader::parse(frame) else {
+    let Some(udp) = udp_in_frame(frame) else {
         return;
     };
-    let Some(ip) = frame.get_mut(h..) else {
+    let Some(datagram) = frame.get_mut(udp.range).filter(|d| d.len() >= 8) else {
         return;
     };
-    let udp_len = |ip: &[u8], at: usize| {
-        ip.get(at + 4..at + 6)
-            .map(|l| usize::from(u16::from_be_bytes([l[0], l[1]])))
-    };
-    match eth.ethertype {
-        ETHERTYPE_IPV4 if ip.len() >= 20 && ip[9] == IpProtocol::UDP.0 => {
-            let at = usize::from(ip[0] & 0x0f) * 4;
-            if at < 20 {
-                return;
-            }
-            let (Some(len), Ok(src), Ok(dst)) = (
-                udp_len(ip, at),
-                <[u8; 4]>::try_from(&ip[12..16]),
-                <[u8; 4]>::try_from(&ip[16..20]),
-            ) else {
-                return;
-            };
-            if let Some(datagram) = ip.get_mut(at..at + len).filter(|d| d.len() >= 8) {
-                fill_checksum_v4(&Ipv4Addr::from(src), &Ipv4Addr::from(dst), datagram);
-            }
-        }
-        ETHERTYPE_IPV6 if ip.len() >= 40 && ip[6] == IpProtocol::UDP.0 => {
-            let (Some(len), Ok(src), Ok(dst)) = (
-                udp_len(ip, 40),
-                <[u8; 16]>::try_from(&ip[8..24]),
-                <[u8; 16]>::try_from(&ip[24..40]),
-            ) else {
-                return;
-            };
-            if let Some(datagram) = ip.get_mut(40..40 + len).filter(|d| d.len() >= 8) {
-                fill_checksum_v6(&Ipv6Addr::from(src), &Ipv6Addr::from(dst), datagram);
-            }
-        }
-        _ => {}
+    match udp.addrs {
+        IpPair::V4(src, dst) => fill_checksum_v4(&src, &dst, datagram),
+        IpPair::V6(src, dst) => fill_checksum_v6(&src, &dst, datagram),
     }
 }
 
@@ -135,9 +98,12 @@ pub(super) fn run(shared: &Shared, cfg: &RelayConfig) {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 mod tests {
+    use std::net::{Ipv4Addr, Ipv6Addr};
+
     use lossless_relay::example::{self, Kind, DC2_GW};
     use lossless_relay::{Instant, Relay, Verdict};
     use lossless_wire::tunnel::checksum::{pseudo_header_v4, pseudo_header_v6};
+    use lossless_wire::tunnel::IpProtocol;
     use lossless_wire::MacAddr;
 
     use super::*;

@@ -1,0 +1,105 @@
+#![allow(clippy::unwrap_used)]
+//! IEEE 802.1Qaz reaching the NIC: losslessd (willing, `apply = "dcbnl"`) under
+//! lossless-testkit's emulated DCB driver, next to a not-willing losslessd; the driver
+//! records what it was told (its state file), as a real driver's dcbnl ops would hold
+//! it. Checked: the DCBX mode (SDCBX HOST|VER_IEEE), ETS and PFC as negotiated, the APP
+//! entries merged from the peer added beside an entry another tool set, a withdrawn
+//! entry deleted alone (one IEEE_DEL), and the trust order for DSCP.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use lossless_node::protocol::Request;
+
+const MAC_A: &str = "02:00:00:00:00:0a";
+const MAC_B: &str = "02:00:00:00:00:0b";
+
+/// The switch side (va): not willing; ETS recommendation priority 3 -> class 1 at 50 %,
+/// CNP priority 6 -> class 2 strict; PFC on 3; APP DSCP 26 and UDP 4791 -> 3.
+const SWITCH: &str = r#"
+[ports."va"]
+dcbx.mode = "ieee"
+pfc = { willing = false, priorities = [3] }
+app.willing = false
+app.entries = [
+    { selector = "dscp", protocol = 26, priority = 3 },
+    { selector = "udp", protocol = 4791, priority = 3 },
+]
+
+[ports."va".ets]
+willing = false
+prio_tc = [0, 0, 0, 1, 0, 0, 2, 0]
+tc_bw = [50, 50, 0, 0, 0, 0, 0, 0]
+tsa = ["ets", "ets", "strict", "strict", "strict", "strict", "strict", "strict"]
+"#;
+
+#[test]
+fn negotiated_ieee_configuration_is_programmed_and_app_entries_withdrawn_one_by_one() {
+    if !can_run("negotiated_ieee_configuration_is_programmed") {
+        return;
+    }
+    let dir = TempDir::new();
+    let na = Netns::new();
+    let nb = Netns::new();
+    Veth::new(&na, "va", MAC_A, &nb, "vb", MAC_B);
+    let switch_conf = dir.path().join("switch.toml");
+    std::fs::write(&switch_conf, SWITCH).unwrap();
+    let host_conf = dir.path().join("host.toml");
+    std::fs::write(&host_conf, "[ports.\"vb\"]\napply = \"dcbnl\"\n").unwrap();
+    // Another tool (lldptool, `dcb app add`) put an entry in the NIC before: the
+    // driver starts with it, and losslessd must leave it.
+    let shim = ShimEnv::new(&dir.path().join("driver"), &["vb"])
+        .log_gets(true)
+        .apps(&[(1, 2, 0x8914)]);
+    let env = shim.vars();
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let host = Daemon::start_with_env(
+        &nb,
+        &dir.path().join("host"),
+        &["--config", host_conf.to_str().unwrap()],
+        &env,
+    );
+    let switch = Daemon::start(
+        &na,
+        &dir.path().join("switch"),
+        &["--config", switch_conf.to_str().unwrap()],
+    );
+    na.ip(&["link", "set", "va", "up"]);
+    nb.ip(&["link", "set", "vb", "up"]);
+    wait_for(Duration::from_secs(5), "convergence", || {
+        converged(&host.dcbx("vb")).then_some(())
+    });
+    let dscp = (5, 3, 26);
+    let udp = (3, 3, 4791);
+    let foreign = (1, 2, 0x8914);
+    wait_for(Duration::from_secs(5), "IEEE programmed", || {
+        let st = shim.state("vb")?;
+        (st.num("dcbx") == 0x09
+            && st.list("ieee_ets_prio_tc") == [0, 0, 0, 1, 0, 0, 2, 0]
+            && st.list("ieee_ets_tc_tx_bw") == [50, 50, 0, 0, 0, 0, 0, 0]
+            && st.list("ieee_ets_tc_tsa") == [2, 2, 0, 0, 0, 0, 0, 0]
+            && st.ieee_pfc_en() == 1 << 3
+            && st.ieee_apps() == [foreign, dscp, udp]
+            && st.list("app_trust") == [5, 255])
+        .then_some(())
+    });
+    let status = host.call(&Request::Status);
+    let hw = &status["ports"][0]["hardware"];
+    assert_eq!(hw["mode"], "dcbnl", "{status:#}");
+    assert!(hw.get("error").is_none(), "{hw}");
+
+    // The switch stops advertising UDP 4791: the host deletes that entry, and only it.
+    let fewer = SWITCH.replace(
+        "    { selector = \"udp\", protocol = 4791, priority = 3 },\n",
+        "",
+    );
+    std::fs::write(&switch_conf, fewer).unwrap();
+    switch.call(&Request::Reload);
+    wait_for(Duration::from_secs(5), "UDP 4791 withdrawn", || {
+        (shim.state("vb")?.ieee_apps() == [foreign, dscp]).then_some(())
+    });
+    let deletes = shim.log().iter().filter(|e| e.cmd == "IEEE_DEL").count();
+    assert_eq!(deletes, 1, "{}", shim.log_text());
+}

@@ -24,9 +24,6 @@ pub const PROTOCOL_VERSION: u32 = 1;
 pub const DEFAULT_SOCKET: &str = "/run/lossless/losslessd.sock";
 
 /// A request line.
-// A change is large next to a view request; one is parsed per line, and boxing it would
-// change how every client builds a `DcbxSet`.
-#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "command", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Request {
@@ -81,56 +78,178 @@ pub enum Request {
 ///   traffic class, the three tables at once), `max_tcs`, `cbs`, `recommend`;
 /// * `mode`: `mode`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(from = "FeatureChangeWire", into = "FeatureChangeWire")]
 pub struct FeatureChange {
     pub feature: FeatureName,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enable: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub willing: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub advertise: Option<bool>,
     /// PFC: the priorities with PFC on (replaces the set).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priorities: Option<Vec<u8>>,
     /// PFC, IEEE 802.1Qaz: the MACsec bypass capability bit.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mbc: Option<bool>,
     /// PG: PGID of priorities 0..7.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pgid: Option<Vec<u8>>,
     /// PG: bandwidth percentage of PGs 0..7.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub percent: Option<Vec<u8>>,
     /// APP: the whole list of rules (replaces it; the CEE table's shape reads too).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub app: Option<crate::config::AppRules>,
+    /// APP: rules to merge in ([`crate::config::AppRules::add`]) and to take out
+    /// ([`crate::config::AppRules::remove`]).
+    pub app_rules: Option<Box<AppRulesChange>>,
+    /// ETS's fields (boxed: a request stays small).
+    pub ets: Option<Box<EtsChange>>,
+    /// mode: which DCBX version the port runs.
+    pub mode: Option<DcbxMode>,
+}
+
+/// APP rules added and removed by one change: `app_del` runs first.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AppRulesChange {
+    /// A rule for a selector and protocol already listed gains the priorities (a
+    /// DSCP's is replaced).
+    pub add: Option<Vec<AppRuleChange>>,
+    /// The priorities given, or the whole rule when none is.
+    pub del: Option<Vec<AppRuleChange>>,
+}
+
+/// ETS's fields of a change.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct EtsChange {
+    /// The traffic class of priorities 0..7.
+    pub prio_tc: Option<Vec<u8>>,
+    /// The bandwidth share of traffic classes 0..7.
+    pub tc_bw: Option<Vec<u8>>,
+    /// The selection algorithm of traffic classes 0..7.
+    pub tsa: Option<Vec<Tsa>>,
+    /// Per traffic class (the file's `ets.tcs`): replaces the three tables.
+    pub tcs: Option<Vec<TcChange>>,
+    /// Traffic classes the station supports, 1..=8.
+    pub max_tcs: Option<u8>,
+    /// The station supports the credit-based shaper.
+    pub cbs: Option<bool>,
+    /// Send the ETS Recommendation TLV (Some(true/false)), or Some(None): when not
+    /// willing (the default).
+    pub recommend: Option<Option<bool>>,
+}
+
+impl From<FeatureChangeWire> for FeatureChange {
+    fn from(w: FeatureChangeWire) -> Self {
+        let app_rules = (w.app_add.is_some() || w.app_del.is_some()).then(|| {
+            Box::new(AppRulesChange {
+                add: w.app_add,
+                del: w.app_del,
+            })
+        });
+        let ets = EtsChange {
+            prio_tc: w.prio_tc,
+            tc_bw: w.tc_bw,
+            tsa: w.tsa,
+            tcs: w.tcs,
+            max_tcs: w.max_tcs,
+            cbs: w.cbs,
+            recommend: w.recommend,
+        };
+        FeatureChange {
+            feature: w.feature,
+            enable: w.enable,
+            willing: w.willing,
+            advertise: w.advertise,
+            priorities: w.priorities,
+            mbc: w.mbc,
+            pgid: w.pgid,
+            percent: w.percent,
+            app: w.app,
+            app_rules,
+            ets: (ets != EtsChange::default()).then(|| Box::new(ets)),
+            mode: w.mode,
+        }
+    }
+}
+
+impl From<FeatureChange> for FeatureChangeWire {
+    fn from(c: FeatureChange) -> Self {
+        let (app_add, app_del) = match c.app_rules {
+            Some(r) => (r.add, r.del),
+            None => (None, None),
+        };
+        let e = c.ets.map(|e| *e).unwrap_or_default();
+        FeatureChangeWire {
+            feature: c.feature,
+            enable: c.enable,
+            willing: c.willing,
+            advertise: c.advertise,
+            priorities: c.priorities,
+            mbc: c.mbc,
+            pgid: c.pgid,
+            percent: c.percent,
+            app: c.app,
+            app_add,
+            app_del,
+            prio_tc: e.prio_tc,
+            tc_bw: e.tc_bw,
+            tsa: e.tsa,
+            tcs: e.tcs,
+            max_tcs: e.max_tcs,
+            cbs: e.cbs,
+            recommend: e.recommend,
+            mode: c.mode,
+        }
+    }
+}
+
+/// The flat JSON form of [`FeatureChange`] (what the socket reads and writes).
+#[derive(Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FeatureChangeWire {
+    feature: FeatureName,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    enable: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    willing: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    advertise: Option<bool>,
+    /// PFC: the priorities with PFC on (replaces the set).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    priorities: Option<Vec<u8>>,
+    /// PFC, IEEE 802.1Qaz: the MACsec bypass capability bit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    mbc: Option<bool>,
+    /// PG: PGID of priorities 0..7.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pgid: Option<Vec<u8>>,
+    /// PG: bandwidth percentage of PGs 0..7.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    percent: Option<Vec<u8>>,
+    /// APP: the whole list of rules (replaces it; the CEE table's shape reads too).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    app: Option<crate::config::AppRules>,
     /// APP: rules to merge in ([`crate::config::AppRules::add`]): a rule for a selector
     /// and protocol already listed gains the priorities (a DSCP's is replaced).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub app_add: Option<Vec<AppRuleChange>>,
+    app_add: Option<Vec<AppRuleChange>>,
     /// APP: rules to take out ([`crate::config::AppRules::remove`]): the priorities
     /// given, or the whole rule when none is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub app_del: Option<Vec<AppRuleChange>>,
+    app_del: Option<Vec<AppRuleChange>>,
     /// ETS: the traffic class of priorities 0..7.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prio_tc: Option<Vec<u8>>,
+    prio_tc: Option<Vec<u8>>,
     /// ETS: the bandwidth share of traffic classes 0..7.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tc_bw: Option<Vec<u8>>,
+    tc_bw: Option<Vec<u8>>,
     /// ETS: the selection algorithm of traffic classes 0..7.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tsa: Option<Vec<Tsa>>,
+    tsa: Option<Vec<Tsa>>,
     /// ETS per traffic class (the file's `ets.tcs`): replaces the three tables.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tcs: Option<Vec<TcChange>>,
+    tcs: Option<Vec<TcChange>>,
     /// ETS: traffic classes the station supports, 1..=8.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_tcs: Option<u8>,
+    max_tcs: Option<u8>,
     /// ETS: the station supports the credit-based shaper.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cbs: Option<bool>,
+    cbs: Option<bool>,
     /// ETS: send the ETS Recommendation TLV (`true`/`false`), or `null`: when not
     /// willing (the default).
     #[serde(
@@ -138,10 +257,10 @@ pub struct FeatureChange {
         deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
-    pub recommend: Option<Option<bool>>,
+    recommend: Option<Option<bool>>,
     /// mode: which DCBX version the port runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mode: Option<DcbxMode>,
+    mode: Option<DcbxMode>,
 }
 
 /// A field that may be given as `null`: present (Some) with its value.

@@ -10,7 +10,8 @@ use lossless_node::config::DaemonConfig;
 use lossless_node::link::Link;
 use lossless_node::node::{Identity, Node, Now, Output, PersistError};
 use lossless_node::protocol::{
-    AppRuleChange, FeatureChange, FeatureName, Request, Response, TcChange,
+    AppRuleChange, AppRulesChange, EtsChange, FeatureChange, FeatureName, Request, Response,
+    TcChange,
 };
 use lossless_node::state::PersistedState;
 use lossless_wire::ieee::Tsa;
@@ -134,6 +135,20 @@ fn change(feature: FeatureName) -> FeatureChange {
     }
 }
 
+fn ets(e: EtsChange) -> FeatureChange {
+    FeatureChange {
+        ets: Some(Box::new(e)),
+        ..change(FeatureName::Ets)
+    }
+}
+
+fn app_change(add: Option<Vec<AppRuleChange>>, del: Option<Vec<AppRuleChange>>) -> FeatureChange {
+    FeatureChange {
+        app_rules: Some(Box::new(AppRulesChange { add, del })),
+        ..change(FeatureName::App)
+    }
+}
+
 fn rule(selector: &str, protocol: u16, priorities: &[u8]) -> AppRuleChange {
     serde_json::from_value(serde_json::json!({
         "selector": selector, "protocol": protocol, "priorities": priorities
@@ -153,7 +168,7 @@ fn nums(v: &Value) -> Vec<u64> {
 fn ets_tables_and_per_class_form_give_the_same_table() {
     let mut one = One::new();
     let v = one
-        .set(FeatureChange {
+        .set(ets(EtsChange {
             prio_tc: Some(vec![0, 0, 0, 1, 0, 0, 2, 0]),
             tc_bw: Some(vec![60, 40, 0, 0, 0, 0, 0, 0]),
             tsa: Some(vec![
@@ -168,8 +183,8 @@ fn ets_tables_and_per_class_form_give_the_same_table() {
             ]),
             max_tcs: Some(4),
             recommend: Some(Some(true)),
-            ..change(FeatureName::Ets)
-        })
+            ..EtsChange::default()
+        }))
         .unwrap();
     let admin = &v["ieee"]["ets"]["admin"];
     assert_eq!(nums(&admin["prio_tc"]), [0, 0, 0, 1, 0, 0, 2, 0]);
@@ -180,10 +195,10 @@ fn ets_tables_and_per_class_form_give_the_same_table() {
     assert_eq!(v["source"]["ets"], "runtime");
     assert_eq!(v["source"]["pfc"], "config");
     let state = one.persisted.last().unwrap();
-    let ets = state.ports["eth0"].ets.as_ref().unwrap();
-    assert_eq!(ets.cfg.table.prio_tc, [0, 0, 0, 1, 0, 0, 2, 0]);
-    assert_eq!(ets.cfg.recommend, Some(true));
-    assert!(!ets.willing, "the file's flag stays");
+    let saved = state.ports["eth0"].ets.as_ref().unwrap();
+    assert_eq!(saved.cfg.table.prio_tc, [0, 0, 0, 1, 0, 0, 2, 0]);
+    assert_eq!(saved.cfg.recommend, Some(true));
+    assert!(!saved.willing, "the file's flag stays");
 
     // The per-class form: the same table, unlisted priorities on class 0.
     let tc = |tc, priorities: &[u8], bandwidth, tsa| TcChange {
@@ -193,57 +208,57 @@ fn ets_tables_and_per_class_form_give_the_same_table() {
         tsa,
     };
     let w = one
-        .set(FeatureChange {
+        .set(ets(EtsChange {
             tcs: Some(vec![
                 tc(0, &[0, 1, 2, 4, 5, 7], 60, None),
                 tc(1, &[3], 40, None),
                 tc(2, &[6], 0, Some(Tsa::STRICT)),
             ]),
             recommend: Some(None),
-            ..change(FeatureName::Ets)
-        })
+            ..EtsChange::default()
+        }))
         .unwrap();
     assert_eq!(w["ieee"]["ets"]["admin"], v["ieee"]["ets"]["admin"]);
     assert_eq!(w["ieee_admin"]["ets_recommend"], Value::Null);
     assert_eq!(w["ieee"]["ets_recommend"], true, "not willing: recommends");
 
     // Refusals, each naming the setting.
-    let e = one.refused(FeatureChange {
+    let e = one.refused(ets(EtsChange {
         tc_bw: Some(vec![50, 40, 0, 0, 0, 0, 0, 0]),
-        ..change(FeatureName::Ets)
-    });
+        ..EtsChange::default()
+    }));
     assert!(
         e.contains("ets.tc_bw: the eight percentages must sum to 100"),
         "{e}"
     );
     assert!(e.contains("(they sum to 90)"), "{e}");
-    let e = one.refused(FeatureChange {
+    let e = one.refused(ets(EtsChange {
         tcs: Some(vec![tc(1, &[3], 50, None), tc(2, &[3], 50, None)]),
-        ..change(FeatureName::Ets)
-    });
+        ..EtsChange::default()
+    }));
     assert!(
         e.contains("ets.tcs[1].priorities: priority 3 is already in traffic class 1"),
         "{e}"
     );
-    let e = one.refused(FeatureChange {
+    let e = one.refused(ets(EtsChange {
         tcs: Some(vec![tc(1, &[3], 100, None)]),
         prio_tc: Some(vec![0; 8]),
-        ..change(FeatureName::Ets)
-    });
+        ..EtsChange::default()
+    }));
     assert!(e.contains("not both"), "{e}");
-    let e = one.refused(FeatureChange {
+    let e = one.refused(ets(EtsChange {
         prio_tc: Some(vec![0, 0, 0, 5, 0, 0, 0, 0]),
         max_tcs: Some(4),
-        ..change(FeatureName::Ets)
-    });
+        ..EtsChange::default()
+    }));
     assert!(
         e.contains("ets.prio_tc[3]: the traffic class is beyond ets.max_tcs (found 5)"),
         "{e}"
     );
-    let e = one.refused(FeatureChange {
+    let e = one.refused(ets(EtsChange {
         prio_tc: Some(vec![0; 7]),
-        ..change(FeatureName::Ets)
-    });
+        ..EtsChange::default()
+    }));
     assert!(e.contains("ets.prio_tc: expected 8 values"), "{e}");
 }
 
@@ -301,10 +316,10 @@ fn pfc_priorities_are_checked_as_the_file_checks_them() {
 fn app_rules_are_added_and_removed_one_at_a_time() {
     let mut one = One::new();
     let v = one
-        .set(FeatureChange {
-            app_add: Some(vec![rule("dscp", 26, &[3]), rule("udp", 4791, &[4])]),
-            ..change(FeatureName::App)
-        })
+        .set(app_change(
+            Some(vec![rule("dscp", 26, &[3]), rule("udp", 4791, &[4])]),
+            None,
+        ))
         .unwrap();
     let rules = &v["app_rules"]["entries"];
     assert_eq!(rules.as_array().unwrap().len(), 2, "{rules}");
@@ -315,41 +330,29 @@ fn app_rules_are_added_and_removed_one_at_a_time() {
     assert_eq!(v["ieee"]["app"]["admin"].as_array().unwrap().len(), 3);
     assert_eq!(v["app"]["desired"]["entries"].as_array().unwrap().len(), 1);
 
-    let e = one.refused(FeatureChange {
-        app_add: Some(vec![rule("dscp", 64, &[3])]),
-        ..change(FeatureName::App)
-    });
+    let e = one.refused(app_change(Some(vec![rule("dscp", 64, &[3])]), None));
     assert!(
         e.contains("app_add[0] (dscp 64 -> 3): app.entries[2]: DSCP 64 is outside 0..63"),
         "{e}"
     );
-    let e = one.refused(FeatureChange {
-        app_add: Some(vec![rule("dscp", 10, &[])]),
-        ..change(FeatureName::App)
-    });
+    let e = one.refused(app_change(Some(vec![rule("dscp", 10, &[])]), None));
     assert!(
         e.contains("app_add[0]: dscp 10 names no priority to add"),
         "{e}"
     );
-    let e = one.refused(FeatureChange {
-        app_del: Some(vec![rule("dscp", 46, &[])]),
-        ..change(FeatureName::App)
-    });
+    let e = one.refused(app_change(None, Some(vec![rule("dscp", 46, &[])])));
     assert!(
         e.contains("app_del[0]: there is no rule for dscp 46 (the rules: udp 4791, dscp 26)"),
         "{e}"
     );
-    let e = one.refused(FeatureChange {
-        app_del: Some(vec![rule("udp", 4791, &[5])]),
-        ..change(FeatureName::App)
-    });
+    let e = one.refused(app_change(None, Some(vec![rule("udp", 4791, &[5])])));
     assert!(e.contains("udp 4791 is on priorities 3,4, not 5"), "{e}");
 
     let v = one
-        .set(FeatureChange {
-            app_del: Some(vec![rule("udp", 4791, &[4]), rule("dscp", 26, &[])]),
-            ..change(FeatureName::App)
-        })
+        .set(app_change(
+            None,
+            Some(vec![rule("udp", 4791, &[4]), rule("dscp", 26, &[])]),
+        ))
         .unwrap();
     let rules = &v["app_rules"]["entries"];
     assert_eq!(rules.as_array().unwrap().len(), 1, "{rules}");
@@ -440,6 +443,8 @@ fn fields_of_another_feature_and_empty_changes_are_refused() {
     );
     let e = one.refused(change(FeatureName::Ets));
     assert!(e.contains("nothing to change"), "{e}");
+    let e = one.refused(ets(EtsChange::default()));
+    assert!(e.contains("nothing to change"), "{e}");
     // Unknown fields are not a change at all.
     let bad =
         r#"{"command":"dcbx_set","port":"eth0","change":{"feature":"ets","tc_bandwidth":[100]}}"#;
@@ -454,8 +459,9 @@ fn fields_of_another_feature_and_empty_changes_are_refused() {
     let Request::DcbxSet { change, .. } = serde_json::from_str::<Request>(ok).unwrap() else {
         panic!("not a set");
     };
-    assert_eq!(change.app_add.unwrap()[0].priorities, [3]);
-    assert!(change.app_del.unwrap()[0].priorities.is_empty());
+    let rules = change.app_rules.unwrap();
+    assert_eq!(rules.add.unwrap()[0].priorities, [3]);
+    assert!(rules.del.unwrap()[0].priorities.is_empty());
     let reset = r#"{"command":"dcbx_reset","port":"eth0","feature":"ets"}"#;
     assert_eq!(
         serde_json::from_str::<Request>(reset).unwrap(),
@@ -466,5 +472,9 @@ fn fields_of_another_feature_and_empty_changes_are_refused() {
     );
     let auto = r#"{"feature":"ets","recommend":null}"#;
     let c: FeatureChange = serde_json::from_str(auto).unwrap();
-    assert_eq!(c.recommend, Some(None));
+    assert_eq!(c.ets.unwrap().recommend, Some(None));
+    // The flat JSON form comes back as it went in.
+    let line = r#"{"feature":"ets","tc_bw":[50,50,0,0,0,0,0,0],"recommend":null}"#;
+    let c: FeatureChange = serde_json::from_str(line).unwrap();
+    assert_eq!(serde_json::to_string(&c).unwrap(), line);
 }

@@ -52,7 +52,7 @@ pub(super) struct PendingSet {
 /// A change waiting for the one under way.
 #[derive(Debug)]
 enum Queued {
-    Request(RequestId, Box<Request>),
+    Request(RequestId, Request),
     ReloadSignal,
 }
 
@@ -69,9 +69,7 @@ pub(super) fn handle(node: &mut Node, now: Now, id: RequestId, req: Request) {
         Request::DcbxSet { .. } | Request::DcbxReset { .. } | Request::Reload
     );
     if changes && node.requests.busy.is_some() {
-        node.requests
-            .queued
-            .push_back(Queued::Request(id, Box::new(req)));
+        node.requests.queued.push_back(Queued::Request(id, req));
         return;
     }
     let response = match req {
@@ -200,7 +198,7 @@ impl Node {
     pub(super) fn run_queued(&mut self, now: Now) {
         while self.requests.busy.is_none() {
             match self.requests.queued.pop_front() {
-                Some(Queued::Request(id, req)) => handle(self, now, id, *req),
+                Some(Queued::Request(id, req)) => handle(self, now, id, req),
                 Some(Queued::ReloadSignal) => self.handle_reload_signal(now),
                 None => return,
             }

@@ -8,7 +8,9 @@ use std::path::Path;
 
 use clap::{Subcommand, ValueEnum};
 use lossless_node::config::RuleSelector;
-use lossless_node::protocol::{AppRuleChange, FeatureChange, FeatureName, Request, TcChange};
+use lossless_node::protocol::{
+    AppRuleChange, AppRulesChange, EtsChange, FeatureChange, FeatureName, Request, TcChange,
+};
 use lossless_wire::ieee::Tsa;
 
 use crate::cmd::daemon::{arr, call, emit, print_json, PortArgs};
@@ -349,8 +351,18 @@ pub fn change(what: &SetWhat) -> Result<FeatureChange, CliError> {
             let mut c = flags(FeatureName::App, &a.flags);
             match &a.action {
                 None => {}
-                Some(AppAction::Add(r)) => c.app_add = Some(vec![app_rule("app add", r)?]),
-                Some(AppAction::Del(r)) => c.app_del = Some(vec![app_rule("app del", r)?]),
+                Some(AppAction::Add(r)) => {
+                    c.app_rules = Some(Box::new(AppRulesChange {
+                        add: Some(vec![app_rule("app add", r)?]),
+                        del: None,
+                    }))
+                }
+                Some(AppAction::Del(r)) => {
+                    c.app_rules = Some(Box::new(AppRulesChange {
+                        add: None,
+                        del: Some(vec![app_rule("app del", r)?]),
+                    }))
+                }
                 Some(AppAction::Replace { rules }) => {
                     let entries = rules
                         .iter()
@@ -368,25 +380,28 @@ pub fn change(what: &SetWhat) -> Result<FeatureChange, CliError> {
             c
         }
         SetWhat::Ets(a) => FeatureChange {
-            prio_tc: a.prio_tc.clone(),
-            tc_bw: a.tc_bw.clone(),
-            tsa: a
-                .tsa
-                .as_ref()
-                .map(|v| v.iter().map(|t| tsa("--tsa", t)).collect())
-                .transpose()?,
-            tcs: if a.tc.is_empty() {
-                None
-            } else {
-                Some(a.tc.iter().map(|t| tc(t)).collect::<Result<_, _>>()?)
-            },
-            max_tcs: a.max_tcs,
-            cbs: a.cbs.map(bool::from),
-            recommend: a.recommend.map(|r| match r {
-                Recommend::Yes => Some(true),
-                Recommend::No => Some(false),
-                Recommend::Auto => None,
-            }),
+            ets: Some(Box::new(EtsChange {
+                prio_tc: a.prio_tc.clone(),
+                tc_bw: a.tc_bw.clone(),
+                tsa: a
+                    .tsa
+                    .as_ref()
+                    .map(|v| v.iter().map(|t| tsa("--tsa", t)).collect())
+                    .transpose()?,
+                tcs: if a.tc.is_empty() {
+                    None
+                } else {
+                    Some(a.tc.iter().map(|t| tc(t)).collect::<Result<_, _>>()?)
+                },
+                max_tcs: a.max_tcs,
+                cbs: a.cbs.map(bool::from),
+                recommend: a.recommend.map(|r| match r {
+                    Recommend::Yes => Some(true),
+                    Recommend::No => Some(false),
+                    Recommend::Auto => None,
+                }),
+            }))
+            .filter(|e| **e != EtsChange::default()),
             ..flags(FeatureName::Ets, &a.flags)
         },
         SetWhat::Mode { mode } => FeatureChange {

@@ -23,7 +23,7 @@ use std::path::Path;
 
 use clap::ValueEnum;
 use lossless_node::config::{AppRule, AppRules, DaemonConfig, RuleSelector};
-use lossless_node::protocol::{FeatureChange, FeatureName, Request, TcChange};
+use lossless_node::protocol::{EtsChange, FeatureChange, FeatureName, Request, TcChange};
 use lossless_wire::cee::{PriorityMap, DCBX_OUI};
 use lossless_wire::ieee::Tsa;
 
@@ -321,7 +321,10 @@ impl Roce {
             FeatureChange {
                 feature: FeatureName::Ets,
                 willing: w,
-                tcs: Some(self.tcs()),
+                ets: Some(Box::new(EtsChange {
+                    tcs: Some(self.tcs()),
+                    ..EtsChange::default()
+                })),
                 ..FeatureChange::default()
             },
             FeatureChange {

@@ -13,7 +13,7 @@ use lossless_wire::cee::{PriorityMap, DCBX_OUI};
 use lossless_wire::ieee::{EtsTable, InvalidValue, Tsa, MAX_TCS};
 
 use crate::config::{AppRule, AppRules, PortSettings};
-use crate::protocol::{AppRuleChange, FeatureChange, FeatureName, TcChange};
+use crate::protocol::{AppRuleChange, EtsChange, FeatureChange, FeatureName, TcChange};
 use crate::state::PortOverrides;
 
 /// Puts `change` over the port's overrides; `settings` are what the port runs now.
@@ -78,18 +78,22 @@ pub(super) fn apply_change(
                 rules.validate().map_err(|e| e.to_string())?;
                 a.cfg = rules.clone();
             }
-            for (i, r) in change.app_del.iter().flatten().enumerate() {
-                remove_rule(&mut a.cfg, &format!("app_del[{i}]"), r)?;
-            }
-            for (i, r) in change.app_add.iter().flatten().enumerate() {
-                add_rule(&mut a.cfg, &format!("app_add[{i}]"), r)?;
+            if let Some(rules) = &change.app_rules {
+                for (i, r) in rules.del.iter().flatten().enumerate() {
+                    remove_rule(&mut a.cfg, &format!("app_del[{i}]"), r)?;
+                }
+                for (i, r) in rules.add.iter().flatten().enumerate() {
+                    add_rule(&mut a.cfg, &format!("app_add[{i}]"), r)?;
+                }
             }
             overrides.app = Some(a);
         }
         FeatureName::Ets => {
             let mut a = current.ieee.ets.clone();
             set_flags(&mut a, change);
-            set_ets(&mut a.cfg, change)?;
+            if let Some(e) = &change.ets {
+                set_ets(&mut a.cfg, e)?;
+            }
             a.cfg.validate().map_err(ets_refusal)?;
             overrides.ets = Some(a);
         }
@@ -104,6 +108,9 @@ pub(super) fn apply_change(
 /// The fields `change` gives, each with the features it belongs to.
 fn given(c: &FeatureChange) -> Vec<(&'static str, &'static [FeatureName])> {
     use FeatureName::{App, Ets, Mode, Pfc, Pg};
+    let add = c.app_rules.as_ref().is_some_and(|r| r.add.is_some());
+    let del = c.app_rules.as_ref().is_some_and(|r| r.del.is_some());
+    let ets = |f: fn(&EtsChange) -> bool| c.ets.as_deref().is_some_and(f);
     const FLAGS: &[FeatureName] = &[Pg, Pfc, App, Ets];
     let fields: [(&'static str, bool, &'static [FeatureName]); 18] = [
         ("enable", c.enable.is_some(), FLAGS),
@@ -114,15 +121,15 @@ fn given(c: &FeatureChange) -> Vec<(&'static str, &'static [FeatureName])> {
         ("pgid", c.pgid.is_some(), &[Pg]),
         ("percent", c.percent.is_some(), &[Pg]),
         ("app", c.app.is_some(), &[App]),
-        ("app_add", c.app_add.is_some(), &[App]),
-        ("app_del", c.app_del.is_some(), &[App]),
-        ("prio_tc", c.prio_tc.is_some(), &[Ets]),
-        ("tc_bw", c.tc_bw.is_some(), &[Ets]),
-        ("tsa", c.tsa.is_some(), &[Ets]),
-        ("tcs", c.tcs.is_some(), &[Ets]),
-        ("max_tcs", c.max_tcs.is_some(), &[Ets]),
-        ("cbs", c.cbs.is_some(), &[Ets]),
-        ("recommend", c.recommend.is_some(), &[Ets]),
+        ("app_add", add, &[App]),
+        ("app_del", del, &[App]),
+        ("prio_tc", ets(|e| e.prio_tc.is_some()), &[Ets]),
+        ("tc_bw", ets(|e| e.tc_bw.is_some()), &[Ets]),
+        ("tsa", ets(|e| e.tsa.is_some()), &[Ets]),
+        ("tcs", ets(|e| e.tcs.is_some()), &[Ets]),
+        ("max_tcs", ets(|e| e.max_tcs.is_some()), &[Ets]),
+        ("cbs", ets(|e| e.cbs.is_some()), &[Ets]),
+        ("recommend", ets(|e| e.recommend.is_some()), &[Ets]),
         ("mode", c.mode.is_some(), &[Mode]),
     ];
     fields
@@ -227,7 +234,7 @@ fn remove_rule(rules: &mut AppRules, field: &str, r: &AppRuleChange) -> Result<(
 }
 
 /// The ETS fields of a change over `e`.
-fn set_ets(e: &mut EtsAdmin, c: &FeatureChange) -> Result<(), String> {
+fn set_ets(e: &mut EtsAdmin, c: &EtsChange) -> Result<(), String> {
     if let Some(tcs) = &c.tcs {
         if c.prio_tc.is_some() || c.tc_bw.is_some() || c.tsa.is_some() {
             return Err(

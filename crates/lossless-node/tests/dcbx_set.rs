@@ -478,3 +478,69 @@ fn fields_of_another_feature_and_empty_changes_are_refused() {
     let c: FeatureChange = serde_json::from_str(line).unwrap();
     assert_eq!(serde_json::to_string(&c).unwrap(), line);
 }
+
+/// One entry of `ets.tcs` in the file's syntax.
+fn tc_toml(t: &TcChange) -> String {
+    let prios: Vec<String> = t.priorities.iter().map(u8::to_string).collect();
+    let tsa = t
+        .tsa
+        .map(|a| format!(", tsa = \"{}\"", a.name().unwrap_or("strict")))
+        .unwrap_or_default();
+    format!(
+        "{{ tc = {}, priorities = [{}], bandwidth = {}{tsa} }}",
+        t.tc,
+        prios.join(", "),
+        t.bandwidth
+    )
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+    /// `ets.tcs` has one rule: whatever the classes, the file and `dcbx set` accept
+    /// the same lists and give the same table, or refuse with the same reason.
+    #[test]
+    fn per_class_form_is_one_rule_for_file_and_change(
+        tcs in proptest::collection::vec(
+            (0u8..10, proptest::collection::vec(0u8..9, 0..4),
+             proptest::sample::select(vec![0u8, 0, 25, 50, 50, 100, 101]),
+             proptest::option::of(proptest::sample::select(vec![Tsa::STRICT, Tsa::ETS]))),
+            0..5,
+        )
+    ) {
+        let tcs: Vec<TcChange> = tcs
+            .into_iter()
+            .map(|(tc, priorities, bandwidth, tsa)| TcChange { tc, priorities, bandwidth, tsa })
+            .collect();
+        let entries: Vec<String> = tcs.iter().map(tc_toml).collect();
+        let text = format!(
+            "[ports.\"eth0\"]\nets = {{ willing = false, tcs = [{}] }}\n",
+            entries.join(", ")
+        );
+        let file = DaemonConfig::parse(&text, Path::new("f.toml"));
+        let mut one = One::new();
+        let change = one.set(ets(EtsChange { tcs: Some(tcs.clone()), ..EtsChange::default() }));
+        match (file, change) {
+            (Ok(cfg), Ok(v)) => {
+                let settings = cfg.port("eth0");
+                let e = &settings.dcbx.ieee.ets.cfg.table;
+                proptest::prop_assert_eq!(
+                    nums(&v["ieee"]["ets"]["admin"]["prio_tc"]),
+                    e.prio_tc.iter().map(|&b| u64::from(b)).collect::<Vec<_>>()
+                );
+                proptest::prop_assert_eq!(
+                    nums(&v["ieee"]["ets"]["admin"]["tc_bw"]),
+                    e.tc_bw.iter().map(|&b| u64::from(b)).collect::<Vec<_>>()
+                );
+            }
+            (Err(f), Err(c)) => {
+                let f = f.to_string();
+                // "eth0: FIELD: REASON; nothing changed": the file must give REASON.
+                let inner = c.trim_start_matches("eth0: ").trim_end_matches("; nothing changed");
+                let reason = inner.split_once(": ").map_or(inner, |(_, r)| r);
+                proptest::prop_assert!(f.contains(reason), "file: {}\nchange: {}", f, c);
+            }
+            (f, c) => proptest::prop_assert!(false, "file {:?}\nchange {:?}\n{}", f.map(|_| ()), c, text),
+        }
+    }
+}

@@ -34,6 +34,9 @@ pub use error::ConfigFileError;
 pub use headroom::{alpha_text, HeadroomSettings};
 pub use pattern::IFNAME_MAX;
 
+pub(crate) use ets::{Class, ClassKey, ClassTable};
+pub(crate) use file::add_priority;
+
 use file::{Failure, PortSection};
 use setting::Layer;
 

@@ -10,9 +10,9 @@
 use lossless_dcbx::ieee::EtsAdmin;
 use lossless_dcbx::FeatureAdmin;
 use lossless_wire::cee::{PriorityMap, DCBX_OUI};
-use lossless_wire::ieee::{EtsTable, InvalidValue, Tsa, MAX_TCS};
+use lossless_wire::ieee::{EtsTable, InvalidValue, Tsa};
 
-use crate::config::{AppRule, AppRules, PortSettings};
+use crate::config::{add_priority, AppRule, AppRules, Class, ClassKey, ClassTable, PortSettings};
 use crate::protocol::{AppRuleChange, EtsChange, FeatureChange, FeatureName, TcChange};
 use crate::state::PortOverrides;
 
@@ -155,16 +155,11 @@ fn set_flags<C>(a: &mut FeatureAdmin<C>, c: &FeatureChange) {
     }
 }
 
-/// A list of priorities as the file reads one: each 0..=7, none twice.
+/// A list of priorities by the file's rule ([`add_priority`]).
 fn priority_list(field: &str, list: &[u8]) -> Result<PriorityMap, String> {
     let mut map = PriorityMap::NONE;
     for &p in list {
-        let one = PriorityMap::from_priorities(&[p])
-            .map_err(|_| format!("{field}: priority {p} is out of range 0..=7"))?;
-        if map.0 & one.0 != 0 {
-            return Err(format!("{field}: priority {p} is listed twice"));
-        }
-        map.0 |= one.0;
+        add_priority(&mut map, i64::from(p)).map_err(|reason| format!("{field}: {reason}"))?;
     }
     Ok(map)
 }
@@ -275,58 +270,26 @@ fn set_ets(e: &mut EtsAdmin, c: &EtsChange) -> Result<(), String> {
     Ok(())
 }
 
-/// The three tables from the per-class form, by the file's rules for `ets.tcs`: a
-/// class listed once, a priority in one class; priorities not listed on class 0,
-/// classes not listed strict with no share, a class with a share ETS unless it says
-/// otherwise.
+/// The three tables from the per-class form, by the file's rule ([`ClassTable`]).
 fn tcs_table(tcs: &[TcChange]) -> Result<EtsTable, String> {
-    let mut table = EtsTable {
-        prio_tc: [0; 8],
-        tc_bw: [0; 8],
-        tsa: [Tsa::STRICT; 8],
-    };
-    let mut seen_tc: [Option<usize>; 8] = [None; 8];
-    let mut seen_prio: [Option<u8>; 8] = [None; 8];
+    let mut table = ClassTable::default();
     for (i, t) in tcs.iter().enumerate() {
-        let slot = usize::from(t.tc);
-        if t.tc >= MAX_TCS {
-            return Err(format!(
-                "ets.tcs[{i}].tc: traffic class {} is out of range 0..=7",
-                t.tc
-            ));
-        }
-        if let Some(first) = seen_tc[slot] {
-            return Err(format!(
-                "ets.tcs[{i}].tc: traffic class {} is already tcs[{first}]",
-                t.tc
-            ));
-        }
-        seen_tc[slot] = Some(i);
-        let map = priority_list(&format!("ets.tcs[{i}].priorities"), &t.priorities)?;
-        for p in map.priorities() {
-            if let Some(other) = seen_prio[usize::from(p)] {
-                return Err(format!(
-                    "ets.tcs[{i}].priorities: priority {p} is already in traffic class \
-                     {other}: a priority has one class"
-                ));
-            }
-            seen_prio[usize::from(p)] = Some(t.tc);
-            table.prio_tc[usize::from(p)] = t.tc;
-        }
-        if t.bandwidth > 100 {
-            return Err(format!(
-                "ets.tcs[{i}].bandwidth: {} is more than 100 %",
-                t.bandwidth
-            ));
-        }
-        table.tc_bw[slot] = t.bandwidth;
-        table.tsa[slot] = t.tsa.unwrap_or(if t.bandwidth > 0 {
-            Tsa::ETS
-        } else {
-            Tsa::STRICT
-        });
+        let class = Class {
+            tc: u64::from(t.tc),
+            priorities: priority_list(&format!("ets.tcs[{i}].priorities"), &t.priorities)?,
+            bandwidth: u64::from(t.bandwidth),
+            tsa: t.tsa,
+        };
+        table.add(i, &class).map_err(|fault| {
+            let key = match fault.key {
+                ClassKey::Tc => "tc",
+                ClassKey::Priorities => "priorities",
+                ClassKey::Bandwidth => "bandwidth",
+            };
+            format!("ets.tcs[{i}].{key}: {}", fault.reason)
+        })?;
     }
-    Ok(table)
+    Ok(table.table)
 }
 
 /// An ETS refusal as the file words it: the field (and element), why, the value.

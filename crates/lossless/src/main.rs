@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 
 mod cmd;
 mod error;
+mod out;
 
 /// Control plane for lossless Ethernet: LLDP, DCBX (IEEE 802.1Qaz and CEE DCBX) and PFC.
 ///

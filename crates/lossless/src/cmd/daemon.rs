@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::cmd::table::Table;
 use crate::error::CliError;
+use crate::out::emit;
 
 pub const SOCKET_HELP: &str =
     "Control socket of the daemon [env: LOSSLESS_SOCKET] [default: /run/lossless/losslessd.sock]";
@@ -65,23 +66,6 @@ pub(crate) fn print_json(v: &Value) -> Result<(), CliError> {
     let mut s = serde_json::to_string_pretty(v).map_err(|e| CliError::failure("json", e))?;
     s.push('\n');
     emit(&s)
-}
-
-/// Writes `text` to stdout. A reader that went away (`| head`) is not a failure;
-/// anything else is.
-pub(crate) fn emit(text: &str) -> Result<(), CliError> {
-    write_out(text).map(|_| ())
-}
-
-/// As [`emit`]; false when the reader went away.
-fn write_out(text: &str) -> Result<bool, CliError> {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Ok(()) => Ok(true),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
-        Err(e) => Err(CliError::failure("writing output", e)),
-    }
 }
 
 pub fn status(socket: &Path, args: JsonArg) -> Result<(), CliError> {
@@ -236,15 +220,11 @@ pub fn events(socket: &Path, args: EventsArgs) -> Result<(), CliError> {
         })
         .map_err(|e| CliError::failure("events", e))?;
     for e in arr(&v["events"]) {
-        if !write_out(&event_line(e, args.json))? {
-            return Ok(());
-        }
+        emit(&event_line(e, args.json))?;
     }
     if args.follow {
         while let Some(e) = c.next_event().map_err(|e| CliError::failure("events", e))? {
-            if !write_out(&event_line(&e, args.json))? {
-                return Ok(());
-            }
+            emit(&event_line(&e, args.json))?;
         }
     }
     Ok(())

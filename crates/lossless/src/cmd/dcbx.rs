@@ -13,9 +13,10 @@ use lossless_node::protocol::{
 };
 use lossless_wire::ieee::Tsa;
 
-use crate::cmd::daemon::{arr, call, emit, print_json, PortArgs};
+use crate::cmd::daemon::{arr, call, print_json, PortArgs};
 use crate::cmd::{dcbx_show, dscp};
 use crate::error::CliError;
+use crate::out::emit;
 
 #[derive(Debug, Subcommand)]
 pub enum DcbxCommand {

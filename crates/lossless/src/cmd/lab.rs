@@ -88,7 +88,7 @@ fn wan_delay(text: &str) -> Result<std::time::Duration, CliError> {
 
 pub fn run(args: Args) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
-    let write_err = |e: std::io::Error| CliError::failure("writing the report", e);
+    let write_err = |e: std::io::Error| crate::out::failed("writing the report", e);
     if args.list {
         if args.json {
             let text =

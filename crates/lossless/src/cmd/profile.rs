@@ -27,10 +27,11 @@ use lossless_node::protocol::{EtsChange, FeatureChange, FeatureName, Request, Tc
 use lossless_wire::cee::{PriorityMap, DCBX_OUI};
 use lossless_wire::ieee::Tsa;
 
-use crate::cmd::daemon::{arr, call, emit, print_json, s};
+use crate::cmd::daemon::{arr, call, print_json, s};
 use crate::cmd::dcbx::YesNo;
 use crate::cmd::dscp;
 use crate::error::CliError;
+use crate::out::emit;
 
 pub const AFTER_HELP: &str = "\
 Examples:

@@ -74,14 +74,16 @@ fn mode_line(p: &Value) -> String {
     )
 }
 
-fn ieee(p: &Value, out: &mut String) {
-    let ieee = &p["ieee"];
+/// The per-feature state of one DCBX version: `features` holds each feature's object,
+/// the port `p` their sources; `in_sync` is the version's word for the two ends
+/// matching (CEE DCBX's "syncd", IEEE 802.1Qaz's "agreed").
+fn feature_table(p: &Value, features: &Value, names: [&str; 3], in_sync: (&str, &str)) -> String {
     let mut t = Table::new([
-        "FEATURE", "ENABLE", "WILLING", "ADV", "PEER-W", "OPER", "AGREED", "ERROR", "SOURCE",
+        "FEATURE", "ENABLE", "WILLING", "ADV", "PEER-W", "OPER", in_sync.0, "ERROR", "SOURCE",
         "REASON",
     ]);
-    for f in ["ets", "pfc", "app"] {
-        let x = &ieee[f];
+    for f in names {
+        let x = &features[f];
         t.row([
             f.to_string(),
             yn(&x["enable"]),
@@ -89,13 +91,23 @@ fn ieee(p: &Value, out: &mut String) {
             yn(&x["advertise"]),
             opt_yn(&x["peer_willing"]),
             yn(&x["oper_mode"]),
-            yn(&x["agreed"]),
+            yn(&x[in_sync.1]),
             yn(&x["error"]),
             s(&p["source"][f]),
             s(&x["reason_text"]),
         ]);
     }
-    out.push_str(&t.render());
+    t.render()
+}
+
+fn ieee(p: &Value, out: &mut String) {
+    let ieee = &p["ieee"];
+    out.push_str(&feature_table(
+        p,
+        ieee,
+        ["ets", "pfc", "app"],
+        ("AGREED", "agreed"),
+    ));
     let a = &p["ieee_admin"];
     let peer = &ieee["peer_tlvs"];
     let mut t = Table::new(["FEATURE", "", "CONFIG"]);
@@ -270,26 +282,12 @@ fn cee(p: &Value, out: &mut String) {
         "  control: SeqNo {} AckNo {} RcvdAckNo {}, version {}/{}",
         c["seq"], c["ack"], c["rcvd_ack"], c["oper_version"], c["max_version"],
     );
-    let mut t = Table::new([
-        "FEATURE", "ENABLE", "WILLING", "ADV", "PEER-W", "OPER", "SYNCD", "ERROR", "SOURCE",
-        "REASON",
-    ]);
-    for f in ["pg", "pfc", "app"] {
-        let x = &p[f];
-        t.row([
-            f.to_string(),
-            yn(&x["enable"]),
-            yn(&x["willing"]),
-            yn(&x["advertise"]),
-            opt_yn(&x["peer_willing"]),
-            yn(&x["oper_mode"]),
-            yn(&x["syncd"]),
-            yn(&x["error"]),
-            s(&p["source"][f]),
-            s(&x["reason_text"]),
-        ]);
-    }
-    out.push_str(&t.render());
+    out.push_str(&feature_table(
+        p,
+        p,
+        ["pg", "pfc", "app"],
+        ("SYNCD", "syncd"),
+    ));
     let mut t = Table::new(["FEATURE", "", "CONFIG"]);
     for f in ["pg", "pfc", "app"] {
         for which in ["desired", "peer", "oper"] {

@@ -245,7 +245,7 @@ impl Roce {
         let list = |v: &[u8]| v.iter().map(u8::to_string).collect::<Vec<_>>().join(", ");
         let w = self.willing;
         let header = match port {
-            Some(p) => format!("[ports.{}]", toml_string(p)),
+            Some(p) => format!("[ports.{}]", lossless_node::config::toml_string(p)),
             None => "[defaults]".to_string(),
         };
         let mut out = format!(
@@ -357,21 +357,6 @@ impl Roce {
         }
         out
     }
-}
-
-/// A TOML basic string.
-fn toml_string(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04X}", u32::from(c))),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 pub fn run(socket: &Path, cmd: ProfileCommand) -> Result<(), CliError> {

@@ -409,11 +409,25 @@ fn promtool_accepts_the_metrics() {
     });
     measured.run_for(Duration::from_secs(3));
     ieee.run_for(Duration::from_secs(1));
+    // A malformed LLDPDU from node 1: its Chassis ID TLV claims 7 bytes, 1 follows.
+    let mut junk = vec![
+        0x01, 0x80, 0xc2, 0, 0, 0x0e, 2, 0, 0, 0, 0, 0x0b, 0x88, 0xcc,
+    ];
+    junk.extend([0x02, 0x07, 0x04]);
+    ieee.send_frame(1, junk);
+    ieee.run_for(Duration::from_millis(10));
+    let counted: Vec<_> = ieee.agent(0).decode_errors().iter().collect();
+    assert_eq!(counted.len(), 1, "{counted:?}");
+    let (field, kind, n) = counted[0];
+    assert!(ieee.metrics(0).contains(&format!(
+        "lossless_decode_errors_total{{port=\"p0\",field=\"{field}\",kind=\"{kind}\"}} {n}"
+    )));
     for (sim, node) in [(&ieee, 0), (&measured, 0), (&measured, 1)] {
         let text = sim.metrics(node);
         for family in [
             "lossless_dcbx_mode",
             "lossless_dcbx_ieee_tlvs_invalid_total",
+            "lossless_decode_errors_total",
             "lossless_hardware_errors_total",
             "lossless_dcbx_syncd",
         ] {

@@ -191,6 +191,28 @@ fn port_counters(out: &mut String, ports: &[&Port]) {
             ports.iter().map(|p| (*p, Some(get(p)))),
         );
     }
+    decode_errors(out, ports);
+}
+
+/// Malformed input by port, field and kind; a port with none has no sample.
+fn decode_errors(out: &mut String, ports: &[&Port]) {
+    header(
+        out,
+        "lossless_decode_errors_total",
+        "Malformed input received, by the field at fault (in the standard's terms) and \
+         what was wrong with it: LLDPDUs discarded, DCBX TLVs treated as absent.",
+        "counter",
+    );
+    for p in ports {
+        for (field, kind, n) in p.agent.decode_errors().iter() {
+            let _ = writeln!(
+                out,
+                "lossless_decode_errors_total{{port=\"{}\",field=\"{}\",kind=\"{kind}\"}} {n}",
+                esc(&p.name),
+                esc(field)
+            );
+        }
+    }
 }
 
 /// Link and peer per port.

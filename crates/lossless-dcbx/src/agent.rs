@@ -30,7 +30,7 @@ use crate::lldp::rx::{Msap, Neighbor, RemoteMib, RxOutcome};
 use crate::lldp::tx::{TxKind, TxMachine};
 use crate::mode::{ModeChange, ModeMachine, Version};
 use crate::reason::Reason;
-use crate::stats::{DcbxStats, LldpStats};
+use crate::stats::{DcbxStats, DecodeErrors, LldpStats};
 use crate::status::{
     FeatureStatus, HeadroomCapability, IeeeFeatureStatus, IeeeStatus, ModeStatus, PortStatus,
 };
@@ -59,6 +59,7 @@ pub struct Agent {
     events: VecDeque<Event>,
     lldp_stats: LldpStats,
     dcbx_stats: DcbxStats,
+    decode_errors: DecodeErrors,
     now: Instant,
     /// SeqNo base of this agent's life (see `set_seq_base`).
     seq_base: u32,
@@ -85,6 +86,7 @@ impl Agent {
             events: VecDeque::new(),
             lldp_stats: LldpStats::default(),
             dcbx_stats: DcbxStats::default(),
+            decode_errors: DecodeErrors::default(),
             now,
         })
     }
@@ -137,6 +139,11 @@ impl Agent {
 
     pub fn dcbx_stats(&self) -> &DcbxStats {
         &self.dcbx_stats
+    }
+
+    /// Malformed input received, by field and kind.
+    pub fn decode_errors(&self) -> &DecodeErrors {
+        &self.decode_errors
     }
 
     /// DCBX runs: link up, LLDP rx and tx enabled, DCBX not switched off (CEE DCBX 2.3).
@@ -247,7 +254,10 @@ impl Agent {
                     self.lldp_stats.frames_in += 1;
                     self.lldp_stats.frames_in_errors += 1;
                     self.lldp_stats.frames_discarded += 1;
+                    self.decode_errors.count(&e);
                     self.events.push_back(Event::FrameDiscarded {
+                        field: e.field,
+                        kind: e.kind.name(),
                         error: e.to_string(),
                     });
                 }
@@ -282,8 +292,14 @@ impl Agent {
         }
         if let Some(cee) = &pdu.cee_dcbx {
             self.dcbx_stats.count_tlv(cee);
+            cee.anomalies
+                .iter()
+                .for_each(|e| self.decode_errors.count(e));
         }
         self.dcbx_stats.ieee.count(&pdu.ieee_dcbx);
+        for e in pdu.ieee_dcbx.errors() {
+            self.decode_errors.count(e);
+        }
         self.dcbx_stats.cin_tlvs += u64::from(pdu.cin_dcbx.is_some());
         let dcbx = pdu.cee_dcbx.is_some() || !pdu.ieee_dcbx.is_empty();
         Some(pdu.ttl != 0 && dcbx && outcome != RxOutcome::TooMany)

@@ -82,7 +82,14 @@ pub enum Event {
     /// Syncd became true: the peer acknowledged our current DesiredCfg.
     Syncd { feature: FeatureId },
     /// A received frame was discarded as malformed.
-    FrameDiscarded { error: String },
+    FrameDiscarded {
+        /// The field at fault, in the standard's terms (`lldp.ttl`).
+        field: &'static str,
+        /// What was wrong with it (`truncated`, `bad_length`, ...).
+        kind: &'static str,
+        /// The whole error, with the offset, for a person.
+        error: String,
+    },
     /// The DCBX version the port runs changed (`mode = "auto"`).
     ModeChanged {
         from: Version,

@@ -2,6 +2,8 @@
 
 use lossless_wire::cee::CeeDcbx;
 use lossless_wire::ieee::IeeeDcbx;
+use std::collections::BTreeMap;
+
 use lossless_wire::{DecodeError, DecodeErrorKind};
 use serde::Serialize;
 
@@ -53,7 +55,8 @@ pub struct DcbxStats {
 }
 
 /// IEEE 802.1Qaz TLVs received, and the malformed ones by TLV and by reason. A
-/// malformed TLV is treated as absent; it never changes what the port runs.
+/// malformed TLV is treated as absent: its contents never run (a willing port that
+/// took the peer's configuration from it runs its own until a good one arrives).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct IeeeStats {
     /// LLDPDUs that carried at least one IEEE DCBX TLV.
@@ -125,5 +128,31 @@ impl DcbxStats {
             + invalid(cee.pfc.as_ref().map(Result::is_err))
             + invalid(cee.app.as_ref().map(Result::is_err));
         self.unknown_subtlvs += u64::from(cee.unknown_subtlvs);
+    }
+}
+
+/// Malformed input by the field at fault (in the standard's terms: `lldp.ttl`,
+/// `dcbx.pfc.length`, `ieee.app.protocol`) and what was wrong with it
+/// ([`DecodeErrorKind::name`]): whole LLDPDUs discarded, and DCBX TLVs or sub-TLVs
+/// treated as absent. Both labels come from a fixed set in the parser, so however
+/// hostile the peer, the table stays small.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DecodeErrors {
+    counts: BTreeMap<(&'static str, &'static str), u64>,
+}
+
+impl DecodeErrors {
+    pub fn count(&mut self, e: &DecodeError) {
+        *self.counts.entry((e.field, e.kind.name())).or_default() += 1;
+    }
+
+    /// `(field, kind, count)`, by field then kind.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, &'static str, u64)> + '_ {
+        self.counts.iter().map(|(&(f, k), &n)| (f, k, n))
+    }
+
+    /// All of them.
+    pub fn total(&self) -> u64 {
+        self.counts.values().sum()
     }
 }

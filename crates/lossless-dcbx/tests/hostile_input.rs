@@ -156,6 +156,9 @@ fn malformed_feature_is_treated_as_absent_and_reported() {
     assert!(a.pg().error);
     assert_eq!(a.pfc().reason, Reason::AdoptedPeer);
     assert_eq!(a.dcbx_stats().invalid_features, 1);
+    // Counted by the field at fault, as the metrics label it.
+    let by_field: Vec<_> = a.decode_errors().iter().collect();
+    assert_eq!(by_field, [("dcbx.pg.pgid", "bad_value", 1)]);
 }
 
 #[test]
@@ -177,9 +180,16 @@ fn zero_length_sub_tlv_drops_the_whole_lldpdu_and_keeps_state() {
         "nothing of the bad frame was applied"
     );
     assert_eq!(after.control, before.control);
-    assert!(events(&mut a)
+    let discarded: Vec<(&str, &str)> = events(&mut a)
         .iter()
-        .any(|e| matches!(e, Event::FrameDiscarded { .. })));
+        .filter_map(|e| match e {
+            Event::FrameDiscarded { field, kind, .. } => Some((*field, *kind)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(discarded, [("dcbx.subtlv.length", "zero_length")]);
+    let by_field: Vec<_> = a.decode_errors().iter().collect();
+    assert_eq!(by_field, [("dcbx.subtlv.length", "zero_length", 1)]);
 }
 
 #[test]

@@ -4,6 +4,7 @@ use std::fmt::Write;
 
 use lossless_wire::cee::{CeeDcbx, FeatureHeader};
 use lossless_wire::frame::{Frame, Payload};
+use lossless_wire::ieee::{AppPriorityTable, EtsTable, IeeeDcbx, Selector, Tsa};
 use lossless_wire::mac_control::MacControl;
 
 fn flags(h: &FeatureHeader) -> String {
@@ -81,7 +82,12 @@ pub fn describe_dcbx(c: &CeeDcbx) -> String {
                 .iter()
                 .map(|e| format!("{:#06x}->{}", e.protocol, e.priorities))
                 .collect();
-            let _ = write!(s, " | app[{}] {}", flags(&app.header), entries.join(" "));
+            let entries = if entries.is_empty() {
+                "(none)".to_string()
+            } else {
+                entries.join(" ")
+            };
+            let _ = write!(s, " | app[{}] {entries}", flags(&app.header));
         }
         Some(Err(e)) => {
             let _ = write!(s, " | app invalid ({e})");
@@ -91,16 +97,137 @@ pub fn describe_dcbx(c: &CeeDcbx) -> String {
     s
 }
 
-/// A frame in one line.
+/// One TSA as a letter: `s` strict, `c` credit-based shaper, `e` ETS, `v` vendor;
+/// a reserved value as its number.
+fn tsa_letter(t: Tsa) -> String {
+    match t {
+        Tsa::STRICT => "s".into(),
+        Tsa::CBS => "c".into(),
+        Tsa::ETS => "e".into(),
+        Tsa::VENDOR => "v".into(),
+        Tsa(n) => n.to_string(),
+    }
+}
+
+/// An ETS table: `tc 0,0,0,1,0,0,2,0 bw 50/50/0 tsa e,e,s`: the traffic class of
+/// each priority, then bandwidth and TSA of the classes up to the highest one in
+/// use (a class a priority maps to, or with a share, or not strict).
+pub fn describe_ets_table(t: &EtsTable) -> String {
+    let used = (0..8usize)
+        .filter(|&tc| {
+            t.prio_tc.contains(&(tc as u8)) || t.tc_bw[tc] != 0 || t.tsa[tc] != Tsa::STRICT
+        })
+        .max()
+        .map_or(1, |tc| tc + 1);
+    let prio: Vec<String> = t.prio_tc.iter().map(u8::to_string).collect();
+    let bw: Vec<String> = t.tc_bw[..used].iter().map(u8::to_string).collect();
+    let tsa: Vec<String> = t.tsa[..used].iter().map(|&x| tsa_letter(x)).collect();
+    format!(
+        "tc {} bw {} tsa {}",
+        prio.join(","),
+        bw.join("/"),
+        tsa.join(",")
+    )
+}
+
+/// An APP table: `dscp26->3 udp4791->3 0x8906->3` (an Ethertype in hex, without a
+/// name); `(none)` when empty.
+pub fn describe_app_table(t: &AppPriorityTable) -> String {
+    if t.is_empty() {
+        return "(none)".into();
+    }
+    let entries: Vec<String> = t
+        .iter()
+        .map(|e| match e.selector {
+            Selector::ETHERTYPE => format!("{:#06x}->{}", e.protocol, e.priority),
+            s => match s.name() {
+                Some(n) => format!("{n}{}->{}", e.protocol, e.priority),
+                None => format!("sel{}:{}->{}", s.0, e.protocol, e.priority),
+            },
+        })
+        .collect();
+    entries.join(" ")
+}
+
+/// The IEEE 802.1Qaz TLVs of a frame:
+/// `ETS[w] tc 0,0,0,1,0,0,2,0 bw 50/50/0 tsa e,e,s | REC .. | PFC[w] 3 | APP dscp26->3`.
+/// Flags in brackets: `w` willing, `cbs`, `max N` (fewer than 8 traffic classes),
+/// `mbc`, `cap N` (a PFC capability below 8), `hdrm` (adaptive headroom).
+pub fn describe_ieee(d: &IeeeDcbx) -> String {
+    fn flags(list: &[(bool, String)]) -> String {
+        let on: Vec<&str> = list
+            .iter()
+            .filter(|(set, _)| *set)
+            .map(|(_, s)| s.as_str())
+            .collect();
+        if on.is_empty() {
+            String::new()
+        } else {
+            format!("[{}]", on.join(","))
+        }
+    }
+    let mut parts = Vec::new();
+    match &d.ets_config {
+        Some(Ok(c)) => parts.push(format!(
+            "ETS{} {}",
+            flags(&[
+                (c.willing, "w".into()),
+                (c.cbs, "cbs".into()),
+                (c.max_tcs != 8, format!("max {}", c.max_tcs)),
+            ]),
+            describe_ets_table(&c.table)
+        )),
+        Some(Err(e)) => parts.push(format!("ETS invalid ({e})")),
+        None => {}
+    }
+    match &d.ets_recommendation {
+        Some(Ok(r)) => parts.push(format!("REC {}", describe_ets_table(&r.table))),
+        Some(Err(e)) => parts.push(format!("REC invalid ({e})")),
+        None => {}
+    }
+    match &d.pfc {
+        Some(Ok(p)) => parts.push(format!(
+            "PFC{} {}",
+            flags(&[
+                (p.willing, "w".into()),
+                (p.mbc, "mbc".into()),
+                (p.cap != 8, format!("cap {}", p.cap)),
+                (p.headroom_measurement, "hdrm".into()),
+            ]),
+            p.enabled
+        )),
+        Some(Err(e)) => parts.push(format!("PFC invalid ({e})")),
+        None => {}
+    }
+    match &d.app {
+        Some(Ok(t)) => parts.push(format!("APP {}", describe_app_table(t))),
+        Some(Err(e)) => parts.push(format!("APP invalid ({e})")),
+        None => {}
+    }
+    parts.join(" | ")
+}
+
+/// A frame in one line. An LLDPDU shows its DCBX: `DCBX seq .. | pg ..` for CEE,
+/// `IEEE ETS .. | PFC ..` for IEEE 802.1Qaz, both joined by ` + ` when it carries both.
 pub fn describe_frame(bytes: &[u8]) -> String {
     match Frame::parse(bytes) {
         Err(e) => format!("malformed: {e}"),
         Ok(f) => match f.payload {
             Payload::Lldp(pdu) if pdu.ttl == 0 => "LLDP shutdown (TTL 0)".to_string(),
-            Payload::Lldp(pdu) => match &pdu.cee_dcbx {
-                Some(c) => format!("LLDP ttl {} DCBX {}", pdu.ttl, describe_dcbx(c)),
-                None => format!("LLDP ttl {} (no DCBX)", pdu.ttl),
-            },
+            Payload::Lldp(pdu) => {
+                let mut dcbx = Vec::new();
+                if let Some(c) = &pdu.cee_dcbx {
+                    dcbx.push(format!("DCBX {}", describe_dcbx(c)));
+                }
+                if !pdu.ieee_dcbx.is_empty() {
+                    dcbx.push(format!("IEEE {}", describe_ieee(&pdu.ieee_dcbx)));
+                }
+                if dcbx.is_empty() {
+                    format!("LLDP ttl {} (no DCBX)", pdu.ttl)
+                } else {
+                    format!("LLDP ttl {} {}", pdu.ttl, dcbx.join(" + "))
+                }
+            }
             Payload::MacControl(MacControl::Pause { quanta }) => format!("PAUSE {quanta} quanta"),
             Payload::MacControl(MacControl::Pfc {
                 class_enable,

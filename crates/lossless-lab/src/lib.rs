@@ -8,6 +8,7 @@ pub mod nic;
 pub mod pcap;
 pub mod relay;
 pub mod scenario;
+pub mod scripted;
 pub mod sim;
 pub mod transit;
 pub mod wan_relay;

@@ -5,9 +5,10 @@
 //! the final state of every agent (for `wan-relay`: the relay path's steps,
 //! [`crate::wan_relay`]), and what crossed the wire, for pcaps.
 
-use std::fmt::Write;
+mod ieee;
+mod render;
 
-use lossless_dcbx::{DcbxMode, Duration, Instant, PortConfig, PortStatus, Reason};
+use lossless_dcbx::{DcbxMode, Duration, Instant, PortConfig, PortStatus, Reason, Version};
 use lossless_wire::cee::{
     AppConfig, AppEntry, AppSelector, PfcConfig, PgConfig, PriorityMap, DCBX_OUI,
 };
@@ -16,11 +17,16 @@ use serde::Serialize;
 
 use crate::headroom::{build_links, outcomes, run_until_measured, LinkOutcome, LinkSpec};
 use crate::pcap::Capture;
-use crate::sim::{LogEntry, PathProps, Sim};
+use crate::sim::{LogEntry, NodeId, PathProps, Sim};
 use crate::wan_relay::{RelayRun, WanRelayConfig};
 use lossless_headroom::sizing::SizingConfig;
 use lossless_node::protocol::DaemonEvent;
 use lossless_relay::example::Kind;
+
+pub use ieee::{
+    dual_pdu, ieee_host_config, ieee_switch_config, roce_app_table, roce_ets_table, NXOS_MAC,
+};
+pub use render::render_headroom;
 
 /// A scenario's name and what it shows.
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -29,17 +35,47 @@ pub struct ScenarioInfo {
     pub description: &'static str,
 }
 
+/// The scenario `lossless lab` runs when given none.
+pub const DEFAULT: &str = "ieee";
+
 /// Every scenario, the default first.
 pub const SCENARIOS: &[ScenarioInfo] = &[
     ScenarioInfo {
+        name: "ieee",
+        description: "IEEE 802.1Qaz on one link: a switch (mode ieee, nothing willing) with ETS \
+                      priority 3 (RoCE) on TC 1 and 6 (CNP) on strict TC 2, TCs 0/1 at 50/50 %, \
+                      sent as a recommendation too, PFC on 3, APP DSCP 26 and UDP 4791 on 3; a \
+                      host (mode auto, willing, defaults) runs the recommendation and the \
+                      switch's PFC, and merges its APP entries.",
+    },
+    ScenarioInfo {
+        name: "ieee-both-willing",
+        description: "IEEE 802.1Qaz, both ends willing, PFC on 3 at the switch (02:00:00:00:00:0a) \
+                      and on 3,4 at the host (02:00:00:00:00:0b): by IEEE 802.1Q-2018 D.3.3 the \
+                      lower MAC takes the peer's PFC, so 3,4 runs on both ends.",
+    },
+    ScenarioInfo {
+        name: "auto-cee-peer",
+        description: "A host in mode auto next to a CEE-only switch: it starts in IEEE 802.1Qaz, \
+                      falls back to CEE DCBX on the switch's first LLDPDU and negotiates CEE; a \
+                      link reset brings it back to IEEE first, and it falls back again.",
+    },
+    ScenarioInfo {
+        name: "dual",
+        description: "A host in mode auto next to a peer sending CEE and IEEE 802.1Qaz TLVs in \
+                      one LLDPDU, as NX-OS does (a scripted sender): the host answers in IEEE \
+                      and runs the peer's recommendation, PFC and APP.",
+    },
+    ScenarioInfo {
         name: "willing",
-        description: "Two agents on one link: a switch (not willing) with PFC on priorities 3,4, \
+        description: "CEE DCBX on one link: a switch (not willing) with PFC on priorities 3,4, \
                       PG 25/75 and an APP table; a host (willing) with defaults adopts them.",
     },
     ScenarioInfo {
         name: "mismatch",
-        description: "Neither end willing, different PFC priorities: both report the mismatch \
-                      (Error set, PFC off) while PG stays operational (PG is never compared).",
+        description: "CEE DCBX, neither end willing, different PFC priorities: both report the \
+                      mismatch (Error set, PFC off) while PG stays operational (PG is never \
+                      compared).",
     },
     ScenarioInfo {
         name: "lossy",
@@ -48,8 +84,8 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
     },
     ScenarioInfo {
         name: "change",
-        description: "After convergence the switch moves PFC to priority 5; the new SeqNo is \
-                      acknowledged and the host follows.",
+        description: "CEE DCBX: after convergence the switch moves PFC to priority 5; the new \
+                      SeqNo is acknowledged and the host follows.",
     },
     ScenarioInfo {
         name: "headroom",
@@ -60,8 +96,9 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
     },
     ScenarioInfo {
         name: "peer-loss",
-        description: "After convergence the switch disables LLDP transmit: its shutdown LLDPDU \
-                      makes the host drop the peer and fall back to its own configuration.",
+        description: "CEE DCBX: after convergence the switch disables LLDP transmit: its \
+                      shutdown LLDPDU makes the host drop the peer and fall back to its own \
+                      configuration.",
     },
     ScenarioInfo {
         name: "wan-relay",
@@ -203,17 +240,24 @@ pub fn host_config() -> PortConfig {
     c
 }
 
-/// Every agent has a DCBX peer and every feature is Syncd and settled.
+/// Every agent has a DCBX peer and every feature of the version it runs agrees
+/// with it (CEE: Syncd and settled; IEEE 802.1Qaz: agreed).
 pub fn converged(sim: &Sim) -> bool {
-    (0..sim.node_count()).all(|n| {
-        let a = sim.agent(n);
-        let settled = |r: Reason| !matches!(r, Reason::WaitingForAck | Reason::VersionMismatch);
-        a.peer_present()
-            && a.all_syncd()
-            && settled(a.pg().reason)
-            && settled(a.pfc().reason)
-            && settled(a.app().reason)
-    })
+    (0..sim.node_count()).all(|n| agent_converged(sim, n))
+}
+
+/// [`converged`] for some of the nodes (the others may be scripted).
+pub fn converged_nodes(sim: &Sim, nodes: &[NodeId]) -> bool {
+    nodes.iter().all(|&n| agent_converged(sim, n))
+}
+
+fn agent_converged(sim: &Sim, n: NodeId) -> bool {
+    let a = sim.agent(n);
+    let settled = |r: Reason| !matches!(r, Reason::WaitingForAck | Reason::VersionMismatch);
+    a.peer_present()
+        && a.all_syncd()
+        && (a.running() == Version::Ieee
+            || settled(a.pg().reason) && settled(a.pfc().reason) && settled(a.app().reason))
 }
 
 /// The links of the `headroom` scenario.
@@ -245,7 +289,8 @@ fn run_headroom(info: &ScenarioInfo, seed: u64) -> Report {
     let switches = build_links(&mut sim, &specs).expect("valid links");
     let converged_at = sim.run_until_true(Instant::from_secs_f64(60.0), converged);
     run_until_measured(&mut sim, &switches);
-    let mut r = report(info, seed, &sim, converged_at);
+    let all: Vec<NodeId> = (0..sim.node_count()).collect();
+    let mut r = report(info, seed, &sim, converged_at, &all);
     r.headroom = outcomes(&sim, &specs, &switches, &sizing).expect("valid links");
     r
 }
@@ -304,8 +349,11 @@ pub fn run_with(name: &str, seed: u64, options: &Options) -> Result<Report, RunE
             });
         }
     }
-    if name == "headroom" {
-        return Ok(run_headroom(info, seed));
+    match name {
+        "headroom" => return Ok(run_headroom(info, seed)),
+        "ieee" | "ieee-both-willing" | "auto-cee-peer" => return Ok(ieee::run_pair(info, seed)),
+        "dual" => return Ok(ieee::run_dual(info, seed)),
+        _ => {}
     }
     let mut sim = Sim::new(seed).with_capture();
     // The configurations above are valid; a failure here is a bug in this file.
@@ -350,10 +398,18 @@ pub fn run_with(name: &str, seed: u64, options: &Options) -> Result<Report, RunE
         }
         _ => sim.run_for(Duration::from_secs(5)),
     }
-    Ok(report(info, seed, &sim, converged_at))
+    Ok(report(info, seed, &sim, converged_at, &[a, b]))
 }
 
-fn report(info: &ScenarioInfo, seed: u64, sim: &Sim, converged_at: Option<Instant>) -> Report {
+/// The report of a run; `agents` are the nodes whose final state it shows (a
+/// scripted peer has none to show: its frames are in the timeline).
+fn report(
+    info: &ScenarioInfo,
+    seed: u64,
+    sim: &Sim,
+    converged_at: Option<Instant>,
+    agents: &[NodeId],
+) -> Report {
     let timeline = sim
         .log()
         .iter()
@@ -373,6 +429,13 @@ fn report(info: &ScenarioInfo, seed: u64, sim: &Sim, converged_at: Option<Instan
                     ..
                 }
             )
+        })
+        // A scripted peer's own state is not part of the run: its frames are.
+        .filter(|e| match e {
+            LogEntry::Event { node, .. }
+            | LogEntry::Measure { node, .. }
+            | LogEntry::Node { node, .. } => agents.contains(node),
+            _ => true,
         })
         .map(|e| match e {
             LogEntry::Sent { at, from, summary } => TimelineRow {
@@ -421,8 +484,9 @@ fn report(info: &ScenarioInfo, seed: u64, sim: &Sim, converged_at: Option<Instan
         converged_at: converged_at.map(|t| t.since_epoch().as_secs_f64()),
         frames_sent: stats.frames_sent,
         frames_lost: stats.frames_lost,
-        agents: (0..sim.node_count())
-            .map(|n| AgentReport {
+        agents: agents
+            .iter()
+            .map(|&n| AgentReport {
                 name: sim.name(n).to_string(),
                 mac: sim.agent(n).mac(),
                 status: sim.agent(n).status(),
@@ -436,217 +500,4 @@ fn report(info: &ScenarioInfo, seed: u64, sim: &Sim, converged_at: Option<Instan
             frames: sim.capture().to_vec(),
         }],
     }
-}
-
-impl Report {
-    /// The report for people: timeline, then the final state per agent and feature.
-    pub fn render_text(&self) -> String {
-        let mut s = String::new();
-        let _ = writeln!(s, "scenario {}: {}", self.scenario, self.description);
-        if !self.wan_relay.is_empty() {
-            s.push_str(&crate::wan_relay::render(&self.wan_relay));
-            return s;
-        }
-        let _ = writeln!(s, "\ntimeline (virtual clock, seconds):");
-        let width = self
-            .timeline
-            .iter()
-            .map(|r| r.node.len())
-            .max()
-            .unwrap_or(1);
-        for r in &self.timeline {
-            let _ = writeln!(
-                s,
-                "  {:>10.6}  {:<width$}  {:<6} {}",
-                r.t, r.node, r.kind, r.text
-            );
-        }
-        let _ = writeln!(s);
-        match self.converged_at {
-            Some(t) => {
-                let _ = writeln!(
-                    s,
-                    "converged at {:.6} s ({} frames sent, {} lost in all)",
-                    t, self.frames_sent, self.frames_lost
-                );
-            }
-            None => {
-                let _ = writeln!(
-                    s,
-                    "did not converge ({} frames sent, {} lost)",
-                    self.frames_sent, self.frames_lost
-                );
-            }
-        }
-        for a in &self.agents {
-            let st = &a.status;
-            let _ = writeln!(
-                s,
-                "\n{} ({}): DCBX {}, peer {}, SeqNo {} AckNo {} RcvdAckNo {}",
-                a.name,
-                a.mac,
-                if st.dcbx_active { "active" } else { "inactive" },
-                if st.peer_present { "present" } else { "absent" },
-                st.control.seq,
-                st.control.ack,
-                st.control.rcvd_ack
-            );
-            let yn = |b: bool| if b { "yes" } else { "no" };
-            let on = |b: bool| if b { "on" } else { "off" };
-            let (pg, pfc, app) = (&st.pg, &st.pfc, &st.app);
-            let pg_cfg = format!(
-                "pgid {} pct {}",
-                pg.oper
-                    .pgid
-                    .iter()
-                    .map(|g| format!("{g:x}"))
-                    .collect::<String>(),
-                pg.oper
-                    .percent
-                    .iter()
-                    .map(|p| p.to_string())
-                    .collect::<Vec<_>>()
-                    .join("/")
-            );
-            let app_cfg: Vec<String> = app
-                .oper
-                .entries
-                .iter()
-                .map(|e| {
-                    let sel = e.selector.name().unwrap_or("?");
-                    format!("{sel} {:#06x}->{}", e.protocol, e.priorities)
-                })
-                .collect();
-            let app_cfg = if app_cfg.is_empty() {
-                "(none)".to_string()
-            } else {
-                app_cfg.join(", ")
-            };
-            let rows = [
-                [
-                    "feat",
-                    "willing",
-                    "syncd",
-                    "oper",
-                    "error",
-                    "operational config",
-                    "why",
-                ]
-                .map(String::from),
-                [
-                    "pg",
-                    yn(pg.willing),
-                    yn(pg.syncd),
-                    on(pg.oper_mode),
-                    yn(pg.error),
-                    &pg_cfg,
-                    pg.reason_text,
-                ]
-                .map(String::from),
-                [
-                    "pfc",
-                    yn(pfc.willing),
-                    yn(pfc.syncd),
-                    on(pfc.oper_mode),
-                    yn(pfc.error),
-                    &format!("priorities {}", pfc.oper.priorities),
-                    pfc.reason_text,
-                ]
-                .map(String::from),
-                [
-                    "app",
-                    yn(app.willing),
-                    yn(app.syncd),
-                    on(app.oper_mode),
-                    yn(app.error),
-                    &app_cfg,
-                    app.reason_text,
-                ]
-                .map(String::from),
-            ];
-            let mut widths = [0usize; 7];
-            for r in &rows {
-                for (w, c) in widths.iter_mut().zip(r) {
-                    *w = (*w).max(c.len());
-                }
-            }
-            for r in &rows {
-                let mut line = String::from(" ");
-                for (i, (c, w)) in r.iter().zip(widths).enumerate() {
-                    line.push(' ');
-                    if i == 6 {
-                        line.push_str(c);
-                    } else {
-                        let _ = write!(line, "{c:<w$}");
-                    }
-                }
-                let _ = writeln!(s, "{line}");
-            }
-        }
-        if !self.headroom.is_empty() {
-            s.push_str(&render_headroom(&self.headroom));
-        }
-        s
-    }
-}
-
-/// The adaptive-headroom table: per link, what was injected, measured and sized.
-pub fn render_headroom(rows: &[LinkOutcome]) -> String {
-    use lossless_headroom::units::grouped;
-    let mut s = String::from(
-        "\nadaptive headroom (seed 004), switch end of each link, alpha 1, 160-byte cells:\n",
-    );
-    let header = [
-        "link",
-        "one-way",
-        "measured RTT",
-        "X (bits)",
-        "DV (bits)",
-        "headroom",
-        "model DV",
-    ];
-    let mut table = vec![header.map(String::from).to_vec()];
-    for o in rows {
-        let (rtt, x, dv, h) = match (&o.measured, &o.adaptive) {
-            (Some(m), Some(n)) => (
-                format!("{:.3} us", m.round_trip.0 as f64 / 1e6),
-                grouped(n.x_bit_times),
-                grouped(n.dv_bit_times),
-                format!(
-                    "{} B ({} cells)",
-                    grouped(n.headroom.bytes),
-                    n.headroom.cells
-                ),
-            ),
-            _ => ("not measured".into(), "-".into(), "-".into(), "-".into()),
-        };
-        table.push(vec![
-            format!("{} {}", o.label, o.medium),
-            format!("{:.3} us", o.injected_one_way_ns as f64 / 1e3),
-            rtt,
-            x,
-            dv,
-            h,
-            grouped(o.model_dv_bit_times),
-        ]);
-    }
-    let mut widths = vec![0usize; header.len()];
-    for r in &table {
-        for (w, c) in widths.iter_mut().zip(r) {
-            *w = (*w).max(c.len());
-        }
-    }
-    for r in &table {
-        let mut line = String::from(" ");
-        for (c, w) in r.iter().zip(&widths) {
-            let _ = write!(line, " {c:<w$}");
-        }
-        let _ = writeln!(s, "{}", line.trim_end());
-    }
-    s.push_str(
-        "  model DV: seed 003's equation with its defaults for the same link. The simulated paths\n  \
-         carry exactly the model's cable and interface delays, so the two agree to rounding; on a\n  \
-         real link the measurement replaces the model's assumptions (see `lossless headroom compare`).\n",
-    );
-    s
 }

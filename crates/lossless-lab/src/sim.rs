@@ -558,6 +558,13 @@ impl Sim {
         Ok(())
     }
 
+    /// Puts a frame the lab built onto `from`'s segment now, as if `from` had sent
+    /// it (logged, captured, delayed and lost like any other): a scripted peer's
+    /// LLDPDU or a crafted one ([`crate::scripted`]). The node core is not asked.
+    pub fn send_frame(&mut self, from: NodeId, bytes: Vec<u8>) {
+        self.transmit(from, bytes, Delivery::Frame);
+    }
+
     fn segment_name(&self, seg: SegmentId) -> String {
         let names: Vec<&str> = self.segments[seg]
             .iter()

@@ -144,7 +144,7 @@ fn headroom_reaches_the_pfc_delay_and_the_dcb_buffer() {
     assert_eq!(last["pfc_delay"]["pfc_delay_bits"], 20_000);
     let metrics = s.metrics(0);
     for line in [
-        "lossless_headroom_pfc_delay_bits{port=\"p0\"} 20000",
+        "lossless_headroom_pfc_delay_bit_times{port=\"p0\"} 20000",
         "lossless_headroom_buffer_state{port=\"p0\",state=\"sized\",reason=\"\"} 1",
         "lossless_headroom_buffer_bytes{port=\"p0\",buffer=\"1\"} 6720",
     ] {
@@ -394,4 +394,47 @@ fn a_driver_without_a_trust_table_is_not_an_error() {
     assert_eq!(s.port(0).ieee_hw.trust_supported, Some(false));
     let errors: u64 = s.port(0).hw_errors.iter().map(|(_, n)| n).sum();
     assert_eq!(errors, 0);
+}
+
+/// promtool accepts the node's metrics text, with every family populated: IEEE with a
+/// dcbnl NIC, a measured headroom and a sized buffer on one node, CEE on another.
+#[test]
+fn promtool_accepts_the_metrics() {
+    if !lossless_testkit::promtool_available("promtool_accepts_the_metrics") {
+        return;
+    }
+    let mut ieee = ieee_pair(true);
+    let mut measured = pair(Driver::Dcbnl {
+        buffer: Some(DRIVER),
+    });
+    measured.run_for(Duration::from_secs(3));
+    ieee.run_for(Duration::from_secs(1));
+    // A malformed LLDPDU from node 1: its Chassis ID TLV claims 7 bytes, 1 follows.
+    let mut junk = vec![
+        0x01, 0x80, 0xc2, 0, 0, 0x0e, 2, 0, 0, 0, 0, 0x0b, 0x88, 0xcc,
+    ];
+    junk.extend([0x02, 0x07, 0x04]);
+    ieee.send_frame(1, junk);
+    ieee.run_for(Duration::from_millis(10));
+    let counted: Vec<_> = ieee.agent(0).decode_errors().iter().collect();
+    assert_eq!(counted.len(), 1, "{counted:?}");
+    let (field, kind, n) = counted[0];
+    assert!(ieee.metrics(0).contains(&format!(
+        "lossless_decode_errors_total{{port=\"p0\",field=\"{field}\",kind=\"{kind}\"}} {n}"
+    )));
+    for (sim, node) in [(&ieee, 0), (&measured, 0), (&measured, 1)] {
+        let text = sim.metrics(node);
+        for family in [
+            "lossless_dcbx_mode",
+            "lossless_dcbx_ieee_tlvs_invalid_total",
+            "lossless_decode_errors_total",
+            "lossless_hardware_errors_total",
+            "lossless_dcbx_syncd",
+        ] {
+            assert!(text.contains(family), "{family}:\n{text}");
+        }
+        if let Err(e) = lossless_testkit::promtool_check_metrics(&text) {
+            panic!("promtool check metrics:\n{e}\n---\n{text}");
+        }
+    }
 }

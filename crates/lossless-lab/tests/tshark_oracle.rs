@@ -163,3 +163,169 @@ fn tshark_decodes_what_was_configured() {
         assert_eq!(col(row, "lldp.dcbx.feature.pfc.numtcs"), "0x08");
     }
 }
+
+/// (type, length) of every TLV of an LLDP frame, read from the bytes, End included;
+/// asserts the TLVs exactly reach End.
+fn tlvs(frame: &[u8]) -> Vec<(u8, usize, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut i = 14;
+    loop {
+        let hdr = u16::from_be_bytes([frame[i], frame[i + 1]]);
+        let (t, len) = ((hdr >> 9) as u8, (hdr & 0x1ff) as usize);
+        assert!(i + 2 + len <= frame.len(), "TLV {t} runs past the frame");
+        out.push((t, len, frame[i + 2..i + 2 + len].to_vec()));
+        if t == 0 {
+            return out;
+        }
+        i += 2 + len;
+    }
+}
+
+/// The `ieee` scenario's capture, read by tshark: every ETS, ETS recommendation,
+/// PFC and APP field as the switch was configured (and, from the moment the host
+/// runs the switch's recommendation and PFC, as the host advertises them). tshark
+/// names ETS's tables after CEE's PG (`lldp.dcbx.feature.pg.*`) and PFC's bitmap
+/// after CEE's; it does not check the TLV lengths, so they are asserted from the bytes.
+#[test]
+fn tshark_decodes_the_ieee_scenario_as_configured() {
+    use lossless_lab::scenario::{ieee_host_config, ieee_switch_config};
+    if !lossless_testkit::tshark_available("tshark_decodes_the_ieee_scenario_as_configured") {
+        return;
+    }
+    let report = lossless_lab::scenario::run("ieee", 1).expect("known scenario");
+    let frames = report.captures[0].frames.clone();
+    assert!(frames.len() >= 10);
+    let sw = ieee_switch_config();
+    let host = ieee_host_config();
+    let sw_ets = sw.dcbx.ieee.ets.cfg.table;
+    let sw_app = sw.dcbx.ieee.app.clone();
+    let is_switch = |from: usize| report.agents[from].mac == sw.mac;
+    // The host runs the recommendation from the switch's first LLDPDU on: D = 10 us.
+    let host_adopted = |at: lossless_dcbx::Instant| at.since_epoch() >= Duration::from_micros(10);
+
+    // Lengths and order from the bytes.
+    for f in &frames {
+        let t = tlvs(&f.bytes);
+        let org: Vec<(u8, usize)> = t
+            .iter()
+            .filter(|(ty, _, v)| *ty == 127 && v[..3] == [0x00, 0x80, 0xc2])
+            .map(|(_, len, v)| (v[3], *len))
+            .collect();
+        if is_switch(f.from) {
+            assert_eq!(
+                org,
+                vec![(9, 25), (10, 25), (11, 6), (12, 5 + 3 * sw_app.len())],
+                "ETS, REC, PFC, APP in lldpad's order, the standard's lengths"
+            );
+        } else {
+            assert_eq!(org, vec![(9, 25), (11, 6), (12, 5)], "no REC, no APP entry");
+        }
+        assert_eq!(t.last().map(|x| (x.0, x.1)), Some((0, 0)), "End");
+    }
+
+    let mut fields: Vec<String> = [
+        "eth.src",
+        "lldp.time_to_live",
+        "lldp.ieee.802_1.subtype",
+        "lldp.dcbx.ieee.willing",
+        "lldp.dcbx.ieee.ets.cbs",
+        "lldp.dcbx.ieee.ets.maxtcs",
+        "lldp.dcbx.ieee.pfc.mbc",
+        "lldp.dcbx.ieee.pfc.numtcs",
+        "lldp.dcbx.ieee.app.prio",
+        // (sic: Wireshark's name for the APP selector field)
+        "lldp.dcbx.iee.app.sf",
+        "lldp.dcbx.feature.app.proto",
+    ]
+    .map(String::from)
+    .to_vec();
+    for prefix in [
+        "lldp.dcbx.feature.pg.pgid_prio",
+        "lldp.dcbx.feature.pg.per",
+        "lldp.dcbx.ieee.ets.tsa",
+        "lldp.dcbx.feature.pfc.prio",
+    ] {
+        for i in 0..8 {
+            fields.push(format!("{prefix}{i}"));
+        }
+    }
+    let names: Vec<&str> = fields.iter().map(String::as_str).collect();
+    let dir = std::env::temp_dir().join(format!("lossless-tshark-ieee-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("ieee.pcap");
+    write_pcap(std::fs::File::create(&path).expect("create pcap"), &frames).expect("write pcap");
+    let decoded = lossless_testkit::tshark_fields(&path, &[], &names);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(decoded.rows.len(), frames.len(), "tshark saw every frame");
+    let col = |row: &Vec<String>, name: &str| -> String {
+        row[names.iter().position(|f| *f == name).expect("field listed")].clone()
+    };
+    // One value per ETS TLV (configuration, then recommendation when sent).
+    let per_tlv = |v: String, n: usize| vec![v; n].join(",");
+    for (row, f) in decoded.rows.iter().zip(&frames) {
+        let from_switch = is_switch(f.from);
+        assert_eq!(col(row, "eth.src"), report.agents[f.from].mac.to_string());
+        assert_eq!(col(row, "lldp.time_to_live"), "120");
+        let (ets, ets_tlvs, willing) = if from_switch {
+            (sw_ets, 2, "0,0")
+        } else if host_adopted(f.at) {
+            (sw_ets, 1, "1,1")
+        } else {
+            (host.dcbx.ieee.ets.cfg.table, 1, "1,1")
+        };
+        assert_eq!(
+            col(row, "lldp.ieee.802_1.subtype"),
+            if from_switch {
+                "0x09,0x0a,0x0b,0x0c"
+            } else {
+                "0x09,0x0b,0x0c"
+            }
+        );
+        // Willing of the ETS configuration and of PFC, in that order.
+        assert_eq!(col(row, "lldp.dcbx.ieee.willing"), willing);
+        assert_eq!(col(row, "lldp.dcbx.ieee.ets.cbs"), "0");
+        // 8 traffic classes are sent as 0.
+        assert_eq!(col(row, "lldp.dcbx.ieee.ets.maxtcs"), "0");
+        for p in 0..8 {
+            assert_eq!(
+                col(row, &format!("lldp.dcbx.feature.pg.pgid_prio{p}")),
+                per_tlv(ets.prio_tc[p].to_string(), ets_tlvs),
+                "priority {p}"
+            );
+            assert_eq!(
+                col(row, &format!("lldp.dcbx.feature.pg.per{p}")),
+                per_tlv(ets.tc_bw[p].to_string(), ets_tlvs),
+                "TC {p}"
+            );
+            assert_eq!(
+                col(row, &format!("lldp.dcbx.ieee.ets.tsa{p}")),
+                per_tlv(ets.tsa[p].0.to_string(), ets_tlvs),
+                "TC {p}"
+            );
+            // PFC on 3 at the switch, and at the host once it runs the switch's.
+            let on = p == 3 && (from_switch || host_adopted(f.at));
+            assert_eq!(
+                col(row, &format!("lldp.dcbx.feature.pfc.prio{p}")),
+                if on { "1" } else { "0" },
+                "PFC priority {p}"
+            );
+        }
+        assert_eq!(col(row, "lldp.dcbx.ieee.pfc.mbc"), "0");
+        assert_eq!(col(row, "lldp.dcbx.ieee.pfc.numtcs"), "8");
+        if from_switch {
+            // DSCP 26 and UDP 4791, both on priority 3.
+            let prio: Vec<String> = sw_app.iter().map(|e| e.priority.to_string()).collect();
+            let sel: Vec<String> = sw_app.iter().map(|e| e.selector.0.to_string()).collect();
+            let proto: Vec<String> = sw_app
+                .iter()
+                .map(|e| format!("{:#06x}", e.protocol))
+                .collect();
+            assert_eq!(col(row, "lldp.dcbx.ieee.app.prio"), prio.join(","));
+            assert_eq!(col(row, "lldp.dcbx.iee.app.sf"), sel.join(","));
+            assert_eq!(col(row, "lldp.dcbx.feature.app.proto"), proto.join(","));
+            assert_eq!(col(row, "lldp.dcbx.feature.app.proto"), "0x001a,0x12b7");
+        } else {
+            assert_eq!(col(row, "lldp.dcbx.ieee.app.prio"), "");
+        }
+    }
+}

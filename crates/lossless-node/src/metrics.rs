@@ -57,340 +57,34 @@ impl Metrics {
     pub fn render<'a>(&self, ports: impl Iterator<Item = &'a Port>, uptime: Duration) -> String {
         let ports: Vec<&Port> = ports.collect();
         let mut out = String::new();
-        gauge(
-            &mut out,
-            "lossless_uptime_seconds",
-            "Seconds since losslessd started.",
-        );
-        let _ = writeln!(out, "lossless_uptime_seconds {:.3}", uptime.as_secs_f64());
-        gauge(&mut out, "lossless_ports", "Ports the daemon runs DCBX on.");
-        let _ = writeln!(out, "lossless_ports {}", ports.len());
+        process(&mut out, &ports, uptime);
+        port_counters(&mut out, &ports);
+        port_gauges(&mut out, &ports);
+        dcbx_features(&mut out, &ports);
+        hardware(&mut out, &ports);
+        headroom(&mut out, &ports);
+        self.events(&mut out);
+        self.convergence(&mut out);
+        out
+    }
 
-        type Get = fn(&Port) -> u64;
-        let counters: [(&str, &str, Get); 12] = [
-            (
-                "lldp_frames_out_total",
-                "LLDPDUs sent (statsFramesOutTotal).",
-                |p| p.agent.lldp_stats().frames_out,
-            ),
-            (
-                "lldp_frames_in_total",
-                "LLDPDUs received (statsFramesInTotal).",
-                |p| p.agent.lldp_stats().frames_in,
-            ),
-            (
-                "lldp_frames_in_errors_total",
-                "LLDPDUs that failed validation.",
-                |p| p.agent.lldp_stats().frames_in_errors,
-            ),
-            (
-                "lldp_frames_discarded_total",
-                "LLDPDUs discarded (statsFramesDiscardedTotal).",
-                |p| p.agent.lldp_stats().frames_discarded,
-            ),
-            (
-                "lldp_tlvs_discarded_total",
-                "TLVs discarded (statsTLVsDiscardedTotal).",
-                |p| p.agent.lldp_stats().tlvs_discarded,
-            ),
-            (
-                "lldp_tlvs_unrecognized_total",
-                "TLVs not recognised (statsTLVsUnrecognizedTotal).",
-                |p| p.agent.lldp_stats().tlvs_unrecognized,
-            ),
-            (
-                "lldp_ageouts_total",
-                "Neighbours aged out (statsAgeoutsTotal).",
-                |p| p.agent.lldp_stats().ageouts,
-            ),
-            ("dcbx_tlvs_in_total", "CEE DCBX TLVs received.", |p| {
-                p.agent.dcbx_stats().tlvs_in
-            }),
-            (
-                "dcbx_peer_losses_total",
-                "Times the peer's DCBX went away.",
-                |p| p.agent.dcbx_stats().peer_losses,
-            ),
-            ("dcbx_seq_changes_total", "Times our SeqNo advanced.", |p| {
-                p.agent.dcbx_stats().seq_changes
-            }),
-            (
-                "port_tx_errors_total",
-                "Frames the socket refused to send.",
-                |p| p.io.tx_errors,
-            ),
-            (
-                "port_mac_control_frames_in_total",
-                "MAC control (PAUSE/PFC) frames seen.",
-                |p| p.io.mac_control_rx,
-            ),
-        ];
-        for (name, help, get) in counters {
-            per_port(
-                &mut out,
-                name,
-                help,
-                "counter",
-                ports.iter().map(|p| (*p, Some(get(p)))),
-            );
-        }
-
-        let gauges: [(&str, &str, Get); 2] = [
-            ("link_up", "1 when the port's link is up.", |p| {
-                u64::from(p.agent.link_up())
-            }),
-            ("dcbx_peer_present", "1 when a DCBX peer is in view.", |p| {
-                u64::from(p.agent.peer_present())
-            }),
-        ];
-        for (name, help, get) in gauges {
-            per_port(
-                &mut out,
-                name,
-                help,
-                "gauge",
-                ports.iter().map(|p| (*p, Some(get(p)))),
-            );
-        }
-
-        // Per port and feature of the running DCBX version: [Syncd (IEEE: agreed),
-        // Error, OperMode], one status() per port.
-        let flags: Vec<[(&str, [bool; 3]); 3]> = ports
-            .iter()
-            .map(|p| {
-                let s = p.agent.status();
-                match s.mode.running {
-                    Version::Cee => [
-                        ("pg", [s.pg.syncd, s.pg.error, s.pg.oper_mode]),
-                        ("pfc", [s.pfc.syncd, s.pfc.error, s.pfc.oper_mode]),
-                        ("app", [s.app.syncd, s.app.error, s.app.oper_mode]),
-                    ],
-                    Version::Ieee => {
-                        let i = &s.ieee;
-                        [
-                            ("ets", [i.ets.agreed, i.ets.error, i.ets.oper_mode]),
-                            ("pfc", [i.pfc.agreed, i.pfc.error, i.pfc.oper_mode]),
-                            ("app", [i.app.agreed, i.app.error, i.app.oper_mode]),
-                        ]
-                    }
-                }
-            })
-            .collect();
+    /// The agents' notifications, by kind.
+    fn events(&self, out: &mut String) {
         header(
-            &mut out,
-            "lossless_dcbx_mode",
-            "The DCBX version the port runs (running) and the one configured (configured: \
-             auto, ieee, cee): 1 on the port's current pair.",
-            "gauge",
-        );
-        for p in &ports {
-            let _ = writeln!(
-                out,
-                "lossless_dcbx_mode{{port=\"{}\",configured=\"{}\",running=\"{}\"}} 1",
-                esc(&p.name),
-                p.agent.config().dcbx.mode.name(),
-                p.agent.running().name()
-            );
-        }
-        header(
-            &mut out,
-            "lossless_dcbx_ieee_tlvs_invalid_total",
-            "Malformed IEEE 802.1Qaz TLVs received, by reason (treated as absent).",
-            "counter",
-        );
-        for p in &ports {
-            let i = p.agent.dcbx_stats().ieee;
-            for (reason, n) in [
-                ("bad_length", i.bad_length),
-                ("bad_value", i.bad_value),
-                ("duplicate", i.duplicate),
-                ("other", i.other),
-            ] {
-                let _ = writeln!(
-                    out,
-                    "lossless_dcbx_ieee_tlvs_invalid_total{{port=\"{}\",reason=\"{reason}\"}} {n}",
-                    esc(&p.name)
-                );
-            }
-        }
-        for (k, (metric, help)) in [
-            (
-                "lossless_dcbx_syncd",
-                "1 when the feature agrees with the peer (CEE: Syncd; IEEE: agreed).",
-            ),
-            (
-                "lossless_dcbx_error",
-                "1 when the feature is in error (CEE: the Error flag).",
-            ),
-            (
-                "lossless_dcbx_oper_mode",
-                "1 when the feature's OperMode is on.",
-            ),
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            header(&mut out, metric, help, "gauge");
-            for (p, features) in ports.iter().zip(&flags) {
-                for (f, v) in features {
-                    let _ = writeln!(
-                        out,
-                        "{metric}{{port=\"{}\",feature=\"{f}\"}} {}",
-                        esc(&p.name),
-                        u8::from(v[k])
-                    );
-                }
-            }
-        }
-        header(
-            &mut out,
-            "lossless_hardware_apply",
-            "How the operational config reaches the NIC: 1 on the port's current mode.",
-            "gauge",
-        );
-        for p in &ports {
-            let mode = match &p.hardware {
-                Hardware::ReportOnly => "report_only",
-                Hardware::Probing => "probing",
-                Hardware::Dcbnl { error: None, .. } => "dcbnl",
-                Hardware::Dcbnl { .. } => "dcbnl_error",
-                Hardware::Unsupported { .. } => "unsupported",
-            };
-            let _ = writeln!(
-                out,
-                "lossless_hardware_apply{{port=\"{}\",mode=\"{mode}\"}} 1",
-                esc(&p.name)
-            );
-        }
-
-        // Adaptive headroom, on the ports that measure.
-        let measuring: Vec<(&Port, &crate::headroom::PortHeadroom)> = ports
-            .iter()
-            .filter_map(|p| p.headroom.as_ref().map(|h| (*p, h)))
-            .collect();
-        type GetH = fn(&crate::headroom::PortHeadroom) -> Option<f64>;
-        let headroom: [(&str, &str, &str, GetH); 6] = [
-            (
-                "headroom_round_trip_seconds",
-                "Last measured link round trip, T4 - T1 - (T3 - T2) (minimum filter).",
-                "gauge",
-                |h| h.session.last().map(|m| m.round_trip.0 as f64 / 1e12),
-            ),
-            (
-                "headroom_bytes",
-                "Headroom the port holds per lossless priority (DV x alpha in cells).",
-                "gauge",
-                |h| h.applied().map(|a| a.bytes as f64),
-            ),
-            (
-                "headroom_cells",
-                "The same headroom in buffer cells.",
-                "gauge",
-                |h| h.applied().map(|a| a.cells as f64),
-            ),
-            (
-                "headroom_measurements_total",
-                "Measurement rounds with a result.",
-                "counter",
-                |h| Some(h.measurements as f64),
-            ),
-            (
-                "headroom_measurement_failures_total",
-                "Measurement rounds with too few answers.",
-                "counter",
-                |h| Some(h.failures as f64),
-            ),
-            (
-                "headroom_frames_out_total",
-                "Measurement frames sent (requests, responses, follow-ups).",
-                "counter",
-                |h| {
-                    let s = h.session.stats();
-                    Some((s.requests_sent + s.responses_sent + s.follow_ups_sent) as f64)
-                },
-            ),
-        ];
-        for (name, help, kind, get) in headroom {
-            per_port(
-                &mut out,
-                name,
-                help,
-                kind,
-                measuring.iter().map(|(p, h)| (*p, get(h))),
-            );
-        }
-
-        per_port(
-            &mut out,
-            "headroom_pfc_delay_bits",
-            "IEEE PFC delay allowance programmed through dcbnl, bit times.",
-            "gauge",
-            measuring.iter().map(|(p, h)| {
-                let bits = match h.hardware {
-                    crate::headroom::HeadroomHardware::Applied { pfc_delay_bits, .. } => {
-                        Some(pfc_delay_bits)
-                    }
-                    _ => None,
-                };
-                (*p, bits)
-            }),
-        );
-        header(
-            &mut out,
-            "lossless_headroom_buffer_state",
-            "The DCB buffer for the headroom: 1 on the port's state, with the reason when it \
-             was not sized (off, unsupported, no_pfc_priority, does_not_fit, error).",
-            "gauge",
-        );
-        let buffers: Vec<_> = measuring
-            .iter()
-            .map(|(p, h)| (*p, h.buffer_state(p.settings.apply, &p.hardware)))
-            .collect();
-        for (p, b) in &buffers {
-            let (state, reason) = b.label();
-            let _ = writeln!(
-                out,
-                "lossless_headroom_buffer_state{{port=\"{}\",state=\"{state}\",reason=\"{}\"}} 1",
-                esc(&p.name),
-                esc(&reason)
-            );
-        }
-        header(
-            &mut out,
-            "lossless_headroom_buffer_bytes",
-            "Size of each DCB buffer holding a PFC priority, as the driver reports it.",
-            "gauge",
-        );
-        for (p, b) in &buffers {
-            if let crate::headroom::BufferState::Sized {
-                lossless,
-                buffer_size,
-                ..
-            } = b
-            {
-                for &i in lossless {
-                    let _ = writeln!(
-                        out,
-                        "lossless_headroom_buffer_bytes{{port=\"{}\",buffer=\"{i}\"}} {}",
-                        esc(&p.name),
-                        buffer_size[usize::from(i)]
-                    );
-                }
-            }
-        }
-
-        header(
-            &mut out,
+            out,
             "lossless_dcbx_events_total",
-            "DCBX manager notifications (seed 000 2.4.4) by kind.",
+            "DCBX notifications to the manager (CEE DCBX 2.4.4; IEEE 802.1Qaz alike) by kind.",
             "counter",
         );
         for (kind, n) in &self.events {
             let _ = writeln!(out, "lossless_dcbx_events_total{{kind=\"{kind}\"}} {n}");
         }
+    }
 
+    /// The negotiation latency histogram.
+    fn convergence(&self, out: &mut String) {
         header(
-            &mut out,
+            out,
             "lossless_dcbx_convergence_seconds",
             "Link-up or configuration change to every feature Syncd with the peer.",
             "histogram",
@@ -413,9 +107,391 @@ impl Metrics {
             self.latency_sum
         );
         let _ = writeln!(out, "lossless_dcbx_convergence_seconds_count {total}");
-        out
     }
 }
+
+/// Uptime and port count.
+fn process(out: &mut String, ports: &[&Port], uptime: Duration) {
+    gauge(
+        out,
+        "lossless_uptime_seconds",
+        "Seconds since losslessd started.",
+    );
+    let _ = writeln!(out, "lossless_uptime_seconds {:.3}", uptime.as_secs_f64());
+    gauge(out, "lossless_ports", "Ports the daemon runs DCBX on.");
+    let _ = writeln!(out, "lossless_ports {}", ports.len());
+}
+
+/// The LLDP MIB's and DCBX's counters per port.
+fn port_counters(out: &mut String, ports: &[&Port]) {
+    let counters: [(&str, &str, Get); 12] = [
+        (
+            "lldp_frames_out_total",
+            "LLDPDUs sent (statsFramesOutTotal).",
+            |p| p.agent.lldp_stats().frames_out,
+        ),
+        (
+            "lldp_frames_in_total",
+            "LLDPDUs received (statsFramesInTotal).",
+            |p| p.agent.lldp_stats().frames_in,
+        ),
+        (
+            "lldp_frames_in_errors_total",
+            "LLDPDUs that failed validation.",
+            |p| p.agent.lldp_stats().frames_in_errors,
+        ),
+        (
+            "lldp_frames_discarded_total",
+            "LLDPDUs discarded (statsFramesDiscardedTotal).",
+            |p| p.agent.lldp_stats().frames_discarded,
+        ),
+        (
+            "lldp_tlvs_discarded_total",
+            "TLVs discarded (statsTLVsDiscardedTotal).",
+            |p| p.agent.lldp_stats().tlvs_discarded,
+        ),
+        (
+            "lldp_tlvs_unrecognized_total",
+            "TLVs not recognised (statsTLVsUnrecognizedTotal).",
+            |p| p.agent.lldp_stats().tlvs_unrecognized,
+        ),
+        (
+            "lldp_ageouts_total",
+            "Neighbours aged out (statsAgeoutsTotal).",
+            |p| p.agent.lldp_stats().ageouts,
+        ),
+        ("dcbx_tlvs_in_total", "CEE DCBX TLVs received.", |p| {
+            p.agent.dcbx_stats().tlvs_in
+        }),
+        (
+            "dcbx_peer_losses_total",
+            "Times the peer's DCBX went away.",
+            |p| p.agent.dcbx_stats().peer_losses,
+        ),
+        ("dcbx_seq_changes_total", "Times our SeqNo advanced.", |p| {
+            p.agent.dcbx_stats().seq_changes
+        }),
+        (
+            "port_tx_errors_total",
+            "Frames the socket refused to send.",
+            |p| p.io.tx_errors,
+        ),
+        (
+            "port_mac_control_frames_in_total",
+            "MAC control (PAUSE/PFC) frames seen.",
+            |p| p.io.mac_control_rx,
+        ),
+    ];
+    for (name, help, get) in counters {
+        per_port(
+            out,
+            name,
+            help,
+            "counter",
+            ports.iter().map(|p| (*p, Some(get(p)))),
+        );
+    }
+    decode_errors(out, ports);
+}
+
+/// Malformed input by port, field and kind; a port with none has no sample.
+fn decode_errors(out: &mut String, ports: &[&Port]) {
+    header(
+        out,
+        "lossless_decode_errors_total",
+        "Malformed input received, by the field at fault (in the standard's terms) and \
+         what was wrong with it: LLDPDUs discarded, DCBX TLVs treated as absent.",
+        "counter",
+    );
+    for p in ports {
+        for (field, kind, n) in p.agent.decode_errors().iter() {
+            let _ = writeln!(
+                out,
+                "lossless_decode_errors_total{{port=\"{}\",field=\"{}\",kind=\"{kind}\"}} {n}",
+                esc(&p.name),
+                esc(field)
+            );
+        }
+    }
+}
+
+/// Link and peer per port.
+fn port_gauges(out: &mut String, ports: &[&Port]) {
+    let gauges: [(&str, &str, Get); 2] = [
+        ("link_up", "1 when the port's link is up.", |p| {
+            u64::from(p.agent.link_up())
+        }),
+        ("dcbx_peer_present", "1 when a DCBX peer is in view.", |p| {
+            u64::from(p.agent.peer_present())
+        }),
+    ];
+    for (name, help, get) in gauges {
+        per_port(
+            out,
+            name,
+            help,
+            "gauge",
+            ports.iter().map(|p| (*p, Some(get(p)))),
+        );
+    }
+}
+
+/// The running DCBX version and each of its features per port, and the malformed IEEE
+/// TLVs by reason.
+fn dcbx_features(out: &mut String, ports: &[&Port]) {
+    // Per port and feature of the running DCBX version: [Syncd (IEEE: agreed),
+    // Error, OperMode], one status() per port.
+    let flags: Vec<[(&str, [bool; 3]); 3]> = ports
+        .iter()
+        .map(|p| {
+            let s = p.agent.status();
+            match s.mode.running {
+                Version::Cee => [
+                    ("pg", [s.pg.syncd, s.pg.error, s.pg.oper_mode]),
+                    ("pfc", [s.pfc.syncd, s.pfc.error, s.pfc.oper_mode]),
+                    ("app", [s.app.syncd, s.app.error, s.app.oper_mode]),
+                ],
+                Version::Ieee => {
+                    let i = &s.ieee;
+                    [
+                        ("ets", [i.ets.agreed, i.ets.error, i.ets.oper_mode]),
+                        ("pfc", [i.pfc.agreed, i.pfc.error, i.pfc.oper_mode]),
+                        ("app", [i.app.agreed, i.app.error, i.app.oper_mode]),
+                    ]
+                }
+            }
+        })
+        .collect();
+    header(
+        out,
+        "lossless_dcbx_mode",
+        "The DCBX version the port runs (running) and the one configured (configured: \
+             auto, ieee, cee): 1 on the port's current pair.",
+        "gauge",
+    );
+    for p in ports {
+        let _ = writeln!(
+            out,
+            "lossless_dcbx_mode{{port=\"{}\",configured=\"{}\",running=\"{}\"}} 1",
+            esc(&p.name),
+            p.agent.config().dcbx.mode.name(),
+            p.agent.running().name()
+        );
+    }
+    header(
+        out,
+        "lossless_dcbx_ieee_tlvs_invalid_total",
+        "Malformed IEEE 802.1Qaz TLVs received, by reason (treated as absent).",
+        "counter",
+    );
+    for p in ports {
+        let i = p.agent.dcbx_stats().ieee;
+        for (reason, n) in [
+            ("bad_length", i.bad_length),
+            ("bad_value", i.bad_value),
+            ("duplicate", i.duplicate),
+            ("other", i.other),
+        ] {
+            let _ = writeln!(
+                out,
+                "lossless_dcbx_ieee_tlvs_invalid_total{{port=\"{}\",reason=\"{reason}\"}} {n}",
+                esc(&p.name)
+            );
+        }
+    }
+    for (k, (metric, help)) in [
+        (
+            "lossless_dcbx_syncd",
+            "1 when the feature agrees with the peer (CEE: Syncd; IEEE: agreed).",
+        ),
+        (
+            "lossless_dcbx_error",
+            "1 when the feature is in error (CEE: the Error flag).",
+        ),
+        (
+            "lossless_dcbx_oper_mode",
+            "1 when the feature's OperMode is on.",
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        header(out, metric, help, "gauge");
+        for (p, features) in ports.iter().zip(&flags) {
+            for (f, v) in features {
+                let _ = writeln!(
+                    out,
+                    "{metric}{{port=\"{}\",feature=\"{f}\"}} {}",
+                    esc(&p.name),
+                    u8::from(v[k])
+                );
+            }
+        }
+    }
+}
+
+/// How the operational configuration reaches the NIC, and dcbnl failures by kind.
+fn hardware(out: &mut String, ports: &[&Port]) {
+    header(
+        out,
+        "lossless_hardware_apply",
+        "How the operational config reaches the NIC: 1 on the port's current mode.",
+        "gauge",
+    );
+    for p in ports {
+        let mode = match &p.hardware {
+            Hardware::ReportOnly => "report_only",
+            Hardware::Probing => "probing",
+            Hardware::Dcbnl { error: None, .. } => "dcbnl",
+            Hardware::Dcbnl { .. } => "dcbnl_error",
+            Hardware::Unsupported { .. } => "unsupported",
+        };
+        let _ = writeln!(
+            out,
+            "lossless_hardware_apply{{port=\"{}\",mode=\"{mode}\"}} 1",
+            esc(&p.name)
+        );
+    }
+    header(
+        out,
+        "lossless_hardware_errors_total",
+        "dcbnl operations that failed, by kind (not_supported, no_device, refused, \
+         permission, busy, timeout, malformed, other).",
+        "counter",
+    );
+    for p in ports {
+        for (kind, n) in p.hw_errors.iter() {
+            let _ = writeln!(
+                out,
+                "lossless_hardware_errors_total{{port=\"{}\",kind=\"{}\"}} {n}",
+                esc(&p.name),
+                kind.name()
+            );
+        }
+    }
+}
+
+/// Adaptive headroom on the ports that measure, and the DCB buffer.
+fn headroom(out: &mut String, ports: &[&Port]) {
+    // Adaptive headroom, on the ports that measure.
+    let measuring: Vec<(&Port, &crate::headroom::PortHeadroom)> = ports
+        .iter()
+        .filter_map(|p| p.headroom.as_ref().map(|h| (*p, h)))
+        .collect();
+    type GetH = fn(&crate::headroom::PortHeadroom) -> Option<f64>;
+    let headroom: [(&str, &str, &str, GetH); 6] = [
+        (
+            "headroom_round_trip_seconds",
+            "Last measured link round trip, T4 - T1 - (T3 - T2) (minimum filter).",
+            "gauge",
+            |h| h.session.last().map(|m| m.round_trip.0 as f64 / 1e12),
+        ),
+        (
+            "headroom_bytes",
+            "Headroom the port holds per lossless priority (DV x alpha in cells).",
+            "gauge",
+            |h| h.applied().map(|a| a.bytes as f64),
+        ),
+        (
+            "headroom_cells",
+            "The same headroom in buffer cells.",
+            "gauge",
+            |h| h.applied().map(|a| a.cells as f64),
+        ),
+        (
+            "headroom_measurements_total",
+            "Measurement rounds with a result.",
+            "counter",
+            |h| Some(h.measurements as f64),
+        ),
+        (
+            "headroom_measurement_failures_total",
+            "Measurement rounds with too few answers.",
+            "counter",
+            |h| Some(h.failures as f64),
+        ),
+        (
+            "headroom_frames_out_total",
+            "Measurement frames sent (requests, responses, follow-ups).",
+            "counter",
+            |h| {
+                let s = h.session.stats();
+                Some((s.requests_sent + s.responses_sent + s.follow_ups_sent) as f64)
+            },
+        ),
+    ];
+    for (name, help, kind, get) in headroom {
+        per_port(
+            out,
+            name,
+            help,
+            kind,
+            measuring.iter().map(|(p, h)| (*p, get(h))),
+        );
+    }
+
+    per_port(
+        out,
+        "headroom_pfc_delay_bit_times",
+        "IEEE PFC delay allowance programmed through dcbnl, bit times.",
+        "gauge",
+        measuring.iter().map(|(p, h)| {
+            let bits = match h.hardware {
+                crate::headroom::HeadroomHardware::Applied { pfc_delay_bits, .. } => {
+                    Some(pfc_delay_bits)
+                }
+                _ => None,
+            };
+            (*p, bits)
+        }),
+    );
+    header(
+        out,
+        "lossless_headroom_buffer_state",
+        "The DCB buffer for the headroom: 1 on the port's state, with the reason when it \
+             was not sized (off, unsupported, no_pfc_priority, does_not_fit, error).",
+        "gauge",
+    );
+    let buffers: Vec<_> = measuring
+        .iter()
+        .map(|(p, h)| (*p, h.buffer_state(p.settings.apply, &p.hardware)))
+        .collect();
+    for (p, b) in &buffers {
+        let (state, reason) = b.label();
+        let _ = writeln!(
+            out,
+            "lossless_headroom_buffer_state{{port=\"{}\",state=\"{state}\",reason=\"{}\"}} 1",
+            esc(&p.name),
+            esc(&reason)
+        );
+    }
+    header(
+        out,
+        "lossless_headroom_buffer_bytes",
+        "Size of each DCB buffer holding a PFC priority, as the driver reports it.",
+        "gauge",
+    );
+    for (p, b) in &buffers {
+        if let crate::headroom::BufferState::Sized {
+            lossless,
+            buffer_size,
+            ..
+        } = b
+        {
+            for &i in lossless {
+                let _ = writeln!(
+                    out,
+                    "lossless_headroom_buffer_bytes{{port=\"{}\",buffer=\"{i}\"}} {}",
+                    esc(&p.name),
+                    buffer_size[usize::from(i)]
+                );
+            }
+        }
+    }
+}
+
+/// A per-port sample of a counter or gauge.
+type Get = fn(&Port) -> u64;
 
 /// One metric `lossless_NAME` with a sample per port; ports without a value are left out.
 fn per_port<'a, V: std::fmt::Display>(

@@ -10,8 +10,10 @@
 use lossless_dcbx::cee::control::ControlMachine;
 use lossless_dcbx::lldp::rx::NeighborSummary;
 use lossless_dcbx::stats::{DcbxStats, LldpStats};
-use lossless_dcbx::{AdminStatus, Event, FeatureStatus};
+use lossless_dcbx::status::ModeStatus;
+use lossless_dcbx::{AdminStatus, DcbxMode, Event, FeatureStatus};
 use lossless_wire::cee::{AppConfig, PfcConfig, PgConfig};
+use lossless_wire::ieee::Tsa;
 use lossless_wire::MacAddr;
 use serde::{Deserialize, Serialize};
 
@@ -38,6 +40,13 @@ pub enum Request {
         port: String,
         change: FeatureChange,
     },
+    /// Drops a port's runtime change (`dcbx_set`) so that the file's value runs again:
+    /// one feature's, or every one when `feature` is absent. Persisted like a set.
+    DcbxReset {
+        port: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        feature: Option<FeatureName>,
+    },
     Counters {
         #[serde(default)]
         port: Option<String>,
@@ -57,29 +66,257 @@ pub enum Request {
     RelayShow,
 }
 
-/// One feature's administrative change; absent fields stay as they are.
+/// One feature's administrative change; absent fields stay as they are. Which fields
+/// a feature takes (any other is refused, naming it):
+///
+/// * every feature but `mode`: `enable`, `willing`, `advertise`;
+/// * `pg`: `pgid`, `percent`;
+/// * `pfc` (CEE DCBX and IEEE 802.1Qaz alike): `priorities`; IEEE only: `mbc`;
+/// * `app`: `app` (the whole list, replaced), `app_del` then `app_add` (rules removed,
+///   then merged in);
+/// * `ets` (IEEE 802.1Qaz): `prio_tc`, `tc_bw`, `tsa` (eight each) or `tcs` (per
+///   traffic class, the three tables at once), `max_tcs`, `cbs`, `recommend`;
+/// * `mode`: `mode`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(from = "FeatureChangeWire", into = "FeatureChangeWire")]
 pub struct FeatureChange {
     pub feature: FeatureName,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enable: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub willing: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub advertise: Option<bool>,
     /// PFC: the priorities with PFC on (replaces the set).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priorities: Option<Vec<u8>>,
+    /// PFC, IEEE 802.1Qaz: the MACsec bypass capability bit.
+    pub mbc: Option<bool>,
     /// PG: PGID of priorities 0..7.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pgid: Option<Vec<u8>>,
     /// PG: bandwidth percentage of PGs 0..7.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub percent: Option<Vec<u8>>,
     /// APP: the whole list of rules (replaces it; the CEE table's shape reads too).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub app: Option<crate::config::AppRules>,
+    /// APP: rules to merge in ([`crate::config::AppRules::add`]) and to take out
+    /// ([`crate::config::AppRules::remove`]).
+    pub app_rules: Option<Box<AppRulesChange>>,
+    /// ETS's fields (boxed: a request stays small).
+    pub ets: Option<Box<EtsChange>>,
+    /// mode: which DCBX version the port runs.
+    pub mode: Option<DcbxMode>,
+}
+
+/// APP rules added and removed by one change: `app_del` runs first.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AppRulesChange {
+    /// A rule for a selector and protocol already listed gains the priorities (a
+    /// DSCP's is replaced).
+    pub add: Option<Vec<AppRuleChange>>,
+    /// The priorities given, or the whole rule when none is.
+    pub del: Option<Vec<AppRuleChange>>,
+}
+
+/// ETS's fields of a change.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct EtsChange {
+    /// The traffic class of priorities 0..7.
+    pub prio_tc: Option<Vec<u8>>,
+    /// The bandwidth share of traffic classes 0..7.
+    pub tc_bw: Option<Vec<u8>>,
+    /// The selection algorithm of traffic classes 0..7.
+    pub tsa: Option<Vec<Tsa>>,
+    /// Per traffic class (the file's `ets.tcs`): replaces the three tables.
+    pub tcs: Option<Vec<TcChange>>,
+    /// Traffic classes the station supports, 1..=8.
+    pub max_tcs: Option<u8>,
+    /// The station supports the credit-based shaper.
+    pub cbs: Option<bool>,
+    /// Send the ETS Recommendation TLV (Some(true/false)), or Some(None): when not
+    /// willing (the default).
+    pub recommend: Option<Option<bool>>,
+}
+
+impl From<FeatureChangeWire> for FeatureChange {
+    fn from(w: FeatureChangeWire) -> Self {
+        let app_rules = (w.app_add.is_some() || w.app_del.is_some()).then(|| {
+            Box::new(AppRulesChange {
+                add: w.app_add,
+                del: w.app_del,
+            })
+        });
+        let ets = EtsChange {
+            prio_tc: w.prio_tc,
+            tc_bw: w.tc_bw,
+            tsa: w.tsa,
+            tcs: w.tcs,
+            max_tcs: w.max_tcs,
+            cbs: w.cbs,
+            recommend: w.recommend,
+        };
+        FeatureChange {
+            feature: w.feature,
+            enable: w.enable,
+            willing: w.willing,
+            advertise: w.advertise,
+            priorities: w.priorities,
+            mbc: w.mbc,
+            pgid: w.pgid,
+            percent: w.percent,
+            app: w.app,
+            app_rules,
+            ets: (ets != EtsChange::default()).then(|| Box::new(ets)),
+            mode: w.mode,
+        }
+    }
+}
+
+impl From<FeatureChange> for FeatureChangeWire {
+    fn from(c: FeatureChange) -> Self {
+        let (app_add, app_del) = match c.app_rules {
+            Some(r) => (r.add, r.del),
+            None => (None, None),
+        };
+        let e = c.ets.map(|e| *e).unwrap_or_default();
+        FeatureChangeWire {
+            feature: c.feature,
+            enable: c.enable,
+            willing: c.willing,
+            advertise: c.advertise,
+            priorities: c.priorities,
+            mbc: c.mbc,
+            pgid: c.pgid,
+            percent: c.percent,
+            app: c.app,
+            app_add,
+            app_del,
+            prio_tc: e.prio_tc,
+            tc_bw: e.tc_bw,
+            tsa: e.tsa,
+            tcs: e.tcs,
+            max_tcs: e.max_tcs,
+            cbs: e.cbs,
+            recommend: e.recommend,
+            mode: c.mode,
+        }
+    }
+}
+
+/// The flat JSON form of [`FeatureChange`] (what the socket reads and writes).
+#[derive(Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FeatureChangeWire {
+    feature: FeatureName,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    enable: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    willing: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    advertise: Option<bool>,
+    /// PFC: the priorities with PFC on (replaces the set).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    priorities: Option<Vec<u8>>,
+    /// PFC, IEEE 802.1Qaz: the MACsec bypass capability bit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    mbc: Option<bool>,
+    /// PG: PGID of priorities 0..7.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pgid: Option<Vec<u8>>,
+    /// PG: bandwidth percentage of PGs 0..7.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    percent: Option<Vec<u8>>,
+    /// APP: the whole list of rules (replaces it; the CEE table's shape reads too).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    app: Option<crate::config::AppRules>,
+    /// APP: rules to merge in ([`crate::config::AppRules::add`]): a rule for a selector
+    /// and protocol already listed gains the priorities (a DSCP's is replaced).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    app_add: Option<Vec<AppRuleChange>>,
+    /// APP: rules to take out ([`crate::config::AppRules::remove`]): the priorities
+    /// given, or the whole rule when none is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    app_del: Option<Vec<AppRuleChange>>,
+    /// ETS: the traffic class of priorities 0..7.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    prio_tc: Option<Vec<u8>>,
+    /// ETS: the bandwidth share of traffic classes 0..7.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tc_bw: Option<Vec<u8>>,
+    /// ETS: the selection algorithm of traffic classes 0..7.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tsa: Option<Vec<Tsa>>,
+    /// ETS per traffic class (the file's `ets.tcs`): replaces the three tables.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tcs: Option<Vec<TcChange>>,
+    /// ETS: traffic classes the station supports, 1..=8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    max_tcs: Option<u8>,
+    /// ETS: the station supports the credit-based shaper.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    cbs: Option<bool>,
+    /// ETS: send the ETS Recommendation TLV (`true`/`false`), or `null`: when not
+    /// willing (the default).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    recommend: Option<Option<bool>>,
+    /// mode: which DCBX version the port runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    mode: Option<DcbxMode>,
+}
+
+/// A field that may be given as `null`: present (Some) with its value.
+fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}
+
+/// One APP rule to add or remove: `{"selector":"dscp","protocol":26,"priority":3}`.
+/// `priority` (one) or `priorities` (a list); checked as the file's are.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AppRuleChange {
+    pub selector: crate::config::RuleSelector,
+    pub protocol: u16,
+    #[serde(
+        default,
+        alias = "priority",
+        deserialize_with = "one_or_list",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub priorities: Vec<u8>,
+    /// CEE DCBX only: the OUI sent with the entry (00-1B-21 when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oui: Option<[u8; 3]>,
+}
+
+fn one_or_list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        One(u8),
+        List(Vec<u8>),
+    }
+    Ok(match Raw::deserialize(d)? {
+        Raw::One(p) => vec![p],
+        Raw::List(l) => l,
+    })
+}
+
+/// One traffic class of the per-class ETS form: `{"tc":1,"priorities":[3],"bandwidth":50}`.
+/// Priorities not listed in any class are on class 0; a class not listed is strict with
+/// no share; a class with a share is ETS unless `tsa` says otherwise.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcChange {
+    pub tc: u8,
+    #[serde(default)]
+    pub priorities: Vec<u8>,
+    #[serde(default)]
+    pub bandwidth: u8,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tsa: Option<Tsa>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -89,6 +326,30 @@ pub enum FeatureName {
     #[default]
     Pfc,
     App,
+    /// IEEE 802.1Qaz ETS.
+    Ets,
+    /// The DCBX version (`dcbx.mode`): not a feature, but changed the same way.
+    Mode,
+}
+
+impl FeatureName {
+    pub const ALL: [FeatureName; 5] = [
+        FeatureName::Pg,
+        FeatureName::Pfc,
+        FeatureName::App,
+        FeatureName::Ets,
+        FeatureName::Mode,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FeatureName::Pg => "pg",
+            FeatureName::Pfc => "pfc",
+            FeatureName::App => "app",
+            FeatureName::Ets => "ets",
+            FeatureName::Mode => "mode",
+        }
+    }
 }
 
 /// A response line.
@@ -153,7 +414,19 @@ impl Response {
 #[derive(Debug, Clone, Serialize)]
 pub struct StatusResult {
     pub daemon: DaemonInfo,
-    pub ports: Vec<PortSummary>,
+    pub ports: Vec<PortStatusLine>,
+}
+
+/// One port of `status`: its summary, which DCBX version runs, whether a feature is
+/// in error.
+#[derive(Debug, Clone, Serialize)]
+pub struct PortStatusLine {
+    #[serde(flatten)]
+    pub summary: PortSummary,
+    /// Which DCBX version runs and why (as in `dcbx_show`).
+    pub mode: ModeStatus,
+    /// Some feature of the running version is in error.
+    pub any_error: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -245,9 +518,51 @@ pub struct PortDcbx {
     pub app: FeatureStatus<AppConfig>,
     /// The IEEE 802.1Qaz features (ETS, PFC, APP) and the peer's TLVs.
     pub ieee: lossless_dcbx::status::IeeeStatus,
+    /// Where pg, pfc and app come from; [`DcbxView::source`] is what the protocol
+    /// sends (every feature and the mode).
+    #[serde(skip)]
+    pub source: FeatureSources,
+}
+
+/// `dcbx show` (and `dcbx set`/`dcbx reset`'s answer): one port, with where each
+/// setting comes from and the local settings the feature views do not show.
+#[derive(Debug, Clone, Serialize)]
+pub struct DcbxView {
+    #[serde(flatten)]
+    pub dcbx: PortDcbx,
     /// Where each feature's admin settings come from: "config" or "runtime"
     /// (a `dcbx set` persisted in the state directory).
-    pub source: FeatureSources,
+    pub source: Sources,
+    /// The local IEEE 802.1Qaz settings beside the features' tables.
+    pub ieee_admin: IeeeAdmin,
+    /// The port's APP rules, one list for both versions (what `ieee.app.admin` and
+    /// `app.desired` are made of).
+    pub app_rules: crate::config::AppRules,
+}
+
+/// Where every setting `dcbx set` changes comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sources {
+    pub pg: Source,
+    pub pfc: Source,
+    pub app: Source,
+    pub ets: Source,
+    pub mode: Source,
+}
+
+/// Local IEEE 802.1Qaz settings that the feature status leaves out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct IeeeAdmin {
+    /// PFC: MACsec bypass capability.
+    pub pfc_mbc: bool,
+    /// PFC capability: traffic classes that may have PFC at once (`pfc.num_tcs`).
+    pub pfc_cap: u8,
+    /// ETS: traffic classes the station supports.
+    pub ets_max_tcs: u8,
+    /// ETS: credit-based shaper support.
+    pub ets_cbs: bool,
+    /// ETS Recommendation as configured: true, false, or null (when not willing).
+    pub ets_recommend: Option<bool>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

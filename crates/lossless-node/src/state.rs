@@ -9,7 +9,8 @@
 //!   "version": 1,
 //!   "boots": 3,
 //!   "ports": { "eth0": { "pfc": { "enable": true, "willing": false, "advertise": true,
-//!                                 "cfg": { "priorities": [3], "num_tcs": 8 } } } }
+//!                                 "cfg": { "priorities": [3], "num_tcs": 8 } },
+//!                        "pfc_mbc": false, "mode": "ieee" } }
 //! }
 //! ```
 
@@ -22,6 +23,7 @@ use lossless_wire::cee::{InvalidValue, PfcConfig, PgConfig};
 use serde::{Deserialize, Serialize};
 
 use crate::config::{AppRules, PortSettings};
+use crate::protocol::{FeatureName, Source, Sources};
 
 /// The layout of `state.json` this node reads and writes.
 pub const FORMAT_VERSION: u32 = 1;
@@ -54,6 +56,9 @@ pub struct PortOverrides {
     pub ets: Option<FeatureAdmin<EtsAdmin>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<DcbxMode>,
+    /// IEEE 802.1Qaz PFC's MACsec bypass bit (the rest of PFC is `pfc`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pfc_mbc: Option<bool>,
 }
 
 impl PortOverrides {
@@ -75,6 +80,9 @@ impl PortOverrides {
         if let Some(v) = self.mode {
             d.mode = v;
         }
+        if let Some(v) = self.pfc_mbc {
+            d.ieee.pfc_mbc = v;
+        }
         if let Some(v) = &self.app {
             d.app.enable = v.enable;
             d.app.willing = v.willing;
@@ -91,6 +99,37 @@ impl PortOverrides {
             && self.app.is_none()
             && self.ets.is_none()
             && self.mode.is_none()
+            && self.pfc_mbc.is_none()
+    }
+
+    /// Drops the overrides of `feature` (every one when None): the file's values run
+    /// again. True when something was dropped.
+    pub fn reset(&mut self, feature: Option<FeatureName>) -> bool {
+        let before = self.clone();
+        match feature {
+            None => *self = PortOverrides::default(),
+            Some(FeatureName::Pg) => self.pg = None,
+            Some(FeatureName::Pfc) => {
+                self.pfc = None;
+                self.pfc_mbc = None;
+            }
+            Some(FeatureName::App) => self.app = None,
+            Some(FeatureName::Ets) => self.ets = None,
+            Some(FeatureName::Mode) => self.mode = None,
+        }
+        *self != before
+    }
+
+    /// Where each setting comes from: "runtime" where an override replaces the file's.
+    pub fn sources(&self) -> Sources {
+        let src = |set: bool| if set { Source::Runtime } else { Source::Config };
+        Sources {
+            pg: src(self.pg.is_some()),
+            pfc: src(self.pfc.is_some() || self.pfc_mbc.is_some()),
+            app: src(self.app.is_some()),
+            ets: src(self.ets.is_some()),
+            mode: src(self.mode.is_some()),
+        }
     }
 
     /// The values a valid configuration holds (the same checks as `PortConfig::validate`).

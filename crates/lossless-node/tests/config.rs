@@ -485,22 +485,52 @@ fn the_example_file_parses_to_its_documented_values() {
     assert_eq!(f0.max_neighbors, 4);
     let d: &DcbxConfig = f0.dcbx();
     assert!(d.enabled);
+    assert_eq!(d.mode, lossless_dcbx::DcbxMode::Auto);
     assert!(d.pfc.enable && d.pfc.willing && d.pfc.advertise);
     assert_eq!(d.pfc.cfg.priorities, PriorityMap(1 << 3));
-    assert_eq!(d.pg.cfg.pgid, [0, 0, 0, 1, 0, 0, 0, 0]);
+    assert!(!d.ieee.pfc_mbc);
+    // RoCEv2: data (3) alone in PG 1 / TC 1, CNP (6) strict, the rest in PG 0 / TC 0.
+    assert_eq!(d.pg.cfg.pgid, [0, 0, 0, 1, 0, 0, 15, 0]);
     assert_eq!(d.pg.cfg.percent, [50, 50, 0, 0, 0, 0, 0, 0]);
+    let ets = &d.ieee.ets;
+    assert!(ets.enable && ets.willing && ets.advertise);
+    assert_eq!(ets.cfg.table.prio_tc, [0, 0, 0, 1, 0, 0, 2, 0]);
+    assert_eq!(ets.cfg.table.tc_bw, [50, 50, 0, 0, 0, 0, 0, 0]);
+    let tsa: Vec<&str> = ets.cfg.table.tsa.iter().filter_map(|t| t.name()).collect();
+    assert_eq!(
+        tsa,
+        ["ets", "ets", "strict", "strict", "strict", "strict", "strict", "strict"]
+    );
+    assert_eq!((ets.cfg.max_tcs, ets.cfg.recommend), (8, None));
+    // One APP list: IEEE gets every rule (DSCP 26 -> 3, DSCP 48 -> 6, UDP 4791 -> 3),
+    // CEE the UDP port as its TCP/UDP port entry only.
+    let ieee = |s: &PortSettings| -> Vec<(u8, u16, u8)> {
+        s.dcbx()
+            .ieee
+            .app
+            .iter()
+            .map(|e| (e.selector.0, e.protocol, e.priority))
+            .collect()
+    };
+    assert_eq!(ieee(&f0), [(5, 26, 3), (5, 48, 6), (3, 4791, 3)]);
     let roce = app(AppSelector::PORT, 4791, &[3]);
     assert_eq!(d.app.cfg.entries.as_slice(), [roce]);
 
     let f1 = c.port("enp65s0f1");
     assert_eq!(f1.apply, Apply::Dcbnl);
     assert_eq!(f1.port_description.as_deref(), Some("to leaf2 swp7"));
+    assert_eq!(f1.dcbx().mode, lossless_dcbx::DcbxMode::Ieee);
     assert_eq!(f1.dcbx().pfc.cfg.priorities, PriorityMap(0b0001_1000));
+    assert_eq!(
+        ieee(&f1),
+        [(5, 26, 3), (5, 48, 6), (3, 4791, 3), (1, 0x8906, 4)]
+    );
     assert_eq!(
         f1.dcbx().app.cfg.entries.as_slice(),
         [roce, app(AppSelector::ETHERTYPE, 0x8906, &[4])]
     );
     assert_eq!(f1.dcbx().pg, d.pg);
+    assert_eq!(f1.dcbx().ieee.ets, d.ieee.ets);
 
     let mgmt = c.port("eno1");
     assert!(!mgmt.dcbx().enabled);

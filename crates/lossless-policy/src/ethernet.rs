@@ -13,14 +13,20 @@
 //!   `vlarb-scope`; `vlarb-high` and `vlarb-low` weights added, since CEE has one weighted
 //!   table), split over the groups that carry a priority; without a scope, equal shares;
 //! * levels marked lossless (`lossless: yes`, `<lossless/>`, or `--lossless LEVEL`) put PFC on
-//!   their priority, on every port.
+//!   their priority, on every port;
+//! * `qos-class` rules become IEEE 802.1Qaz APP entries, DSCP (TClass >> 2) -> the level's
+//!   priority ([`app`]).
 //!
 //! Criteria that only mean something on an InfiniBand fabric (GUIDs, node types, partitions,
 //! `across`, port numbers in `from`/`to`) are left out, each with a note.
 
+mod app;
+
 use crate::ast::{Loc, Policy, PortSet, Spanned};
 use crate::check::{Diagnostic, Severity};
 use serde::Serialize;
+
+pub use app::EthApp;
 
 /// One level as Ethernet sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -41,6 +47,8 @@ pub struct EthPort {
     pub percent: [u8; 8],
     /// Priorities with PFC on, ascending.
     pub pfc: Vec<u8>,
+    /// IEEE 802.1Qaz APP entries from the `qos-class` rules: DSCP -> priority.
+    pub app: Vec<EthApp>,
     /// Port groups holding this interface.
     pub groups: Vec<String>,
     /// The scopes that set its tables (None: the defaults).
@@ -331,6 +339,7 @@ pub fn compile_ethernet(
         }
     }
 
+    let mut apps = app::entries(policy, &names, &levels, &ports, &mut d).into_iter();
     let mut out_ports = Vec::new();
     for (name, _) in &ports {
         let groups: Vec<String> = policy
@@ -412,6 +421,7 @@ pub fn compile_ethernet(
             pgid,
             percent: percentages(&weights),
             pfc: pfc.clone(),
+            app: apps.next().unwrap_or_default(),
             groups,
             sl2vl_scope: sl2vl.map(|s| s.loc),
             vlarb_scope: vlarb.map(|s| s.loc),
@@ -454,7 +464,8 @@ impl EthConfig {
             "# losslessd port configuration compiled from the QoS policy {source}\n\
              # by `lossless policy compile --ethernet` (docs/policy.md, \"Ethernet profile\").\n\
              # Priority = the level's SL; PFC on the lossless levels' priorities; priority\n\
-             # group = the VL of the port's SL2VL table; PG bandwidth = the VLArb weights.\n#\n"
+             # group = the VL of the port's SL2VL table; PG bandwidth = the VLArb weights;\n\
+             # APP (IEEE 802.1Qaz): a qos-class rule's DSCP (TClass >> 2) -> its level's priority.\n#\n"
         ));
         for l in &self.levels {
             s.push_str(&format!(
@@ -487,6 +498,7 @@ impl EthConfig {
             s.push_str(&format!("pg.pgid = {}\n", list(p.pgid)));
             s.push_str(&format!("pg.percent = {}\n", list(p.percent)));
             s.push_str(&format!("pfc.priorities = {}\n", list(&p.pfc)));
+            s.push_str(&app::to_toml(&p.app));
         }
         s
     }

@@ -1218,12 +1218,8 @@ static int intercept(int fd, const void *buf, size_t len, const struct sockaddr 
 		if (req->nlmsg_flags & NLM_F_ACK)
 			queue_error(fd, req, 0, self.nl_pid);
 	}
-	if (reply_type(cmd) == RTM_SETDCB && !err) {
-		d->sets++;
-		if (cmd != DCB_CMD_SET_ALL)
-			d->changed = 1;
-		write_state(d);
-	}
+	/* The log line goes out before the state file: a reader that sees the new state
+	 * also sees the command that made it. */
 	if (err || reply_type(cmd) == RTM_SETDCB || env_on("LOSSLESS_DCBDRV_LOG_GETS")) {
 		char res[32];
 		if (err)
@@ -1233,6 +1229,12 @@ static int intercept(int fd, const void *buf, size_t len, const struct sockaddr 
 		else
 			snprintf(res, sizeof res, "ok");
 		logline(ifname, cmd_names[cmd], "%s %s", res, lg);
+	}
+	if (reply_type(cmd) == RTM_SETDCB && !err) {
+		d->sets++;
+		if (cmd != DCB_CMD_SET_ALL)
+			d->changed = 1;
+		write_state(d);
 	}
 	pthread_mutex_unlock(&mu);
 	return 1;

@@ -315,3 +315,171 @@ pub fn dcbtool_field<'a>(f: &'a [(String, String)], k: &str) -> &'a str {
         .find(|(key, _)| key == k)
         .map_or("", |(_, v)| v.as_str())
 }
+
+/// lldptool's `Key: value` lines of a TLV view (`lldptool -t [-n] -i IF -V ETS-CFG|
+/// ETS-REC|PFC`), as [`dcbtool_fields`]: e.g. `("Willing", "yes")`,
+/// `("PRIO_MAP", "0:0 1:0 2:0 3:1 ...")`, `("TC Bandwidth", "40% 60% 0% ...")`,
+/// `("TSA_MAP", "0:ets 1:ets 2:strict ...")`, `("PFC enabled", "3 4")`.
+pub fn lldptool_fields(t: &str) -> Vec<(String, String)> {
+    dcbtool_fields(t)
+}
+
+/// The entries of lldptool's APP TLV view (`lldptool -t [-n] -i IF -V APP`) as
+/// (priority, selector, protocol), sorted: lldptool prints the non-DSCP entries one
+/// a line (`App#   0 \t Prio 3 \t Sel 3 \t P-ID\t UDP or DCCP Port: 4791`, an
+/// Ethertype in hex) and the DSCP ones (selector 5) grouped by priority at the end
+/// (`Prio:3 \t dscp:  26, 10,` followed by a backspace), so the TLV's order is lost.
+/// Panics on a line it does not understand.
+pub fn lldptool_apps(t: &str) -> Vec<(u8, u8, u16)> {
+    let num = |s: &str, l: &str| -> u16 {
+        let s = s.trim();
+        let v = match s.strip_prefix("0x") {
+            Some(h) => u16::from_str_radix(h, 16),
+            None => s.parse(),
+        };
+        v.unwrap_or_else(|_| panic!("lldptool APP line {l:?}: {s:?} is not a number"))
+    };
+    let mut out = Vec::new();
+    for l in t.lines().map(|l| l.replace('\u{8}', "")) {
+        let l = l.trim();
+        if let Some(rest) = l.strip_prefix("App#") {
+            // "N \t Prio P \t Sel S \t P-ID\t NAME: PROTO"
+            let words: Vec<&str> = rest.split_whitespace().collect();
+            let at = |k: &str| {
+                words
+                    .iter()
+                    .position(|w| *w == k)
+                    .and_then(|i| words.get(i + 1))
+                    .unwrap_or_else(|| panic!("lldptool APP line {l:?}: no {k}"))
+            };
+            let prio = num(at("Prio"), l) as u8;
+            let sel = num(at("Sel"), l) as u8;
+            let proto = l
+                .rsplit_once(':')
+                .map(|(_, p)| num(p, l))
+                .unwrap_or_else(|| panic!("lldptool APP line {l:?}: no protocol"));
+            out.push((prio, sel, proto));
+        } else if let Some(rest) = l.strip_prefix("Prio:") {
+            // "P \t dscp:  a, b,"
+            let (prio, dscps) = rest
+                .split_once("dscp:")
+                .unwrap_or_else(|| panic!("lldptool APP line {l:?}: no dscp"));
+            let prio = num(prio, l) as u8;
+            for d in dscps.split(',').map(str::trim).filter(|d| !d.is_empty()) {
+                out.push((prio, 5, num(d, l)));
+            }
+        } else if !l.is_empty() && l != "IEEE 8021QAZ APP TLV" {
+            panic!("lldptool APP view: unexpected line {l:?} in:\n{t}");
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+/// One entry of lldpad's APP table as `lldptool -t -i IF -V APP -c app` lists it
+/// (`N:(PRIO,SEL,PROTO) local|peer hw (set)`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LldpadApp {
+    pub priority: u8,
+    pub selector: u8,
+    pub protocol: u16,
+    /// Learnt from the peer (`peer`), not configured (`local`).
+    pub peer: bool,
+    /// What lldpad says of the driver: `set`, `pending set`, `pending delete`, ...
+    pub hw: String,
+}
+
+/// lldpad's APP table from `lldptool -t -i IF -V APP -c app`, sorted. Panics on a
+/// line it does not understand.
+pub fn lldptool_app_config(t: &str) -> Vec<LldpadApp> {
+    let mut out = Vec::new();
+    for l in t.lines().map(str::trim) {
+        if l.is_empty() || l.starts_with("APP=") {
+            continue;
+        }
+        let bad = || -> ! { panic!("lldptool -c app: unexpected line {l:?} in:\n{t}") };
+        let Some((inner, rest)) = l.split_once(":(").and_then(|(_, r)| r.split_once(')')) else {
+            bad()
+        };
+        let v: Vec<u16> = inner
+            .split(',')
+            .map(|s| {
+                let s = s.trim();
+                match s.strip_prefix("0x") {
+                    Some(h) => u16::from_str_radix(h, 16).ok(),
+                    None => s.parse().ok(),
+                }
+                .unwrap_or_else(|| bad())
+            })
+            .collect();
+        let [prio, sel, proto] = v[..] else { bad() };
+        let mut words = rest.split_whitespace();
+        let peer = match words.next() {
+            Some("peer") => true,
+            Some("local") => false,
+            _ => bad(),
+        };
+        let hw = rest
+            .split_once("hw (")
+            .and_then(|(_, h)| h.strip_suffix(')'))
+            .unwrap_or_else(|| bad())
+            .to_string();
+        out.push(LldpadApp {
+            priority: prio as u8,
+            selector: sel as u8,
+            protocol: proto,
+            peer,
+            hw,
+        });
+    }
+    out.sort();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Output of Debian 12's lldptool (1.1+git20221028.aa18720), as printed.
+    #[test]
+    fn app_views_parse() {
+        let tlv = "IEEE 8021QAZ APP TLV\n\tApp#   0 \t Prio 3 \t Sel 3 \t P-ID\t UDP or DCCP \
+                   Port: 4791\n\tApp#   1 \t Prio 4 \t Sel 1 \t P-ID\t Ethertype: 0x8906\n\t\
+                   Prio:3 \t dscp:  26, 24,\u{8} \n\tPrio:5 \t dscp:  46,\u{8} \n";
+        assert_eq!(
+            lldptool_apps(tlv),
+            [
+                (3, 3, 4791),
+                (3, 5, 24),
+                (3, 5, 26),
+                (4, 1, 0x8906),
+                (5, 5, 46)
+            ]
+        );
+        let cfg = "APP=(prio,sel,proto)\n0:(3,5,26) local hw (set)\n\
+                   32:(4,1,0x8906) peer hw (set)\n\n";
+        assert_eq!(
+            lldptool_app_config(cfg),
+            [
+                LldpadApp {
+                    priority: 3,
+                    selector: 5,
+                    protocol: 26,
+                    peer: false,
+                    hw: "set".into()
+                },
+                LldpadApp {
+                    priority: 4,
+                    selector: 1,
+                    protocol: 0x8906,
+                    peer: true,
+                    hw: "set".into()
+                },
+            ]
+        );
+        let pfc = "IEEE 8021QAZ PFC TLV\n\t Willing: no\n\t PFC enabled: 3 4 \n";
+        let f = lldptool_fields(pfc);
+        assert_eq!(dcbtool_field(&f, "Willing"), "no");
+        assert_eq!(dcbtool_field(&f, "PFC enabled"), "3 4");
+    }
+}

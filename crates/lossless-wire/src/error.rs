@@ -85,6 +85,28 @@ pub enum DecodeErrorKind {
     Checksum { computed: u16, found: u16 },
 }
 
+impl DecodeErrorKind {
+    /// The kind by name, as JSON tags it (`truncated`, `bad_length`, `bad_value`, ...):
+    /// a label for counters.
+    pub fn name(&self) -> &'static str {
+        match self {
+            DecodeErrorKind::Truncated { .. } => "truncated",
+            DecodeErrorKind::LengthBeyondContainer { .. } => "length_beyond_container",
+            DecodeErrorKind::BadLength { .. } => "bad_length",
+            DecodeErrorKind::TooShort { .. } => "too_short",
+            DecodeErrorKind::ZeroLength => "zero_length",
+            DecodeErrorKind::Duplicate { .. } => "duplicate",
+            DecodeErrorKind::TlvAfterEnd { .. } => "tlv_after_end",
+            DecodeErrorKind::MissingEnd => "missing_end",
+            DecodeErrorKind::Misordered { .. } => "misordered",
+            DecodeErrorKind::UnexpectedMandatory { .. } => "unexpected_mandatory",
+            DecodeErrorKind::BadValue { .. } => "bad_value",
+            DecodeErrorKind::NotThisProtocol { .. } => "not_this_protocol",
+            DecodeErrorKind::Checksum { .. } => "checksum",
+        }
+    }
+}
+
 /// A value that cannot be written as the standard's bytes.
 ///
 /// Emitters refuse such a value rather than truncate a length field or mask
@@ -119,6 +141,57 @@ impl EmitError {
                 min,
                 max,
             })
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::DecodeErrorKind as K;
+
+    /// `name()` is the tag JSON gives the kind, for every kind.
+    #[test]
+    fn kind_names_are_the_json_tags() {
+        let all = [
+            K::Truncated {
+                needed: 1,
+                available: 0,
+            },
+            K::LengthBeyondContainer {
+                length: 1,
+                available: 0,
+            },
+            K::BadLength {
+                length: 1,
+                expected: 2,
+            },
+            K::TooShort {
+                length: 1,
+                minimum: 2,
+            },
+            K::ZeroLength,
+            K::Duplicate { first_offset: 0 },
+            K::TlvAfterEnd { tlv_type: 1 },
+            K::MissingEnd,
+            K::Misordered {
+                expected: "TTL",
+                found: 1,
+            },
+            K::UnexpectedMandatory { tlv: "TTL" },
+            K::BadValue {
+                value: 1,
+                reason: "r",
+            },
+            K::NotThisProtocol { reason: "r" },
+            K::Checksum {
+                computed: 1,
+                found: 2,
+            },
+        ];
+        for k in all {
+            let v = serde_json::to_value(&k).unwrap();
+            assert_eq!(v["kind"], k.name(), "{k:?}");
         }
     }
 }

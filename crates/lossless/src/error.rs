@@ -19,6 +19,8 @@ pub enum ErrorKind {
     Input,
     /// Anything else (an output that cannot be written, ...): exit 1.
     Failure,
+    /// Standard output's reader went away (`| head`): nothing to report, exit 0.
+    ReaderGone,
 }
 
 impl CliError {
@@ -38,16 +40,29 @@ impl CliError {
         }
     }
 
+    /// Standard output's reader went away ([`ErrorKind::ReaderGone`]).
+    pub fn reader_gone() -> Self {
+        CliError {
+            what: "writing output".into(),
+            why: "the reader went away".into(),
+            kind: ErrorKind::ReaderGone,
+        }
+    }
+
     pub fn exit_code(&self) -> u8 {
         match self.kind {
             ErrorKind::Input => 2,
             ErrorKind::Failure => 1,
+            ErrorKind::ReaderGone => 0,
         }
     }
 
-    /// Prints the error to stderr and returns the exit status.
+    /// Prints the error to stderr (unless the reader went away) and returns the exit
+    /// status.
     pub fn report(&self) -> ExitCode {
-        eprintln!("{self}");
+        if self.kind != ErrorKind::ReaderGone {
+            eprintln!("{self}");
+        }
         ExitCode::from(self.exit_code())
     }
 }

@@ -10,11 +10,12 @@ use clap::{Parser, Subcommand};
 
 mod cmd;
 mod error;
+mod out;
 
-/// Control plane for lossless Ethernet: LLDP, CEE DCBX and PFC.
+/// Control plane for lossless Ethernet: LLDP, DCBX (IEEE 802.1Qaz and CEE DCBX) and PFC.
 ///
-/// Offline commands (decode, lab, policy, headroom) need no daemon and no
-/// root; status, neighbors, dcbx, counters, events and reload talk to a
+/// Offline commands (decode, lab, policy, profile, headroom) need no daemon and
+/// no root; status, neighbors, dcbx, counters, events and reload talk to a
 /// running losslessd over its control socket (--socket).
 #[derive(Debug, Parser)]
 #[command(
@@ -28,8 +29,12 @@ Examples:
   lossless decode capture.pcapng          decode LLDP/DCBX/PFC frames, readable
   lossless decode capture.pcap --json     the same, one JSON object per frame
   lossless status                         ports of the running losslessd
-  lossless dcbx show eth0                 admin, peer and operational DCBX of a port
+  lossless dcbx show eth0                 the DCBX version, admin, peer and operational DCBX of a port
   lossless dcbx set eth0 pfc --priorities 3,4 --willing no
+  lossless dcbx set eth0 app add dscp 26 3
+  lossless dcbx set eth0 ets --tc 0:0,1,2,4,5,7:50 --tc 1:3:50 --tc 2:6:strict
+  lossless dcbx reset eth0 ets            the configuration file's ETS again
+  lossless profile roce --port 'enp65s0f*'   RoCEv2 lossless (PFC, ETS, DSCP APP) as a config section
   lossless events --follow                DCBX notifications as they happen
   lossless relay show                     PFC relayed across the WAN (seed 002), drops by reason
   lossless help decode                    everything about one command
@@ -65,12 +70,22 @@ enum Command {
     /// Example: lossless policy resolve qos-policy.conf --fabric net --src Hca1 --dst Hca2
     #[command(after_help = cmd::policy::AFTER_HELP)]
     Policy(cmd::policy::Args),
+    /// Ready-made configurations: `profile roce` for RoCEv2 lossless (PFC, ETS, DSCP APP).
+    ///
+    /// Example: lossless profile roce --port 'enp65s0f*' >> /etc/lossless/losslessd.toml
+    #[command(subcommand)]
+    Profile(cmd::profile::ProfileCommand),
     /// PFC headroom: the Delay Value of a link, term by term, in bits, bytes and cells.
     ///
     /// Example: lossless headroom calc --speed 100G --cable 30m --medium fiber --explain
     #[command(long_about = cmd::headroom::LONG_ABOUT)]
     Headroom(cmd::headroom::Args),
-    /// The running daemon and one line per port: link, DCBX, peer, Syncd, hardware.
+    /// The running daemon and one line per port: link, DCBX version, peer, in sync, hardware.
+    ///
+    /// MODE is the DCBX version that runs: ieee (IEEE 802.1Qaz) or cee (CEE DCBX), with
+    /// "(auto)" when the port picks it from what the peer speaks. SYNCD is yes when every
+    /// feature of that version agrees with a present peer (CEE DCBX Syncd, IEEE 802.1Qaz
+    /// agreed), ERROR when one is in error.
     ///
     /// Example: lossless status --json | jq '.ports[] | select(.all_syncd | not)'
     Status(cmd::daemon::JsonArg),
@@ -78,14 +93,14 @@ enum Command {
     ///
     /// Example: lossless neighbors eth0
     Neighbors(cmd::daemon::PortArgs),
-    /// Show or change DCBX on the daemon's ports.
+    /// Show, change or reset DCBX on the daemon's ports (IEEE 802.1Qaz and CEE DCBX).
     #[command(subcommand)]
-    Dcbx(cmd::daemon::DcbxCommand),
+    Dcbx(cmd::dcbx::DcbxCommand),
     /// LLDP (802.1AB MIB), DCBX and socket counters per port.
     ///
     /// Example: lossless counters --json
     Counters(cmd::daemon::PortArgs),
-    /// The daemon's recent notifications (seed 000 2.4.4 and peer changes); --follow streams.
+    /// The daemon's recent notifications (CEE DCBX and IEEE 802.1Qaz, peer changes); --follow streams.
     ///
     /// Example: lossless events --follow --json
     Events(cmd::daemon::EventsArgs),
@@ -106,10 +121,11 @@ fn main() -> ExitCode {
         Command::Decode(args) => cmd::decode::run(args),
         Command::Lab(args) => cmd::lab::run(args),
         Command::Policy(args) => cmd::policy::run(args),
+        Command::Profile(c) => cmd::profile::run(&cli.socket, c),
         Command::Headroom(args) => cmd::headroom::run(args, &cli.socket),
         Command::Status(args) => cmd::daemon::status(&cli.socket, args),
         Command::Neighbors(args) => cmd::daemon::neighbors(&cli.socket, args),
-        Command::Dcbx(c) => cmd::daemon::dcbx(&cli.socket, c),
+        Command::Dcbx(c) => cmd::dcbx::run(&cli.socket, c),
         Command::Counters(args) => cmd::daemon::counters(&cli.socket, args),
         Command::Events(args) => cmd::daemon::events(&cli.socket, args),
         Command::Reload(args) => cmd::daemon::reload(&cli.socket, args),

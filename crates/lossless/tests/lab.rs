@@ -16,8 +16,55 @@ fn lab(args: &[&str]) -> (i32, String, String) {
 }
 
 #[test]
-fn default_scenario_shows_the_willing_host_adopting_the_switch() {
+fn default_scenario_is_ieee_and_the_willing_host_runs_the_switchs_configuration() {
     let (code, stdout, _) = lab(&["--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&stdout).expect("one JSON object");
+    assert_eq!(v["scenario"], "ieee");
+    // Both links up at 0, 10 us each way: agreed after one exchange.
+    assert_eq!(v["converged_at"].as_f64(), Some(0.00002));
+    let (switch, host) = (&v["agents"][0], &v["agents"][1]);
+    assert_eq!(host["name"], "host");
+    assert_eq!(host["mode"]["configured"], "auto");
+    assert_eq!(host["mode"]["running"], "ieee");
+    assert_eq!(switch["mode"]["configured"], "ieee");
+    assert_eq!(switch["mode"]["reason"], "configured");
+    let ieee = &host["ieee"];
+    for f in ["ets", "pfc", "app"] {
+        assert_eq!(ieee[f]["willing"], true, "{f}");
+        assert_eq!(ieee[f]["agreed"], true, "{f}");
+        assert_eq!(ieee[f]["error"], false, "{f}");
+        assert_eq!(switch["ieee"][f]["willing"], false, "{f}");
+        assert_eq!(switch["ieee"][f]["agreed"], true, "{f}");
+    }
+    assert_eq!(ieee["ets"]["reason"], "adopted_recommendation");
+    assert_eq!(
+        ieee["ets"]["oper"]["prio_tc"],
+        serde_json::json!([0, 0, 0, 1, 0, 0, 2, 0])
+    );
+    assert_eq!(
+        ieee["ets"]["oper"]["tc_bw"],
+        serde_json::json!([50, 50, 0, 0, 0, 0, 0, 0])
+    );
+    assert_eq!(ieee["ets"]["oper"]["tsa"][0], "ets");
+    assert_eq!(ieee["ets"]["oper"]["tsa"][2], "strict");
+    assert_eq!(ieee["pfc"]["oper"], serde_json::json!([3]));
+    assert_eq!(ieee["pfc"]["admin"], serde_json::json!([]));
+    assert_eq!(ieee["pfc"]["reason"], "adopted_peer");
+    assert_eq!(ieee["app"]["reason"], "merged");
+    assert_eq!(
+        ieee["app"]["oper"],
+        serde_json::json!([
+            {"priority": 3, "selector": "dscp", "protocol": 26},
+            {"priority": 3, "selector": "udp", "protocol": 4791}
+        ])
+    );
+    assert_eq!(switch["ieee"]["ets_recommend"], true);
+}
+
+#[test]
+fn willing_scenario_shows_the_cee_host_adopting_the_switch() {
+    let (code, stdout, _) = lab(&["--scenario", "willing", "--json"]);
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&stdout).expect("one JSON object");
     assert_eq!(v["scenario"], "willing");
@@ -49,11 +96,19 @@ fn default_scenario_shows_the_willing_host_adopting_the_switch() {
 
 #[test]
 fn human_report_has_timeline_and_final_state() {
-    let (code, stdout, _) = lab(&[]);
+    let (code, stdout, _) = lab(&["--scenario", "willing"]);
     assert_eq!(code, 0);
     assert!(stdout.contains("timeline"));
     assert!(stdout.contains("seq 1 ack 1"));
     assert!(stdout.contains("willing: running the peer's configuration"));
+    assert!(stdout.contains("mode cee, running CEE DCBX (configured)"));
+    let (code, stdout, _) = lab(&[]);
+    assert_eq!(code, 0);
+    assert!(stdout.starts_with("scenario ieee: "));
+    assert!(stdout.contains("PFC[w] 3 | APP (none)"), "{stdout}");
+    assert!(stdout.contains("REC tc 0,0,0,1,0,0,2,0 bw 50/50/0 tsa e,e,s"));
+    assert!(stdout.contains("mode auto, running IEEE 802.1Qaz"));
+    assert!(stdout.contains("willing: running the peer's ETS recommendation"));
 }
 
 #[test]
@@ -64,6 +119,29 @@ fn every_listed_scenario_runs_and_mismatch_reports_errors() {
         let (code, stdout, stderr) = lab(&["--scenario", name, "--json"]);
         assert_eq!(code, 0, "{name}: {stderr}");
         let v: serde_json::Value = serde_json::from_str(&stdout).expect("json");
+        let agents = v["agents"].as_array().expect("agents");
+        match name {
+            "ieee-both-willing" => {
+                for a in agents {
+                    assert_eq!(a["ieee"]["pfc"]["oper"], serde_json::json!([3, 4]));
+                }
+                assert_eq!(agents[0]["ieee"]["pfc"]["reason"], "tie_break_adopted");
+                assert_eq!(agents[1]["ieee"]["pfc"]["reason"], "tie_break_kept");
+            }
+            "auto-cee-peer" => {
+                assert_eq!(agents[1]["mode"]["running"], "cee");
+                assert_eq!(agents[1]["mode"]["reason"], "peer_cee_only");
+                assert_eq!(agents[1]["all_syncd"], true);
+            }
+            "dual" => {
+                // The scripted peer is in the timeline, not among the agents.
+                assert_eq!(agents.len(), 1);
+                assert_eq!(agents[0]["mode"]["running"], "ieee");
+                assert_eq!(agents[0]["neighbors"][0]["dcbx"], "ieee+cee");
+                assert_eq!(agents[0]["ieee"]["pfc"]["oper"], serde_json::json!([3]));
+            }
+            _ => {}
+        }
         if name == "mismatch" {
             for a in v["agents"].as_array().expect("agents") {
                 assert_eq!(a["pfc"]["error"], true);
@@ -203,7 +281,7 @@ fn relay_options_are_refused_elsewhere_and_checked() {
     assert_eq!(code, 2);
     assert_eq!(
         stderr.trim_end(),
-        "lossless: --scenario willing: --tunnel applies to the wan-relay scenario only"
+        "lossless: --scenario ieee: --tunnel applies to the wan-relay scenario only"
     );
     let (code, _, stderr) = lab(&["--scenario", "wan-relay", "--wan-delay", "10kn"]);
     assert_eq!(code, 2);

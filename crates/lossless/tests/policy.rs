@@ -101,6 +101,20 @@ fn ethernet_profile_is_what_losslessd_loads() {
         !cfg.selects("eth0"),
         "only the policy's interfaces get a section"
     );
+    // The qos-class rule (TClass 106 -> roce): IEEE 802.1Qaz APP DSCP 26 -> priority 3 on
+    // every port, in IEEE form only (CEE DCBX has no DSCP selector).
+    for port in ["enp65s0f0", "enp65s0f1", "enp3s0", "eth9"] {
+        let s = cfg.port(port);
+        let ieee: Vec<(u8, u8, u16)> = s
+            .dcbx()
+            .ieee
+            .app
+            .iter()
+            .map(|e| (e.selector.0, e.priority, e.protocol))
+            .collect();
+        assert_eq!(ieee, [(5, 3, 26)], "{port}");
+        assert!(s.dcbx().app.cfg.entries.is_empty(), "{port}");
+    }
     // Without --lossless storage, only the level the policy marks.
     let (_, toml, _) = lossless(&[
         "policy",
@@ -126,6 +140,9 @@ fn ethernet_profile_is_what_losslessd_loads() {
         serde_json::json!([13, 50, 37, 0, 0, 0, 0, 0])
     );
     assert_eq!(v["levels"][1]["priority"], 3);
+    assert_eq!(v["ports"][1]["app"][0]["dscp"], 26);
+    assert_eq!(v["ports"][1]["app"][0]["priority"], 3);
+    assert_eq!(v["ports"][1]["app"][0]["tclass"], serde_json::json!([106]));
     assert_eq!(v["levels"][1]["lossless"], true);
 }
 
@@ -152,6 +169,10 @@ fn ethernet_profile_same_from_the_xml_form() {
   <qos-level><name>roce</name><sl>3</sl><lossless/></qos-level>
   <qos-level><name>storage</name><sl>4</sl></qos-level>
  </qos-levels>
+ <qos-match-rules>
+  <qos-match-rule><qos-class>106</qos-class><qos-level-name>roce</qos-level-name></qos-match-rule>
+  <qos-match-rule><service-id>0x1060CBC</service-id><qos-level-name>storage</qos-level-name></qos-match-rule>
+ </qos-match-rules>
 </qos-policy>
 ";
     let p = temp("ethernet.xml", xml);
@@ -163,10 +184,11 @@ fn ethernet_profile_same_from_the_xml_form() {
     };
     let a = json(&data("ethernet-policy.conf"));
     let mut b = json(&p.display().to_string());
-    // Same values; only the places of the scopes differ between the two files.
+    // Same values; only the places of the scopes and rules differ between the two files.
     for (x, y) in a.as_array().unwrap().iter().zip(b.as_array_mut().unwrap()) {
         y["sl2vl_scope"] = x["sl2vl_scope"].clone();
         y["vlarb_scope"] = x["vlarb_scope"].clone();
+        y["app"][0]["rule"] = x["app"][0]["rule"].clone();
     }
     assert_eq!(a, b);
 }

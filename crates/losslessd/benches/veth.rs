@@ -2,11 +2,22 @@
 //!
 //!   cargo bench -p losslessd --bench veth              everything
 //!   cargo bench -p losslessd --bench veth -- pair      only losslessd <-> losslessd
-//!   (sections: pair, anchor, mixed, restart, scale, headroom; headroom runs
-//!   only when named)
+//!   (sections: pair, anchor, ieee, auto-cee, ieee-anchor, mixed, restart,
+//!   scale, headroom; headroom runs only when named)
 //!
-//! * pair:    link-up -> agreed operational PFC on both ends, two losslessd.
+//! * pair:    link-up -> agreed operational PFC on both ends, two losslessd
+//!   in CEE DCBX (`mode = "cee"` on both).
 //! * anchor:  the same for two lldpads (CEE), the figure to beat.
+//! * ieee:    two losslessd in IEEE 802.1Qaz (`mode = "ieee"`): link-up ->
+//!   both ends agreed (`all_syncd`) on PFC 3,4 and on the ETS table that A
+//!   recommends and B (willing) runs.
+//! * auto-cee: an auto port (the default) against a losslessd with
+//!   `mode = "cee"`: link-up -> the auto port has fallen back to CEE and both
+//!   agree on PFC, as in pair; with pair in the same run, the difference (the
+//!   fallback's cost) in time and in LLDPDUs sent.
+//! * ieee-anchor: two lldpads in IEEE 802.1Qaz mode, A not willing (ETS
+//!   configuration and recommendation, PFC 3,4), B willing: link-up -> B's
+//!   driver runs A's ETS and PFC and A has received B's TLVs saying so.
 //! * mixed:   lldpad on one end, losslessd on the other.
 //! * restart: losslessd stopped (SIGTERM, or kill -9) and started again ->
 //!   both ends agreed again, timed from the new process's start; 10 s apart,
@@ -37,12 +48,14 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use lossless_node::protocol::Request;
-use serde_json::Value;
+use lossless_testkit::lldptool_fields;
+use serde_json::{json, Value};
 
 const MAC_A: &str = "02:00:00:00:00:0a";
 const MAC_B: &str = "02:00:00:00:00:0b";
 
 const NOT_WILLING: &str = "[ports.\"va\"]\npfc = { willing = false, priorities = [3, 4] }\n";
+const CEE: &str = "dcbx = { mode = \"cee\" }\n";
 
 fn main() {
     let filter: Vec<String> = std::env::args()
@@ -57,11 +70,23 @@ fn main() {
     let runs: usize = env_or("BENCH_RUNS", 20);
     let lldpad_runs: usize = env_or("BENCH_RUNS_LLDPAD", 3);
     let ports: usize = env_or("BENCH_PORTS", 512);
+    let mut pair_samples = Samples::default();
     if want("pair") {
-        pair(runs);
+        pair_samples = pair(runs);
     }
+    let pair_wall = median(&pair_samples.wall);
     if want("anchor") {
         anchor(lldpad_runs);
+    }
+    let pair_frames = want("pair").then(|| pair_samples.frames.clone());
+    if want("ieee") {
+        ieee(runs);
+    }
+    if want("auto-cee") {
+        auto_cee(runs, pair_frames.as_deref(), pair_wall);
+    }
+    if want("ieee-anchor") {
+        ieee_anchor(lldpad_runs);
     }
     if want("mixed") {
         mixed(lldpad_runs);
@@ -115,46 +140,184 @@ fn poll(limit: Duration, mut f: impl FnMut() -> bool) -> Option<f64> {
     None
 }
 
-/// Two losslessd: A not willing with PFC 3,4, B willing; veth links down.
-fn pair(runs: usize) {
-    let mut wall = Vec::new();
-    let mut own = Vec::new();
+/// What a run of two losslessd gives: wall time from link-up to both agreed, the
+/// daemons' own figure, and the LLDPDUs both had sent by then.
+#[derive(Default, Clone)]
+struct Samples {
+    wall: Vec<f64>,
+    own: Vec<f64>,
+    frames: Vec<f64>,
+}
+
+fn median(v: &[f64]) -> Option<f64> {
+    let mut v = v.to_vec();
+    v.sort_by(|a, b| a.total_cmp(b));
+    v.get(v.len() / 2).copied()
+}
+
+fn frames_out(d: &Daemon) -> u64 {
+    d.call(&Request::Counters { port: None })["ports"][0]["lldp"]["frames_out"]
+        .as_u64()
+        .unwrap_or(0)
+}
+
+/// Two losslessd with configurations `a` (for `va`) and `b` (for `vb`), links down;
+/// `va` up, then (timed) `vb` up, until `agreed(daemon, port)` holds on both.
+fn two_daemons(
+    name: &str,
+    runs: usize,
+    a: &str,
+    b: &str,
+    agreed: impl Fn(&Daemon, &str) -> bool,
+) -> Samples {
+    let mut out = Samples::default();
     for _ in 0..runs {
         let dir = TempDir::new();
         let na = Netns::new();
         let nb = Netns::new();
         Veth::new(&na, "va", MAC_A, &nb, "vb", MAC_B);
-        let conf = dir.path().join("a.toml");
-        std::fs::write(&conf, NOT_WILLING).unwrap();
-        let a = Daemon::start(
-            &na,
-            &dir.path().join("a"),
-            &["--config", conf.to_str().unwrap()],
-        );
-        let b = Daemon::start(&nb, &dir.path().join("b"), &["--interface", "vb"]);
+        let start = |ns: &Netns, sub: &str, conf: &str| {
+            let file = dir.path().join(format!("{sub}.toml"));
+            std::fs::write(&file, conf).unwrap();
+            Daemon::start(
+                ns,
+                &dir.path().join(sub),
+                &["--config", file.to_str().unwrap()],
+            )
+        };
+        let da = start(&na, "a", a);
+        let db = start(&nb, "b", b);
         na.ip(&["link", "set", "va", "up"]);
         std::thread::sleep(Duration::from_millis(100));
         let t0 = Instant::now();
         nb.ip(&["link", "set", "vb", "up"]);
         let ok = poll(Duration::from_secs(10), || {
-            agreed(&b, "vb", &[3, 4]) && agreed(&a, "va", &[3, 4])
+            agreed(&db, "vb") && agreed(&da, "va")
         });
         match ok {
             Some(_) => {
-                wall.push(t0.elapsed().as_secs_f64() * 1e3);
-                own.push(own_ms(&a).max(own_ms(&b)));
+                out.wall.push(t0.elapsed().as_secs_f64() * 1e3);
+                out.frames.push((frames_out(&da) + frames_out(&db)) as f64);
+                out.own.push(own_ms(&da).max(own_ms(&db)));
             }
-            None => println!("pair: run did not converge in 10 s"),
+            None => println!("{name}: run did not converge in 10 s"),
         }
     }
+    out
+}
+
+/// Two losslessd in CEE: A not willing with PFC 3,4, B willing; veth links down.
+fn pair(runs: usize) -> Samples {
+    let s = two_daemons(
+        "pair",
+        runs,
+        &format!("{NOT_WILLING}{CEE}"),
+        &format!("[ports.\"vb\"]\n{CEE}"),
+        |d, port| agreed(d, port, &[3, 4]),
+    );
     stats(
         "losslessd <-> losslessd, link-up to agreed PFC on both ends (wall)",
-        wall,
+        s.wall.clone(),
     );
     stats(
         "losslessd <-> losslessd, the same as the daemons measure it (max of both)",
-        own,
+        s.own.clone(),
     );
+    frames("losslessd <-> losslessd", &s.frames);
+    s
+}
+
+fn frames(name: &str, v: &[f64]) {
+    let (min, max) = v
+        .iter()
+        .fold((f64::MAX, 0.0f64), |(lo, hi), x| (lo.min(*x), hi.max(*x)));
+    match median(v) {
+        Some(m) => println!(
+            "{name}: LLDPDUs sent by both ends until then: median {m:.0}, min {min:.0}, max {max:.0}"
+        ),
+        None => println!("{name}: no samples"),
+    }
+}
+
+const IEEE_A: &str = r#"
+[ports."va"]
+dcbx = { mode = "ieee" }
+pfc = { willing = false, priorities = [3, 4] }
+
+[ports."va".ets]
+willing = false
+prio_tc = [0, 0, 0, 1, 1, 0, 0, 0]
+tc_bw = [50, 50, 0, 0, 0, 0, 0, 0]
+tsa = ["ets", "ets", "strict", "strict", "strict", "strict", "strict", "strict"]
+"#;
+
+const IEEE_B: &str = r#"
+[ports."vb"]
+dcbx = { mode = "ieee" }
+
+[ports."vb".ets]
+willing = true
+"#;
+
+/// IEEE 802.1Qaz agreed: PFC 3,4 and A's ETS table running, both TLVs agreed.
+fn ieee_agreed(d: &Daemon, port: &str) -> bool {
+    let v = d.dcbx(port);
+    converged(&v)
+        && v["mode"]["running"] == "ieee"
+        && v["ieee"]["pfc"]["oper"] == json!([3, 4])
+        && v["ieee"]["ets"]["oper"]["tc_bw"] == json!([50, 50, 0, 0, 0, 0, 0, 0])
+}
+
+/// Two losslessd in IEEE 802.1Qaz: A not willing (ETS recommended, PFC 3,4), B
+/// willing.
+fn ieee(runs: usize) {
+    let s = two_daemons("ieee", runs, IEEE_A, IEEE_B, ieee_agreed);
+    stats(
+        "losslessd <-> losslessd (IEEE 802.1Qaz), link-up to agreed PFC and ETS on both ends (wall)",
+        s.wall.clone(),
+    );
+    stats(
+        "losslessd <-> losslessd (IEEE 802.1Qaz), the same as the daemons measure it (max of both)",
+        s.own,
+    );
+    frames("losslessd <-> losslessd (IEEE 802.1Qaz)", &s.frames);
+}
+
+/// An auto port (A, not willing, PFC 3,4) against `mode = "cee"` (B, willing).
+fn auto_cee(runs: usize, pair_frames: Option<&[f64]>, pair_wall: Option<f64>) {
+    let s = two_daemons(
+        "auto-cee",
+        runs,
+        NOT_WILLING,
+        &format!("[ports.\"vb\"]\n{CEE}"),
+        |d, port| {
+            let v = d.dcbx(port);
+            v["mode"]["running"] == "cee"
+                && converged(&v)
+                && priorities(&v["pfc"]["oper"]) == [3, 4]
+        },
+    );
+    stats(
+        "auto <-> cee losslessd, link-up to the fallback and agreed PFC on both ends (wall)",
+        s.wall.clone(),
+    );
+    stats(
+        "auto <-> cee losslessd, the same as the daemons measure it (max of both)",
+        s.own.clone(),
+    );
+    frames("auto <-> cee losslessd", &s.frames);
+    if let (Some(pw), Some(pf), Some(w), Some(f)) = (
+        pair_wall,
+        pair_frames.and_then(median),
+        median(&s.wall),
+        median(&s.frames),
+    ) {
+        println!(
+            "auto-cee against pair (medians): {:+.1} ms, {:+.0} LLDPDUs",
+            w - pw,
+            f - pf
+        );
+    }
 }
 
 /// lldpad's `dcbtool go IF pfc`: in sync and running PFC on 3,4.
@@ -235,6 +398,107 @@ fn mixed(runs: usize) {
     );
 }
 
+/// lldptool's view of one TLV on lldpad `l` (`-n`: what it received) has `want`.
+fn lldptool_shows(l: &LldpadPeer, tlv: &str, neighbor: bool, want: &[(&str, &str)]) -> bool {
+    let mut args = vec!["-t"];
+    if neighbor {
+        args.push("-n");
+    }
+    args.extend_from_slice(&["-i", l.ifname(), "-V", tlv]);
+    let f = lldptool_fields(&l.lldptool(&args));
+    want.iter().all(|(k, v)| dcbtool_field(&f, k) == *v)
+}
+
+const LLDPAD_TSA: &str = "tsa=0:ets,1:ets,2:strict,3:strict,4:strict,5:strict,6:strict,7:strict";
+const LLDPAD_UP2TC: &str = "up2tc=0:0,1:0,2:0,3:1,4:1,5:0,6:0,7:0";
+const LLDPAD_TCBW: &str = "tcbw=50,50,0,0,0,0,0,0";
+
+/// Two lldpads in IEEE 802.1Qaz mode: A (`va`) not willing, with an ETS
+/// configuration, the same table as recommendation and PFC 3,4; B (`vb`) willing.
+/// Both configured with the links down, then `va` up and (timed) `vb` up, until B's
+/// driver runs A's PFC and ETS and A has received B's PFC (willing, 3,4) and ETS
+/// configuration (A's table).
+fn ieee_anchor(runs: usize) {
+    let mut wall = Vec::new();
+    for _ in 0..runs {
+        let na = Netns::new();
+        let nb = Netns::new();
+        Veth::new(&na, "va", MAC_A, &nb, "vb", MAC_B);
+        let a = LldpadPeer::start(&na, "va", Mode::Ieee);
+        let b = LldpadPeer::start(&nb, "vb", Mode::Ieee);
+        let set = |l: &LldpadPeer, args: &[&str]| {
+            let mut all = vec!["-T", "-i", l.ifname()];
+            all.extend_from_slice(args);
+            l.lldptool_ok(&all);
+        };
+        set(
+            &a,
+            &[
+                "-V",
+                "ETS-CFG",
+                "enableTx=yes",
+                "willing=no",
+                LLDPAD_TSA,
+                LLDPAD_UP2TC,
+                LLDPAD_TCBW,
+            ],
+        );
+        set(
+            &a,
+            &[
+                "-V",
+                "ETS-REC",
+                "enableTx=yes",
+                LLDPAD_TSA,
+                LLDPAD_UP2TC,
+                LLDPAD_TCBW,
+            ],
+        );
+        set(
+            &a,
+            &["-V", "PFC", "enableTx=yes", "willing=no", "enabled=3,4"],
+        );
+        set(&b, &["-V", "ETS-CFG", "enableTx=yes", "willing=yes"]);
+        set(&b, &["-V", "PFC", "enableTx=yes", "willing=yes"]);
+        std::thread::sleep(Duration::from_secs(1));
+        na.ip(&["link", "set", "va", "up"]);
+        std::thread::sleep(Duration::from_millis(100));
+        let t0 = Instant::now();
+        nb.ip(&["link", "set", "vb", "up"]);
+        let ok = poll_slow(Duration::from_secs(30), || {
+            let Some(st) = b.driver_state() else {
+                return false;
+            };
+            st.ieee_pfc_en() == 0x18
+                && st.list("ieee_ets_tc_tx_bw") == [50, 50, 0, 0, 0, 0, 0, 0]
+                && st.list("ieee_ets_prio_tc") == [0, 0, 0, 1, 1, 0, 0, 0]
+                && lldptool_shows(
+                    &a,
+                    "PFC",
+                    true,
+                    &[("Willing", "yes"), ("PFC enabled", "3 4")],
+                )
+                && lldptool_shows(
+                    &a,
+                    "ETS-CFG",
+                    true,
+                    &[
+                        ("PRIO_MAP", "0:0 1:0 2:0 3:1 4:1 5:0 6:0 7:0"),
+                        ("TC Bandwidth", "50% 50% 0% 0% 0% 0% 0% 0%"),
+                    ],
+                )
+        });
+        match ok {
+            Some(_) => wall.push(t0.elapsed().as_secs_f64() * 1e3),
+            None => println!("ieee-anchor: run did not converge in 30 s"),
+        }
+    }
+    stats(
+        "lldpad <-> lldpad (IEEE 802.1Qaz), link-up to agreed PFC and ETS on both ends (wall)",
+        wall,
+    );
+}
+
 /// Restart of the not-willing side: from the new process's start to both
 /// ends agreed again, after SIGTERM and after kill -9.
 fn restart(runs: usize) {
@@ -242,14 +506,21 @@ fn restart(runs: usize) {
     let na = Netns::new();
     let nb = Netns::new();
     Veth::new(&na, "va", MAC_A, &nb, "vb", MAC_B);
+    // CEE DCBX on both: the check below follows its SeqNo/AckNo.
     let conf = dir.path().join("a.toml");
-    std::fs::write(&conf, NOT_WILLING).unwrap();
+    std::fs::write(&conf, format!("{NOT_WILLING}{CEE}")).unwrap();
     let mut a = Daemon::start(
         &na,
         &dir.path().join("a"),
         &["--config", conf.to_str().unwrap()],
     );
-    let b = Daemon::start(&nb, &dir.path().join("b"), &["--interface", "vb"]);
+    let conf_b = dir.path().join("b.toml");
+    std::fs::write(&conf_b, format!("[ports.\"vb\"]\n{CEE}")).unwrap();
+    let b = Daemon::start(
+        &nb,
+        &dir.path().join("b"),
+        &["--config", conf_b.to_str().unwrap()],
+    );
     na.ip(&["link", "set", "va", "up"]);
     nb.ip(&["link", "set", "vb", "up"]);
     poll(Duration::from_secs(10), || agreed(&b, "vb", &[3, 4])).expect("first agreement");

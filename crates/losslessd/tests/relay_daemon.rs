@@ -188,8 +188,14 @@ fn a_pe_waits_for_its_interfaces_ceils_a_storm_and_restarts_on_reload() {
     assert_eq!(s.ports[1].sent as usize, crossed.len());
     assert_eq!(s.ports[0].socket_drops, 0);
 
-    // The same counts in /metrics.
+    // The same counts in /metrics, which promtool accepts.
     let body = scrape(&pe);
+    if lossless_testkit::promtool_available("relay metrics") {
+        let text = body.split_once("\r\n\r\n").map_or("", |(_, t)| t);
+        if let Err(e) = lossless_testkit::promtool_check_metrics(text) {
+            panic!("promtool check metrics:\n{e}\n---\n{text}");
+        }
+    }
     assert_eq!(
         sample(&body, "lossless_relay_storm_suppressed_total"),
         storm_status.suppressed

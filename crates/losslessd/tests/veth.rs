@@ -492,11 +492,17 @@ fn metrics_endpoint_serves_prometheus_text() {
     ] {
         assert!(body.contains(line), "{line:?} missing:\n{body}");
     }
-    // Every sample line is NAME{labels} VALUE with a numeric value.
+    // Every sample line is NAME{labels} VALUE with a numeric value, and promtool
+    // accepts the whole text.
     let (_, text) = body.split_once("\r\n\r\n").unwrap();
     for l in text.lines().filter(|l| !l.starts_with('#')) {
         let (_, v) = l.rsplit_once(' ').unwrap();
         assert!(v.parse::<f64>().is_ok() || v == "+Inf", "bad sample {l:?}");
+    }
+    if lossless_testkit::promtool_available("metrics_endpoint_serves_prometheus_text") {
+        if let Err(e) = lossless_testkit::promtool_check_metrics(text) {
+            panic!("promtool check metrics:\n{e}\n---\n{text}");
+        }
     }
     let frames_in: u64 = text
         .lines()
@@ -583,4 +589,23 @@ fn the_example_config_runs() {
     }
     let d = h.dcbx("enp65s0f1");
     assert_eq!(priorities(&d["pfc"]["desired"]), [3, 4]);
+    // IEEE 802.1Qaz, as the section says, with the RoCEv2 classes and DSCP entries.
+    assert_eq!(d["mode"]["running"], "ieee", "{d:#}");
+    assert_eq!(
+        d["ieee"]["ets"]["oper"]["prio_tc"],
+        serde_json::json!([0, 0, 0, 1, 0, 0, 2, 0])
+    );
+    let app: Vec<(u64, u64)> = d["ieee"]["app"]["oper"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["selector"] == "dscp")
+        .map(|e| {
+            (
+                e["protocol"].as_u64().unwrap(),
+                e["priority"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(app, [(26, 3), (48, 6)]);
 }

@@ -205,12 +205,15 @@ pub(super) fn pfc(d: &DcbxConfig, local_mac: MacAddr, view: PeerView<'_>) -> Out
     };
     let (oper, reason) = match (admin.willing, peer.willing) {
         (true, false) => (peer.enabled, Reason::AdoptedPeer),
-        // The lower MAC takes the peer's; with equal MACs, as lldpad, too.
-        (true, true) if local_mac.0 <= peer_mac.0 => (peer.enabled, Reason::TieBreakAdopted),
-        (true, true) => (ours, Reason::TieBreakKept),
+        // The lower MAC takes the peer's.
+        (true, true) if local_mac.0 < peer_mac.0 => (peer.enabled, Reason::TieBreakAdopted),
+        (true, true) if local_mac.0 > peer_mac.0 => (ours, Reason::TieBreakKept),
         (false, true) => (ours, Reason::PeerWilling),
-        (false, false) if peer.enabled == ours => (ours, Reason::Compatible),
-        (false, false) => (ours, Reason::PeerDiffers),
+        // Neither willing, or both with the same MAC (a misconfiguration no rule
+        // decides; lldpad has both take the other's, and two such ends would swap
+        // configurations at every exchange for ever): each keeps its own.
+        _ if peer.enabled == ours => (ours, Reason::Compatible),
+        _ => (ours, Reason::PeerDiffers),
     };
     Outcome {
         oper,

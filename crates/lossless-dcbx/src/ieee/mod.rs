@@ -6,7 +6,9 @@
 //!   otherwise its own configuration. The peer's Willing bit does not matter.
 //! - PFC is symmetric (D.3.3): a willing port takes a not-willing peer's PFC; when both
 //!   are willing, the port with the lower MAC address takes the peer's, so the higher
-//!   MAC's PFC runs on both ends (lldpad's `pfc_sm` does the same).
+//!   MAC's PFC runs on both ends (lldpad's `pfc_sm` does the same). Two willing ends
+//!   with the same MAC each keep their own (a mismatch if they differ), where lldpad
+//!   has both take the other's and swap at every exchange.
 //! - APP: the operational table is our entries, then the peer's that do not name a
 //!   selector and protocol of ours (lldpad merges the peer's entries too).
 //!

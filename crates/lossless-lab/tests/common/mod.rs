@@ -55,3 +55,56 @@ pub fn secs(s: f64) -> Instant {
 pub fn at(i: Instant) -> f64 {
     i.since_epoch().as_secs_f64()
 }
+
+/// The IEEE 802.1Qaz switch of the lab (mode ieee, nothing willing, ETS with a
+/// recommendation, PFC on 3, APP DSCP 26 and UDP 4791 on 3).
+pub fn ieee_switch() -> PortConfig {
+    lossless_lab::scenario::ieee_switch_config()
+}
+
+/// The IEEE 802.1Qaz host of the lab (mode auto, defaults: everything willing).
+pub fn ieee_host() -> PortConfig {
+    lossless_lab::scenario::ieee_host_config()
+}
+
+/// Two agents on one link of one-way delay `D`, brought up together at 0.
+pub fn up_pair(a_cfg: PortConfig, b_cfg: PortConfig) -> Pair {
+    let mut p = pair_with(a_cfg, b_cfg, D, 0.0, 1);
+    p.sim.set_link(p.seg, true);
+    p
+}
+
+/// The events `node`'s agent reported, with when.
+pub fn events(sim: &Sim, node: NodeId) -> Vec<(Instant, lossless_dcbx::Event)> {
+    sim.log()
+        .iter()
+        .filter_map(|e| match e {
+            lossless_lab::LogEntry::Event { at, node: n, event } if *n == node => {
+                Some((*at, event.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The IEEE 802.1Qaz TLVs of every LLDPDU `node` sent from `since` on, with when.
+pub fn ieee_sent(
+    sim: &Sim,
+    node: NodeId,
+    since: Instant,
+) -> Vec<(Instant, lossless_wire::ieee::IeeeDcbx)> {
+    use lossless_wire::frame::{Frame, Payload};
+    sim.capture()
+        .iter()
+        .filter(|c| c.from == node && c.at >= since)
+        .filter_map(|c| {
+            match Frame::parse(&c.bytes)
+                .expect("we emit valid frames")
+                .payload
+            {
+                Payload::Lldp(pdu) if pdu.ttl != 0 => Some((c.at, pdu.ieee_dcbx)),
+                _ => None,
+            }
+        })
+        .collect()
+}

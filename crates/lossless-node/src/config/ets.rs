@@ -25,6 +25,7 @@
 //! for a willing peer; default: when not willing) and `enable`, `willing`,
 //! `advertise`. The tables' rules are the TLV's ([`lossless_dcbx::ieee::EtsAdmin`]).
 
+use lossless_wire::cee::PriorityMap;
 use lossless_wire::ieee::{EtsTable, Tsa, MAX_TCS};
 
 use super::error::Fault;
@@ -122,58 +123,149 @@ fn tsa_list(f: &Field) -> Result<([Tsa; 8], Vec<usize>), Fault> {
     Ok((out, elements.iter().map(Field::at).collect()))
 }
 
-/// `tcs = [{ tc, priorities, bandwidth, tsa }, ...]`: a priority in one class only, a
-/// class listed once.
+/// `tcs = [{ tc, priorities, bandwidth, tsa }, ...]`, by [`ClassTable`]'s rules.
 fn tcs(f: &Field) -> Result<(EtsTable, Vec<(String, usize)>), Fault> {
-    let mut table = EtsTable {
-        prio_tc: [0; 8],
-        tc_bw: [0; 8],
-        tsa: [Tsa::STRICT; 8],
-    };
+    let mut table = ClassTable::default();
     let mut parts = Vec::new();
-    let mut seen_tc: [Option<usize>; 8] = [None; 8];
-    let mut seen_prio: [Option<u8>; 8] = [None; 8];
     for (i, e) in f.elements()?.iter().enumerate() {
         parts.push((format!("[{i}]"), e.at()));
         let (mut tc, mut prios, mut bw, mut algo) = (None, None, None, None);
         for k in e.entries()? {
             match k.name {
-                "tc" => {
-                    tc = Some((
-                        u8::try_from(k.uint(u64::from(MAX_TCS) - 1)?).unwrap_or(0),
-                        k.clone(),
-                    ))
-                }
+                "tc" => tc = Some((k.uint(u64::MAX)?, k.clone())),
                 "priorities" => prios = Some((priorities(&k)?.0, k.clone())),
-                "bandwidth" => bw = Some(u8::try_from(k.uint(100)?).unwrap_or(100)),
+                "bandwidth" => bw = Some((k.uint(u64::MAX)?, k.clone())),
                 "tsa" => algo = Some(tsa(&k)?),
                 _ => return Err(k.unknown(TC_KEYS)),
             }
             parts.push((format!("[{i}].{}", k.name), k.at()));
         }
         let (tc, tc_field) = tc.ok_or_else(|| e.fault("missing key `tc`"))?;
-        let slot = usize::from(tc);
-        if let Some(first) = seen_tc[slot] {
-            return Err(tc_field.fault(format!("traffic class {tc} is already tcs[{first}]")));
-        }
-        seen_tc[slot] = Some(i);
-        if let Some((map, field)) = prios {
-            for p in map.priorities() {
-                if let Some(other) = seen_prio[usize::from(p)] {
-                    return Err(field.fault(format!(
-                        "priority {p} is already in traffic class {other}: a priority has one class"
-                    )));
-                }
-                seen_prio[usize::from(p)] = Some(tc);
-                table.prio_tc[usize::from(p)] = tc;
-            }
-        }
-        let share = bw.unwrap_or(0);
-        table.tc_bw[slot] = share;
-        // A class given a share is served by ETS unless it says otherwise.
-        table.tsa[slot] = algo.unwrap_or(if share > 0 { Tsa::ETS } else { Tsa::STRICT });
+        let class = Class {
+            tc,
+            priorities: prios.as_ref().map_or(PriorityMap::NONE, |(m, _)| *m),
+            bandwidth: bw.as_ref().map_or(0, |(v, _)| *v),
+            tsa: algo,
+        };
+        table.add(i, &class).map_err(|fault| {
+            let field = match fault.key {
+                ClassKey::Tc => &tc_field,
+                ClassKey::Priorities => prios.as_ref().map_or(e, |(_, f)| f),
+                ClassKey::Bandwidth => bw.as_ref().map_or(e, |(_, f)| f),
+            };
+            field.fault(fault.reason)
+        })?;
     }
-    Ok((table, parts))
+    Ok((table.table, parts))
+}
+
+/// One entry of `ets.tcs`, as the file, `dcbx set ets --tc` and the control socket give
+/// it (values not yet checked).
+#[derive(Debug, Clone)]
+pub(crate) struct Class {
+    pub tc: u64,
+    pub priorities: PriorityMap,
+    pub bandwidth: u64,
+    pub tsa: Option<Tsa>,
+}
+
+/// The key of a [`Class`] a refusal is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ClassKey {
+    Tc,
+    Priorities,
+    Bandwidth,
+}
+
+/// Why a [`Class`] was refused.
+#[derive(Debug, Clone)]
+pub(crate) struct ClassFault {
+    pub key: ClassKey,
+    pub reason: String,
+}
+
+/// The three ETS tables built from the per-class form: the one rule for `ets.tcs`, used
+/// by the file and by runtime changes alike. A class 0..=7, listed once; a priority in
+/// one class; a share 0..=100. Priorities not listed stay on class 0; classes not
+/// listed are strict with no share; a class given a share is served by ETS unless it
+/// says otherwise. (The sum of the shares is the table's rule,
+/// [`lossless_dcbx::ieee::EtsAdmin::validate`].)
+#[derive(Debug, Clone)]
+pub(crate) struct ClassTable {
+    pub table: EtsTable,
+    /// The index of the entry that listed each class.
+    seen_tc: [Option<usize>; 8],
+    /// The class each priority was put in.
+    seen_prio: [Option<u8>; 8],
+}
+
+impl Default for ClassTable {
+    fn default() -> Self {
+        ClassTable {
+            table: EtsTable {
+                prio_tc: [0; 8],
+                tc_bw: [0; 8],
+                tsa: [Tsa::STRICT; 8],
+            },
+            seen_tc: [None; 8],
+            seen_prio: [None; 8],
+        }
+    }
+}
+
+impl ClassTable {
+    /// Adds entry `index`; on a refusal the table is as before.
+    pub(crate) fn add(&mut self, index: usize, class: &Class) -> Result<(), ClassFault> {
+        let fault = |key, reason: String| ClassFault { key, reason };
+        let tc = u8::try_from(class.tc)
+            .ok()
+            .filter(|&tc| tc < MAX_TCS)
+            .ok_or_else(|| {
+                fault(
+                    ClassKey::Tc,
+                    format!("traffic class {} is out of range 0..=7", class.tc),
+                )
+            })?;
+        let slot = usize::from(tc);
+        if let Some(first) = self.seen_tc[slot] {
+            return Err(fault(
+                ClassKey::Tc,
+                format!("traffic class {tc} is already tcs[{first}]"),
+            ));
+        }
+        if let Some(p) = class
+            .priorities
+            .priorities()
+            .find(|&p| self.seen_prio[usize::from(p)].is_some())
+        {
+            let other = self.seen_prio[usize::from(p)].unwrap_or(tc);
+            return Err(fault(
+                ClassKey::Priorities,
+                format!(
+                    "priority {p} is already in traffic class {other}: a priority has one class"
+                ),
+            ));
+        }
+        let share = u8::try_from(class.bandwidth)
+            .ok()
+            .filter(|&b| b <= 100)
+            .ok_or_else(|| {
+                fault(
+                    ClassKey::Bandwidth,
+                    format!("{} is more than 100 %", class.bandwidth),
+                )
+            })?;
+        self.seen_tc[slot] = Some(index);
+        for p in class.priorities.priorities() {
+            self.seen_prio[usize::from(p)] = Some(tc);
+            self.table.prio_tc[usize::from(p)] = tc;
+        }
+        self.table.tc_bw[slot] = share;
+        self.table.tsa[slot] = class
+            .tsa
+            .unwrap_or(if share > 0 { Tsa::ETS } else { Tsa::STRICT });
+        Ok(())
+    }
 }
 
 /// The `ets.*` lines of a rendered section.

@@ -343,19 +343,26 @@ pub(super) fn indexed(at: Vec<usize>) -> Vec<(String, usize)> {
         .collect()
 }
 
+/// Adds priority `p` to a list being read: the one rule for a list of priorities
+/// (each 0..=7, none twice), for the file, `dcbx set` and the control socket alike.
+pub(crate) fn add_priority(map: &mut PriorityMap, p: i64) -> Result<(), String> {
+    let one = u8::try_from(p)
+        .ok()
+        .and_then(|p| PriorityMap::from_priorities(&[p]).ok())
+        .ok_or_else(|| format!("priority {p} is out of range 0..=7"))?;
+    if map.0 & one.0 != 0 {
+        return Err(format!("priority {p} is listed twice"));
+    }
+    map.0 |= one.0;
+    Ok(())
+}
+
 /// A list of distinct priorities 0..=7.
 pub(super) fn priorities(f: &Field) -> Result<(PriorityMap, Vec<(String, usize)>), Fault> {
     let mut map = PriorityMap::NONE;
     let mut at = Vec::new();
     for e in f.elements()? {
-        let v = e.int()?;
-        let out_of_range = || e.fault(format!("priority {v} is out of range 0..=7"));
-        let p = u8::try_from(v).map_err(|_| out_of_range())?;
-        let one = PriorityMap::from_priorities(&[p]).map_err(|_| out_of_range())?;
-        if map.0 & one.0 != 0 {
-            return Err(e.fault(format!("priority {p} is listed twice")));
-        }
-        map.0 |= one.0;
+        add_priority(&mut map, e.int()?).map_err(|reason| e.fault(reason))?;
         at.push(e.at());
     }
     Ok((map, indexed(at)))

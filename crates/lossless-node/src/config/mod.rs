@@ -33,6 +33,10 @@ pub use app::{AppRule, AppRules, RuleError, RuleSelector};
 pub use error::ConfigFileError;
 pub use headroom::{alpha_text, HeadroomSettings};
 pub use pattern::IFNAME_MAX;
+pub use read::quoted as toml_string;
+
+pub(crate) use ets::{Class, ClassKey, ClassTable};
+pub(crate) use file::add_priority;
 
 use file::{Failure, PortSection};
 use setting::Layer;

@@ -54,7 +54,7 @@ pub(crate) fn segment(name: &str) -> String {
 }
 
 /// A TOML basic string holding `s`.
-pub(crate) fn quoted(s: &str) -> String {
+pub fn quoted(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {

@@ -4,10 +4,10 @@
 //! started. Changes run one at a time, in the order they came, so each sees what the
 //! previous one left.
 
+mod change;
+
 use std::collections::VecDeque;
 
-use lossless_dcbx::FeatureAdmin;
-use lossless_wire::cee::PriorityMap;
 use serde_json::json;
 use tracing::{error, info};
 
@@ -15,8 +15,8 @@ use super::{Node, Now, Output, RequestId};
 use crate::config::{ConfigFileError, PortSettings};
 use crate::port::{sources, Port};
 use crate::protocol::{
-    DaemonEvent, DaemonInfo, ErrorKind, EventBody, FeatureChange, FeatureName, ReloadResult,
-    Request, Response, Source, StatusResult,
+    DaemonEvent, DaemonInfo, DcbxView, ErrorKind, EventBody, FeatureChange, FeatureName, IeeeAdmin,
+    PortStatusLine, ReloadResult, Request, Response, Source, StatusResult,
 };
 use crate::state::{PersistedState, PortOverrides};
 
@@ -64,7 +64,10 @@ pub(super) struct Requests {
 
 /// Answers `req`, or starts the change it asks for.
 pub(super) fn handle(node: &mut Node, now: Now, id: RequestId, req: Request) {
-    let changes = matches!(req, Request::DcbxSet { .. } | Request::Reload);
+    let changes = matches!(
+        req,
+        Request::DcbxSet { .. } | Request::DcbxReset { .. } | Request::Reload
+    );
     if changes && node.requests.busy.is_some() {
         node.requests.queued.push_back(Queued::Request(id, req));
         return;
@@ -74,9 +77,9 @@ pub(super) fn handle(node: &mut Node, now: Now, id: RequestId, req: Request) {
         Request::Neighbors { port } => per_port(node, port.as_deref(), |p| {
             serde_json::to_value(p.neighbors(now.mono))
         }),
-        Request::DcbxShow { port } => {
-            per_port(node, port.as_deref(), |p| serde_json::to_value(p.dcbx()))
-        }
+        Request::DcbxShow { port } => per_port(node, port.as_deref(), |p| {
+            serde_json::to_value(dcbx_view(p, node.persisted.ports.get(&p.name)))
+        }),
         Request::Counters { port } => per_port(node, port.as_deref(), |p| {
             serde_json::to_value(p.counters())
         }),
@@ -99,6 +102,11 @@ pub(super) fn handle(node: &mut Node, now: Now, id: RequestId, req: Request) {
         }),
         Request::DcbxSet { port, change } => match start_dcbx_set(node, id, &port, &change) {
             Ok(()) => return,
+            Err((kind, msg)) => Response::err(kind, msg),
+        },
+        Request::DcbxReset { port, feature } => match start_dcbx_reset(node, id, &port, feature) {
+            Ok(None) => return,
+            Ok(Some(unchanged)) => unchanged,
             Err((kind, msg)) => Response::err(kind, msg),
         },
         Request::Reload => {
@@ -215,7 +223,18 @@ fn status(node: &Node, now: Now) -> serde_json::Value {
             metrics: d.metrics.map(|a| a.to_string()),
             boots: node.persisted.boots,
         },
-        ports: node.ports.values().map(Port::summary).collect(),
+        ports: node
+            .ports
+            .values()
+            .map(|p| {
+                let s = p.agent.status();
+                PortStatusLine {
+                    summary: p.summary(),
+                    mode: s.mode,
+                    any_error: s.any_error,
+                }
+            })
+            .collect(),
     };
     serde_json::to_value(result).unwrap_or_default()
 }
@@ -264,8 +283,49 @@ fn start_dcbx_set(
         return Err((ErrorKind::NoSuchPort, no_such_port(node, name)));
     };
     let mut overrides = node.persisted.ports.get(name).cloned().unwrap_or_default();
-    apply_change(&mut overrides, &port.settings, change)
-        .map_err(|m| (ErrorKind::InvalidConfig, m))?;
+    change::apply_change(&mut overrides, &port.settings, change).map_err(|m| {
+        (
+            ErrorKind::InvalidConfig,
+            format!("{name}: {m}; nothing changed"),
+        )
+    })?;
+    persist_overrides(node, id, name, overrides)
+}
+
+/// `dcbx reset`: drops the port's overrides of `feature` (all when None) and, when
+/// there were some, asks for that to be persisted as `dcbx set` does. Ok(Some): there
+/// was nothing to drop; the answer is the port as it runs.
+fn start_dcbx_reset(
+    node: &mut Node,
+    id: RequestId,
+    name: &str,
+    feature: Option<FeatureName>,
+) -> Result<Option<Response>, Refusal> {
+    let Some(port) = node.ports.get(name) else {
+        return Err((ErrorKind::NoSuchPort, no_such_port(node, name)));
+    };
+    let mut overrides = node.persisted.ports.get(name).cloned().unwrap_or_default();
+    if !overrides.reset(feature) {
+        let view = dcbx_view(port, node.persisted.ports.get(name));
+        return Ok(Some(match serde_json::to_value(view) {
+            Ok(v) => Response::ok(v),
+            Err(e) => Response::err(ErrorKind::Unavailable, e.to_string()),
+        }));
+    }
+    persist_overrides(node, id, name, overrides).map(|()| None)
+}
+
+/// Checks the port's settings with `overrides` and asks for them to be persisted; they
+/// run once that is done.
+fn persist_overrides(
+    node: &mut Node,
+    id: RequestId,
+    name: &str,
+    overrides: PortOverrides,
+) -> Result<(), Refusal> {
+    let Some(port) = node.ports.get(name) else {
+        return Err((ErrorKind::NoSuchPort, no_such_port(node, name)));
+    };
     let mut settings = node.config.port(name);
     overrides.apply(&mut settings);
     port.port_config(&settings).validate().map_err(|e| {
@@ -275,7 +335,11 @@ fn start_dcbx_set(
         )
     })?;
     let mut next = node.persisted.clone();
-    next.ports.insert(name.to_string(), overrides.clone());
+    if overrides.is_empty() {
+        next.ports.remove(name);
+    } else {
+        next.ports.insert(name.to_string(), overrides.clone());
+    }
     node.outputs.push_back(Output::Persist {
         state: next.clone(),
     });
@@ -311,7 +375,7 @@ fn finish_dcbx_set(
     port.settings = settings;
     port.sources = sources(Some(&overrides));
     port.negotiating_since = Some(now.mono);
-    let dcbx = port.dcbx();
+    let dcbx = dcbx_view(port, Some(&overrides));
     node.publish(
         now,
         name,
@@ -326,85 +390,20 @@ fn finish_dcbx_set(
     }
 }
 
-/// Puts one feature's change over the port's overrides; `settings` are the port's now.
-fn apply_change(
-    overrides: &mut PortOverrides,
-    settings: &PortSettings,
-    change: &FeatureChange,
-) -> Result<(), String> {
-    let current = &settings.dcbx;
-    match change.feature {
-        FeatureName::Pfc => {
-            let mut a = current.pfc.clone();
-            set_flags(&mut a, change);
-            if let Some(p) = &change.priorities {
-                a.cfg.priorities = PriorityMap::from_priorities(p)
-                    .map_err(|p| format!("pfc priority {p} is out of range 0..=7"))?;
-            }
-            reject(
-                change.pgid.is_some() || change.percent.is_some(),
-                "pfc",
-                "pgid/percent",
-            )?;
-            reject(change.app.is_some(), "pfc", "app")?;
-            overrides.pfc = Some(a);
-        }
-        FeatureName::Pg => {
-            let mut a = current.pg.clone();
-            set_flags(&mut a, change);
-            if let Some(v) = &change.pgid {
-                a.cfg.pgid = eight("pg pgid", v)?;
-            }
-            if let Some(v) = &change.percent {
-                a.cfg.percent = eight("pg percent", v)?;
-            }
-            reject(change.priorities.is_some(), "pg", "priorities")?;
-            reject(change.app.is_some(), "pg", "app")?;
-            overrides.pg = Some(a);
-        }
-        FeatureName::App => {
-            let mut a = FeatureAdmin {
-                enable: current.app.enable,
-                willing: current.app.willing,
-                advertise: current.app.advertise,
-                cfg: settings.app.clone(),
-            };
-            set_flags(&mut a, change);
-            if let Some(rules) = &change.app {
-                rules.validate().map_err(|e| e.to_string())?;
-                a.cfg = rules.clone();
-            }
-            reject(
-                change.priorities.is_some() || change.pgid.is_some() || change.percent.is_some(),
-                "app",
-                "priorities/pgid/percent",
-            )?;
-            overrides.app = Some(a);
-        }
-    }
-    Ok(())
-}
-
-fn set_flags<C>(a: &mut FeatureAdmin<C>, c: &FeatureChange) {
-    if let Some(v) = c.enable {
-        a.enable = v;
-    }
-    if let Some(v) = c.willing {
-        a.willing = v;
-    }
-    if let Some(v) = c.advertise {
-        a.advertise = v;
-    }
-}
-
-fn eight(what: &str, v: &[u8]) -> Result<[u8; 8], String> {
-    <[u8; 8]>::try_from(v).map_err(|_| format!("{what} needs 8 values, got {}", v.len()))
-}
-
-fn reject(present: bool, feature: &str, field: &str) -> Result<(), String> {
-    if present {
-        Err(format!("{field} does not apply to {feature}"))
-    } else {
-        Ok(())
+/// A port's `dcbx show`: the agent's view, where each setting comes from, the local
+/// IEEE settings the feature views leave out, the APP rules.
+fn dcbx_view(p: &Port, overrides: Option<&PortOverrides>) -> DcbxView {
+    let d = &p.settings.dcbx;
+    DcbxView {
+        dcbx: p.dcbx(),
+        source: overrides.cloned().unwrap_or_default().sources(),
+        ieee_admin: IeeeAdmin {
+            pfc_mbc: d.ieee.pfc_mbc,
+            pfc_cap: d.pfc.cfg.num_tcs,
+            ets_max_tcs: d.ieee.ets.cfg.max_tcs,
+            ets_cbs: d.ieee.ets.cfg.cbs,
+            ets_recommend: d.ieee.ets.cfg.recommend,
+        },
+        app_rules: p.settings.app.clone(),
     }
 }

@@ -1,17 +1,17 @@
 //! Commands that talk to a running losslessd over its control socket:
-//! `status`, `neighbors`, `dcbx show|set`, `counters`, `events`, `reload`.
+//! `status`, `neighbors`, `counters`, `events`, `reload` (`dcbx` is in dcbx.rs).
 //! Every command has `--json` (the daemon's result object, schema in
 //! docs/daemon.md); the default is an aligned table.
 
 use std::path::Path;
 
-use clap::{Subcommand, ValueEnum};
 use lossless_client::{Client, ClientError};
-use lossless_node::protocol::{FeatureChange, FeatureName, Request};
+use lossless_node::protocol::Request;
 use serde_json::Value;
 
 use crate::cmd::table::Table;
 use crate::error::CliError;
+use crate::out::emit;
 
 pub const SOCKET_HELP: &str =
     "Control socket of the daemon [env: LOSSLESS_SOCKET] [default: /run/lossless/losslessd.sock]";
@@ -42,75 +42,6 @@ pub struct EventsArgs {
     pub json: bool,
 }
 
-#[derive(Debug, Subcommand)]
-pub enum DcbxCommand {
-    /// Admin, peer and operational configuration per feature, with Syncd,
-    /// Error, Willing, SeqNo/AckNo and the reason for each feature's state.
-    ///
-    /// Example: lossless dcbx show eth0 --json | jq '.ports[0].pfc.oper.priorities'
-    Show(PortArgs),
-    /// Change a feature's administrative settings on a port. Takes effect at
-    /// once, persists in the daemon's state directory and survives restarts.
-    ///
-    /// Examples:
-    ///   lossless dcbx set eth0 pfc --priorities 3,4 --willing no
-    ///   lossless dcbx set eth0 pg --pgid 0,0,0,1,1,1,15,2 --percent 25,75,0,0,0,0,0,0
-    ///   lossless dcbx set eth0 app --enable no
-    #[command(verbatim_doc_comment)]
-    Set(SetArgs),
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum Feature {
-    /// Priority Groups (bandwidth allocation).
-    Pg,
-    /// Priority-based Flow Control.
-    Pfc,
-    /// Application priorities.
-    App,
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum YesNo {
-    Yes,
-    No,
-}
-
-impl From<YesNo> for bool {
-    fn from(v: YesNo) -> bool {
-        matches!(v, YesNo::Yes)
-    }
-}
-
-#[derive(Debug, clap::Args)]
-pub struct SetArgs {
-    /// The port (interface name).
-    pub port: String,
-    /// The feature to change.
-    pub feature: Feature,
-    /// Turn the feature on or off locally.
-    #[arg(long, value_name = "yes|no")]
-    pub enable: Option<YesNo>,
-    /// Accept the configuration of a not-willing peer.
-    #[arg(long, value_name = "yes|no")]
-    pub willing: Option<YesNo>,
-    /// Send this feature to the peer (and look at the peer's).
-    #[arg(long, value_name = "yes|no")]
-    pub advertise: Option<YesNo>,
-    /// pfc: the priorities with PFC on, e.g. 3,4 ("none" for no priority).
-    #[arg(long, value_name = "LIST")]
-    pub priorities: Option<String>,
-    /// pg: PGID of priorities 0..7 (0..7, or 15 for strict priority).
-    #[arg(long, value_name = "8 PGIDS", value_delimiter = ',')]
-    pub pgid: Option<Vec<u8>>,
-    /// pg: bandwidth percentage of PGs 0..7, summing to 100.
-    #[arg(long, value_name = "8 PERCENTS", value_delimiter = ',')]
-    pub percent: Option<Vec<u8>>,
-    /// Print the port's new DCBX state as JSON.
-    #[arg(long)]
-    pub json: bool,
-}
-
 fn connect(socket: &Path) -> Result<Client, CliError> {
     Client::connect(socket).map_err(|e| CliError::failure("losslessd", e))
 }
@@ -132,9 +63,9 @@ pub(crate) fn call(socket: &Path, what: &str, req: &Request) -> Result<Value, Cl
 }
 
 pub(crate) fn print_json(v: &Value) -> Result<(), CliError> {
-    let s = serde_json::to_string_pretty(v).map_err(|e| CliError::failure("json", e))?;
-    println!("{s}");
-    Ok(())
+    let mut s = serde_json::to_string_pretty(v).map_err(|e| CliError::failure("json", e))?;
+    s.push('\n');
+    emit(&s)
 }
 
 pub fn status(socket: &Path, args: JsonArg) -> Result<(), CliError> {
@@ -143,8 +74,8 @@ pub fn status(socket: &Path, args: JsonArg) -> Result<(), CliError> {
         return print_json(&v);
     }
     let d = &v["daemon"];
-    println!(
-        "losslessd {} pid {}, up {:.0} s, start #{}, config {}, state {}",
+    let head = format!(
+        "losslessd {} pid {}, up {:.0} s, start #{}, config {}, state {}\n",
         s(&d["version"]),
         d["pid"],
         d["uptime_s"].as_f64().unwrap_or_default(),
@@ -153,7 +84,7 @@ pub fn status(socket: &Path, args: JsonArg) -> Result<(), CliError> {
         s(&d["state_dir"]),
     );
     let mut t = Table::new([
-        "PORT", "LINK", "ADMIN", "DCBX", "PEER", "SYNCD", "NBRS", "HARDWARE",
+        "PORT", "LINK", "ADMIN", "DCBX", "MODE", "PEER", "SYNCD", "NBRS", "HARDWARE",
     ]);
     for p in arr(&v["ports"]) {
         t.row([
@@ -167,14 +98,27 @@ pub fn status(socket: &Path, args: JsonArg) -> Result<(), CliError> {
             } else {
                 "inactive".into()
             },
+            mode(&p["mode"]),
             yn(&p["peer_present"]),
-            yn(&p["all_syncd"]),
+            // The running version's features: CEE Syncd or IEEE agreed; an error wins.
+            if b(&p["any_error"]) {
+                "ERROR".into()
+            } else {
+                yn(&p["all_syncd"])
+            },
             p["neighbors"].to_string(),
             hardware(&p["hardware"]),
         ]);
     }
-    t.print();
-    Ok(())
+    emit(&(head + &t.render()))
+}
+
+/// `ieee`, `cee`, or with `(auto)` when the version is the peer's choice.
+fn mode(m: &Value) -> String {
+    match m["configured"].as_str() {
+        Some("auto") => format!("{} (auto)", s(&m["running"])),
+        _ => s(&m["running"]),
+    }
 }
 
 fn hardware(h: &Value) -> String {
@@ -218,229 +162,7 @@ pub fn neighbors(socket: &Path, args: PortArgs) -> Result<(), CliError> {
             ]);
         }
     }
-    t.print();
-    Ok(())
-}
-
-pub fn dcbx(socket: &Path, cmd: DcbxCommand) -> Result<(), CliError> {
-    match cmd {
-        DcbxCommand::Show(args) => {
-            let v = call(
-                socket,
-                "dcbx show",
-                &Request::DcbxShow {
-                    port: args.port.clone(),
-                },
-            )?;
-            if args.json {
-                return print_json(&v);
-            }
-            for p in arr(&v["ports"]) {
-                print_port_dcbx(p);
-            }
-            Ok(())
-        }
-        DcbxCommand::Set(args) => {
-            let change = change(&args)?;
-            let port = args.port.clone();
-            let v = call(
-                socket,
-                &format!("dcbx set {port}"),
-                &Request::DcbxSet { port, change },
-            )?;
-            if args.json {
-                return print_json(&v);
-            }
-            print_port_dcbx(&v);
-            Ok(())
-        }
-    }
-}
-
-fn change(a: &SetArgs) -> Result<FeatureChange, CliError> {
-    let feature = match a.feature {
-        Feature::Pg => FeatureName::Pg,
-        Feature::Pfc => FeatureName::Pfc,
-        Feature::App => FeatureName::App,
-    };
-    let priorities = match &a.priorities {
-        None => None,
-        Some(s) if s == "none" || s.is_empty() => Some(Vec::new()),
-        Some(s) => Some(
-            s.split(',')
-                .map(|p| {
-                    p.trim().parse::<u8>().map_err(|_| {
-                        CliError::input(
-                            "--priorities",
-                            format!("{p:?} is not a priority (0..=7, comma separated, or none)"),
-                        )
-                    })
-                })
-                .collect::<Result<Vec<u8>, _>>()?,
-        ),
-    };
-    let wrong = |flag: &str, set: bool, only: &str| {
-        if set {
-            Err(CliError::input(
-                flag.to_string(),
-                format!("only applies to {only}, not {}", feature_name(feature)),
-            ))
-        } else {
-            Ok(())
-        }
-    };
-    if feature != FeatureName::Pfc {
-        wrong("--priorities", priorities.is_some(), "pfc")?;
-    }
-    if feature != FeatureName::Pg {
-        wrong("--pgid", a.pgid.is_some(), "pg")?;
-        wrong("--percent", a.percent.is_some(), "pg")?;
-    }
-    for (flag, v) in [("--pgid", &a.pgid), ("--percent", &a.percent)] {
-        if let Some(v) = v {
-            if v.len() != 8 {
-                return Err(CliError::input(
-                    flag,
-                    format!("needs 8 comma-separated values, got {}", v.len()),
-                ));
-            }
-        }
-    }
-    let c = FeatureChange {
-        feature,
-        enable: a.enable.map(bool::from),
-        willing: a.willing.map(bool::from),
-        advertise: a.advertise.map(bool::from),
-        priorities,
-        pgid: a.pgid.clone(),
-        percent: a.percent.clone(),
-        app: None,
-    };
-    if c == (FeatureChange {
-        feature,
-        ..FeatureChange::default()
-    }) {
-        return Err(CliError::input(
-            "dcbx set",
-            "nothing to change: give --enable, --willing, --advertise or the feature's values",
-        ));
-    }
-    Ok(c)
-}
-
-fn feature_name(f: FeatureName) -> &'static str {
-    match f {
-        FeatureName::Pg => "pg",
-        FeatureName::Pfc => "pfc",
-        FeatureName::App => "app",
-    }
-}
-
-fn print_port_dcbx(p: &Value) {
-    let c = &p["control"];
-    println!(
-        "{}: DCBX {}, peer {}, SeqNo {} AckNo {} RcvdAckNo {}, version {}/{}",
-        s(&p["port"]),
-        if !b(&p["dcbx_enabled"]) {
-            "disabled"
-        } else if b(&p["dcbx_active"]) {
-            "active"
-        } else {
-            "inactive"
-        },
-        if b(&p["peer_present"]) {
-            "present"
-        } else {
-            "absent"
-        },
-        c["seq"],
-        c["ack"],
-        c["rcvd_ack"],
-        c["oper_version"],
-        c["max_version"],
-    );
-    let mut t = Table::new([
-        "FEATURE", "ENABLE", "WILLING", "ADV", "PEER-W", "OPER", "SYNCD", "ERROR", "SOURCE",
-        "REASON",
-    ]);
-    for f in ["pg", "pfc", "app"] {
-        let x = &p[f];
-        t.row([
-            f.to_string(),
-            yn(&x["enable"]),
-            yn(&x["willing"]),
-            yn(&x["advertise"]),
-            opt_yn(&x["peer_willing"]),
-            yn(&x["oper_mode"]),
-            yn(&x["syncd"]),
-            yn(&x["error"]),
-            s(&p["source"][f]),
-            s(&x["reason_text"]),
-        ]);
-    }
-    t.print();
-    let mut t = Table::new(["FEATURE", "", "CONFIG"]);
-    for f in ["pg", "pfc", "app"] {
-        for which in ["desired", "peer", "oper"] {
-            t.row([
-                if which == "desired" { f } else { "" }.to_string(),
-                which.to_string(),
-                render_cfg(f, &p[f][which]),
-            ]);
-        }
-    }
-    t.print();
-    println!();
-}
-
-/// A feature configuration in one line.
-fn render_cfg(feature: &str, c: &Value) -> String {
-    if c.is_null() {
-        return "-".into();
-    }
-    let list = |v: &Value| {
-        arr(v)
-            .iter()
-            .map(|x| x.to_string())
-            .collect::<Vec<_>>()
-            .join(",")
-    };
-    match feature {
-        "pfc" => {
-            let p = list(&c["priorities"]);
-            format!(
-                "priorities {}  (tcs {})",
-                if p.is_empty() { "none".into() } else { p },
-                c["num_tcs"]
-            )
-        }
-        "pg" => format!(
-            "pgid {}  percent {}  (tcs {})",
-            list(&c["pgid"]),
-            list(&c["percent"]),
-            c["num_tcs"]
-        ),
-        _ => {
-            let entries: Vec<String> = arr(&c["entries"])
-                .iter()
-                .map(|e| {
-                    let proto = e["protocol"].as_u64().unwrap_or_default();
-                    format!(
-                        "{} {proto:#06x} -> {}",
-                        e["selector"]
-                            .as_str()
-                            .map_or(e["selector"].to_string(), str::to_owned),
-                        list(&e["priorities"])
-                    )
-                })
-                .collect();
-            if entries.is_empty() {
-                "(empty)".into()
-            } else {
-                entries.join("; ")
-            }
-        }
-    }
+    emit(&t.render())
 }
 
 pub fn counters(socket: &Path, args: PortArgs) -> Result<(), CliError> {
@@ -487,8 +209,7 @@ pub fn counters(socket: &Path, args: PortArgs) -> Result<(), CliError> {
             io["mac_control_rx"].to_string(),
         ]);
     }
-    t.print();
-    Ok(())
+    emit(&t.render())
 }
 
 pub fn events(socket: &Path, args: EventsArgs) -> Result<(), CliError> {
@@ -499,20 +220,19 @@ pub fn events(socket: &Path, args: EventsArgs) -> Result<(), CliError> {
         })
         .map_err(|e| CliError::failure("events", e))?;
     for e in arr(&v["events"]) {
-        print_event(e, args.json);
+        emit(&event_line(e, args.json))?;
     }
     if args.follow {
         while let Some(e) = c.next_event().map_err(|e| CliError::failure("events", e))? {
-            print_event(&e, args.json);
+            emit(&event_line(&e, args.json))?;
         }
     }
     Ok(())
 }
 
-fn print_event(e: &Value, json: bool) {
+fn event_line(e: &Value, json: bool) -> String {
     if json {
-        println!("{e}");
-        return;
+        return format!("{e}\n");
     }
     let mut rest = e.clone();
     let mut take = |k: &str| rest.as_object_mut().and_then(|o| o.remove(k));
@@ -527,7 +247,7 @@ fn print_event(e: &Value, json: bool) {
             .join(" "),
         _ => String::new(),
     };
-    println!("{time:.3} {port:<10} {kind:<28} {detail}");
+    format!("{time:.3} {port:<10} {kind:<28} {detail}\n")
 }
 
 pub fn reload(socket: &Path, args: JsonArg) -> Result<(), CliError> {
@@ -543,15 +263,14 @@ pub fn reload(socket: &Path, args: JsonArg) -> Result<(), CliError> {
             l.join(", ")
         }
     };
-    println!(
-        "reloaded {}: changed {}; added {}; removed {}; unchanged {}",
+    emit(&format!(
+        "reloaded {}: changed {}; added {}; removed {}; unchanged {}\n",
         v["config"].as_str().unwrap_or("(defaults)"),
         names("changed"),
         names("added"),
         names("removed"),
         v["unchanged"]
-    );
-    Ok(())
+    ))
 }
 
 pub(crate) fn arr(v: &Value) -> &[Value] {
@@ -566,15 +285,15 @@ pub(crate) fn s(v: &Value) -> String {
     }
 }
 
-fn b(v: &Value) -> bool {
+pub(crate) fn b(v: &Value) -> bool {
     v.as_bool().unwrap_or(false)
 }
 
-fn yn(v: &Value) -> String {
+pub(crate) fn yn(v: &Value) -> String {
     if b(v) { "yes" } else { "no" }.into()
 }
 
-fn opt_yn(v: &Value) -> String {
+pub(crate) fn opt_yn(v: &Value) -> String {
     match v.as_bool() {
         Some(true) => "yes".into(),
         Some(false) => "no".into(),

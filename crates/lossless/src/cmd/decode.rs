@@ -66,9 +66,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
                 format!("{e} ({decoded} frame(s) before it decoded)"),
             ))
         }
-        Err(e) => return write_failed(e),
+        Err(e) => return Err(crate::out::failed("writing output", e)),
     }
-    flushed.or_else(write_failed)
+    flushed.map_err(|e| crate::out::failed("writing output", e))
 }
 
 /// Writes every frame; the outer error is a failed write, the inner one the
@@ -96,13 +96,4 @@ fn decode_all(
         }
     }
     Ok(Ok(()))
-}
-
-/// A reader that went away (`| head`) is not a failure; anything else is.
-fn write_failed(e: io::Error) -> Result<(), CliError> {
-    if e.kind() == io::ErrorKind::BrokenPipe {
-        Ok(())
-    } else {
-        Err(CliError::failure("writing output", e))
-    }
 }

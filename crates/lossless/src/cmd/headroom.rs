@@ -244,7 +244,7 @@ fn run_calc(a: CalcArgs) -> Result<(), CliError> {
         CalcError::Dv(_) => CliError::input("headroom calc", &e),
     })?;
     let mut out = std::io::stdout().lock();
-    let write_err = |e: std::io::Error| CliError::failure("writing the result", e);
+    let write_err = |e: std::io::Error| crate::out::failed("writing the result", e);
     if a.json {
         let text = serde_json::to_string(&report).map_err(|e| CliError::failure("encoding", e))?;
         writeln!(out, "{text}").map_err(write_err)?;

@@ -495,7 +495,7 @@ pub fn run(a: CompareArgs) -> Result<(), CliError> {
         .map(|r| format!("{} {}", r.speed, r.cable))
         .collect();
     let mut out = std::io::stdout().lock();
-    let write_err = |e: std::io::Error| CliError::failure("writing the result", e);
+    let write_err = |e: std::io::Error| crate::out::failed("writing the result", e);
     if a.json {
         let text =
             serde_json::to_string_pretty(&rows).map_err(|e| CliError::failure("encoding", e))?;

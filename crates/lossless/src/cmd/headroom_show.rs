@@ -120,8 +120,7 @@ pub fn show(socket: &Path, args: PortArgs) -> Result<(), CliError> {
             buffer,
         ]);
     }
-    t.print();
-    Ok(())
+    t.print()
 }
 
 /// The BUFFER column: `buffer 1: 262016 B of 1048576` (`, written` when this

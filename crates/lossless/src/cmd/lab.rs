@@ -13,10 +13,11 @@ use crate::error::CliError;
 
 pub const LONG_ABOUT: &str = "\
 Run a simulated fabric: real DCBX agents (the code losslessd runs) on simulated links, on \
-a virtual clock. Prints a timeline of every frame (SeqNo/AckNo and feature flags), every \
-state change and operator action, then the final operational state of each agent: per \
-feature whether it is willing, Syncd, operational, in error, what configuration it runs and \
-why. Runs in milliseconds; the same seed gives the same run.
+a virtual clock. Prints a timeline of every frame (IEEE 802.1Qaz ETS, PFC and APP TLVs, or \
+CEE DCBX SeqNo/AckNo and feature flags), every state change and operator action, then the \
+final state of each agent: the DCBX version it runs and why, and per feature whether it is \
+willing, agreed (CEE: Syncd), operational, in error, what configuration it runs and why. \
+Runs in milliseconds; the same seed gives the same run.
 
 The wan-relay scenario runs seed 002's PFC relay instead: DC2-GW - PE2 - P - PE1 - DC1-GW, \
 the PEs being the relay core, P a router that forwards by the outer header only. It follows \
@@ -25,11 +26,13 @@ into PE2 and sizes DC2-GW's buffer for the delay, once per tunnel kind (--tunnel
 
 pub const AFTER_HELP: &str = "\
 Examples:
-  lossless lab                         two agents, one willing, negotiating (scenario \"willing\")
-  lossless lab --scenario mismatch     neither willing, different PFC: both report the mismatch
+  lossless lab                           IEEE 802.1Qaz: a host takes a switch's ETS, PFC, APP (\"ieee\")
+  lossless lab --scenario auto-cee-peer  a host in auto mode falls back to a CEE-only switch
+  lossless lab --scenario willing        CEE DCBX: a host takes a switch's PG, PFC, APP
+  lossless lab --scenario mismatch       CEE, neither willing, different PFC: both report the mismatch
   lossless lab --scenario lossy --seed 3
-  lossless lab --list                  every scenario and what it shows
-  lossless lab --json | jq '.agents[1].pfc.oper.priorities'
+  lossless lab --list                    every scenario and what it shows
+  lossless lab --json | jq '.agents[1].ieee.pfc.oper'
   lossless lab --scenario wan-relay --tunnel srv6 --wan-delay 2ms
   lossless lab --scenario wan-relay --pcap-dir /tmp/relay    one pcap per link and tunnel
   lossless lab --scenario wan-relay --json | jq '.wan_relay[].pause.end_to_end_ns'";
@@ -38,7 +41,7 @@ Examples:
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Scenario to run (see --list).
-    #[arg(long, short, default_value = "willing", value_name = "NAME")]
+    #[arg(long, short, default_value = scenario::DEFAULT, value_name = "NAME")]
     pub scenario: String,
     /// Seed for the simulated loss.
     #[arg(long, default_value_t = 1)]
@@ -85,7 +88,7 @@ fn wan_delay(text: &str) -> Result<std::time::Duration, CliError> {
 
 pub fn run(args: Args) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
-    let write_err = |e: std::io::Error| CliError::failure("writing the report", e);
+    let write_err = |e: std::io::Error| crate::out::failed("writing the report", e);
     if args.list {
         if args.json {
             let text =

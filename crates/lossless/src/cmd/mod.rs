@@ -1,11 +1,15 @@
 //! One module per subcommand; each exposes `Args` (clap) and `run`.
 
 pub mod daemon;
+pub mod dcbx;
+pub mod dcbx_show;
 pub mod decode;
+pub mod dscp;
 pub mod headroom;
 pub mod headroom_compare;
 pub mod headroom_show;
 pub mod lab;
 pub mod policy;
+pub mod profile;
 pub mod relay;
 pub mod table;

@@ -17,6 +17,7 @@ use lossless_policy::Policy;
 use serde_json::json;
 
 use crate::error::CliError;
+use crate::out::{emit, outln};
 
 pub const AFTER_HELP: &str = "\
 Examples:
@@ -233,7 +234,7 @@ fn load(i: &Inputs) -> Result<Loaded, CliError> {
 
 fn print_json(v: &serde_json::Value) -> Result<(), CliError> {
     let s = serde_json::to_string_pretty(v).map_err(|e| CliError::failure("json", e))?;
-    println!("{s}");
+    outln!("{s}")?;
     Ok(())
 }
 
@@ -262,9 +263,9 @@ fn run_check(a: CheckArgs) -> Result<(), CliError> {
                 )?;
             } else {
                 for e in &errs {
-                    println!("{e}");
+                    outln!("{e}")?;
                 }
-                println!("{file}: {} error(s), 0 warning(s)", errs.len());
+                outln!("{file}: {} error(s), 0 warning(s)", errs.len())?;
             }
             return Err(CliError::failure(
                 "policy check",
@@ -294,9 +295,9 @@ fn run_check(a: CheckArgs) -> Result<(), CliError> {
         )?;
     } else {
         for d in &diags {
-            println!("{d}");
+            outln!("{d}")?;
         }
-        println!("{file}: {errors} error(s), {warnings} warning(s)");
+        outln!("{file}: {errors} error(s), {warnings} warning(s)")?;
     }
     if errors > 0 {
         return Err(CliError::failure(
@@ -334,23 +335,27 @@ fn run_compile(a: CompileArgs) -> Result<(), CliError> {
         return print_json(&json!({ "ports": tables, "diagnostics": diags }));
     }
     for t in &tables {
-        println!(
+        outln!(
             "{} ({})  VLArb high {:?} low {:?} limit {}",
-            t.port, t.guid, t.vlarb_high, t.vlarb_low, t.vl_high_limit
-        );
+            t.port,
+            t.guid,
+            t.vlarb_high,
+            t.vlarb_low,
+            t.vl_high_limit
+        )?;
         for (inp, tbl) in &t.sl2vl {
             let row: Vec<String> = tbl.iter().map(|v| format!("{v:>2}")).collect();
-            println!("  in {inp:>3}: SL->VL {}", row.join(" "));
+            outln!("  in {inp:>3}: SL->VL {}", row.join(" "))?;
         }
     }
     for d in &diags {
-        println!(
+        outln!(
             "{}:{}: {}: {}",
             l.file,
             d.loc,
             if d.warning { "warning" } else { "error" },
             d.message
-        );
+        )?;
     }
     Ok(())
 }
@@ -393,7 +398,7 @@ fn run_compile_ethernet(a: CompileArgs) -> Result<(), CliError> {
     for d in &diags {
         eprintln!("{d}");
     }
-    print!("{}", cfg.to_toml(&file, &diags));
+    emit(&cfg.to_toml(&file, &diags))?;
     Ok(())
 }
 
@@ -493,7 +498,7 @@ fn run_resolve(a: ResolveArgs, explain: bool) -> Result<(), CliError> {
     if explain {
         for s in &steps_json {
             let ok = s["matched"].as_bool().unwrap_or(false);
-            println!(
+            outln!(
                 "{} {} -> {}: {}",
                 if ok { "MATCH" } else { "  no " },
                 s["rule"].as_str().unwrap_or(""),
@@ -503,19 +508,19 @@ fn run_resolve(a: ResolveArgs, explain: bool) -> Result<(), CliError> {
                 } else {
                     s["failed"].as_str().unwrap_or("").to_string()
                 }
-            );
+            )?;
         }
     }
     match &answer {
         Ok(p) => {
-            println!(
+            outln!(
                 "{} -> {}: level {} ({})",
                 a.src,
                 a.dst,
                 p.level.as_deref().unwrap_or("-"),
                 matched_text(&p.matched)
-            );
-            println!(
+            )?;
+            outln!(
                 "  SL {}  MTU {} ({})  rate {} ({})  packet life {} ({})  P_Key {:#06x}",
                 p.sl,
                 p.mtu,
@@ -525,30 +530,30 @@ fn run_resolve(a: ResolveArgs, explain: bool) -> Result<(), CliError> {
                 p.packet_life,
                 describe_packet_life(p.packet_life),
                 p.pkey
-            );
+            )?;
             if p.mtu_limit.is_some() || p.rate_limit.is_some() {
                 let limit = |v: Option<u8>, describe: fn(u8) -> String| match v {
                     Some(v) => format!("{v} ({})", describe(v)),
                     None => "none".to_string(),
                 };
-                println!(
+                outln!(
                     "  level limits: MTU {}  rate {}",
                     limit(p.mtu_limit, describe_mtu),
                     limit(p.rate_limit, describe_rate)
-                );
+                )?;
             }
             let route: Vec<String> = p
                 .hops
                 .iter()
                 .map(|h| format!("{}[{}->{}]", h.node, h.in_port, h.out_port))
                 .collect();
-            println!("  route ({}): {}", p.routing, route.join(" "));
+            outln!("  route ({}): {}", p.routing, route.join(" "))?;
         }
         Err(n) => {
-            println!("{} -> {}: no path: {}", a.src, a.dst, n.reason);
-            println!("  routing: {}", r.routing());
+            outln!("{} -> {}: no path: {}", a.src, a.dst, n.reason)?;
+            outln!("  routing: {}", r.routing())?;
             if let Some(c) = n.opensm_code {
-                println!("  (OpenSM logs ERR {c})");
+                outln!("  (OpenSM logs ERR {c})")?;
             }
         }
     }

@@ -39,8 +39,7 @@ pub fn run(socket: &Path, cmd: RelayCommand) -> Result<(), CliError> {
     }
     let show: RelayShow = serde_json::from_value(v)
         .map_err(|e| CliError::failure("relay show", format!("unexpected answer: {e}")))?;
-    print!("{}", render(&show));
-    Ok(())
+    crate::out::emit(&render(&show))
 }
 
 fn render(r: &RelayShow) -> String {

@@ -44,8 +44,8 @@ impl Table {
         out
     }
 
-    pub fn print(&self) {
-        print!("{}", self.render());
+    pub fn print(&self) -> Result<(), crate::error::CliError> {
+        crate::out::emit(&self.render())
     }
 }
 

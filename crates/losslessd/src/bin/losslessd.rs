@@ -1,4 +1,5 @@
-//! losslessd: CEE DCBX on Linux interfaces.
+//! losslessd: DCBX (IEEE 802.1Qaz and CEE), adaptive PFC headroom and the PFC relay on
+//! Linux interfaces.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -8,12 +9,14 @@ use clap::Parser;
 use losslessd::runtime::{self, Options};
 use tracing_subscriber::EnvFilter;
 
-/// The lossless daemon: negotiates CEE DCBX (PFC, priority groups,
-/// applications) with the link peer of every port, over LLDP.
+/// The lossless daemon: negotiates DCBX with the link peer of every port, over
+/// LLDP: IEEE 802.1Qaz (ETS, PFC, application priorities incl. DSCP) or the
+/// pre-standard CEE DCBX (priority groups, PFC, applications), whichever the peer
+/// speaks (dcbx.mode = "auto", the default).
 ///
 /// Ports are the interfaces named with --interface plus those the
 /// configuration file's [ports."..."] sections select (exact names or globs).
-/// Without a file every port runs the defaults: DCBX on, every feature
+/// Without a file every port runs the defaults: DCBX on (auto), every feature
 /// enabled, advertised and willing, PFC on no priority, nothing programmed
 /// into the NIC.
 ///

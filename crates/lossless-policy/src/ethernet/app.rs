@@ -1,0 +1,185 @@
+//! `qos-class` rules as IEEE 802.1Qaz APP entries: the traffic class of a RoCEv2
+//! packet is its IPv4 TOS / IPv6 Traffic Class byte, whose upper six bits are the DSCP,
+//! so a rule sending TClass T to a level becomes the entry DSCP (T >> 2) -> the
+//! level's priority.
+//!
+//! An APP entry classifies every packet with that DSCP leaving the port, so only a rule
+//! that says nothing but the class can become one: a rule that also names a
+//! destination, a service ID or a P_Key would apply more widely as an entry, and is
+//! left out with a warning. Its `source` groups choose the ports (every port without
+//! one). Rules are taken in order and the first that gives a DSCP on a port wins, as
+//! OpenSM's first matching rule does; a later rule giving the same DSCP another
+//! priority is reported.
+
+use serde::Serialize;
+
+use super::EthLevel;
+use crate::ast::{Loc, NameIndex, Policy};
+use crate::check::Severity;
+
+/// One APP entry of a port: DSCP -> priority, and where it comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EthApp {
+    pub dscp: u8,
+    pub priority: u8,
+    pub level: String,
+    /// The `qos-class` values of the rule that give this DSCP.
+    pub tclass: Vec<u8>,
+    /// The rule.
+    pub rule: Loc,
+}
+
+/// The largest traffic class: an 8-bit field.
+const MAX_TCLASS: u64 = 255;
+
+/// The APP entries of each port of `ports`, in rule order; findings go to `d`.
+pub(super) fn entries(
+    policy: &Policy,
+    names: &NameIndex,
+    levels: &[EthLevel],
+    ports: &[(String, Loc)],
+    d: &mut impl FnMut(Severity, &'static str, Loc, String),
+) -> Vec<Vec<EthApp>> {
+    let mut out: Vec<Vec<EthApp>> = vec![Vec::new(); ports.len()];
+    for r in policy.rules.iter().filter(|r| !r.qos_class.is_empty()) {
+        let wider: Vec<&str> = [
+            (!r.destination.is_empty(), "destination"),
+            (!r.service_id.is_empty(), "service-id"),
+            (!r.pkey.is_empty(), "pkey"),
+        ]
+        .iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, w)| *w)
+        .collect();
+        if !wider.is_empty() {
+            d(
+                Severity::Warning,
+                "app-narrower",
+                r.loc,
+                format!(
+                    "qos-match-rule: qos-class with {} cannot be an APP entry (a DSCP entry \
+                     classifies all of the port's traffic with that DSCP); left out",
+                    wider.join(", ")
+                ),
+            );
+            continue;
+        }
+        let Some(level) = levels
+            .iter()
+            .find(|l| l.name.eq_ignore_ascii_case(&r.level.value))
+        else {
+            // An unknown level is check's error; a level without a priority has its own.
+            continue;
+        };
+        let mut tclasses: Vec<u8> = Vec::new();
+        for range in &r.qos_class {
+            if range.hi > MAX_TCLASS {
+                d(
+                    Severity::Error,
+                    "tclass-range",
+                    range.loc,
+                    format!(
+                        "qos-class {}: a traffic class is 0..{MAX_TCLASS} (the IP TOS / \
+                         Traffic Class byte)",
+                        range.hi
+                    ),
+                );
+                continue;
+            }
+            for t in range.lo..=range.hi {
+                if let Ok(t) = u8::try_from(t) {
+                    if !tclasses.contains(&t) {
+                        tclasses.push(t);
+                    }
+                }
+            }
+        }
+        // The ports: those of the source groups, or all.
+        let chosen: Vec<usize> = (0..ports.len())
+            .filter(|&i| {
+                r.source.is_empty()
+                    || r.source.iter().any(|g| {
+                        names
+                            .group(&g.value)
+                            .and_then(|gi| policy.port_groups.get(gi))
+                            .is_some_and(|pg| pg.interfaces.iter().any(|n| n.value == ports[i].0))
+                    })
+            })
+            .collect();
+        if chosen.is_empty() {
+            d(
+                Severity::Warning,
+                "app-no-port",
+                r.loc,
+                "qos-match-rule: its source groups name no Ethernet interface, so its \
+                 qos-class gives no APP entry"
+                    .to_string(),
+            );
+            continue;
+        }
+        let mut dscps: Vec<(u8, Vec<u8>)> = Vec::new();
+        for t in tclasses {
+            let dscp = t >> 2;
+            match dscps.iter_mut().find(|(x, _)| *x == dscp) {
+                Some((_, ts)) => ts.push(t),
+                None => dscps.push((dscp, vec![t])),
+            }
+        }
+        for i in chosen {
+            for (dscp, ts) in &dscps {
+                match out[i].iter().find(|e| e.dscp == *dscp) {
+                    Some(first) if first.priority != level.priority => d(
+                        Severity::Warning,
+                        "app-shadowed",
+                        r.loc,
+                        format!(
+                            "{}: qos-class {} is DSCP {dscp}, which the rule at {} already \
+                             sends to priority {} (level {}); the first rule wins, not \
+                             priority {} (level {})",
+                            ports[i].0,
+                            list(ts),
+                            first.rule,
+                            first.priority,
+                            first.level,
+                            level.priority,
+                            level.name
+                        ),
+                    ),
+                    Some(_) => {}
+                    None => out[i].push(EthApp {
+                        dscp: *dscp,
+                        priority: level.priority,
+                        level: level.name.clone(),
+                        tclass: ts.clone(),
+                        rule: r.loc,
+                    }),
+                }
+            }
+        }
+    }
+    out
+}
+
+fn list(v: &[u8]) -> String {
+    v.iter().map(u8::to_string).collect::<Vec<_>>().join(",")
+}
+
+/// The `app.entries` line of a port section, one rule a line with where it came from.
+pub(super) fn to_toml(entries: &[EthApp]) -> String {
+    if entries.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("app.entries = [\n");
+    for e in entries {
+        s.push_str(&format!(
+            "    {{ selector = \"dscp\", protocol = {}, priority = {} }},  # qos-class {} at {} -> level {}\n",
+            e.dscp,
+            e.priority,
+            list(&e.tclass),
+            e.rule,
+            e.level
+        ));
+    }
+    s.push_str("]\n");
+    s
+}

@@ -1,0 +1,53 @@
+//! promtool (Debian package `prometheus`) as the oracle of the metrics' text format.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+const MISSING: &str = "promtool is not installed (Debian package prometheus); install it, \
+                       or set LOSSLESS_SKIP_PROMTOOL=1 to skip the metrics-format checks";
+
+/// True when promtool runs; false (with a note) when it is missing and the environment
+/// says to skip; panics otherwise, naming the package.
+pub fn promtool_available(test: &str) -> bool {
+    let ok = Command::new("promtool")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if ok {
+        return true;
+    }
+    if std::env::var_os("LOSSLESS_SKIP_PROMTOOL").is_some() {
+        eprintln!("{test}: skipped (promtool not installed, LOSSLESS_SKIP_PROMTOOL is set)");
+        return false;
+    }
+    panic!("{test}: {MISSING}");
+}
+
+/// `promtool check metrics` on `text`: Ok, or what promtool said (problems and lint
+/// findings alike; it exits non-zero for either).
+pub fn promtool_check_metrics(text: &str) -> Result<(), String> {
+    let mut child = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("promtool: {e}"))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin
+            .write_all(text.as_bytes())
+            .map_err(|e| format!("promtool stdin: {e}"))?;
+    }
+    let out = child
+        .wait_with_output()
+        .map_err(|e| format!("promtool: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
+}

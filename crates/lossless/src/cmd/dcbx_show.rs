@@ -1,0 +1,369 @@
+//! `lossless dcbx show` as text: the mode line, then the features of the version
+//! that runs. IEEE 802.1Qaz: ETS, PFC and APP with admin/peer/oper, agreed and
+//! error; CEE DCBX: PG, PFC and APP with desired/peer/oper, Syncd and the control
+//! state. The JSON (`--json`) has both, always.
+
+use std::fmt::Write;
+
+use serde_json::Value;
+
+use crate::cmd::daemon::{arr, b, opt_yn, s, yn};
+use crate::cmd::dscp;
+use crate::cmd::table::Table;
+
+/// One port of `dcbx show` (or the answer of `dcbx set`/`dcbx reset`), as text.
+pub fn render(p: &Value) -> String {
+    let mut out = format!("{}\n  mode: {}\n", headline(p), mode_line(p));
+    if p["mode"]["running"] == "ieee" {
+        ieee(p, &mut out);
+    } else {
+        cee(p, &mut out);
+    }
+    out.push('\n');
+    out
+}
+
+fn headline(p: &Value) -> String {
+    let state = if !b(&p["dcbx_enabled"]) {
+        "disabled"
+    } else if b(&p["dcbx_active"]) {
+        "active"
+    } else {
+        "inactive"
+    };
+    let peer = if b(&p["peer_present"]) {
+        "present"
+    } else {
+        "absent"
+    };
+    let health = if b(&p["any_error"]) {
+        "ERROR"
+    } else if b(&p["all_syncd"]) {
+        if p["mode"]["running"] == "ieee" {
+            "all agreed"
+        } else {
+            "all Syncd"
+        }
+    } else {
+        "not in sync"
+    };
+    format!(
+        "{}: DCBX {state}, {}, peer {peer}, {health}",
+        s(&p["port"]),
+        version_title(&p["mode"]["running"]),
+    )
+}
+
+fn version_title(v: &Value) -> &'static str {
+    match v.as_str() {
+        Some("ieee") => "IEEE 802.1Qaz",
+        Some("cee") => "CEE DCBX",
+        _ => "?",
+    }
+}
+
+/// `configured auto (runtime), running ieee: auto: IEEE 802.1Qaz until ...`.
+fn mode_line(p: &Value) -> String {
+    let m = &p["mode"];
+    format!(
+        "configured {} ({}), running {}: {}",
+        s(&m["configured"]),
+        s(&p["source"]["mode"]),
+        s(&m["running"]),
+        s(&m["reason_text"])
+    )
+}
+
+/// The per-feature state of one DCBX version: `features` holds each feature's object,
+/// the port `p` their sources; `in_sync` is the version's word for the two ends
+/// matching (CEE DCBX's "syncd", IEEE 802.1Qaz's "agreed").
+fn feature_table(p: &Value, features: &Value, names: [&str; 3], in_sync: (&str, &str)) -> String {
+    let mut t = Table::new([
+        "FEATURE", "ENABLE", "WILLING", "ADV", "PEER-W", "OPER", in_sync.0, "ERROR", "SOURCE",
+        "REASON",
+    ]);
+    for f in names {
+        let x = &features[f];
+        t.row([
+            f.to_string(),
+            yn(&x["enable"]),
+            yn(&x["willing"]),
+            yn(&x["advertise"]),
+            opt_yn(&x["peer_willing"]),
+            yn(&x["oper_mode"]),
+            yn(&x[in_sync.1]),
+            yn(&x["error"]),
+            s(&p["source"][f]),
+            s(&x["reason_text"]),
+        ]);
+    }
+    t.render()
+}
+
+fn ieee(p: &Value, out: &mut String) {
+    let ieee = &p["ieee"];
+    out.push_str(&feature_table(
+        p,
+        ieee,
+        ["ets", "pfc", "app"],
+        ("AGREED", "agreed"),
+    ));
+    let a = &p["ieee_admin"];
+    let peer = &ieee["peer_tlvs"];
+    let mut t = Table::new(["FEATURE", "", "CONFIG"]);
+    let rows = |t: &mut Table, f: &str, cells: [String; 3]| {
+        for (i, (which, cell)) in ["admin", "peer", "oper"].iter().zip(cells).enumerate() {
+            t.row([
+                if i == 0 { f } else { "" }.to_string(),
+                which.to_string(),
+                cell,
+            ]);
+        }
+    };
+    let e = &ieee["ets"];
+    rows(
+        &mut t,
+        "ets",
+        [
+            format!(
+                "{}  (max TCs {}, CBS {}, recommendation {})",
+                ets(&e["admin"]),
+                a["ets_max_tcs"],
+                yn(&a["ets_cbs"]),
+                if b(&ieee["ets_recommend"]) {
+                    "sent"
+                } else {
+                    "not sent"
+                }
+            ),
+            match &peer["ets_config"] {
+                Value::Null => "-".into(),
+                c => format!(
+                    "{}  (max TCs {}, CBS {})",
+                    ets(c),
+                    c["max_tcs"],
+                    yn(&c["cbs"])
+                ),
+            },
+            ets(&e["oper"]),
+        ],
+    );
+    if !peer["ets_recommendation"].is_null() {
+        t.row([
+            String::new(),
+            "peer-rec".into(),
+            ets(&peer["ets_recommendation"]),
+        ]);
+    }
+    let f = &ieee["pfc"];
+    rows(
+        &mut t,
+        "pfc",
+        [
+            format!(
+                "{}  (willing {}, MBC {}, cap {})",
+                priorities(&f["admin"]),
+                yn(&f["willing"]),
+                yn(&a["pfc_mbc"]),
+                a["pfc_cap"]
+            ),
+            match &peer["pfc"] {
+                Value::Null => "-".into(),
+                c => format!(
+                    "{}  (willing {}, MBC {}, cap {})",
+                    priorities(&c["enabled"]),
+                    yn(&c["willing"]),
+                    yn(&c["mbc"]),
+                    c["cap"]
+                ),
+            },
+            priorities(&f["oper"]),
+        ],
+    );
+    let x = &ieee["app"];
+    rows(
+        &mut t,
+        "app",
+        [
+            app_ieee(&x["admin"]),
+            app_ieee(&x["peer"]),
+            app_ieee(&x["oper"]),
+        ],
+    );
+    out.push_str(&t.render());
+}
+
+/// An ETS table per traffic class, the classes that serve a priority or have a
+/// share or a TSA other than strict: `tc0 {0,1,2,4,5,7} ets 50%; tc2 {6} strict`.
+fn ets(table: &Value) -> String {
+    if table.is_null() {
+        return "-".into();
+    }
+    let prio_tc: Vec<u64> = arr(&table["prio_tc"])
+        .iter()
+        .filter_map(Value::as_u64)
+        .collect();
+    let mut out = Vec::new();
+    for tc in 0..8u64 {
+        let prios: Vec<String> = prio_tc
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| **t == tc)
+            .map(|(p, _)| p.to_string())
+            .collect();
+        let i = usize::try_from(tc).unwrap_or(0);
+        let bw = table["tc_bw"][i].as_u64().unwrap_or(0);
+        let tsa = s(&table["tsa"][i]);
+        if prios.is_empty() && bw == 0 && tsa == "strict" {
+            continue;
+        }
+        let mut cell = format!("tc{tc} {{{}}} {tsa}", prios.join(","));
+        if bw > 0 || tsa == "ets" {
+            cell.push_str(&format!(" {bw}%"));
+        }
+        out.push(cell);
+    }
+    if out.is_empty() {
+        "(every class empty)".into()
+    } else {
+        out.join("; ")
+    }
+}
+
+fn priorities(v: &Value) -> String {
+    if v.is_null() {
+        return "-".into();
+    }
+    let p: Vec<String> = arr(v).iter().map(Value::to_string).collect();
+    if p.is_empty() {
+        "priorities none".into()
+    } else {
+        format!("priorities {}", p.join(","))
+    }
+}
+
+/// IEEE APP entries grouped per selector and protocol, DSCPs by name:
+/// `dscp 26 (AF31) -> 3; udp 4791 -> 3`.
+fn app_ieee(v: &Value) -> String {
+    if v.is_null() {
+        return "-".into();
+    }
+    let mut groups: Vec<(String, u64, Vec<String>)> = Vec::new();
+    for e in arr(v) {
+        let sel = s(&e["selector"]);
+        let proto = e["protocol"].as_u64().unwrap_or_default();
+        let prio = e["priority"].to_string();
+        match groups.iter_mut().find(|g| g.0 == sel && g.1 == proto) {
+            Some(g) => g.2.push(prio),
+            None => groups.push((sel, proto, vec![prio])),
+        }
+    }
+    if groups.is_empty() {
+        return "(empty)".into();
+    }
+    groups
+        .iter()
+        .map(|(sel, proto, prios)| {
+            let proto = match sel.as_str() {
+                "dscp" => dscp::show(*proto),
+                "ethertype" => format!("{proto:#06x}"),
+                _ => proto.to_string(),
+            };
+            format!("{sel} {proto} -> {}", prios.join(","))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn cee(p: &Value, out: &mut String) {
+    let c = &p["control"];
+    let _ = writeln!(
+        out,
+        "  control: SeqNo {} AckNo {} RcvdAckNo {}, version {}/{}",
+        c["seq"], c["ack"], c["rcvd_ack"], c["oper_version"], c["max_version"],
+    );
+    out.push_str(&feature_table(
+        p,
+        p,
+        ["pg", "pfc", "app"],
+        ("SYNCD", "syncd"),
+    ));
+    let mut t = Table::new(["FEATURE", "", "CONFIG"]);
+    for f in ["pg", "pfc", "app"] {
+        for which in ["desired", "peer", "oper"] {
+            t.row([
+                if which == "desired" { f } else { "" }.to_string(),
+                which.to_string(),
+                cee_cfg(f, &p[f][which]),
+            ]);
+        }
+    }
+    out.push_str(&t.render());
+    let dscp: Vec<String> = arr(&p["app_rules"]["entries"])
+        .iter()
+        .filter(|r| r["selector"] == "dscp")
+        .map(|r| dscp::show(r["protocol"].as_u64().unwrap_or_default()))
+        .collect();
+    if !dscp.is_empty() {
+        let _ = writeln!(
+            out,
+            "  (DSCP rules {} are sent in IEEE 802.1Qaz only: CEE DCBX has no DSCP selector)",
+            dscp.join(", ")
+        );
+    }
+}
+
+/// A CEE feature configuration in one line.
+fn cee_cfg(feature: &str, c: &Value) -> String {
+    if c.is_null() {
+        return "-".into();
+    }
+    let list = |v: &Value| {
+        arr(v)
+            .iter()
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    match feature {
+        "pfc" => {
+            let p = list(&c["priorities"]);
+            format!(
+                "priorities {}  (tcs {})",
+                if p.is_empty() { "none".into() } else { p },
+                c["num_tcs"]
+            )
+        }
+        "pg" => format!(
+            "pgid {}  percent {}  (tcs {})",
+            list(&c["pgid"]),
+            list(&c["percent"]),
+            c["num_tcs"]
+        ),
+        _ => {
+            let entries: Vec<String> = arr(&c["entries"])
+                .iter()
+                .map(|e| {
+                    let proto = e["protocol"].as_u64().unwrap_or_default();
+                    let proto = if e["selector"] == "ethertype" {
+                        format!("{proto:#06x}")
+                    } else {
+                        proto.to_string()
+                    };
+                    format!(
+                        "{} {proto} -> {}",
+                        e["selector"]
+                            .as_str()
+                            .map_or(e["selector"].to_string(), str::to_owned),
+                        list(&e["priorities"])
+                    )
+                })
+                .collect();
+            if entries.is_empty() {
+                "(empty)".into()
+            } else {
+                entries.join("; ")
+            }
+        }
+    }
+}

@@ -1,0 +1,432 @@
+//! `lossless profile roce`: the usual RoCEv2 lossless configuration, as a section of
+//! losslessd's configuration file or applied to a running daemon.
+//!
+//! What it configures (docs/config.md, "RoCEv2 profile"):
+//!
+//! * PFC on the data priority only (3): RoCEv2 needs a lossless class, and only one;
+//! * three traffic classes: TC 1 the data priority with its ETS share (50 %), TC 2 the
+//!   CNP priority (6) strict, so that congestion notifications never wait behind data
+//!   PFC has paused; TC 0 every other priority, ETS with the rest;
+//! * APP: DSCP 26 (AF31) -> 3 for data, DSCP 48 (CS6) -> 6 for CNPs, UDP 4791 -> 3
+//!   (the NIC classifies RoCEv2 by its UDP port where it cannot by DSCP);
+//! * CEE DCBX's priority groups the same way (data PG 1, CNP strict PG 15), so a port
+//!   that falls back to CEE DCBX runs the same classes;
+//! * willing: yes. A host's port faces a switch that owns the fabric's QoS and pushes
+//!   it; these values are what the port runs when the switch sends none. `--willing
+//!   no` is for a port that must impose them (host to host, or a willing switch).
+//!
+//! The printed section goes through losslessd's own configuration reader before it
+//! is printed, and `--apply-to-daemon` sends the same values as `dcbx set` changes,
+//! so the file, the socket and this command follow one set of rules.
+
+use std::path::Path;
+
+use clap::ValueEnum;
+use lossless_node::config::{AppRule, AppRules, DaemonConfig, RuleSelector};
+use lossless_node::protocol::{EtsChange, FeatureChange, FeatureName, Request, TcChange};
+use lossless_wire::cee::{PriorityMap, DCBX_OUI};
+use lossless_wire::ieee::Tsa;
+
+use crate::cmd::daemon::{arr, call, print_json, s};
+use crate::cmd::dcbx::YesNo;
+use crate::cmd::dscp;
+use crate::error::CliError;
+use crate::out::emit;
+
+pub const AFTER_HELP: &str = "\
+Examples:
+  lossless profile roce                                  [defaults] section, priority 3, DSCP 26
+  lossless profile roce --port 'enp65s0f*' >> /etc/lossless/losslessd.toml
+  lossless profile roce --priority 4 --dscp af41 --cnp-priority 6 --cnp-dscp cs6
+  lossless profile roce --port enp65s0f0 --apply-to-daemon    the same, to the running daemon
+
+What it writes: PFC on the data priority; ETS traffic classes: TC 1 = data (ETS,
+--bandwidth %), TC 2 = CNP (strict), TC 0 = every other priority (ETS, the rest);
+APP: DSCP -> priority for data and CNP, UDP 4791 -> data priority (IEEE 802.1Qaz;
+CEE DCBX gets the UDP port entry, it has no DSCP selector); CEE DCBX priority
+groups to match. Willing by default: a host's port takes the switch's configuration
+when the switch pushes one, these values otherwise (--willing no imposes them).
+
+With --apply-to-daemon the values go to every port of the running losslessd that
+--port matches (all of them without --port) as `dcbx set` changes: persisted, they
+survive restarts; `lossless dcbx reset PORT` gives the file's values back. The APP
+list replaces the port's.";
+
+#[derive(Debug, clap::Subcommand)]
+pub enum ProfileCommand {
+    /// RoCEv2 lossless: PFC on one priority, DSCP/UDP 4791 APP entries, ETS classes
+    /// for data and CNP.
+    ///
+    /// Example: lossless profile roce --port 'enp65s0f*'
+    #[command(after_help = AFTER_HELP)]
+    Roce(RoceArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RoceArgs {
+    /// The priority of RoCEv2 data: PFC on, its own traffic class.
+    #[arg(long, default_value_t = 3, value_name = "0..7")]
+    pub priority: u8,
+    /// The DSCP RoCEv2 data is marked with (number or name: 26, af31).
+    #[arg(long, default_value = "26", value_name = "DSCP")]
+    pub dscp: String,
+    /// The priority of congestion notification packets (CNP): strict, no PFC.
+    #[arg(long, default_value_t = 6, value_name = "0..7")]
+    pub cnp_priority: u8,
+    /// The DSCP CNPs are marked with (number or name: 48, cs6).
+    #[arg(long, default_value = "48", value_name = "DSCP")]
+    pub cnp_dscp: String,
+    /// The data class's ETS bandwidth share, in percent (the other priorities get the
+    /// rest).
+    #[arg(long, default_value_t = 50, value_name = "1..99")]
+    pub bandwidth: u8,
+    /// Take the peer's (switch's) configuration when it pushes one (yes), or impose
+    /// this one (no).
+    #[arg(long, default_value = "yes", value_name = "yes|no")]
+    pub willing: YesNo,
+    /// The interfaces: a name or a glob (`enp65s0f*`); without it, `[defaults]` (every
+    /// port).
+    #[arg(long, value_name = "GLOB")]
+    pub port: Option<String>,
+    /// Also set `dcbx.mode` (default: the file's, auto).
+    #[arg(long, value_enum)]
+    pub mode: Option<ModeArg>,
+    /// Apply to the running losslessd (its ports that --port matches) instead of
+    /// printing.
+    #[arg(long)]
+    pub apply_to_daemon: bool,
+    /// With --apply-to-daemon: print each port's new DCBX state as JSON.
+    #[arg(long, requires = "apply_to_daemon")]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ModeArg {
+    Auto,
+    Ieee,
+    Cee,
+}
+
+impl ModeArg {
+    fn mode(self) -> lossless_dcbx::DcbxMode {
+        match self {
+            ModeArg::Auto => lossless_dcbx::DcbxMode::Auto,
+            ModeArg::Ieee => lossless_dcbx::DcbxMode::Ieee,
+            ModeArg::Cee => lossless_dcbx::DcbxMode::Cee,
+        }
+    }
+}
+
+/// The profile's values, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Roce {
+    pub priority: u8,
+    pub dscp: u8,
+    pub cnp_priority: u8,
+    pub cnp_dscp: u8,
+    pub bandwidth: u8,
+    pub willing: bool,
+    pub mode: Option<lossless_dcbx::DcbxMode>,
+}
+
+fn refuse(flag: &str, why: impl std::fmt::Display) -> CliError {
+    CliError::input(format!("profile roce: {flag}"), why)
+}
+
+fn dscp_arg(flag: &str, text: &str) -> Result<u8, CliError> {
+    let v = dscp::parse(text).ok_or_else(|| {
+        refuse(
+            flag,
+            format!(
+                "{text:?} is not a DSCP: a number 0..63 or one of {}",
+                dscp::names()
+            ),
+        )
+    })?;
+    u8::try_from(v).ok().filter(|v| *v <= 63).ok_or_else(|| {
+        refuse(
+            flag,
+            format!("{v} is not a DSCP: the field has 6 bits, 0..63"),
+        )
+    })
+}
+
+impl Roce {
+    pub fn from_args(a: &RoceArgs) -> Result<Roce, CliError> {
+        for (flag, p) in [
+            ("--priority", a.priority),
+            ("--cnp-priority", a.cnp_priority),
+        ] {
+            if p > 7 {
+                return Err(refuse(flag, format!("{p} is not a priority: 0..7")));
+            }
+        }
+        if a.priority == a.cnp_priority {
+            return Err(refuse(
+                "--cnp-priority",
+                format!(
+                    "{} is also the data priority (--priority): CNPs need a priority of their \
+                     own, without PFC, or they wait behind the data they are to slow down",
+                    a.cnp_priority
+                ),
+            ));
+        }
+        let dscp = dscp_arg("--dscp", &a.dscp)?;
+        let cnp_dscp = dscp_arg("--cnp-dscp", &a.cnp_dscp)?;
+        if dscp == cnp_dscp {
+            return Err(refuse(
+                "--cnp-dscp",
+                format!(
+                    "{} is also the data DSCP (--dscp): a DSCP maps to one priority, so data \
+                     and CNPs need different DSCPs",
+                    dscp::show(u64::from(cnp_dscp))
+                ),
+            ));
+        }
+        if !(1..=99).contains(&a.bandwidth) {
+            return Err(refuse(
+                "--bandwidth",
+                format!(
+                    "{} %: the data class and the other traffic each need a share, 1..99",
+                    a.bandwidth
+                ),
+            ));
+        }
+        Ok(Roce {
+            priority: a.priority,
+            dscp,
+            cnp_priority: a.cnp_priority,
+            cnp_dscp,
+            bandwidth: a.bandwidth,
+            willing: a.willing.into(),
+            mode: a.mode.map(ModeArg::mode),
+        })
+    }
+
+    /// The priorities of TC 0: all but data and CNP.
+    fn others(&self) -> Vec<u8> {
+        (0..8)
+            .filter(|p| *p != self.priority && *p != self.cnp_priority)
+            .collect()
+    }
+
+    fn pgid(&self) -> [u8; 8] {
+        let mut pgid = [0u8; 8];
+        pgid[usize::from(self.priority)] = 1;
+        pgid[usize::from(self.cnp_priority)] = 15;
+        pgid
+    }
+
+    fn tcs(&self) -> Vec<TcChange> {
+        vec![
+            TcChange {
+                tc: 0,
+                priorities: self.others(),
+                bandwidth: 100 - self.bandwidth,
+                tsa: Some(Tsa::ETS),
+            },
+            TcChange {
+                tc: 1,
+                priorities: vec![self.priority],
+                bandwidth: self.bandwidth,
+                tsa: Some(Tsa::ETS),
+            },
+            TcChange {
+                tc: 2,
+                priorities: vec![self.cnp_priority],
+                bandwidth: 0,
+                tsa: Some(Tsa::STRICT),
+            },
+        ]
+    }
+
+    /// The section: `[defaults]` or `[ports."GLOB"]`, commented.
+    pub fn to_toml(&self, port: Option<&str>) -> String {
+        let list = |v: &[u8]| v.iter().map(u8::to_string).collect::<Vec<_>>().join(", ");
+        let w = self.willing;
+        let header = match port {
+            Some(p) => format!("[ports.{}]", lossless_node::config::toml_string(p)),
+            None => "[defaults]".to_string(),
+        };
+        let mut out = format!(
+            "# RoCEv2 lossless profile (`lossless profile roce`): data on priority {p}, \
+             DSCP {d};\n# CNPs on priority {c}, DSCP {cd}.\n# willing = {w}: {why}.\n{header}\n",
+            p = self.priority,
+            d = dscp::show(u64::from(self.dscp)),
+            c = self.cnp_priority,
+            cd = dscp::show(u64::from(self.cnp_dscp)),
+            why = if w {
+                "the switch's configuration runs when it pushes one, this one otherwise"
+            } else {
+                "this configuration is imposed on a willing peer"
+            },
+        );
+        if let Some(m) = self.mode {
+            out.push_str(&format!("dcbx.mode = \"{}\"\n", m.name()));
+        }
+        out.push_str(&format!(
+            "pfc = {{ enable = true, willing = {w}, priorities = [{}] }}  # lossless: RoCEv2 data only\n",
+            self.priority
+        ));
+        out.push_str(&format!(
+            "ets.willing = {w}\nets.tcs = [\n    \
+             {{ tc = 0, priorities = [{}], bandwidth = {}, tsa = \"ets\" }},  # everything else\n    \
+             {{ tc = 1, priorities = [{}], bandwidth = {}, tsa = \"ets\" }},  # RoCEv2 data\n    \
+             {{ tc = 2, priorities = [{}], tsa = \"strict\" }},  # CNP\n]\n",
+            list(&self.others()),
+            100 - self.bandwidth,
+            self.priority,
+            self.bandwidth,
+            self.cnp_priority,
+        ));
+        out.push_str(&format!(
+            "# CEE DCBX (a peer that speaks only CEE): the same classes as priority groups\n\
+             pg = {{ willing = {w}, pgid = [{}], percent = [{}, {}, 0, 0, 0, 0, 0, 0] }}\n",
+            list(&self.pgid()),
+            100 - self.bandwidth,
+            self.bandwidth
+        ));
+        out.push_str(&format!(
+            "app.willing = {w}\napp.entries = [\n    \
+             {{ selector = \"dscp\", protocol = {}, priority = {} }},  # RoCEv2 data, {}\n    \
+             {{ selector = \"dscp\", protocol = {}, priority = {} }},  # CNP, {}\n    \
+             {{ selector = \"udp\", protocol = 4791, priority = {} }},  # RoCEv2 by UDP port\n]\n",
+            self.dscp,
+            self.priority,
+            dscp::show(u64::from(self.dscp)),
+            self.cnp_dscp,
+            self.cnp_priority,
+            dscp::show(u64::from(self.cnp_dscp)),
+            self.priority,
+        ));
+        out
+    }
+
+    /// The same values as `dcbx set` changes, one per feature.
+    pub fn changes(&self) -> Vec<FeatureChange> {
+        let w = Some(self.willing);
+        let rule = |selector, protocol, p: u8| AppRule {
+            selector,
+            protocol,
+            priorities: PriorityMap(1 << (p & 7)),
+            oui: DCBX_OUI,
+        };
+        let mut out = vec![
+            FeatureChange {
+                feature: FeatureName::Pfc,
+                enable: Some(true),
+                willing: w,
+                priorities: Some(vec![self.priority]),
+                ..FeatureChange::default()
+            },
+            FeatureChange {
+                feature: FeatureName::Ets,
+                willing: w,
+                ets: Some(Box::new(EtsChange {
+                    tcs: Some(self.tcs()),
+                    ..EtsChange::default()
+                })),
+                ..FeatureChange::default()
+            },
+            FeatureChange {
+                feature: FeatureName::Pg,
+                willing: w,
+                pgid: Some(self.pgid().to_vec()),
+                percent: Some(vec![100 - self.bandwidth, self.bandwidth, 0, 0, 0, 0, 0, 0]),
+                ..FeatureChange::default()
+            },
+            FeatureChange {
+                feature: FeatureName::App,
+                willing: w,
+                app: Some(AppRules {
+                    entries: vec![
+                        rule(RuleSelector::Dscp, self.dscp.into(), self.priority),
+                        rule(RuleSelector::Dscp, self.cnp_dscp.into(), self.cnp_priority),
+                        rule(RuleSelector::Udp, 4791, self.priority),
+                    ],
+                }),
+                ..FeatureChange::default()
+            },
+        ];
+        if let Some(m) = self.mode {
+            out.push(FeatureChange {
+                feature: FeatureName::Mode,
+                mode: Some(m),
+                ..FeatureChange::default()
+            });
+        }
+        out
+    }
+}
+
+pub fn run(socket: &Path, cmd: ProfileCommand) -> Result<(), CliError> {
+    let ProfileCommand::Roce(args) = cmd;
+    let roce = Roce::from_args(&args)?;
+    let text = roce.to_toml(args.port.as_deref());
+    // The daemon's own reader, so that what is printed is what losslessd accepts.
+    let cfg =
+        DaemonConfig::parse(&text, Path::new("<profile roce>")).map_err(|e| refuse("--port", e))?;
+    if !args.apply_to_daemon {
+        return emit(&text);
+    }
+    let status = call(socket, "profile roce: status", &Request::Status)?;
+    let ports: Vec<String> = arr(&status["ports"])
+        .iter()
+        .map(|p| s(&p["port"]))
+        .filter(|name| args.port.is_none() || cfg.selects(name))
+        .collect();
+    if ports.is_empty() {
+        let all: Vec<String> = arr(&status["ports"])
+            .iter()
+            .map(|p| s(&p["port"]))
+            .collect();
+        return Err(refuse(
+            "--port",
+            format!(
+                "{} matches no port of the daemon (its ports: {}); nothing changed",
+                args.port.as_deref().unwrap_or("*"),
+                if all.is_empty() {
+                    "none".into()
+                } else {
+                    all.join(", ")
+                }
+            ),
+        ));
+    }
+    for port in &ports {
+        let mut last = serde_json::Value::Null;
+        for (i, change) in roce.changes().into_iter().enumerate() {
+            let feature = change.feature.name();
+            last = call(
+                socket,
+                &format!("profile roce: {port}: {feature}"),
+                &Request::DcbxSet {
+                    port: port.clone(),
+                    change,
+                },
+            )
+            .map_err(|mut e| {
+                if i > 0 {
+                    e.why.push_str(&format!(
+                        " (the features before {feature} were applied; `lossless dcbx reset \
+                         {port}` drops them)"
+                    ));
+                }
+                e
+            })?;
+        }
+        if args.json {
+            print_json(&last)?;
+        } else {
+            emit(&format!(
+                "{port}: RoCEv2 profile applied (pfc, ets, pg, app{}): data priority {}, \
+                 CNP priority {}; mode {}\n",
+                if roce.mode.is_some() { ", mode" } else { "" },
+                roce.priority,
+                roce.cnp_priority,
+                s(&last["mode"]["running"])
+            ))?;
+        }
+    }
+    Ok(())
+}

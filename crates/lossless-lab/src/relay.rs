@@ -437,6 +437,7 @@ impl Path {
         self.captures[link].push(Captured {
             at: start,
             from: from.index(),
+            segment: Some(link),
             bytes: bytes.clone(),
         });
         let what = What::Sent {

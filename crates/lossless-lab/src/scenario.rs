@@ -437,43 +437,54 @@ fn report(
             | LogEntry::Node { node, .. } => agents.contains(node),
             _ => true,
         })
-        .map(|e| match e {
-            LogEntry::Sent { at, from, summary } => TimelineRow {
-                t: at.since_epoch().as_secs_f64(),
-                node: sim.name(*from).to_string(),
-                kind: "tx",
-                text: summary.clone(),
-            },
-            LogEntry::Lost { at, from, to } => TimelineRow {
-                t: at.since_epoch().as_secs_f64(),
-                node: sim.name(*from).to_string(),
-                kind: "lost",
-                text: format!("frame to {} lost", sim.name(*to)),
-            },
-            LogEntry::Event { at, node, event } => TimelineRow {
-                t: at.since_epoch().as_secs_f64(),
-                node: sim.name(*node).to_string(),
-                kind: "event",
-                text: serde_json::to_string(event).unwrap_or_default(),
-            },
-            LogEntry::Action { at, what } => TimelineRow {
-                t: at.since_epoch().as_secs_f64(),
-                node: "-".to_string(),
-                kind: "action",
-                text: what.clone(),
-            },
-            LogEntry::Measure { at, node, event } => TimelineRow {
-                t: at.since_epoch().as_secs_f64(),
-                node: sim.name(*node).to_string(),
-                kind: "delay",
-                text: serde_json::to_string(event).unwrap_or_default(),
-            },
-            LogEntry::Node { at, node, event } => TimelineRow {
-                t: at.since_epoch().as_secs_f64(),
-                node: sim.name(*node).to_string(),
-                kind: "node",
-                text: serde_json::to_string(event).unwrap_or_default(),
-            },
+        .filter_map(|e| {
+            Some(match e {
+                LogEntry::Sent {
+                    at, from, summary, ..
+                } => TimelineRow {
+                    t: at.since_epoch().as_secs_f64(),
+                    node: sim.name(*from).to_string(),
+                    kind: "tx",
+                    text: summary.clone(),
+                },
+                LogEntry::Lost { at, from, to } => TimelineRow {
+                    t: at.since_epoch().as_secs_f64(),
+                    node: sim.name(*from).to_string(),
+                    kind: "lost",
+                    text: format!("frame to {} lost", sim.name(*to)),
+                },
+                LogEntry::Event { at, node, event } => TimelineRow {
+                    t: at.since_epoch().as_secs_f64(),
+                    node: sim.name(*node).to_string(),
+                    kind: "event",
+                    text: serde_json::to_string(event).unwrap_or_default(),
+                },
+                LogEntry::Action { at, what } => TimelineRow {
+                    t: at.since_epoch().as_secs_f64(),
+                    node: "-".to_string(),
+                    kind: "action",
+                    text: what.clone(),
+                },
+                LogEntry::Measure { at, node, event } => TimelineRow {
+                    t: at.since_epoch().as_secs_f64(),
+                    node: sim.name(*node).to_string(),
+                    kind: "delay",
+                    text: serde_json::to_string(event).unwrap_or_default(),
+                },
+                LogEntry::Node { at, node, event } => TimelineRow {
+                    t: at.since_epoch().as_secs_f64(),
+                    node: sim.name(*node).to_string(),
+                    kind: "node",
+                    text: serde_json::to_string(event).unwrap_or_default(),
+                },
+                // The relay's data path, routers and gateways are the wan-relay
+                // scenario's, which reports them its own way.
+                LogEntry::Relay { .. }
+                | LogEntry::Routed { .. }
+                | LogEntry::Unrouted { .. }
+                | LogEntry::Accepted { .. }
+                | LogEntry::Refused { .. } => return None,
+            })
         })
         .collect();
     let stats = sim.stats();

@@ -2,14 +2,15 @@
 //!
 //! Used by the scenario tests, the benches and `lossless lab`.
 
+pub mod agents;
 pub mod describe;
 pub mod headroom;
 pub mod nic;
 pub mod pcap;
-pub mod relay;
 pub mod scenario;
 pub mod scripted;
 pub mod sim;
+pub mod timeline;
 pub mod transit;
 pub mod wan_relay;
 

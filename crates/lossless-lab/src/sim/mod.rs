@@ -4,19 +4,19 @@
 //!
 //! The shape is quinn-proto's test `Pair` generalised to N nodes: the simulator
 //! owns every node, carries out its outputs as losslessd's runtime would
-//! ([`execute`]), delivers frames at `now + delay` (or drops them with the
+//! (`execute`), delivers frames at `now + delay` (or drops them with the
 //! path's loss), after their serialization when the link has a rate
-//! ([`link`]), and wakes each node at its own `poll_timeout()` ([`queue`]).
+//! (`link`), and wakes each node at its own `poll_timeout()` (`queue`).
 //! Nothing reads the wall clock, so a run is exactly repeatable from its seed.
 //!
-//! What runs on a node ([`node`]): losslessd's node core, configured by a file
+//! What runs on a node (`node`): losslessd's node core, configured by a file
 //! the lab writes (DCBX on its first port, [`PORT`], and/or a `[relay]` section
-//! whose data path starts as in the daemon, [`datapath`]); a transit router;
+//! whose data path starts as in the daemon, `datapath`); a transit router;
 //! a bare measurement session. Nodes have one or more named ports; a frame the
 //! lab builds can be sent from any of them ([`Sim::send_frame_on`]).
 //!
-//! - [`log`]: the timeline, captures and counters a run records.
-//! - [`build`]: adding nodes; [`control`]: operator actions on them.
+//! - `log`: the timeline, captures and counters a run records.
+//! - `build`: adding nodes; `control`: operator actions on them.
 
 mod build;
 mod control;

@@ -1,5 +1,5 @@
-//! The `wan-relay` scenario: seed 002's two-DC path ([`path`], on the lab's simulator) run
-//! through four steps per tunnel kind, each reported from what the
+//! The `wan-relay` scenario: seed 002's two-DC path, on the lab's simulator,
+//! run through four steps per tunnel kind, each reported from what the
 //! simulated nodes did:
 //!
 //! 1. DC2-GW pauses two priorities: the frame is followed hop by hop to
@@ -15,10 +15,9 @@
 //! 4. Seed 002's buffer condition at DC2-GW for the forwarding delay
 //!    measured in step 1 ([`lossless_relay::buffer`], by
 //!    [`lossless_headroom::wan`]).
-
 //!
-//! - [`path`]: the path on the simulator; [`steps`]: the four steps and what
-//!   they read from the path's log; [`render`]: the report for people.
+//! - `path`: the path on the simulator; `steps`: the four steps and what
+//!   they read from the path's log; `render`: the report for people.
 
 mod path;
 mod render;

@@ -396,13 +396,16 @@ impl Sim {
                 Some(c) if i + 1 == n => c,
                 _ => Cause::Flushed,
             };
-            match d.io.iter_mut().find(|io| io.side == side) {
-                Some(io) if io.port.is_some() => {
+            let Some(io) = d.io.iter_mut().find(|io| io.side == side) else {
+                continue;
+            };
+            match io.port {
+                Some(port) => {
                     io.counters.sent += 1;
-                    sends.push((io.port.unwrap_or_default(), bytes, cause));
+                    sends.push((port, bytes, cause));
                 }
-                Some(io) => io.counters.send_errors += 1,
-                None => {}
+                // No such port on the node: the socket never opened.
+                None => io.counters.send_errors += 1,
             }
         }
         for (port, bytes, cause) in sends {

@@ -287,9 +287,14 @@ impl Sim {
                 },
             );
         }
-        if let (Some(i), Some(log), [at], 1) = (logged, &mut self.log, &arrivals[..], peers.len()) {
+        // Point to point and not lost: the log says when it arrived.
+        let arrived = match (peers.len(), &arrivals[..]) {
+            (1, [at]) => Some(*at),
+            _ => None,
+        };
+        if let (Some(i), Some(log)) = (logged, &mut self.log) {
             if let Some(LogEntry::Sent { arrives, .. }) = log.get_mut(i) {
-                *arrives = Some(*at);
+                *arrives = arrived;
             }
         }
     }

@@ -75,10 +75,10 @@ pub fn one_way_ns(spec: &LinkSpec) -> Result<u64, LinkError> {
 
 /// The agents of one link: both advertise the capability; the switch is not willing.
 fn link_configs(i: usize) -> (PortConfig, PortConfig) {
-    let mut sw = crate::scenario::switch_config();
+    let mut sw = crate::agents::switch_config();
     sw.mac = MacAddr([0x02, 0, 0, 0, i as u8 + 1, 0x0a]);
     sw.dcbx.headroom_measurement = true;
-    let mut host = crate::scenario::host_config();
+    let mut host = crate::agents::host_config();
     host.mac = MacAddr([0x02, 0, 0, 0, i as u8 + 1, 0x0b]);
     host.dcbx.headroom_measurement = true;
     (sw, host)

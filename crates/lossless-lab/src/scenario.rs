@@ -8,16 +8,16 @@
 mod ieee;
 mod render;
 
-use lossless_dcbx::{DcbxMode, Duration, Instant, PortConfig, PortStatus, Reason, Version};
-use lossless_wire::cee::{
-    AppConfig, AppEntry, AppSelector, PfcConfig, PgConfig, PriorityMap, DCBX_OUI,
-};
+use lossless_dcbx::{Duration, Instant, PortStatus};
+use lossless_wire::cee::PriorityMap;
 use lossless_wire::MacAddr;
 use serde::Serialize;
 
+pub use crate::agents::{converged, converged_nodes, host_config, switch_config};
 use crate::headroom::{build_links, outcomes, run_until_measured, LinkOutcome, LinkSpec};
 use crate::pcap::Capture;
 use crate::sim::{LogEntry, NodeId, PathProps, Sim};
+pub use crate::timeline::TimelineRow;
 use crate::wan_relay::{RelayRun, WanRelayConfig};
 use lossless_headroom::sizing::SizingConfig;
 use lossless_node::protocol::DaemonEvent;
@@ -119,18 +119,6 @@ pub struct AgentReport {
     pub status: PortStatus,
 }
 
-/// One line of the timeline.
-#[derive(Debug, Clone, Serialize)]
-pub struct TimelineRow {
-    /// Seconds since the start of the run.
-    pub t: f64,
-    /// Agent name, or "-" for operator actions.
-    pub node: String,
-    /// "tx", "lost", "event" or "action".
-    pub kind: &'static str,
-    pub text: String,
-}
-
 /// The result of running a scenario.
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
@@ -194,70 +182,6 @@ pub enum RunError {
     },
     #[error("relay configuration: {0}")]
     Relay(#[from] lossless_relay::ConfigError),
-}
-
-/// The switch side of the CEE demos: not willing, PFC 3,4, PG 0-2:PG0 3-5:PG1 6:strict
-/// 7:PG2; CEE DCBX only.
-pub fn switch_config() -> PortConfig {
-    let mut c = PortConfig::new(MacAddr([0x02, 0, 0, 0, 0, 0x0a]));
-    c.system_name = Some("switch".into());
-    c.dcbx.mode = DcbxMode::Cee;
-    c.dcbx.pg.willing = false;
-    c.dcbx.pg.cfg = PgConfig {
-        pgid: [0, 0, 0, 1, 1, 1, 15, 2],
-        percent: [25, 75, 0, 0, 0, 0, 0, 0],
-        num_tcs: 8,
-    };
-    c.dcbx.pfc.willing = false;
-    c.dcbx.pfc.cfg = PfcConfig {
-        priorities: PriorityMap(0b0001_1000),
-        num_tcs: 8,
-    };
-    c.dcbx.app.willing = false;
-    let mut entries = lossless_wire::cee::AppTable::new();
-    entries.push(AppEntry {
-        selector: AppSelector::ETHERTYPE,
-        protocol: 0x8906,
-        oui: DCBX_OUI,
-        priorities: PriorityMap(0b0000_1000),
-    });
-    entries.push(AppEntry {
-        selector: AppSelector::PORT,
-        protocol: 4791,
-        oui: DCBX_OUI,
-        priorities: PriorityMap(0b0001_0000),
-    });
-    c.dcbx.app.cfg = AppConfig { entries };
-    c
-}
-
-/// The host side of the CEE demos: defaults (every feature willing, PFC on no
-/// priority); CEE DCBX only.
-pub fn host_config() -> PortConfig {
-    let mut c = PortConfig::new(MacAddr([0x02, 0, 0, 0, 0, 0x0b]));
-    c.system_name = Some("host".into());
-    c.dcbx.mode = DcbxMode::Cee;
-    c
-}
-
-/// Every agent has a DCBX peer and every feature of the version it runs agrees
-/// with it (CEE: Syncd and settled; IEEE 802.1Qaz: agreed).
-pub fn converged(sim: &Sim) -> bool {
-    (0..sim.node_count()).all(|n| agent_converged(sim, n))
-}
-
-/// [`converged`] for some of the nodes (the others may be scripted).
-pub fn converged_nodes(sim: &Sim, nodes: &[NodeId]) -> bool {
-    nodes.iter().all(|&n| agent_converged(sim, n))
-}
-
-fn agent_converged(sim: &Sim, n: NodeId) -> bool {
-    let a = sim.agent(n);
-    let settled = |r: Reason| !matches!(r, Reason::WaitingForAck | Reason::VersionMismatch);
-    a.peer_present()
-        && a.all_syncd()
-        && (a.running() == Version::Ieee
-            || settled(a.pg().reason) && settled(a.pfc().reason) && settled(a.app().reason))
 }
 
 /// The links of the `headroom` scenario.
@@ -437,43 +361,54 @@ fn report(
             | LogEntry::Node { node, .. } => agents.contains(node),
             _ => true,
         })
-        .map(|e| match e {
-            LogEntry::Sent { at, from, summary } => TimelineRow {
-                t: at.since_epoch().as_secs_f64(),
-                node: sim.name(*from).to_string(),
-                kind: "tx",
-                text: summary.clone(),
-            },
-            LogEntry::Lost { at, from, to } => TimelineRow {
-                t: at.since_epoch().as_secs_f64(),
-                node: sim.name(*from).to_string(),
-                kind: "lost",
-                text: format!("frame to {} lost", sim.name(*to)),
-            },
-            LogEntry::Event { at, node, event } => TimelineRow {
-                t: at.since_epoch().as_secs_f64(),
-                node: sim.name(*node).to_string(),
-                kind: "event",
-                text: serde_json::to_string(event).unwrap_or_default(),
-            },
-            LogEntry::Action { at, what } => TimelineRow {
-                t: at.since_epoch().as_secs_f64(),
-                node: "-".to_string(),
-                kind: "action",
-                text: what.clone(),
-            },
-            LogEntry::Measure { at, node, event } => TimelineRow {
-                t: at.since_epoch().as_secs_f64(),
-                node: sim.name(*node).to_string(),
-                kind: "delay",
-                text: serde_json::to_string(event).unwrap_or_default(),
-            },
-            LogEntry::Node { at, node, event } => TimelineRow {
-                t: at.since_epoch().as_secs_f64(),
-                node: sim.name(*node).to_string(),
-                kind: "node",
-                text: serde_json::to_string(event).unwrap_or_default(),
-            },
+        .filter_map(|e| {
+            Some(match e {
+                LogEntry::Sent {
+                    at, from, summary, ..
+                } => TimelineRow {
+                    t: at.since_epoch().as_secs_f64(),
+                    node: sim.name(*from).to_string(),
+                    kind: "tx",
+                    text: summary.clone(),
+                },
+                LogEntry::Lost { at, from, to } => TimelineRow {
+                    t: at.since_epoch().as_secs_f64(),
+                    node: sim.name(*from).to_string(),
+                    kind: "lost",
+                    text: format!("frame to {} lost", sim.name(*to)),
+                },
+                LogEntry::Event { at, node, event } => TimelineRow {
+                    t: at.since_epoch().as_secs_f64(),
+                    node: sim.name(*node).to_string(),
+                    kind: "event",
+                    text: serde_json::to_string(event).unwrap_or_default(),
+                },
+                LogEntry::Action { at, what } => TimelineRow {
+                    t: at.since_epoch().as_secs_f64(),
+                    node: "-".to_string(),
+                    kind: "action",
+                    text: what.clone(),
+                },
+                LogEntry::Measure { at, node, event } => TimelineRow {
+                    t: at.since_epoch().as_secs_f64(),
+                    node: sim.name(*node).to_string(),
+                    kind: "delay",
+                    text: serde_json::to_string(event).unwrap_or_default(),
+                },
+                LogEntry::Node { at, node, event } => TimelineRow {
+                    t: at.since_epoch().as_secs_f64(),
+                    node: sim.name(*node).to_string(),
+                    kind: "node",
+                    text: serde_json::to_string(event).unwrap_or_default(),
+                },
+                // The relay's data path, routers and gateways are the wan-relay
+                // scenario's, which reports them its own way.
+                LogEntry::Relay { .. }
+                | LogEntry::Routed { .. }
+                | LogEntry::Unrouted { .. }
+                | LogEntry::Accepted { .. }
+                | LogEntry::Refused { .. } => return None,
+            })
         })
         .collect();
     let stats = sim.stats();

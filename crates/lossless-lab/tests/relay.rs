@@ -4,9 +4,9 @@
 
 use lossless_dcbx::Duration;
 use lossless_lab::pcap::Capture;
-use lossless_lab::relay::{transit, Cause, P_TOWARD_PE1, P_TOWARD_PE2};
 use lossless_lab::scenario::{self, Options, RunError};
 use lossless_lab::wan_relay::{run_one, RelayRun, WanRelayConfig, TUNNELS};
+use lossless_lab::wan_relay::{transit, Cause, P_TOWARD_PE1, P_TOWARD_PE2};
 use lossless_relay::example::{self, Kind, DC2_GW, PE1_DC, PE1_WAN, PE2_WAN};
 use lossless_relay::{DropReason, Instant, Port, Relay, StormConfig};
 use lossless_wire::tunnel::{Encap, IpHeader, ParseOptions, TunnelFrame};
@@ -420,4 +420,72 @@ fn the_scenario_runs_every_tunnel_and_captures_each_link() {
             ..
         }
     ));
+}
+
+/// A PE is a node core with a `[relay]` section, as losslessd runs it: the
+/// core asks for its data path, the simulator starts the relay on the ports
+/// the section names, and `relay show` reads the relay's counters back
+/// through the control request. A node without the section says so.
+#[test]
+fn a_pe_nodes_core_starts_its_relay_and_answers_relay_show() {
+    use lossless_lab::scripted::ScriptedPeer;
+    use lossless_lab::Sim;
+    use lossless_node::protocol::Request;
+    use lossless_node::relay::RelayShow;
+    use lossless_relay::RelaySection;
+
+    let cfg = example::pe(2, Kind::Srv6);
+    let mut sim = Sim::new(1);
+    let gw = ScriptedPeer::add(&mut sim, "DC2-GW", DC2_GW);
+    let pe = sim
+        .add_relay_node(
+            "PE2",
+            &[("pe2-dc", cfg.dc.port_mac), ("pe2-wan", cfg.wan.port_mac)],
+            &RelaySection::Pe(cfg.clone()),
+        )
+        .expect("a valid [relay] section");
+    let sink = ScriptedPeer::add(&mut sim, "P", cfg.wan.next_hop_mac);
+    let dc = sim.connect_ports((gw.node, 0), (pe, 0));
+    let wan = sim.connect_ports((pe, 1), (sink.node, 0));
+    for seg in [dc, wan] {
+        sim.set_link(seg, true);
+    }
+    let relay = sim.relay(pe).expect("the relay runs from the start");
+    assert_eq!(relay.egress_counters().received, 0);
+
+    sim.send_frame(gw.node, lossless_lab::wan_relay::first_pause());
+    sim.run_for(Duration::from_millis(1));
+    let e = sim.relay(pe).expect("running").egress_counters();
+    assert_eq!((e.received, e.relayed), (1, 1));
+    // One frame out (the tunnel frame to P), and P got it.
+    assert_eq!(sim.frames_sent_by(pe), 1);
+    assert_eq!(sim.stats().frames_delivered, 2);
+
+    let r = sim.request(pe, Request::RelayShow);
+    assert!(r.ok, "{r:?}");
+    let show: RelayShow =
+        serde_json::from_value(r.result.expect("a result")).expect("relay show JSON");
+    assert_eq!(show.role, "pe");
+    let ports: Vec<(&str, &str, bool, u64, u64)> = show
+        .ports
+        .iter()
+        .map(|p| {
+            (
+                p.side.as_str(),
+                p.interface.as_str(),
+                p.open,
+                p.received,
+                p.sent,
+            )
+        })
+        .collect();
+    assert_eq!(
+        ports,
+        [("dc", "pe2-dc", true, 1, 0), ("wan", "pe2-wan", true, 0, 1)]
+    );
+    assert_eq!(show.pe.expect("a PE's status").egress.relayed, 1);
+
+    // The gateway's node has no [relay] section: nothing to show.
+    let r = sim.request(gw.node, Request::RelayShow);
+    assert!(!r.ok);
 }

@@ -1,4 +1,4 @@
-//! The seed's XML-like policy form: any text in, a policy or every mistake out, no panic.
+//! The OFA QoS RFC's XML policy form: any text in, a policy or every mistake out, no panic.
 //! Each mistake is one line and points inside the input; `parse` returns the first of
 //! `parse_all`'s; an accepted policy goes through `check` and is what `parse_policy` (which
 //! picks the form itself) returns for the same text when it starts with `<`.

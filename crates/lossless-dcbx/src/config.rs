@@ -1,8 +1,8 @@
 //! Per-port administrative configuration: what the operator sets.
 //!
-//! Defaults are those of the seed and of lldpad: LLDP rx and tx enabled, DCBX
-//! enabled (seed 000 §2.3: "DCBX enabled by default with an option to be
-//! administratively disabled"), every feature enabled, advertised and
+//! Defaults are those of the CEE DCBX specification and of lldpad: LLDP rx and
+//! tx enabled, DCBX enabled (§2.3: "DCBX enabled by default with an option to
+//! be administratively disabled"), every feature enabled, advertised and
 //! willing, PFC on no priority.
 
 use lossless_wire::cee::{AppConfig, InvalidValue, PfcConfig, PgConfig};
@@ -14,7 +14,7 @@ use crate::mode::DcbxMode;
 use crate::time::Duration;
 
 /// LLDP adminStatus (802.1AB-2016 §9.2.5.1) and what each means for DCBX
-/// (seed 000 §2.3): DCBX runs only with both rx and tx enabled.
+/// (CEE DCBX specification §2.3): DCBX runs only with both rx and tx enabled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum AdminStatus {
@@ -86,7 +86,8 @@ impl LldpTimers {
     }
 }
 
-/// The administered parameters of one DCB feature (seed 000 Tables 3 and 4).
+/// The administered parameters of one DCB feature (CEE DCBX specification
+/// Tables 3 and 4).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FeatureAdmin<C> {
     /// Enable: the feature is on locally.

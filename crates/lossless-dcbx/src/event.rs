@@ -1,5 +1,5 @@
-//! What an agent tells its manager (seed 000 §2.4.4) plus the LLDP neighbour
-//! changes the manager needs to explain them. Drained with `Agent::poll_event`.
+//! What an agent tells its manager (CEE DCBX specification §2.4.4) plus the
+//! LLDP neighbour changes the manager needs to explain them. Drained with `Agent::poll_event`.
 
 use serde::Serialize;
 
@@ -65,11 +65,13 @@ pub enum Event {
         why: NeighborLoss,
     },
     /// More MSAPs than the port may hold, or more than one: DCBX treats the
-    /// peer's TLVs as absent (seed 000 §2.3) until this clears.
+    /// peer's TLVs as absent (CEE DCBX specification §2.3) until this
+    /// clears.
     TooManyNeighbors { active: bool },
     /// The peer's DCBX TLV appeared (true) or went away (false).
     PeerDcbx { present: bool },
-    /// Compatible failed for a feature (seed 000 §2.4.4, first bullet).
+    /// Compatible failed for a feature (CEE DCBX specification §2.4.4, first
+    /// bullet).
     Incompatible { feature: FeatureId },
     /// The peer does not send this feature (not supported, or its Advertise is off).
     FeatureNotPresentOnPeer { feature: FeatureId },

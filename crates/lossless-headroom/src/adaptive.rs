@@ -1,6 +1,6 @@
-//! Adaptive headroom (seed 004, phase 3): size the headroom from a measured link instead of
-//! the worst-case tables. Station 1 sends a request at T1, station 2 receives it at T2 and
-//! answers at T3, station 1 receives the answer at T4; then
+//! Adaptive headroom (Adaptive PFC Headroom, phase 3): size the headroom from a measured link
+//! instead of the worst-case tables. Station 1 sends a request at T1, station 2 receives it at T2
+//! and answers at T3, station 1 receives the answer at T4; then
 //!
 //! ```text
 //! X        = port speed * (T4 - T1 - (T3 - T2))
@@ -92,7 +92,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn seed_004_phase_3() {
+    fn adaptive_headroom_phase_3() {
         // 100G, 10 km of fibre each way (5 us each way = 10 us) plus 1 us of interfaces,
         // peer turnaround 3 us.
         let e = Exchange {

@@ -1,7 +1,8 @@
 //! From bits to buffer: headroom is allocated in cells (chunks), not bytes, so a DV of
-//! 19,133 bytes takes 120 cells of 160 bytes (seed 004: "buffer to store the packet is
-//! usually allocated chunk by chunk ... e.g. 160 bytes"). `alpha` scales the need before
-//! rounding, for cell fragmentation and safety margin (seed 004's `Headroom = DV * alpha`).
+//! 19,133 bytes takes 120 cells of 160 bytes (Adaptive PFC Headroom: "buffer to store the
+//! packet is usually allocated chunk by chunk ... e.g. 160 bytes"). `alpha` scales the need
+//! before rounding, for cell fragmentation and safety margin (Adaptive PFC Headroom's
+//! `Headroom = DV * alpha`).
 //! Given a per-priority buffer, the xoff threshold is what is left when the headroom is set
 //! aside; xon sits below xoff by a gap so PFC does not flap.
 
@@ -9,7 +10,7 @@ use serde::Serialize;
 
 use crate::units::Bytes;
 
-/// Seed 004's example chunk size.
+/// Adaptive PFC Headroom's example chunk size.
 pub const DEFAULT_CELL: Bytes = Bytes(160);
 
 /// A multiplier in parts per million (`1.0` = 1,000,000), so alpha stays exact.
@@ -136,7 +137,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn seed_003_dv_in_160_byte_cells() {
+    fn dv_model_example_in_160_byte_cells() {
         // 153,064 bit times = 19,133 bytes = 119.58 cells -> 120 cells, 19,200 bytes.
         let h = headroom(153_064, Alpha::ONE, DEFAULT_CELL);
         assert_eq!((h.need_bytes, h.cells, h.bytes), (19_133, 120, 19_200));

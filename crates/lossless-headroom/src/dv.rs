@@ -1,14 +1,14 @@
-//! The Delay Value (seed 003 section 3): the bits a receiver must still absorb after it
-//! decides to send PFC,
+//! The Delay Value (PFC Delay Value Constraint Model, section 3): the bits a receiver must
+//! still absorb after it decides to send PFC,
 //!
 //! ```text
 //! DV = 2*(max_frame_size) + (PFC_frame_size) + 2*(cable_delay) + ID_s1 + ID_s2 + HD_s2
 //! ```
 //!
-//! plus one term seed 003 folds into ID and HD and that operators often have as a figure of
+//! plus one term the model folds into ID and HD and that operators often have as a figure of
 //! its own: the peer's PFC response time, in pause quanta (zero unless given). Every term
-//! has a default from the seeds or a stated assumption, and every one can be overridden, so
-//! any worked example can be typed in.
+//! has a default from the model, from Adaptive PFC Headroom or from a stated assumption, and
+//! every one can be overridden, so any worked example can be typed in.
 
 use serde::Serialize;
 
@@ -17,19 +17,23 @@ use crate::phy::{self, Phy};
 use crate::source::Source;
 use crate::units::{Delay, FrameSize, Length, Rate, UnitError};
 
-/// Seed 003 section 7: "802.3as Maximum frame 2000 Octets 16,160 bit times".
+/// PFC Delay Value Constraint Model, section 7: "802.3as Maximum frame 2000 Octets 16,160 bit
+/// times".
 pub const DEFAULT_MAX_FRAME: FrameSize = FrameSize::Octets(2000);
-/// Seed 003 section 7: "PFC Frame size 64 Octets or 672 bit times".
+/// PFC Delay Value Constraint Model, section 7: "PFC Frame size 64 Octets or 672 bit times".
 pub const DEFAULT_PFC_FRAME: FrameSize = FrameSize::Octets(64);
-/// Seed 003 table 2: MACsec SecY transmit delay, 17,024 bit times (33.25 pause quanta).
+/// PFC Delay Value Constraint Model, table 2: MACsec SecY transmit delay, 17,024 bit times
+/// (33.25 pause quanta).
 pub const MACSEC_SECY_TX: u64 = 17_024;
 
-/// The higher-layer delay as given: named components of seed 003 table 2 plus figures.
+/// The higher-layer delay as given: named components of the PFC Delay Value Constraint
+/// Model's table 2 plus figures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct HigherLayer {
     /// MACsec SecY transmit delays (17,024 bit times each).
     pub macsec: u32,
-    /// Memory/interface pipelining: one maximum frame each (seed 003 table 2).
+    /// Memory/interface pipelining: one maximum frame each (PFC Delay Value
+    /// Constraint Model, table 2).
     pub pipelining: u32,
     /// Figures given in bit times or pause quanta.
     pub bits: u64,
@@ -75,7 +79,7 @@ pub struct Inputs {
     pub medium: Medium,
     pub max_frame: Option<FrameSize>,
     pub pfc_frame: Option<FrameSize>,
-    /// A 10G PHY from seed 003 table 1 instead of the worst case.
+    /// A 10G PHY from the PFC Delay Value Constraint Model's table 1 instead of the worst case.
     pub phy: Option<&'static Phy>,
     /// ID per station (both stations unless `peer_interface_delay` is given).
     pub interface_delay: Option<Delay>,
@@ -86,7 +90,7 @@ pub struct Inputs {
 }
 
 impl Inputs {
-    /// Seed 003 defaults for everything but the link itself.
+    /// The PFC Delay Value Constraint Model's defaults for everything but the link itself.
     pub fn new(speed: Rate, cable: Length, medium: Medium) -> Self {
         Inputs {
             speed,
@@ -117,7 +121,7 @@ pub enum TermKind {
 }
 
 impl TermKind {
-    /// The name seed 003 gives the term.
+    /// The name the PFC Delay Value Constraint Model gives the term.
     pub fn symbol(self) -> &'static str {
         match self {
             TermKind::MaxFrame => "max_frame_size",
@@ -177,7 +181,8 @@ impl Term {
     }
 }
 
-/// The Delay Value and its terms, in the order of seed 003's equation.
+/// The Delay Value and its terms, in the order of the PFC Delay Value Constraint Model's
+/// equation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct DelayValue {
     pub terms: [Term; 7],
@@ -208,7 +213,10 @@ pub enum DvError {
          40G, 50G, 100G, 200G, 400G, 800G; or give --interface-delay"
     )]
     UnknownSpeed(Rate),
-    #[error("--phy {phy} is a 10G PHY (seed 003 table 1) but the speed is {speed}")]
+    #[error(
+        "--phy {phy} is a 10G PHY (PFC Delay Value Constraint Model, table 1) but the speed \
+         is {speed}"
+    )]
     PhyNotAtThisSpeed { phy: &'static str, speed: Rate },
 }
 
@@ -232,14 +240,19 @@ pub fn delay_value(i: &Inputs) -> Result<DelayValue, DvError> {
         Some(f) => (f.bit_times(), USER),
         None => (
             DEFAULT_MAX_FRAME.bit_times(),
-            Source::seed("seed 003 s7: 802.3as maximum frame, 2000 octets + 20 preamble/SFD/IPG"),
+            Source::document(
+                "PFC Delay Value Constraint Model s7: 802.3as maximum frame, 2000 octets + 20 \
+                 preamble/SFD/IPG",
+            ),
         ),
     };
     let (pfc_frame, pfc_src) = match i.pfc_frame {
         Some(f) => (f.bit_times(), USER),
         None => (
             DEFAULT_PFC_FRAME.bit_times(),
-            Source::seed("seed 003 s7: PFC frame, 64 octets + 20 preamble/SFD/IPG"),
+            Source::document(
+                "PFC Delay Value Constraint Model s7: PFC frame, 64 octets + 20 preamble/SFD/IPG",
+            ),
         ),
     };
     let cable = i.medium.cable_bits(i.cable, i.speed);
@@ -255,7 +268,9 @@ pub fn delay_value(i: &Inputs) -> Result<DelayValue, DvError> {
             }
             (
                 p.bit_times(),
-                Source::table("seed 003 table 1, composed for the --phy given"),
+                Source::table(
+                    "PFC Delay Value Constraint Model, table 1, composed for the --phy given",
+                ),
             )
         }
         (None, None) => match profile {
@@ -287,14 +302,17 @@ pub fn delay_value(i: &Inputs) -> Result<DelayValue, DvError> {
         None if profile.is_some_and(|p| p.includes_higher_layer) && i.interface_delay.is_none() => {
             (
                 0,
-                Source::seed("seed 004 table: already included in the 100G ID + HD figure"),
+                Source::document(
+                    "Adaptive PFC Headroom, delay table: already included in the 100G ID + HD \
+                     figure",
+                ),
             )
         }
         None => (
             max_frame,
             Source::table(
-                "seed 003 table 2: memory/interface pipelining, one maximum frame; no MACsec \
-                 (add --higher-layer-delay macsec+pipelining)",
+                "PFC Delay Value Constraint Model, table 2: memory/interface pipelining, one \
+                 maximum frame; no MACsec (add --higher-layer-delay macsec+pipelining)",
             ),
         ),
     };
@@ -302,7 +320,9 @@ pub fn delay_value(i: &Inputs) -> Result<DelayValue, DvError> {
         Some(d) => (delay_bits(d, i.speed), USER),
         None => (
             0,
-            Source::seed("seed 003 s3: the peer's response is ID_s2 + HD_s2 already"),
+            Source::document(
+                "PFC Delay Value Constraint Model s3: the peer's response is ID_s2 + HD_s2 already",
+            ),
         ),
     };
 
@@ -335,10 +355,10 @@ mod tests {
         )
     }
 
-    /// Seed 003 section 7, every figure typed in:
+    /// The PFC Delay Value Constraint Model's example (section 7), every figure typed in:
     /// DV = 2*(16,160) + (672) + 2*(5556) + 2*(37,888) + (33,184) = 153,064 BT, ~19.1 KB.
     #[test]
-    fn seed_003_worked_example_typed_in() {
+    fn dv_model_worked_example_typed_in() {
         let mut i = ten_g_100m_cat6();
         i.max_frame = Some(FrameSize::Octets(2000));
         i.pfc_frame = Some(FrameSize::Octets(64));
@@ -359,7 +379,7 @@ mod tests {
     /// The same example from the defaults and the named table 2 components: HD is MACsec
     /// SecY transmit (17,024) + pipelining (16,160) = 33,184.
     #[test]
-    fn seed_003_worked_example_from_the_tables() {
+    fn dv_model_worked_example_from_the_tables() {
         let mut i = ten_g_100m_cat6();
         i.higher_layer_delay = Some(parse_higher_layer("macsec+pipelining").expect("hd"));
         let dv = delay_value(&i).expect("dv");
@@ -368,7 +388,7 @@ mod tests {
         assert_eq!(dv.bit_times, 153_064);
     }
 
-    /// 802.1Q-2018 annex N, as seed 004 quotes it:
+    /// IEEE 802.1Q-2018 Annex N, as Adaptive PFC Headroom quotes it:
     /// DV = 2 x 16 160 + 672 + 2 x 5556 + (25 600 + 12 288) + (25 600 + 12 288) + 6144
     ///    = 126 024 bit times.
     #[test]

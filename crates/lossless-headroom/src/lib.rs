@@ -4,13 +4,16 @@
 //! One concept per module, in the order a calculation uses them:
 //!
 //! - [`units`]: quantities as typed (`100m`, `5us`, `100G`, `74q`) and back, exactly.
-//! - [`phy`]: interface delay per station (seed 003 table 1; per-speed defaults).
-//! - [`medium`]: cable delay from medium and length (seed 003 section 5).
-//! - [`dv`]: the Delay Value and every term (seed 003 section 3).
+//! - [`phy`]: interface delay per station (PFC Delay Value Constraint Model, table 1;
+//!   per-speed defaults).
+//! - [`medium`]: cable delay from medium and length (PFC Delay Value Constraint Model,
+//!   section 5).
+//! - [`dv`]: the Delay Value and every term (PFC Delay Value Constraint Model, section 3).
 //! - [`cells`]: bits to buffer cells, alpha, xoff/xon thresholds.
-//! - [`wan`]: the WAN buffer condition of seed 002.
-//! - [`adaptive`]: headroom from a measured delay (seed 004, phase 3).
-//! - [`session`]: the link-delay measurement exchange (seed 004, phase 2), both ends.
+//! - [`wan`]: the WAN buffer condition of draft-he-rtgwg-wan-pfc-00.
+//! - [`adaptive`]: headroom from a measured delay (Adaptive PFC Headroom, phase 3).
+//! - [`session`]: the link-delay measurement exchange (Adaptive PFC Headroom, phase 2),
+//!   both ends.
 //! - [`sizing`]: a measurement to the headroom a port reserves, with hysteresis.
 //! - [`report`]: one calculation end to end, and its text and JSON forms.
 //! - [`static_table`]: a vendor's static headroom table (SONiC's), to compare against.

@@ -1,7 +1,7 @@
-//! The transmission medium and the cable delay it adds (seed 003 section 5):
-//! `CD = MediaLength / (BT * v)`, the bits in flight on the cable, where `v` is the signal
-//! velocity as a fraction of `c`. Seed 003 takes `c` as 300,000,000 m/s; so do we, which is
-//! what makes its 100 m of Cat 6 at 0.60c come out at exactly 5,556 bit times.
+//! The transmission medium and the cable delay it adds (PFC Delay Value Constraint Model,
+//! section 5): `CD = MediaLength / (BT * v)`, the bits in flight on the cable, where `v` is
+//! the signal velocity as a fraction of `c`. The model takes `c` as 300,000,000 m/s; so do
+//! we, which is what makes its 100 m of Cat 6 at 0.60c come out at exactly 5,556 bit times.
 
 use std::fmt;
 
@@ -10,7 +10,8 @@ use serde::Serialize;
 use crate::source::Source;
 use crate::units::{Length, Rate, UnitError};
 
-/// Speed of light in free space as seed 003 section 5 writes it, metres per second.
+/// Speed of light in free space as the PFC Delay Value Constraint Model (section 5) writes
+/// it, metres per second.
 pub const C_M_PER_S: u128 = 300_000_000;
 
 /// A medium: a name and a velocity `num/den` of `c`.
@@ -25,28 +26,40 @@ pub struct Medium {
     pub source: Source,
 }
 
-/// Cat 6 worst case: 555 ns per 100 m (EIA-568-B), which seed 003 section 7 writes as 0.60c.
+/// Cat 6 worst case: 555 ns per 100 m (EIA-568-B), which the PFC Delay Value Constraint
+/// Model (section 7) writes as 0.60c.
 pub const CAT6: Medium = Medium {
     name: "cat6",
     num: 3,
     den: 5,
-    source: Source::seed("seed 003 s7: Cat 6 worst case 555 ns/100 m, 0.60c"),
+    source: Source::document(
+        "PFC Delay Value Constraint Model s7: Cat 6 worst case 555 ns/100 m, 0.60c",
+    ),
 };
 
-/// Fibre: 5 ns/m = 2/3 c; seed 004's table gives 10 m at 100G as 5,000 bit times.
+/// Fibre: 5 ns/m = 2/3 c; Adaptive PFC Headroom's delay table gives 10 m at 100G as 5,000
+/// bit times and 10 km as 5,000,000. The source names the velocity, not a length, so
+/// `--explain` on a 2 km link does not cite a 10 m row.
 pub const FIBER: Medium = Medium {
     name: "fiber",
     num: 2,
     den: 3,
-    source: Source::seed("seed 004 table: 10 m at 100G = 5,000 bit times (5 ns/m, 2/3 c)"),
+    source: Source::document(
+        "Adaptive PFC Headroom, delay table: fibre at 5 ns/m (2/3 c), as its 100G cable \
+         delays give",
+    ),
 };
 
-/// Twinax (DAC): about 4.8 ns/m = 25/36 c. No seed gives it.
+/// Twinax (DAC): about 4.8 ns/m = 25/36 c. Neither the PFC Delay Value Constraint Model nor
+/// Adaptive PFC Headroom gives a figure.
 pub const TWINAX: Medium = Medium {
     name: "twinax",
     num: 25,
     den: 36,
-    source: Source::assumption("twinax/DAC about 4.8 ns/m (25/36 c); no seed gives a figure"),
+    source: Source::assumption(
+        "twinax/DAC about 4.8 ns/m (25/36 c); neither the PFC Delay Value Constraint Model nor \
+         Adaptive PFC Headroom gives a figure",
+    ),
 };
 
 impl Medium {
@@ -89,7 +102,8 @@ const EXPECTED: &str =
     "fiber, copper, twinax, cat6, a velocity such as 0.6c, or a delay such as 5ns/m";
 
 /// `fiber`/`fibre`, `copper`/`twinax`/`dac`, `cat6`, `0.6c` (a fraction of c, at most 1),
-/// or `5ns/m` (at least 3.334 ns/m, light in vacuum at seed 003's c).
+/// or `5ns/m` (at least 3.334 ns/m, light in vacuum at the PFC
+/// Delay Value Constraint Model's c).
 pub fn parse_medium(input: &str) -> Result<Medium, UnitError> {
     let s = input.trim();
     let lower = s.to_ascii_lowercase();
@@ -167,14 +181,14 @@ mod tests {
     }
 
     #[test]
-    fn seed_003_cat6_100m_at_10g_is_5556_bit_times() {
+    fn dv_model_cat6_100m_at_10g_is_5556_bit_times() {
         assert_eq!(bits("cat6", "100m", "10G"), 5_556);
         assert_eq!(bits("0.6c", "100m", "10G"), 5_556);
     }
 
     #[test]
-    fn seed_004_fiber_table() {
-        // seed 004: 100G Base-R, 10 m = 5,000 bit times, 10 km = 5,000,000.
+    fn adaptive_headroom_fiber_table() {
+        // Adaptive PFC Headroom: 100G Base-R, 10 m = 5,000 bit times, 10 km = 5,000,000.
         assert_eq!(bits("fiber", "10m", "100G"), 5_000);
         assert_eq!(bits("fiber", "10km", "100G"), 5_000_000);
         assert_eq!(bits("5ns/m", "10km", "100G"), 5_000_000);

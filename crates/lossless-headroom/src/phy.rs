@@ -1,15 +1,17 @@
 //! Interface Delay (ID) per station: the sum of MAC Control, MAC/RS, PCS, PMA and PMD
-//! delays, transmit plus receive (seed 003 section 4). For 10G, seed 003 table 1 gives each
-//! 802.3 sub-layer, and we compose PHYs from it. For the other speeds the seeds give one
-//! figure (seed 004: 100GBASE-R) and REFERENCE.md gives the 802.3 annex 31B PAUSE reaction
-//! limits; each default says which it used, and `--interface-delay` overrides any of them.
+//! delays, transmit plus receive (PFC Delay Value Constraint Model, section 4). For 10G, its
+//! table 1 gives each IEEE 802.3 sub-layer, and we compose PHYs from it. For the other speeds
+//! there is one published figure (Adaptive PFC Headroom: 100GBASE-R) and the IEEE 802.3
+//! annex 31B PAUSE reaction limits (31B.3.7), as SONiC's headroom calculation uses them;
+//! each default says which it used, and `--interface-delay` overrides any of them.
 
 use serde::Serialize;
 
 use crate::source::Source;
 use crate::units::{Rate, BITS_PER_QUANTUM};
 
-/// One row of seed 003 table 1 ("Existing 802.3 Interface Delay Constraints").
+/// One row of the PFC Delay Value Constraint Model's table 1 ("Existing 802.3 Interface
+/// Delay Constraints").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct SubLayer {
     pub name: &'static str,
@@ -75,15 +77,17 @@ impl Phy {
     }
 }
 
-/// Seed 003's worst case and its worked example: an ASIC with XGMII MAC/RS and XAUI
-/// (8192 + 2 x 2048 = 12,288) to a 10GBASE-T PHY (25,600): 37,888 bit times per station.
+/// The PFC Delay Value Constraint Model's worst case and its worked example: an ASIC with XGMII
+/// MAC/RS and XAUI (8192 + 2 x 2048 = 12,288) to a 10GBASE-T PHY (25,600): 37,888 bit times per
+/// station.
 pub const PHY_10G_T_XAUI: Phy = Phy {
     name: "10gbase-t",
-    description: "10GBASE-T PHY reached over XAUI (seed 003's worst case)",
+    description: "10GBASE-T PHY reached over XAUI (the PFC Delay Value Constraint Model's \
+                  worst case)",
     parts: &[(MAC_RS_10G, 1), (XGXS_XAUI, 2), (PHY_10GBASE_T, 1)],
 };
 
-/// The 10G PHYs we can compose from seed 003 table 1.
+/// The 10G PHYs we can compose from the PFC Delay Value Constraint Model's table 1.
 pub const PHYS_10G: &[Phy] = &[
     PHY_10G_T_XAUI,
     Phy {
@@ -118,7 +122,7 @@ pub fn find_phy(name: &str) -> Option<&'static Phy> {
 }
 
 /// What we know at one line rate: the default interface delay per station and where it
-/// comes from, and the 802.3 PAUSE reaction limit where REFERENCE.md lists one.
+/// comes from, and the IEEE 802.3 annex 31B PAUSE reaction limit where we have one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct SpeedProfile {
     pub rate: Rate,
@@ -128,8 +132,8 @@ pub struct SpeedProfile {
     pub source: Source,
     /// 802.3 annex 31B PAUSE reaction limit (pause quanta), as SONiC uses it.
     pub reaction_quanta: Option<u64>,
-    /// The interface figure already includes the higher-layer delay (seed 004 gives ID+HD
-    /// as one number at 100G), so the default HD is zero there.
+    /// The interface figure already includes the higher-layer delay (Adaptive PFC Headroom
+    /// gives ID+HD as one number at 100G), so the default HD is zero there.
     pub includes_higher_layer: bool,
 }
 
@@ -142,12 +146,14 @@ const fn quanta(q: u64) -> u64 {
 }
 
 const SLOW: Source = Source::assumption(
-    "no per-PHY figure for this speed in the seeds: assumed the 10G worst case, 37,888 bit \
-     times per station (seed 003 s4), which is generous here",
+    "no per-PHY figure for this speed in the PFC Delay Value Constraint Model or Adaptive PFC \
+     Headroom: assumed the model's 10G worst case, 37,888 bit times per station (s4), which \
+     is generous here",
 );
 const REACTION: Source = Source::assumption(
-    "no per-PHY figure for this speed in the seeds: assumed one 802.3 annex 31B PAUSE \
-     reaction limit per station (REFERENCE.md, as SONiC uses it)",
+    "no per-PHY figure for this speed in the PFC Delay Value Constraint Model or Adaptive PFC \
+     Headroom: assumed one IEEE 802.3 annex 31B PAUSE reaction limit per station, as SONiC's \
+     headroom calculation uses it",
 );
 
 /// Speeds from 1G to 800G.
@@ -181,8 +187,8 @@ pub const SPEEDS: &[SpeedProfile] = &[
         label: "10G",
         interface_delay: 37_888,
         source: Source::table(
-            "seed 003 table 1: 10G MAC/RS 8,192 + 2 x XAUI 2,048 + 10GBASE-T 25,600 \
-             (the worst case, s4; --phy picks another 10G PHY)",
+            "PFC Delay Value Constraint Model, table 1: 10G MAC/RS 8,192 + 2 x XAUI 2,048 + \
+             10GBASE-T 25,600 (the worst case, s4; --phy picks another 10G PHY)",
         ),
         reaction_quanta: Some(67),
         includes_higher_layer: false,
@@ -215,9 +221,9 @@ pub const SPEEDS: &[SpeedProfile] = &[
         rate: g(100),
         label: "100G",
         interface_delay: 132_608 / 2,
-        source: Source::seed(
-            "seed 004 table: 100GBASE-R 802.3 maximum ID + HD = 132,608 bit times, split \
-             evenly between the two stations (assumption), HD included",
+        source: Source::document(
+            "Adaptive PFC Headroom, delay table: 100GBASE-R 802.3 maximum ID + HD = 132,608 bit \
+             times, split evenly between the two stations (assumption), HD included",
         ),
         reaction_quanta: Some(394),
         includes_higher_layer: true,
@@ -243,8 +249,8 @@ pub const SPEEDS: &[SpeedProfile] = &[
         label: "800G",
         interface_delay: quanta(1_810),
         source: Source::assumption(
-            "no figure for 800G anywhere we have: assumed twice 400G's annex 31B reaction \
-             limit (1,810 pause quanta) per station",
+            "assumed twice 400G's IEEE 802.3 annex 31B PAUSE reaction limit (1,810 pause \
+             quanta) per station",
         ),
         reaction_quanta: None,
         includes_higher_layer: false,
@@ -260,9 +266,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn seed_003_interface_delay_is_37888() {
+    fn dv_model_interface_delay_is_37888() {
         assert_eq!(PHY_10G_T_XAUI.bit_times(), 37_888);
-        // seed 003 s7: "AISC Interface (XGMII MAC/RS and XAUI) (8192 + 2x2048 = 12,288)"
+        // PFC Delay Value Constraint Model s7: "AISC Interface (XGMII MAC/RS and XAUI) (8192 +
+        // 2x2048 = 12,288)"
         assert_eq!(MAC_RS_10G.bit_times + 2 * XGXS_XAUI.bit_times, 12_288);
         assert_eq!(
             profile(Rate(10_000_000_000)).map(|p| p.interface_delay),

@@ -87,8 +87,9 @@ pub struct Report {
     wan_delay: Option<Duration>,
 }
 
-const SEED_002: Source = Source::seed(
-    "seed 002 s3: reserved buffer > (receive rate - send rate) x PFC forwarding delay",
+const WAN_PFC_DRAFT: Source = Source::document(
+    "draft-he-rtgwg-wan-pfc-00 s3.2: reserved buffer > (receive rate - send rate) x PFC \
+     forwarding delay",
 );
 
 /// Computes everything; allocation-free (the benchmark's `calc`).
@@ -103,7 +104,7 @@ pub fn calc(req: &Request) -> Result<Report, CalcError> {
             tx_bps: w.tx_rate.0,
             bit_times: bits,
             bytes: bits.div_ceil(8),
-            source: SEED_002,
+            source: WAN_PFC_DRAFT,
         }
     });
     let total = dv.bit_times.saturating_add(wan.map_or(0, |w| w.bit_times));
@@ -160,7 +161,7 @@ impl Report {
             let _ = writeln!(
                 o,
                 "\nDV = 2*max_frame_size + PFC_frame_size + 2*cable_delay + ID_s1 + ID_s2 + HD_s2 \
-                 + response_s2   (seed 003 s3)\n"
+                 + response_s2   (PFC Delay Value Constraint Model s3)\n"
             );
             let _ = writeln!(
                 o,
@@ -236,7 +237,8 @@ impl Report {
         if explain {
             let _ = writeln!(
                 o,
-                "     ceil(ceil(bits / 8) x alpha / cell); seed 004: DV x alpha, buffer in chunks"
+                "     ceil(ceil(bits / 8) x alpha / cell); Adaptive PFC Headroom: DV x alpha, \
+                 buffer in chunks"
             );
         }
         if let Some(t) = &self.thresholds {

@@ -1,4 +1,4 @@
-//! The link-delay measurement session (seed 004 phase 2), sans-IO.
+//! The link-delay measurement session (Adaptive PFC Headroom, phase 2), sans-IO.
 //!
 //! Each port runs one session, which is both ends of the exchange:
 //!
@@ -314,8 +314,8 @@ impl Session {
         self.maybe_start(now);
     }
 
-    /// Both ends advertise the capability in DCBX (seed 004: "if both support PFC HDRM,
-    /// initiate PFC HDRM Measurement Request, otherwise, stop the procedure").
+    /// Both ends advertise the capability in DCBX (Adaptive PFC Headroom: "if both
+    /// support PFC HDRM, initiate PFC HDRM Measurement Request, otherwise, stop the procedure").
     pub fn set_agreed(&mut self, now: Instant, agreed: bool) {
         if agreed == self.agreed {
             return;

@@ -1,5 +1,5 @@
-//! From a measured round trip to the headroom a port reserves, with hysteresis (seed 004
-//! phase 3): `X = speed x round trip`, `DV = X + 2 x MaxFrame + PFCFrame`,
+//! From a measured round trip to the headroom a port reserves, with hysteresis (Adaptive
+//! PFC Headroom, phase 3): `X = speed x round trip`, `DV = X + 2 x MaxFrame + PFCFrame`,
 //! `headroom = DV x alpha` rounded up to the cell.
 //!
 //! Under-provisioning drops frames, over-provisioning only wastes buffer, so the two
@@ -21,7 +21,8 @@ use crate::units::{Bytes, Duration, FrameSize, Rate};
 pub struct SizingConfig {
     pub alpha: Alpha,
     pub cell: Bytes,
-    /// The largest frame the peer may be sending when PFC arrives (seed 003's MaxFrame).
+    /// The largest frame the peer may be sending when PFC arrives (the PFC Delay Value
+    /// Constraint Model's MaxFrame).
     #[serde(skip)]
     pub max_frame: FrameSize,
     /// The PFC frame itself.
@@ -87,7 +88,7 @@ pub struct Sizer {
     below: u8,
 }
 
-/// Seed 004 phase 3 for one measurement.
+/// Adaptive PFC Headroom, phase 3, for one measurement.
 pub fn need(cfg: &SizingConfig, round_trip: Duration, speed: Rate) -> Need {
     let x = measured_bits(round_trip, speed);
     let max_frame = cfg.max_frame.bit_times();
@@ -153,7 +154,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_004_terms() {
+    fn adaptive_headroom_phase_3_terms() {
         let cfg = SizingConfig::default();
         // 100G, 11 us round trip: X = 1,100,000 bit times; DV adds 2 x 16,160 + 672.
         let n = need(&cfg, rt_us(11), Rate(100_000_000_000));

@@ -1,6 +1,8 @@
-//! Where a figure comes from, so `--explain` can say why each term has its value: a seed
-//! (the specification), a table (seed 003's 802.3 tables, the 802.3 reaction limits in
-//! REFERENCE.md), an assumption we make and state, or the user's own flag.
+//! Where a figure comes from, so `--explain` can say why each term has its value: a document
+//! that states it (the PFC Delay Value Constraint Model, Adaptive PFC Headroom,
+//! draft-he-rtgwg-wan-pfc-00), a table (the PFC Delay Value Constraint Model's IEEE 802.3
+//! tables, the IEEE 802.3 annex 31B PAUSE reaction limits), an assumption we make and state,
+//! or the user's own flag.
 
 use std::fmt;
 
@@ -9,7 +11,7 @@ use serde::Serialize;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SourceKind {
-    Seed,
+    Document,
     Table,
     Assumption,
     User,
@@ -24,9 +26,9 @@ pub struct Source {
 }
 
 impl Source {
-    pub const fn seed(reference: &'static str) -> Self {
+    pub const fn document(reference: &'static str) -> Self {
         Source {
-            kind: SourceKind::Seed,
+            kind: SourceKind::Document,
             reference,
         }
     }
@@ -53,7 +55,7 @@ impl Source {
 impl fmt::Display for SourceKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            SourceKind::Seed => "seed",
+            SourceKind::Document => "document",
             SourceKind::Table => "table",
             SourceKind::Assumption => "assumption",
             SourceKind::User => "user",

@@ -46,7 +46,8 @@ pub enum Delay {
 }
 
 /// A frame size as given: octets of the frame (preamble, SFD and inter-packet gap are
-/// added, as seed 003 does: 2000 octets = 16,160 bit times) or bit times taken as they are.
+/// added, as the PFC Delay Value Constraint Model does: 2000 octets = 16,160 bit times) or bit
+/// times taken as they are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FrameSize {
     Octets(u64),
@@ -54,7 +55,8 @@ pub enum FrameSize {
 }
 
 /// Preamble + SFD (8 octets) and the minimum inter-packet gap (12 octets) a frame costs on
-/// the wire: seed 003 counts 2000 octets as 16,160 bit times and 64 octets as 672.
+/// the wire: the PFC Delay Value Constraint Model counts 2000 octets as 16,160 bit times and
+/// 64 octets as 672.
 pub const WIRE_OVERHEAD_OCTETS: u64 = 20;
 
 impl FrameSize {
@@ -252,7 +254,8 @@ fn bytes_factor(unit: &str) -> Result<u128, Option<&'static str>> {
 }
 
 /// Delays: bare or `bt`/`bits` are bit times, `q`/`pq`/`quanta` are pause quanta (512 bit
-/// times; seed 003's tables give both), a time unit is converted at the line rate.
+/// times; the PFC Delay Value Constraint Model's tables give both), a time unit is converted at the
+/// line rate.
 pub fn parse_delay(input: &str) -> Result<Delay, UnitError> {
     let (dec, unit) = split(input, DELAY)?;
     match unit {
@@ -361,7 +364,8 @@ impl fmt::Display for Bytes {
     }
 }
 
-/// `153064` -> `153,064`: the seeds write figures this way, and so do we.
+/// `153064` -> `153,064`: the PFC Delay Value Constraint Model writes figures this way, and
+/// so do we.
 pub fn grouped(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
@@ -445,7 +449,8 @@ mod tests {
     fn delays_and_frames() {
         assert_eq!(parse_delay("37888"), Ok(Delay::Bits(37_888)));
         assert_eq!(parse_delay("37888bt"), Ok(Delay::Bits(37_888)));
-        // Seed 003 table 2: MACsec SecY transmit delay, 33.25 pause quanta = 17,024 bit times.
+        // PFC Delay Value Constraint Model, table 2: MACsec SecY transmit delay, 33.25 pause
+        // quanta = 17,024 bit times.
         assert_eq!(parse_delay("33.25q"), Ok(Delay::Bits(17_024)));
         assert_eq!(parse_delay("1.5us"), Ok(Delay::Time(Duration(1_500_000))));
         assert!(parse_delay("3 parsecs").is_err());

@@ -1,12 +1,12 @@
-//! Seed 002 section 3 (transparent PFC across a WAN): the destination DC gateway must
-//! reserve, for the priority queue of its receiving port,
+//! draft-he-rtgwg-wan-pfc-00 section 3.2 (transparent PFC across a WAN): the destination DC
+//! gateway must reserve, for the priority queue of its receiving port,
 //!
 //! ```text
 //! buffer > (average receive rate - average send rate) * forwarding delay of the PFC frame
 //! ```
 //!
-//! from the destination gateway back to the source gateway. It is a lower bound (REFERENCE.md):
-//! the link's own Delay Value comes on top, which also makes the inequality strict.
+//! from the destination gateway back to the source gateway. It is a lower bound: the
+//! link's own Delay Value comes on top, which also makes the inequality strict.
 
 use serde::Serialize;
 

@@ -62,7 +62,7 @@ pub enum Request {
         #[serde(default)]
         port: Option<String>,
     },
-    /// Seed 002's PFC relay: the core's counters and the data path's.
+    /// The PFC relay of draft-he-rtgwg-wan-pfc-00: the core's counters and the data path's.
     RelayShow,
 }
 

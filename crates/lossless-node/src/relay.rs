@@ -61,7 +61,7 @@ pub struct GatewayShow {
     /// The last accepted frame.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_accepted: Option<AcceptedPfc>,
-    /// Seed 002's buffer condition, when configured.
+    /// draft-he-rtgwg-wan-pfc-00's buffer condition, when configured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buffer: Option<GatewayBuffer>,
 }

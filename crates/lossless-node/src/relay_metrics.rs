@@ -161,7 +161,8 @@ pub fn render(show: &RelayShow, out: &mut String) {
         header(
             out,
             "lossless_relay_gateway_buffer_minimum_bytes",
-            "Seed 002's buffer condition: the least reserve above (rx - tx rate) x WAN delay.",
+            "draft-he-rtgwg-wan-pfc-00's buffer condition: the least reserve above (rx - tx rate) \
+             x WAN delay.",
             "gauge",
         );
         let _ = writeln!(

@@ -1,5 +1,5 @@
-//! Seed 002's buffer condition at the destination DC gateway, computed by
-//! the headroom model ([`lossless_headroom::wan`]) rather than again here:
+//! The buffer condition of draft-he-rtgwg-wan-pfc-00 at the destination DC
+//! gateway, computed by the headroom model ([`lossless_headroom::wan`]) rather than again here:
 //!
 //! "The buffer size of the priority queue reserved for the receiving port >
 //! (the average receiving rate of the corresponding priority flow at the
@@ -7,8 +7,7 @@
 //! flow at the sending port) * the forwarding delay of the PFC frame from the
 //! destination DC gateway to the source DC gateway."
 //!
-//! It is a lower bound (REFERENCE.md): the link's own Delay Value comes on
-//! top of it.
+//! It is a lower bound: the link's own Delay Value comes on top of it.
 
 use lossless_headroom::units::{Bytes, Duration, Rate};
 use lossless_headroom::wan::{wan_bits, Wan};

@@ -42,7 +42,8 @@ use lossless_wire::tunnel::Vni;
 use lossless_wire::MacAddr;
 use serde::{Deserialize, Serialize};
 
-/// The whole `[relay]` section: what this node does in seed 002's figure 2.
+/// The whole `[relay]` section: what this node does in draft-he-rtgwg-wan-pfc-00's
+/// figure 2.
 ///
 /// Read once per configuration load, so the size difference between the
 /// variants costs nothing worth a box.
@@ -68,7 +69,7 @@ pub struct RelayConfig {
     pub marking: Marking,
     #[serde(default)]
     pub storm: StormConfig,
-    /// Seed 002's buffer condition, for `relay show`.
+    /// draft-he-rtgwg-wan-pfc-00's buffer condition, for `relay show`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buffer: Option<BufferConfig>,
     /// How losslessd's data path waits and batches (the core ignores it).
@@ -294,8 +295,8 @@ impl Default for StormConfig {
     }
 }
 
-/// Seed 002's buffer condition at the destination DC gateway, evaluated for
-/// `relay show`: quantities as the headroom calculator takes them.
+/// draft-he-rtgwg-wan-pfc-00's buffer condition at the destination DC gateway,
+/// evaluated for `relay show`: quantities as the headroom calculator takes them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BufferConfig {
@@ -323,7 +324,7 @@ pub struct GatewayConfig {
     pub pe_port_mac: MacAddr,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pe_system_mac: Option<MacAddr>,
-    /// Seed 002's buffer condition at this gateway, for `relay show`.
+    /// draft-he-rtgwg-wan-pfc-00's buffer condition at this gateway, for `relay show`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buffer: Option<BufferConfig>,
 }

@@ -1,6 +1,6 @@
-//! The two-DC topology of seed 002's figure 2 as ready configurations: one place for
-//! the tests, the benchmark, the fuzz target and the documentation to take a PE pair
-//! from.
+//! The two-DC topology of draft-he-rtgwg-wan-pfc-00's figure 2 as ready configurations:
+//! one place for the tests, the benchmark, the fuzz target and the documentation to take
+//! a PE pair from.
 //!
 //! ```text
 //! DC1 GW ---- PE1 ======== WAN ======== PE2 ---- DC2 GW

@@ -1,5 +1,5 @@
-//! The DC gateway's side of seed 002: "the source DC gateway needs to parse
-//! the forwarded PFC frame and determine that it is a legal PFC frame, that
+//! The DC gateway's side of draft-he-rtgwg-wan-pfc-00: "the source DC gateway
+//! needs to parse the forwarded PFC frame and determine that it is a legal PFC frame, that
 //! is, besides its correct frame format, its destination MAC address must be
 //! the multicast address: 0180-C200-0001 and the source MAC address must be
 //! its directly connected ingress PE port MAC address (some vendors also use
@@ -60,7 +60,7 @@ impl GatewayCheck {
         &self.counters
     }
 
-    /// Seed 002's buffer condition at this gateway, when configured.
+    /// The draft's buffer condition at this gateway, when configured.
     pub fn buffer(&self) -> Option<&GatewayBuffer> {
         self.buffer.as_ref()
     }

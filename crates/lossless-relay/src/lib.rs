@@ -1,5 +1,5 @@
-//! The PFC relay of seed 002 ("PFC PAUSE Frame Forwarded Transparently in
-//! Wide Area Networks"), sans-IO.
+//! The PFC relay of draft-he-rtgwg-wan-pfc-00 ("PFC PAUSE Frame Forwarded
+//! Transparently in Wide Area Networks"), sans-IO.
 //!
 //! ```text
 //!  AIDC 1 <- DC1 GW <- PE1 <====== WAN (P1..Pn) ======< PE2 <- DC2 GW <- AIDC 2
@@ -14,8 +14,8 @@
 //! - [`tunnel`]: SRv6, VXLAN and SR-MPLS with the headers of
 //!   `lossless_wire::tunnel`.
 //! - [`config`]: a `[relay]` TOML section; [`status`]: `relay show`.
-//! - [`example`]: the two-DC topology of the seed as ready configurations.
-//! - [`buffer`]: the seed's buffer condition at the gateway, by the headroom
+//! - [`example`]: the draft's two-DC topology as ready configurations.
+//! - [`buffer`]: the draft's buffer condition at the gateway, by the headroom
 //!   model.
 //!
 //! Time is a parameter ([`Instant`]): nothing here reads a clock or does I/O.

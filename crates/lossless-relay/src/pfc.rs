@@ -1,6 +1,6 @@
-//! The legality rules of seed 002 section 3.2 for a PFC frame, shared by the
-//! egress PE (frames from its DC gateway), the ingress PE (frames out of the
-//! tunnel) and the DC gateway (frames from its PE).
+//! The legality rules of draft-he-rtgwg-wan-pfc-00 section 3.2 for a PFC frame,
+//! shared by the egress PE (frames from its DC gateway), the ingress PE (frames out
+//! of the tunnel) and the DC gateway (frames from its PE).
 //!
 //! "it needs to parse a PFC frame and determine that it is a legal PFC frame,
 //! that is, besides its correct frame format, its destination MAC address must
@@ -9,7 +9,7 @@
 //! also use device system MAC address). Otherwise, the egress PE node must
 //! discard this illegal PFC frame."
 //!
-//! "Correct frame format" is read as the seed's figure 1: Ethertype 0x8808,
+//! "Correct frame format" is read as the draft's figure 1: Ethertype 0x8808,
 //! opcode 0x0101, a class-enable vector whose high byte is 0x00, eight pause
 //! times, padding to the minimum frame size (60 octets without FCS, 64 with an
 //! 802.1Q tag, which some switches put on PFC). Checks run in that order, then

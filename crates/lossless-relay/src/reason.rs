@@ -15,7 +15,7 @@ pub enum DropReason {
     /// tag (a runt, or a header cut short).
     ShortFrame,
     /// More bytes than a MAC Control frame, which is always of minimum size
-    /// (the seed's figure 1: 34 octets of fields, 26 of pad, 4 of CRC).
+    /// (draft-he-rtgwg-wan-pfc-00, figure 1: 34 octets of fields, 26 of pad, 4 of CRC).
     LongFrame,
     /// Ethertype (after at most one 802.1Q tag) is not 0x8808.
     NotMacControl,

@@ -1,5 +1,5 @@
-//! A PE's relay: both directions of seed 002 section 3.2 on one DC-facing
-//! and one WAN-facing port.
+//! A PE's relay: both directions of draft-he-rtgwg-wan-pfc-00 section 3.2 on
+//! one DC-facing and one WAN-facing port.
 //!
 //! - A frame on [`Port::Dc`] is the egress direction: legal only if it is a
 //!   well-formed PFC frame to 01-80-C2-00-00-01 from the gateway's port or

@@ -66,7 +66,7 @@ pub struct RelayStatus {
     pub storm: Option<StormStatus>,
     /// The last tunnel frame from the WAN that did not decode, as text.
     pub last_malformed: Option<String>,
-    /// Seed 002's buffer condition, when configured.
+    /// draft-he-rtgwg-wan-pfc-00's buffer condition, when configured.
     pub gateway_buffer: Option<GatewayBuffer>,
 }
 

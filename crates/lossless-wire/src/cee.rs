@@ -1,5 +1,5 @@
-//! CEE DCBX (the pre-IEEE "DCB Capability Exchange Protocol", seed 000) as it
-//! travels in an LLDP organizationally specific TLV: OUI 00-1B-21, subtype 2.
+//! CEE DCBX (the pre-IEEE "DCB Capability Exchange Protocol Base Specification")
+//! as it travels in an LLDP organizationally specific TLV: OUI 00-1B-21, subtype 2.
 //!
 //! ```text
 //! Sub-TLV header (2 bytes): type << 9 | length (7-bit type, 9-bit body length)
@@ -60,9 +60,10 @@ pub const MAX_SENT_APP_ENTRIES: usize = (MAX_TLV_VALUE_LEN
     / APP_ENTRY_LEN;
 
 /// Bit 4 of a feature header's flags, reserved in CEE: set in the PFC sub-TLV by a
-/// station that measures link delay for adaptive PFC headroom (seed 004 phase 1,
-/// "augment DCBX by extending PFC configuration TLV"). The sub-TLV keeps its length, so
-/// lldpad (which reads only bits 7..5) and tshark decode it unchanged.
+/// station that measures link delay for adaptive PFC headroom (Adaptive PFC
+/// Headroom, phase 1: "augment DCBX by extending PFC configuration TLV"). The
+/// sub-TLV keeps its length, so lldpad (which reads only bits 7..5) and tshark
+/// decode it unchanged.
 pub const FLAG_HEADROOM_MEASUREMENT: u8 = 0x10;
 
 /// PGID 15: the priority is served with strict priority, outside any bandwidth group.
@@ -136,7 +137,8 @@ impl<'de> Deserialize<'de> for PriorityMap {
     }
 }
 
-/// The 4-byte header that starts every feature sub-TLV (seed 000 Table 3).
+/// The 4-byte header that starts every feature sub-TLV (CEE DCBX specification
+/// Table 3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct FeatureHeader {
     pub oper_version: u8,
@@ -155,7 +157,7 @@ fn is_zero(v: &u8) -> bool {
     *v == 0
 }
 
-/// The DCBX Control sub-TLV (seed 000 Table 1).
+/// The DCBX Control sub-TLV (CEE DCBX specification Table 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Control {
     pub oper_version: u8,
@@ -164,8 +166,8 @@ pub struct Control {
     pub ack: u32,
 }
 
-/// Priority Group configuration (seed 000 §3.1): which PG each priority
-/// belongs to and each PG's share of the link.
+/// Priority Group configuration (CEE DCBX specification §3.1): which PG each
+/// priority belongs to and each PG's share of the link.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct PgConfig {
     /// PGID of priority 0..7: 0..=7, or 15 for strict priority.
@@ -187,7 +189,7 @@ impl Default for PgConfig {
     }
 }
 
-/// Priority-based Flow Control configuration (seed 000 §3.2).
+/// Priority-based Flow Control configuration (CEE DCBX specification §3.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct PfcConfig {
     /// Priorities with PFC enabled (admin mode 1).
@@ -287,9 +289,9 @@ pub struct FeatureTlv<C> {
     pub cfg: C,
 }
 
-/// Which duplicates a CEE TLV carried (seed 000 §2.4.1: a duplicate feature
-/// sub-TLV is a configuration error for that feature; a duplicate Control is
-/// an error for all features).
+/// Which duplicates a CEE TLV carried (CEE DCBX specification §2.4.1: a
+/// duplicate feature sub-TLV is a configuration error for that feature; a
+/// duplicate Control is an error for all features).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub struct Duplicates {
     pub control: bool,
@@ -352,8 +354,8 @@ impl std::fmt::Display for InvalidValue {
 
 /// The largest NumTCsSupported / NumTCPFCSupported.
 ///
-/// Seed 000 gives the PG range as "0..7" (the dash lost) and the PFC range as
-/// 1..8. Eight traffic classes is what lldpad and every NIC send, and a device
+/// The CEE DCBX specification gives the PG range as "0..7" (the dash lost)
+/// and the PFC range as 1..8. Eight traffic classes is what lldpad and every NIC send, and a device
 /// with zero TCs cannot carry traffic, so both fields accept 1..=8 and refuse
 /// 0 and 9..=255, on receive and in local configuration alike.
 pub const MAX_TCS: u8 = 8;

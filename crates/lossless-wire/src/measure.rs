@@ -1,12 +1,14 @@
-//! Link-delay measurement frames for adaptive PFC headroom (seed 004, phase 2).
+//! Link-delay measurement frames for adaptive PFC headroom (Adaptive PFC Headroom,
+//! phase 2).
 //!
-//! Seed 004 asks for "a new MAC control frame" but names no format or opcode. A new
-//! MAC Control opcode (Ethertype 0x8808) would be consumed or dropped by the MAC of
-//! most NICs before software could timestamp it, and every PAUSE/PFC receiver parses
-//! 0x8808. So the measurement travels under the IEEE 802 Local Experimental Ethertype
-//! 1 (0x88B5, IEEE Std 802 clause 9.2.2), which no PAUSE/PFC receiver acts on and
-//! tshark shows as data, to the nearest-bridge group address 01-80-C2-00-00-0E, which
-//! no 802.1Q bridge forwards: a measurement never leaves the link it measures.
+//! Adaptive PFC Headroom asks for "a new MAC control frame" but names no format or
+//! opcode. A new MAC Control opcode (Ethertype 0x8808) would be consumed or dropped by
+//! the MAC of most NICs before software could timestamp it, and every PAUSE/PFC
+//! receiver parses 0x8808. So the measurement travels under the IEEE 802 Local
+//! Experimental Ethertype 1 (0x88B5, IEEE Std 802 clause 9.2.2), which no PAUSE/PFC
+//! receiver acts on and tshark shows as data, to the nearest-bridge group address
+//! 01-80-C2-00-00-0E, which no 802.1Q bridge forwards: a measurement never leaves the
+//! link it measures.
 //!
 //! ```text
 //! offset (after the Ethertype)

@@ -1,4 +1,4 @@
-//! Golden vectors: REFERENCE.md's example CEE TLV and the frames lldpad sent
+//! Golden vectors: an example CEE DCBX TLV and the frames lldpad sent
 //! (`cee.pcap`). Each must parse to the values tshark shows and emit back
 //! byte for byte.
 

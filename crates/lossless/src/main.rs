@@ -25,7 +25,7 @@ mod out;
     after_help = "\
 Examples:
   lossless lab                            the simulated fabric: two agents negotiating DCBX
-  lossless lab --scenario wan-relay       PFC relayed across a WAN, DC2 to DC1 (seed 002)
+  lossless lab --scenario wan-relay       PFC relayed across a WAN, DC2 to DC1 (draft-he-rtgwg-wan-pfc-00)
   lossless decode capture.pcapng          decode LLDP/DCBX/PFC frames, readable
   lossless decode capture.pcap --json     the same, one JSON object per frame
   lossless status                         ports of the running losslessd
@@ -36,7 +36,7 @@ Examples:
   lossless dcbx reset eth0 ets            the configuration file's ETS again
   lossless profile roce --port 'enp65s0f*'   RoCEv2 lossless (PFC, ETS, DSCP APP) as a config section
   lossless events --follow                DCBX notifications as they happen
-  lossless relay show                     PFC relayed across the WAN (seed 002), drops by reason
+  lossless relay show                     PFC relayed across the WAN (draft-he-rtgwg-wan-pfc-00), drops by reason
   lossless help decode                    everything about one command
 
 Exit status: 0 success, 2 bad usage or unreadable input, 1 any other failure."
@@ -107,7 +107,8 @@ enum Command {
     /// Re-read the daemon's configuration file (as SIGHUP). A bad file is refused
     /// and the running configuration stays; unchanged ports are not disturbed.
     Reload(cmd::daemon::JsonArg),
-    /// Seed 002's PFC relay in the daemon: ports, counters, drops, storm ceiling, buffer.
+    /// The PFC relay of draft-he-rtgwg-wan-pfc-00 in the daemon: ports, counters, drops, storm
+    /// ceiling, buffer.
     #[command(subcommand)]
     Relay(cmd::relay::RelayCommand),
 }

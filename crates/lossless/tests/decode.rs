@@ -563,7 +563,7 @@ fn malformed_ieee_tlvs_are_errors_in_place() {
 fn test_frames() -> Vec<Vec<u8>> {
     let mut frames = Vec::new();
 
-    // 1: the REFERENCE.md CEE TLV in a well-formed LLDPDU.
+    // 1: the example CEE DCBX TLV (`reference_cee`) in a well-formed LLDPDU.
     frames.push(lldp_frame(Some(reference_cee())));
 
     // 2: a System Name TLV claiming 100 bytes with 3 left: truncated TLV at 36.

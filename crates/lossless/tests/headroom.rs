@@ -1,4 +1,5 @@
-//! `lossless headroom calc`: the seeds' worked examples typed in with flags, errors, JSON.
+//! `lossless headroom calc`: the worked examples of the PFC Delay Value Constraint Model and of
+//! IEEE 802.1Q-2018 Annex N typed in with flags, errors, JSON.
 
 use std::process::Command;
 
@@ -23,7 +24,7 @@ fn json(args: &[&str]) -> serde_json::Value {
     serde_json::from_str(&stdout).expect("one JSON object")
 }
 
-const SEED_003: &[&str] = &[
+const DV_MODEL_EXAMPLE: &[&str] = &[
     "--speed",
     "10G",
     "--cable",
@@ -40,10 +41,10 @@ const SEED_003: &[&str] = &[
     "33184",
 ];
 
-/// Seed 003 section 7: DV = 153,064 BT, "roughly 19.1K Bytes".
+/// PFC Delay Value Constraint Model, section 7: DV = 153,064 BT, "roughly 19.1K Bytes".
 #[test]
-fn seed_003_worked_example() {
-    let v = json(SEED_003);
+fn dv_model_worked_example() {
+    let v = json(DV_MODEL_EXAMPLE);
     assert_eq!(v["dv_bit_times"], 153_064);
     assert_eq!(v["dv_bytes"], 19_133);
     let terms = v["terms"].as_array().expect("terms");
@@ -62,16 +63,16 @@ fn seed_003_worked_example() {
     for t in terms {
         assert!(t["source"]["kind"].is_string(), "{t}");
     }
-    let (code, text, _) = calc(SEED_003);
+    let (code, text, _) = calc(DV_MODEL_EXAMPLE);
     assert_eq!(code, 0);
     assert!(text.contains("153,064 bit times"), "{text}");
     assert!(text.contains("19.1 KB"), "{text}");
 }
 
-/// The same from the tables: 10G default interface delay (seed 003 table 1) and the named
-/// higher-layer components of table 2.
+/// The same from the tables: 10G default interface delay (PFC Delay Value Constraint
+/// Model, table 1) and the named higher-layer components of its table 2.
 #[test]
-fn seed_003_from_the_tables() {
+fn dv_model_from_the_tables() {
     let v = json(&[
         "--speed",
         "10G",
@@ -85,7 +86,7 @@ fn seed_003_from_the_tables() {
     assert_eq!(v["dv_bit_times"], 153_064);
 }
 
-/// 802.1Q-2018 annex N as seed 004 quotes it: 126,024 bit times.
+/// IEEE 802.1Q-2018 Annex N as Adaptive PFC Headroom quotes it: 126,024 bit times.
 #[test]
 fn annex_n_example() {
     let v = json(&[
@@ -110,7 +111,7 @@ fn annex_n_example() {
 
 #[test]
 fn explain_lists_every_term_and_source() {
-    let mut args = SEED_003.to_vec();
+    let mut args = DV_MODEL_EXAMPLE.to_vec();
     args.push("--explain");
     let (code, text, _) = calc(&args);
     assert_eq!(code, 0);
@@ -123,19 +124,55 @@ fn explain_lists_every_term_and_source() {
         "HD_s2",
         "response_s2",
         "user:",
-        "seed: seed 003 s7: Cat 6",
+        "document: PFC Delay Value Constraint Model s7: Cat 6",
     ] {
         assert!(text.contains(needle), "{needle} missing:\n{text}");
     }
     // Defaults say where they come from.
     let (_, text, _) = calc(&["--speed", "400G", "--cable", "30m", "--explain"]);
     assert!(text.contains("assumption:"), "{text}");
-    assert!(text.contains("seed 004 table: 10 m at 100G"), "{text}");
+    assert!(
+        text.contains("document: Adaptive PFC Headroom, delay table: fibre at 5 ns/m"),
+        "{text}"
+    );
+    // Sources name the velocity, not a row of the table: a 2 km link does not cite "10 m".
+    let (_, text, _) = calc(&["--speed", "100G", "--cable", "2km", "--explain"]);
+    assert!(text.contains("fibre at 5 ns/m"), "{text}");
+    assert!(!text.contains("10 m"), "{text}");
 }
 
-/// Seed 002: (rx - tx) x delay on top of the DV. 2 ms at 100G = 200,000,000 bits.
+/// Every default's source is named by the document's title, never by an internal label.
 #[test]
-fn wan_delay_adds_seed_002_condition() {
+fn explain_names_documents_by_title() {
+    for speed in ["1G", "10G", "25G", "100G", "400G", "800G"] {
+        let (code, text, _) = calc(&[
+            "--speed",
+            speed,
+            "--cable",
+            "100m",
+            "--wan-delay",
+            "1ms",
+            "--explain",
+        ]);
+        assert_eq!(code, 0, "{text}");
+        assert!(!text.to_lowercase().contains("seed"), "{speed}:\n{text}");
+        assert!(!text.contains("REFERENCE"), "{speed}:\n{text}");
+    }
+    let (_, text, _) = calc(&[
+        "--speed",
+        "100G",
+        "--cable",
+        "1m",
+        "--wan-delay",
+        "1ms",
+        "--explain",
+    ]);
+    assert!(text.contains("draft-he-rtgwg-wan-pfc-00 s3.2"), "{text}");
+}
+
+/// draft-he-rtgwg-wan-pfc-00: (rx - tx) x delay on top of the DV. 2 ms at 100G = 200,000,000 bits.
+#[test]
+fn wan_delay_adds_the_wan_pfc_draft_condition() {
     let base = ["--speed", "100G", "--cable", "80km", "--medium", "fiber"];
     let link = json(&base);
     let mut args = base.to_vec();
@@ -159,7 +196,7 @@ fn wan_delay_adds_seed_002_condition() {
 
 #[test]
 fn cells_and_thresholds() {
-    let mut args = SEED_003.to_vec();
+    let mut args = DV_MODEL_EXAMPLE.to_vec();
     args.extend(["--cell-size", "160", "--buffer", "100000"]);
     let v = json(&args);
     // 19,133 bytes in 160-byte cells: 120 cells, 19,200 bytes.

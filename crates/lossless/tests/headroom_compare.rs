@@ -200,7 +200,7 @@ fn adaptive_equals_model_within_rounding() {
             let adaptive = u(&r, "adaptive_dv_bit_times");
             let model = u(&r, "model_dv_bit_times");
             let unseen = u(&r, "model_hd_bit_times");
-            // seed 004: DV = speed x RTT + 2 x MaxFrame + PFCFrame.
+            // Adaptive PFC Headroom: DV = speed x RTT + 2 x MaxFrame + PFCFrame.
             let x = (u128::from(rtt_ps) * u128::from(speed)).div_ceil(1_000_000_000_000);
             assert_eq!(u128::from(adaptive), x + 2 * 16_160 + 672, "{r}");
             let tolerance = 2 * speed.div_ceil(1_000_000_000);
@@ -221,7 +221,8 @@ fn adaptive_equals_model_within_rounding() {
             assert_eq!(u(&r, "model_headroom_cells") * cell, m);
         }
     }
-    // At 100G the model's HD is inside seed 004's ID + HD figure: equal to the byte.
+    // At 100G the model's HD is inside Adaptive PFC Headroom's ID + HD figure: equal to the
+    // byte.
     for r in json(&["--speeds", "100G"]) {
         assert_eq!(u(&r, "model_hd_bit_times"), 0);
         assert_eq!(
@@ -324,8 +325,8 @@ fn help_teaches() {
     for needle in [
         "No PG profile configured",
         "xoff",
-        "seed 003",
-        "seed 004",
+        "PFC Delay Value Constraint Model",
+        "Adaptive PFC Headroom",
         "Examples:",
         "--lengths 5m,40m,300m,500m",
         "static_error",

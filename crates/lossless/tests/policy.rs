@@ -374,7 +374,7 @@ fn help_names_the_new_options() {
         "--ethernet",
         "--ports",
         "--lossless",
-        "XML-like",
+        "the OFA QoS RFC's XML form",
         "losslessd",
     ] {
         assert!(out.contains(w), "compile --help lacks {w}:\n{out}");

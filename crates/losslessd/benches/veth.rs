@@ -26,7 +26,7 @@
 //! * scale:   one losslessd with 512 ports (peers: a second losslessd in
 //!   another namespace), simultaneous link-up -> all converged; then CPU and
 //!   RSS over a steady-state window.
-//! * headroom: two losslessd measuring the link (adaptive headroom, seed 004),
+//! * headroom: two losslessd measuring the link (Adaptive PFC Headroom),
 //!   link-up -> both ports show a measured headroom, against the floor "settles
 //!   within 1 s of link-up with at most 100 frames per port"; the measurement
 //!   frames each port sent and received, counted once both rounds are over; the

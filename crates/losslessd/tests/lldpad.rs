@@ -233,7 +233,7 @@ fn d_a_change_on_each_side_resyncs_both() {
     assert_eq!(priorities(&v["pfc"]["oper"]), [2, 6]);
 }
 
-/// Seed 004's capability bit in our PFC sub-TLV (bit 4 of the flags, reserved in CEE):
+/// Adaptive PFC Headroom's capability bit in our PFC sub-TLV (bit 4 of the flags, reserved in CEE):
 /// lldpad, which does not know it, still negotiates PFC and PG with us, and we see that
 /// it does not advertise the capability, so nothing is measured.
 #[test]

@@ -1,6 +1,6 @@
 #![allow(clippy::unwrap_used)]
-//! Seed 002's relay run by losslessd in network namespaces, against the Linux
-//! kernel and tshark as oracles.
+//! The PFC relay of draft-he-rtgwg-wan-pfc-00 run by losslessd in network
+//! namespaces, against the Linux kernel and tshark as oracles.
 //!
 //! ```text
 //!  DC2-GW         PE2 (pe)               transit            PE1 (pe)               DC1-GW (gateway)
@@ -52,7 +52,7 @@ const WAIT: Duration = Duration::from_secs(10);
 // ---------------------------------------------------------------------------
 // Frames
 
-/// A PFC frame as seed 002's figure 1 draws it: 60 octets without FCS.
+/// A PFC frame as draft-he-rtgwg-wan-pfc-00's figure 1 draws it: 60 octets without FCS.
 /// Every pause time is set (the relay must carry disabled ones too) and the
 /// pad is not zero, so "byte for byte" covers all 60 octets.
 fn pfc(dst: MacAddr, src: MacAddr, opcode: u16, vector: u16, times: [u16; 8]) -> Vec<u8> {
@@ -250,7 +250,7 @@ impl Lab {
         lab
     }
 
-    /// PE `n`'s seed-002 configuration for `kind` with this lab's next hop.
+    /// PE `n`'s relay configuration for `kind` with this lab's next hop.
     fn pe_config(&self, n: u8, kind: Kind) -> RelayConfig {
         let mut cfg = example::pe(n, kind);
         if self.transit.is_some() {
@@ -532,7 +532,7 @@ fn tshark(dir: &Path, frames: &[(&'static str, Vec<u8>)]) -> Vec<Row> {
 }
 
 /// What tshark must show of the tunnel headers of a frame PE2 sends with
-/// `tunnel` (its configuration): the seed's highest-priority marking (DSCP
+/// `tunnel` (its configuration): the draft's highest-priority marking (DSCP
 /// 48, MPLS TC 7) and the configured addresses, SIDs and labels. `routed`:
 /// after the transit router (TTL / hop limit one less).
 #[track_caller]
@@ -810,8 +810,8 @@ fn pe2_relayed(pe2: &Daemon, n: u64) {
 
 /// Our PE2 encapsulates, the kernel's `seg6local action End.DX2` in PE1's
 /// place decapsulates: the PFC frame reaches DC1-GW exactly as DC2-GW sent
-/// it. End.DX2 does not rewrite the source MAC, so DC1-GW's seed-002 check
-/// refuses it (bad_smac): the kernel alone is not the ingress PE of the seed.
+/// it. End.DX2 does not rewrite the source MAC, so DC1-GW's check refuses it
+/// (bad_smac): the kernel alone is not the ingress PE of the draft.
 fn kernel_end_dx2_decapsulates(kind: Kind) {
     let lab = Lab::new(Wan::Transit);
     let k = &lab.pe1;
@@ -896,7 +896,7 @@ fn our_pe_decapsulates_kernel_seg6_l2encap() {
     let mut wan = Port::open("transit -> PE1", &lab.pe1, "pe1-wan", Filter::Srv6);
     let mut dc1 = Port::open("PE1 -> DC1-GW", &lab.dc1, "gw1", Filter::MacControl);
 
-    let payload = b"seed 002: l2encap probe";
+    let payload = b"wan-pfc relay: l2encap probe";
     in_netns(&lab.dc2.name, || {
         UdpSocket::bind("198.51.100.2:0")?.send_to(payload, "203.0.113.9:9")
     })

@@ -1,5 +1,5 @@
-//! The DCBX Control state machine (seed 000 §2.4.2; Figure 8 rebuilt from the
-//! text, Tables 1 and 2, and what lldpad does).
+//! The DCBX Control state machine (CEE DCBX specification §2.4.2; its Figure 8
+//! rebuilt from the text, Tables 1 and 2, and what lldpad does).
 //!
 //! It owns SeqNo (ours), AckNo (the peer SeqNo we acknowledge) and RcvdAckNo
 //! (the peer's acknowledgement of ours). SeqNo advances one change at a time:
@@ -143,7 +143,8 @@ mod tests {
 
     #[test]
     fn ratchet_waits_for_ack_of_previous_seq() {
-        // The seed's example: AckNo from the peer 9, local SeqNo 10, features pending at 11.
+        // The CEE DCBX specification's example: AckNo from the peer 9, local
+        // SeqNo 10, features pending at 11.
         let mut c = ControlMachine::new(0);
         c.seq = 10;
         c.rcvd_ack = 9;

@@ -1,6 +1,7 @@
-//! The DCB Feature state machine (seed 000 §2.4.3; Figure 11 rebuilt from the
-//! text, Tables 3 and 4, and lldpad's run_feature_protocol for CEE). One
-//! instance per feature; PG, PFC and APP differ only in [`FeatureKind`].
+//! The DCB Feature state machine (CEE DCBX specification §2.4.3; its Figure 11
+//! rebuilt from the text, Tables 3 and 4, and lldpad's run_feature_protocol for
+//! CEE). One instance per feature; PG, PFC and APP differ only in
+//! [`FeatureKind`].
 //!
 //! Order of the checks, as the figure's labels and lldpad have them:
 //! not advertised (F4) -> peer absent/expired (F6, F8) -> wait for our
@@ -32,8 +33,8 @@ pub trait FeatureKind: Clone + PartialEq + std::fmt::Debug + Serialize {
     fn set_cfg_false(desired: &Self) -> Option<Self>;
 }
 
-/// Priority Groups: nothing needs to match (seed 000 Table 6); SetCfg FALSE
-/// applies the local configuration, feature enabled (§3.1.4).
+/// Priority Groups: nothing needs to match (CEE DCBX specification Table 6);
+/// SetCfg FALSE applies the local configuration, feature enabled (§3.1.4).
 impl FeatureKind for PgConfig {
     const ID: FeatureId = FeatureId::Pg;
     fn compatible(_: &Self, _: &Self) -> bool {
@@ -44,8 +45,9 @@ impl FeatureKind for PgConfig {
     }
 }
 
-/// PFC: compatible when both enable bitmaps are equal (REFERENCE.md fills the
-/// empty §3.2.3 with what deployed peers do); SetCfg FALSE disables PFC (§3.2.4).
+/// PFC: compatible when both enable bitmaps are equal (the CEE DCBX
+/// specification's §3.2.3 is empty; this is what deployed peers do); SetCfg
+/// FALSE disables PFC (§3.2.4).
 impl FeatureKind for PfcConfig {
     const ID: FeatureId = FeatureId::Pfc;
     fn compatible(local: &Self, peer: &Self) -> bool {
@@ -97,7 +99,8 @@ pub enum PeerView<'a, C> {
     },
 }
 
-/// One feature's DCBX state (seed 000 Table 4 plus Error and Oper_Version).
+/// One feature's DCBX state (CEE DCBX specification Table 4 plus Error and
+/// Oper_Version).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Feature<C> {
     pub oper_version: u8,

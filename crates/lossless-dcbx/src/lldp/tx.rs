@@ -2,9 +2,9 @@
 //! and 9-6), event-driven: instead of a one-second tick the machine keeps its
 //! deadlines and the caller wakes it at `poll_timeout()`.
 //!
-//! Seed 000 §2.3.1.1 asks for fast initial transmission after every
-//! initialisation (1 s for the first five frames); 802.1AB-2016 generalised
-//! that as txFast/msgFastTx, which is what runs here. DCBX changes start a
+//! The CEE DCBX specification (§2.3.1.1) asks for fast initial transmission
+//! after every initialisation (1 s for the first five frames); 802.1AB-2016
+//! generalised that as txFast/msgFastTx, which is what runs here. DCBX changes start a
 //! fast burst too, as lldpad does, so that a lost frame is repeated a second
 //! later instead of 30 s later.
 
@@ -62,7 +62,7 @@ impl TxMachine {
 
     /// TX_TIMER_INITIALIZE followed by fast start: the first frame goes out at
     /// once, then txFastInit more at msgFastTx (5 in all with the defaults, as
-    /// seed 000 asks). Deferred while txShutdownWhile runs.
+    /// the CEE DCBX specification asks). Deferred while txShutdownWhile runs.
     pub fn start(&mut self, now: Instant, t: &LldpTimers) {
         if self.running {
             return;

@@ -1,4 +1,5 @@
-//! `[ports."NAME".headroom]`: adaptive PFC headroom (seed 004) on a port.
+//! `[ports."NAME".headroom]`: adaptive PFC headroom on a port, as the Adaptive PFC
+//! Headroom proposal (Lily Lv, Huawei) describes it.
 //!
 //! ```toml
 //! [ports."eth0".headroom]
@@ -6,7 +7,7 @@
 //! alpha = "1.25"          # headroom = DV x alpha, rounded up to the cell
 //! cell = 160              # buffer cell size, bytes
 //! speed = "100G"          # the line rate; default: the kernel's (sysfs speed)
-//! max_frame = 2000        # largest frame the peer sends, octets (seed 003's MaxFrame)
+//! max_frame = 2000        # largest frame the peer sends, octets (the DV's MaxFrame)
 //! timestamps = "auto"     # "auto" (hardware where the NIC has it), "software", "hardware"
 //! samples = 32            # exchanges per measurement round
 //! period = 60             # seconds between rounds

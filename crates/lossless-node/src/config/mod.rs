@@ -4,7 +4,8 @@
 //! hold per-port LLDP/DCBX settings. A port's effective settings are the
 //! built-in defaults, then `[defaults]`, then every glob section that matches
 //! the interface (in file order), then its exact-name section, key by key.
-//! `[relay]` configures seed 002's PFC relay (a PE or a DC gateway's check).
+//! `[relay]` configures the PFC relay of draft-he-rtgwg-wan-pfc-00 (a PE or a DC
+//! gateway's check).
 //! Every refusal names the file, line, column and key. The format is
 //! documented in `docs/config.md`; `examples/losslessd.toml` is a commented
 //! example.
@@ -56,7 +57,7 @@ pub struct DaemonConfig {
     pub daemon: DaemonSettings,
     defaults: Layer,
     ports: Vec<PortSection>,
-    /// `[relay]`: seed 002's PFC relay (a PE, or a gateway's check).
+    /// `[relay]`: the PFC relay of draft-he-rtgwg-wan-pfc-00 (a PE, or a gateway's check).
     pub relay: Option<RelaySection>,
 }
 

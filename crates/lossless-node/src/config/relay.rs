@@ -1,6 +1,7 @@
-//! The `[relay]` section: seed 002's PFC relay, as `lossless_relay` defines
-//! it (`docs/relay.md`), read with positions so a refusal names the line and
-//! the key, plus what only the daemon needs: the interfaces.
+//! The `[relay]` section: the PFC relay of draft-he-rtgwg-wan-pfc-00, as
+//! `lossless_relay` defines it (`docs/relay.md`), read with positions so a
+//! refusal names the line and the key, plus what only the daemon needs: the
+//! interfaces.
 
 use lossless_relay::{ConfigError, GatewayCheck, Relay, RelaySection};
 use serde::Deserialize;

@@ -1,5 +1,6 @@
-//! Adaptive PFC headroom on one port (seed 004): the measurement session, the line rate
-//! it is sized at, the hysteresis, and what reached the NIC.
+//! Adaptive PFC headroom on one port, as the Adaptive PFC Headroom proposal (Lily Lv,
+//! Huawei) describes it: the measurement session, the line rate it is sized at, the
+//! hysteresis, and what reached the NIC.
 //!
 //! The session runs whenever the port advertises the capability; it measures once the
 //! peer advertises it too (the agent says so), on link up, on a speed change and every

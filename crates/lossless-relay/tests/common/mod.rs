@@ -1,4 +1,5 @@
-//! The two-DC topology of seed 002's figure 2, for the relay tests:
+//! The two-DC topology of draft-he-rtgwg-wan-pfc-00's figure 2, for the relay
+//! tests:
 //!
 //! ```text
 //! DC1 GW ---- PE1 ======== WAN ======== PE2 ---- DC2 GW

@@ -1,6 +1,6 @@
 //! Tunnel headers that carry a whole Ethernet frame across an IP or MPLS WAN,
-//! for the PFC relay of seed 002 (a PE encapsulates the PFC frame it received
-//! from its DC gateway and the far PE takes it out again).
+//! for the PFC relay of draft-he-rtgwg-wan-pfc-00 (a PE encapsulates the PFC
+//! frame it received from its DC gateway and the far PE takes it out again).
 //!
 //! - [`ipv6`] and [`srh`]: SRv6 L2 encapsulation, IPv6 + Segment Routing
 //!   Header (RFC 8754) with next header 143 (Ethernet), the layout of the

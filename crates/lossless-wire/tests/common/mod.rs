@@ -20,7 +20,8 @@ pub const LLDPAD_5: &str = "0180c200000e02000000000a88cc02070402000000000a040703
 
 pub const LLDPAD_FRAMES: [&str; 5] = [LLDPAD_1, LLDPAD_2, LLDPAD_3, LLDPAD_4, LLDPAD_5];
 
-/// The example CEE TLV of REFERENCE.md (whole org TLV, from the TLV header).
+/// An example CEE DCBX TLV (whole org TLV, from the TLV header): SeqNo 7, AckNo 6;
+/// PGIDs 0,0,0,1,1,1,15,2 at 25/75 %; PFC on priority 3; APP FCoE->3, iSCSI->4.
 pub const REFERENCE_CEE_TLV: &str = "fe 3d 00 1b 21 02 02 0a 00 00 00 00 00 07 00 00 00 06 04 11 00 00 c0 00 00 01 11 f2 19 4b 00 00 00 00 00 00 08 06 06 00 00 a0 00 08 08 08 10 00 00 80 00 89 06 00 1b 21 08 0c bc 01 1b 21 30";
 
 /// Ethernet header length of the lldpad frames (no VLAN tag).

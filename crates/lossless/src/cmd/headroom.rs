@@ -1,5 +1,6 @@
-//! `lossless headroom calc`: the PFC headroom a link needs, from first principles (seed
-//! 003's Delay Value, seed 002's WAN condition). Offline, no daemon.
+//! `lossless headroom calc`: the PFC headroom a link needs, from first principles (the Delay
+//! Value of the PFC Delay Value Constraint Model, the WAN condition of
+//! draft-he-rtgwg-wan-pfc-00). Offline, no daemon.
 
 use std::io::Write;
 
@@ -21,14 +22,15 @@ nothing is dropped between deciding to send PFC and the last bit the peer still 
 
 pub const CALC_LONG_ABOUT: &str = "\
 Compute the PFC Delay Value (DV) of a link, term by term, as the PFC Delay Value Constraint \
-Model (seed 003) defines it:
+Model (Mark Gravel, HP, 2009) defines it:
 
   DV = 2*max_frame_size + PFC_frame_size + 2*cable_delay + ID_s1 + ID_s2 + HD_s2 (+ response_s2)
 
 and turn it into bytes, buffer cells (--cell-size, scaled by --alpha) and, for a given \
-per-priority buffer (--buffer), xoff/xon thresholds. Every term has a default from the seeds or \
-an assumption that --explain states, and every term can be overridden, so any worked example \
-can be typed in. For a data-center-interconnect link, --wan-delay adds seed 002's condition: \
+per-priority buffer (--buffer), xoff/xon thresholds. Every term has a default from that model, \
+from Adaptive PFC Headroom (Lily Lv, Huawei) or from an assumption that --explain states, and \
+every term can be overridden, so any worked example can be typed in. For a \
+data-center-interconnect link, --wan-delay adds the condition of draft-he-rtgwg-wan-pfc-00: \
 reserved buffer > (receive rate - send rate) x PFC forwarding delay across the WAN.
 
 Units: lengths 100m, 2.5km; times 500ns, 5us, 1.5ms; rates 10G, 100Gb/s; sizes 9216, 32KiB, \
@@ -41,12 +43,13 @@ Examples:
   lossless headroom calc --speed 100G --cable 5m --medium twinax
   lossless headroom calc --speed 400G --cable 2km --medium fiber --cell-size 256 --buffer 1MB
 
-  Seed 003's worked example (153,064 bit times, about 19.1 KB), every figure typed in:
+  The PFC Delay Value Constraint Model's worked example (153,064 bit times, about 19.1 KB),
+  every figure typed in:
   lossless headroom calc --speed 10G --cable 100m --medium cat6 --max-frame 2000 \\
       --pfc-frame 64 --interface-delay 37888 --higher-layer-delay 33184 --explain
   ... or from the tables: --higher-layer-delay macsec+pipelining
 
-  802.1Q-2018 annex N, as seed 004 quotes it (126,024 bit times):
+  IEEE 802.1Q-2018 Annex N, as Adaptive PFC Headroom quotes it (126,024 bit times):
   lossless headroom calc --speed 10G --cable 100m --medium 0.6c --max-frame 16160bt \\
       --pfc-frame 672bt --interface-delay 37888 --higher-layer-delay 6144
 
@@ -77,7 +80,8 @@ pub enum Sub {
     /// Example: lossless headroom calc --speed 100G --cable 30m --medium fiber --explain
     #[command(long_about = CALC_LONG_ABOUT, after_help = CALC_AFTER_HELP)]
     Calc(CalcArgs),
-    /// Static table vs model vs adaptive: SONiC's table, seed 003, seed 004, side by side.
+    /// Static table vs model vs adaptive: SONiC's table, the PFC Delay Value Constraint Model,
+    /// Adaptive PFC Headroom, side by side.
     ///
     /// Example: lossless headroom compare --speeds 100G,400G --lengths 5m,500m,10km,80km
     #[command(
@@ -105,7 +109,8 @@ pub struct CalcArgs {
     /// fiber, copper, twinax, cat6, a velocity (0.6c) or ns per metre (5ns/m).
     #[arg(long, value_name = "MEDIUM", default_value = "fiber")]
     pub medium: String,
-    /// A 10G PHY from seed 003 table 1 (default: 10gbase-t over XAUI, the worst case).
+    /// A 10G PHY from the PFC Delay Value Constraint Model's table 1 (default: 10gbase-t over
+    /// XAUI, the worst case).
     #[arg(long, value_name = "PHY")]
     pub phy: Option<String>,
     /// Maximum frame: octets (2000; default) or bit times (16160bt).
@@ -138,7 +143,7 @@ pub struct CalcArgs {
     /// Gap between xoff and xon (default: two maximum frames).
     #[arg(long, value_name = "SIZE", requires = "buffer")]
     pub xon_gap: Option<String>,
-    /// PFC forwarding delay across the WAN, one way (seed 002): 2ms.
+    /// PFC forwarding delay across the WAN, one way (draft-he-rtgwg-wan-pfc-00): 2ms.
     #[arg(long, value_name = "TIME")]
     pub wan_delay: Option<String>,
     /// Average receive rate of the priority at the gateway (default: --speed).

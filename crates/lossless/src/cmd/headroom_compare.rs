@@ -1,7 +1,7 @@
 //! `lossless headroom compare`: three answers to "how much headroom does this link need",
 //! side by side for a set of speeds and cable lengths: a vendor's static table (SONiC's,
-//! for the Mellanox SN4700), seed 003's model, and seed 004's adaptive sizing of a
-//! measured round trip (here on simulated links).
+//! for the Mellanox SN4700), the PFC Delay Value Constraint Model, and Adaptive PFC
+//! Headroom's sizing of a measured round trip (here on simulated links).
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -31,11 +31,12 @@ SN4700 (sonic-buildimage, hwsku ACS-MSN4700), its xoff column, which is the head
 SONiC looks a port up by its speed and cable length exactly as written; the table lists 5m, \
 40m and 300m only, so any other length gets \"No PG profile configured for speed ... and \
 cable length ...\" and the port gets no lossless profile at all.
-  model     seed 003's Delay Value for the link, every term at its default (see `lossless \
-headroom calc --explain`), in bit times, then bytes rounded up to buffer cells.
-  adaptive  seed 004: the round trip measured on the link (here: the real measurement \
-sessions on simulated links whose delay is cable + interface delay each way), \
-DV = speed x round trip + 2 x MaxFrame + PFCFrame, rounded up to cells.
+  model     the Delay Value of the PFC Delay Value Constraint Model (Mark Gravel, HP, 2009) \
+for the link, every term at its default (see `lossless headroom calc --explain`), in bit times, \
+then bytes rounded up to buffer cells.
+  adaptive  Adaptive PFC Headroom (Lily Lv, Huawei): the round trip measured on the link \
+(here: the real measurement sessions on simulated links whose delay is cable + interface \
+delay each way), DV = speed x round trip + 2 x MaxFrame + PFCFrame, rounded up to cells.
 
 The last column is how far the static table is from the model where it has an answer: \
 positive is buffer reserved for nothing (over-provisioned), negative is frames that can be \
@@ -45,9 +46,9 @@ Why the adaptive column equals the model here: the simulator injects the model's
 so there is nothing for the measurement to correct. On a real link the measurement replaces \
 the model's assumptions (interface delays, the medium's velocity, the cable's length). The \
 model's higher-layer delay at the peer (HD_s2; one pipelined maximum frame, 16,160 bit times, \
-at speeds other than 100G, where seed 004's figure already includes it) is not on the \
-measured path and seed 004's DV does not add it, so there the adaptive column is lower by \
-exactly that term.";
+at speeds other than 100G, where Adaptive PFC Headroom's figure already includes it) is not \
+on the measured path and Adaptive PFC Headroom's DV does not add it, so there the adaptive \
+column is lower by exactly that term.";
 
 pub const AFTER_HELP: &str = "\
 Examples:
@@ -432,7 +433,8 @@ fn render(rows: &[CompareRow], medium: &Medium, sizing: &SizingConfig) -> String
     }
     let _ = writeln!(
         o,
-        "model:    seed 003's Delay Value, every term at its default (`lossless headroom calc --explain`);"
+        "model:    the PFC Delay Value Constraint Model, every term at its default\n          \
+         (`lossless headroom calc --explain`);"
     );
     let mut ids: Vec<String> = Vec::new();
     for r in rows {
@@ -453,7 +455,8 @@ fn render(rows: &[CompareRow], medium: &Medium, sizing: &SizingConfig) -> String
     );
     let _ = writeln!(
         o,
-        "adaptive: seed 004 on the measured round trip: DV = speed x RTT + 2 x MaxFrame + PFCFrame"
+        "adaptive: Adaptive PFC Headroom on the measured round trip:\n          \
+         DV = speed x RTT + 2 x MaxFrame + PFCFrame"
     );
     let _ = writeln!(
         o,
@@ -479,9 +482,9 @@ fn render(rows: &[CompareRow], medium: &Medium, sizing: &SizingConfig) -> String
         );
         let _ = writeln!(
             o,
-            "          is not on the measured path and seed 004's DV does not add it, so the adaptive DV"
+            "          is not on the measured path and Adaptive PFC Headroom's DV does not add it, so"
         );
-        let _ = writeln!(o, "          is lower by that term there.");
+        let _ = writeln!(o, "          the adaptive DV is lower by that term there.");
     }
     o
 }

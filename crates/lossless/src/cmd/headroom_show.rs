@@ -10,12 +10,12 @@ use super::table::Table;
 use crate::error::CliError;
 
 pub const AFTER_HELP: &str = "\
-Columns: STATE (measuring: a round is open; running: both ends advertise the capability \
-and the link is up; off: headroom.measure is off; idle: waiting for the peer), RTT (the \
-last round's minimum T4 - T1 - (T3 - T2)), X and DV (bit times, seed 004 phase 3), HEADROOM \
-(the size the hysteresis holds, bytes and cells), CLOCK (rx/tx timestamp clocks), NIC (the IEEE \
-PFC delay allowance that reached the hardware), BUFFER (the NIC's DCB buffers holding PFC \
-priorities: their sizes, or why they were not sized).
+Columns: STATE (measuring: a round is open; running: both ends advertise the capability and \
+the link is up; off: headroom.measure is off; idle: waiting for the peer), RTT (the last \
+round's minimum T4 - T1 - (T3 - T2)), X and DV (bit times, Adaptive PFC Headroom phase 3), \
+HEADROOM (the size the hysteresis holds, bytes and cells), CLOCK (rx/tx timestamp clocks), NIC \
+(the IEEE PFC delay allowance that reached the hardware), BUFFER (the NIC's DCB buffers \
+holding PFC priorities: their sizes, or why they were not sized).
 Turn measurement on per port in losslessd's configuration:
   [ports.\"eth0\".headroom]
   measure = true

@@ -19,10 +19,11 @@ final state of each agent: the DCBX version it runs and why, and per feature whe
 willing, agreed (CEE: Syncd), operational, in error, what configuration it runs and why. \
 Runs in milliseconds; the same seed gives the same run.
 
-The wan-relay scenario runs seed 002's PFC relay instead: DC2-GW - PE2 - P - PE1 - DC1-GW, \
-the PEs being the relay core, P a router that forwards by the outer header only. It follows \
-a PFC frame hop by hop, measures the forwarding delay, sends illegal frames and a PFC storm \
-into PE2 and sizes DC2-GW's buffer for the delay, once per tunnel kind (--tunnel for one).";
+The wan-relay scenario runs the PFC relay of draft-he-rtgwg-wan-pfc-00 instead: DC2-GW - PE2 - \
+P - PE1 - DC1-GW, the PEs being the relay core, P a router that forwards by the outer header \
+only. It follows a PFC frame hop by hop, measures the forwarding delay, sends illegal frames \
+and a PFC storm into PE2 and sizes DC2-GW's buffer for the delay, once per tunnel kind \
+(--tunnel for one).";
 
 pub const AFTER_HELP: &str = "\
 Examples:

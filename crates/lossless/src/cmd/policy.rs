@@ -22,7 +22,7 @@ use crate::out::{emit, outln};
 pub const AFTER_HELP: &str = "\
 Examples:
   lossless policy check qos-policy.conf --fabric ibnetdiscover.out
-  lossless policy check qos-policy.xml                 the seed's XML-like <qos-policy> form
+  lossless policy check qos-policy.xml                 the OFA QoS RFC's XML form (<qos-policy>)
   lossless policy resolve qos-policy.conf --fabric net --partitions partitions.conf \\
       --src Hca1 --dst Hca2 --service-id 0x11234 --json
   lossless policy resolve qos-policy.conf --fabric ibnetdiscover.out --lfts lfts.txt \\
@@ -31,8 +31,9 @@ Examples:
   lossless policy compile qos-policy.conf --fabric net --opensm-conf opensm.conf
   lossless policy compile qos-policy.conf --ethernet --lossless Storage > losslessd.toml
 
-POLICY is OpenSM's qos-policy.conf or the seed's XML-like form (a file whose first
-non-comment token is `<`); both read into the same policy.
+POLICY is OpenSM's qos-policy.conf or the XML form of the OFA QoS RFC (OpenFabrics
+Enhancements for QoS Support, Eitan Zahavi, 2006): a file whose first non-comment token is
+`<`. Both read into the same policy.
 
 NODE is a port GUID (0x...), a LID (from ibnetdiscover output or the LFT dump) or a node
 description with an optional /P<port>. Routes come from --lfts when given (the output of
@@ -55,8 +56,8 @@ pub struct Args {
 pub enum PolicyCmd {
     /// Report every error and warning in a policy (with --fabric: against that fabric).
     ///
-    /// Either form: OpenSM's qos-policy.conf or the seed's XML-like <qos-policy>, whose
-    /// mistakes are all reported at once, each with line:column and what was expected.
+    /// Either form: OpenSM's qos-policy.conf or the OFA QoS RFC's XML form <qos-policy>,
+    /// whose mistakes are all reported at once, each with line:column and what was expected.
     Check(CheckArgs),
     /// Per-port SL2VL and VLArb tables for a fabric; with --ethernet, losslessd's DCBX
     /// configuration (priorities, priority groups and bandwidth, PFC) per interface.
@@ -73,7 +74,7 @@ pub enum PolicyCmd {
 
 #[derive(Debug, clap::Args)]
 pub struct Inputs {
-    /// Policy file: OpenSM's qos-policy.conf or the seed's XML-like <qos-policy> form.
+    /// Policy file: OpenSM's qos-policy.conf or the OFA QoS RFC's XML form (<qos-policy>).
     pub policy: PathBuf,
     /// Fabric: ibnetdiscover output or an ibsim net file (required by resolve, explain and
     /// compile without --ethernet; check without it checks the policy alone).
@@ -142,8 +143,8 @@ pub struct ResolveArgs {
     /// service-id criterion match only requests that carry one.
     #[arg(long, value_parser = parse_u64)]
     pub service_id: Option<u64>,
-    /// QoS class (the seed calls it TClass; --tclass is accepted). Rules with a qos-class
-    /// criterion match only requests that carry one.
+    /// QoS class (the OFA QoS RFC calls it TClass; --tclass is accepted). Rules with a
+    /// qos-class criterion match only requests that carry one.
     #[arg(long, visible_alias = "tclass", value_parser = parse_u64)]
     pub qos_class: Option<u64>,
     /// P_Key the path must use (decimal or 0x hex, membership bit ignored). Without it the

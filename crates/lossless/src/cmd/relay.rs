@@ -1,4 +1,5 @@
-//! `lossless relay show [--json]`: seed 002's PFC relay in the running daemon.
+//! `lossless relay show [--json]`: the PFC relay of draft-he-rtgwg-wan-pfc-00 in the running
+//! daemon.
 
 use std::path::Path;
 
@@ -14,8 +15,9 @@ pub const AFTER_HELP: &str = "\
 A PE (role = \"pe\") shows its two interfaces, what came from the DC gateway (egress: \
 checked, put in the tunnel, relayed or held back by the storm ceiling) and from the WAN \
 (ingress: decapsulated, checked, delivered with our DC-side MAC), every drop by reason, \
-the storm ceiling per priority, and seed 002's buffer condition for the DC gateway when \
-[relay.buffer] is set. A gateway (role = \"gateway\") shows what it accepted from its PE.
+the storm ceiling per priority, and draft-he-rtgwg-wan-pfc-00's buffer condition for the DC \
+gateway when [relay.buffer] is set. A gateway (role = \"gateway\") shows what it accepted \
+from its PE.
 Counters start when the relay (re)starts: at daemon start, and when a reload changes [relay].
 SOCKET-DROPS are frames the kernel dropped because the relay's receive buffer was full.
 Configure it in losslessd's configuration ([relay], see docs/relay.md).
@@ -203,7 +205,8 @@ fn gateway(g: &GatewayShow, out: &mut String) {
 
 fn buffer(b: &lossless_relay::buffer::GatewayBuffer, out: &mut String) {
     out.push_str(&format!(
-        "gateway buffer (seed 002): (rx {} - tx {}) x {} = {} bits: reserve more than that, at least {} bytes",
+        "gateway buffer (draft-he-rtgwg-wan-pfc-00): (rx {} - tx {}) x {} = {} bits: reserve more \
+         than that, at least {} bytes",
         b.rx_rate, b.tx_rate, b.wan_delay, b.product_bits, b.minimum_bytes
     ));
     match (b.reserved_bytes, b.holds) {

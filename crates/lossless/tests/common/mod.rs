@@ -119,7 +119,7 @@ pub fn json_lines(o: &Output) -> Vec<serde_json::Value> {
         .collect()
 }
 
-/// The CEE TLV of REFERENCE.md: SeqNo 7, AckNo 6; PGIDs 0,0,0,1,1,1,15,2 at
+/// An example CEE DCBX TLV: SeqNo 7, AckNo 6; PGIDs 0,0,0,1,1,1,15,2 at
 /// 25/75 %; PFC on 3; APP FCoE->3, iSCSI->4.
 pub fn reference_cee() -> CeeDcbx {
     let mut entries = AppTable::new();

@@ -1,8 +1,8 @@
 //! A DC gateway's data path: read the PFC frames on the interface facing the
-//! PE and check each the way seed 002 asks (legal, to 01-80-C2-00-00-01,
-//! from the PE's port or system MAC). What the gateway then does with an
-//! accepted frame is its NIC's business (PFC pauses in hardware); the daemon
-//! counts and shows.
+//! PE and check each the way draft-he-rtgwg-wan-pfc-00 asks (legal, to
+//! 01-80-C2-00-00-01, from the PE's port or system MAC). What the gateway then
+//! does with an accepted frame is its NIC's business (PFC pauses in hardware);
+//! the daemon counts and shows.
 
 use lossless_relay::{GatewayCheck, GatewayConfig};
 use lossless_sys::batch::Filter;

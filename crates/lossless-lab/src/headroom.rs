@@ -38,9 +38,9 @@ pub struct LinkOutcome {
     pub injected_one_way_ns: u64,
     /// The switch end's result (None: no round completed).
     pub measured: Option<Measurement>,
-    /// Seed 004 phase 3 on that result.
+    /// Adaptive PFC Headroom's phase 3 on that result.
     pub adaptive: Option<Need>,
-    /// Seed 003's model for the same link, every term from its defaults.
+    /// The PFC Delay Value Constraint Model for the same link, every term from its defaults.
     pub model_dv_bit_times: u64,
     pub model_headroom_bytes: u64,
 }

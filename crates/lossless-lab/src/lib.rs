@@ -3,7 +3,7 @@
 //! One simulator ([`sim`]) runs the node core losslessd runs, the relay's data
 //! path (started by the node core, as in the daemon), a WAN transit router
 //! ([`transit`]) and bare measurement sessions. On it: the adaptive-headroom
-//! links ([`headroom`]), seed 002's WAN path ([`wan_relay`]), the named
+//! links ([`headroom`]), draft-he-rtgwg-wan-pfc-00's WAN path ([`wan_relay`]), the named
 //! scenarios of `lossless lab` ([`scenario`]), the tests and the benches.
 //! Dependencies run one way: [`sim`] (with [`describe`], [`nic`], [`transit`],
 //! [`timeline`]) <- [`agents`], [`scripted`], [`pcap`], [`headroom`],

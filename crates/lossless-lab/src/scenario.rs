@@ -89,10 +89,10 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
     },
     ScenarioInfo {
         name: "headroom",
-        description: "Adaptive PFC headroom (seed 004) on four 100G links of 5 m twinax, 500 m, \
+        description: "Adaptive PFC Headroom on four 100G links of 5 m twinax, 500 m, \
                       10 km and 80 km fibre: both ends advertise the capability in the PFC \
                       sub-TLV, measure T1..T4, and size headroom from the measured round trip, \
-                      next to seed 003's model for the same link.",
+                      next to the PFC Delay Value Constraint Model for the same link.",
     },
     ScenarioInfo {
         name: "peer-loss",
@@ -102,7 +102,7 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
     },
     ScenarioInfo {
         name: "wan-relay",
-        description: "Seed 002's PFC relay across a WAN: DC2-GW - PE2 - P - PE1 - DC1-GW with \
+        description: "draft-he-rtgwg-wan-pfc-00's PFC relay across a WAN: DC2-GW - PE2 - P - PE1 - DC1-GW with \
                       1 ms of WAN (--wan-delay), per tunnel (SRv6, SRv6 reduced, VXLAN over IPv4 and IPv6, \
                       SR-MPLS): a pause arriving at DC1-GW with PE1's source MAC and its \
                       priorities and times intact, the forwarding delay, illegal frames dropped \

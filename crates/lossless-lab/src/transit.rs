@@ -1,5 +1,5 @@
-//! A WAN transit router (a "P" node of seed 002's figure 2): it forwards by
-//! the outer headers only and knows nothing of PFC. That is the seed's point:
+//! A WAN transit router (a "P" node of draft-he-rtgwg-wan-pfc-00's figure 2): it forwards by
+//! the outer headers only and knows nothing of PFC. That is the draft's point:
 //! "the nodes in WANs [need not] support PFC flow control capabilities"; the
 //! tunnel is just traffic to them.
 //!

@@ -304,7 +304,7 @@ fn three_features_changed_at_once_take_one_seq() {
     assert_eq!(n_frames, 1, "the three changes go out in one frame");
 }
 
-/// Seed 000's example: peer AckNo 9, SeqNo 10, features pending at 11. A PDU
+/// The CEE DCBX specification's example: peer AckNo 9, SeqNo 10, features pending at 11. A PDU
 /// with SeqNo 11 is not sent until AckNo 10 is received.
 #[test]
 fn ratchet_seed_example() {
@@ -460,7 +460,7 @@ fn every_emitted_frame_reparses_and_reemits_identically() {
     assert!(n_dcbx > 10);
 }
 
-/// Seed 000 §2.3: DCBX is on by default with an administrative off switch.
+/// The CEE DCBX specification §2.3: DCBX is on by default with an administrative off switch.
 /// Off: our LLDPDUs carry no DCBX TLV, the peer's are ignored; LLDP itself goes on.
 #[test]
 fn dcbx_admin_off_switch() {

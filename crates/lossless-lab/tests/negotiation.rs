@@ -1,5 +1,5 @@
 //! Every (willing, willing) x (compatible, incompatible) case for PG, PFC and
-//! APP, with the outcome taken from the rules of seed 000 §2.4.3 and Table 6
+//! APP, with the outcome taken from the rules of the CEE DCBX specification §2.4.3 and Table 6
 //! (not from the implementation), and when it was reached.
 
 mod common;

@@ -1,4 +1,4 @@
-//! The `wan-relay` scenario: seed 002's two-DC path, DC2-GW - PE2 - P - PE1 -
+//! The `wan-relay` scenario: draft-he-rtgwg-wan-pfc-00's two-DC path, DC2-GW - PE2 - P - PE1 -
 //! DC1-GW, asserted from what the simulated nodes did (the run's results and
 //! the bytes on each link), per tunnel kind.
 

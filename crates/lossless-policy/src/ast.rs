@@ -1,6 +1,6 @@
 //! The parsed QoS policy, independent of the fabric it will be applied to.
 //!
-//! Both input forms (OpenSM's `qos-policy.conf` and the seed's XML-like `<qos-policy>`) parse
+//! Both input forms (OpenSM's `qos-policy.conf` and the OFA QoS RFC's XML form `<qos-policy>`) parse
 //! into these types. Every item keeps the place it came from so `check` and `explain` can
 //! point at it.
 

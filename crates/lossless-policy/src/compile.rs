@@ -3,9 +3,9 @@
 //! Two layers. The base is what OpenSM programs from its options file (`qos_sl2vl`,
 //! `qos_ca_sl2vl`, `qos_swe_*`, ... in `opensm.conf`, with OpenSM's built-in defaults when
 //! absent); VLs above what a port operates are masked as OpenSM does. On top, the policy's
-//! `qos-setup` scopes, which OpenSM parses and ignores and the seed specifies: when several
+//! `qos-setup` scopes, which OpenSM parses and ignores and the OFA QoS RFC specifies: when several
 //! scopes match a port the last one applies, and a VL the port does not support becomes VL15
-//! (dropped) with a warning, as the seed says.
+//! (dropped) with a warning, as the OFA QoS RFC says.
 
 use crate::ast::{Loc, NameIndex, Policy, PortSet, VlArbScope, VlWeight};
 use crate::bind::Bound;
@@ -331,7 +331,7 @@ pub struct PortTables {
     pub vlarb_source: TableSource,
 }
 
-/// Compile every port's tables, with diagnostics for the seed's fabric-setup checks.
+/// Compile every port's tables, with diagnostics for the OFA QoS RFC's fabric-setup checks.
 pub fn compile(
     fabric: &Fabric,
     osm: &OsmQos,

@@ -1,6 +1,6 @@
 //! QoS policy engine for InfiniBand and lossless Ethernet fabrics.
 //!
-//! Reads OpenSM's `qos-policy.conf` (and the seed's XML-like form), checks it, compiles
+//! Reads OpenSM's `qos-policy.conf` (and the OFA QoS RFC's XML form), checks it, compiles
 //! SL2VL/VLArb tables, and answers "what service level will this flow get, and why" exactly
 //! as OpenSM's SA would. Sans-IO: every function takes text and returns values.
 

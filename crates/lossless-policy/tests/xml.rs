@@ -1,13 +1,13 @@
 #![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
-//! The seed's XML-like form: the seed's own example (every mistake reported with
+//! The OFA QoS RFC's XML form: the RFC's own example (every mistake reported with
 //! line:column and what was expected), a corrected version that parses and checks, the same
 //! policy in both forms giving the same AST, and one snapshot line per kind of mistake.
 
 use lossless_policy::check::{check, Severity};
 use lossless_policy::Policy;
 
-const SEED_EXAMPLE: &str = include_str!("data/seed001-example.xml");
-const SEED_CORRECTED: &str = include_str!("data/seed001-corrected.xml");
+const SEED_EXAMPLE: &str = include_str!("data/qos-rfc-example.xml");
+const SEED_CORRECTED: &str = include_str!("data/qos-rfc-corrected.xml");
 
 fn errors(file: &str, src: &str) -> Vec<String> {
     match lossless_policy::parse_policy_all(file, src) {
@@ -37,21 +37,21 @@ fn without_places(p: &Policy) -> serde_json::Value {
 }
 
 #[test]
-fn seed_example_mistakes() {
+fn rfc_example_mistakes() {
     // The fixture is the specification's example verbatim (its 78 lines, 120-197 of the
     // rendered text); the test reads nothing outside the repository, so only its length
     // guards against an edit that would change what the example is.
     assert_eq!(SEED_EXAMPLE.lines().count(), 78, "the fixture was edited");
 
-    let e = errors("seed001-example.xml", SEED_EXAMPLE);
+    let e = errors("qos-rfc-example.xml", SEED_EXAMPLE);
     // The three mistakes the issue names, each at its place with what was expected.
     let has = |needle: &str| e.iter().any(|l| l.contains(needle));
     assert!(
-        has("seed001-example.xml:39:3: found `<sl2vl-tables>` while `<sl2vl-tables>` opened at 28:3 is still open, expected `</sl2vl-tables>`"),
+        has("qos-rfc-example.xml:39:3: found `<sl2vl-tables>` while `<sl2vl-tables>` opened at 28:3 is still open, expected `</sl2vl-tables>`"),
         "{e:#?}"
     );
     assert!(
-        has("seed001-example.xml:63:48: unexpected `</mtl_limit>`, expected `</mtu_limit>` to close `<mtu_limit>` opened at 63:36"),
+        has("qos-rfc-example.xml:63:48: unexpected `</mtl_limit>`, expected `</mtu_limit>` to close `<mtu_limit>` opened at 63:36"),
         "{e:#?}"
     );
     let comments: Vec<&String> = e
@@ -59,7 +59,7 @@ fn seed_example_mistakes() {
         .filter(|l| l.contains("expected `<!--` to open a comment"))
         .collect();
     assert_eq!(comments.len(), 9, "{e:#?}");
-    assert!(comments[0].starts_with("seed001-example.xml:10:3: unexpected `<!—-`"));
+    assert!(comments[0].starts_with("qos-rfc-example.xml:10:3: unexpected `<!—-`"));
     // And what the example gets wrong against OpenSM's grammar.
     assert!(has(
         "32:19: `15 values` is out of range, expected exactly 16 VLs"
@@ -73,8 +73,8 @@ fn seed_example_mistakes() {
 }
 
 #[test]
-fn seed_example_corrected_parses_and_checks() {
-    let p = lossless_policy::parse_policy("seed001-corrected.xml", SEED_CORRECTED).unwrap();
+fn rfc_example_corrected_parses_and_checks() {
+    let p = lossless_policy::parse_policy("qos-rfc-corrected.xml", SEED_CORRECTED).unwrap();
     assert_eq!(p.port_groups.len(), 4);
     assert_eq!(p.port_groups[1].name.value, "Virtual Servers");
     assert_eq!(p.port_groups[1].port_names[2].value.node_desc, "vs3/HCA-2");
@@ -89,7 +89,7 @@ fn seed_example_corrected_parses_and_checks() {
     assert_eq!(p.rules.len(), 3);
     assert_eq!(p.rules[1].service_id.len(), 2);
     assert_eq!(p.rules[1].level.value, "3");
-    let diags = check("seed001-corrected.xml", &p, None);
+    let diags = check("qos-rfc-corrected.xml", &p, None);
     assert!(
         diags.iter().all(|d| d.severity == Severity::Warning),
         "{diags:#?}"

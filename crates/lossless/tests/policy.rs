@@ -262,16 +262,16 @@ fn ethernet_profile_refusals() {
 
 #[test]
 fn xml_form_through_check() {
-    let (code, out, _) = lossless(&["policy", "check", &data("policy:seed001-example.xml")]);
+    let (code, out, _) = lossless(&["policy", "check", &data("policy:qos-rfc-example.xml")]);
     assert_eq!(code, 1);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 18, "{out}");
-    assert!(lines[8].ends_with("seed001-example.xml:39:3: found `<sl2vl-tables>` while `<sl2vl-tables>` opened at 28:3 is still open, expected `</sl2vl-tables>`"), "{}", lines[8]);
-    assert!(lines[17].ends_with("seed001-example.xml: 17 error(s), 0 warning(s)"));
+    assert!(lines[8].ends_with("qos-rfc-example.xml:39:3: found `<sl2vl-tables>` while `<sl2vl-tables>` opened at 28:3 is still open, expected `</sl2vl-tables>`"), "{}", lines[8]);
+    assert!(lines[17].ends_with("qos-rfc-example.xml: 17 error(s), 0 warning(s)"));
     let (code, out, _) = lossless(&[
         "policy",
         "check",
-        &data("policy:seed001-example.xml"),
+        &data("policy:qos-rfc-example.xml"),
         "--json",
     ]);
     assert_eq!(code, 1);
@@ -281,13 +281,13 @@ fn xml_form_through_check() {
         v["diagnostics"][13]["loc"],
         serde_json::json!({"line": 63, "col": 48})
     );
-    let (code, out, err) = lossless(&["policy", "check", &data("policy:seed001-corrected.xml")]);
+    let (code, out, err) = lossless(&["policy", "check", &data("policy:qos-rfc-corrected.xml")]);
     assert_eq!(code, 0, "{out}{err}");
     // resolve on a broken XML policy: every mistake on stderr, the first in the error line.
     let (code, _, err) = lossless(&[
         "policy",
         "resolve",
-        &data("policy:seed001-example.xml"),
+        &data("policy:qos-rfc-example.xml"),
         "--fabric",
         &data("policy:net"),
         "--src",

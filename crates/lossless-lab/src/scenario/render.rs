@@ -348,7 +348,7 @@ fn ieee_table(st: &PortStatus) -> String {
 pub fn render_headroom(rows: &[LinkOutcome]) -> String {
     use lossless_headroom::units::grouped;
     let mut s = String::from(
-        "\nadaptive headroom (seed 004), switch end of each link, alpha 1, 160-byte cells:\n",
+        "\nadaptive headroom (Adaptive PFC Headroom), switch end of each link, alpha 1, 160-byte cells:\n",
     );
     let header = [
         "link",
@@ -386,7 +386,7 @@ pub fn render_headroom(rows: &[LinkOutcome]) -> String {
     }
     s.push_str(&table(&t));
     s.push_str(
-        "  model DV: seed 003's equation with its defaults for the same link. The simulated paths\n  \
+        "  model DV: the PFC Delay Value Constraint Model with its defaults for the same link. The simulated paths\n  \
          carry exactly the model's cable and interface delays, so the two agree to rounding; on a\n  \
          real link the measurement replaces the model's assumptions (see `lossless headroom compare`).\n",
     );

@@ -1,4 +1,4 @@
-//! The `wan-relay` scenario: seed 002's two-DC path, on the lab's simulator,
+//! The `wan-relay` scenario: draft-he-rtgwg-wan-pfc-00's two-DC path, on the lab's simulator,
 //! run through four steps per tunnel kind, each reported from what the
 //! simulated nodes did:
 //!
@@ -12,7 +12,7 @@
 //! 3. A PFC storm: one priority paused every `storm_interval`, then resumed.
 //!    PE2's storm ceiling holds most of it back; the first pause and the
 //!    final resume must still reach DC1-GW.
-//! 4. Seed 002's buffer condition at DC2-GW for the forwarding delay
+//! 4. draft-he-rtgwg-wan-pfc-00's buffer condition at DC2-GW for the forwarding delay
 //!    measured in step 1 ([`lossless_relay::buffer`], by
 //!    [`lossless_headroom::wan`]).
 //!
@@ -113,7 +113,7 @@ pub struct WanRelayConfig {
     pub storm_priority: u8,
     pub storm_pauses: u32,
     pub storm_interval: Duration,
-    /// Seed 002's rates at DC2-GW for the buffer condition: the paused
+    /// draft-he-rtgwg-wan-pfc-00's rates at DC2-GW for the buffer condition: the paused
     /// priority's average receive rate at its port (default the line rate)
     /// and send rate (default 0, the worst case).
     pub rx_rate_bps: u64,
@@ -261,7 +261,7 @@ pub struct StormResult {
     pub resume_sent_ns: u64,
 }
 
-/// Step 4: seed 002's condition for DC2-GW's receiving port.
+/// Step 4: draft-he-rtgwg-wan-pfc-00's condition for DC2-GW's receiving port.
 #[derive(Debug, Clone, Serialize)]
 pub struct BufferResult {
     /// The forwarding delay measured in step 1.
@@ -281,7 +281,7 @@ pub struct RelayRun {
     pub pause: PauseResult,
     pub illegal: IllegalResult,
     pub storm: StormResult,
-    /// Seed 002's condition for DC2-GW's receiving port, for the measured
+    /// draft-he-rtgwg-wan-pfc-00's condition for DC2-GW's receiving port, for the measured
     /// forwarding delay (None: nothing arrived to measure).
     pub gateway_buffer: Option<BufferResult>,
     pub pe2: RelayStatus,

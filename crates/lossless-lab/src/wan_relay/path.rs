@@ -1,4 +1,4 @@
-//! Seed 002's two-DC path on the lab's simulator ([`crate::sim`]):
+//! draft-he-rtgwg-wan-pfc-00's two-DC path on the lab's simulator ([`crate::sim`]):
 //!
 //! ```text
 //!  DC1-GW ---- PE1 ========= P ========= PE2 ---- DC2-GW

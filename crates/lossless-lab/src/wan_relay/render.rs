@@ -35,7 +35,7 @@ pub fn render(runs: &[RelayRun]) -> String {
     let d = |i: usize| p.links.get(i).map_or(0, |l| l.delay_ns);
     let _ = writeln!(
         s,
-        "\npath (seed 002 figure 2), {} links, store and forward, nodes add no delay of their own:",
+        "\npath (draft-he-rtgwg-wan-pfc-00 figure 2), {} links, store and forward, nodes add no delay of their own:",
         rate_text(p.rate_bps)
     );
     let _ = writeln!(
@@ -212,10 +212,10 @@ fn render_run(s: &mut String, r: &RelayRun) {
         Some(b) => {
             let _ = writeln!(
                 s,
-                "4. gateway buffer (seed 002) at DC2-GW's receiving port, per lossless priority:\n   \
+                "4. gateway buffer (draft-he-rtgwg-wan-pfc-00 s3.2) at DC2-GW's receiving port, per lossless priority:\n   \
                  (receive {} - send {}) x forwarding delay {} us = {} bits,\n   \
                  so reserve more than that: at least {} bytes (a lower bound: the link's own\n   \
-                 delay value, seed 003, comes on top)",
+                 delay value, PFC Delay Value Constraint Model, comes on top)",
                 rate_text(b.rx_rate_bps),
                 rate_text(b.tx_rate_bps),
                 us(b.forwarding_delay_ns),

@@ -20,7 +20,7 @@ pub fn first_pause() -> Vec<u8> {
     pfc(DC2_GW, 0x18, [0, 0, 0, 0xffff, 0x1234, 0, 0, 0])
 }
 
-/// Step 2's frames, each breaking one rule of seed 002 section 3.2.
+/// Step 2's frames, each breaking one rule of draft-he-rtgwg-wan-pfc-00 section 3.2.
 pub fn illegal_frames() -> Vec<(&'static str, Vec<u8>)> {
     let good = first_pause();
     let mut bad_dmac = good.clone();

@@ -1,4 +1,4 @@
-//! Policy parsers: OpenSM's `qos-policy.conf` and the seed's XML-like `<qos-policy>` form.
+//! Policy parsers: OpenSM's `qos-policy.conf` and the OFA QoS RFC's XML form, `<qos-policy>`.
 
 pub mod opensm;
 pub(crate) mod values;

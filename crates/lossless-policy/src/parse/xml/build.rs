@@ -75,7 +75,7 @@ impl<'a> Builder<'a, '_> {
     pub(super) fn not_allowed(&mut self, parent: &Elem, child: &Elem) {
         let why = match (norm(&parent.name).as_str(), norm(&child.name).as_str()) {
             ("qos-level", "tclass") => {
-                " (the seed's level TClass: OpenSM levels carry no traffic class, it is matched \
+                " (the OFA QoS RFC's level TClass: OpenSM levels carry no traffic class, it is matched \
                  in rules as qos-class)"
             }
             _ => "",

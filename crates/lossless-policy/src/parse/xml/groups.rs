@@ -90,7 +90,7 @@ impl Builder<'_, '_> {
         };
         let mut ok = true;
         for s in split_list(&v) {
-            // The seed also writes HCA for CA.
+            // The OFA QoS RFC also writes HCA for CA.
             let name = if s.value.eq_ignore_ascii_case("HCA") {
                 "CA"
             } else {

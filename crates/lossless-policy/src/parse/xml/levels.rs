@@ -37,7 +37,7 @@ impl Builder<'_, '_> {
                     self.policy.levels.push(l);
                 }
             }
-            (None, _) => self.missing(e, "`<name>` (or the seed's `<sn>`)"),
+            (None, _) => self.missing(e, "`<name>` (or the OFA QoS RFC's `<sn>`)"),
             (_, None) if ok => self.missing(e, "`<sl>`"),
             _ => {}
         }

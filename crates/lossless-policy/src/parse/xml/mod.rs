@@ -1,24 +1,24 @@
-//! The seed's XML-like `<qos-policy>` form.
+//! The OFA QoS RFC's XML form, `<qos-policy>`.
 //!
-//! Seed 001 writes its policy as XML and says a strict grammar should be used to parse it;
+//! The OFA QoS RFC writes its policy as XML and says a strict grammar should be used to parse it;
 //! the grammar that became real is OpenSM's. So this form is OpenSM's language in XML
 //! clothing: one element per OpenSM keyword, values in OpenSM's list and range syntax
 //! (`<port-guid>0x10-0x1f, 0x30</port-guid>`), and the result is the same [`Policy`] the
-//! OpenSM parser builds. What the seed's example writes differently is accepted where it
+//! OpenSM parser builds. What the RFC's example writes differently is accepted where it
 //! means the same thing:
 //!
 //! * `_` for `-` in element names (`<mtu_limit>`, `<qos_match_rules>`);
-//! * `<sn>` for a level's name, `<match-level>` for `qos-level-name` (the seed names levels
+//! * `<sn>` for a level's name, `<match-level>` for `qos-level-name` (the RFC names levels
 //!   by number), `<tclass>` for `qos-class` and `<service>` for `service-id` in a rule,
 //!   `HCA` for `CA` in `<node-type>`;
-//! * `<to>` in a `<vlarb-scope>` (OpenSM has no port list there; the seed does).
+//! * `<to>` in a `<vlarb-scope>` (OpenSM has no port list there; the RFC does).
 //!
 //! What has no meaning in OpenSM is refused with the reason (`<tclass>` in a level: OpenSM
 //! levels carry no traffic class). Element text is taken as written: names keep their
 //! blanks (`<name>Virtual Servers</name>`), lists split at commas. `<ulp>` holds one
 //! qos-ulps line as OpenSM writes it (`<ulp>sdp, port-num 10000 : 2</ulp>`).
 //!
-//! The parse does not stop at the first mistake: the seed's own example has several, and a
+//! The parse does not stop at the first mistake: the RFC's own example has several, and a
 //! user fixing them one run at a time would hate us. Tokens, then a tree (mismatched and
 //! missing end tags repaired the way the rest of the file makes likely), then the policy;
 //! every mistake is reported with its line:column and what was expected there.

@@ -66,7 +66,10 @@ impl Builder<'_, '_> {
                     self.policy.rules.push(r);
                 }
             }
-            None => self.missing(e, "`<qos-level-name>` (or the seed's `<match-level>`)"),
+            None => self.missing(
+                e,
+                "`<qos-level-name>` (or the OFA QoS RFC's `<match-level>`)",
+            ),
         }
     }
 

@@ -25,7 +25,7 @@ pub(super) enum Node {
     },
 }
 
-/// The element name with `_` read as `-` (the seed mixes both).
+/// The element name with `_` read as `-` (the OFA QoS RFC mixes both).
 pub(super) fn norm(name: &str) -> String {
     name.replace('_', "-")
 }

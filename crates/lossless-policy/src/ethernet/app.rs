@@ -13,9 +13,10 @@
 
 use serde::Serialize;
 
+use super::ports::{in_groups, Interface};
 use super::EthLevel;
 use crate::ast::{Loc, NameIndex, Policy};
-use crate::check::Severity;
+use crate::check::{Emit, Severity};
 
 /// One APP entry of a port: DSCP -> priority, and where it comes from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -32,13 +33,13 @@ pub struct EthApp {
 /// The largest traffic class: an 8-bit field.
 const MAX_TCLASS: u64 = 255;
 
-/// The APP entries of each port of `ports`, in rule order; findings go to `d`.
+/// The APP entries of each interface of `ports`, in rule order; findings go to `d`.
 pub(super) fn entries(
     policy: &Policy,
     names: &NameIndex,
     levels: &[EthLevel],
-    ports: &[(String, Loc)],
-    d: &mut impl FnMut(Severity, &'static str, Loc, String),
+    ports: &[Interface],
+    d: &mut Emit<'_>,
 ) -> Vec<Vec<EthApp>> {
     let mut out: Vec<Vec<EthApp>> = vec![Vec::new(); ports.len()];
     for r in policy.rules.iter().filter(|r| !r.qos_class.is_empty()) {
@@ -96,15 +97,7 @@ pub(super) fn entries(
         }
         // The ports: those of the source groups, or all.
         let chosen: Vec<usize> = (0..ports.len())
-            .filter(|&i| {
-                r.source.is_empty()
-                    || r.source.iter().any(|g| {
-                        names
-                            .group(&g.value)
-                            .and_then(|gi| policy.port_groups.get(gi))
-                            .is_some_and(|pg| pg.interfaces.iter().any(|n| n.value == ports[i].0))
-                    })
-            })
+            .filter(|&i| r.source.is_empty() || in_groups(policy, names, &ports[i].name, &r.source))
             .collect();
         if chosen.is_empty() {
             d(
@@ -136,7 +129,7 @@ pub(super) fn entries(
                             "{}: qos-class {} is DSCP {dscp}, which the rule at {} already \
                              sends to priority {} (level {}); the first rule wins, not \
                              priority {} (level {})",
-                            ports[i].0,
+                            ports[i].name,
                             list(ts),
                             first.rule,
                             first.priority,

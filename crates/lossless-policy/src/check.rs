@@ -556,7 +556,8 @@ fn rule_pkeys(policy: &Policy, parts: &Partitions, d: &mut Emit<'_>) {
 /// A set of end ports, `None` meaning any port.
 type PortSetOpt = Option<HashSet<crate::fabric::PortRef>>;
 
-type Emit<'a> = dyn FnMut(Severity, &'static str, Loc, String) + 'a;
+/// Where a step reports a finding: severity, code, place, message (the caller adds the file).
+pub(crate) type Emit<'a> = dyn FnMut(Severity, &'static str, Loc, String) + 'a;
 
 fn shadowing_without_fabric(policy: &Policy, d: &mut Emit<'_>) {
     // Without a fabric, group contents are unknown: compare group names only.

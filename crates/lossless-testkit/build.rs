@@ -1,19 +1,34 @@
-//! Compiles the emulated DCB driver (c/dcbdrv.c) into OUT_DIR with gcc, against the
-//! kernel's uapi headers. Without gcc the crate still builds (tests that do not preload
-//! the driver keep running); `dcbdrv::library()` then fails with the reason.
+//! Compiles the emulated DCB driver (the C in c/, described in c/dcbdrv.h) into OUT_DIR
+//! with gcc, against the kernel's uapi headers. Without gcc the crate still builds (tests
+//! that do not preload the driver keep running); `dcbdrv::library()` then fails with the
+//! reason.
 use std::path::PathBuf;
 use std::process::Command;
 
+/// The driver's sources; every one includes c/dcbdrv.h.
+const SOURCES: [&str; 5] = [
+    "c/state.c",
+    "c/nlmsg.c",
+    "c/ops.c",
+    "c/shim.c",
+    "c/lldpad_fix.c",
+];
+const HEADER: &str = "c/dcbdrv.h";
+
 fn main() {
-    println!("cargo:rerun-if-changed=c/dcbdrv.c");
+    for file in SOURCES.iter().chain([&HEADER]) {
+        println!("cargo:rerun-if-changed={file}");
+    }
     println!("cargo:rerun-if-env-changed=CC");
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let so = out.join("liblossless_dcbdrv.so");
     let cc = std::env::var("CC").unwrap_or_else(|_| "gcc".into());
+    // -fvisibility=hidden: the library exports only the wrapped libc calls (DCBDRV_EXPORT).
     let result = Command::new(&cc)
-        .args(["-O2", "-g", "-Wall", "-Wextra", "-shared", "-fPIC", "-o"])
+        .args(["-O2", "-g", "-Wall", "-Wextra"])
+        .args(["-fvisibility=hidden", "-shared", "-fPIC", "-o"])
         .arg(&so)
-        .arg("c/dcbdrv.c")
+        .args(SOURCES)
         .arg("-ldl")
         .arg("-lpthread")
         .output();
@@ -25,7 +40,8 @@ fn main() {
         Ok(o) => {
             // Our own C does not compile: that is a bug to see at once.
             panic!(
-                "{cc} failed on c/dcbdrv.c (it needs the kernel's uapi headers, Debian package linux-libc-dev):\n{}",
+                "{cc} failed on the emulated DCB driver ({}; it needs the kernel's uapi headers, Debian package linux-libc-dev):\n{}",
+                SOURCES.join(" "),
                 String::from_utf8_lossy(&o.stderr)
             );
         }

@@ -1,6 +1,6 @@
-//! The emulated DCB driver (`c/dcbdrv.c`, built by build.rs): the library, the
-//! environment that preloads it into a process ([`ShimEnv`]), and what it recorded:
-//! the per-interface state file ([`DriverState`]) and the log of requests
+//! The emulated DCB driver (the C in `c/`, described in `c/dcbdrv.h`, built by build.rs):
+//! the library, the environment that preloads it into a process ([`ShimEnv`]), and what it
+//! recorded: the per-interface state file ([`DriverState`]) and the log of requests
 //! ([`LogEntry`]). The formats are described in the crate's README.
 
 use std::collections::BTreeMap;

@@ -25,7 +25,7 @@ fn main() {
     let cc = std::env::var("CC").unwrap_or_else(|_| "gcc".into());
     // -fvisibility=hidden: the library exports only the wrapped libc calls (DCBDRV_EXPORT).
     let result = Command::new(&cc)
-        .args(["-O2", "-g", "-Wall", "-Wextra"])
+        .args(["-O2", "-g", "-Wall", "-Wextra", "-Werror"])
         .args(["-fvisibility=hidden", "-shared", "-fPIC", "-o"])
         .arg(&so)
         .args(SOURCES)

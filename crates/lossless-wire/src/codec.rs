@@ -176,3 +176,33 @@ impl<'a> Writer<'a> {
 pub(crate) fn split_tlv_header(word: u16) -> (u8, usize) {
     ((word >> 9) as u8, (word & 0x1ff) as usize)
 }
+
+/// One TLV as read: its type, where its header starts, its value.
+pub(crate) struct Tlv<'a> {
+    pub tlv_type: u8,
+    pub at: usize,
+    pub value: Reader<'a>,
+}
+
+/// Reads one TLV header and takes its value; a length running past the data is an
+/// error at the header.
+pub(crate) fn read_tlv<'a>(r: &mut Reader<'a>) -> Result<Tlv<'a>, DecodeError> {
+    let at = r.offset();
+    let (tlv_type, len) = split_tlv_header(r.u16("lldp.tlv")?);
+    if len > r.left() {
+        return Err(DecodeError::new(
+            at,
+            "lldp.tlv.length",
+            DecodeErrorKind::LengthBeyondContainer {
+                length: len,
+                available: r.left(),
+            },
+        ));
+    }
+    let value = r.sub(len, "lldp.tlv")?;
+    Ok(Tlv {
+        tlv_type,
+        at,
+        value,
+    })
+}

@@ -8,7 +8,7 @@ use super::{
     PfcConfig, PriorityMap, Selector, Tsa, APP_ENTRY_LEN, APP_TLV_HEADER_LEN, ETS_TLV_LEN,
     IEEE_8021_OUI, MAX_TCS, PFC_TLV_LEN,
 };
-use crate::codec::{split_tlv_header, Reader, Writer};
+use crate::codec::{read_tlv, Reader, Tlv, Writer};
 use crate::lldp::tlv_type;
 use crate::{DecodeError, DecodeErrorKind, EmitError, InvalidValue};
 
@@ -122,19 +122,12 @@ impl IeeeDcbx {
         let mut rx = IeeeRx::default();
         let mut out = IeeeDcbx::default();
         while !r.is_empty() {
-            let at = r.offset();
-            let (t, len) = split_tlv_header(r.u16("lldp.tlv")?);
-            if len > r.left() {
-                return Err(DecodeError::new(
-                    at,
-                    "lldp.tlv.length",
-                    DecodeErrorKind::LengthBeyondContainer {
-                        length: len,
-                        available: r.left(),
-                    },
-                ));
-            }
-            let mut v = r.sub(len, "lldp.tlv")?;
+            let Tlv {
+                tlv_type: t,
+                at,
+                value: mut v,
+            } = read_tlv(&mut r)?;
+            let len = v.left();
             let not_dcbx = || {
                 DecodeError::new(
                     at,

@@ -2,7 +2,7 @@
 
 use super::{tlv_type, Id, Lldpdu, ManagementAddress, OrgTlv, RawTlv, SystemCapabilities};
 use crate::cee::{CeeDcbx, DCBX_OUI, SUBTYPE_CEE, SUBTYPE_CIN};
-use crate::codec::{split_tlv_header, Reader, Writer};
+use crate::codec::{read_tlv, Reader, Tlv, Writer};
 use crate::ieee::{is_dcbx_tlv, IeeeRx};
 use crate::{DecodeError, DecodeErrorKind, EmitError};
 
@@ -21,34 +21,6 @@ const MGMT_MAX_OID_LEN: usize = 128;
 const MGMT_MAX_ADDR_LEN: usize = 31;
 /// OUI + subtype.
 const ORG_HEADER_LEN: usize = 4;
-
-/// One TLV as read: its type, where its header starts, its value.
-struct Tlv<'a> {
-    tlv_type: u8,
-    at: usize,
-    value: Reader<'a>,
-}
-
-fn read_tlv<'a>(r: &mut Reader<'a>) -> Result<Tlv<'a>, DecodeError> {
-    let at = r.offset();
-    let (tlv_type, len) = split_tlv_header(r.u16("lldp.tlv")?);
-    if len > r.left() {
-        return Err(DecodeError::new(
-            at,
-            "lldp.tlv.length",
-            DecodeErrorKind::LengthBeyondContainer {
-                length: len,
-                available: r.left(),
-            },
-        ));
-    }
-    let value = r.sub(len, "lldp.tlv")?;
-    Ok(Tlv {
-        tlv_type,
-        at,
-        value,
-    })
-}
 
 fn too_long(at: usize, field: &'static str, len: usize, reason: &'static str) -> DecodeError {
     DecodeError::new(

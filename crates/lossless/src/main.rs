@@ -80,14 +80,16 @@ enum Command {
     /// Example: lossless headroom calc --speed 100G --cable 30m --medium fiber --explain
     #[command(long_about = cmd::headroom::LONG_ABOUT)]
     Headroom(cmd::headroom::Args),
-    /// The running daemon and one line per port: link, DCBX version, peer, in sync, hardware.
+    /// The running daemon and one line per port: link, DCBX version, NIC, health.
     ///
     /// MODE is the DCBX version that runs: ieee (IEEE 802.1Qaz) or cee (CEE DCBX), with
-    /// "(auto)" when the port picks it from what the peer speaks. SYNCD is yes when every
-    /// feature of that version agrees with a present peer (CEE DCBX Syncd, IEEE 802.1Qaz
-    /// agreed), ERROR when one is in error.
+    /// "(auto)" when the port picks it from what the peer speaks. APPLY is what reaches
+    /// the NIC (none, or dcbnl's state). HEALTH is ok, or each problem in words, one per
+    /// line: the link down, no DCBX peer, a feature in error, not operational or not in
+    /// sync (with why), a failed dcbnl programming. What the configuration turns off is
+    /// not a problem. --json has `healthy` per port and for the daemon.
     ///
-    /// Example: lossless status --json | jq '.ports[] | select(.all_syncd | not)'
+    /// Example: lossless status --json | jq '.ports[] | select(.healthy | not) | .problems'
     Status(cmd::daemon::JsonArg),
     /// LLDP neighbours per port, as the daemon's remote MIB holds them.
     ///

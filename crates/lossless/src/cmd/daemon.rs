@@ -21,14 +21,14 @@ pub struct PortArgs {
     /// Only this port.
     pub port: Option<String>,
     /// Print the daemon's JSON result instead of a table.
-    #[arg(long)]
+    #[arg(short = 'j', long)]
     pub json: bool,
 }
 
 #[derive(Debug, clap::Args)]
 pub struct JsonArg {
     /// Print the daemon's JSON result instead of a table.
-    #[arg(long)]
+    #[arg(short = 'j', long)]
     pub json: bool,
 }
 
@@ -38,7 +38,7 @@ pub struct EventsArgs {
     #[arg(short, long)]
     pub follow: bool,
     /// One JSON object per line.
-    #[arg(long)]
+    #[arg(short = 'j', long)]
     pub json: bool,
 }
 

@@ -20,6 +20,7 @@ mod program;
 mod relay;
 mod reload;
 mod requests;
+mod shadow;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::PathBuf;

@@ -270,14 +270,19 @@ pub fn reload(socket: &Path, args: JsonArg) -> Result<(), CliError> {
             l.join(", ")
         }
     };
-    emit(&format!(
+    let mut text = format!(
         "reloaded {}: changed {}; added {}; removed {}; unchanged {}\n",
         v["config"].as_str().unwrap_or("(defaults)"),
         names("changed"),
         names("added"),
         names("removed"),
         v["unchanged"]
-    ))
+    );
+    // Each runtime change that runs instead of the file's value, on a line of its own.
+    for s in arr(&v["shadowed"]) {
+        text.push_str(&format!("{}\n", s["message"].as_str().unwrap_or_default()));
+    }
+    emit(&text)
 }
 
 pub(crate) fn arr(v: &Value) -> &[Value] {

@@ -109,11 +109,17 @@ fn apply_dcbnl_on_veth_reports_and_keeps_negotiating() {
     let problem = status["ports"][0]["problems"][0].as_str().unwrap();
     assert_eq!(
         problem,
-        format!("dcbnl: {}: nothing is programmed", hw["reason"].as_str().unwrap())
+        format!(
+            "dcbnl: {}: nothing is programmed",
+            hw["reason"].as_str().unwrap()
+        )
     );
     let out = s.a.cli(&["status"]);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("no dcbnl") && text.contains(problem), "{text}");
+    assert!(
+        text.contains("no dcbnl") && text.contains(problem),
+        "{text}"
+    );
 }
 
 #[test]

@@ -117,9 +117,9 @@ impl Node {
         result.shadowed = shadow::shadowed(&old, &self.config, &self.persisted, self.ports.keys());
         for s in &result.shadowed {
             if s.file_changed {
-                warn!(port = %s.port, feature = s.feature.name(), "{}", s.message);
+                warn!(port = %s.port, feature = %s.feature.name(), "{}", s.message);
             } else {
-                info!(port = %s.port, feature = s.feature.name(), "{}", s.message);
+                info!(port = %s.port, feature = %s.feature.name(), "{}", s.message);
             }
         }
         info!(
@@ -127,7 +127,7 @@ impl Node {
             added = result.added.len(),
             removed = result.removed.len(),
             unchanged = result.unchanged,
-            relay = result.relay,
+            relay = %result.relay,
             shadowed = result.shadowed.len(),
             "configuration reloaded"
         );

@@ -190,8 +190,13 @@ impl Node {
                 let value = serde_json::to_value(&result).unwrap_or_default();
                 self.reply(id, Response::ok(value));
             }
-            None => info!(changed = ?result.changed, added = ?result.added,
-                removed = ?result.removed, relay = result.relay, "SIGHUP: reloaded"),
+            None => info!(
+                changed = %result.changed.join(","),
+                added = %result.added.join(","),
+                removed = %result.removed.join(","),
+                relay = %result.relay,
+                "SIGHUP: reloaded"
+            ),
         }
     }
 

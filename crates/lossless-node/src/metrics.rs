@@ -238,7 +238,8 @@ fn port_gauges(out: &mut String, ports: &[&Port]) {
         out,
         "port_healthy",
         "1 when nothing is wrong on the port: link up, DCBX peer, every feature operational, \
-         in sync and not in error, the NIC programmed (`lossless status` says what is wrong).",
+         in sync and not in error, with apply = dcbnl the NIC programmed (`lossless status` says \
+         what is wrong).",
         "gauge",
         ports
             .iter()

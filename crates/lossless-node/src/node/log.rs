@@ -1,7 +1,8 @@
 //! What the node writes to the log, for people and for log shippers alike: each DCBX
 //! event as plain fields (`event=syncd feature=pfc`, the names `events` and the
 //! socket use), never Rust's Debug form; numbers rounded as a person reads them.
-//! Text values are recorded with `%` (Display): a `&str` field would be quoted.
+//! Names and numbers are recorded with `%` (Display), unquoted; text with spaces as a
+//! `&str`, which the text form quotes (`why="configurations incompatible (mismatch)"`).
 
 use lossless_dcbx::Event;
 use serde::Serialize;
@@ -41,7 +42,7 @@ pub(super) fn event(port: &str, peer: &str, e: &Event) {
         }
         Event::ErrorSet { feature, reason } => {
             warn!(port = %port, peer = %peer, event = %"error_set", feature = %feature,
-                reason = %name(reason), why = %reason.describe(), "dcbx");
+                reason = %name(reason), why = reason.describe(), "dcbx");
         }
         Event::ErrorCleared { feature } => {
             info!(port = %port, peer = %peer, event = %"error_cleared", feature = %feature,
@@ -56,7 +57,7 @@ pub(super) fn event(port: &str, peer: &str, e: &Event) {
         }
         Event::FrameDiscarded { field, kind, error } => {
             info!(port = %port, peer = %peer, event = %"frame_discarded", field = %field,
-                kind = %kind, error = %error, "dcbx");
+                kind = %kind, error = error.as_str(), "dcbx");
         }
         Event::ModeChanged { from, to, reason } => {
             info!(port = %port, peer = %peer, event = %"mode_changed", from = %from.name(),

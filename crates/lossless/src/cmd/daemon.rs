@@ -103,7 +103,7 @@ pub fn status(socket: &Path, args: JsonArg) -> Result<(), CliError> {
             t.row(row);
         }
     }
-    emit(&(head + &t.render()))
+    emit(&(head + &t.render_within(100)))
 }
 
 /// Whether DCBX runs: `active`, `inactive` (link down), `disabled` (the file's

@@ -236,25 +236,25 @@ fn lldpd_sees_configured_values_and_not_what_is_turned_off() {
     );
 }
 
-/// Complete frames in a pcap file being written (its 24-octet header, then a
-/// 16-octet header and the bytes of each frame).
-fn pcap_frames(path: &std::path::Path) -> usize {
+/// Complete frames from `src` in a pcap file being written (its 24-octet header, then
+/// a 16-octet header and the bytes of each frame).
+fn pcap_frames(path: &std::path::Path, src: [u8; 6]) -> usize {
     let bytes = std::fs::read(path).unwrap_or_default();
     let mut at = 24;
     let mut n = 0;
     while let Some(h) = bytes.get(at..at + 16) {
         let len = u32::from_ne_bytes([h[8], h[9], h[10], h[11]]) as usize;
-        if bytes.len() < at + 16 + len {
+        let Some(frame) = bytes.get(at + 16..at + 16 + len) else {
             break;
-        }
+        };
+        n += usize::from(frame.get(6..12) == Some(&src[..]));
         at += 16 + len;
-        n += 1;
     }
     n
 }
 
 /// tshark decodes every identity TLV of the LLDPDU as sent, here with a System
-/// Description of the TLV's full 255 octets (lldpd shows it whole too).
+/// Description of the TLV's full 255 octets, which lldpd shows whole too.
 #[test]
 fn tshark_decodes_the_identity_tlvs() {
     if !can_run("tshark_decodes_the_identity_tlvs")
@@ -268,23 +268,28 @@ fn tshark_decodes_the_identity_tlvs() {
         .collect();
     let pcap = l.dir.path().join("identity.pcap");
     let mut cap = Capture::start(&l.b, "vb", "ether proto 0x88cc", &pcap);
+    let lldpd =
+        lldpd_available("tshark_decodes_the_identity_tlvs").then(|| Lldpd::start(&l.b, "vb"));
     l.start(Some(&format!(
         "[ports.\"va\"]\nsystem_description = \"{long}\"\n\
          system_capabilities = [\"station_only\"]\n"
     )));
     // tshark writes what it captured after a while, and what it has not written when
-    // it is stopped is lost: wait until the file holds two frames.
+    // it is stopped is lost: wait until the file holds two frames of ours.
     wait_every(
         Duration::from_secs(10),
         Duration::from_millis(50),
         "two LLDPDUs in the capture",
-        || (pcap_frames(&pcap) >= 2).then_some(()),
+        || (pcap_frames(&pcap, [2, 0, 0, 0, 0, 0x0a]) >= 2).then_some(()),
     );
     cap.stop();
     let (hostname, _) = uname();
     let f = tshark_fields(
         &pcap,
-        &["-Y", "lldp.time_to_live > 0"],
+        &[
+            "-Y",
+            "lldp.time_to_live > 0 && eth.src == 02:00:00:00:00:0a",
+        ],
         &[
             "lldp.tlv.system.name",
             "lldp.tlv.system.desc",
@@ -309,6 +314,12 @@ fn tshark_decodes_the_identity_tlvs() {
     assert_eq!(f.get(0, "lldp.mgn.interface.subtype"), "2");
     assert_eq!(f.get(0, "lldp.mgn.interface.number"), l.ifindex());
     assert_eq!(f.get(0, "lldp.mgn.obj.len"), "0");
+    if let Some(lldpd) = lldpd {
+        let n = lldpd.wait_neighbor(Duration::from_secs(10), |n| {
+            !chassis(n).1["descr"].is_null()
+        });
+        assert_eq!(chassis(&n).1["descr"], long.as_str(), "{n:#}");
+    }
 }
 
 /// lldpad, the DCBX reference, reads the same TLVs (`lldptool -t -n -V ...`), next to

@@ -167,6 +167,8 @@ pub struct Node {
     started: Instant,
     requests: requests::Requests,
     relay: relay::RelayControl,
+    /// What the runtime said the host is (nothing until it does).
+    host: crate::identity::HostInfo,
 }
 
 impl Node {
@@ -192,6 +194,7 @@ impl Node {
             started: now.mono,
             requests: requests::Requests::default(),
             relay: relay::RelayControl::default(),
+            host: crate::identity::HostInfo::default(),
         };
         node.sync_relay();
         node

@@ -16,6 +16,7 @@
 pub mod config;
 pub mod hardware;
 pub mod headroom;
+pub mod health;
 pub mod identity;
 pub mod link;
 pub mod metrics;

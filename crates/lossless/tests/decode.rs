@@ -537,6 +537,7 @@ fn malformed_ieee_tlvs_are_errors_in_place() {
     assert_eq!(
         d["ets_config"]["error"],
         json!({"offset": 57, "field": "ieee.ets_cfg.tsa", "kind": "bad_value", "value": 3,
+               "detail": "TSA 3..254 is reserved (0 strict, 1 CBS, 2 ETS, 255 vendor)",
                "reason": "bad value 3: TSA 3..254 is reserved (0 strict, 1 CBS, 2 ETS, 255 vendor)"})
     );
     assert_eq!(d["pfc"]["enabled"], json!([3]));

@@ -1,11 +1,12 @@
 //! `lossless decode FILE [--json]`: every frame of a capture, decoded.
 
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::PathBuf;
+
+use lossless::capture;
 
 use crate::error::CliError;
 
-mod capture;
 mod names;
 mod record;
 mod text;
@@ -36,10 +37,11 @@ The JSON fields are documented in docs/decode.md.";
 /// Arguments of `lossless decode`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Capture to decode, pcap or pcapng (told apart by their magic numbers).
+    /// Capture to decode, pcap or pcapng (told apart by their magic numbers); `-` reads
+    /// standard input, frame by frame as it arrives.
     ///
-    /// Example: lossless decode /tmp/lldp.pcapng
-    #[arg(value_name = "FILE")]
+    /// Example: tcpdump -i eth0 -w - 'ether proto 0x88cc' | lossless decode -
+    #[arg(value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub file: PathBuf,
 
     /// One JSON object per frame, one per line (JSON Lines), instead of text.
@@ -50,19 +52,34 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
+    if args.file.as_os_str() == "-" {
+        // A live writer's frames are printed as they come: flushed one by one.
+        return decode_from(io::stdin().lock(), "standard input", "input", &args, true);
+    }
     let name = args.file.display().to_string();
-    let data = std::fs::read(&args.file)
+    let file = std::fs::File::open(&args.file)
         .map_err(|e| CliError::input(&name, format!("cannot read: {e}")))?;
-    let frames = capture::Capture::open(&data).map_err(|e| CliError::input(&name, e))?;
+    decode_from(file, &name, "file", &args, false)
+}
+
+/// Decodes every frame of `src` to stdout; `name` is what errors call it.
+fn decode_from(
+    src: impl Read,
+    name: &str,
+    noun: &'static str,
+    args: &Args,
+    live: bool,
+) -> Result<(), CliError> {
+    let frames = capture::Capture::open(src, noun).map_err(|e| CliError::input(name, e))?;
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    let result = decode_all(frames, args.json, &mut out);
+    let result = decode_all(frames, args.json, live, &mut out);
     let flushed = out.flush();
     match result {
         Ok(Ok(())) => {}
         Ok(Err((e, decoded))) => {
             return Err(CliError::input(
-                &name,
+                name,
                 format!("{e} ({decoded} frame(s) before it decoded)"),
             ))
         }
@@ -71,11 +88,12 @@ pub fn run(args: Args) -> Result<(), CliError> {
     flushed.map_err(|e| crate::out::failed("writing output", e))
 }
 
-/// Writes every frame; the outer error is a failed write, the inner one the
-/// capture breaking off after some number of frames.
+/// Writes every frame, flushing each when `live`; the outer error is a failed
+/// write, the inner one the capture breaking off after some number of frames.
 fn decode_all(
-    frames: capture::Capture<'_>,
+    frames: capture::Capture<impl Read>,
     json: bool,
+    live: bool,
     out: &mut impl Write,
 ) -> io::Result<Result<(), (capture::CaptureError, usize)>> {
     let mut buf = String::new();
@@ -93,6 +111,9 @@ fn decode_all(
             buf.clear();
             text::render(&decoded, &mut buf);
             out.write_all(buf.as_bytes())?;
+        }
+        if live {
+            out.flush()?;
         }
     }
     Ok(Ok(()))

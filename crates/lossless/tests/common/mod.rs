@@ -219,3 +219,72 @@ pub fn pad(mut f: Vec<u8>) -> Vec<u8> {
     }
     f
 }
+
+/// Parses `text` as JSON and fails on an object that has a key twice, at any
+/// depth (`serde_json::Value` keeps the last of duplicates silently). The error
+/// names the key.
+pub fn parse_strict_json(text: &str) -> Result<(), String> {
+    use serde::de::{Deserialize, Deserializer, Error, MapAccess, SeqAccess, Visitor};
+    use std::collections::BTreeSet;
+    use std::fmt;
+
+    struct Strict;
+    impl<'de> Deserialize<'de> for Strict {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Strict, D::Error> {
+            d.deserialize_any(StrictVisitor)
+        }
+    }
+    struct StrictVisitor;
+    impl<'de> Visitor<'de> for StrictVisitor {
+        type Value = Strict;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<Strict, E> {
+            Ok(Strict)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Strict, E> {
+            Ok(Strict)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Strict, E> {
+            Ok(Strict)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Strict, E> {
+            Ok(Strict)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Strict, E> {
+            Ok(Strict)
+        }
+        fn visit_unit<E>(self) -> Result<Strict, E> {
+            Ok(Strict)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Strict, A::Error> {
+            while seq.next_element::<Strict>()?.is_some() {}
+            Ok(Strict)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Strict, A::Error> {
+            let mut seen = BTreeSet::new();
+            while let Some(key) = map.next_key::<String>()? {
+                if !seen.insert(key.clone()) {
+                    return Err(A::Error::custom(format!("key {key:?} appears twice")));
+                }
+                map.next_value::<Strict>()?;
+            }
+            Ok(Strict)
+        }
+    }
+    serde_json::from_str::<Strict>(text)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+/// `inner` as PE2 of the relay example sends it across the WAN in tunnel `kind`.
+pub fn tunnelled(kind: lossless_relay::example::Kind, inner: &[u8]) -> Vec<u8> {
+    let cfg = lossless_relay::example::pe(2, kind);
+    let enc = lossless_relay::tunnel::Encapsulator::new(&cfg.tunnel, &cfg.wan, &cfg.marking)
+        .expect("encapsulator");
+    let tf = enc.frame(inner);
+    let mut out = vec![0u8; tf.buffer_len()];
+    tf.emit(&mut out);
+    out
+}

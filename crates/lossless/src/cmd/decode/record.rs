@@ -16,8 +16,8 @@ use lossless_wire::measure::{Measure, ETHERTYPE_MEASURE};
 use lossless_wire::{DecodeError, DecodeErrorKind, Frame, MacAddr, Payload};
 use pcap_file::DataLink;
 
-use super::capture::{Packet, Timestamp};
 use super::names::{self, IdKind};
+use lossless::capture::{Packet, Timestamp};
 
 /// What a frame is, by Ethertype (and MAC Control opcode).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -68,8 +68,8 @@ pub struct Decoded<'a> {
 }
 
 /// Decodes one captured frame; never fails, a malformed frame is a value.
-pub fn decode<'a>(frame: usize, packet: &'a Packet<'_>) -> Decoded<'a> {
-    let data: &'a [u8] = &packet.data;
+pub fn decode(frame: usize, packet: &Packet) -> Decoded<'_> {
+    let data: &[u8] = &packet.data;
     let mut d = Decoded {
         frame,
         time: packet.time,

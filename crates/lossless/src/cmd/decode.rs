@@ -10,6 +10,7 @@ use crate::error::CliError;
 mod names;
 mod record;
 mod text;
+mod tunnel;
 
 pub const LONG_ABOUT: &str = "\
 Decode every frame of a pcap or pcapng capture: LLDP (mandatory and optional TLVs), \
@@ -49,6 +50,25 @@ pub struct Args {
     /// Example: lossless decode f.pcap --json | jq .dcbx.pfc.priorities
     #[arg(long)]
     pub json: bool,
+
+    /// UDP destination port of VXLAN, as the relay's `tunnel.port` (IANA: 4789; Linux's
+    /// vxlan device without dstport: 8472).
+    #[arg(long, value_name = "PORT", default_value_t = 4789)]
+    pub vxlan_port: u16,
+
+    /// SR-MPLS pseudowires carry no control word (the relay's `control_word = false`);
+    /// nothing on the wire says, so both ends and the decoder must agree.
+    #[arg(long)]
+    pub no_control_word: bool,
+}
+
+impl Args {
+    fn tunnel_options(&self) -> lossless_wire::tunnel::ParseOptions {
+        lossless_wire::tunnel::ParseOptions {
+            vxlan_port: self.vxlan_port,
+            control_word: !self.no_control_word,
+        }
+    }
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
@@ -73,7 +93,7 @@ fn decode_from(
     let frames = capture::Capture::open(src, noun).map_err(|e| CliError::input(name, e))?;
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    let result = decode_all(frames, args.json, live, &mut out);
+    let result = decode_all(frames, args, live, &mut out);
     let flushed = out.flush();
     match result {
         Ok(Ok(())) => {}
@@ -92,18 +112,19 @@ fn decode_from(
 /// write, the inner one the capture breaking off after some number of frames.
 fn decode_all(
     frames: capture::Capture<impl Read>,
-    json: bool,
+    args: &Args,
     live: bool,
     out: &mut impl Write,
 ) -> io::Result<Result<(), (capture::CaptureError, usize)>> {
     let mut buf = String::new();
+    let opts = args.tunnel_options();
     for (i, packet) in frames.enumerate() {
         let packet = match packet {
             Ok(p) => p,
             Err(e) => return Ok(Err((e, i))),
         };
-        let decoded = record::decode(i + 1, &packet);
-        if json {
+        let decoded = record::decode(i + 1, &packet, &opts);
+        if args.json {
             let rec = record::Record::new(&decoded);
             serde_json::to_writer(&mut *out, &rec).map_err(io::Error::from)?;
             out.write_all(b"\n")?;

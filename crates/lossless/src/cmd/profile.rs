@@ -24,6 +24,7 @@ use std::path::Path;
 use clap::ValueEnum;
 use lossless_node::config::{AppRule, AppRules, DaemonConfig, RuleSelector};
 use lossless_node::protocol::{EtsChange, FeatureChange, FeatureName, Request, TcChange};
+use lossless_wire::app_name::{self, AppMatch};
 use lossless_wire::cee::{PriorityMap, DCBX_OUI};
 use lossless_wire::ieee::Tsa;
 
@@ -286,18 +287,21 @@ impl Roce {
             100 - self.bandwidth,
             self.bandwidth
         ));
+        let entry =
+            |m, protocol: u8, priority| app_name::app_entry(m, u16::from(protocol), priority);
         out.push_str(&format!(
             "app.willing = {w}\napp.entries = [\n    \
-             {{ selector = \"dscp\", protocol = {}, priority = {} }},  # RoCEv2 data, {}\n    \
-             {{ selector = \"dscp\", protocol = {}, priority = {} }},  # CNP, {}\n    \
-             {{ selector = \"udp\", protocol = 4791, priority = {} }},  # RoCEv2 by UDP port\n]\n",
+             {{ selector = \"dscp\", protocol = {}, priority = {} }},  # {}: RoCEv2 data\n    \
+             {{ selector = \"dscp\", protocol = {}, priority = {} }},  # {}: CNP\n    \
+             {{ selector = \"udp\", protocol = 4791, priority = {} }},  # {}: RoCEv2 by UDP port\n]\n",
             self.dscp,
             self.priority,
-            dscp::show(u64::from(self.dscp)),
+            entry(AppMatch::Dscp, self.dscp, self.priority),
             self.cnp_dscp,
             self.cnp_priority,
-            dscp::show(u64::from(self.cnp_dscp)),
+            entry(AppMatch::Dscp, self.cnp_dscp, self.cnp_priority),
             self.priority,
+            app_name::app_entry(AppMatch::Udp, 4791, self.priority),
         ));
         out
     }

@@ -9,6 +9,8 @@ use lossless_wire::ieee::{AppPriorityTable, EtsTable, IeeeDcbx, Tsa};
 use lossless_wire::lldp::Lldpdu;
 use lossless_wire::{DecodeError, MacControl, Payload};
 
+use lossless_wire::app_name;
+
 use super::names::{self, IdKind};
 use super::record::{link_type_reason, Decoded, FrameError};
 
@@ -399,11 +401,7 @@ fn app(cfg: &AppConfig, out: &mut String) {
         line(out, 8, "entries", "none");
     }
     for e in &cfg.entries {
-        let mut v = format!(
-            "{} -> priorities {}",
-            names::app_entry_target(e),
-            names::priority_list(e.priorities)
-        );
+        let mut v = app_name::app_entry(e.selector.into(), e.protocol, e.priorities);
         if e.oui != lossless_wire::cee::DCBX_OUI {
             let _ = write!(v, "  (OUI {})", names::oui(e.oui));
         }
@@ -560,7 +558,7 @@ fn ieee_app(t: &AppPriorityTable, out: &mut String) {
             out,
             8,
             "entry",
-            format!("{} -> priority {}", names::ieee_app_target(e), e.priority),
+            app_name::app_entry(e.selector.into(), e.protocol, e.priority),
         );
     }
 }

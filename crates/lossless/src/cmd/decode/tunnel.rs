@@ -166,13 +166,9 @@ impl TunnelJson {
     }
 }
 
-/// `48 (CS6)`, or the bare number.
+/// The DSCP of a TOS / traffic class octet: `48 (CS6)`.
 fn dscp(tos: u8) -> String {
-    let d = tos >> 2;
-    match names::dscp_name(u16::from(d)) {
-        Some(n) => format!("{d} ({n})"),
-        None => d.to_string(),
-    }
+    names::dscp(tos >> 2)
 }
 
 /// The tunnel headers in one line:

@@ -42,10 +42,6 @@ Examples:
 Exit status: 0 success, 2 bad usage or unreadable input, 1 any other failure."
 )]
 struct Cli {
-    #[arg(long, global = true, value_name = "PATH", env = "LOSSLESS_SOCKET",
-          default_value = lossless_node::protocol::DEFAULT_SOCKET, help = cmd::daemon::SOCKET_HELP,
-          hide_default_value = true, hide_env = true)]
-    socket: std::path::PathBuf,
     #[command(subcommand)]
     command: Command,
 }
@@ -122,15 +118,15 @@ fn main() -> ExitCode {
         Command::Decode(args) => cmd::decode::run(args),
         Command::Lab(args) => cmd::lab::run(args),
         Command::Policy(args) => cmd::policy::run(args),
-        Command::Profile(c) => cmd::profile::run(&cli.socket, c),
-        Command::Headroom(args) => cmd::headroom::run(args, &cli.socket),
-        Command::Status(args) => cmd::daemon::status(&cli.socket, args),
-        Command::Neighbors(args) => cmd::daemon::neighbors(&cli.socket, args),
-        Command::Dcbx(c) => cmd::dcbx::run(&cli.socket, c),
-        Command::Counters(args) => cmd::daemon::counters(&cli.socket, args),
-        Command::Events(args) => cmd::daemon::events(&cli.socket, args),
-        Command::Reload(args) => cmd::daemon::reload(&cli.socket, args),
-        Command::Relay(c) => cmd::relay::run(&cli.socket, c),
+        Command::Profile(c) => cmd::profile::run(c),
+        Command::Headroom(args) => cmd::headroom::run(args),
+        Command::Status(args) => cmd::daemon::status(args),
+        Command::Neighbors(args) => cmd::daemon::neighbors(args),
+        Command::Dcbx(c) => cmd::dcbx::run(c),
+        Command::Counters(args) => cmd::daemon::counters(args),
+        Command::Events(args) => cmd::daemon::events(args),
+        Command::Reload(args) => cmd::daemon::reload(args),
+        Command::Relay(c) => cmd::relay::run(c),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

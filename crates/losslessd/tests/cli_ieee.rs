@@ -406,9 +406,9 @@ fn profile_roce_applies_to_a_running_daemon() {
     // A reader that goes away (`| head`) ends the output quietly, no panic.
     for cmd in [&["dcbx", "show"][..], &["status"][..], &["events"][..]] {
         let mut child = Command::new(lossless_bin())
+            .args(cmd)
             .arg("--socket")
             .arg(&p.a.socket)
-            .args(cmd)
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .spawn()

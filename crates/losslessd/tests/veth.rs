@@ -267,7 +267,7 @@ fn cli_tables_and_json_schema() {
 
     // No daemon: a clear error, exit 1.
     let out = Command::new(lossless_bin())
-        .args(["--socket", "/nonexistent/sock", "status"])
+        .args(["status", "--socket", "/nonexistent/sock"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
@@ -282,9 +282,9 @@ fn events_follow_streams_changes() {
     let p = pair();
     wait_converged(&p.b, "vb", Duration::from_secs(5));
     let mut follow = Command::new(lossless_bin())
+        .args(["events", "--follow", "--json"])
         .arg("--socket")
         .arg(&p.b.socket)
-        .args(["events", "--follow", "--json"])
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();

@@ -93,9 +93,14 @@ pub struct RoceArgs {
     #[arg(long, value_enum)]
     pub mode: Option<ModeArg>,
     /// Apply to the running losslessd (its ports that --port matches) instead of
-    /// printing.
+    /// printing; its control socket is LOSSLESS_SOCKET, or the default
+    /// /run/lossless/losslessd.sock, unless `--socket PATH` follows this option.
     #[arg(long)]
     pub apply_to_daemon: bool,
+    /// The daemon's control socket, with --apply-to-daemon only (so not listed: the
+    /// printing form has no daemon).
+    #[arg(long, value_name = "PATH", requires = "apply_to_daemon", hide = true)]
+    pub socket: Option<std::path::PathBuf>,
     /// With --apply-to-daemon: print each port's new DCBX state as JSON.
     #[arg(long, requires = "apply_to_daemon")]
     pub json: bool,
@@ -363,8 +368,14 @@ impl Roce {
     }
 }
 
-pub fn run(socket: &Path, cmd: ProfileCommand) -> Result<(), CliError> {
+pub fn run(cmd: ProfileCommand) -> Result<(), CliError> {
     let ProfileCommand::Roce(args) = cmd;
+    let socket = args
+        .socket
+        .clone()
+        .or_else(|| std::env::var_os("LOSSLESS_SOCKET").map(Into::into))
+        .unwrap_or_else(|| lossless_node::protocol::DEFAULT_SOCKET.into());
+    let socket = socket.as_path();
     let roce = Roce::from_args(&args)?;
     let text = roce.to_toml(args.port.as_deref());
     // The daemon's own reader, so that what is printed is what losslessd accepts.

@@ -6,7 +6,7 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 mod cmd;
 mod error;
@@ -107,6 +107,12 @@ enum Command {
     /// ceiling, buffer.
     #[command(subcommand)]
     Relay(cmd::relay::RelayCommand),
+    /// A completion script for bash, zsh, fish, elvish or PowerShell, on stdout.
+    #[command(after_help = cmd::generate::COMPLETIONS_AFTER_HELP)]
+    Completions(cmd::generate::CompletionsArgs),
+    /// Man pages: lossless(1) and one per command and subcommand, written into DIR.
+    #[command(after_help = cmd::generate::MAN_AFTER_HELP)]
+    Man(cmd::generate::ManArgs),
 }
 
 fn main() -> ExitCode {
@@ -127,6 +133,8 @@ fn main() -> ExitCode {
         Command::Events(args) => cmd::daemon::events(args),
         Command::Reload(args) => cmd::daemon::reload(args),
         Command::Relay(c) => cmd::relay::run(c),
+        Command::Completions(args) => cmd::generate::completions(args, Cli::command()),
+        Command::Man(args) => cmd::generate::man(args, Cli::command()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

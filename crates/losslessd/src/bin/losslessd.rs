@@ -86,7 +86,10 @@ fn main() -> ExitCode {
     let config = match runtime::load_config(&opts) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("losslessd: {e}");
+            // A refused file lists each of its mistakes on a line of its own.
+            for line in e.to_string().lines() {
+                eprintln!("losslessd: {line}");
+            }
             return ExitCode::from(2);
         }
     };

@@ -288,3 +288,86 @@ pub fn tunnelled(kind: lossless_relay::example::Kind, inner: &[u8]) -> Vec<u8> {
     tf.emit(&mut out);
     out
 }
+
+/// Runs tshark on `path` for `fields` (one row per frame, occurrences
+/// joined by ","), or `None` when tshark is absent and LOSSLESS_SKIP_TSHARK
+/// says to skip.
+pub fn tshark(
+    path: &Path,
+    fields: &[String],
+) -> Option<Vec<std::collections::BTreeMap<String, String>>> {
+    let available = Command::new("tshark")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !available {
+        if std::env::var_os("LOSSLESS_SKIP_TSHARK").is_some() {
+            eprintln!("tshark not installed: skipped (LOSSLESS_SKIP_TSHARK set)");
+            return None;
+        }
+        panic!("tshark is not installed (apt-get install tshark), or set LOSSLESS_SKIP_TSHARK=1");
+    }
+    let mut cmd = Command::new("tshark");
+    cmd.arg("-r").arg(path).args([
+        "-T",
+        "fields",
+        "-E",
+        "separator=|",
+        "-E",
+        "aggregator=,",
+        "-E",
+        "occurrence=a",
+    ]);
+    for f in fields {
+        cmd.args(["-e", f]);
+    }
+    let out = cmd.output().expect("run tshark");
+    assert!(
+        out.status.success(),
+        "tshark: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    Some(
+        text.lines()
+            .map(|l| {
+                fields
+                    .iter()
+                    .cloned()
+                    // tshark 4.0 prints booleans as 1/0, later versions as True/False.
+                    .zip(
+                        l.split('|')
+                            .map(|v| v.replace("True", "1").replace("False", "0")),
+                    )
+                    .collect()
+            })
+            .collect(),
+    )
+}
+
+/// The tshark fields of the four IEEE TLVs.
+
+/// An IEEE 802.1 org TLV, assembled by hand: `info` is what follows the subtype.
+pub fn ieee_tlv(subtype: u8, info: &[u8]) -> Vec<u8> {
+    let len = 4 + info.len();
+    let mut v = vec![
+        0xfe | (len >> 8) as u8,
+        len as u8,
+        0x00,
+        0x80,
+        0xc2,
+        subtype,
+    ];
+    v.extend_from_slice(info);
+    v
+}
+
+/// An LLDP frame (Chassis ID, Port ID, TTL from `lldp_prefix`) with `tlvs` and End.
+pub fn lldp_with(tlvs: &[Vec<u8>]) -> Vec<u8> {
+    let mut f = lldp_prefix();
+    for t in tlvs {
+        f.extend_from_slice(t);
+    }
+    f.extend_from_slice(&[0, 0]);
+    pad(f)
+}

@@ -20,6 +20,7 @@ fn keys(v: &Value) -> Vec<&str> {
     k
 }
 
+/// The tshark fields of the four IEEE TLVs.
 fn ieee_fields() -> Vec<String> {
     let mut f: Vec<String> = [
         "lldp.ieee.802_1.subtype",

@@ -145,7 +145,7 @@ fn tshark_writing_to_a_pipe_decodes_as_the_file() {
         return;
     }
     let file = data("lldpad-ieee.pcapng");
-    let tshark = Command::new("tshark")
+    let mut tshark = Command::new("tshark")
         .arg("-r")
         .arg(&file)
         .args(["-w", "-"])
@@ -155,9 +155,10 @@ fn tshark_writing_to_a_pipe_decodes_as_the_file() {
         .unwrap();
     let piped = Command::new(env!("CARGO_BIN_EXE_lossless"))
         .args(["decode", "-", "--json"])
-        .stdin(tshark.stdout.unwrap())
+        .stdin(tshark.stdout.take().unwrap())
         .output()
         .unwrap();
+    assert!(tshark.wait().unwrap().success());
     assert_eq!(piped.status.code(), Some(0), "{}", stderr(&piped));
     let direct = common::decode(&file, true);
     assert!(!stdout(&direct).is_empty());

@@ -345,8 +345,6 @@ pub fn tshark(
     )
 }
 
-/// The tshark fields of the four IEEE TLVs.
-
 /// An IEEE 802.1 org TLV, assembled by hand: `info` is what follows the subtype.
 pub fn ieee_tlv(subtype: u8, info: &[u8]) -> Vec<u8> {
     let len = 4 + info.len();

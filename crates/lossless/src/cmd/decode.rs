@@ -16,9 +16,11 @@ pub const LONG_ABOUT: &str = "\
 Decode every frame of a pcap or pcapng capture: LLDP (mandatory and optional TLVs), \
 CEE DCBX (Control, PG, PFC, APP, with every flag), IEEE 802.1Qaz DCBX (ETS \
 Configuration and Recommendation, PFC Configuration, Application Priority with DSCP \
-and port entries named), PFC and 802.3x PAUSE frames. CIN DCBX (the pre-CEE layout) \
-is reported as such; other organizationally specific TLVs and unknown TLVs are shown \
-in hex; other Ethertypes are listed as \"other\".
+and port entries named), PFC and 802.3x PAUSE frames, and the PFC relay's tunnels \
+(draft-he-rtgwg-wan-pfc-00: SRv6 with or without SRH, VXLAN over IPv4 or IPv6, SR-MPLS) \
+with the frame inside. CIN DCBX (the pre-CEE layout) is reported as such; other \
+organizationally specific TLVs and unknown TLVs are shown in hex; other Ethertypes are \
+listed as \"other\". FILE `-` is standard input, decoded frame by frame as it arrives.
 
 A malformed frame is reported with the field, the offset (from the frame's first \
 byte) and the reason, and decoding goes on with the next frame. A file that is not \
@@ -32,6 +34,8 @@ Examples:
   lossless decode lldpad.pcapng --json | jq -c 'select(.ieee_dcbx.pfc) | [.src, .ieee_dcbx.pfc.enabled]'
   tcpdump -i eth0 -w dcbx.pcap ether proto 0x88cc or ether proto 0x8808
   lossless decode dcbx.pcap
+  tcpdump -i eth0 -w - ether proto 0x88cc | lossless decode -
+  lossless decode wan.pcap --json | jq -c 'select(.inner.type == \"pfc\") | [.tunnel.kind, .inner.priorities]'
 
 The JSON fields are documented in docs/decode.md.";
 

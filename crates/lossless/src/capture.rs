@@ -208,6 +208,11 @@ impl<R: Read> Capture<R> {
                 Inner::Pcap(parser.header())
             }
             Format::PcapNg => {
+                // The block's header says its length and byte order: read it whole
+                // first, then the block.
+                input
+                    .fill(PCAPNG_BLOCK_HEADER_LEN)
+                    .map_err(|e| read_error(e, 0))?;
                 let need = block_len(input.rest(), None);
                 input
                     .fill(need.unwrap_or(PCAPNG_BLOCK_HEADER_LEN).min(MAX_RECORD))
@@ -575,4 +580,52 @@ fn pcapng_error(
         other => format!("corrupt {what}: {other}"),
     };
     CaptureError { offset, reason }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// Hands its bytes over `piece` at a time, as a pipe may.
+    struct Pieces<'a> {
+        data: &'a [u8],
+        piece: usize,
+    }
+
+    impl Read for Pieces<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.data.len().min(buf.len()).min(self.piece);
+            buf[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    type Frames = Result<Vec<Result<Packet, CaptureError>>, CaptureError>;
+
+    fn read_all(src: impl Read) -> Frames {
+        Ok(Capture::open(src, "input")?.collect())
+    }
+
+    /// A capture handed over a byte at a time (or any other size) reads as the
+    /// whole does: each record or block is read to its end before it is parsed.
+    /// (The fuzz target `capture` found the Section Header Block parsed from its
+    /// first four bytes.)
+    #[test]
+    fn pieces_of_any_size_read_as_the_whole() {
+        let pcapng = include_bytes!("../tests/data/lldpad-ieee.pcapng").as_slice();
+        let mut cut = pcapng.to_vec();
+        cut.truncate(cut.len() - 7);
+        for data in [pcapng, &cut] {
+            let whole = read_all(data);
+            assert!(
+                matches!(&whole, Ok(frames) if frames.len() >= 6),
+                "{whole:?}"
+            );
+            for piece in [1, 2, 3, 5, 12, 64] {
+                assert_eq!(read_all(Pieces { data, piece }), whole, "pieces of {piece}");
+            }
+        }
+    }
 }

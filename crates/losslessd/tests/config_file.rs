@@ -29,3 +29,37 @@ fn load_reads_files_and_treats_a_missing_one_as_defaults() {
         .to_string()
         .starts_with(&format!("{}: ", dir.path().display())));
 }
+
+/// `losslessd --check` lists every mistake of a bad file, one `losslessd: FILE:LINE:COL:
+/// KEY: REASON` line each, in file order, and exits 2.
+#[test]
+fn check_lists_every_mistake() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(
+        &bad,
+        "[defaults]\nadmin_status = 1\npfc.priorities = [3, 3]\nbogus = true\n\
+         [ports.\"eth0\"]\npg.percent = [50, 40, 0, 0, 0, 0, 0, 0]\ndcbx.mode = \"fast\"\n",
+    )
+    .expect("write");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_losslessd"))
+        .arg("--check")
+        .arg("--config")
+        .arg(&bad)
+        .output()
+        .expect("run losslessd");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = err.lines().collect();
+    let at: Vec<String> = [(2, 16), (3, 22), (4, 1), (6, 14), (7, 13)]
+        .iter()
+        .map(|(l, c)| format!("losslessd: {}:{l}:{c}: ", bad.display()))
+        .collect();
+    assert_eq!(lines.len(), at.len(), "{err}");
+    for (line, at) in lines.iter().zip(&at) {
+        assert!(
+            line.starts_with(at.as_str()),
+            "{line:?} does not start {at:?}"
+        );
+    }
+}

@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use losslessd::logging::{self, LogFormat, Stderr};
 use losslessd::runtime::{self, Options};
 
@@ -52,10 +52,33 @@ struct Args {
     /// Check the configuration file and exit (0: valid).
     #[arg(long)]
     check: bool,
+    /// Write the man page, losslessd(8), into DIR (created if missing) and exit.
+    #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
+    man: Option<PathBuf>,
+}
+
+/// Writes losslessd.8 into `dir`, from this command line's own definition.
+fn write_man(dir: &std::path::Path) -> ExitCode {
+    let page = std::fs::create_dir_all(dir).and_then(|()| {
+        clap_mangen::Man::new(Args::command())
+            .section("8")
+            .manual("System Manager's Manual")
+            .generate_to(dir)
+    });
+    match page {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("losslessd: --man {}: {e}", dir.display());
+            ExitCode::from(2)
+        }
+    }
 }
 
 fn main() -> ExitCode {
     let args = Args::parse();
+    if let Some(dir) = &args.man {
+        return write_man(dir);
+    }
     let opts = Options {
         config: args.config,
         interfaces: args.interfaces,
@@ -67,7 +90,10 @@ fn main() -> ExitCode {
     let config = match runtime::load_config(&opts) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("losslessd: {e}");
+            // A refused file lists each of its mistakes on a line of its own.
+            for line in e.to_string().lines() {
+                eprintln!("losslessd: {line}");
+            }
             return ExitCode::from(2);
         }
     };

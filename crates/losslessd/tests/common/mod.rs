@@ -133,8 +133,7 @@ impl Daemon {
     /// Runs the lossless CLI against this daemon.
     pub fn cli(&self, args: &[&str]) -> Output {
         Command::new(lossless_bin())
-            .arg("--socket")
-            .arg(&self.socket)
+            .env("LOSSLESS_SOCKET", &self.socket)
             .args(args)
             .output()
             .expect("run lossless")

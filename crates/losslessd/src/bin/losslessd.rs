@@ -2,10 +2,11 @@
 //! Linux interfaces.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
+use losslessd::config_file::{ConfigSource, DEFAULT_CONFIG_PATH};
 use losslessd::runtime::{self, Options};
 use tracing_subscriber::EnvFilter;
 
@@ -27,7 +28,8 @@ use tracing_subscriber::EnvFilter;
 #[derive(Parser, Debug)]
 #[command(name = "losslessd", version)]
 struct Args {
-    /// Configuration file (TOML; see examples/losslessd.toml).
+    /// Configuration file (TOML; see examples/losslessd.toml); it must exist
+    /// [default: /etc/lossless/losslessd.toml if it exists, else the built-in defaults].
     #[arg(short, long, value_name = "FILE")]
     config: Option<PathBuf>,
     /// Run on this interface (repeatable), whatever the file selects.
@@ -45,15 +47,17 @@ struct Args {
     /// Log filter (tracing syntax: info, debug, losslessd=debug,...) [default: the file's, else info].
     #[arg(long, value_name = "FILTER")]
     log: Option<String>,
-    /// Check the configuration file and exit (0: valid).
+    /// Check the configuration (the file --config names, else the default file if it
+    /// exists, else the built-in defaults), say which, and exit (0: valid).
     #[arg(long)]
     check: bool,
 }
 
 fn main() -> ExitCode {
     let args = Args::parse();
+    let source = ConfigSource::resolve(args.config.as_deref(), Path::new(DEFAULT_CONFIG_PATH));
     let opts = Options {
-        config: args.config,
+        config: source.path().map(Path::to_path_buf),
         interfaces: args.interfaces,
         socket: args.socket,
         state_dir: args.state_dir,
@@ -68,7 +72,7 @@ fn main() -> ExitCode {
         }
     };
     if args.check {
-        println!("configuration is valid");
+        println!("{}: configuration is valid", source.describe());
         return ExitCode::SUCCESS;
     }
     let filter = std::env::var("RUST_LOG").unwrap_or_else(|_| config.daemon.log.clone());
@@ -76,6 +80,7 @@ fn main() -> ExitCode {
         .with_env_filter(EnvFilter::try_new(&filter).unwrap_or_else(|_| EnvFilter::new("info")))
         .with_writer(std::io::stderr)
         .init();
+    tracing::info!(config = %source.describe(), "configuration");
     match runtime::run(opts, config) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -1,0 +1,482 @@
+#![allow(clippy::unwrap_used)]
+//! dist/losslessd.service: `systemd-analyze verify` accepts it, `systemd-analyze
+//! security` rates it OK, and losslessd works inside its sandbox. The machine has no
+//! systemd to run the unit, so the sandbox is checked piece by piece on a real run:
+//! the daemon runs with the unit's capability bounding set (setpriv), under strace,
+//! doing what it does in service (two DCBX ports against a peer daemon, dcbnl, the
+//! headroom measurement, the PFC relay with frames crossing, metrics, the CLI, a
+//! change persisted, reloads, a link flap, SIGTERM); then every system call it made
+//! must be in the unit's SystemCallFilter, every socket family in
+//! RestrictAddressFamilies, every path it wrote under its state or runtime directory
+//! (ProtectSystem=strict), every /proc path its own (ProcSubset=pid).
+//!
+//! ```text
+//!  ns H: losslessd (traced)              ns P: losslessd (peer), relay hosts
+//!    va0 ======================================= vb0   DCBX, dcbnl probe, headroom
+//!    va1 ======================================= vb1   DCBX
+//!    pe2-dc ==================================== gen   the relay's DC side
+//!    pe2-wan =================================== sink  the relay's WAN side
+//! ```
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::os::fd::AsFd;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use common::*;
+use lossless_node::protocol::Request;
+use lossless_relay::example::{self, Kind, DC2_GW, PE2_DC, PE2_WAN};
+use lossless_relay::RelaySection;
+use lossless_sys::batch::{wait_any, BatchOptions, BatchSocket, Filter, RxBatch};
+use lossless_sys::if_nametoindex;
+use lossless_sys::netns::in_netns;
+use lossless_testkit::{
+    strace_available, systemd_analyze_available, systemd_security, systemd_verify,
+    unit_syscalls_allowed, unit_values, Trace,
+};
+use lossless_wire::MacAddr;
+
+const WAIT: Duration = Duration::from_secs(20);
+const METRICS: &str = "127.0.0.1:9741";
+const SINK: MacAddr = MacAddr([2, 0, 0, 0, 0xaa, 2]);
+
+fn unit_text() -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../dist/losslessd.service");
+    std::fs::read_to_string(path).unwrap()
+}
+
+/// The unit with its ExecStart binary replaced by the one built here, in `dir`.
+fn unit_with_built_binary(dir: &Path) -> PathBuf {
+    let text = unit_text().replace(
+        "/usr/local/sbin/losslessd",
+        losslessd_bin().to_str().unwrap(),
+    );
+    let path = dir.join("losslessd.service");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn the_unit_verifies_and_rates_ok() {
+    let unit = unit_text();
+    // What the sandbox is made of (the security table scores these, among others).
+    assert_eq!(
+        unit_values(&unit, "CapabilityBoundingSet"),
+        ["CAP_NET_RAW CAP_NET_ADMIN"]
+    );
+    assert_eq!(
+        unit_values(&unit, "AmbientCapabilities"),
+        ["CAP_NET_RAW CAP_NET_ADMIN"]
+    );
+    assert_eq!(
+        unit_values(&unit, "RestrictAddressFamilies"),
+        ["AF_UNIX AF_NETLINK AF_PACKET AF_INET AF_INET6"]
+    );
+    assert_eq!(unit_values(&unit, "ProtectSystem"), ["strict"]);
+    assert_eq!(unit_values(&unit, "StateDirectory"), ["lossless"]);
+    assert_eq!(unit_values(&unit, "RuntimeDirectory"), ["lossless"]);
+    assert!(unit_values(&unit, "ReadWritePaths").is_empty());
+    assert!(!unit_values(&unit, "SystemCallFilter").is_empty());
+
+    if !systemd_analyze_available("the_unit_verifies_and_rates_ok") {
+        return;
+    }
+    let dir = TempDir::new();
+    let path = unit_with_built_binary(dir.path());
+    if let Err(e) = systemd_verify(&path) {
+        panic!("systemd-analyze verify:\n{e}");
+    }
+    let (score, rating, table) = systemd_security(&path);
+    assert!(
+        score <= 2.5 && rating == "OK",
+        "exposure {score} {rating}:\n{table}"
+    );
+}
+
+/// The capabilities of the bounding set, as setpriv names them (`+net_raw,...`).
+fn setpriv_caps(unit: &str) -> String {
+    let caps = unit_values(unit, "CapabilityBoundingSet").join(" ");
+    let list: Vec<String> = caps
+        .split_whitespace()
+        .map(|c| format!("+{}", c.trim_start_matches("CAP_").to_lowercase()))
+        .collect();
+    format!("-all,{}", list.join(","))
+}
+
+/// A capability bitmask from `CapBnd:` in /proc/PID/status.
+fn cap_bounding(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let hex = status
+        .lines()
+        .find_map(|l| l.strip_prefix("CapBnd:"))
+        .unwrap()
+        .trim();
+    u64::from_str_radix(hex, 16).unwrap()
+}
+
+const CONFIG_H: &str = r#"
+[ports."va0"]
+apply = "dcbnl"
+pfc = { priorities = [3] }
+[ports."va0".headroom]
+measure = true
+speed = "100G"
+
+[ports."va1"]
+pfc = { priorities = [3], willing = false }
+"#;
+
+const CONFIG_P: &str = r#"
+[ports."vb0"]
+pfc = { priorities = [3] }
+[ports."vb0".headroom]
+measure = true
+speed = "100G"
+
+[ports."vb1"]
+"#;
+
+fn relay_section() -> String {
+    let mut cfg = example::pe(2, Kind::Srv6);
+    cfg.wan.next_hop_mac = SINK;
+    #[derive(serde::Serialize)]
+    struct File {
+        relay: RelaySection,
+    }
+    toml::to_string(&File {
+        relay: RelaySection::Pe(cfg),
+    })
+    .unwrap()
+}
+
+fn scrape(ns: &Netns) -> String {
+    let (host, port) = METRICS.split_once(':').unwrap();
+    let script = format!(
+        "exec 3<>/dev/tcp/{host}/{port}; printf 'GET /metrics HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n' >&3; cat <&3"
+    );
+    String::from_utf8_lossy(&ns.exec(&["bash", "-c", &script]).stdout).into_owned()
+}
+
+fn cli_ok(d: &Daemon, args: &[&str]) -> String {
+    let out = d.cli(args);
+    assert!(
+        out.status.success(),
+        "lossless {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// PFC frames through the relay: 5 pauses of priority 3 sent from the DC side, the
+/// number of tunnel frames that reached the WAN side.
+fn relay_frames(hosts: &Netns) -> usize {
+    let (gen, sink) = in_netns(&hosts.name, || {
+        let g = BatchSocket::open(
+            if_nametoindex("gen")?,
+            Filter::Mpls,
+            BatchOptions::default(),
+        )?;
+        let s = BatchSocket::open(
+            if_nametoindex("sink")?,
+            Filter::Srv6,
+            BatchOptions::default(),
+        )?;
+        std::io::Result::Ok((g, s))
+    })
+    .unwrap()
+    .unwrap();
+    let frames: Vec<Vec<u8>> = (1..=5)
+        .map(|q| {
+            let mut times = [0; 8];
+            times[3] = 1000 + q;
+            example::pfc(DC2_GW, 0x08, times)
+        })
+        .collect();
+    gen.send_batch(frames.iter().map(Vec::as_slice)).unwrap();
+    let mut batch = RxBatch::new(64, 2048);
+    let mut got = 0;
+    while wait_any(&[sink.as_fd()], Some(Duration::from_millis(500))).unwrap() {
+        sink.recv_batch(&mut batch).unwrap();
+        got += batch.iter().count();
+    }
+    got
+}
+
+/// What the traced daemon does: everything it does in service, once.
+fn exercise(h: &Daemon, p: &Daemon, nh: &Netns, np: &Netns) {
+    for (ns, i) in [(nh, "va0"), (nh, "va1"), (nh, "pe2-dc"), (nh, "pe2-wan")] {
+        ns.ip(&["link", "set", i, "up"]);
+    }
+    for i in ["vb0", "vb1", "gen", "sink"] {
+        np.ip(&["link", "set", i, "up"]);
+    }
+    for port in ["va0", "va1"] {
+        wait_for(WAIT, &format!("{port} to converge"), || {
+            converged(&h.dcbx(port)).then_some(())
+        });
+    }
+    let _ = p;
+    wait_for(WAIT, "va0's headroom to be measured", || {
+        let v = h.call(&Request::HeadroomShow {
+            port: Some("va0".into()),
+        });
+        v["ports"][0]["last"].is_object().then_some(())
+    });
+    wait_for(WAIT, "the relay to open both ports", || {
+        let v = h.call(&Request::RelayShow);
+        v["ports"]
+            .as_array()
+            .is_some_and(|a| a.iter().all(|p| p["open"] == true))
+            .then_some(())
+    });
+    nh.wait_running("pe2-wan");
+    np.wait_running("gen");
+    assert_eq!(relay_frames(np), 5, "{}", h.log());
+
+    let metrics = scrape(nh);
+    assert!(metrics.starts_with("HTTP/1.1 200 OK"), "{metrics}");
+    for args in [
+        &["status"][..],
+        &["neighbors"],
+        &["counters"],
+        &["events"],
+        &["dcbx", "show"],
+        &["headroom", "show"],
+        &["relay", "show"],
+        &["dcbx", "set", "va1", "pfc", "--priorities", "3,4"],
+        &["dcbx", "reset", "va1"],
+        &["reload"],
+    ] {
+        cli_ok(h, args);
+    }
+    // SIGHUP, then a link flap.
+    let pid = h.pid().unwrap().to_string();
+    sh(&["kill", "-HUP", &pid]);
+    nh.ip(&["link", "set", "va1", "down"]);
+    wait_for(WAIT, "va1 down", || {
+        (h.dcbx("va1")["peer_present"] == false).then_some(())
+    });
+    nh.ip(&["link", "set", "va1", "up"]);
+    wait_for(WAIT, "va1 to converge again", || {
+        converged(&h.dcbx("va1")).then_some(())
+    });
+}
+
+/// The paths a service with `ProcSubset=pid` and `PrivateDevices=yes` may read there.
+fn allowed_special_read(path: &str) -> bool {
+    if let Some(rest) = path.strip_prefix("/proc/") {
+        let first = rest.split('/').next().unwrap_or("");
+        return first == "self" || first == "thread-self" || first.parse::<u32>().is_ok();
+    }
+    if let Some(dev) = path.strip_prefix("/dev/") {
+        return ["null", "zero", "full", "random", "urandom", "tty"].contains(&dev);
+    }
+    true
+}
+
+#[test]
+fn the_daemon_runs_within_the_units_sandbox() {
+    let test = "the_daemon_runs_within_the_units_sandbox";
+    if !can_run(test) || !strace_available(test) || !systemd_analyze_available(test) {
+        return;
+    }
+    let unit = unit_text();
+    let dir = TempDir::new();
+    let (nh, np) = (Netns::new(), Netns::new());
+    Veth::new(
+        &nh,
+        "va0",
+        "02:00:00:00:03:0a",
+        &np,
+        "vb0",
+        "02:00:00:00:03:0b",
+    );
+    Veth::new(
+        &nh,
+        "va1",
+        "02:00:00:00:03:1a",
+        &np,
+        "vb1",
+        "02:00:00:00:03:1b",
+    );
+    Veth::new(
+        &np,
+        "gen",
+        "02:00:00:00:aa:01",
+        &nh,
+        "pe2-dc",
+        &PE2_DC.to_string(),
+    );
+    Veth::new(
+        &nh,
+        "pe2-wan",
+        &PE2_WAN.to_string(),
+        &np,
+        "sink",
+        &SINK.to_string(),
+    );
+    let conf_h = dir.path().join("h.toml");
+    std::fs::write(&conf_h, format!("{CONFIG_H}\n{}", relay_section())).unwrap();
+    let conf_p = dir.path().join("p.toml");
+    std::fs::write(&conf_p, CONFIG_P).unwrap();
+
+    let trace_file = dir.path().join("trace");
+    let caps = setpriv_caps(&unit);
+    let wrapper = [
+        "strace",
+        "-f",
+        "-qq",
+        "-o",
+        trace_file.to_str().unwrap(),
+        "setpriv",
+        "--bounding-set",
+        &caps,
+        "--no-new-privs",
+        "--",
+    ];
+    let home = dir.path().join("h");
+    let mut h = Daemon::start_under(
+        &nh,
+        &home,
+        &wrapper,
+        &["--config", conf_h.to_str().unwrap(), "--metrics", METRICS],
+        &[],
+    );
+    // The daemon runs with the unit's bounding set and nothing more.
+    let pid = h.pid().unwrap();
+    assert_eq!(
+        cap_bounding(pid),
+        (1 << 12) | (1 << 13),
+        "CAP_NET_ADMIN (12) and CAP_NET_RAW (13) only"
+    );
+    let mut p = Daemon::start(
+        &np,
+        &dir.path().join("p"),
+        &["--config", conf_p.to_str().unwrap()],
+    );
+    exercise(&h, &p, &nh, &np);
+    assert_eq!(h.stop(), Some(0), "{}", h.log());
+    p.stop();
+
+    let text = std::fs::read_to_string(&trace_file).unwrap();
+    let trace = Trace::parse(&text, losslessd_bin().to_str().unwrap());
+
+    // Every system call, in the unit's filter.
+    let allowed = unit_syscalls_allowed(&unit);
+    let refused: BTreeSet<&String> = trace.syscalls.difference(&allowed).collect();
+    assert!(
+        refused.is_empty(),
+        "system calls the unit's SystemCallFilter refuses: {refused:?} (all made: {:?})",
+        trace.syscalls
+    );
+    // Every socket family, in RestrictAddressFamilies.
+    let families: BTreeSet<String> = unit_values(&unit, "RestrictAddressFamilies")
+        .join(" ")
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    let other: BTreeSet<&String> = trace.families.difference(&families).collect();
+    assert!(
+        other.is_empty(),
+        "socket families outside RestrictAddressFamilies: {other:?}"
+    );
+    assert!(trace.families.contains("AF_PACKET"), "{:?}", trace.families);
+    // ProtectSystem=strict: writes only where StateDirectory and RuntimeDirectory
+    // (here: --state-dir and --socket, both under the daemon's directory) are.
+    let home = home.to_str().unwrap();
+    let outside: Vec<&String> = trace
+        .written
+        .iter()
+        .filter(|p| !p.starts_with(home))
+        .collect();
+    assert!(
+        outside.is_empty(),
+        "written outside the state and runtime directories: {outside:?}"
+    );
+    assert!(
+        trace.written.iter().any(|p| p.ends_with("state.json")),
+        "{:?}",
+        trace.written
+    );
+    // ProcSubset=pid, PrivateDevices=yes.
+    let hidden: Vec<&String> = trace
+        .read
+        .iter()
+        .filter(|p| !allowed_special_read(p))
+        .collect();
+    assert!(
+        hidden.is_empty(),
+        "read what ProcSubset=pid or PrivateDevices=yes hides: {hidden:?}"
+    );
+    eprintln!(
+        "{} system calls, all allowed: {:?}\nsocket families: {:?}\nwritten: {:?}",
+        trace.syscalls.len(),
+        trace.syscalls,
+        trace.families,
+        trace.written
+    );
+}
+
+/// `socket_group` needs CAP_CHOWN, which the unit does not grant: without it the
+/// daemon refuses to start and says what is missing; with it (root, every
+/// capability) the socket is the group's, mode 0660.
+#[test]
+fn socket_group_needs_cap_chown_and_says_so() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    use std::process::Command;
+    if !can_run("socket_group_needs_cap_chown_and_says_so") {
+        return;
+    }
+    let dir = TempDir::new();
+    let conf = dir.path().join("g.toml");
+    std::fs::write(&conf, "[daemon]\nsocket_group = \"daemon\"\n").unwrap();
+    let ns = Netns::new();
+    let socket = dir.path().join("u/sock");
+    let out = ns
+        .command("setpriv")
+        .args(["--bounding-set", &setpriv_caps(&unit_text()), "--"])
+        .arg(losslessd_bin())
+        .arg("--config")
+        .arg(&conf)
+        .arg("--socket")
+        .arg(&socket)
+        .arg("--state-dir")
+        .arg(dir.path().join("u/state"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "losslessd: control socket {}: socket_group \"daemon\": giving the socket to the \
+             group failed (Operation not permitted (os error 1)): socket_group needs CAP_CHOWN",
+            socket.display()
+        )),
+        "{err}"
+    );
+
+    let d = Daemon::start(
+        &ns,
+        &dir.path().join("root"),
+        &["--config", conf.to_str().unwrap()],
+    );
+    let meta = std::fs::metadata(&d.socket).unwrap();
+    let daemon_gid = Command::new("getent")
+        .args(["group", "daemon"])
+        .output()
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .split(':')
+                .nth(2)
+                .unwrap()
+                .trim()
+                .parse::<u32>()
+                .unwrap()
+        })
+        .unwrap();
+    assert_eq!(meta.gid(), daemon_gid);
+    assert_eq!(meta.permissions().mode() & 0o777, 0o660);
+}

@@ -27,7 +27,9 @@ pub use lldpad::{
     LldpadPeer, Mode,
 };
 pub use netns::{can_run, sh, unique, wait_every, wait_for, Netns, Pair, TempDir, Veth};
-pub use promtool::{promtool_available, promtool_check_metrics};
+pub use promtool::{
+    exposition_names, exposition_samples, promtool_available, promtool_check_metrics, promtool_run,
+};
 pub use systemd::{
     strace_available, syscall_set, systemd_analyze_available, systemd_security, systemd_verify,
     unit_syscalls_allowed, unit_values, Trace,

@@ -10,37 +10,22 @@
 //! RestrictAddressFamilies, every path it wrote under its state or runtime directory
 //! (ProtectSystem=strict), every /proc path its own (ProcSubset=pid).
 //!
-//! ```text
-//!  ns H: losslessd (traced)              ns P: losslessd (peer), relay hosts
-//!    va0 ======================================= vb0   DCBX, dcbnl probe, headroom
-//!    va1 ======================================= vb1   DCBX
-//!    pe2-dc ==================================== gen   the relay's DC side
-//!    pe2-wan =================================== sink  the relay's WAN side
-//! ```
+//! The run is [`common::rig`]'s.
 
 mod common;
 
 use std::collections::BTreeSet;
-use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use common::rig::{Rig, RigOptions};
 use common::*;
-use lossless_node::protocol::Request;
-use lossless_relay::example::{self, Kind, DC2_GW, PE2_DC, PE2_WAN};
-use lossless_relay::RelaySection;
-use lossless_sys::batch::{wait_any, BatchOptions, BatchSocket, Filter, RxBatch};
-use lossless_sys::if_nametoindex;
-use lossless_sys::netns::in_netns;
 use lossless_testkit::{
     strace_available, systemd_analyze_available, systemd_security, systemd_verify,
     unit_syscalls_allowed, unit_values, Trace,
 };
-use lossless_wire::MacAddr;
 
 const WAIT: Duration = Duration::from_secs(20);
-const METRICS: &str = "127.0.0.1:9741";
-const SINK: MacAddr = MacAddr([2, 0, 0, 0, 0xaa, 2]);
 
 fn unit_text() -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../dist/losslessd.service");
@@ -116,49 +101,6 @@ fn cap_bounding(pid: u32) -> u64 {
     u64::from_str_radix(hex, 16).unwrap()
 }
 
-const CONFIG_H: &str = r#"
-[ports."va0"]
-apply = "dcbnl"
-pfc = { priorities = [3] }
-[ports."va0".headroom]
-measure = true
-speed = "100G"
-
-[ports."va1"]
-pfc = { priorities = [3], willing = false }
-"#;
-
-const CONFIG_P: &str = r#"
-[ports."vb0"]
-pfc = { priorities = [3] }
-[ports."vb0".headroom]
-measure = true
-speed = "100G"
-
-[ports."vb1"]
-"#;
-
-fn relay_section() -> String {
-    let mut cfg = example::pe(2, Kind::Srv6);
-    cfg.wan.next_hop_mac = SINK;
-    #[derive(serde::Serialize)]
-    struct File {
-        relay: RelaySection,
-    }
-    toml::to_string(&File {
-        relay: RelaySection::Pe(cfg),
-    })
-    .unwrap()
-}
-
-fn scrape(ns: &Netns) -> String {
-    let (host, port) = METRICS.split_once(':').unwrap();
-    let script = format!(
-        "exec 3<>/dev/tcp/{host}/{port}; printf 'GET /metrics HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n' >&3; cat <&3"
-    );
-    String::from_utf8_lossy(&ns.exec(&["bash", "-c", &script]).stdout).into_owned()
-}
-
 fn cli_ok(d: &Daemon, args: &[&str]) -> String {
     let out = d.cli(args);
     assert!(
@@ -170,74 +112,12 @@ fn cli_ok(d: &Daemon, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// PFC frames through the relay: 5 pauses of priority 3 sent from the DC side, the
-/// number of tunnel frames that reached the WAN side.
-fn relay_frames(hosts: &Netns) -> usize {
-    let (gen, sink) = in_netns(&hosts.name, || {
-        let g = BatchSocket::open(
-            if_nametoindex("gen")?,
-            Filter::Mpls,
-            BatchOptions::default(),
-        )?;
-        let s = BatchSocket::open(
-            if_nametoindex("sink")?,
-            Filter::Srv6,
-            BatchOptions::default(),
-        )?;
-        std::io::Result::Ok((g, s))
-    })
-    .unwrap()
-    .unwrap();
-    let frames: Vec<Vec<u8>> = (1..=5)
-        .map(|q| {
-            let mut times = [0; 8];
-            times[3] = 1000 + q;
-            example::pfc(DC2_GW, 0x08, times)
-        })
-        .collect();
-    gen.send_batch(frames.iter().map(Vec::as_slice)).unwrap();
-    let mut batch = RxBatch::new(64, 2048);
-    let mut got = 0;
-    while wait_any(&[sink.as_fd()], Some(Duration::from_millis(500))).unwrap() {
-        sink.recv_batch(&mut batch).unwrap();
-        got += batch.iter().count();
-    }
-    got
-}
-
 /// What the traced daemon does: everything it does in service, once.
-fn exercise(h: &Daemon, p: &Daemon, nh: &Netns, np: &Netns) {
-    for (ns, i) in [(nh, "va0"), (nh, "va1"), (nh, "pe2-dc"), (nh, "pe2-wan")] {
-        ns.ip(&["link", "set", i, "up"]);
-    }
-    for i in ["vb0", "vb1", "gen", "sink"] {
-        np.ip(&["link", "set", i, "up"]);
-    }
-    for port in ["va0", "va1"] {
-        wait_for(WAIT, &format!("{port} to converge"), || {
-            converged(&h.dcbx(port)).then_some(())
-        });
-    }
-    let _ = p;
-    wait_for(WAIT, "va0's headroom to be measured", || {
-        let v = h.call(&Request::HeadroomShow {
-            port: Some("va0".into()),
-        });
-        v["ports"][0]["last"].is_object().then_some(())
-    });
-    wait_for(WAIT, "the relay to open both ports", || {
-        let v = h.call(&Request::RelayShow);
-        v["ports"]
-            .as_array()
-            .is_some_and(|a| a.iter().all(|p| p["open"] == true))
-            .then_some(())
-    });
-    nh.wait_running("pe2-wan");
-    np.wait_running("gen");
-    assert_eq!(relay_frames(np), 5, "{}", h.log());
-
-    let metrics = scrape(nh);
-    assert!(metrics.starts_with("HTTP/1.1 200 OK"), "{metrics}");
+fn exercise(rig: &Rig) {
+    let h = &rig.h;
+    rig.up();
+    assert_eq!(rig.relay_frames(), 5, "{}", h.log());
+    Rig::scrape(&rig.nh);
     for args in [
         &["status"][..],
         &["neighbors"],
@@ -255,11 +135,11 @@ fn exercise(h: &Daemon, p: &Daemon, nh: &Netns, np: &Netns) {
     // SIGHUP, then a link flap.
     let pid = h.pid().unwrap().to_string();
     sh(&["kill", "-HUP", &pid]);
-    nh.ip(&["link", "set", "va1", "down"]);
+    rig.nh.ip(&["link", "set", "va1", "down"]);
     wait_for(WAIT, "va1 down", || {
         (h.dcbx("va1")["peer_present"] == false).then_some(())
     });
-    nh.ip(&["link", "set", "va1", "up"]);
+    rig.nh.ip(&["link", "set", "va1", "up"]);
     wait_for(WAIT, "va1 to converge again", || {
         converged(&h.dcbx("va1")).then_some(())
     });
@@ -285,44 +165,6 @@ fn the_daemon_runs_within_the_units_sandbox() {
     }
     let unit = unit_text();
     let dir = TempDir::new();
-    let (nh, np) = (Netns::new(), Netns::new());
-    Veth::new(
-        &nh,
-        "va0",
-        "02:00:00:00:03:0a",
-        &np,
-        "vb0",
-        "02:00:00:00:03:0b",
-    );
-    Veth::new(
-        &nh,
-        "va1",
-        "02:00:00:00:03:1a",
-        &np,
-        "vb1",
-        "02:00:00:00:03:1b",
-    );
-    Veth::new(
-        &np,
-        "gen",
-        "02:00:00:00:aa:01",
-        &nh,
-        "pe2-dc",
-        &PE2_DC.to_string(),
-    );
-    Veth::new(
-        &nh,
-        "pe2-wan",
-        &PE2_WAN.to_string(),
-        &np,
-        "sink",
-        &SINK.to_string(),
-    );
-    let conf_h = dir.path().join("h.toml");
-    std::fs::write(&conf_h, format!("{CONFIG_H}\n{}", relay_section())).unwrap();
-    let conf_p = dir.path().join("p.toml");
-    std::fs::write(&conf_p, CONFIG_P).unwrap();
-
     let trace_file = dir.path().join("trace");
     let caps = setpriv_caps(&unit);
     let wrapper = [
@@ -337,29 +179,21 @@ fn the_daemon_runs_within_the_units_sandbox() {
         "--no-new-privs",
         "--",
     ];
-    let home = dir.path().join("h");
-    let mut h = Daemon::start_under(
-        &nh,
-        &home,
-        &wrapper,
-        &["--config", conf_h.to_str().unwrap(), "--metrics", METRICS],
-        &[],
-    );
+    let mut rig = Rig::start(RigOptions {
+        va1: "pfc = { priorities = [3], willing = false }",
+        wrapper: &wrapper,
+        ..RigOptions::default()
+    });
     // The daemon runs with the unit's bounding set and nothing more.
-    let pid = h.pid().unwrap();
+    let pid = rig.h.pid().unwrap();
     assert_eq!(
         cap_bounding(pid),
         (1 << 12) | (1 << 13),
         "CAP_NET_ADMIN (12) and CAP_NET_RAW (13) only"
     );
-    let mut p = Daemon::start(
-        &np,
-        &dir.path().join("p"),
-        &["--config", conf_p.to_str().unwrap()],
-    );
-    exercise(&h, &p, &nh, &np);
-    assert_eq!(h.stop(), Some(0), "{}", h.log());
-    p.stop();
+    exercise(&rig);
+    assert_eq!(rig.h.stop(), Some(0), "{}", rig.h.log());
+    let home = rig.h.dir.clone();
 
     let text = std::fs::read_to_string(&trace_file).unwrap();
     let trace = Trace::parse(&text, losslessd_bin().to_str().unwrap());

@@ -299,7 +299,7 @@ impl Node {
         }
         for e in &drained.events {
             info!(port = %name, peer = %drained.peer, event = ?e, "dcbx");
-            self.metrics.count_event(e);
+            self.metrics.count_event(name, e);
             self.publish(now, name, EventBody::Agent(e.clone()));
         }
         // Other PFC priorities: other buffers hold lossless traffic.

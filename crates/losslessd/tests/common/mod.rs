@@ -4,6 +4,8 @@
 //! unless LOSSLESS_SKIP_NETNS=1.
 #![allow(dead_code, unused_imports)] // each test file uses part of it
 
+pub mod rig;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};

@@ -51,6 +51,7 @@ BINDIR=${BINDIR:-$PREFIX/bin}
 SBINDIR=${SBINDIR:-$PREFIX/sbin}
 DATADIR=${DATADIR:-$PREFIX/share}
 MANDIR=${MANDIR:-$DATADIR/man}
+value=
 for var in PREFIX SYSCONFDIR UNITDIR BINDIR SBINDIR DATADIR MANDIR; do
     eval "value=\$$var"
     case "$value" in

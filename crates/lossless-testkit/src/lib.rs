@@ -7,6 +7,7 @@
 //!   (lldpad, losslessd, a probe) that answers dcbnl as the kernel does for a driver
 //!   with the CEE and IEEE 802.1Qaz ops, and what it recorded;
 //! * [`lldpad`]: Debian's lldpad as a DCBX peer on veth, under that driver;
+//! * [`lldpd`]: Debian's lldpd as an LLDP neighbour on veth, and its view of us;
 //! * [`promtool`]: promtool as the oracle of the metrics' text format, and of the
 //!   Prometheus rules;
 //! * [`systemd`]: systemd-analyze as the oracle of the unit file, strace's view of
@@ -16,6 +17,7 @@
 
 pub mod dcbdrv;
 pub mod lldpad;
+pub mod lldpd;
 pub mod netns;
 pub mod promtool;
 pub mod systemd;
@@ -26,6 +28,7 @@ pub use lldpad::{
     dcbtool_field, dcbtool_fields, lldptool_app_config, lldptool_apps, lldptool_fields, LldpadApp,
     LldpadPeer, Mode,
 };
+pub use lldpd::{lldpd_available, Lldpd};
 pub use netns::{can_run, sh, unique, wait_every, wait_for, Netns, Pair, TempDir, Veth};
 pub use promtool::{
     exposition_names, exposition_samples, promtool_available, promtool_check_metrics, promtool_run,

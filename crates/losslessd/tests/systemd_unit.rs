@@ -8,7 +8,8 @@
 //! change persisted, reloads, a link flap, SIGTERM); then every system call it made
 //! must be in the unit's SystemCallFilter, every socket family in
 //! RestrictAddressFamilies, every path it wrote under its state or runtime directory
-//! (ProtectSystem=strict), every /proc path its own (ProcSubset=pid).
+//! (ProtectSystem=strict), every /proc path one the unit shows (with ProcSubset=pid:
+//! only its own), every /dev path one PrivateDevices=yes leaves.
 //!
 //! The run is [`common::rig`]'s.
 
@@ -145,9 +146,10 @@ fn exercise(rig: &Rig) {
     });
 }
 
-/// The paths a service with `ProcSubset=pid` and `PrivateDevices=yes` may read there.
-fn allowed_special_read(path: &str) -> bool {
-    if let Some(rest) = path.strip_prefix("/proc/") {
+/// Whether a service with `PrivateDevices=yes` (and `ProcSubset=pid` when `pid_only`)
+/// may read `path`.
+fn allowed_special_read(path: &str, pid_only: bool) -> bool {
+    if let Some(rest) = path.strip_prefix("/proc/").filter(|_| pid_only) {
         let first = rest.split('/').next().unwrap_or("");
         return first == "self" || first == "thread-self" || first.parse::<u32>().is_ok();
     }
@@ -235,15 +237,16 @@ fn the_daemon_runs_within_the_units_sandbox() {
         "{:?}",
         trace.written
     );
-    // ProcSubset=pid, PrivateDevices=yes.
+    // PrivateDevices=yes, and ProcSubset=pid if the unit says so.
+    let pid_only = unit_values(&unit, "ProcSubset") == ["pid"];
     let hidden: Vec<&String> = trace
         .read
         .iter()
-        .filter(|p| !allowed_special_read(p))
+        .filter(|p| !allowed_special_read(p, pid_only))
         .collect();
     assert!(
         hidden.is_empty(),
-        "read what ProcSubset=pid or PrivateDevices=yes hides: {hidden:?}"
+        "read what the unit hides (PrivateDevices=yes, ProcSubset=pid: {pid_only}): {hidden:?}"
     );
     eprintln!(
         "{} system calls, all allowed: {:?}\nsocket families: {:?}\nwritten: {:?}",

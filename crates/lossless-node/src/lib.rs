@@ -17,6 +17,7 @@ pub mod config;
 pub mod dcbx_config_metrics;
 pub mod hardware;
 pub mod headroom;
+pub mod health;
 pub mod identity;
 pub mod link;
 pub mod metrics;

@@ -9,6 +9,7 @@ use tracing::warn;
 use crate::config::PortSettings;
 use crate::hardware::{HardwareErrorCounts, IeeeProgram, Trust};
 use crate::headroom::PortHeadroom;
+use crate::health::Health;
 use crate::identity::LocalInfo;
 use crate::protocol::{
     FeatureSources, Hardware, IoCounters, PortCounters, PortDcbx, PortNeighbors, PortSummary,
@@ -246,6 +247,11 @@ impl Port {
             last_convergence_ms: self.last_convergence.map(|d| d.as_secs_f64() * 1e3),
             hardware: self.hardware.clone(),
         }
+    }
+
+    /// The port's health ([`crate::health`]): its link, DCBX and NIC.
+    pub fn health(&self) -> Health {
+        crate::health::port(&self.agent.status(), &self.hardware)
     }
 
     pub fn neighbors(&self, now: Instant) -> PortNeighbors {

@@ -168,7 +168,7 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
     node.handle_links(clock.now(), links.into_iter().map(convert::link).collect());
     for missing in node.missing_cli_ports() {
         warn!(
-            port = missing,
+            port = %missing,
             "interface does not exist (yet); waiting for it"
         );
     }

@@ -7,8 +7,8 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use losslessd::config_file::{ConfigSource, DEFAULT_CONFIG_PATH};
+use losslessd::logging::{self, LogFormat, Stderr};
 use losslessd::runtime::{self, Options};
-use tracing_subscriber::EnvFilter;
 
 /// The lossless daemon: negotiates DCBX with the link peer of every port, over
 /// LLDP: IEEE 802.1Qaz (ETS, PFC, application priorities incl. DSCP) or the
@@ -47,6 +47,10 @@ struct Args {
     /// Log filter (tracing syntax: info, debug, losslessd=debug,...) [default: the file's, else info].
     #[arg(long, value_name = "FILTER")]
     log: Option<String>,
+    /// How log lines look: text for people, json one object per line. Colour only on a
+    /// terminal (and NO_COLOR unset); no timestamp of ours under journald.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
     /// Check the configuration (the file --config names, else the default file if it
     /// exists, else the built-in defaults), say which, and exit (0: valid).
     #[arg(long)]
@@ -76,10 +80,7 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let filter = std::env::var("RUST_LOG").unwrap_or_else(|_| config.daemon.log.clone());
-    tracing_subscriber::fmt()
-        .with_env_filter(EnvFilter::try_new(&filter).unwrap_or_else(|_| EnvFilter::new("info")))
-        .with_writer(std::io::stderr)
-        .init();
+    logging::init(&filter, args.log_format, Stderr::detect());
     tracing::info!(config = %source.describe(), "configuration");
     match runtime::run(opts, config) {
         Ok(()) => ExitCode::SUCCESS,

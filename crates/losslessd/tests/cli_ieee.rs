@@ -475,7 +475,13 @@ fn profile_roce_is_a_section_losslessd_accepts() {
     {
         let (toml, check) = profile(dir.path(), &format!("p{i}.toml"), args);
         assert!(check.status.success(), "{args:?}: {}\n{toml}", err(&check));
-        assert_eq!(text(&check), "configuration is valid\n");
+        assert_eq!(
+            text(&check),
+            format!(
+                "{}: configuration is valid\n",
+                dir.path().join(format!("p{i}.toml")).display()
+            )
+        );
         let cfg = lossless_node::config::DaemonConfig::parse(&toml, Path::new("p.toml")).unwrap();
         let port = cfg.port(if args.contains(&"eth0") {
             "eth0"

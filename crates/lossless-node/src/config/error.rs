@@ -11,8 +11,7 @@ use std::path::PathBuf;
 /// ```
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigFileError {
-    /// The file could not be read (a missing file is not an error: it means every
-    /// default).
+    /// The file could not be read (a missing one included).
     #[error("{}: {source}", path.display())]
     Io {
         path: PathBuf,

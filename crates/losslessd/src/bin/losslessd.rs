@@ -2,10 +2,11 @@
 //! Linux interfaces.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
+use losslessd::config_file::{ConfigSource, DEFAULT_CONFIG_PATH};
 use losslessd::logging::{self, LogFormat, Stderr};
 use losslessd::runtime::{self, Options};
 
@@ -27,7 +28,8 @@ use losslessd::runtime::{self, Options};
 #[derive(Parser, Debug)]
 #[command(name = "losslessd", version)]
 struct Args {
-    /// Configuration file (TOML; see examples/losslessd.toml).
+    /// Configuration file (TOML; see examples/losslessd.toml); it must exist
+    /// [default: /etc/lossless/losslessd.toml if it exists, else the built-in defaults].
     #[arg(short, long, value_name = "FILE")]
     config: Option<PathBuf>,
     /// Run on this interface (repeatable), whatever the file selects.
@@ -49,7 +51,8 @@ struct Args {
     /// terminal (and NO_COLOR unset); no timestamp of ours under journald.
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = LogFormat::Text)]
     log_format: LogFormat,
-    /// Check the configuration file and exit (0: valid).
+    /// Check the configuration (the file --config names, else the default file if it
+    /// exists, else the built-in defaults), say which, and exit (0: valid).
     #[arg(long)]
     check: bool,
     /// Write the man page, losslessd(8), into DIR (created if missing) and exit.
@@ -79,8 +82,9 @@ fn main() -> ExitCode {
     if let Some(dir) = &args.man {
         return write_man(dir);
     }
+    let source = ConfigSource::resolve(args.config.as_deref(), Path::new(DEFAULT_CONFIG_PATH));
     let opts = Options {
-        config: args.config,
+        config: source.path().map(Path::to_path_buf),
         interfaces: args.interfaces,
         socket: args.socket,
         state_dir: args.state_dir,
@@ -98,11 +102,12 @@ fn main() -> ExitCode {
         }
     };
     if args.check {
-        println!("configuration is valid");
+        println!("{}: configuration is valid", source.describe());
         return ExitCode::SUCCESS;
     }
     let filter = std::env::var("RUST_LOG").unwrap_or_else(|_| config.daemon.log.clone());
     logging::init(&filter, args.log_format, Stderr::detect());
+    tracing::info!(config = %source.describe(), "configuration");
     match runtime::run(opts, config) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -4,6 +4,7 @@
 mod common;
 
 use common::*;
+use lossless_testkit::{require, tshark_fields, Oracle};
 use lossless_wire::cee::{DCBX_OUI, SUBTYPE_CIN};
 use lossless_wire::lldp::{Id, Lldpdu};
 use lossless_wire::lldp::{ManagementAddress, OrgTlv, RawTlv, SystemCapabilities};
@@ -11,7 +12,6 @@ use lossless_wire::{emit_lldp_frame, emit_mac_control_frame, MacAddr, MacControl
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 
 fn keys(v: &Value) -> Vec<&str> {
     let mut k: Vec<&str> = v
@@ -151,57 +151,24 @@ fn lldpad_cee_readable_output() {
     insta::assert_snapshot!("lldpad_cee", stdout(&out));
 }
 
-/// Runs tshark on `path` for `fields` (one row per frame, occurrences
-/// joined by ","), or `None` when tshark is absent and LOSSLESS_SKIP_TSHARK
-/// says to skip.
-fn tshark(path: &Path, fields: &[String]) -> Option<Vec<BTreeMap<String, String>>> {
-    let available = Command::new("tshark")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !available {
-        if std::env::var_os("LOSSLESS_SKIP_TSHARK").is_some() {
-            eprintln!("tshark not installed: skipped (LOSSLESS_SKIP_TSHARK set)");
-            return None;
-        }
-        panic!("tshark is not installed (apt-get install tshark), or set LOSSLESS_SKIP_TSHARK=1");
-    }
-    let mut cmd = Command::new("tshark");
-    cmd.arg("-r").arg(path).args([
-        "-T",
-        "fields",
-        "-E",
-        "separator=|",
-        "-E",
-        "aggregator=,",
-        "-E",
-        "occurrence=a",
-    ]);
-    for f in fields {
-        cmd.args(["-e", f]);
-    }
-    let out = cmd.output().expect("run tshark");
-    assert!(
-        out.status.success(),
-        "tshark: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).expect("utf-8");
-    Some(
-        text.lines()
-            .map(|l| {
-                fields
-                    .iter()
-                    .cloned()
-                    // tshark 4.0 prints booleans as 1/0, later versions as True/False.
-                    .zip(
-                        l.split('|')
-                            .map(|v| v.replace("True", "1").replace("False", "0")),
-                    )
-                    .collect()
-            })
-            .collect(),
-    )
+/// tshark's decode of `path` for `fields`: one map per frame (occurrences joined by
+/// ","; booleans as 1/0, as tshark 4.0 prints them and later versions do not).
+fn tshark(path: &Path, fields: &[String]) -> Vec<BTreeMap<String, String>> {
+    let names: Vec<&str> = fields.iter().map(String::as_str).collect();
+    tshark_fields(path, &[], &names)
+        .rows
+        .into_iter()
+        .map(|row| {
+            fields
+                .iter()
+                .cloned()
+                .zip(
+                    row.iter()
+                        .map(|v| v.replace("True", "1").replace("False", "0")),
+                )
+                .collect()
+        })
+        .collect()
 }
 
 /// The tshark fields of the four IEEE TLVs.
@@ -339,12 +306,15 @@ fn ieee_as_tshark_shows_it(d: &Value) -> BTreeMap<String, String> {
     e
 }
 
-/// Every field of every IEEE TLV `decode --json` printed for `path`, against tshark.
+/// Every field of every IEEE TLV `decode --json` printed for `path`, against tshark
+/// (the test's other checks run without it).
 fn assert_ieee_matches_tshark(path: &Path, recs: &[Value]) {
-    let fields = ieee_fields();
-    let Some(rows) = tshark(path, &fields) else {
+    let what = format!("decode against tshark on {}", path.display());
+    if !require(&what, &[Oracle::Tshark]) {
         return;
-    };
+    }
+    let fields = ieee_fields();
+    let rows = tshark(path, &fields);
     assert_eq!(rows.len(), recs.len());
     for (r, row) in recs.iter().zip(&rows) {
         let want = ieee_as_tshark_shows_it(&r["ieee_dcbx"]);
@@ -926,11 +896,7 @@ fn pcapng_and_pcap_decode_alike() {
 
 #[test]
 fn non_ethernet_link_type_is_reported_per_frame() {
-    let path = write_pcap_linktype(
-        "sll.pcap",
-        &[lldp_frame(None)],
-        pcap_file::DataLink::LINUX_SLL,
-    );
+    let path = write_pcap_linktype("sll.pcap", &[lldp_frame(None)], DataLink::LINUX_SLL);
     let out = decode(&path, true);
     assert_eq!(out.status.code(), Some(0));
     let recs = json_lines(&out);

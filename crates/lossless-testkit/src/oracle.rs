@@ -341,13 +341,18 @@ pub fn decide(test: &str, needs: &[Oracle], host: &Host, switches: &Switches) ->
 
 /// True when every oracle in `needs` is here. When one is missing: with
 /// `LOSSLESS_SKIP_ORACLES=1`, prints that `test` is skipped and why, and returns false
-/// (the test returns at once); without it, panics naming what is missing and the
-/// Debian packages to install.
+/// (the test returns at once); without it, panics (at the caller's line) naming what
+/// is missing and the Debian packages to install.
+///
+/// The note goes straight to the process's stderr, past the test harness's capture,
+/// so that a skipped test does not pass unnoticed.
+#[track_caller]
 pub fn require(test: &str, needs: &[Oracle]) -> bool {
     match decide(test, needs, Host::current(), &Switches::current()) {
         Verdict::Run => true,
         Verdict::Skip(note) => {
-            eprintln!("{note}");
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "{note}");
             false
         }
         Verdict::Fail(msg) => panic!("{msg}"),

@@ -102,8 +102,10 @@ async fn connection(stream: UnixStream, core: mpsc::Sender<CoreMsg>) -> io::Resu
     let mut buf = vec![0u8; READ_CHUNK];
     loop {
         while let Some(item) = framer.next_line() {
-            if answer(item, &mut w, &core).await? == Next::Close {
-                return Ok(());
+            match answer(item, &mut w, &core).await? {
+                Next::Read => {}
+                Next::Close => return Ok(()),
+                Next::Discard => return discard(r, w).await,
             }
         }
         let n = r.read(&mut buf).await?;
@@ -122,6 +124,28 @@ async fn connection(stream: UnixStream, core: mpsc::Sender<CoreMsg>) -> io::Resu
 enum Next {
     Read,
     Close,
+    /// Close once the client has read the answer: see [`discard`].
+    Discard,
+}
+
+/// How long a connection whose line was too long is drained before it is closed.
+const DISCARD_FOR: Duration = Duration::from_secs(1);
+
+/// Ends our side after an overlong line's answer, and drops what the client still
+/// sends for at most [`DISCARD_FOR`]: closing a socket with unread input resets it, and
+/// the client would lose the answer.
+async fn discard(
+    mut r: tokio::net::unix::OwnedReadHalf,
+    mut w: tokio::net::unix::OwnedWriteHalf,
+) -> io::Result<()> {
+    w.shutdown().await?;
+    let mut buf = vec![0u8; READ_CHUNK];
+    let drain = async {
+        while r.read(&mut buf).await? > 0 {}
+        io::Result::Ok(())
+    };
+    let _ = tokio::time::timeout(DISCARD_FOR, drain).await;
+    Ok(())
 }
 
 /// Answers one framed line: a request goes to the core (and `events --follow` streams
@@ -139,7 +163,7 @@ async fn answer(
         }
         Framed::TooLong(resp) => {
             write(w, &resp).await?;
-            return Ok(Next::Close);
+            return Ok(Next::Discard);
         }
     };
     let (tx, rx) = oneshot::channel();

@@ -5,8 +5,9 @@
 //! min-hop routes. On the `parallel` fabric min-hop cannot know which of two unequal links
 //! OpenSM chose, and the test shows it: min-hop answers differ there, LFT answers do not.
 //!
-//! Needs root (for `unshare --net`) and the Debian packages opensm, ibsim-utils and
-//! infiniband-diags. Without them the test fails, unless LOSSLESS_SKIP_ORACLES=1.
+//! Needs root (each fabric runs in a network namespace of its own, from lossless-testkit)
+//! and the Debian packages opensm, ibsim-utils and infiniband-diags. Without them the test
+//! fails, unless LOSSLESS_SKIP_ORACLES=1.
 
 use lossless_policy::bind::bind;
 use lossless_policy::compile::OsmQos;
@@ -14,10 +15,9 @@ use lossless_policy::fabric::{lft, topo};
 use lossless_policy::matcher::Request;
 use lossless_policy::partitions::{self, Partitions};
 use lossless_policy::resolve::{find_node, Query, Resolver};
-use lossless_testkit::{require, Oracle};
+use lossless_testkit::{require, Netns, Oracle};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::process::Command;
 
 const RUN: &str = include_str!("oracle/run.sh");
 
@@ -74,14 +74,16 @@ fn run_opensm(s: &Scenario) -> (Answers, String) {
     ] {
         std::fs::write(d.join(f), text).expect("write scenario file");
     }
-    let out = Command::new("unshare")
-        .arg("--net")
-        .arg("bash")
+    // A namespace of its own: ibsim's socket is per network namespace, so fabrics
+    // (and other runs of this test) do not meet.
+    let ns = Netns::bare();
+    let out = ns
+        .command("bash")
         .arg(d.join("run.sh"))
         .arg(&d)
         .args(s.optsets)
         .output()
-        .expect("run unshare");
+        .expect("run the scenario in its namespace");
     let text = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(
         text.contains("## end"),

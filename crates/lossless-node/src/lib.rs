@@ -18,6 +18,7 @@ pub mod config;
 pub mod framing;
 pub mod hardware;
 pub mod headroom;
+pub mod identity;
 pub mod link;
 pub mod metrics;
 pub mod node;

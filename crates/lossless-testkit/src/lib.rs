@@ -12,6 +12,7 @@
 //!   (lldpad, losslessd, a probe) that answers dcbnl as the kernel does for a driver
 //!   with the CEE and IEEE 802.1Qaz ops, and what it recorded;
 //! * [`lldpad`]: Debian's lldpad as a DCBX peer on veth, under that driver;
+//! * [`lldpd`]: Debian's lldpd as an LLDP neighbour on veth, and its view of us;
 //! * [`promtool`]: promtool as the oracle of the metrics' text format;
 //! * [`metrics`]: scraping a metrics endpoint inside a namespace, reading a series;
 //! * [`bench`]: the machine line every benchmark prints.
@@ -21,6 +22,7 @@
 pub mod bench;
 pub mod dcbdrv;
 pub mod lldpad;
+pub mod lldpd;
 pub mod metrics;
 pub mod netns;
 pub mod oracle;
@@ -34,6 +36,7 @@ pub use lldpad::{
     dcbtool_field, dcbtool_fields, lldptool_app_config, lldptool_apps, lldptool_fields, LldpadApp,
     LldpadPeer, Mode,
 };
+pub use lldpd::Lldpd;
 pub use metrics::{http_get, metric, metric_value, scrape_metrics, HttpReply};
 pub use netns::{sh, unique, wait_every, wait_for, Netns, Pair, TempDir, Veth};
 pub use oracle::{require, Oracle};

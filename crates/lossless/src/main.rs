@@ -89,7 +89,8 @@ enum Command {
     ///
     /// Example: lossless status --json | jq '.ports[] | select(.all_syncd | not)'
     Status(cmd::daemon::JsonArg),
-    /// LLDP neighbours per port, as the daemon's remote MIB holds them.
+    /// LLDP neighbours per port, as the daemon's remote MIB holds them: system name,
+    /// port id and description, chassis, MAC, TTL, DCBX.
     ///
     /// Example: lossless neighbors eth0
     Neighbors(cmd::daemon::PortArgs),

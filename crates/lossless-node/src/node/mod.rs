@@ -165,6 +165,8 @@ pub struct Node {
     started: Instant,
     requests: requests::Requests,
     relay: relay::RelayControl,
+    /// What the runtime said the host is (nothing until it does).
+    host: crate::identity::HostInfo,
 }
 
 impl Node {
@@ -190,6 +192,7 @@ impl Node {
             started: now.mono,
             requests: requests::Requests::default(),
             relay: relay::RelayControl::default(),
+            host: crate::identity::HostInfo::default(),
         };
         node.sync_relay();
         node

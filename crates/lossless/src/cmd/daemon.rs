@@ -145,19 +145,30 @@ pub fn neighbors(socket: &Path, args: PortArgs) -> Result<(), CliError> {
     if args.json {
         return print_json(&v);
     }
+    // As a switch shows its LLDP neighbours: who (system name), which port of it
+    // (port id and description), then the MSAP's chassis and what it speaks.
     let mut t = Table::new([
-        "PORT", "CHASSIS", "PORT ID", "MAC", "TTL", "EXPIRES", "SYSTEM", "DCBX",
+        "PORT",
+        "SYSTEM",
+        "PORT ID",
+        "PORT DESCR",
+        "CHASSIS",
+        "MAC",
+        "TTL",
+        "EXPIRES",
+        "DCBX",
     ]);
     for p in arr(&v["ports"]) {
         for n in arr(&p["neighbors"]) {
             t.row([
                 s(&p["port"]),
-                s(&n["chassis_id"]),
+                s(&n["system_name"]),
                 s(&n["port_id"]),
+                s(&n["port_description"]),
+                s(&n["chassis_id"]),
                 s(&n["mac"]),
                 n["ttl"].to_string(),
                 format!("{:.0}s", n["expires_in_s"].as_f64().unwrap_or_default()),
-                n["system_name"].as_str().unwrap_or("-").to_string(),
                 s(&n["dcbx"]),
             ]);
         }

@@ -6,7 +6,7 @@
 //! times DC2-GW sent, with PE1's MAC as the source on the last link.
 //!
 //! Needs tshark (CI installs it). Without it the test fails, unless
-//! LOSSLESS_SKIP_TSHARK=1 says to skip on purpose.
+//! LOSSLESS_SKIP_ORACLES=1 says to skip on purpose.
 
 use std::path::Path;
 
@@ -169,8 +169,9 @@ fn outer(tunnel: &str) -> Outer {
 
 #[test]
 fn tshark_decodes_the_tunnel_and_the_pfc_frame_on_every_link() {
-    if !lossless_testkit::tshark_available(
+    if !lossless_testkit::require(
         "tshark_decodes_the_tunnel_and_the_pfc_frame_on_every_link",
+        &[lossless_testkit::Oracle::Tshark],
     ) {
         return;
     }

@@ -5,8 +5,9 @@
 //! min-hop routes. On the `parallel` fabric min-hop cannot know which of two unequal links
 //! OpenSM chose, and the test shows it: min-hop answers differ there, LFT answers do not.
 //!
-//! Needs root (for `unshare --net`) and the Debian packages opensm, ibsim-utils and
-//! infiniband-diags. Without them the test fails, unless LOSSLESS_SKIP_ORACLE=1.
+//! Needs root (each fabric runs in a network namespace of its own, from lossless-testkit)
+//! and the Debian packages opensm, ibsim-utils and infiniband-diags. Without them the test
+//! fails, unless LOSSLESS_SKIP_ORACLES=1.
 
 use lossless_policy::bind::bind;
 use lossless_policy::compile::OsmQos;
@@ -14,9 +15,9 @@ use lossless_policy::fabric::{lft, topo};
 use lossless_policy::matcher::Request;
 use lossless_policy::partitions::{self, Partitions};
 use lossless_policy::resolve::{find_node, Query, Resolver};
+use lossless_testkit::{require, Netns, Oracle};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
 const RUN: &str = include_str!("oracle/run.sh");
 
@@ -33,47 +34,6 @@ struct Scenario {
 
 /// (sl, mtu, rate, pkt_life, pkey) or None for "no PathRecord".
 type Answer = Option<(u8, u8, u8, u8, u16)>;
-
-fn prerequisites() -> Result<(), String> {
-    let need = [
-        "/usr/bin/ibsim",
-        "/usr/sbin/opensm",
-        "/usr/sbin/saquery",
-        "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so",
-        "/usr/bin/unshare",
-    ];
-    let missing: Vec<&str> = need
-        .iter()
-        .copied()
-        .filter(|p| !Path::new(p).exists())
-        .collect();
-    if !missing.is_empty() {
-        return Err(format!(
-            "missing {missing:?}: apt-get install opensm ibsim-utils infiniband-diags util-linux"
-        ));
-    }
-    let uid = Command::new("id")
-        .arg("-u")
-        .output()
-        .map_err(|e| format!("id -u: {e}"))?;
-    if String::from_utf8_lossy(&uid.stdout).trim() != "0" {
-        return Err(
-            "must run as root (unshare --net gives each fabric its own ibsim socket)".into(),
-        );
-    }
-    Ok(())
-}
-
-fn skip_or_fail() -> bool {
-    match prerequisites() {
-        Ok(()) => false,
-        Err(e) if std::env::var("LOSSLESS_SKIP_ORACLE").as_deref() == Ok("1") => {
-            eprintln!("oracle test skipped (LOSSLESS_SKIP_ORACLE=1): {e}");
-            true
-        }
-        Err(e) => panic!("OpenSM oracle unavailable: {e}. Set LOSSLESS_SKIP_ORACLE=1 to skip."),
-    }
-}
 
 fn workdir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("lossless-oracle-{}-{}", name, std::process::id()));
@@ -114,14 +74,16 @@ fn run_opensm(s: &Scenario) -> (Answers, String) {
     ] {
         std::fs::write(d.join(f), text).expect("write scenario file");
     }
-    let out = Command::new("unshare")
-        .arg("--net")
-        .arg("bash")
+    // A namespace of its own: ibsim's socket is per network namespace, so fabrics
+    // (and other runs of this test) do not meet.
+    let ns = Netns::bare();
+    let out = ns
+        .command("bash")
         .arg(d.join("run.sh"))
         .arg(&d)
         .args(s.optsets)
         .output()
-        .expect("run unshare");
+        .expect("run the scenario in its namespace");
     let text = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(
         text.contains("## end"),
@@ -361,7 +323,7 @@ fn router() -> Scenario {
 
 #[test]
 fn opensm_equivalence() {
-    if skip_or_fail() {
+    if !require("opensm_equivalence", &[Oracle::Netns, Oracle::OpenSm]) {
         return;
     }
     // A policy OpenSM rejects for a syntax error: it then runs with no policy at all. We refuse

@@ -1,8 +1,13 @@
 //! Test support for the lossless workspace (a dev-dependency only, never published):
 //!
+//! * [`oracle`]: the external oracles (tshark, lldpad, lldpd, OpenSM, promtool,
+//!   systemd-analyze, gcc, root for namespaces), one availability check each, and the one
+//!   rule for a missing one: [`require`] fails the test naming the Debian package, or
+//!   skips it with `LOSSLESS_SKIP_ORACLES=1`;
 //! * [`netns`]: network namespaces, veth pairs, temporary directories, polling;
 //! * [`tshark`]: tshark as a decoding oracle (fields of every frame of a capture) and
 //!   live captures;
+//! * [`pcap`]: capture files written from a test's frames;
 //! * [`dcbdrv`]: an emulated DCB-capable driver, a C library preloaded into a process
 //!   (lldpad, losslessd, a probe) that answers dcbnl as the kernel does for a driver
 //!   with the CEE and IEEE 802.1Qaz ops, and what it recorded;
@@ -12,29 +17,36 @@
 //!   Prometheus rules;
 //! * [`systemd`]: systemd-analyze as the oracle of the unit file, strace's view of
 //!   what a run of the daemon asks of the kernel.
+//! * [`metrics`]: scraping a metrics endpoint inside a namespace, reading a series;
+//! * [`bench`]: the machine line every benchmark prints.
 //!
 //! The crate's README says how the pieces work and what they cannot do.
 
+pub mod bench;
 pub mod dcbdrv;
 pub mod lldpad;
 pub mod lldpd;
+pub mod metrics;
 pub mod netns;
+pub mod oracle;
+pub mod pcap;
 pub mod promtool;
 pub mod systemd;
 pub mod tshark;
 
+pub use bench::machine;
 pub use dcbdrv::{DriverState, LogEntry, ShimEnv};
 pub use lldpad::{
     dcbtool_field, dcbtool_fields, lldptool_app_config, lldptool_apps, lldptool_fields, LldpadApp,
     LldpadPeer, Mode,
 };
-pub use lldpd::{lldpd_available, Lldpd};
-pub use netns::{can_run, sh, unique, wait_every, wait_for, Netns, Pair, TempDir, Veth};
-pub use promtool::{
-    exposition_names, exposition_samples, promtool_available, promtool_check_metrics, promtool_run,
-};
+pub use lldpd::Lldpd;
+pub use metrics::{http_get, metric, metric_value, scrape_metrics, HttpReply};
+pub use netns::{sh, unique, wait_every, wait_for, Netns, Pair, TempDir, Veth};
+pub use oracle::{require, Oracle};
+pub use pcap::{read_frames, write_pcap, write_pcap_linktype, write_pcapng};
+pub use promtool::{exposition_names, exposition_samples, promtool_check_metrics, promtool_run};
 pub use systemd::{
-    strace_available, syscall_set, systemd_analyze_available, systemd_security, systemd_verify,
-    unit_syscalls_allowed, unit_values, Trace,
+    syscall_set, systemd_security, systemd_verify, unit_syscalls_allowed, unit_values, Trace,
 };
-pub use tshark::{tshark_available, tshark_fields, Capture, Fields};
+pub use tshark::{tshark_fields, Capture, Fields};

@@ -60,10 +60,10 @@ fn main() {
         .filter(|a| !a.starts_with('-'))
         .collect();
     let want = |s: &str| filter.is_empty() || filter.iter().any(|f| f == s);
-    if !can_run("relay bench") {
+    if !require("relay bench", &[Oracle::Netns]) {
         return;
     }
-    machine();
+    println!("machine: {}", machine());
     let topo = Topo::new();
     if want("latency") {
         let samples = env_or("BENCH_SAMPLES", 2000);

@@ -1,5 +1,6 @@
-//! The control socket (JSON lines, see [`lossless_node::protocol`]) and the metrics
-//! endpoint: both turn connections into messages for the core task.
+//! The control socket (JSON lines, see [`lossless_node::protocol`], framed by
+//! [`lossless_node::framing`]) and the metrics endpoint: both turn connections into
+//! messages for the core task.
 
 use std::io;
 use std::net::SocketAddr;
@@ -8,11 +9,12 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, UnixListener, UnixStream};
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tracing::{debug, warn};
 
+use lossless_node::framing::{Framed, LineFramer};
 use lossless_node::protocol::{ErrorKind, Request, Response};
 
 /// The answer to a connection's request, and for `events --follow` the stream.
@@ -31,8 +33,9 @@ pub enum CoreMsg {
     Metrics { reply: oneshot::Sender<String> },
 }
 
-/// Longest request line accepted.
-const MAX_LINE: u64 = 64 * 1024;
+/// How much of a connection is read at once (a line is framed from as many reads as
+/// it takes, up to `lossless_node::framing::MAX_LINE`).
+const READ_CHUNK: usize = 8 * 1024;
 
 /// Binds the control socket: refuses to take over a socket another daemon
 /// answers on, replaces a stale one, and restricts access to root (0600) or
@@ -101,59 +104,107 @@ pub async fn serve(listener: UnixListener, core: mpsc::Sender<CoreMsg>) {
     }
 }
 
+/// One client: its bytes through [`LineFramer`], each line answered in turn.
 async fn connection(stream: UnixStream, core: mpsc::Sender<CoreMsg>) -> io::Result<()> {
-    let (r, mut w) = stream.into_split();
-    let mut r = BufReader::new(r);
+    let (mut r, mut w) = stream.into_split();
+    let mut framer = LineFramer::new();
+    let mut buf = vec![0u8; READ_CHUNK];
     loop {
-        let mut line = String::new();
-        let n = (&mut r).take(MAX_LINE).read_line(&mut line).await?;
+        while let Some(item) = framer.next_line() {
+            match answer(item, &mut w, &core).await? {
+                Next::Read => {}
+                Next::Close => return Ok(()),
+                Next::Discard => return discard(r, w).await,
+            }
+        }
+        let n = r.read(&mut buf).await?;
         if n == 0 {
+            if let Some(item) = framer.finish() {
+                answer(item, &mut w, &core).await?;
+            }
             return Ok(());
         }
-        if !line.ends_with('\n') && n as u64 == MAX_LINE {
-            write(
-                &mut w,
-                &Response::err(ErrorKind::BadRequest, "request line longer than 64 KiB"),
-            )
-            .await?;
-            return Ok(());
+        framer.push(&buf[..n]);
+    }
+}
+
+/// After a line: read the next one, or close the connection.
+#[derive(Debug, PartialEq, Eq)]
+enum Next {
+    Read,
+    Close,
+    /// Close once the client has read the answer: see [`discard`].
+    Discard,
+}
+
+/// How long a connection whose line was too long is drained before it is closed.
+const DISCARD_FOR: Duration = Duration::from_secs(1);
+
+/// Ends our side after an overlong line's answer, and drops what the client still
+/// sends for at most [`DISCARD_FOR`]: closing a socket with unread input resets it, and
+/// the client would lose the answer.
+async fn discard(
+    mut r: tokio::net::unix::OwnedReadHalf,
+    mut w: tokio::net::unix::OwnedWriteHalf,
+) -> io::Result<()> {
+    w.shutdown().await?;
+    let mut buf = vec![0u8; READ_CHUNK];
+    let drain = async {
+        while r.read(&mut buf).await? > 0 {}
+        io::Result::Ok(())
+    };
+    let _ = tokio::time::timeout(DISCARD_FOR, drain).await;
+    Ok(())
+}
+
+/// Answers one framed line: a request goes to the core (and `events --follow` streams
+/// until the client or the daemon goes), a refusal is written back.
+async fn answer(
+    item: Framed,
+    w: &mut tokio::net::unix::OwnedWriteHalf,
+    core: &mpsc::Sender<CoreMsg>,
+) -> io::Result<Next> {
+    let req = match item {
+        Framed::Request(req) => req,
+        Framed::Refused(resp) => {
+            write(w, &resp).await?;
+            return Ok(Next::Read);
         }
-        let req: Request = match serde_json::from_str(line.trim_end()) {
-            Ok(r) => r,
-            Err(e) => {
-                let msg = format!("request is not a valid command: {e} (see docs/daemon.md)");
-                write(&mut w, &Response::err(ErrorKind::BadRequest, msg)).await?;
-                continue;
-            }
-        };
-        let (tx, rx) = oneshot::channel();
-        if core
-            .send(CoreMsg::Control { req, reply: tx })
-            .await
-            .is_err()
-        {
-            let resp = Response::err(ErrorKind::Unavailable, "daemon is stopping");
-            return write(&mut w, &resp).await;
+        Framed::TooLong(resp) => {
+            write(w, &resp).await?;
+            return Ok(Next::Discard);
         }
-        let Ok((resp, sub)) = rx.await else {
-            let resp = Response::err(ErrorKind::Unavailable, "daemon is stopping");
-            return write(&mut w, &resp).await;
-        };
-        write(&mut w, &resp).await?;
-        if let Some(mut sub) = sub {
-            loop {
-                match sub.recv().await {
-                    Ok(line) => {
-                        w.write_all(line.as_bytes()).await?;
-                        w.write_all(b"\n").await?;
-                    }
-                    Err(broadcast::error::RecvError::Lagged(missed)) => {
-                        let line = format!("{{\"event\":\"lagged\",\"missed\":{missed}}}\n");
-                        w.write_all(line.as_bytes()).await?;
-                    }
-                    Err(broadcast::error::RecvError::Closed) => return Ok(()),
-                }
+    };
+    let (tx, rx) = oneshot::channel();
+    if core
+        .send(CoreMsg::Control { req, reply: tx })
+        .await
+        .is_err()
+    {
+        let resp = Response::err(ErrorKind::Unavailable, "daemon is stopping");
+        write(w, &resp).await?;
+        return Ok(Next::Close);
+    }
+    let Ok((resp, sub)) = rx.await else {
+        let resp = Response::err(ErrorKind::Unavailable, "daemon is stopping");
+        write(w, &resp).await?;
+        return Ok(Next::Close);
+    };
+    write(w, &resp).await?;
+    let Some(mut sub) = sub else {
+        return Ok(Next::Read);
+    };
+    loop {
+        match sub.recv().await {
+            Ok(line) => {
+                w.write_all(line.as_bytes()).await?;
+                w.write_all(b"\n").await?;
             }
+            Err(broadcast::error::RecvError::Lagged(missed)) => {
+                let line = format!("{{\"event\":\"lagged\",\"missed\":{missed}}}\n");
+                w.write_all(line.as_bytes()).await?;
+            }
+            Err(broadcast::error::RecvError::Closed) => return Ok(Next::Close),
         }
     }
 }

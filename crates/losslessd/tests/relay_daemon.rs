@@ -73,25 +73,17 @@ fn drain_sink(sink: &BatchSocket) -> Vec<u16> {
     }
 }
 
-fn scrape(ns: &Netns) -> String {
-    let script = format!(
-        "exec 3<>/dev/tcp/{}/{}; printf 'GET /metrics HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n' >&3; cat <&3",
-        METRICS.split(':').next().unwrap(),
-        METRICS.split(':').nth(1).unwrap()
-    );
-    String::from_utf8_lossy(&ns.exec(&["bash", "-c", &script]).stdout).to_string()
-}
-
-fn sample(body: &str, key: &str) -> u64 {
-    body.lines()
-        .find_map(|l| l.strip_prefix(&format!("{key} ")))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| panic!("{key} missing:\n{body}"))
+/// A counter's value in the metrics text.
+fn sample(text: &str, series: &str) -> u64 {
+    metric(text, series) as u64
 }
 
 #[test]
 fn a_pe_waits_for_its_interfaces_ceils_a_storm_and_restarts_on_reload() {
-    if !can_run("relay_daemon") {
+    if !require(
+        "a_pe_waits_for_its_interfaces_ceils_a_storm_and_restarts_on_reload",
+        &[Oracle::Netns, Oracle::Promtool],
+    ) {
         return;
     }
     let pe = Netns::new();
@@ -189,12 +181,9 @@ fn a_pe_waits_for_its_interfaces_ceils_a_storm_and_restarts_on_reload() {
     assert_eq!(s.ports[0].socket_drops, 0);
 
     // The same counts in /metrics, which promtool accepts.
-    let body = scrape(&pe);
-    if lossless_testkit::promtool_available("relay metrics") {
-        let text = body.split_once("\r\n\r\n").map_or("", |(_, t)| t);
-        if let Err(e) = lossless_testkit::promtool_check_metrics(text) {
-            panic!("promtool check metrics:\n{e}\n---\n{text}");
-        }
+    let body = scrape_metrics(&pe, METRICS);
+    if let Err(e) = promtool_check_metrics(&body) {
+        panic!("promtool check metrics:\n{e}\n---\n{body}");
     }
     assert_eq!(
         sample(&body, "lossless_relay_storm_suppressed_total"),

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Run OpenSM on an ibsim fabric and ask saquery for PathRecords between every ordered pair of
-# nodes, once per option set. Usage (inside `unshare --net`): run.sh DIR OPTSET...
+# nodes, once per option set. Usage (in a network namespace of its own): run.sh DIR OPTSET...
 # Options in an OPTSET are joined with '+'; `none` means no option. DIR holds net, qos-policy.conf, partitions.conf, opensm.conf. Output on stdout:
 #   ## lfts, ## ibnetdiscover, ## lids: dump_lfts, ibnetdiscover and name->LID, then
 #   == <src> <dst> <opts>   then saquery's sl/mtu/rate/pkt_life/pkey lines, or NONE.

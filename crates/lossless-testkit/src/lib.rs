@@ -7,13 +7,16 @@
 //!   (lldpad, losslessd, a probe) that answers dcbnl as the kernel does for a driver
 //!   with the CEE and IEEE 802.1Qaz ops, and what it recorded;
 //! * [`lldpad`]: Debian's lldpad as a DCBX peer on veth, under that driver;
-//! * [`promtool`]: promtool as the oracle of the metrics' text format.
+//! * [`promtool`]: promtool as the oracle of the metrics' text format;
+//! * [`opensm`]: OpenSM on an ibsim fabric, and the diags that ask what it answers and
+//!   programmed.
 //!
 //! The crate's README says how the pieces work and what they cannot do.
 
 pub mod dcbdrv;
 pub mod lldpad;
 pub mod netns;
+pub mod opensm;
 pub mod promtool;
 pub mod tshark;
 
@@ -23,5 +26,6 @@ pub use lldpad::{
     LldpadPeer, Mode,
 };
 pub use netns::{can_run, sh, unique, wait_every, wait_for, Netns, Pair, TempDir, Veth};
+pub use opensm::{opensm_available, OpenSm, PathRecord, SimInput, VlArbRead};
 pub use promtool::{promtool_available, promtool_check_metrics};
 pub use tshark::{tshark_available, tshark_fields, Capture, Fields};

@@ -180,7 +180,7 @@ fn bind_group(
             members.insert(r);
         }
     }
-    for r in &g.pkeys {
+    for r in &crate::parse::values::pkey_ranges(g.pkeys.clone()) {
         for p in parts.by_pkey.values() {
             if r.contains(u64::from(p.pkey)) {
                 members.extend(p.members.keys().copied());
@@ -251,7 +251,7 @@ fn bind_level(l: &QosLevel) -> Level {
             .as_ref()
             .and_then(|v| u8::try_from(v.value).ok()),
         path_bits: l.path_bits.clone(),
-        pkeys: l.pkeys.clone(),
+        pkeys: crate::parse::values::pkey_ranges(l.pkeys.clone()),
         lossless: l.lossless,
         loc: Some(l.loc),
     }
@@ -316,7 +316,7 @@ fn match_rules(file: &str, policy: &Policy) -> Result<Vec<Rule>, BindError> {
             destination,
             qos_class: r.qos_class.clone(),
             service_id: r.service_id.clone(),
-            pkey: crate::parse::values::mask_pkeys(r.pkey.clone()),
+            pkey: crate::parse::values::pkey_ranges(r.pkey.clone()),
             level,
         });
     }

@@ -150,7 +150,8 @@ pub enum Matched {
         use_: Option<String>,
     },
     Default,
-    /// No policy loaded (OpenSM after a rejected policy file).
+    /// No policy applied: none loaded (OpenSM after a rejected policy file), or QoS off in
+    /// opensm.conf.
     NoPolicy,
 }
 
@@ -267,7 +268,7 @@ impl<'a> Resolver<'a> {
 
     /// The rule a request matches (bitset engine; same answer as OpenSM's scan).
     pub fn matched(&self, q: &Query) -> Matched {
-        let Some((_, b)) = self.policy else {
+        let Some((_, b)) = self.policy.filter(|_| self.osm.qos) else {
             return Matched::NoPolicy;
         };
         let src = self.fabric.base_port(q.src);
@@ -410,6 +411,10 @@ impl<'a> Resolver<'a> {
             };
         }
         route.hop(f, &sl2vl, p.node, 0, p.port);
+        if !self.osm.qos {
+            // Without QoS OpenSM's SA looks at no SL2VL table.
+            route.valid = 0xffff;
+        }
         if route.valid == 0 {
             return Err(refused(
                 format!("every SL leads to VL15 leaving {}", f.label(p)),
@@ -480,6 +485,9 @@ impl<'a> Resolver<'a> {
             route.narrow(ep);
         }
         route.hop(f, sl2vl, rn, rp, e);
+        if !self.osm.qos {
+            route.valid = 0xffff;
+        }
         if route.valid == 0 {
             return Err(refused(
                 format!(

@@ -31,12 +31,13 @@ pub enum BindError {
         found: String,
         expected: String,
     },
-    #[error("{file}:{loc}: port name `{found}`: node exists but has no port {port}, expected a connected port (OpenSM rejects the policy)")]
+    #[error("{file}:{loc}: port name `{found}`: node exists but has no port {port}, expected {expected}")]
     PortOutOfRange {
         file: String,
         loc: Loc,
         found: String,
         port: u64,
+        expected: String,
     },
     #[error("{file}:{loc}: IPoIB rule for P_Key {pkey:#06x}: {found}, expected a partition with at least two full members (OpenSM rejects the policy)")]
     IpoibPartition {
@@ -216,15 +217,39 @@ fn named_port(
     let Some(ni) = fabric.by_desc(&pn.value.node_desc) else {
         return Ok(None);
     };
-    let port = u8::try_from(pn.value.port)
-        .ok()
-        .and_then(|p| fabric.nodes.get(ni).and_then(|n| n.port(p)));
+    let port = u8::try_from(pn.value.port).ok().and_then(|p| {
+        let n = fabric.nodes.get(ni)?;
+        // OpenSM knows every port of a switch, linked or not (all name its port 0), but
+        // only the linked ports of a CA or router.
+        match n.kind {
+            NodeKind::Switch => (1..=n.nports).contains(&p).then_some(()),
+            _ => n.port(p).map(|_| ()),
+        }
+    });
     if port.is_none() {
+        let expected = match fabric.nodes.get(ni) {
+            Some(n) if n.kind == NodeKind::Switch => format!(
+                "a port from 1 to {} (OpenSM reads past the switch's port table for this: \
+                 undefined behaviour)",
+                n.nports
+            ),
+            Some(n) => format!(
+                "a linked port ({}; OpenSM rejects the policy)",
+                n.ports
+                    .iter()
+                    .filter(|p| p.peer.is_some())
+                    .map(|p| format!("P{}", p.num))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            None => "a port of the node".into(),
+        };
         return Err(BindError::PortOutOfRange {
             file: file.into(),
             loc: pn.loc,
             found: format!("{}/P{}", pn.value.node_desc, pn.value.port),
             port: pn.value.port,
+            expected,
         });
     }
     Ok(Some(fabric.base_port(PortRef {

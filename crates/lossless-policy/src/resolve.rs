@@ -586,8 +586,11 @@ impl<'a> Resolver<'a> {
             want
         } else if let Some(l) = choice.level {
             l.sl
-        } else {
+        } else if self.osm.qos {
             prtn.map_or(0, |p| p.sl)
+        } else {
+            // Without QoS OpenSM sets every partition's SL to 0 when it reads them.
+            0
         };
         if route.valid & (1 << sl) == 0 {
             return Err(choice.refuse(

@@ -83,19 +83,23 @@ impl Ours {
     }
 }
 
+/// A number as OpenSM's config files write it: `0x` hex, else decimal.
+pub fn parse_num(s: &str) -> Option<u64> {
+    let s = s.trim();
+    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None if s.len() > 1 && s.starts_with('0') => u64::from_str_radix(&s[1..], 8).ok(),
+        None => s.parse().ok(),
+    }
+}
+
 /// `--sl 3 --pkey 0x8001` as our request.
 pub fn parse_optset(o: &str) -> (Request, Option<u8>) {
     let mut r = Request::default();
     let mut sl = None;
     let toks: Vec<&str> = o.split_whitespace().collect();
-    let num = |s: &str| {
-        s.strip_prefix("0x")
-            .map_or_else(
-                || s.parse::<u64>().ok(),
-                |h| u64::from_str_radix(h, 16).ok(),
-            )
-            .unwrap_or(0)
-    };
+    // saquery reads them with strtoul(s, NULL, 0).
+    let num = |s: &str| parse_num(s).unwrap_or(0);
     for w in toks.windows(2) {
         match w[0] {
             "--service_id" => r.service_id = Some(num(w[1])),

@@ -2,9 +2,12 @@
 //! `examples/difftest.rs`: scenarios (a directory each under `tests/oracle/`), running
 //! OpenSM + ibsim on one and asking it (`observe`), comparing our answers and tables with
 //! its (`compare`), and the differential tester's generator and minimiser.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
 pub mod compare;
+pub mod difftest;
+pub mod gen;
+pub mod minimise;
 pub mod observe;
 pub mod scenario;
 

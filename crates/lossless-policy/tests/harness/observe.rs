@@ -38,6 +38,8 @@ pub struct Observed {
     pub ibnetdiscover: String,
     pub startup: Duration,
     pub queries: usize,
+    /// OpenSM refused the policy file (ERR AC03 / AC04) and runs without one.
+    pub policy_rejected: bool,
 }
 
 /// The SIM_HOST the SM runs on: the first node of the net file.
@@ -93,6 +95,8 @@ pub fn observe_with(sim: &OpenSm, s: &Scenario) -> Result<Observed, String> {
     let disc = topo::parse("ibnetdiscover.out", &o.ibnetdiscover)
         .map_err(|e| format!("{}: ibnetdiscover output: {e}\n{}", s.name, o.ibnetdiscover))?;
     o.ends = ends(&fabric, &disc);
+    let log = sim.osm_log();
+    o.policy_rejected = log.contains("ERR AC03") || log.contains("ERR AC04");
     let optsets: Vec<String> = if s.optsets.is_empty() {
         vec!["none".into()]
     } else {

@@ -138,6 +138,9 @@ pub struct Query {
     pub dst: PortRef,
     pub request: Request,
     pub sl: Option<u8>,
+    /// The port that sends the query, when it is not `src`: OpenSM answers only when it
+    /// shares a P_Key with both ends.
+    pub requester: Option<PortRef>,
 }
 
 /// How the level was chosen.
@@ -313,15 +316,30 @@ impl<'a> Resolver<'a> {
         let dst = f.base_port(q.dst);
         let src_tbl = self.parts.port_table(src);
         let dst_tbl = self.parts.port_table(dst);
-        if src != dst
-            && !src_tbl.is_empty()
-            && !dst_tbl.is_empty()
-            && common_pkey(&src_tbl, &dst_tbl).is_none()
-        {
+        // osm_physp_share_pkey: the same port, or a port without a P_Key table, shares.
+        let share = |a: PortRef, at: &[(u16, bool)], b: PortRef, bt: &[(u16, bool)]| {
+            a == b || at.is_empty() || bt.is_empty() || common_pkey(at, bt).is_some()
+        };
+        if !share(src, &src_tbl, dst, &dst_tbl) {
             return Err(refused(
                 format!("{} and {} share no partition", f.label(src), f.label(dst)),
                 None,
             ));
+        }
+        if let Some(req) = q.requester.map(|r| f.base_port(r)) {
+            let req_tbl = self.parts.port_table(req);
+            for (end, tbl) in [(src, &src_tbl), (dst, &dst_tbl)] {
+                if !share(req, &req_tbl, end, tbl) {
+                    return Err(refused(
+                        format!(
+                            "the requester {} and {} share no partition",
+                            f.label(req),
+                            f.label(end)
+                        ),
+                        None,
+                    ));
+                }
+            }
         }
         let mut route = self.walk(src, dst)?;
         // QoS level.

@@ -162,7 +162,14 @@ pub fn compare_paths(
             continue;
         };
         let (request, sl) = parse_optset(if opts == "none" { "" } else { opts });
+        // saquery asks from port 1 of a CA or router (ibsim attaches it there), port 0 of a
+        // switch.
+        let requester = Some(PortRef {
+            node: a.node,
+            port: u8::from(ours.fabric.nodes[a.node].kind != NodeKind::Switch),
+        });
         let q = Query {
+            requester,
             src: a,
             dst: b,
             request,

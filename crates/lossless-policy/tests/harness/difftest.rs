@@ -15,6 +15,8 @@ pub const EXPLAINED: &[&str] = &[];
 
 /// One generated case: OpenSM's answers and tables against ours.
 pub struct Outcome {
+    /// OpenSM refused the policy (and so did we): compared without one.
+    pub policy_rejected: bool,
     pub compared: usize,
     pub queries: usize,
     pub disagreements: Vec<Disagreement>,
@@ -29,6 +31,7 @@ pub fn run_scenario(s: &Scenario) -> Result<Outcome, String> {
     match (obs.policy_rejected, ours_refuses) {
         (false, Some(e)) => {
             return Ok(Outcome {
+                policy_rejected: false,
                 compared: 1,
                 queries: obs.queries,
                 disagreements: vec![Disagreement {
@@ -40,6 +43,7 @@ pub fn run_scenario(s: &Scenario) -> Result<Outcome, String> {
         }
         (true, None) => {
             return Ok(Outcome {
+                policy_rejected: false,
                 compared: 1,
                 queries: obs.queries,
                 disagreements: vec![Disagreement {
@@ -54,6 +58,7 @@ pub fn run_scenario(s: &Scenario) -> Result<Outcome, String> {
     }
     let (compared, disagreements) = compare(&s, &obs)?;
     Ok(Outcome {
+        policy_rejected: s.policy_rejected,
         compared,
         queries: obs.queries,
         disagreements,
@@ -73,6 +78,8 @@ pub fn case_seed(seed: u64, i: u64) -> u64 {
 #[derive(Debug, Default)]
 pub struct Report {
     pub fabrics: usize,
+    /// Fabrics whose policy OpenSM and we both refused (compared without a policy).
+    pub rejected_policies: usize,
     pub compared: usize,
     pub queries: usize,
     pub by_class: BTreeMap<String, usize>,
@@ -93,12 +100,12 @@ impl Report {
 
     pub fn summary(&self) -> String {
         let mut t = format!(
-            "{} cases compared ({} PathRecord answers and port tables) on {} generated fabrics, {} \
-             diag queries, in {:.1} s ({:.1} cases/s, {:.2} fabrics/s); {} disagreements ({} \
-             unexplained)\n",
-            self.compared,
+            "{} cases compared (PathRecord answers and port tables) on {} generated fabrics ({} \
+             policies refused by OpenSM and by us), {} diag queries, in {:.1} s ({:.1} cases/s, \
+             {:.2} fabrics/s); {} disagreements ({} unexplained)\n",
             self.compared,
             self.fabrics,
+            self.rejected_policies,
             self.queries,
             self.seconds,
             self.compared as f64 / self.seconds.max(1e-9),
@@ -143,6 +150,7 @@ pub fn run(seed: u64, cases: usize, threads: usize) -> Report {
                 match out {
                     Ok(o) => {
                         r.fabrics += 1;
+                        r.rejected_policies += usize::from(o.policy_rejected);
                         r.compared += o.compared;
                         r.queries += o.queries;
                         for d in o.disagreements {

@@ -330,6 +330,18 @@ impl Case {
         }
     }
 
+    /// Group `g`'s name: `G<g>`, or (in every third case) `"Group <g>"` with a blank; a
+    /// reference may change its case (OpenSM compares names case-insensitively).
+    fn group_name(&self, g: usize, other_case: bool) -> String {
+        let quoted = self.seed % 3 == 0;
+        match (quoted, other_case) {
+            (true, false) => format!("\"Group {g}\""),
+            (true, true) => format!("\"GROUP {g}\""),
+            (false, false) => format!("G{g}"),
+            (false, true) => format!("g{g}"),
+        }
+    }
+
     fn pkeys(&self) -> Vec<u64> {
         let mut v = vec![0x7fff];
         for l in &self.partitions {
@@ -356,7 +368,7 @@ impl Case {
         let names = self.port_names();
         let ngroups = r.gen_range(0..=5);
         for g in 0..ngroups {
-            let mut lines = vec![format!("name: G{g}")];
+            let mut lines = vec![format!("name: {}", self.group_name(g, false))];
             if r.gen_bool(0.2) {
                 lines.push(format!("use: group {g}"));
             }
@@ -372,7 +384,8 @@ impl Case {
                     1 => {
                         let a = *pick(r, &guids);
                         let b = *pick(r, &guids);
-                        format!("port-guid: {:#x}-{:#x}", a.min(b), a.max(b))
+                        // Either order: OpenSM swaps reversed ends.
+                        format!("port-guid: {a:#x}-{b:#x}")
                     }
                     2 => {
                         let v: Vec<String> = sample(r, &names, 1, 3);
@@ -400,7 +413,8 @@ impl Case {
             ]);
         }
         for l in 0..r.gen_range(0..=5) {
-            let mut lines = vec![format!("name: L{l}"), format!("sl: {}", r.gen_range(0..16))];
+            let sl = r.gen_range(0..16);
+            let mut lines = vec![format!("name: L{l}"), format!("sl: {}", num(r, sl))];
             if r.gen_bool(0.3) {
                 lines.push(format!("mtu-limit: {}", r.gen_range(1..=5)));
             }
@@ -408,7 +422,8 @@ impl Case {
                 lines.push(format!("rate-limit: {}", r.gen_range(2..=20)));
             }
             if r.gen_bool(0.3) {
-                lines.push(format!("packet-life: {}", r.gen_range(0..=20)));
+                let v = r.gen_range(0..=20);
+                lines.push(format!("packet-life: {}", num(r, v)));
             }
             if r.gen_bool(0.3) {
                 let a = self.pkey_value(r);
@@ -431,18 +446,34 @@ impl Case {
             for _ in 0..r.gen_range(0..=6) {
                 let mut lines = vec![];
                 if ngroups > 0 && r.gen_bool(0.6) {
-                    lines.push(format!("source: G{}", r.gen_range(0..ngroups)));
+                    let mut v = vec![self.group_name(r.gen_range(0..ngroups), r.gen_bool(0.3))];
+                    if r.gen_bool(0.2) {
+                        v.push(self.group_name(r.gen_range(0..ngroups), false));
+                    }
+                    lines.push(format!("source: {}", v.join(", ")));
                 }
                 if ngroups > 0 && r.gen_bool(0.5) {
-                    lines.push(format!("destination: G{}", r.gen_range(0..ngroups)));
+                    let g = self.group_name(r.gen_range(0..ngroups), r.gen_bool(0.3));
+                    lines.push(format!("destination: {g}"));
                 }
                 if r.gen_bool(0.25) {
                     let a = r.gen_range(0..8u64);
-                    lines.push(format!("qos-class: {}-{}", a, a + r.gen_range(0..3)));
+                    let b = a + r.gen_range(0..3);
+                    lines.push(match r.gen_range(0..4) {
+                        // Reversed (OpenSM swaps the ends), a list, a plain range.
+                        0 => format!("qos-class: {b}-{a}"),
+                        1 => format!("qos-class: {a}, {}", b + 2),
+                        _ => format!("qos-class: {a}-{b}"),
+                    });
                 }
                 if r.gen_bool(0.2) {
                     let a = 0x10000 + r.gen_range(0..4u64);
-                    lines.push(format!("service-id: {a:#x}-{:#x}", a + r.gen_range(0..3)));
+                    let b = a + r.gen_range(0..3);
+                    lines.push(if r.gen_bool(0.2) {
+                        format!("service-id: {b:#x}-{a:#x}")
+                    } else {
+                        format!("service-id: {a:#x}-{b:#x}")
+                    });
                 }
                 if r.gen_bool(0.2) {
                     lines.push(format!("pkey: {}", self.pkey_value(r)));
@@ -527,7 +558,14 @@ impl Case {
         }
         for prefix in ["qos_", "qos_ca_", "qos_sw0_", "qos_swe_", "qos_rtr_"] {
             if r.gen_bool(0.4) {
-                self.conf.push(format!("{prefix}sl2vl {}", Self::sl2vl(r)));
+                let mut v = Self::sl2vl(r);
+                if r.gen_bool(0.15) {
+                    v = v.replace(',', ", ");
+                }
+                if r.gen_bool(0.1) {
+                    v = format!("\"{v}\"");
+                }
+                self.conf.push(format!("{prefix}sl2vl {v}"));
             }
             if r.gen_bool(0.3) {
                 self.conf

@@ -459,6 +459,7 @@ fn run_resolve(a: ResolveArgs, explain: bool) -> Result<(), CliError> {
         return Err(CliError::input("--sl", "must be 0-15"));
     }
     let q = Query {
+        requester: None,
         src,
         dst,
         request: Request {

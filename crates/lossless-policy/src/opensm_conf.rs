@@ -342,10 +342,11 @@ impl OsmQos {
             message: format!(
                 "max_op_vls {}: OpenSM programs switch ports' SL2VL and VLArb tables before it \
                  lowers their operational VLs, so its first sweep masks their VLs to what they \
-                 operate then (VLCap {cap}) and only a later heavy sweep to max_op_vls; compile \
+                 operate then (VL0-{}) and only a later heavy sweep to max_op_vls; compile \
                  and resolve give the first sweep's tables (CA and router ports get max_op_vls \
                  at once)",
-                self.max_op_vls
+                self.max_op_vls,
+                vl_mask(cap)
             ),
         }]
     }

@@ -155,18 +155,16 @@ impl Case {
         };
         let sm_on_switch = r.gen_bool(0.4);
         let mut ca_guid = 0x10_0000u64;
-        let mut sw_guid = 0x20_0000u64;
         let mut rt_guid = 0x30_0000u64;
         let mut switches = Vec::new();
-        for i in 0..nsw {
+        for (i, guid) in (0..nsw).zip(0x20_0000u64..) {
             self.nodes.push(GNode {
                 kind: Kind::Switch,
                 name: format!("S{}", i + 1),
                 nports: *pick(r, &[8u8, 12, 16, 24]),
-                guid: sw_guid,
+                guid,
                 enhanced: r.gen_bool(0.3),
             });
-            sw_guid += 1;
             switches.push(self.nodes.len() - 1);
         }
         // A random tree, then extra links (loops, parallel links).
@@ -333,7 +331,7 @@ impl Case {
     /// Group `g`'s name: `G<g>`, or (in every third case) `"Group <g>"` with a blank; a
     /// reference may change its case (OpenSM compares names case-insensitively).
     fn group_name(&self, g: usize, other_case: bool) -> String {
-        let quoted = self.seed % 3 == 0;
+        let quoted = matches!(self.seed % 3, 0);
         match (quoted, other_case) {
             (true, false) => format!("\"Group {g}\""),
             (true, true) => format!("\"GROUP {g}\""),
@@ -349,7 +347,7 @@ impl Case {
                 .split(['=', ',', ':'])
                 .nth(1)
                 .map(str::trim)
-                .and_then(|s| super::compare::parse_num(s))
+                .and_then(super::compare::parse_num)
             {
                 v.push(k);
             }

@@ -15,6 +15,8 @@ pub const EXPLAINED: &[&str] = &[];
 
 /// One generated case: OpenSM's answers and tables against ours.
 pub struct Outcome {
+    /// PathRecords OpenSM answered with a record (the rest: no path).
+    pub answered: usize,
     /// OpenSM refused the policy (and so did we): compared without one.
     pub policy_rejected: bool,
     pub compared: usize,
@@ -31,6 +33,7 @@ pub fn run_scenario(s: &Scenario) -> Result<Outcome, String> {
     match (obs.policy_rejected, ours_refuses) {
         (false, Some(e)) => {
             return Ok(Outcome {
+                answered: 0,
                 policy_rejected: false,
                 compared: 1,
                 queries: obs.queries,
@@ -43,6 +46,7 @@ pub fn run_scenario(s: &Scenario) -> Result<Outcome, String> {
         }
         (true, None) => {
             return Ok(Outcome {
+                answered: 0,
                 policy_rejected: false,
                 compared: 1,
                 queries: obs.queries,
@@ -58,6 +62,7 @@ pub fn run_scenario(s: &Scenario) -> Result<Outcome, String> {
     }
     let (compared, disagreements) = compare(&s, &obs)?;
     Ok(Outcome {
+        answered: obs.paths.values().filter(|p| p.is_some()).count(),
         policy_rejected: s.policy_rejected,
         compared,
         queries: obs.queries,
@@ -81,6 +86,8 @@ pub struct Report {
     /// Fabrics whose policy OpenSM and we both refused (compared without a policy).
     pub rejected_policies: usize,
     pub compared: usize,
+    /// PathRecords OpenSM answered with a record.
+    pub answered: usize,
     pub queries: usize,
     pub by_class: BTreeMap<String, usize>,
     /// The first disagreement of each class, with its case.
@@ -100,10 +107,11 @@ impl Report {
 
     pub fn summary(&self) -> String {
         let mut t = format!(
-            "{} cases compared (PathRecord answers and port tables) on {} generated fabrics ({} \
-             policies refused by OpenSM and by us), {} diag queries, in {:.1} s ({:.1} cases/s, \
+            "{} cases compared (PathRecord answers, {} of them a path, and port tables) on {} \
+             generated fabrics ({} policies refused by OpenSM and by us), {} diag queries, in {:.1} s ({:.1} cases/s, \
              {:.2} fabrics/s); {} disagreements ({} unexplained)\n",
             self.compared,
+            self.answered,
             self.fabrics,
             self.rejected_policies,
             self.queries,
@@ -152,6 +160,7 @@ pub fn run(seed: u64, cases: usize, threads: usize) -> Report {
                         r.fabrics += 1;
                         r.rejected_policies += usize::from(o.policy_rejected);
                         r.compared += o.compared;
+                        r.answered += o.answered;
                         r.queries += o.queries;
                         for d in o.disagreements {
                             *r.by_class.entry(d.class.clone()).or_default() += 1;

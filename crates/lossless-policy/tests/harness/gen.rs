@@ -196,6 +196,12 @@ impl Case {
                 self.nodes.pop();
                 continue;
             }
+            // A dual-port CA with both ports linked (queries from its port 2 are sent
+            // from its port 1).
+            if ports == 2 && r.gen_bool(0.6) {
+                let sw = switches[r.gen_range(0..nsw)];
+                self.link(r, me, sw);
+            }
         }
         for i in 0..nrt {
             self.nodes.push(GNode {
@@ -303,6 +309,14 @@ impl Case {
             }
             if r.gen_bool(0.6) {
                 head.push_str(&format!(", sl={}", r.gen_range(0..16)));
+            }
+            if r.gen_bool(0.15) {
+                // No P_Key: OpenSM picks one (the lowest free from 0x0001 on).
+                pkeys.pop();
+                head = format!("N{i}");
+                if r.gen_bool(0.5) {
+                    head.push_str(&format!(", sl={}", r.gen_range(0..16)));
+                }
             }
             let mut members = Vec::new();
             for g in sample(r, &guids, 1, guids.len().min(8)) {
@@ -492,7 +506,14 @@ impl Case {
                 2 => format!("rds, port-num {}", 18634 + r.gen_range(0..2)),
                 3 => format!("srp, target-port-guid {g}"),
                 4 => format!("iser, port-num {}", 3260 + r.gen_range(0..2)),
-                5 => format!("any, service-id {:#x}", 0x10000 + r.gen_range(0..4)),
+                5 => {
+                    let a = 0x10000 + r.gen_range(0..4);
+                    if r.gen_bool(0.5) {
+                        format!("any, service-id {a:#x}-{:#x}", a + r.gen_range(0..3))
+                    } else {
+                        format!("any, service-id {a:#x}")
+                    }
+                }
                 6 => format!("any, pkey {}", self.pkey_value(r)),
                 7 => format!("any, target-port-guid {g}"),
                 _ => format!("any, source-port-guid {g}"),

@@ -43,7 +43,7 @@ impl Ours {
             None => None,
         };
         let parts = Partitions::build(conf.as_ref(), &fabric);
-        let osm = OsmQos::parse(&s.opensm_conf);
+        let osm = OsmQos::parse(s.plant.as_ref().unwrap_or(&s.opensm_conf));
         let policy = match (&s.policy, s.policy_rejected) {
             (Some(p), false) => Some(
                 lossless_policy::parse_policy("qos-policy.conf", p).map_err(|e| e.to_string())?,

@@ -58,6 +58,8 @@ pub struct Case {
     /// Pairs to ask (labels); empty: every pair.
     pub only: Vec<(String, String)>,
     pub tables: bool,
+    /// For testing the tester: opensm.conf lines we read instead of `conf`.
+    pub plant: Option<Vec<String>>,
 }
 
 /// Between `lo` and `hi` distinct elements of `v`.
@@ -118,6 +120,7 @@ impl Case {
             optsets: vec![],
             only: vec![],
             tables: true,
+            plant: None,
         };
         c.gen_fabric(&mut r);
         c.gen_partitions(&mut r);
@@ -246,6 +249,27 @@ impl Case {
             l.a.0 = map(l.a.0);
             l.b.0 = map(l.b.0);
         }
+    }
+
+    /// Every node reachable from the first (the SM's): OpenSM never comes up otherwise.
+    pub fn connected(&self) -> bool {
+        if self.nodes.is_empty() {
+            return false;
+        }
+        let mut seen = vec![false; self.nodes.len()];
+        let mut stack = vec![0usize];
+        seen[0] = true;
+        while let Some(n) = stack.pop() {
+            for l in &self.links {
+                for (a, b) in [(l.a.0, l.b.0), (l.b.0, l.a.0)] {
+                    if a == n && !seen[b] {
+                        seen[b] = true;
+                        stack.push(b);
+                    }
+                }
+            }
+        }
+        seen.iter().all(|s| *s)
     }
 
     /// Port GUIDs of linked end ports (CA and router ports; a switch's port 0).
@@ -726,6 +750,7 @@ impl Case {
             min_hop: false,
             policy_rejected: false,
             only: self.only.clone(),
+            plant: self.plant.as_ref().map(|p| p.join("\n") + "\n"),
         }
     }
 }

@@ -106,7 +106,10 @@ fn candidates(c: &Case, keep_nodes: &[String]) -> Vec<Case> {
     }
     for i in (0..c.conf.len()).rev() {
         drop_item(&|x: &mut Case| {
-            x.conf.remove(i);
+            let line = x.conf.remove(i);
+            if let Some(p) = &mut x.plant {
+                p.retain(|l| *l != line);
+            }
             true
         });
     }
@@ -150,7 +153,7 @@ pub fn minimise(case: &Case, d: &Disagreement, budget: usize) -> (Case, Disagree
             .map(|l| node_of(l))
             .collect();
         let mut improved = false;
-        for cand in candidates(&best, &keep) {
+        for cand in candidates(&best, &keep).into_iter().filter(Case::connected) {
             if runs >= budget {
                 return (best, last);
             }

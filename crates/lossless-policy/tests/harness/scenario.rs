@@ -29,6 +29,9 @@ pub struct Scenario {
     pub policy_rejected: bool,
     /// Restrict path queries to these (src, dst) labels; empty: every pair.
     pub only: Vec<(String, String)>,
+    /// For testing the tester: the opensm.conf we are given instead of OpenSM's (never
+    /// written to disk).
+    pub plant: Option<String>,
 }
 
 impl Scenario {

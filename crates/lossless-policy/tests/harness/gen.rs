@@ -449,7 +449,13 @@ impl Case {
             ]);
         }
         for l in 0..r.gen_range(0..=5) {
-            let sl = r.gen_range(0..16);
+            // Now and then an SL OpenSM accepts and we refuse (it then drops every path of
+            // the level): an explained disagreement.
+            let sl = if r.gen_bool(0.02) {
+                r.gen_range(16..32)
+            } else {
+                r.gen_range(0..16)
+            };
             let mut lines = vec![format!("name: L{l}"), format!("sl: {}", num(r, sl))];
             if r.gen_bool(0.3) {
                 lines.push(format!("mtu-limit: {}", r.gen_range(1..=5)));

@@ -248,6 +248,18 @@ impl OsmQos {
                 Some(n) => self.subnet_timeout = n as u8,
                 None => self.warn(line, format!("subnet_timeout `{v}` is not a number from 0 to 255: OpenSM ignores the line")),
             },
+            "routing_engine" => {
+                // Engines with a path_sl (and torus-2QoS an update_sl2vl) hook choose SLs
+                // and SL2VL tables themselves.
+                let choosing: Vec<&str> = v
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|e| ["lash", "dfsssp", "torus-2QoS", "nue"].contains(e))
+                    .collect();
+                if !choosing.is_empty() {
+                    self.warn(line, format!("routing_engine {}: that engine chooses each path's SL (and torus-2QoS the SL2VL tables) itself when it routes; resolve and compile do not model it, their SLs and tables are the ones OpenSM's QoS alone would give", choosing.join(", ")));
+                }
+            }
             "max_op_vls" => match whole_number(v, 255) {
                 Some(n) => {
                     self.max_op_vls = n as u8;

@@ -527,5 +527,15 @@ mod tests {
             "{:?}",
             o.diags
         );
+        let o = OsmQos::parse("qos TRUE\nrouting_engine updn,dfsssp\n");
+        assert_eq!(o.diags.len(), 1, "{:?}", o.diags);
+        assert!(
+            o.diags[0].message.starts_with("routing_engine dfsssp:"),
+            "{:?}",
+            o.diags
+        );
+        assert!(OsmQos::parse("qos TRUE\nrouting_engine minhop\n")
+            .diags
+            .is_empty());
     }
 }

@@ -19,6 +19,8 @@
 //!   what a run of the daemon asks of the kernel.
 //! * [`metrics`]: scraping a metrics endpoint inside a namespace, reading a series;
 //! * [`bench`]: the machine line every benchmark prints.
+//! * [`opensm`]: OpenSM on an ibsim fabric, and the diags that ask what it answers and
+//!   programmed.
 //!
 //! The crate's README says how the pieces work and what they cannot do.
 
@@ -28,6 +30,7 @@ pub mod lldpad;
 pub mod lldpd;
 pub mod metrics;
 pub mod netns;
+pub mod opensm;
 pub mod oracle;
 pub mod pcap;
 pub mod promtool;
@@ -43,6 +46,7 @@ pub use lldpad::{
 pub use lldpd::Lldpd;
 pub use metrics::{http_get, metric, metric_value, scrape_metrics, HttpReply};
 pub use netns::{sh, unique, wait_every, wait_for, Netns, Pair, TempDir, Veth};
+pub use opensm::{OpenSm, PathRecord, SimInput, VlArbRead};
 pub use oracle::{require, Oracle};
 pub use pcap::{read_frames, write_pcap, write_pcap_linktype, write_pcapng};
 pub use promtool::{exposition_names, exposition_samples, promtool_check_metrics, promtool_run};

@@ -63,7 +63,7 @@ pub enum Oracle {
 }
 
 /// Where the umad2sim library of ibsim-utils is (OpenSM talks to ibsim through it).
-const UMAD2SIM: &str = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so";
+use crate::opensm::UMAD2SIM;
 
 impl Oracle {
     pub const ALL: [Oracle; 9] = [
@@ -115,7 +115,14 @@ impl Oracle {
             Oracle::Tshark => &["tshark"],
             Oracle::Lldpad => &["lldpad", "lldptool", "dcbtool"],
             Oracle::Lldpd => &["lldpd", "lldpcli"],
-            Oracle::OpenSm => &["opensm", "ibsim", "saquery", "dump_lfts"],
+            Oracle::OpenSm => &[
+                "opensm",
+                "ibsim",
+                "saquery",
+                "smpquery",
+                "ibnetdiscover",
+                "dump_lfts",
+            ],
             Oracle::Promtool => &["promtool"],
             Oracle::SystemdAnalyze => &["systemd-analyze"],
             Oracle::Strace => &["strace"],

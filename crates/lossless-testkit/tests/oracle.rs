@@ -42,9 +42,12 @@ fn stand_ins() -> (TempDir, Host) {
         "opensm",
         "ibsim",
         "saquery",
+        "smpquery",
+        "ibnetdiscover",
         "dump_lfts",
         "promtool",
         "systemd-analyze",
+        "strace",
         "gcc",
     ] {
         let f = dir.path().join(p);
@@ -126,6 +129,7 @@ fn the_switch_does_not_skip_a_test_whose_oracles_are_here() {
         Oracle::Lldpd,
         Oracle::Promtool,
         Oracle::SystemdAnalyze,
+        Oracle::Strace,
         Oracle::Gcc,
     ];
     for v in [None, Some("1")] {

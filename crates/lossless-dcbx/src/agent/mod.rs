@@ -14,16 +14,18 @@
 
 use std::collections::VecDeque;
 
+mod frame;
+mod status;
+
 use lossless_wire::cee::{AppConfig, PfcConfig, PgConfig, PriorityMap, FLAG_HEADROOM_MEASUREMENT};
-use lossless_wire::frame::{emit_lldp_frame, Frame, Payload};
+use lossless_wire::frame::{Frame, Payload};
 use lossless_wire::ieee::IeeeDcbx;
-use lossless_wire::lldp::{chassis_subtype, port_subtype, Id, Lldpdu};
-use lossless_wire::{EmitError, MacAddr};
+use lossless_wire::MacAddr;
 
 use crate::cee::control::ControlMachine;
-use crate::cee::feature::{Feature, FeatureKind};
+use crate::cee::feature::Feature;
 use crate::cee::{self, CeeMachines};
-use crate::config::{ConfigError, FeatureAdmin, PortConfig};
+use crate::config::{ConfigError, PortConfig};
 use crate::event::{Event, NeighborLoss};
 use crate::ieee::{self, IeeeMachines};
 use crate::lldp::rx::{Msap, Neighbor, RemoteMib, RxOutcome};
@@ -31,11 +33,9 @@ use crate::lldp::tx::{TxKind, TxMachine};
 use crate::mode::{ModeChange, ModeMachine, Version};
 use crate::reason::Reason;
 use crate::stats::{DcbxStats, DecodeErrors, LldpStats};
-use crate::status::{
-    FeatureStatus, HeadroomCapability, IeeeFeatureStatus, IeeeStatus, ModeStatus, PortStatus,
-};
 use crate::time::Instant;
 use crate::IdText;
+use frame::is_lldp_frame;
 
 /// An LLDP + DCBX agent for one port.
 #[derive(Debug, Clone)]
@@ -399,95 +399,6 @@ impl Agent {
         }
     }
 
-    /// Everything a manager shows about this port.
-    pub fn status(&self) -> PortStatus {
-        let d = &self.cfg.dcbx;
-        PortStatus {
-            link_up: self.link_up,
-            admin_status: self.cfg.admin_status,
-            dcbx_enabled: d.enabled,
-            dcbx_active: self.dcbx_active(),
-            mode: ModeStatus {
-                configured: self.mode.configured(),
-                running: self.mode.running(),
-                reason: self.mode.reason(),
-                reason_text: self.mode.reason().describe(),
-            },
-            peer_present: self.peer_dcbx,
-            all_syncd: self.peer_dcbx && self.all_syncd(),
-            any_error: self.any_error(),
-            control: self.cee.control,
-            pg: feature_status(&self.cee.pg, &d.pg),
-            pfc: feature_status(&self.cee.pfc, &d.pfc),
-            app: feature_status(&self.cee.app, &d.app),
-            ieee: self.ieee_status(),
-            neighbors: self
-                .mib
-                .neighbors()
-                .iter()
-                .map(|n| n.summary(self.now))
-                .collect(),
-            lldp: self.lldp_stats,
-            dcbx: self.dcbx_stats,
-            headroom_measurement: HeadroomCapability {
-                local: d.headroom_measurement,
-                peer: self.peer_headroom_measurement(),
-            },
-        }
-    }
-
-    fn ieee_status(&self) -> IeeeStatus {
-        let d = &self.cfg.dcbx;
-        let m = &self.ieee;
-        let p = &m.peer;
-        IeeeStatus {
-            ets: IeeeFeatureStatus {
-                enable: d.ieee.ets.enable,
-                willing: d.ieee.ets.willing,
-                advertise: d.ieee.ets.advertise,
-                admin: d.ieee.ets.cfg.table,
-                peer: p.ets_config.map(|c| c.table),
-                peer_willing: p.ets_config.map(|c| c.willing),
-                oper: m.ets.oper,
-                oper_mode: m.ets.oper_mode,
-                agreed: m.ets.agreed,
-                error: m.ets.error,
-                reason: m.ets.reason,
-                reason_text: m.ets.reason.describe(),
-            },
-            pfc: IeeeFeatureStatus {
-                enable: d.pfc.enable,
-                willing: d.pfc.willing,
-                advertise: d.pfc.advertise,
-                admin: d.pfc.cfg.priorities,
-                peer: p.pfc.map(|c| c.enabled),
-                peer_willing: p.pfc.map(|c| c.willing),
-                oper: m.pfc.oper,
-                oper_mode: m.pfc.oper_mode,
-                agreed: m.pfc.agreed,
-                error: m.pfc.error,
-                reason: m.pfc.reason,
-                reason_text: m.pfc.reason.describe(),
-            },
-            app: IeeeFeatureStatus {
-                enable: d.app.enable,
-                willing: d.app.willing,
-                advertise: d.app.advertise,
-                admin: d.ieee.app.clone(),
-                peer: p.app.clone(),
-                peer_willing: None,
-                oper: m.app.oper.clone(),
-                oper_mode: m.app.oper_mode,
-                agreed: m.app.agreed,
-                error: m.app.error,
-                reason: m.app.reason,
-                reason_text: m.app.reason.describe(),
-            },
-            ets_recommend: d.ieee.ets.cfg.recommends(d.ieee.ets.willing),
-            peer_tlvs: p.clone(),
-        }
-    }
-
     /// The peer's PFC TLV (CEE or IEEE, as the port runs), as last received while DCBX
     /// runs, sets the headroom-measurement flag.
     pub fn peer_headroom_measurement(&self) -> bool {
@@ -704,74 +615,4 @@ impl Agent {
             self.transmit.push_back(kind);
         }
     }
-
-    fn build_frame(&self, kind: TxKind, out: &mut Vec<u8>) -> Result<(), EmitError> {
-        let cfg = &self.cfg;
-        let chassis_id = match &cfg.chassis_id {
-            Some(s) => Id {
-                subtype: chassis_subtype::LOCAL,
-                id: s.as_bytes(),
-            },
-            None => Id {
-                subtype: chassis_subtype::MAC_ADDRESS,
-                id: &cfg.mac.0,
-            },
-        };
-        let port_id = match &cfg.port_id {
-            Some(s) => Id {
-                subtype: port_subtype::INTERFACE_NAME,
-                id: s.as_bytes(),
-            },
-            None => Id {
-                subtype: port_subtype::MAC_ADDRESS,
-                id: &cfg.mac.0,
-            },
-        };
-        let ttl = match kind {
-            TxKind::Info => cfg.timers.ttl(),
-            TxKind::Shutdown => 0,
-        };
-        let mut pdu = Lldpdu::new(chassis_id, port_id, ttl);
-        if kind == TxKind::Info {
-            pdu.port_description = cfg.port_description.as_deref().map(str::as_bytes);
-            pdu.system_name = cfg.system_name.as_deref().map(str::as_bytes);
-            if self.dcbx_active() {
-                match self.mode.running() {
-                    Version::Cee => pdu.cee_dcbx = Some(self.cee.tlv()),
-                    Version::Ieee => pdu.ieee_dcbx = self.ieee_advertised(),
-                }
-            }
-        }
-        emit_lldp_frame(cfg.mac, &pdu, out)
-    }
-}
-
-fn feature_status<C: FeatureKind>(f: &Feature<C>, admin: &FeatureAdmin<C>) -> FeatureStatus<C> {
-    FeatureStatus {
-        enable: admin.enable,
-        willing: admin.willing,
-        advertise: admin.advertise,
-        desired: admin.cfg.clone(),
-        peer: f.peer.as_ref().map(|p| p.cfg.clone()),
-        peer_enable: f.peer.as_ref().map(|p| p.header.enable),
-        peer_willing: f.peer.as_ref().map(|p| p.header.willing),
-        peer_error: f.peer.as_ref().map(|p| p.header.error),
-        oper: f.oper_cfg.clone(),
-        oper_mode: f.oper_mode,
-        syncd: f.syncd,
-        error: f.error,
-        feature_seq: f.feature_seq,
-        oper_version: f.oper_version,
-        applied: f.applied(admin),
-        reason: f.reason,
-        reason_text: f.reason.describe(),
-    }
-}
-
-/// Ethertype 0x88cc, untagged or behind one 802.1Q tag.
-fn is_lldp_frame(frame: &[u8]) -> bool {
-    matches!(
-        (frame.get(12..14), frame.get(16..18)),
-        (Some([0x88, 0xcc]), _) | (Some([0x81, 0x00]), Some([0x88, 0xcc]))
-    )
 }

@@ -7,17 +7,20 @@
 //!   (lldpad, losslessd, a probe) that answers dcbnl as the kernel does for a driver
 //!   with the CEE and IEEE 802.1Qaz ops, and what it recorded;
 //! * [`lldpad`]: Debian's lldpad as a DCBX peer on veth, under that driver;
+//! * [`inject`]: LLDPDUs from a device on the link that only the far end hears;
 //! * [`promtool`]: promtool as the oracle of the metrics' text format.
 //!
 //! The crate's README says how the pieces work and what they cannot do.
 
 pub mod dcbdrv;
+pub mod inject;
 pub mod lldpad;
 pub mod netns;
 pub mod promtool;
 pub mod tshark;
 
 pub use dcbdrv::{DriverState, LogEntry, ShimEnv};
+pub use inject::{lldpdu, Injector};
 pub use lldpad::{
     dcbtool_field, dcbtool_fields, lldptool_app_config, lldptool_apps, lldptool_fields, LldpadApp,
     LldpadPeer, Mode,

@@ -35,10 +35,11 @@ impl Agent {
         };
         let ttl = match kind {
             TxKind::Info => cfg.timers.ttl(),
+            TxKind::Solicit => cfg.timers.solicit_ttl(),
             TxKind::Shutdown => 0,
         };
         let mut pdu = Lldpdu::new(chassis_id, port_id, ttl);
-        if kind == TxKind::Info {
+        if kind != TxKind::Shutdown {
             pdu.port_description = cfg.port_description.as_deref().map(str::as_bytes);
             pdu.system_name = cfg.system_name.as_deref().map(str::as_bytes);
             if self.dcbx_active() {

@@ -31,11 +31,12 @@ impl Agent {
             pfc: feature_status(&self.cee.pfc, &d.pfc),
             app: feature_status(&self.cee.app, &d.app),
             ieee: self.ieee_status(),
+            discarded_msaps: self.mib.discarded(),
             neighbors: self
                 .mib
                 .neighbors()
                 .iter()
-                .map(|n| n.summary(self.now))
+                .map(|n| n.summary(self.now, self.cfg.neighbor_hold()))
                 .collect(),
             lldp: self.lldp_stats,
             dcbx: self.dcbx_stats,

@@ -1,4 +1,7 @@
-//! The LLDP agent's two halves, kept apart: transmit timing and the remote MIB.
+//! The LLDP agent's parts, kept apart: transmit timing, the remote MIB, the MSAPs
+//! tooManyNeighbors discarded, and which neighbour DCBX talks to.
 
+pub mod discarded;
+pub mod peer;
 pub mod rx;
 pub mod tx;

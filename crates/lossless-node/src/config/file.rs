@@ -28,6 +28,7 @@ pub(crate) const PORT_KEYS: &[&str] = &[
     "chassis_id",
     "port_id",
     "max_neighbors",
+    "max_neighbor_hold",
     "timers",
     "dcbx",
     "pg",
@@ -229,6 +230,10 @@ fn port_keys(section: &Field, layer: &mut Layer) -> Result<(), Fault> {
             "max_neighbors" => {
                 let v = f.uint(u32::MAX.into())?;
                 Setting::MaxNeighbors(usize::try_from(v).unwrap_or(usize::MAX))
+            }
+            "max_neighbor_hold" => {
+                let v = f.uint(u32::MAX.into())?;
+                Setting::MaxNeighborHold(u32::try_from(v).unwrap_or(u32::MAX))
             }
             "timers" => {
                 for t in f.entries()? {

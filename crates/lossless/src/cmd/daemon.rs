@@ -146,7 +146,7 @@ pub fn neighbors(socket: &Path, args: PortArgs) -> Result<(), CliError> {
         return print_json(&v);
     }
     let mut t = Table::new([
-        "PORT", "CHASSIS", "PORT ID", "MAC", "TTL", "EXPIRES", "SYSTEM", "DCBX",
+        "PORT", "CHASSIS", "PORT ID", "MAC", "TTL", "EXPIRES", "SYSTEM", "DCBX", "ROLE",
     ]);
     for p in arr(&v["ports"]) {
         for n in arr(&p["neighbors"]) {
@@ -159,10 +159,21 @@ pub fn neighbors(socket: &Path, args: PortArgs) -> Result<(), CliError> {
                 format!("{:.0}s", n["expires_in_s"].as_f64().unwrap_or_default()),
                 n["system_name"].as_str().unwrap_or("-").to_string(),
                 s(&n["dcbx"]),
+                role(n),
             ]);
         }
     }
     emit(&t.render())
+}
+
+/// A neighbour's part in the multiple-neighbour rule: `negotiated`, `holding 12s`,
+/// `set aside`, `alone`.
+fn role(n: &Value) -> String {
+    match (n["role"].as_str(), n["holds_port_s"].as_f64()) {
+        (Some("holding"), Some(left)) => format!("holding {left:.0}s"),
+        (Some(r), _) => r.replace('_', " "),
+        (None, _) => "-".into(),
+    }
 }
 
 pub fn counters(socket: &Path, args: PortArgs) -> Result<(), CliError> {
@@ -185,6 +196,7 @@ pub fn counters(socket: &Path, args: PortArgs) -> Result<(), CliError> {
         "TLV-DISC",
         "TLV-UNREC",
         "AGEOUTS",
+        "HOLD-EXP",
         "DCBX-IN",
         "SEQ-CHG",
         "PEER-LOSS",
@@ -202,6 +214,7 @@ pub fn counters(socket: &Path, args: PortArgs) -> Result<(), CliError> {
             l["tlvs_discarded"].to_string(),
             l["tlvs_unrecognized"].to_string(),
             l["ageouts"].to_string(),
+            l["neighbor_hold_expiries"].to_string(),
             d["tlvs_in"].to_string(),
             d["seq_changes"].to_string(),
             d["peer_losses"].to_string(),

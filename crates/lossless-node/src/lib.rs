@@ -16,6 +16,8 @@
 pub mod config;
 pub mod hardware;
 pub mod headroom;
+pub mod health;
+pub mod identity;
 pub mod link;
 pub mod metrics;
 pub mod node;

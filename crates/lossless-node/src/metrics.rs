@@ -240,6 +240,17 @@ fn port_gauges(out: &mut String, ports: &[&Port]) {
             ports.iter().map(|p| (*p, Some(get(p)))),
         );
     }
+    per_port(
+        out,
+        "port_healthy",
+        "1 when nothing is wrong on the port: link up, DCBX peer, every feature operational, \
+         in sync and not in error, with apply = dcbnl the NIC programmed (`lossless status` says \
+         what is wrong).",
+        "gauge",
+        ports
+            .iter()
+            .map(|p| (*p, Some(u64::from(p.health().healthy)))),
+    );
 }
 
 /// The running DCBX version and each of its features per port, and the malformed IEEE

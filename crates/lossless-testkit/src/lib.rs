@@ -7,6 +7,7 @@
 //!   (lldpad, losslessd, a probe) that answers dcbnl as the kernel does for a driver
 //!   with the CEE and IEEE 802.1Qaz ops, and what it recorded;
 //! * [`lldpad`]: Debian's lldpad as a DCBX peer on veth, under that driver;
+//! * [`lldpd`]: Debian's lldpd as an LLDP neighbour on veth, and its view of us;
 //! * [`inject`]: LLDPDUs from a device on the link that only the far end hears;
 //! * [`promtool`]: promtool as the oracle of the metrics' text format.
 //!
@@ -15,6 +16,7 @@
 pub mod dcbdrv;
 pub mod inject;
 pub mod lldpad;
+pub mod lldpd;
 pub mod netns;
 pub mod promtool;
 pub mod tshark;
@@ -25,6 +27,7 @@ pub use lldpad::{
     dcbtool_field, dcbtool_fields, lldptool_app_config, lldptool_apps, lldptool_fields, LldpadApp,
     LldpadPeer, Mode,
 };
+pub use lldpd::{lldpd_available, Lldpd};
 pub use netns::{can_run, sh, unique, wait_every, wait_for, Netns, Pair, TempDir, Veth};
 pub use promtool::{promtool_available, promtool_check_metrics};
 pub use tshark::{tshark_available, tshark_fields, Capture, Fields};

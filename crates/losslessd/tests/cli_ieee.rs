@@ -164,14 +164,14 @@ fn ieee_settings_change_show_persist_and_reset_through_the_cli() {
         [e("dscp", 26, 3), e("dscp", 48, 6), e("udp", 4791, 3)]
     );
 
-    // status: MODE and SYNCD from the core, text and JSON.
+    // status: MODE and HEALTH from the core, text and JSON.
     let st = ok(p.b.cli(&["status"]));
     let lines: Vec<&str> = st.lines().collect();
     assert!(lines[1].starts_with("PORT"), "{st}");
     let col = lines[1].find("MODE").unwrap();
     assert_eq!(&lines[2][col..col + 11], "ieee (auto)", "{st}");
-    let col = lines[1].find("SYNCD").unwrap();
-    assert_eq!(&lines[2][col..col + 3], "yes", "{st}");
+    let col = lines[1].find("HEALTH").unwrap();
+    assert_eq!(&lines[2][col..], "ok", "{st}");
     let st = ok(p.a.cli(&["status"]));
     let col = st.lines().nth(1).unwrap().find("MODE").unwrap();
     assert_eq!(&st.lines().nth(2).unwrap()[col..col + 5], "ieee ", "{st}");
@@ -179,6 +179,7 @@ fn ieee_settings_change_show_persist_and_reset_through_the_cli() {
     assert_eq!(st["ports"][0]["mode"]["configured"], "auto");
     assert_eq!(st["ports"][0]["any_error"], false);
     assert_eq!(st["ports"][0]["all_syncd"], true);
+    assert_eq!(st["ports"][0]["healthy"], true);
 
     // dcbx show: the IEEE features, admin/peer/oper, DSCPs by name.
     let out = ok(p.b.cli(&["dcbx", "show", "vb"]));

@@ -213,12 +213,14 @@ fn cli_tables_and_json_schema() {
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines[1].starts_with("PORT"), "{text}");
     let row = lines[2];
-    for word in ["vb", "up", "rxtx", "active", "yes", "report only"] {
+    for word in ["vb", "up", "active", "cee (auto)", "none", "ok"] {
         assert!(row.contains(word), "{word:?} not in {row:?}");
     }
     // Columns line up: every header starts where its cells start.
-    let col = lines[1].find("HARDWARE").unwrap();
-    assert_eq!(&row[col..col + 6], "report");
+    let col = lines[1].find("APPLY").unwrap();
+    assert_eq!(&row[col..col + 4], "none");
+    let col = lines[1].find("HEALTH").unwrap();
+    assert_eq!(&row[col..], "ok");
 
     let out = p.b.cli(&["dcbx", "show", "vb", "--json"]);
     let v: Value = serde_json::from_slice(&out.stdout).expect("json");

@@ -365,7 +365,10 @@ impl Agent {
             || old.chassis_id != self.cfg.chassis_id
             || old.port_id != self.cfg.port_id
             || old.system_name != self.cfg.system_name
-            || old.port_description != self.cfg.port_description;
+            || old.port_description != self.cfg.port_description
+            || old.system_description != self.cfg.system_description
+            || old.system_capabilities != self.cfg.system_capabilities
+            || old.management_address != self.cfg.management_address;
         let mode_change = self.mode.configure(self.cfg.dcbx.mode);
         let restart = old.dcbx.max_version != self.cfg.dcbx.max_version
             || was_active != self.dcbx_active()

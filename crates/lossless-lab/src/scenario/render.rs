@@ -123,6 +123,7 @@ fn render_agent(a: &AgentReport) -> String {
         );
     }
     let _ = writeln!(s);
+    let _ = writeln!(s, "  health: {}", a.health.health);
     let _ = writeln!(
         s,
         "  mode {}, running {} ({})",

@@ -10,6 +10,7 @@ use super::file::PortSection;
 use super::pattern::Pattern;
 use super::setting::{Key, Layer, Timer};
 use super::PortSettings;
+use crate::identity::LocalInfo;
 
 /// Checks `[defaults]` over the built-in defaults, then each port section in
 /// file order over `[defaults]` (an exact-name section also over the glob
@@ -38,13 +39,18 @@ fn check_layers(layers: &[&Layer]) -> Result<(), Fault> {
     for layer in layers {
         layer.apply(&mut settings);
     }
-    let config = settings.port_config(MacAddr([0; 6]));
+    // Before any port exists, what the host will say is unknown: the longest it can
+    // be is what the LLDPDU must have room for.
+    let config = settings.port_config(MacAddr([0; 6]), &LocalInfo::longest());
     let Err(ConfigError::Value { path, reason }) = config.validate() else {
         return Ok(());
     };
     let Some(top) = layers.last() else {
         return Ok(());
     };
+    if path == "lldpdu" {
+        return Err(too_long(layers, reason));
+    }
     let Some((key, suffix, reason)) = locate(&settings, &path, reason.clone()) else {
         // A check this module does not know yet: blame the section.
         return Err(Fault {
@@ -76,6 +82,48 @@ fn check_layers(layers: &[&Layer]) -> Result<(), Fault> {
     })
 }
 
+/// The keys whose values fill an LLDPDU (what can make it too long), longest-lived
+/// first: the one set last in the topmost section that sets any is blamed.
+const LLDPDU_KEYS: [Key; 7] = [
+    Key::ChassisId,
+    Key::PortId,
+    Key::PortDescription,
+    Key::SystemName,
+    Key::SystemDescription,
+    Key::ManagementAddress,
+    Key::AppEntries,
+];
+
+/// An LLDPDU that could exceed one frame: blamed on the identity or APP key set last.
+fn too_long(layers: &[&Layer], reason: String) -> Fault {
+    let reason = format!(
+        "{reason} (the values left to the host are counted at their longest: a host name \
+         of 64 octets, an alias and a description of 255)"
+    );
+    for layer in layers.iter().rev() {
+        let last = layer
+            .settings
+            .iter()
+            .rev()
+            .find(|(s, _)| LLDPDU_KEYS.contains(&s.key()));
+        if let Some((_, site)) = last {
+            return Fault {
+                at: site.at,
+                key: site.key.clone(),
+                reason,
+            };
+        }
+    }
+    let top = layers
+        .last()
+        .map_or((0, String::new()), |l| (l.at, l.path.clone()));
+    Fault {
+        at: top.0,
+        key: top.1,
+        reason,
+    }
+}
+
 /// Which key holds the value `PortConfig::validate` refused at `path`, the
 /// element within it (`[2]`, `[1].selector`, or empty), and the reason to show.
 fn locate(s: &PortSettings, path: &str, reason: String) -> Option<(Key, String, String)> {
@@ -87,6 +135,16 @@ fn locate(s: &PortSettings, path: &str, reason: String) -> Option<(Key, String, 
         "port_id" => simple(Key::PortId),
         "system_name" => simple(Key::SystemName),
         "port_description" => simple(Key::PortDescription),
+        "system_description" => simple(Key::SystemDescription),
+        "management_address" => simple(Key::ManagementAddress),
+        "system_capabilities.capabilities" => Some((
+            Key::SystemCapabilities,
+            ".capabilities".into(),
+            reason.clone(),
+        )),
+        "system_capabilities.enabled" => {
+            Some((Key::SystemCapabilities, ".enabled".into(), reason.clone()))
+        }
         "dcbx.pg" => feature(s.dcbx.pg.cfg.validate()),
         "dcbx.pfc" => feature(s.dcbx.pfc.cfg.validate()),
         "dcbx.ieee" => feature(s.dcbx.ieee.ets.cfg.validate()),

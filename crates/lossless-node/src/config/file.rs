@@ -23,8 +23,11 @@ const DAEMON_KEYS: &[&str] = &["socket", "socket_group", "state_dir", "metrics",
 pub(crate) const PORT_KEYS: &[&str] = &[
     "admin_status",
     "apply",
-    "system_name",
     "port_description",
+    "system_name",
+    "system_description",
+    "system_capabilities",
+    "management_address",
     "chassis_id",
     "port_id",
     "max_neighbors",
@@ -223,8 +226,19 @@ fn port_keys(section: &Field, layer: &mut Layer) -> Result<(), Fault> {
         let setting = match f.name {
             "apply" => Setting::Apply(word(&f)?),
             "admin_status" => Setting::AdminStatus(word(&f)?),
-            "system_name" => Setting::SystemName(f.str()?.to_string()),
-            "port_description" => Setting::PortDescription(f.str()?.to_string()),
+            "port_description"
+            | "system_name"
+            | "system_description"
+            | "system_capabilities"
+            | "management_address" => {
+                let mut parts = Vec::new();
+                if let Some(setting) = super::identity::read(&f, &mut parts)? {
+                    let mut site = site(&f);
+                    site.parts = parts;
+                    out.push((setting, site));
+                }
+                continue;
+            }
             "chassis_id" => Setting::ChassisId(f.str()?.to_string()),
             "port_id" => Setting::PortId(f.str()?.to_string()),
             "max_neighbors" => {

@@ -21,14 +21,14 @@ pub struct PortArgs {
     /// Only this port.
     pub port: Option<String>,
     /// Print the daemon's JSON result instead of a table.
-    #[arg(long)]
+    #[arg(short = 'j', long)]
     pub json: bool,
 }
 
 #[derive(Debug, clap::Args)]
 pub struct JsonArg {
     /// Print the daemon's JSON result instead of a table.
-    #[arg(long)]
+    #[arg(short = 'j', long)]
     pub json: bool,
 }
 
@@ -38,7 +38,7 @@ pub struct EventsArgs {
     #[arg(short, long)]
     pub follow: bool,
     /// One JSON object per line.
-    #[arg(long)]
+    #[arg(short = 'j', long)]
     pub json: bool,
 }
 
@@ -83,34 +83,42 @@ pub fn status(socket: &Path, args: JsonArg) -> Result<(), CliError> {
         d["config"].as_str().unwrap_or("(none: defaults)"),
         s(&d["state_dir"]),
     );
-    let mut t = Table::new([
-        "PORT", "LINK", "ADMIN", "DCBX", "MODE", "PEER", "SYNCD", "NBRS", "HARDWARE",
-    ]);
+    let mut t = Table::new(["PORT", "LINK", "DCBX", "MODE", "NBRS", "APPLY", "HEALTH"]);
     for p in arr(&v["ports"]) {
+        let problems: Vec<String> = arr(&p["problems"]).iter().map(s).collect();
+        let mut health = problems.iter();
         t.row([
             s(&p["port"]),
             updown(&p["link_up"]),
-            s(&p["admin_status"]),
-            if !b(&p["dcbx_enabled"]) {
-                "disabled".into()
-            } else if b(&p["dcbx_active"]) {
-                "active".into()
-            } else {
-                "inactive".into()
-            },
+            dcbx(p),
             mode(&p["mode"]),
-            yn(&p["peer_present"]),
-            // The running version's features: CEE Syncd or IEEE agreed; an error wins.
-            if b(&p["any_error"]) {
-                "ERROR".into()
-            } else {
-                yn(&p["all_syncd"])
-            },
             p["neighbors"].to_string(),
-            hardware(&p["hardware"]),
+            apply(&p["hardware"]),
+            health.next().cloned().unwrap_or_else(|| "ok".into()),
         ]);
+        // Each further problem on a line of its own, under HEALTH.
+        for more in health {
+            let mut row: [String; 7] = Default::default();
+            row[6] = more.clone();
+            t.row(row);
+        }
     }
-    emit(&(head + &t.render()))
+    emit(&(head + &t.render_within(100)))
+}
+
+/// Whether DCBX runs: `active`, `inactive` (link down), `disabled` (the file's
+/// `dcbx.enabled`), or off because LLDP does not run both ways.
+fn dcbx(p: &Value) -> String {
+    let admin = s(&p["admin_status"]);
+    if !b(&p["dcbx_enabled"]) {
+        "disabled".into()
+    } else if admin != "rxtx" {
+        format!("off (lldp {admin})")
+    } else if b(&p["dcbx_active"]) {
+        "active".into()
+    } else {
+        "inactive".into()
+    }
 }
 
 /// `ieee`, `cee`, or with `(auto)` when the version is the peer's choice.
@@ -121,15 +129,14 @@ fn mode(m: &Value) -> String {
     }
 }
 
-fn hardware(h: &Value) -> String {
+/// What reaches the NIC (`apply`): `none`, or dcbnl's state; why it fails is in HEALTH.
+fn apply(h: &Value) -> String {
     match h["mode"].as_str() {
-        Some("report_only") => "report only (apply = none)".into(),
-        Some("probing") => "dcbnl: probing the NIC".into(),
-        Some("dcbnl") => match h["error"].as_str() {
-            Some(e) => format!("dcbnl ERROR: {e}"),
-            None => format!("dcbnl, applied {}x", h["applied"]),
-        },
-        Some("unsupported") => format!("no dcbnl: report only ({})", s(&h["reason"])),
+        Some("report_only") => "none".into(),
+        Some("probing") => "probing".into(),
+        Some("dcbnl") if h["error"].is_string() => "dcbnl failed".into(),
+        Some("dcbnl") => "dcbnl".into(),
+        Some("unsupported") => "no dcbnl".into(),
         _ => h.to_string(),
     }
 }
@@ -145,19 +152,31 @@ pub fn neighbors(socket: &Path, args: PortArgs) -> Result<(), CliError> {
     if args.json {
         return print_json(&v);
     }
+    // As a switch shows its LLDP neighbours: who (system name), which port of it
+    // (port id and description), then the MSAP's chassis and what it speaks.
     let mut t = Table::new([
-        "PORT", "CHASSIS", "PORT ID", "MAC", "TTL", "EXPIRES", "SYSTEM", "DCBX", "ROLE",
+        "PORT",
+        "SYSTEM",
+        "PORT ID",
+        "PORT DESCR",
+        "CHASSIS",
+        "MAC",
+        "TTL",
+        "EXPIRES",
+        "DCBX",
+        "ROLE",
     ]);
     for p in arr(&v["ports"]) {
         for n in arr(&p["neighbors"]) {
             t.row([
                 s(&p["port"]),
-                s(&n["chassis_id"]),
+                s(&n["system_name"]),
                 s(&n["port_id"]),
+                s(&n["port_description"]),
+                s(&n["chassis_id"]),
                 s(&n["mac"]),
                 n["ttl"].to_string(),
                 format!("{:.0}s", n["expires_in_s"].as_f64().unwrap_or_default()),
-                n["system_name"].as_str().unwrap_or("-").to_string(),
                 s(&n["dcbx"]),
                 role(n),
             ]);
@@ -276,14 +295,19 @@ pub fn reload(socket: &Path, args: JsonArg) -> Result<(), CliError> {
             l.join(", ")
         }
     };
-    emit(&format!(
+    let mut text = format!(
         "reloaded {}: changed {}; added {}; removed {}; unchanged {}\n",
         v["config"].as_str().unwrap_or("(defaults)"),
         names("changed"),
         names("added"),
         names("removed"),
         v["unchanged"]
-    ))
+    );
+    // Each runtime change that runs instead of the file's value, on a line of its own.
+    for s in arr(&v["shadowed"]) {
+        text.push_str(&format!("{}\n", s["message"].as_str().unwrap_or_default()));
+    }
+    emit(&text)
 }
 
 pub(crate) fn arr(v: &Value) -> &[Value] {

@@ -70,7 +70,7 @@ pub struct SetArgs {
     #[command(subcommand)]
     pub what: SetWhat,
     /// Print the port's new DCBX state as JSON (as `dcbx show --json` gives a port).
-    #[arg(long, global = true)]
+    #[arg(short = 'j', long, global = true)]
     pub json: bool,
 }
 
@@ -275,7 +275,7 @@ pub struct ResetArgs {
     #[arg(value_enum)]
     pub feature: Option<ResetFeature>,
     /// Print the port's DCBX state afterwards as JSON.
-    #[arg(long)]
+    #[arg(short = 'j', long)]
     pub json: bool,
 }
 

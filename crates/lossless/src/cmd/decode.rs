@@ -45,7 +45,7 @@ pub struct Args {
     /// One JSON object per frame, one per line (JSON Lines), instead of text.
     ///
     /// Example: lossless decode f.pcap --json | jq .dcbx.pfc.priorities
-    #[arg(long)]
+    #[arg(short = 'j', long)]
     pub json: bool,
 }
 

@@ -156,7 +156,7 @@ pub struct CalcArgs {
     #[arg(long)]
     pub explain: bool,
     /// Print one JSON object (dv_bit_times, dv_bytes, every term).
-    #[arg(long)]
+    #[arg(short = 'j', long)]
     pub json: bool,
 }
 

@@ -96,7 +96,7 @@ pub struct RoceArgs {
     #[arg(long)]
     pub apply_to_daemon: bool,
     /// With --apply-to-daemon: print each port's new DCBX state as JSON.
-    #[arg(long, requires = "apply_to_daemon")]
+    #[arg(short = 'j', long, requires = "apply_to_daemon")]
     pub json: bool,
 }
 

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
+use losslessd::logging::{self, LogFormat, Stderr};
 use losslessd::runtime::{self, Options};
-use tracing_subscriber::EnvFilter;
 
 /// The lossless daemon: negotiates DCBX with the link peer of every port, over
 /// LLDP: IEEE 802.1Qaz (ETS, PFC, application priorities incl. DSCP) or the
@@ -45,6 +45,10 @@ struct Args {
     /// Log filter (tracing syntax: info, debug, losslessd=debug,...) [default: the file's, else info].
     #[arg(long, value_name = "FILTER")]
     log: Option<String>,
+    /// How log lines look: text for people, json one object per line. Colour only on a
+    /// terminal (and NO_COLOR unset); no timestamp of ours under journald.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
     /// Check the configuration file and exit (0: valid).
     #[arg(long)]
     check: bool,
@@ -72,10 +76,7 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let filter = std::env::var("RUST_LOG").unwrap_or_else(|_| config.daemon.log.clone());
-    tracing_subscriber::fmt()
-        .with_env_filter(EnvFilter::try_new(&filter).unwrap_or_else(|_| EnvFilter::new("info")))
-        .with_writer(std::io::stderr)
-        .init();
+    logging::init(&filter, args.log_format, Stderr::detect());
     match runtime::run(opts, config) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

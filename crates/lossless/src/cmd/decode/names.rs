@@ -142,30 +142,10 @@ pub fn interface_subtype_name(subtype: u8) -> &'static str {
     }
 }
 
-/// System capability bits (802.1AB Table 8-4), bit 0 first.
-const CAPABILITIES: [&str; 11] = [
-    "other",
-    "repeater",
-    "bridge",
-    "wlan_access_point",
-    "router",
-    "telephone",
-    "docsis_cable_device",
-    "station_only",
-    "cvlan_component",
-    "svlan_component",
-    "two_port_mac_relay",
-];
-
-/// The names of the bits set in a capabilities bitmap; reserved bits as `bitN`.
+/// The names of the bits set in a capabilities bitmap (802.1AB Table 8-4);
+/// reserved bits as `bitN`.
 pub fn capability_names(bits: u16) -> Vec<String> {
-    (0..16)
-        .filter(|b| bits & (1 << b) != 0)
-        .map(|b| match CAPABILITIES.get(b) {
-            Some(name) => (*name).to_string(),
-            None => format!("bit{b}"),
-        })
-        .collect()
+    lossless_wire::lldp::capability::names(bits)
 }
 
 /// Names of well-known organizationally specific TLVs. The IEEE 802.1Qaz

@@ -261,8 +261,9 @@ impl Port {
                 .agent
                 .neighbors()
                 .iter()
-                .map(|n| n.summary(now))
+                .map(|n| n.summary(now, self.agent.config().neighbor_hold()))
                 .collect(),
+            discarded_msaps: self.agent.discarded_msaps(),
         }
     }
 

@@ -505,6 +505,9 @@ impl Hardware {
 pub struct PortNeighbors {
     pub port: String,
     pub neighbors: Vec<NeighborSummary>,
+    /// MSAPs whose LLDPDUs were discarded (the remote MIB was full) and have not
+    /// aged out: they count as neighbours for the multiple-neighbour rule.
+    pub discarded_msaps: usize,
 }
 
 /// `dcbx show`: one port.

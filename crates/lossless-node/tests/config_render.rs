@@ -202,6 +202,7 @@ fn settings() -> impl Strategy<Value = PortSettings> {
             proptest::option::of(short_text()),
             proptest::option::of(short_text()),
             1usize..=1024,
+            1u32..=65535,
         ),
         (
             1u16..=3600,
@@ -230,6 +231,7 @@ fn settings() -> impl Strategy<Value = PortSettings> {
                 chassis_id: a.3,
                 port_id: a.4,
                 max_neighbors: a.5,
+                max_neighbor_hold: a.6,
                 timers: LldpTimers {
                     msg_tx_interval: t.0,
                     msg_tx_hold: t.1,

@@ -13,6 +13,7 @@
 //!   with the CEE and IEEE 802.1Qaz ops, and what it recorded;
 //! * [`lldpad`]: Debian's lldpad as a DCBX peer on veth, under that driver;
 //! * [`lldpd`]: Debian's lldpd as an LLDP neighbour on veth, and its view of us;
+//! * [`inject`]: LLDPDUs from a device on the link that only the far end hears;
 //! * [`promtool`]: promtool as the oracle of the metrics' text format, and of the
 //!   Prometheus rules;
 //! * [`systemd`]: systemd-analyze as the oracle of the unit file, strace's view of
@@ -26,6 +27,7 @@
 
 pub mod bench;
 pub mod dcbdrv;
+pub mod inject;
 pub mod lldpad;
 pub mod lldpd;
 pub mod metrics;
@@ -39,6 +41,7 @@ pub mod tshark;
 
 pub use bench::machine;
 pub use dcbdrv::{DriverState, LogEntry, ShimEnv};
+pub use inject::{lldpdu, Injector};
 pub use lldpad::{
     dcbtool_field, dcbtool_fields, lldptool_app_config, lldptool_apps, lldptool_fields, LldpadApp,
     LldpadPeer, Mode,

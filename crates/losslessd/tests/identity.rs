@@ -176,7 +176,8 @@ fn lldpd_sees_the_hosts_identity_and_we_see_lldpds() {
             "MAC",
             "TTL",
             "EXPIRES",
-            "DCBX"
+            "DCBX",
+            "ROLE"
         ],
         "{table}"
     );
@@ -184,7 +185,8 @@ fn lldpd_sees_the_hosts_identity_and_we_see_lldpds() {
     assert!(
         row.starts_with("va")
             && row.contains("lldpd-peer")
-            && row.contains("lldpd side of the cable"),
+            && row.contains("lldpd side of the cable")
+            && row.trim_end().ends_with("alone"),
         "{table}"
     );
 

@@ -31,6 +31,7 @@ pub(crate) const PORT_KEYS: &[&str] = &[
     "chassis_id",
     "port_id",
     "max_neighbors",
+    "max_neighbor_hold",
     "timers",
     "dcbx",
     "pg",
@@ -244,6 +245,10 @@ fn port_keys(section: &Field, layer: &mut Layer, faults: &mut Vec<Fault>) {
             "max_neighbors" => {
                 let v = f.uint(u32::MAX.into())?;
                 Setting::MaxNeighbors(usize::try_from(v).unwrap_or(usize::MAX))
+            }
+            "max_neighbor_hold" => {
+                let v = f.uint(u32::MAX.into())?;
+                Setting::MaxNeighborHold(u32::try_from(v).unwrap_or(u32::MAX))
             }
             "timers" => {
                 each(f.entries(), faults, |t, _| {

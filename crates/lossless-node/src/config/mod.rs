@@ -118,6 +118,9 @@ pub struct PortSettings {
     pub admin_status: AdminStatus,
     pub timers: LldpTimers,
     pub max_neighbors: usize,
+    /// Seconds a neighbour we never negotiated with may keep the port without a
+    /// DCBX peer (1..=65535).
+    pub max_neighbor_hold: u32,
     /// DCBX; its two APP tables (`dcbx.app.cfg`, `dcbx.ieee.app`) are `app` in CEE and
     /// IEEE form (set them with [`PortSettings::set_app`]).
     pub dcbx: DcbxConfig,
@@ -143,6 +146,7 @@ impl Default for PortSettings {
             admin_status,
             timers,
             max_neighbors,
+            max_neighbor_hold,
             dcbx,
         } = PortConfig::new(MacAddr([0; 6]));
         PortSettings {
@@ -153,6 +157,7 @@ impl Default for PortSettings {
             admin_status,
             timers,
             max_neighbors,
+            max_neighbor_hold,
             app: AppRules::from_tables(&dcbx.app.cfg, &dcbx.ieee.app),
             dcbx,
             headroom: HeadroomSettings::default(),
@@ -173,6 +178,7 @@ impl PortSettings {
             admin_status: self.admin_status,
             timers: self.timers,
             max_neighbors: self.max_neighbors,
+            max_neighbor_hold: self.max_neighbor_hold,
             dcbx,
             ..PortConfig::new(mac)
         };
@@ -205,6 +211,7 @@ impl PortSettings {
             admin_status: cfg.admin_status,
             timers: cfg.timers,
             max_neighbors: cfg.max_neighbors,
+            max_neighbor_hold: cfg.max_neighbor_hold,
             dcbx: cfg.dcbx.clone(),
             app: AppRules::from_tables(&cfg.dcbx.app.cfg, &cfg.dcbx.ieee.app),
             ..PortSettings::default()

@@ -105,6 +105,7 @@ pub(crate) enum Key {
     ChassisId,
     PortId,
     MaxNeighbors,
+    MaxNeighborHold,
     Timer(Timer),
     DcbxEnabled,
     DcbxMode,
@@ -141,6 +142,7 @@ pub(crate) enum Setting {
     ChassisId(String),
     PortId(String),
     MaxNeighbors(usize),
+    MaxNeighborHold(u32),
     /// Every timer value fits its field (checked when read).
     Timer(Timer, u16),
     DcbxEnabled(bool),
@@ -178,6 +180,7 @@ impl Setting {
             Setting::ChassisId(_) => Key::ChassisId,
             Setting::PortId(_) => Key::PortId,
             Setting::MaxNeighbors(_) => Key::MaxNeighbors,
+            Setting::MaxNeighborHold(_) => Key::MaxNeighborHold,
             Setting::Timer(t, _) => Key::Timer(*t),
             Setting::DcbxEnabled(_) => Key::DcbxEnabled,
             Setting::DcbxMode(_) => Key::DcbxMode,
@@ -219,6 +222,7 @@ impl Setting {
             Setting::ChassisId(v) => s.chassis_id = Some(v.clone()),
             Setting::PortId(v) => s.port_id = Some(v.clone()),
             Setting::MaxNeighbors(v) => s.max_neighbors = *v,
+            Setting::MaxNeighborHold(v) => s.max_neighbor_hold = *v,
             Setting::Timer(t, v) => {
                 let small = u8::try_from(*v).unwrap_or(u8::MAX);
                 let timers = &mut s.timers;

@@ -38,6 +38,7 @@ pub(crate) const PORT_KEYS: &[&str] = &[
     "app",
     "ets",
     "headroom",
+    "pfc_watchdog",
 ];
 const TIMER_KEYS: &[&str] = &[
     "msg_tx_interval",
@@ -278,6 +279,13 @@ fn port_keys(section: &Field, layer: &mut Layer) -> Result<(), Fault> {
             "headroom" => {
                 for h in f.entries()? {
                     out.push((Setting::Headroom(HeadroomSetting::read(&h)?), site(&h)));
+                }
+                continue;
+            }
+            "pfc_watchdog" => {
+                for w in f.entries()? {
+                    let setting = super::pfc_watchdog::PfcWatchdogSetting::read(&w)?;
+                    out.push((Setting::PfcWatchdog(setting), site(&w)));
                 }
                 continue;
             }

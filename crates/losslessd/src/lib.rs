@@ -7,6 +7,7 @@ pub mod control;
 pub mod convert;
 mod execute;
 pub mod host;
+pub mod pfc_reader;
 pub mod relay;
 pub mod runtime;
 pub mod state_dir;

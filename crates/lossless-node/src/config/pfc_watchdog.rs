@@ -6,7 +6,7 @@
 //! detection_ms = 200      # pauses on every reading for this long: a storm (100..=5000)
 //! restoration_ms = 200    # no pause either way for this long: over (100..=60000)
 //! action = "alert"        # "alert" (event, metric, log) or "forward" (PFC off on it)
-//! priorities = [3]        # default: the port's pfc.priorities
+//! priorities = [3]        # default: the port's PFC priorities (configured or negotiated)
 //! interval_ms = 200       # how often the counters are read (50..=5000)
 //! ```
 //!
@@ -64,7 +64,7 @@ pub struct PfcWatchdogSettings {
     pub restoration_ms: u32,
     pub action: WatchdogAction,
     /// The priorities watched (and the only ones `forward` ever touches); None: the
-    /// port's configured PFC priorities (`pfc.priorities`).
+    /// port's PFC priorities, configured (`pfc.priorities`) or negotiated.
     pub priorities: Option<PriorityMap>,
     /// How often the counters are read, milliseconds (also when the watchdog is off:
     /// `lossless pfc show` and the metrics use them).

@@ -10,17 +10,13 @@ use crate::metrics::{esc, header};
 pub fn render(out: &mut String, ports: &[(&str, &PortPfc)]) {
     header(
         out,
-        "lossless_pfc_counters_available",
+        "lossless_pfc_available",
         "1 when the driver reports PFC counters for the port (dcbnl or ethtool), 0 when not.",
         "gauge",
     );
     for (name, p) in ports {
         let v = u8::from(p.counters.available());
-        let _ = writeln!(
-            out,
-            "lossless_pfc_counters_available{{port=\"{}\"}} {v}",
-            esc(name)
-        );
+        let _ = writeln!(out, "lossless_pfc_available{{port=\"{}\"}} {v}", esc(name));
     }
     header(
         out,
@@ -59,7 +55,7 @@ pub fn render(out: &mut String, ports: &[(&str, &PortPfc)]) {
     }
     header(
         out,
-        "lossless_pfc_counter_discontinuities_total",
+        "lossless_pfc_discontinuities_total",
         "PFC counter readings that did not continue the last (reset, wrap, vanished): never taken as pauses.",
         "counter",
     );
@@ -72,7 +68,7 @@ pub fn render(out: &mut String, ports: &[(&str, &PortPfc)]) {
         ] {
             let _ = writeln!(
                 out,
-                "lossless_pfc_counter_discontinuities_total{{port=\"{}\",kind=\"{kind}\"}} {v}",
+                "lossless_pfc_discontinuities_total{{port=\"{}\",kind=\"{kind}\"}} {v}",
                 esc(name)
             );
         }

@@ -89,16 +89,30 @@ impl PortPfc {
         true
     }
 
-    /// A reading came back, taken at `now`: the watchdog's transitions.
-    pub fn handle_sample(&mut self, now: Instant, sample: &PfcSample) -> Vec<Transition> {
+    /// A reading came back, taken at `now`: the watchdog's transitions, and an event
+    /// for each counter that did not continue from its last value.
+    pub fn handle_sample(
+        &mut self,
+        now: Instant,
+        sample: &PfcSample,
+    ) -> (Vec<Transition>, Vec<PfcEvent>) {
         self.reading = false;
         let i = self.counters.ingest(now, sample);
+        let events = i
+            .discontinuities
+            .iter()
+            .map(|(c, p, what)| PfcEvent::PfcCounterDiscontinuity {
+                counter: c.map_or("storm_events", |c| c.name()),
+                priority: *p,
+                what: *what,
+            })
+            .collect();
         if sample.is_empty() {
             self.next = self.next.max(now + UNAVAILABLE_RETRY);
             self.watchdog.gap();
-            return Vec::new();
+            return (Vec::new(), events);
         }
-        self.watchdog.observe(now, &i)
+        (self.watchdog.observe(now, &i), events)
     }
 
     /// A reading failed (`retry_later`: the driver has no counters at all).

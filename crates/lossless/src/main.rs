@@ -36,6 +36,7 @@ Examples:
   lossless dcbx reset eth0 ets            the configuration file's ETS again
   lossless profile roce --port 'enp65s0f*'   RoCEv2 lossless (PFC, ETS, DSCP APP) as a config section
   lossless events --follow                DCBX notifications as they happen
+  lossless pfc show eth0                  PFC frames per priority, time paused, the storm watchdog
   lossless relay show                     PFC relayed across the WAN (draft-he-rtgwg-wan-pfc-00), drops by reason
   lossless help decode                    everything about one command
 
@@ -108,6 +109,10 @@ enum Command {
     /// Re-read the daemon's configuration file (as SIGHUP). A bad file is refused
     /// and the running configuration stays; unchanged ports are not disturbed.
     Reload(cmd::daemon::JsonArg),
+    /// PFC per priority on the daemon's ports: frames and rates each way, time paused, the
+    /// storm watchdog.
+    #[command(subcommand)]
+    Pfc(cmd::pfc::PfcCommand),
     /// The PFC relay of draft-he-rtgwg-wan-pfc-00 in the daemon: ports, counters, drops, storm
     /// ceiling, buffer.
     #[command(subcommand)]
@@ -131,6 +136,7 @@ fn main() -> ExitCode {
         Command::Counters(args) => cmd::daemon::counters(&cli.socket, args),
         Command::Events(args) => cmd::daemon::events(&cli.socket, args),
         Command::Reload(args) => cmd::daemon::reload(&cli.socket, args),
+        Command::Pfc(c) => cmd::pfc::run(&cli.socket, c),
         Command::Relay(c) => cmd::relay::run(&cli.socket, c),
     };
     match result {

@@ -140,7 +140,7 @@ impl Reading {
                 };
                 Err(HardwareError::new(
                     d.kind,
-                    format!("unavailable: dcbnl: {}; {why}", d.message),
+                    format!("dcbnl: {}; {why}", d.message),
                 ))
             }
         }

@@ -77,6 +77,7 @@ impl Node {
         let Some(port) = self.ports.get_mut(name) else {
             return;
         };
+        port.pfc.can_forward = matches!(port.hardware, Hardware::Dcbnl { .. });
         let before = port.pfc.forced_off();
         let s = port.settings.pfc_watchdog;
         // Unless the section names them: the priorities configured for PFC and those

@@ -35,6 +35,9 @@ pub struct PortPfc {
     next: Instant,
     /// A reading was asked for and not answered yet.
     pub reading: bool,
+    /// The port programs its NIC (`apply = "dcbnl"` and a NIC that answered): only then
+    /// does `forward` turn PFC off.
+    pub can_forward: bool,
 }
 
 impl PortPfc {
@@ -47,6 +50,7 @@ impl PortPfc {
             interval: Duration::from_millis(s.interval_ms.into()),
             next: now,
             reading: false,
+            can_forward: false,
         }
     }
 
@@ -125,9 +129,14 @@ impl PortPfc {
         }
     }
 
-    /// The priorities whose PFC the watchdog turns off now.
+    /// The priorities whose PFC the watchdog turns off now (none on a port that does
+    /// not program its NIC).
     pub fn forced_off(&self) -> PriorityMap {
-        self.watchdog.forced_off()
+        if self.can_forward {
+            self.watchdog.forced_off()
+        } else {
+            PriorityMap::NONE
+        }
     }
 
     pub fn action(&self) -> WatchdogAction {

@@ -36,7 +36,10 @@ pub(crate) enum Input {
     /// A measurement frame we sent, back from the error queue with its timestamp.
     MeasureTx(u32, Vec<u8>, u64),
     /// A port's PFC counters, read by the counter thread.
-    Pfc(u32, Result<lossless_node::pfc::PfcSample, HardwareError>),
+    Pfc(
+        u32,
+        Box<Result<lossless_node::pfc::PfcSample, HardwareError>>,
+    ),
 }
 
 struct PortIo {
@@ -89,7 +92,7 @@ impl Io {
             Input::MeasureTx(ifindex, frame, tx) => {
                 node.handle_measure_tx_timestamp(clock.now(), ifindex, &frame, tx)
             }
-            Input::Pfc(ifindex, result) => node.handle_pfc_counters(clock.now(), ifindex, result),
+            Input::Pfc(ifindex, result) => node.handle_pfc_counters(clock.now(), ifindex, *result),
         }
     }
 

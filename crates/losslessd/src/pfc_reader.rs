@@ -84,7 +84,10 @@ impl PfcReader {
                 let mut r = Reading::default();
                 while let Ok((ifindex, name)) = rx.recv() {
                     let result = r.read(&name);
-                    if input.blocking_send(Input::Pfc(ifindex, result)).is_err() {
+                    if input
+                        .blocking_send(Input::Pfc(ifindex, Box::new(result)))
+                        .is_err()
+                    {
                         return;
                     }
                 }

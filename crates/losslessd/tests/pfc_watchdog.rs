@@ -233,6 +233,9 @@ fn a_storm_is_detected_forwarded_and_restored_on_the_driver() {
         (pfc_en() == Some(0x18)).then_some(())
     });
     let over = events(&p.host, "pfc_storm_over");
+    for e in events(&p.host, "pfc_storm").iter().chain(&over) {
+        println!("{e}");
+    }
     assert_eq!(over.len(), 1, "{over:?}");
     let o = &over[0];
     assert_eq!(
@@ -241,7 +244,7 @@ fn a_storm_is_detected_forwarded_and_restored_on_the_driver() {
     );
     let after = (o["time"].as_f64().unwrap() - quiet) * 1e3;
     assert!(
-        after >= RESTORATION_MS - SLACK_MS && after <= RESTORATION_MS + INTERVAL_MS + SLACK_MS,
+        (RESTORATION_MS - SLACK_MS..=RESTORATION_MS + INTERVAL_MS + SLACK_MS).contains(&after),
         "restored {after:.0} ms after the peer went quiet: {o}"
     );
     // What the driver was told: PFC 0x18, 0x10, 0x18, each keeping the delay allowance.

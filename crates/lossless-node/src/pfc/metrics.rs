@@ -76,13 +76,21 @@ pub fn render(out: &mut String, ports: &[(&str, &PortPfc)]) {
     watchdog(out, ports);
 }
 
+/// A metric: its name, help, type, and its value for a port's priority.
+type Series = (
+    &'static str,
+    &'static str,
+    &'static str,
+    fn(&PortPfc, u8) -> u64,
+);
+
 fn watchdog(out: &mut String, ports: &[(&str, &PortPfc)]) {
     let watched = |p: &PortPfc| {
         let w = &p.watchdog;
         let m = if w.enabled { w.watched.0 } else { 0 };
         (0..8u8).filter(move |i| m & (1 << i) != 0)
     };
-    let series: [(&str, &str, &str, fn(&PortPfc, u8) -> u64); 4] = [
+    let series: [Series; 4] = [
         (
             "lossless_pfc_watchdog_storm",
             "1 while the PFC watchdog holds the priority in storm.",

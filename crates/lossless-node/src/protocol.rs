@@ -64,6 +64,11 @@ pub enum Request {
     },
     /// The PFC relay of draft-he-rtgwg-wan-pfc-00: the core's counters and the data path's.
     RelayShow,
+    /// PFC per priority (frames, rates, time paused) and the storm watchdog's state.
+    PfcShow {
+        #[serde(default)]
+        port: Option<String>,
+    },
 }
 
 /// One feature's administrative change; absent fields stay as they are. Which fields
@@ -466,6 +471,9 @@ pub struct PortSummary {
     pub last_convergence_ms: Option<f64>,
     /// What happens to the operational configuration: see [`Hardware`].
     pub hardware: Hardware,
+    /// Priorities the PFC watchdog holds in storm (absent when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pfc_storm: Vec<u8>,
 }
 
 /// Whether the negotiated configuration reaches the NIC.
@@ -654,6 +662,8 @@ pub struct EventRecord {
 pub enum EventBody {
     Agent(Event),
     Daemon(DaemonEvent),
+    /// The PFC counters and the storm watchdog.
+    Pfc(crate::pfc::PfcEvent),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

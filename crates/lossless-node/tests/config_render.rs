@@ -256,8 +256,15 @@ fn settings() -> impl Strategy<Value = PortSettings> {
                 },
                 app: rules,
                 headroom: Default::default(),
+                pfc_watchdog: Default::default(),
             },
         )
+        .prop_flat_map(|s| {
+            pfc_watchdog().prop_map(move |w| PortSettings {
+                pfc_watchdog: w,
+                ..s.clone()
+            })
+        })
         // The two APP tables are the rules in CEE and IEEE form.
         .prop_map(|mut s| {
             s.set_app(s.app.clone());
@@ -303,4 +310,30 @@ fn defaults_render_as_documented() {
         parse(&format!("[defaults]\n{body}")).port("x"),
         PortSettings::default()
     );
+}
+
+/// Any valid `[pfc_watchdog]` section.
+fn pfc_watchdog() -> impl Strategy<Value = lossless_node::config::PfcWatchdogSettings> {
+    (
+        any::<bool>(),
+        100u32..=5000,
+        100u32..=60_000,
+        any::<bool>(),
+        proptest::option::of(any::<u8>()),
+        50u32..=5000,
+    )
+        .prop_map(|(enabled, d, r, fwd, prios, i)| {
+            lossless_node::config::PfcWatchdogSettings {
+                enabled,
+                detection_ms: d,
+                restoration_ms: r,
+                action: if fwd {
+                    lossless_node::config::WatchdogAction::Forward
+                } else {
+                    lossless_node::config::WatchdogAction::Alert
+                },
+                priorities: prios.map(PriorityMap),
+                interval_ms: i,
+            }
+        })
 }

@@ -31,6 +31,7 @@ pub mod batch;
 #[cfg(test)]
 mod bpf_interp;
 pub mod dcbnl;
+pub mod ethtool;
 pub mod host;
 pub mod link;
 mod netlink;

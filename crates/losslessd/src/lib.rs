@@ -8,6 +8,7 @@ pub mod convert;
 mod execute;
 pub mod host;
 pub mod logging;
+pub mod pfc_reader;
 pub mod relay;
 pub mod runtime;
 pub mod state_dir;

@@ -39,6 +39,7 @@ pub(crate) const PORT_KEYS: &[&str] = &[
     "app",
     "ets",
     "headroom",
+    "pfc_watchdog",
 ];
 const TIMER_KEYS: &[&str] = &[
     "msg_tx_interval",
@@ -286,6 +287,14 @@ fn port_keys(section: &Field, layer: &mut Layer, faults: &mut Vec<Fault>) {
             "headroom" => {
                 each(f.entries(), faults, |h, _| {
                     out.push((Setting::Headroom(HeadroomSetting::read(&h)?), site(&h)));
+                    Ok(())
+                });
+                return Ok(());
+            }
+            "pfc_watchdog" => {
+                each(f.entries(), faults, |w, _| {
+                    let setting = super::pfc_watchdog::PfcWatchdogSetting::read(&w)?;
+                    out.push((Setting::PfcWatchdog(setting), site(&w)));
                     Ok(())
                 });
                 return Ok(());

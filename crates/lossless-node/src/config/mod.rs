@@ -18,6 +18,7 @@ mod file;
 mod headroom;
 mod identity;
 mod pattern;
+mod pfc_watchdog;
 mod read;
 mod relay;
 mod render;
@@ -37,6 +38,10 @@ pub use app::{AppRule, AppRules, RuleError, RuleSelector};
 pub use error::ConfigFileError;
 pub use headroom::{alpha_text, HeadroomSettings};
 pub use pattern::IFNAME_MAX;
+pub use pfc_watchdog::{
+    PfcWatchdogSetting, PfcWatchdogSettings, RawValue, WatchdogAction, DETECTION_MS, INTERVAL_MS,
+    RESTORATION_MS,
+};
 pub use read::quoted as toml_string;
 
 pub(crate) use ets::{Class, ClassKey, ClassTable};
@@ -128,6 +133,8 @@ pub struct PortSettings {
     pub app: AppRules,
     /// Adaptive headroom (whether it runs at all is `dcbx.headroom_measurement`).
     pub headroom: HeadroomSettings,
+    /// The PFC storm watchdog and how often the PFC counters are read.
+    pub pfc_watchdog: PfcWatchdogSettings,
 }
 
 impl Default for PortSettings {
@@ -161,6 +168,7 @@ impl Default for PortSettings {
             app: AppRules::from_tables(&dcbx.app.cfg, &dcbx.ieee.app),
             dcbx,
             headroom: HeadroomSettings::default(),
+            pfc_watchdog: PfcWatchdogSettings::default(),
         }
     }
 }

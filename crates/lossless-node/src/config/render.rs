@@ -98,6 +98,7 @@ impl PortSettings {
         line("app.entries", format!("[{}]", entries.join(", ")));
         super::ets::render(d, &mut line);
         super::headroom::render(d.headroom_measurement, &self.headroom, &mut line);
+        super::pfc_watchdog::render(&self.pfc_watchdog, &mut line);
         out
     }
 }

@@ -11,6 +11,7 @@ use lossless_wire::lldp::SystemCapabilities;
 
 use super::app::AppRules;
 use super::headroom::{HeadroomKey, HeadroomSetting};
+use super::pfc_watchdog::PfcWatchdogSetting;
 use super::{Apply, PortSettings};
 use crate::identity::Advertise;
 
@@ -127,6 +128,7 @@ pub(crate) enum Key {
     EtsCbs,
     EtsRecommend,
     Headroom(HeadroomKey),
+    PfcWatchdog(&'static str),
 }
 
 /// One key with its value.
@@ -165,6 +167,7 @@ pub(crate) enum Setting {
     EtsCbs(bool),
     EtsRecommend(bool),
     Headroom(HeadroomSetting),
+    PfcWatchdog(PfcWatchdogSetting),
 }
 
 impl Setting {
@@ -201,12 +204,14 @@ impl Setting {
             Setting::EtsCbs(_) => Key::EtsCbs,
             Setting::EtsRecommend(_) => Key::EtsRecommend,
             Setting::Headroom(h) => Key::Headroom(h.key()),
+            Setting::PfcWatchdog(w) => Key::PfcWatchdog(w.key()),
         }
     }
 
     pub fn apply(&self, s: &mut PortSettings) {
         match self {
             Setting::Headroom(h) => return h.apply(s),
+            Setting::PfcWatchdog(w) => return w.apply(&mut s.pfc_watchdog),
             Setting::AppEntries(v) => return s.set_app((**v).clone()),
             _ => {}
         }
@@ -264,7 +269,7 @@ impl Setting {
             Setting::EtsMaxTcs(v) => d.ieee.ets.cfg.max_tcs = *v,
             Setting::EtsCbs(v) => d.ieee.ets.cfg.cbs = *v,
             Setting::EtsRecommend(v) => d.ieee.ets.cfg.recommend = Some(*v),
-            Setting::Headroom(_) | Setting::AppEntries(_) => {}
+            Setting::Headroom(_) | Setting::AppEntries(_) | Setting::PfcWatchdog(_) => {}
         }
     }
 }

@@ -279,10 +279,26 @@ pub struct StormConfig {
     /// (`100ms`).
     #[serde(default = "default_episode_gap")]
     pub episode_gap: String,
+    /// The speed of the link the far gateway receives relayed PFC on: how
+    /// long a pause lasts there (`100G`: 65,535 quanta are 335.5 us).
+    #[serde(default = "default_link_speed")]
+    pub link_speed: String,
+    /// How long before the far side's pause lapses a pause that keeps it
+    /// paused is sent (at most half the pause): the WAN's jitter allowance.
+    #[serde(default = "default_refresh_before")]
+    pub refresh_before: String,
 }
 
 fn default_episode_gap() -> String {
     "100ms".to_string()
+}
+
+fn default_link_speed() -> String {
+    "100G".to_string()
+}
+
+fn default_refresh_before() -> String {
+    "50us".to_string()
 }
 
 impl Default for StormConfig {
@@ -291,6 +307,8 @@ impl Default for StormConfig {
             max_per_second: None,
             burst: None,
             episode_gap: default_episode_gap(),
+            link_speed: default_link_speed(),
+            refresh_before: default_refresh_before(),
         }
     }
 }
@@ -433,6 +451,23 @@ impl StormConfig {
         Ok(gap)
     }
 
+    /// How long pauses last at the far gateway, and the refresh margin.
+    pub fn clock(&self) -> Result<crate::storm::PauseClock, ConfigError> {
+        let speed = unit("storm.link_speed", &self.link_speed, parse_rate)?;
+        if speed.0 == 0 {
+            return Err(ConfigError::Unit {
+                key: "storm.link_speed",
+                value: self.link_speed.clone(),
+                reason: "must be faster than zero".into(),
+            });
+        }
+        let before = unit("storm.refresh_before", &self.refresh_before, parse_duration)?;
+        Ok(crate::storm::PauseClock::new(
+            speed.0,
+            Duration::from_nanos(before.0.div_ceil(1000)),
+        ))
+    }
+
     fn validate(&self) -> Result<(), ConfigError> {
         if let Some(0) = self.max_per_second {
             return Err(ConfigError::OutOfRange {
@@ -448,6 +483,7 @@ impl StormConfig {
                 allowed: "1..=4294967295",
             });
         }
+        self.clock()?;
         self.gap().map(|_| ())
     }
 }

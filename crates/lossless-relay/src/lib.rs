@@ -10,7 +10,8 @@
 //! - [`Relay`]: a PE, both directions ([`relay`] has the rules).
 //! - [`GatewayCheck`]: a DC gateway's check of forwarded PFC.
 //! - [`pfc`]: the legality rules; [`DropReason`]: one counter per rule.
-//! - [`storm`]: the per-priority ceiling and the episode definition.
+//! - [`storm`]: the per-priority ceiling and the episode definition;
+//!   [`pause`]: how long a pause lasts at the far side, and its timeline.
 //! - [`tunnel`]: SRv6, VXLAN and SR-MPLS with the headers of
 //!   `lossless_wire::tunnel`.
 //! - [`config`]: a `[relay]` TOML section; [`status`]: `relay show`.
@@ -25,6 +26,7 @@ pub mod buffer;
 pub mod config;
 pub mod example;
 pub mod gateway;
+pub mod pause;
 pub mod pfc;
 pub mod reason;
 pub mod relay;
@@ -39,6 +41,7 @@ pub use config::{
 };
 pub use gateway::GatewayCheck;
 pub use lossless_dcbx::{Duration, Instant};
+pub use pause::{PauseClock, PauseTimeline};
 pub use pfc::{check_pfc, AllowedSources, PfcFrame};
 pub use reason::{DropCounts, DropReason};
 pub use relay::{Relay, Verdict};

@@ -81,7 +81,13 @@ impl Relay {
         let storm = match cfg.storm.max_per_second {
             Some(rate) => {
                 let burst = cfg.storm.burst.unwrap_or(rate);
-                Some(StormGuard::new(now, rate, burst, cfg.storm.gap()?))
+                Some(StormGuard::new(
+                    now,
+                    rate,
+                    burst,
+                    cfg.storm.gap()?,
+                    cfg.storm.clock()?,
+                ))
             }
             None => None,
         };
@@ -394,6 +400,9 @@ impl Relay {
                 max_per_second: s.rate(),
                 burst: s.burst(),
                 episode_gap_ns: u64::try_from(s.gap().as_nanos()).unwrap_or(u64::MAX),
+                link_speed_bps: s.clock().speed_bps(),
+                refresh_before_ns: u64::try_from(s.clock().refresh_before().as_nanos())
+                    .unwrap_or(u64::MAX),
                 suppressed: s.suppressed(),
                 priorities: s.status().to_vec(),
             }),

@@ -46,6 +46,12 @@ pub struct StormStatus {
     pub max_per_second: u32,
     pub burst: u32,
     pub episode_gap_ns: u64,
+    /// The far gateway's link speed pauses are timed by.
+    #[serde(default)]
+    pub link_speed_bps: u64,
+    /// The margin before a relayed pause lapses at which it is refreshed.
+    #[serde(default)]
+    pub refresh_before_ns: u64,
     /// Priority instances held back, all priorities.
     pub suppressed: u64,
     pub priorities: Vec<PriorityStatus>,

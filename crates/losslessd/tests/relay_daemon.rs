@@ -2,7 +2,8 @@
 //! The relay as a daemon feature, on one PE in a namespace: an interface
 //! that appears after the start, the storm ceiling with its suppressed count
 //! in `relay show` and in `/metrics`, the text output, and a reload that
-//! restarts the relay with the new section.
+//! restarts the relay with the new section; and a storm through the relay
+//! against the kernel's timestamps: the far side paused without a gap.
 //!
 //! ```text
 //!  ns hosts: gen ---- pe2-dc [ns pe: losslessd PE2] pe2-wan ---- sink :ns hosts
@@ -16,10 +17,12 @@ use common::*;
 use lossless_node::protocol::Request;
 use lossless_node::relay::RelayShow;
 use lossless_relay::example::{self, Kind, DC2_GW, PE2_DC, PE2_WAN};
-use lossless_relay::RelaySection;
+use lossless_relay::Instant;
+use lossless_relay::{PauseClock, PauseTimeline, RelayConfig, RelaySection, StormConfig};
 use lossless_sys::batch::{wait_any, BatchOptions, BatchSocket, Filter, RxBatch};
 use lossless_sys::if_nametoindex;
 use lossless_sys::netns::in_netns;
+use lossless_sys::timestamp::MeasureSocket;
 use lossless_wire::tunnel::{ParseOptions, TunnelFrame};
 use lossless_wire::MacAddr;
 use std::os::fd::AsFd;
@@ -30,9 +33,13 @@ const METRICS: &str = "127.0.0.1:9731";
 
 fn config(storm: Option<u32>) -> String {
     let mut cfg = example::pe(2, Kind::Srv6);
-    cfg.wan.next_hop_mac = SINK;
     cfg.storm.max_per_second = storm;
     cfg.storm.burst = storm.map(|_| 2);
+    file(cfg)
+}
+
+fn file(mut cfg: RelayConfig) -> String {
+    cfg.wan.next_hop_mac = SINK;
     #[derive(serde::Serialize)]
     struct File {
         relay: RelaySection,
@@ -89,6 +96,55 @@ fn sample(body: &str, key: &str) -> u64 {
         .unwrap_or_else(|| panic!("{key} missing:\n{body}"))
 }
 
+/// gen -> pe2-dc [PE] pe2-wan -> sink, up and passing frames.
+fn links(pe: &Netns, hosts: &Netns) {
+    Veth::new(
+        hosts,
+        "gen",
+        "02:00:00:00:aa:01",
+        pe,
+        "pe2-dc",
+        &PE2_DC.to_string(),
+    );
+    Veth::new(
+        pe,
+        "pe2-wan",
+        &PE2_WAN.to_string(),
+        hosts,
+        "sink",
+        &SINK.to_string(),
+    );
+    for (ns, i) in [
+        (pe, "pe2-dc"),
+        (pe, "pe2-wan"),
+        (hosts, "gen"),
+        (hosts, "sink"),
+    ] {
+        ns.ip(&["link", "set", i, "up"]);
+    }
+    hosts.wait_running("gen");
+    pe.wait_running("pe2-wan");
+}
+
+/// The generator's socket (it reads nothing: an MPLS filter) and the sink's.
+fn sockets(hosts: &Netns) -> (BatchSocket, BatchSocket) {
+    in_netns(&hosts.name, || {
+        let g = BatchSocket::open(
+            if_nametoindex("gen")?,
+            Filter::Mpls,
+            BatchOptions::default(),
+        )?;
+        let s = BatchSocket::open(
+            if_nametoindex("sink")?,
+            Filter::Srv6,
+            BatchOptions::default(),
+        )?;
+        std::io::Result::Ok((g, s))
+    })
+    .unwrap()
+    .unwrap()
+}
+
 #[test]
 fn a_pe_waits_for_its_interfaces_ceils_a_storm_and_restarts_on_reload() {
     if !can_run("relay_daemon") {
@@ -117,54 +173,16 @@ fn a_pe_waits_for_its_interfaces_ceils_a_storm_and_restarts_on_reload() {
     assert!(s.ports.iter().all(|p| !p.open));
     let err = s.ports[0].error.clone().unwrap_or_default();
     assert!(err.starts_with("pe2-dc:"), "{err}");
-    Veth::new(
-        &hosts,
-        "gen",
-        "02:00:00:00:aa:01",
-        &pe,
-        "pe2-dc",
-        &PE2_DC.to_string(),
-    );
-    Veth::new(
-        &pe,
-        "pe2-wan",
-        &PE2_WAN.to_string(),
-        &hosts,
-        "sink",
-        &SINK.to_string(),
-    );
-    for (ns, i) in [
-        (&pe, "pe2-dc"),
-        (&pe, "pe2-wan"),
-        (&hosts, "gen"),
-        (&hosts, "sink"),
-    ] {
-        ns.ip(&["link", "set", i, "up"]);
-    }
+    links(&pe, &hosts);
     wait_for(WAIT, "the relay to open both ports", || {
         show(&d).ports.iter().all(|p| p.open).then_some(())
     });
-    hosts.wait_running("gen");
-    pe.wait_running("pe2-wan");
-    let (gen, sink) = in_netns(&hosts.name, || {
-        let g = BatchSocket::open(
-            if_nametoindex("gen")?,
-            Filter::Mpls,
-            BatchOptions::default(),
-        )?;
-        let s = BatchSocket::open(
-            if_nametoindex("sink")?,
-            Filter::Srv6,
-            BatchOptions::default(),
-        )?;
-        std::io::Result::Ok((g, s))
-    })
-    .unwrap()
-    .unwrap();
+    let (gen, sink) = sockets(&hosts);
 
-    // A storm: 40 pauses of priority 3 back to back, then a resume. At
-    // 10/s with a burst of 2, the first pause and the burst cross at once,
-    // the rest is held back, and the resume crosses at the end anyway.
+    // A storm: 40 pauses of priority 3 back to back (about 5 us each at
+    // 100 Gb/s), then a resume. The first pause crosses at once, the rest
+    // are refreshes while the far side is paused, at most a few are sent to
+    // keep it paused, and the resume crosses.
     let mut storm: Vec<Vec<u8>> = (1..=40).map(|q| pfc(1000 + q)).collect();
     storm.push(pfc(0));
     gen.send_batch(storm.iter().map(Vec::as_slice)).unwrap();
@@ -227,7 +245,7 @@ fn a_pe_waits_for_its_interfaces_ceils_a_storm_and_restarts_on_reload() {
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("storm ceiling: 10/s per priority, burst 2"),
+        text.contains("storm ceiling: resumes 10/s per priority, burst 2"),
         "{text}"
     );
     assert!(
@@ -251,4 +269,131 @@ fn a_pe_waits_for_its_interfaces_ceils_a_storm_and_restarts_on_reload() {
     // An unchanged file leaves it running.
     assert_eq!(d.call(&Request::Reload)["relay"], "unchanged");
     assert_eq!(show(&d).pe.unwrap().egress.relayed, 41);
+}
+
+/// A socket that keeps every frame arriving on `dev` in `ns` with the
+/// kernel's receive timestamp.
+fn stamped(ns: &Netns, dev: &str) -> MeasureSocket {
+    in_netns(&ns.name, || {
+        MeasureSocket::open_all(if_nametoindex(dev)?, dev)
+    })
+    .unwrap()
+    .unwrap()
+}
+
+/// What waits on `sock`: (kernel receive time, vector, pause times) of each
+/// PFC frame, inner frames of tunnel frames included.
+fn take_stamped(sock: &MeasureSocket, into: &mut Vec<(Instant, u8, [u16; 8])>) {
+    let mut buf = [0u8; 2048];
+    loop {
+        let (n, ts) = match sock.recv(&mut buf) {
+            Ok(r) => r,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return,
+            Err(e) => panic!("recv: {e}"),
+        };
+        let f = &buf[..n];
+        let inner = match TunnelFrame::parse(f, &ParseOptions::default()) {
+            Ok(t) => t.inner,
+            Err(_) => f,
+        };
+        if let Ok(p) = lossless_relay::check_pfc(inner) {
+            let at = Instant::from_duration(Duration::from_nanos(
+                ts.expect("a kernel receive timestamp") / 1000,
+            ));
+            into.push((at, p.class_enable, p.quanta));
+        }
+    }
+}
+
+/// DC2's gateway refreshes a 65,535-quanta pause (33.5 ms at 1 Gb/s) every
+/// 100 us for 300 ms, then resumes. By the kernel's receive timestamps on the
+/// tunnel side, the far side is paused without a gap from the first pause to
+/// the resume, and the WAN carries about one frame per 31.5 ms of pause (the
+/// pause less the 2 ms margin) instead of 3,000.
+#[test]
+fn a_storm_keeps_the_far_side_paused_without_gaps() {
+    if !can_run("relay_daemon storm") {
+        return;
+    }
+    let (pe, hosts, dir) = (Netns::new(), Netns::new(), TempDir::new());
+    links(&pe, &hosts);
+    let mut cfg = example::pe(2, Kind::Srv6);
+    cfg.storm = StormConfig {
+        max_per_second: Some(10),
+        burst: Some(2),
+        link_speed: "1G".into(),
+        refresh_before: "2ms".into(),
+        ..StormConfig::default()
+    };
+    let conf = dir.path().join("pe.toml");
+    std::fs::write(&conf, file(cfg)).unwrap();
+    let d = Daemon::start(
+        &pe,
+        &dir.path().join("pe"),
+        &["--config", conf.to_str().unwrap()],
+    );
+    wait_for(WAIT, "the relay to open both ports", || {
+        show(&d).ports.iter().all(|p| p.open).then_some(())
+    });
+    let (gen, _sink) = sockets(&hosts);
+    let (near_sock, far_sock) = (stamped(&pe, "pe2-dc"), stamped(&hosts, "sink"));
+    let (mut near, mut far) = (Vec::new(), Vec::new());
+    // The kernel turns receive timestamps on a moment after the first
+    // socket asks (a deferred static key): let it.
+    std::thread::sleep(Duration::from_millis(200));
+
+    let start = std::time::Instant::now();
+    for k in 0..3000u32 {
+        let due = start + Duration::from_micros(100) * k;
+        if let Some(wait) = due.checked_duration_since(std::time::Instant::now()) {
+            std::thread::sleep(wait);
+        }
+        gen.send_batch([pfc(0xffff).as_slice()]).unwrap();
+        take_stamped(&near_sock, &mut near);
+        take_stamped(&far_sock, &mut far);
+    }
+    gen.send_batch([pfc(0).as_slice()]).unwrap();
+    wait_for(WAIT, "the relay to take the storm and the resume", || {
+        take_stamped(&near_sock, &mut near);
+        take_stamped(&far_sock, &mut far);
+        let resumed = far.last().is_some_and(|f| f.2[3] == 0);
+        (show(&d).pe?.egress.received == 3001 && resumed).then_some(())
+    });
+    assert_eq!(near.len(), 3001, "what PE2 received");
+
+    let clock = PauseClock::new(1_000_000_000, Duration::ZERO);
+    let timeline = |frames: &[(Instant, u8, [u16; 8])]| {
+        let mut t = PauseTimeline::new(clock, 3);
+        for (at, v, q) in frames {
+            t.frame(*at, *v, q);
+        }
+        t
+    };
+    let (near_line, far_line) = (timeline(&near), timeline(&far));
+    let span = |f: &[(Instant, u8, [u16; 8])]| (f[0].0, f[f.len() - 1].0);
+    let (n0, n1) = span(&near);
+    assert_eq!(
+        near_line.gaps(n0, n1),
+        vec![],
+        "the generator kept its pause up"
+    );
+    // The far side: the first pause, refreshes, the resume; no gap.
+    assert_eq!(far[0].2[3], 0xffff, "the first pause: {far:?}");
+    assert_eq!(far[far.len() - 1].2[3], 0, "the resume last: {far:?}");
+    let (f0, f1) = span(&far);
+    assert_eq!(
+        far_line.gaps(f0, f1),
+        vec![],
+        "the far side lapsed: {far:?}"
+    );
+    // The WAN load: 300 ms / 31.5 ms, plus the first pause and the resume.
+    assert!(
+        (9..=14).contains(&far.len()),
+        "{} WAN frames: {far:?}",
+        far.len()
+    );
+    let s = show(&d).pe.unwrap();
+    let p3 = s.storm.unwrap().priorities[3];
+    assert_eq!(p3.counters.refreshed as usize, far.len() - 2, "{p3:?}");
+    assert_eq!(s.egress.relayed + s.egress.flushed, far.len() as u64);
 }

@@ -129,34 +129,42 @@ fn pe_status(pe: &RelayStatus, out: &mut String) {
         None => out.push_str("storm ceiling: off\n"),
         Some(s) => {
             out.push_str(&format!(
-                "storm ceiling: {}/s per priority, burst {}, episode gap {} ms; suppressed {}\n",
+                "storm ceiling: resumes {}/s per priority, burst {}, episode gap {} ms; pauses \
+                 timed at {} Gb/s, refreshed {} us before they lapse; suppressed {}\n",
                 s.max_per_second,
                 s.burst,
                 s.episode_gap_ns as f64 / 1e6,
+                s.link_speed_bps as f64 / 1e9,
+                s.refresh_before_ns as f64 / 1e3,
                 s.suppressed
             ));
             let mut t = Table::new([
                 "PRIO",
                 "EPISODE",
                 "PENDING",
+                "FAR-PAUSED-UNTIL",
                 "TOKENS",
                 "EPISODES",
                 "RELAYED",
                 "BYPASSED",
                 "SUPPRESSED",
                 "FLUSHED",
+                "REFRESHED",
             ]);
             for p in &s.priorities {
                 t.row([
                     p.priority.to_string(),
                     if p.in_episode { "open" } else { "-" }.into(),
                     p.pending.map_or("-".into(), |v| v.to_string()),
+                    p.far_paused_until_ns
+                        .map_or("-".into(), |ns| format!("{:.6} s", ns as f64 / 1e9)),
                     p.tokens.to_string(),
                     p.counters.episodes.to_string(),
                     p.counters.relayed.to_string(),
                     p.counters.bypassed.to_string(),
                     p.counters.suppressed.to_string(),
                     p.counters.flushed.to_string(),
+                    p.counters.refreshed.to_string(),
                 ]);
             }
             out.push_str(&t.render());

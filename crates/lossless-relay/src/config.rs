@@ -72,6 +72,9 @@ pub struct RelayConfig {
     /// draft-he-rtgwg-wan-pfc-00's buffer condition, for `relay show`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buffer: Option<BufferConfig>,
+    /// Measure the WAN delay to the far PE inside the tunnel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measure: Option<crate::delay::MeasureConfig>,
     /// How losslessd's data path waits and batches (the core ignores it).
     #[serde(default)]
     pub datapath: Datapath,
@@ -319,7 +322,8 @@ impl Default for StormConfig {
 #[serde(deny_unknown_fields)]
 pub struct BufferConfig {
     /// One-way forwarding delay of a PFC frame from the destination gateway
-    /// to the source gateway (`2ms`).
+    /// to the source gateway (`2ms`), or `measured`: the PEs' measurement
+    /// inside the tunnel (a PE with `[relay.measure]` only).
     pub wan_delay: String,
     /// Average receive rate of the priority at the gateway's port (`100G`).
     pub rx_rate: String,
@@ -488,6 +492,9 @@ impl StormConfig {
     }
 }
 
+/// `buffer.wan_delay` for the PEs' measurement.
+pub const MEASURED: &str = "measured";
+
 /// [`BufferConfig`] with its quantities parsed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BufferInputs {
@@ -502,8 +509,31 @@ impl BufferConfig {
         Ok(crate::buffer::GatewayBuffer::evaluate(&i.wan, i.reserved))
     }
 
+    /// Whether the delay is the PEs' measurement.
+    pub fn is_measured(&self) -> bool {
+        self.wan_delay == MEASURED
+    }
+
+    /// The condition for a measured one-way delay and round trip.
+    pub fn evaluate_measured(
+        &self,
+        one_way: units::Duration,
+        round_trip: units::Duration,
+    ) -> Result<crate::buffer::GatewayBuffer, ConfigError> {
+        let mut i = self.inputs()?;
+        i.wan.delay = one_way;
+        Ok(crate::buffer::GatewayBuffer::evaluate_with(
+            &i.wan, round_trip, "measured", i.reserved,
+        ))
+    }
+
+    /// The quantities parsed; a measured delay is 0 until measured.
     pub fn inputs(&self) -> Result<BufferInputs, ConfigError> {
-        let delay = unit("buffer.wan_delay", &self.wan_delay, parse_duration)?;
+        let delay = if self.is_measured() {
+            units::Duration(0)
+        } else {
+            unit("buffer.wan_delay", &self.wan_delay, parse_duration)?
+        };
         let rx_rate = unit("buffer.rx_rate", &self.rx_rate, parse_rate)?;
         let tx_rate = match &self.tx_rate {
             Some(t) => unit("buffer.tx_rate", t, parse_rate)?,
@@ -616,7 +646,17 @@ impl RelayConfig {
                 allowed: "1..=1024",
             });
         }
+        if let Some(m) = &self.measure {
+            m.session()?;
+        }
         if let Some(b) = &self.buffer {
+            if b.is_measured() && self.measure.is_none() {
+                return Err(ConfigError::Unit {
+                    key: "buffer.wan_delay",
+                    value: MEASURED.into(),
+                    reason: "needs [relay.measure], which measures it".into(),
+                });
+            }
             b.inputs()?;
         }
         Ok(())
@@ -630,6 +670,15 @@ impl GatewayConfig {
             unicast("pe_system_mac", m)?;
         }
         if let Some(b) = &self.buffer {
+            if b.is_measured() {
+                return Err(ConfigError::Unit {
+                    key: "buffer.wan_delay",
+                    value: MEASURED.into(),
+                    reason: "a gateway does not measure the WAN; give the delay (its PE's \
+                             relay show has the measured one)"
+                        .into(),
+                });
+            }
             b.inputs()?;
         }
         Ok(())

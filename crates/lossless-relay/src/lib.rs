@@ -17,13 +17,15 @@
 //! - [`config`]: a `[relay]` TOML section; [`status`]: `relay show`.
 //! - [`example`]: the draft's two-DC topology as ready configurations.
 //! - [`buffer`]: the draft's buffer condition at the gateway, by the headroom
-//!   model.
+//!   model, and the physically safe bound beside it.
+//! - [`delay`]: the WAN delay measured PE to PE inside the tunnel.
 //!
 //! Time is a parameter ([`Instant`]): nothing here reads a clock or does I/O.
 
 pub mod batch;
 pub mod buffer;
 pub mod config;
+pub mod delay;
 pub mod example;
 pub mod gateway;
 pub mod pause;
@@ -39,6 +41,7 @@ pub use config::{
     ConfigError, Datapath, DcSide, GatewayConfig, Marking, Poll, RelayConfig, RelaySection,
     StormConfig, TunnelConfig, WanSide,
 };
+pub use delay::{MeasureConfig, WanDelay, WanDelayStatus};
 pub use gateway::GatewayCheck;
 pub use lossless_dcbx::{Duration, Instant};
 pub use pause::{PauseClock, PauseTimeline};

@@ -16,9 +16,12 @@ use std::time::Duration;
 use common::*;
 use lossless_node::protocol::Request;
 use lossless_node::relay::RelayShow;
-use lossless_relay::example::{self, Kind, DC2_GW, PE2_DC, PE2_WAN};
+use lossless_relay::config::BufferConfig;
+use lossless_relay::example::{self, Kind, DC1_GW, DC2_GW, PE1_DC, PE1_WAN, PE2_DC, PE2_WAN};
 use lossless_relay::Instant;
-use lossless_relay::{PauseClock, PauseTimeline, RelayConfig, RelaySection, StormConfig};
+use lossless_relay::{
+    MeasureConfig, PauseClock, PauseTimeline, RelayConfig, RelaySection, StormConfig,
+};
 use lossless_sys::batch::{wait_any, BatchOptions, BatchSocket, Filter, RxBatch};
 use lossless_sys::if_nametoindex;
 use lossless_sys::netns::in_netns;
@@ -308,8 +311,9 @@ fn take_stamped(sock: &MeasureSocket, into: &mut Vec<(Instant, u8, [u16; 8])>) {
 /// DC2's gateway refreshes a 65,535-quanta pause (33.5 ms at 1 Gb/s) every
 /// 100 us for 300 ms, then resumes. By the kernel's receive timestamps on the
 /// tunnel side, the far side is paused without a gap from the first pause to
-/// the resume, and the WAN carries about one frame per 31.5 ms of pause (the
-/// pause less the 2 ms margin) instead of 3,000.
+/// the resume, and the WAN carries about one frame per 18.5 ms of pause (the
+/// pause less a 15 ms margin, wide enough for a daemon on oversubscribed
+/// vCPUs) instead of 3,000.
 #[test]
 fn a_storm_keeps_the_far_side_paused_without_gaps() {
     if !can_run("relay_daemon storm") {
@@ -322,7 +326,7 @@ fn a_storm_keeps_the_far_side_paused_without_gaps() {
         max_per_second: Some(10),
         burst: Some(2),
         link_speed: "1G".into(),
-        refresh_before: "2ms".into(),
+        refresh_before: "15ms".into(),
         ..StormConfig::default()
     };
     let conf = dir.path().join("pe.toml");
@@ -386,9 +390,10 @@ fn a_storm_keeps_the_far_side_paused_without_gaps() {
         vec![],
         "the far side lapsed: {far:?}"
     );
-    // The WAN load: 300 ms / 31.5 ms, plus the first pause and the resume.
+    // The WAN load: one refresh per 33.5 - 15 ms at most (one per 33.5 ms
+    // at least), plus the first pause and the resume.
     assert!(
-        (9..=14).contains(&far.len()),
+        (10..=20).contains(&far.len()),
         "{} WAN frames: {far:?}",
         far.len()
     );
@@ -396,4 +401,146 @@ fn a_storm_keeps_the_far_side_paused_without_gaps() {
     let p3 = s.storm.unwrap().priorities[3];
     assert_eq!(p3.counters.refreshed as usize, far.len() - 2, "{p3:?}");
     assert_eq!(s.egress.relayed + s.egress.flushed, far.len() as u64);
+}
+
+struct KillOnDrop<'a>(&'a mut std::process::Child);
+
+impl Drop for KillOnDrop<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Two PEs measure the WAN between them inside the SRv6 tunnel: a delay line
+/// (`lossless-delayline`: this kernel has no netem) holds each direction for
+/// 2 ms, the measured round trip is 4 ms plus
+/// the PEs' handling, and the gateway's reserve follows from it: `relay show`
+/// gives the draft's condition on the one way and the safe bound on the round
+/// trip, named.
+#[test]
+fn two_pes_measure_the_wan_delay_in_the_tunnel() {
+    if !can_run("relay_daemon measure") {
+        return;
+    }
+    let (pe2, pe1, hosts, line, dir) = (
+        Netns::new(),
+        Netns::new(),
+        Netns::new(),
+        Netns::new(),
+        TempDir::new(),
+    );
+    let mac = |m: MacAddr| m.to_string();
+    Veth::new(
+        &pe2,
+        "pe2-wan",
+        &mac(PE2_WAN),
+        &line,
+        "la",
+        "02:00:00:00:ee:01",
+    );
+    Veth::new(
+        &line,
+        "lb",
+        "02:00:00:00:ee:02",
+        &pe1,
+        "pe1-wan",
+        &mac(PE1_WAN),
+    );
+    Veth::new(&hosts, "gw2", &mac(DC2_GW), &pe2, "pe2-dc", &mac(PE2_DC));
+    Veth::new(&hosts, "gw1", &mac(DC1_GW), &pe1, "pe1-dc", &mac(PE1_DC));
+    for (ns, i) in [
+        (&pe2, "pe2-wan"),
+        (&pe2, "pe2-dc"),
+        (&pe1, "pe1-wan"),
+        (&pe1, "pe1-dc"),
+        (&hosts, "gw1"),
+        (&hosts, "gw2"),
+        (&line, "la"),
+        (&line, "lb"),
+    ] {
+        ns.ip(&["link", "set", i, "up"]);
+    }
+    let mut delayline = std::process::Command::new("ip")
+        .args(["netns", "exec", &line.name])
+        .arg(env!("CARGO_BIN_EXE_lossless-delayline"))
+        .args(["--a", "la", "--b", "lb", "--delay", "2ms"])
+        .stdin(std::process::Stdio::null())
+        .spawn()
+        .expect("lossless-delayline");
+    let _line = KillOnDrop(&mut delayline);
+    let start = |n: u8, ns: &Netns| {
+        let mut cfg = example::pe(n, Kind::Srv6);
+        cfg.measure = Some(MeasureConfig {
+            samples: 8,
+            period: "1s".into(),
+            ..MeasureConfig::default()
+        });
+        cfg.buffer = Some(BufferConfig {
+            wan_delay: "measured".into(),
+            rx_rate: "100G".into(),
+            tx_rate: None,
+            reserved: Some("600MB".into()),
+        });
+        #[derive(serde::Serialize)]
+        struct File {
+            relay: RelaySection,
+        }
+        let conf = dir.path().join(format!("pe{n}.toml"));
+        let text = toml::to_string(&File {
+            relay: RelaySection::Pe(cfg),
+        })
+        .unwrap();
+        std::fs::write(&conf, text).unwrap();
+        Daemon::start(
+            ns,
+            &dir.path().join(format!("pe{n}")),
+            &["--config", conf.to_str().unwrap()],
+        )
+    };
+    let (d2, d1) = (start(2, &pe2), start(1, &pe1));
+    for d in [&d2, &d1] {
+        let s = wait_for(Duration::from_secs(20), "a WAN delay measurement", || {
+            let pe = show(d).pe?;
+            pe.wan_delay?.round_trip_ns?;
+            Some(pe)
+        });
+        let w = s.wan_delay.unwrap();
+        let rtt = w.round_trip_ns.unwrap();
+        // The line's 4 ms are a floor no measurement can go under; above it
+        // is the relays' own handling (their timestamps are the relay's clock
+        // when a frame is handed in and queued): tens of microseconds on a
+        // quiet machine, milliseconds when the vCPUs are oversubscribed.
+        assert!(
+            (4_000_000..40_000_000).contains(&rtt),
+            "round trip {rtt} ns for 2 x 2 ms of delay line: {w:?}"
+        );
+        assert_eq!(w.one_way_ns, Some(rtt / 2));
+        assert_eq!(s.ingress.delivered, 0, "nothing reached the DC side");
+        let b = s.gateway_buffer.unwrap();
+        assert_eq!(b.delay_source, "measured");
+        // The draft: 100 G x one way; the safe bound: 100 G x the round trip.
+        assert_eq!(b.product_bits, (rtt * 1000 / 2).div_ceil(10));
+        assert_eq!(b.safe_bits, rtt * 100);
+        assert_eq!(b.holds, Some(true), "600 MB > 100 G x the one way");
+        assert_eq!(b.safe_holds, Some(true), "600 MB > 100 G x the round trip");
+        let out = d.cli(&["relay", "show"]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("WAN delay, measured to the far PE in the tunnel: round trip"),
+            "{text}"
+        );
+        assert!(
+            text.contains("gateway buffer, the draft's condition (draft-he-rtgwg-wan-pfc-00)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("gateway buffer, the physically safe bound"),
+            "{text}"
+        );
+        assert!(text.contains("(measured)"), "{text}");
+        if std::env::var_os("LOSSLESS_PRINT_SHOW").is_some() {
+            eprintln!("{text}");
+        }
+    }
 }

@@ -75,6 +75,7 @@ fn sub(a: &EgressCounters, b: &EgressCounters) -> EgressCounters {
         suppressed: a.suppressed - b.suppressed,
         flushed: a.flushed - b.flushed,
         dropped,
+        measurement: a.measurement - b.measurement,
     }
 }
 
@@ -99,6 +100,9 @@ pub(super) fn verdict_text(port: Port, v: &Verdict) -> String {
         Verdict::Suppressed => format!("checked it ({side}), suppressed it (storm ceiling)"),
         Verdict::Delivered => {
             format!("took it out of the tunnel ({side}), checked it, rewrote the SMAC, delivered it")
+        }
+        Verdict::Measured => {
+            format!("took it out of the tunnel ({side}): a WAN delay measurement frame")
         }
         Verdict::Dropped(r) => format!("dropped it ({side}): {r}"),
     }

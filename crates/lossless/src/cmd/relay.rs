@@ -119,11 +119,19 @@ fn pe_status(pe: &RelayStatus, out: &mut String) {
     ));
     let i = &pe.ingress;
     out.push_str(&format!(
-        "ingress (WAN -> DC gateway): received {}, delivered {}, dropped {}: {}\n",
+        "ingress (WAN -> DC gateway): received {}, delivered {}, dropped {}: {}{}\n",
         i.received,
         i.delivered,
         i.dropped.total(),
-        drops(&i.dropped)
+        drops(&i.dropped),
+        if pe.wan_delay.is_some() {
+            format!(
+                "; WAN delay measurement {} in, {} out",
+                i.measurement, e.measurement
+            )
+        } else {
+            String::new()
+        }
     ));
     match &pe.storm {
         None => out.push_str("storm ceiling: off\n"),
@@ -173,8 +181,32 @@ fn pe_status(pe: &RelayStatus, out: &mut String) {
     if let Some(m) = &pe.last_malformed {
         out.push_str(&format!("last malformed tunnel frame: {m}\n"));
     }
-    if let Some(b) = &pe.gateway_buffer {
-        buffer(b, out);
+    if let Some(d) = &pe.wan_delay {
+        match (d.round_trip_ns, d.one_way_ns) {
+            (Some(rtt), Some(one)) => out.push_str(&format!(
+                "WAN delay, measured to the far PE in the tunnel: round trip {:.3} ms (median {:.3} \
+                 ms, {}/{} exchanges), one way {:.3} ms; {} rounds, {} failed\n",
+                rtt as f64 / 1e6,
+                d.median_ns.unwrap_or(rtt) as f64 / 1e6,
+                d.valid,
+                d.sent,
+                one as f64 / 1e6,
+                d.rounds_completed,
+                d.rounds_failed
+            )),
+            _ => out.push_str(&format!(
+                "WAN delay: measuring (no round completed yet; {} rounds failed, {} frames sent, {} \
+                 received)\n",
+                d.rounds_failed, d.frames_sent, d.frames_received
+            )),
+        }
+    }
+    match &pe.gateway_buffer {
+        Some(b) => buffer(b, out),
+        None if pe.wan_delay.is_some() => {
+            out.push_str("gateway buffer: waiting for the first WAN delay measurement\n")
+        }
+        None => {}
     }
 }
 
@@ -212,14 +244,29 @@ fn gateway(g: &GatewayShow, out: &mut String) {
 }
 
 fn buffer(b: &lossless_relay::buffer::GatewayBuffer, out: &mut String) {
+    let source = if b.delay_source.is_empty() {
+        "configured"
+    } else {
+        b.delay_source.as_str()
+    };
     out.push_str(&format!(
-        "gateway buffer (draft-he-rtgwg-wan-pfc-00): (rx {} - tx {}) x {} = {} bits: reserve more \
-         than that, at least {} bytes",
+        "gateway buffer, the draft's condition (draft-he-rtgwg-wan-pfc-00): (rx {} - tx {}) x \
+         forwarding delay {} ({source}) = {} bits: reserve more than that, at least {} bytes",
         b.rx_rate, b.tx_rate, b.wan_delay, b.product_bits, b.minimum_bytes
     ));
-    match (b.reserved_bytes, b.holds) {
-        (Some(r), Some(true)) => out.push_str(&format!("; reserved {r} bytes: holds\n")),
-        (Some(r), _) => out.push_str(&format!("; reserved {r} bytes: TOO SMALL\n")),
-        _ => out.push('\n'),
+    let verdict = |holds: Option<bool>| match (b.reserved_bytes, holds) {
+        (Some(r), Some(true)) => format!("; reserved {r} bytes: holds\n"),
+        (Some(r), _) => format!("; reserved {r} bytes: TOO SMALL\n"),
+        _ => "\n".to_string(),
+    };
+    out.push_str(&verdict(b.holds));
+    if !b.round_trip.is_empty() {
+        out.push_str(&format!(
+            "gateway buffer, the physically safe bound (data in flight for a round trip, as the PFC \
+             Delay Value Constraint Model counts it): rx {} x round trip {} ({source}) = {} bits: at \
+             least {} bytes",
+            b.rx_rate, b.round_trip, b.safe_bits, b.safe_minimum_bytes
+        ));
+        out.push_str(&verdict(b.safe_holds));
     }
 }

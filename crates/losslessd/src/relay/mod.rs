@@ -16,6 +16,7 @@
 
 pub mod gateway;
 pub mod pe;
+pub mod xdp;
 
 use std::io;
 use std::os::fd::AsFd;

@@ -91,6 +91,17 @@ pub struct Datapath {
     pub poll: Poll,
     /// Frames per `recvmmsg`/`sendmmsg` (1..=1024).
     pub batch: u16,
+    /// `auto`: the XDP program where it loads and attaches, the AF_PACKET
+    /// path for the rest and where it cannot; `off`: AF_PACKET only.
+    pub xdp: XdpMode,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum XdpMode {
+    #[default]
+    Auto,
+    Off,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -105,6 +116,7 @@ impl Default for Datapath {
         Datapath {
             poll: Poll::Wait,
             batch: 64,
+            xdp: XdpMode::Auto,
         }
     }
 }

@@ -39,7 +39,7 @@ pub mod tunnel;
 pub use batch::{Port, Transmit, TxBatch};
 pub use config::{
     ConfigError, Datapath, DcSide, GatewayConfig, Marking, Poll, RelayConfig, RelaySection,
-    StormConfig, TunnelConfig, WanSide,
+    StormConfig, TunnelConfig, WanSide, XdpMode,
 };
 pub use delay::{MeasureConfig, WanDelay, WanDelayStatus};
 pub use gateway::GatewayCheck;

@@ -435,4 +435,13 @@ int xdp_wan(struct xdp_md *ctx)
 	return act;
 }
 
+/* Passes everything: attached to a veth that only receives redirected
+ * frames, it makes the veth accept them (a veth takes XDP frames only when
+ * its receiving end runs XDP or has GRO on). */
+SEC("xdp")
+int xdp_pass(struct xdp_md *ctx)
+{
+	return XDP_PASS;
+}
+
 char LICENSE[] SEC("license") = "Dual MIT/GPL";

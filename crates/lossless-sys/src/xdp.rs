@@ -270,6 +270,30 @@ impl XdpRelay {
     }
 }
 
+/// A program that passes every frame, attached to one interface (in the
+/// caller's network namespace) until dropped: what a veth needs on its
+/// receiving end to take frames another interface's XDP program redirects
+/// into it (or GRO on, where ethtool is there).
+pub struct PassProgram {
+    _ebpf: Ebpf,
+}
+
+impl PassProgram {
+    pub fn attach(ifindex: u32) -> io::Result<PassProgram> {
+        let obj = object().map_err(|e| io::Error::new(io::ErrorKind::Unsupported, e))?;
+        let mut ebpf = Ebpf::load(obj).map_err(|e| err("loading the XDP object", e))?;
+        let prog: &mut Xdp = ebpf
+            .program_mut("xdp_pass")
+            .ok_or_else(|| err("xdp_pass", "missing from the object"))?
+            .try_into()
+            .map_err(|e| err("xdp_pass", e))?;
+        prog.load().map_err(|e| err("xdp_pass", e))?;
+        prog.attach_to_if_index(ifindex, XdpFlags::DRV_MODE)
+            .map_err(|e| err("attaching xdp_pass", e))?;
+        Ok(PassProgram { _ebpf: ebpf })
+    }
+}
+
 const BPF_PROG_TEST_RUN: libc::c_long = 10;
 const BPF_F_TEST_XDP_LIVE_FRAMES: u32 = 1 << 1;
 

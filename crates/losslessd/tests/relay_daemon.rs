@@ -41,8 +41,11 @@ fn config(storm: Option<u32>) -> String {
     file(cfg)
 }
 
+/// The AF_PACKET path (the sink has no XDP program to take redirected
+/// frames; `relay_xdp_veth.rs` runs the XDP path).
 fn file(mut cfg: RelayConfig) -> String {
     cfg.wan.next_hop_mac = SINK;
+    cfg.datapath.xdp = lossless_relay::XdpMode::Off;
     #[derive(serde::Serialize)]
     struct File {
         relay: RelaySection,

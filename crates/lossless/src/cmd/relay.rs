@@ -55,6 +55,31 @@ fn render(r: &RelayShow) -> String {
         },
         r.datapath.batch
     );
+    if let Some(x) = &r.xdp {
+        if x.running {
+            out.push_str(&format!(
+                "data path: XDP ({}) on both interfaces: {} relayed, {} delivered, {} dropped, \
+                 {} passed to the AF_PACKET path{}{}\n",
+                x.mode.as_deref().unwrap_or("?"),
+                x.egress_relayed,
+                x.ingress_delivered,
+                x.egress_dropped + x.ingress_dropped,
+                x.egress_passed + x.ingress_passed,
+                if x.redirect_failed > 0 {
+                    format!(", {} redirects FAILED", x.redirect_failed)
+                } else {
+                    String::new()
+                },
+                if x.why.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", x.why)
+                }
+            ));
+        } else {
+            out.push_str(&format!("data path: AF_PACKET only; XDP {}\n", x.why));
+        }
+    }
     let mut t = Table::new([
         "SIDE",
         "INTERFACE",

@@ -124,3 +124,107 @@ impl XdpCounts {
         x
     }
 }
+
+/// How often a failed attach is tried again, and the interfaces looked up.
+const RETRY: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The fast path of one PE thread: loaded and attached when it can be, with
+/// what `relay show` says about it.
+pub struct XdpPath {
+    cfg: Result<RelayCfg, String>,
+    off: Option<&'static str>,
+    relay: Option<lossless_sys::xdp::XdpRelay>,
+    attached: Option<(u32, u32)>,
+    last_try: Option<std::time::Instant>,
+    storm: bool,
+}
+
+impl XdpPath {
+    pub fn new(cfg: &RelayConfig) -> XdpPath {
+        XdpPath {
+            cfg: xdp_config(cfg),
+            off: (cfg.datapath.xdp == lossless_relay::XdpMode::Off)
+                .then_some("off in the configuration ([relay.datapath] xdp = \"off\")"),
+            relay: None,
+            attached: None,
+            last_try: None,
+            storm: cfg.storm.max_per_second.is_some(),
+        }
+    }
+
+    /// Loads and attaches the program on `dc` and `wan` if it is not
+    /// running there yet (again after an interface came back with a new
+    /// index), at most once a second; records the outcome in `show`.
+    pub fn ensure(&mut self, dc: &str, wan: &str, show: &mut crate::relay::XdpShowSlot) {
+        if let Some(why) = self.off {
+            show.set_off(why);
+            return;
+        }
+        if self.last_try.is_some_and(|t| t.elapsed() < RETRY) {
+            return;
+        }
+        self.last_try = Some(std::time::Instant::now());
+        let idx = (
+            lossless_sys::if_nametoindex(dc),
+            lossless_sys::if_nametoindex(wan),
+        );
+        let (Ok(d), Ok(w)) = idx else {
+            self.relay = None;
+            self.attached = None;
+            show.set_off("waiting for both interfaces");
+            return;
+        };
+        if self.attached == Some((d, w)) {
+            return;
+        }
+        self.relay = None;
+        match self.start(d, w) {
+            Ok((relay, mode)) => {
+                self.relay = Some(relay);
+                self.attached = Some((d, w));
+                let why = if self.storm {
+                    "the storm ceiling is on: legal PFC from the DC goes to the core, which keeps \
+                     its timers"
+                } else {
+                    ""
+                };
+                show.set_running(mode, why);
+            }
+            Err(why) => show.set_off(&why),
+        }
+    }
+
+    fn start(
+        &self,
+        dc: u32,
+        wan: u32,
+    ) -> Result<(lossless_sys::xdp::XdpRelay, lossless_sys::xdp::Mode), String> {
+        let cfg = self.cfg.as_ref().map_err(|e| format!("unavailable: {e}"))?;
+        if let Err(e) = lossless_sys::xdp::object() {
+            return Err(format!("unavailable: not built ({e})"));
+        }
+        let mut x = lossless_sys::xdp::XdpRelay::load(cfg)
+            .map_err(|e| format!("unavailable: the kernel refused the program: {e}"))?;
+        x.set_ports(dc, wan)
+            .map_err(|e| format!("unavailable: {e}"))?;
+        let m1 = x
+            .attach(lossless_sys::xdp::Side::Dc, dc)
+            .map_err(|e| format!("unavailable: {e}"))?;
+        let m2 = x
+            .attach(lossless_sys::xdp::Side::Wan, wan)
+            .map_err(|e| format!("unavailable: {e}"))?;
+        let mode =
+            if m1 == lossless_sys::xdp::Mode::Generic || m2 == lossless_sys::xdp::Mode::Generic {
+                lossless_sys::xdp::Mode::Generic
+            } else {
+                lossless_sys::xdp::Mode::Native
+            };
+        Ok((x, mode))
+    }
+
+    /// The program's counts, when it runs.
+    pub fn counts(&self) -> Option<XdpCounts> {
+        let c = self.relay.as_ref()?.counters().ok()?;
+        Some(XdpCounts::from_counters(&c))
+    }
+}

@@ -55,6 +55,7 @@ enum counter {
 	C_INGRESS_DELIVERED,
 	C_INGRESS_PASSED,
 	C_REDIRECT_FAILED,
+	C_SINK,
 	C_COUNT,
 };
 
@@ -442,6 +443,23 @@ SEC("xdp")
 int xdp_pass(struct xdp_md *ctx)
 {
 	return XDP_PASS;
+}
+
+/* The bench's generator: run on live frames (BPF_PROG_RUN with
+ * BPF_F_TEST_XDP_LIVE_FRAMES, as xdp-trafficgen does), it sends each out of
+ * ports[1]. */
+SEC("xdp")
+int xdp_gen(struct xdp_md *ctx)
+{
+	return bpf_redirect_map(&ports, 1, 0);
+}
+
+/* The bench's sink: counts and drops. */
+SEC("xdp")
+int xdp_sink(struct xdp_md *ctx)
+{
+	count(C_SINK);
+	return XDP_DROP;
 }
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";

@@ -121,7 +121,9 @@ pub mod counter {
     pub const INGRESS_DELIVERED: usize = 28;
     pub const INGRESS_PASSED: usize = 29;
     pub const REDIRECT_FAILED: usize = 30;
-    pub const COUNT: usize = 31;
+    /// Frames `xdp_sink` counted (the bench).
+    pub const SINK: usize = 31;
+    pub const COUNT: usize = 32;
 }
 
 /// Which program: the DC side's or the WAN side's.
@@ -129,6 +131,10 @@ pub mod counter {
 pub enum Side {
     Dc,
     Wan,
+    /// The bench's generator (`xdp_gen`: out of `ports[1]`).
+    Gen,
+    /// The bench's sink (`xdp_sink`: counts and drops).
+    Sink,
 }
 
 impl Side {
@@ -136,6 +142,8 @@ impl Side {
         match self {
             Side::Dc => "xdp_dc",
             Side::Wan => "xdp_wan",
+            Side::Gen => "xdp_gen",
+            Side::Sink => "xdp_sink",
         }
     }
 }
@@ -168,7 +176,7 @@ impl XdpRelay {
     pub fn load(cfg: &RelayCfg) -> io::Result<XdpRelay> {
         let obj = object().map_err(|e| io::Error::new(io::ErrorKind::Unsupported, e))?;
         let mut ebpf = Ebpf::load(obj).map_err(|e| err("loading the XDP object", e))?;
-        for side in [Side::Dc, Side::Wan] {
+        for side in [Side::Dc, Side::Wan, Side::Gen, Side::Sink] {
             let prog: &mut Xdp = ebpf
                 .program_mut(side.program())
                 .ok_or_else(|| err(side.program(), "missing from the object"))?
@@ -247,6 +255,14 @@ impl XdpRelay {
         let prog = self.xdp(side)?;
         let fd = prog.fd().map_err(|e| err(side.program(), e))?;
         Ok(fd.as_fd().as_raw_fd())
+    }
+
+    /// Runs `side`'s program `repeat` times on `frame` (not live): the
+    /// kernel's mean time per run, in nanoseconds.
+    pub fn time_run(&mut self, side: Side, frame: &[u8], repeat: u32) -> io::Result<u32> {
+        let fd = self.prog_fd(side)?;
+        let mut out = vec![0u8; 4096];
+        Ok(test_run(fd, frame, &mut out, repeat, 0)?.duration)
     }
 
     /// Runs `side`'s program once on `frame` (`BPF_PROG_TEST_RUN`): the

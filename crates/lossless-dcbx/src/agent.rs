@@ -17,7 +17,6 @@ use std::collections::VecDeque;
 use lossless_wire::cee::{AppConfig, PfcConfig, PgConfig, PriorityMap, FLAG_HEADROOM_MEASUREMENT};
 use lossless_wire::frame::{emit_lldp_frame, Frame, Payload};
 use lossless_wire::ieee::IeeeDcbx;
-use lossless_wire::lldp::{chassis_subtype, port_subtype, Id, Lldpdu};
 use lossless_wire::{EmitError, MacAddr};
 
 use crate::cee::control::ControlMachine;
@@ -26,6 +25,7 @@ use crate::cee::{self, CeeMachines};
 use crate::config::{ConfigError, FeatureAdmin, PortConfig};
 use crate::event::{Event, NeighborLoss};
 use crate::ieee::{self, IeeeMachines};
+use crate::lldp::local;
 use crate::lldp::rx::{Msap, Neighbor, RemoteMib, RxOutcome};
 use crate::lldp::tx::{TxKind, TxMachine};
 use crate::mode::{ModeChange, ModeMachine, Version};
@@ -338,7 +338,10 @@ impl Agent {
             || old.chassis_id != self.cfg.chassis_id
             || old.port_id != self.cfg.port_id
             || old.system_name != self.cfg.system_name
-            || old.port_description != self.cfg.port_description;
+            || old.port_description != self.cfg.port_description
+            || old.system_description != self.cfg.system_description
+            || old.system_capabilities != self.cfg.system_capabilities
+            || old.management_address != self.cfg.management_address;
         let mode_change = self.mode.configure(self.cfg.dcbx.mode);
         let restart = old.dcbx.max_version != self.cfg.dcbx.max_version
             || was_active != self.dcbx_active()
@@ -707,42 +710,15 @@ impl Agent {
 
     fn build_frame(&self, kind: TxKind, out: &mut Vec<u8>) -> Result<(), EmitError> {
         let cfg = &self.cfg;
-        let chassis_id = match &cfg.chassis_id {
-            Some(s) => Id {
-                subtype: chassis_subtype::LOCAL,
-                id: s.as_bytes(),
-            },
-            None => Id {
-                subtype: chassis_subtype::MAC_ADDRESS,
-                id: &cfg.mac.0,
-            },
-        };
-        let port_id = match &cfg.port_id {
-            Some(s) => Id {
-                subtype: port_subtype::INTERFACE_NAME,
-                id: s.as_bytes(),
-            },
-            None => Id {
-                subtype: port_subtype::MAC_ADDRESS,
-                id: &cfg.mac.0,
-            },
-        };
-        let ttl = match kind {
-            TxKind::Info => cfg.timers.ttl(),
-            TxKind::Shutdown => 0,
-        };
-        let mut pdu = Lldpdu::new(chassis_id, port_id, ttl);
-        if kind == TxKind::Info {
-            pdu.port_description = cfg.port_description.as_deref().map(str::as_bytes);
-            pdu.system_name = cfg.system_name.as_deref().map(str::as_bytes);
-            if self.dcbx_active() {
+        local::with_lldpdu(cfg, kind == TxKind::Shutdown, |pdu| {
+            if kind == TxKind::Info && self.dcbx_active() {
                 match self.mode.running() {
                     Version::Cee => pdu.cee_dcbx = Some(self.cee.tlv()),
                     Version::Ieee => pdu.ieee_dcbx = self.ieee_advertised(),
                 }
             }
-        }
-        emit_lldp_frame(cfg.mac, &pdu, out)
+            emit_lldp_frame(cfg.mac, pdu, out)
+        })
     }
 }
 

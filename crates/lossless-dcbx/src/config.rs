@@ -5,7 +5,10 @@
 //! be administratively disabled"), every feature enabled, advertised and
 //! willing, PFC on no priority.
 
+use std::net::IpAddr;
+
 use lossless_wire::cee::{AppConfig, InvalidValue, PfcConfig, PgConfig};
+use lossless_wire::lldp::{capability, SystemCapabilities, MAX_LLDPDU_LEN, MAX_STRING_LEN};
 use lossless_wire::MacAddr;
 use serde::{Deserialize, Serialize};
 
@@ -151,7 +154,20 @@ impl Default for DcbxConfig {
     }
 }
 
+/// The Management Address TLV's content (802.1AB-2016 §8.5.9): an address and
+/// the interface it belongs to, numbered by ifIndex.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MgmtAddress {
+    pub address: IpAddr,
+    /// The interface number (ifIndex subtype).
+    pub ifindex: u32,
+}
+
 /// Everything administered on one port.
+///
+/// The optional identity TLVs (802.1AB-2016 §8.5.5 to §8.5.9) are sent when set
+/// and left out when `None`: the agent sends what it is given, and its caller
+/// (the node) decides what that is (a configured value, or what the host says).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PortConfig {
     /// The port's MAC: source of every frame, and Chassis/Port ID (MAC subtype, as lldpad).
@@ -160,8 +176,16 @@ pub struct PortConfig {
     pub chassis_id: Option<String>,
     /// Port ID override (subtype 5 "interface name" when set); default: the MAC.
     pub port_id: Option<String>,
+    /// System Name TLV (at most 255 octets).
     pub system_name: Option<String>,
+    /// Port Description TLV (at most 255 octets).
     pub port_description: Option<String>,
+    /// System Description TLV (at most 255 octets).
+    pub system_description: Option<String>,
+    /// System Capabilities TLV: the enabled bits a subset of the capabilities.
+    pub system_capabilities: Option<SystemCapabilities>,
+    /// Management Address TLV.
+    pub management_address: Option<MgmtAddress>,
     pub admin_status: AdminStatus,
     pub timers: LldpTimers,
     /// How many neighbours the remote MIB holds on this port; a further MSAP
@@ -178,6 +202,9 @@ impl PortConfig {
             port_id: None,
             system_name: None,
             port_description: None,
+            system_description: None,
+            system_capabilities: None,
+            management_address: None,
             admin_status: AdminStatus::RxTx,
             timers: LldpTimers::default(),
             max_neighbors: 4,
@@ -208,15 +235,25 @@ impl PortConfig {
         for (name, s) in [
             ("system_name", &self.system_name),
             ("port_description", &self.port_description),
+            ("system_description", &self.system_description),
         ] {
             if let Some(s) = s {
-                if s.len() > 255 {
+                if s.len() > MAX_STRING_LEN {
                     return Err(ConfigError::Value {
                         path: name.to_string(),
-                        reason: format!("must be at most 255 bytes, is {}", s.len()),
+                        reason: format!(
+                            "{} octets: the TLV carries at most {MAX_STRING_LEN}",
+                            s.len()
+                        ),
                     });
                 }
             }
+        }
+        if let Some(c) = self.system_capabilities {
+            check_capabilities(c)?;
+        }
+        if let Some(m) = self.management_address {
+            check_management_address(m.address)?;
         }
         let feature = |name: &str, r: Result<(), InvalidValue>| {
             r.map_err(|e| ConfigError::Value {
@@ -228,8 +265,88 @@ impl PortConfig {
         feature("pfc", self.dcbx.pfc.cfg.validate())?;
         feature("app", self.dcbx.app.cfg.validate())?;
         feature("ieee", self.dcbx.ieee.validate())?;
-        Ok(())
+        self.check_lldpdu_len()
     }
+
+    /// The longest LLDPDU this configuration can make fits one frame
+    /// ([`MAX_LLDPDU_LEN`]), so the DCBX TLVs always have their room and the agent
+    /// never builds an LLDPDU that emit refuses.
+    fn check_lldpdu_len(&self) -> Result<(), ConfigError> {
+        let bound = crate::lldp::local::LldpduBound::of(self);
+        if bound.total() <= MAX_LLDPDU_LEN {
+            return Ok(());
+        }
+        Err(ConfigError::Value {
+            path: "lldpdu".to_string(),
+            reason: format!(
+                "the LLDPDU could reach {} octets, over the {MAX_LLDPDU_LEN} one Ethernet \
+                 frame carries: Chassis ID, Port ID and the identity TLVs take {}, the DCBX \
+                 TLVs up to {}; shorten chassis_id, port_id or the identity strings, or \
+                 turn one off",
+                bound.total(),
+                bound.identity,
+                bound.dcbx
+            ),
+        })
+    }
+}
+
+/// A management address is one a manager can reach the host at: a unicast address,
+/// not a loopback one.
+fn check_management_address(a: IpAddr) -> Result<(), ConfigError> {
+    let why = if a.is_unspecified() {
+        Some("the unspecified address")
+    } else if a.is_loopback() {
+        Some("a loopback address")
+    } else if a.is_multicast() || a == IpAddr::V4(std::net::Ipv4Addr::BROADCAST) {
+        Some("not a unicast address")
+    } else {
+        None
+    };
+    match why {
+        None => Ok(()),
+        Some(why) => Err(ConfigError::Value {
+            path: "management_address".to_string(),
+            reason: format!("{a} is {why}: a neighbour's manager could not reach the host there"),
+        }),
+    }
+}
+
+/// The enabled capabilities are among the capabilities (802.1AB-2016 §8.5.8.2),
+/// and no reserved bit is set.
+fn check_capabilities(c: SystemCapabilities) -> Result<(), ConfigError> {
+    let bad = |path: &str, reason: String| {
+        Err(ConfigError::Value {
+            path: path.to_string(),
+            reason,
+        })
+    };
+    for (path, bits) in [
+        ("system_capabilities.capabilities", c.capabilities),
+        ("system_capabilities.enabled", c.enabled),
+    ] {
+        if bits & !capability::DEFINED != 0 {
+            return bad(
+                path,
+                format!(
+                    "bits {} are reserved (802.1AB Table 8-4 defines bits 0..10)",
+                    capability::names(bits & !capability::DEFINED).join(", ")
+                ),
+            );
+        }
+    }
+    let extra = c.enabled & !c.capabilities;
+    if extra != 0 {
+        return bad(
+            "system_capabilities.enabled",
+            format!(
+                "{} enabled but not among the capabilities: a system can only enable \
+                 what it has",
+                capability::names(extra).join(", ")
+            ),
+        );
+    }
+    Ok(())
 }
 
 fn range(path: &str, value: u64, min: u64, max: u64) -> Result<(), ConfigError> {

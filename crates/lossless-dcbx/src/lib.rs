@@ -19,7 +19,9 @@ pub mod status;
 pub mod time;
 
 pub use agent::Agent;
-pub use config::{AdminStatus, ConfigError, DcbxConfig, FeatureAdmin, LldpTimers, PortConfig};
+pub use config::{
+    AdminStatus, ConfigError, DcbxConfig, FeatureAdmin, LldpTimers, MgmtAddress, PortConfig,
+};
 pub use event::{Event, FeatureId, NeighborLoss};
 pub use mode::{DcbxMode, ModeReason, Version};
 pub use reason::Reason;

@@ -50,6 +50,9 @@ pub struct Nic {
     pub trust: Option<Trust>,
     /// IEEE programming rounds.
     pub ieee_programs: usize,
+    /// When set, the driver refuses every programming (CEE, IEEE, the DCBX mode) with
+    /// this error, as a driver that takes no value would: the probe still succeeds.
+    pub refuse: Option<HardwareError>,
 }
 
 impl Nic {
@@ -67,12 +70,14 @@ impl Nic {
             has_trust: true,
             trust: None,
             ieee_programs: 0,
+            refuse: None,
         }
     }
 
     /// `DCB_CMD_SDCBX`.
     pub fn set_dcbx(&mut self, version: Version) -> Result<(), HardwareError> {
         self.probe()?;
+        self.refused()?;
         self.dcbx_mode = Some(version);
         Ok(())
     }
@@ -82,6 +87,7 @@ impl Nic {
     /// absent one is refused, as the kernel answers ENOENT), then the trust order.
     pub fn program_ieee(&mut self, p: &IeeeProgram) -> Result<TrustOutcome, HardwareError> {
         self.probe()?;
+        self.refused()?;
         self.ieee_programs += 1;
         if let Some(ets) = p.ets {
             self.ets = Some(ets);
@@ -123,12 +129,21 @@ impl Nic {
         }
     }
 
+    /// The error a driver set to refuse answers with.
+    fn refused(&self) -> Result<(), HardwareError> {
+        match &self.refuse {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
+    }
+
     pub fn program_cee(
         &mut self,
         pfc: Option<PfcConfig>,
         pg: Option<PgConfig>,
     ) -> Result<(), HardwareError> {
         self.probe()?;
+        self.refused()?;
         self.cee.push((pfc, pg));
         Ok(())
     }

@@ -20,6 +20,7 @@ use crate::sim::{LogEntry, NodeId, PathProps, Sim};
 pub use crate::timeline::TimelineRow;
 use crate::wan_relay::{RelayRun, WanRelayConfig};
 use lossless_headroom::sizing::SizingConfig;
+use lossless_node::health::Health;
 use lossless_node::protocol::DaemonEvent;
 use lossless_relay::example::Kind;
 
@@ -115,6 +116,8 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
 pub struct AgentReport {
     pub name: String,
     pub mac: MacAddr,
+    /// Its port's health as losslessd's `status` gives it (`lossless_node::health`).
+    pub health: Health,
     #[serde(flatten)]
     pub status: PortStatus,
 }
@@ -424,6 +427,7 @@ fn report(
             .map(|&n| AgentReport {
                 name: sim.name(n).to_string(),
                 mac: sim.agent(n).mac(),
+                health: sim.port(n).health(),
                 status: sim.agent(n).status(),
             })
             .collect(),

@@ -26,6 +26,7 @@ use lossless_lab::nic::Driver;
 use lossless_lab::sim::PORT;
 use lossless_lab::{NodeId, PathProps, SegmentId, Sim};
 use lossless_node::config::{DaemonConfig, PortSettings};
+use lossless_node::identity::LocalInfo;
 use lossless_wire::MacAddr;
 use serde::Deserialize;
 use serde_json::Value;
@@ -237,7 +238,7 @@ impl Run {
                 };
                 let mac = self.sim.agent(n).mac();
                 self.sim
-                    .restart(n, s.port_config(mac))
+                    .restart(n, s.port_config(mac, &LocalInfo::default()))
                     .unwrap_or_else(|e| panic!("restart: {e}"));
             }
         }

@@ -14,8 +14,11 @@
 //! neither the daemon's runtime nor its system crate.
 
 pub mod config;
+pub mod dcbx_config_metrics;
 pub mod hardware;
 pub mod headroom;
+pub mod health;
+pub mod identity;
 pub mod link;
 pub mod metrics;
 pub mod node;

@@ -16,6 +16,9 @@ pub struct Link {
     pub oper_up: bool,
     /// The carrier is on (`IFF_LOWER_UP`, without linkwatch's delay).
     pub carrier: bool,
+    /// The interface's alias (`ip link set DEV alias TEXT`): its Port Description.
+    #[serde(default)]
+    pub alias: Option<String>,
 }
 
 impl Link {

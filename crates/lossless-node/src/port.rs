@@ -9,6 +9,8 @@ use tracing::warn;
 use crate::config::PortSettings;
 use crate::hardware::{HardwareErrorCounts, IeeeProgram, Trust};
 use crate::headroom::PortHeadroom;
+use crate::health::Health;
+use crate::identity::LocalInfo;
 use crate::protocol::{
     FeatureSources, Hardware, IoCounters, PortCounters, PortDcbx, PortNeighbors, PortSummary,
     Source,
@@ -23,6 +25,8 @@ pub struct Port {
     pub agent: Agent,
     /// Effective settings: the file's, with the persisted runtime overrides on top.
     pub settings: PortSettings,
+    /// What the host says for this port's identity TLVs.
+    pub local: LocalInfo,
     /// Which features carry a runtime override.
     pub sources: FeatureSources,
     pub hardware: Hardware,
@@ -48,16 +52,18 @@ pub const MAX_HELD: usize = 16;
 
 impl Port {
     /// A port with its link down. `settings` must already carry the overrides.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         name: &str,
         ifindex: u32,
         mac: MacAddr,
         settings: PortSettings,
+        local: LocalInfo,
         overrides: Option<&PortOverrides>,
         seq_base: u32,
         now: Instant,
     ) -> Result<Port, lossless_dcbx::ConfigError> {
-        let mut agent = Agent::new(settings.port_config(mac), now)?;
+        let mut agent = Agent::new(settings.port_config(mac, &local), now)?;
         agent.set_seq_base(seq_base);
         let hardware = Hardware::before_probe(settings.apply);
         let headroom = settings
@@ -70,6 +76,7 @@ impl Port {
             ifindex,
             agent,
             settings,
+            local,
             sources: sources(overrides),
             hardware,
             hw_errors: HardwareErrorCounts::default(),
@@ -86,9 +93,10 @@ impl Port {
         self.agent.mac()
     }
 
-    /// The agent's configuration for these settings on this port's MAC.
+    /// The agent's configuration for these settings on this port's MAC, with what the
+    /// host says for it.
     pub fn port_config(&self, settings: &PortSettings) -> PortConfig {
-        settings.port_config(self.mac())
+        settings.port_config(self.mac(), &self.local)
     }
 
     /// The interface's MAC changed: the agent takes it (Chassis and Port ID, source).
@@ -96,9 +104,33 @@ impl Port {
         if mac == self.mac() {
             return;
         }
-        let cfg = self.settings.port_config(mac);
+        let cfg = self.settings.port_config(mac, &self.local);
         if let Err(e) = self.agent.set_config(now, cfg) {
             warn!(port = %self.name, error = %e, "new MAC refused");
+        }
+    }
+
+    /// What the host says for this port changed (host name, addresses, the interface's
+    /// alias): the agent sends it at once. True when the agent's configuration changed.
+    pub fn set_local(&mut self, now: Instant, local: LocalInfo) -> bool {
+        if local == self.local {
+            return false;
+        }
+        let cfg = self.settings.port_config(self.mac(), &local);
+        if cfg == *self.agent.config() {
+            self.local = local;
+            return false;
+        }
+        match self.agent.set_config(now, cfg) {
+            Ok(()) => {
+                self.local = local;
+                true
+            }
+            Err(e) => {
+                // The file was checked against the longest values a host can give.
+                warn!(port = %self.name, error = %e, "host identity refused");
+                false
+            }
         }
     }
 
@@ -215,6 +247,11 @@ impl Port {
             last_convergence_ms: self.last_convergence.map(|d| d.as_secs_f64() * 1e3),
             hardware: self.hardware.clone(),
         }
+    }
+
+    /// The port's health ([`crate::health`]): its link, DCBX and NIC.
+    pub fn health(&self) -> Health {
+        crate::health::port(&self.agent.status(), &self.hardware)
     }
 
     pub fn neighbors(&self, now: Instant) -> PortNeighbors {

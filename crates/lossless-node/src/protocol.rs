@@ -410,10 +410,14 @@ impl Response {
     }
 }
 
-/// `status`: the daemon and a line per port.
+/// `status`: the daemon, its health as a whole, and a line per port.
 #[derive(Debug, Clone, Serialize)]
 pub struct StatusResult {
     pub daemon: DaemonInfo,
+    /// Every port's problems after its name (and interfaces named on the command line
+    /// that do not exist): `healthy` is false when there is any.
+    #[serde(flatten)]
+    pub health: crate::health::Health,
     pub ports: Vec<PortStatusLine>,
 }
 
@@ -427,6 +431,10 @@ pub struct PortStatusLine {
     pub mode: ModeStatus,
     /// Some feature of the running version is in error.
     pub any_error: bool,
+    /// `healthy`, `health` ("ok" or the problems in words), `problems`: see
+    /// [`crate::health`].
+    #[serde(flatten)]
+    pub health: crate::health::Health,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -612,6 +620,19 @@ pub struct ReloadResult {
     /// What became of the relay's data path: none, unchanged, started, restarted,
     /// stopped or failed.
     pub relay: &'static str,
+    /// Runtime changes (`dcbx set`) that run instead of a different value in the file.
+    pub shadowed: Vec<Shadowed>,
+}
+
+/// A port's feature whose runtime change runs instead of the file's value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Shadowed {
+    pub port: String,
+    pub feature: FeatureName,
+    /// This reload changed the file's value, which therefore does not run.
+    pub file_changed: bool,
+    /// The same for a person, with the command that gives the file's value back.
+    pub message: String,
 }
 
 /// One streamed event.

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use lossless_dcbx::{AdminStatus, DcbxConfig, LldpTimers, PortConfig};
 use lossless_node::config::{Apply, ConfigFileError, DaemonConfig, DaemonSettings, PortSettings};
+use lossless_node::identity::{Advertise, LocalInfo};
 use lossless_wire::cee::{AppEntry, AppSelector, AppTable, PriorityMap, DCBX_OUI};
 use lossless_wire::MacAddr;
 
@@ -51,8 +52,9 @@ fn unknown_key_in_a_port_section() {
     assert_eq!(
         refuse("[ports.eth0]\nmtu = 9000\n"),
         "/etc/lossless/losslessd.toml:2:1: ports.\"eth0\".mtu: unknown key; expected one of: \
-         admin_status, apply, system_name, port_description, chassis_id, port_id, \
-         max_neighbors, timers, dcbx, pg, pfc, app, ets, headroom"
+         admin_status, apply, port_description, system_name, system_description, \
+         system_capabilities, management_address, chassis_id, port_id, max_neighbors, timers, \
+         dcbx, pg, pfc, app, ets, headroom"
     );
 }
 
@@ -91,7 +93,7 @@ fn wrong_type() {
     );
     assert_eq!(
         refuse("[ports.\"eth0\".system_name]\nx = 1\n"),
-        "/etc/lossless/losslessd.toml:1:15: ports.\"eth0\".system_name: expected a string, found a table"
+        "/etc/lossless/losslessd.toml:1:15: ports.\"eth0\".system_name: expected a string, true (the host's value) or false (not sent), found a table"
     );
     assert_eq!(
         refuse("ports = [1]\n"),
@@ -348,7 +350,10 @@ fn no_file_and_an_empty_file_mean_all_defaults() {
         assert_eq!(p, PortSettings::default());
         assert_eq!(p.apply, Apply::None);
         let mac = MacAddr([2, 0, 0, 0, 0, 1]);
-        assert_eq!(p.port_config(mac), PortConfig::new(mac));
+        assert_eq!(
+            p.port_config(mac, &LocalInfo::default()),
+            PortConfig::new(mac)
+        );
     }
 }
 
@@ -377,8 +382,9 @@ timers.msg_tx_interval = 10
 ",
     );
     let eth0 = c.port("eth0");
-    assert_eq!(eth0.system_name.as_deref(), Some("leaf1"));
-    assert_eq!(eth0.port_description.as_deref(), Some("uplink"));
+    let value = |v: &str| Advertise::Value(v.to_string());
+    assert_eq!(eth0.identity.system_name, value("leaf1"));
+    assert_eq!(eth0.identity.port_description, value("uplink"));
     assert_eq!(eth0.apply, Apply::Dcbnl);
     assert_eq!(eth0.admin_status, AdminStatus::RxOnly);
     assert_eq!(eth0.timers.msg_tx_interval, 10);
@@ -396,7 +402,7 @@ timers.msg_tx_interval = 10
     let eth1 = c.port("eth1");
     assert!(!eth1.dcbx().pfc.willing);
     assert_eq!(eth1.admin_status, AdminStatus::TxOnly);
-    assert_eq!(eth1.port_description, None);
+    assert_eq!(eth1.identity.port_description, Advertise::Host);
     assert_eq!(eth1.timers.msg_tx_interval, 30);
 
     let swp0 = c.port("swp0");
@@ -406,10 +412,8 @@ timers.msg_tx_interval = 10
 
     // Nothing matches: [defaults] over the built-in defaults.
     let lo = c.port("lo");
-    let mut expected = PortSettings {
-        system_name: Some("leaf1".into()),
-        ..Default::default()
-    };
+    let mut expected = PortSettings::default();
+    expected.identity.system_name = value("leaf1");
     expected.dcbx_mut().pfc.cfg.priorities = PriorityMap(0b1000);
     expected.dcbx_mut().pfc.willing = false;
     expected.dcbx_mut().pg.cfg.percent = [50, 50, 0, 0, 0, 0, 0, 0];
@@ -479,7 +483,7 @@ fn the_example_file_parses_to_its_documented_values() {
 
     let f0 = c.port("enp65s0f0");
     assert_eq!(f0.apply, Apply::Dcbnl);
-    assert_eq!(f0.system_name.as_deref(), Some("host17"));
+    assert_eq!(f0.identity.system_name, Advertise::Value("host17".into()));
     assert_eq!(f0.admin_status, AdminStatus::RxTx);
     assert_eq!(f0.timers, LldpTimers::default());
     assert_eq!(f0.max_neighbors, 4);
@@ -518,7 +522,10 @@ fn the_example_file_parses_to_its_documented_values() {
 
     let f1 = c.port("enp65s0f1");
     assert_eq!(f1.apply, Apply::Dcbnl);
-    assert_eq!(f1.port_description.as_deref(), Some("to leaf2 swp7"));
+    assert_eq!(
+        f1.identity.port_description,
+        Advertise::Value("to leaf2 swp7".into())
+    );
     assert_eq!(f1.dcbx().mode, lossless_dcbx::DcbxMode::Ieee);
     assert_eq!(f1.dcbx().pfc.cfg.priorities, PriorityMap(0b0001_1000));
     assert_eq!(
@@ -540,253 +547,9 @@ fn the_example_file_parses_to_its_documented_values() {
     // Every section's settings are valid agent configurations.
     for name in ["enp65s0f0", "enp65s0f1", "eno1", "lo"] {
         c.port(name)
-            .port_config(MacAddr([2, 0, 0, 0, 0, 1]))
+            .port_config(MacAddr([2, 0, 0, 0, 0, 1]), &LocalInfo::longest())
             .validate()
             .unwrap_or_else(|e| panic!("{name}: {e}"));
-    }
-}
-
-// ---------------------------------------------------------------- rendering
-
-mod render {
-    use super::*;
-    use lossless_dcbx::ieee::{EtsAdmin, IeeeConfig};
-    use lossless_dcbx::{DcbxMode, FeatureAdmin};
-    use lossless_node::config::{AppRule, AppRules, RuleSelector};
-    use lossless_wire::ieee::{EtsTable, Tsa};
-    use proptest::prelude::*;
-
-    fn text() -> impl Strategy<Value = String> {
-        // Quotes, backslashes, control characters, non-ASCII: all must survive.
-        proptest::string::string_regex("(?s).{1,40}").expect("regex")
-    }
-
-    fn feature<C: std::fmt::Debug + Clone>(
-        cfg: impl Strategy<Value = C>,
-    ) -> impl Strategy<Value = lossless_dcbx::FeatureAdmin<C>> {
-        (any::<bool>(), any::<bool>(), any::<bool>(), cfg).prop_map(
-            |(enable, willing, advertise, cfg)| lossless_dcbx::FeatureAdmin {
-                enable,
-                willing,
-                advertise,
-                cfg,
-            },
-        )
-    }
-
-    fn pg() -> impl Strategy<Value = lossless_wire::cee::PgConfig> {
-        (
-            proptest::array::uniform8(prop_oneof![0u8..=7, Just(15u8)]),
-            proptest::array::uniform8(0u8..=100),
-            1u8..=8,
-        )
-            .prop_map(|(pgid, mut percent, num_tcs)| {
-                // Scale to a sum of exactly 100.
-                let sum: u32 = percent.iter().map(|&p| u32::from(p)).sum();
-                match 100u32.checked_div(sum) {
-                    None => percent = [100, 0, 0, 0, 0, 0, 0, 0],
-                    Some(_) => {
-                        let mut left = 100u32;
-                        for p in percent.iter_mut() {
-                            let v = u32::from(*p) * 100 / sum;
-                            *p = v as u8;
-                            left -= v;
-                        }
-                        percent[0] += left as u8;
-                    }
-                }
-                lossless_wire::cee::PgConfig {
-                    pgid,
-                    percent,
-                    num_tcs,
-                }
-            })
-    }
-
-    fn app_rule() -> impl Strategy<Value = AppRule> {
-        let selector = prop_oneof![
-            Just(RuleSelector::Ethertype),
-            Just(RuleSelector::Tcp),
-            Just(RuleSelector::Udp),
-            Just(RuleSelector::Port),
-            Just(RuleSelector::Dscp),
-            (0u8..=3).prop_map(RuleSelector::Cee),
-        ];
-        (selector, any::<u16>(), any::<[u8; 3]>(), any::<u8>()).prop_map(
-            |(selector, protocol, mut oui, p)| {
-                oui[0] &= 0xfc;
-                let dscp = selector == RuleSelector::Dscp;
-                AppRule {
-                    selector,
-                    protocol: if dscp { protocol % 64 } else { protocol },
-                    oui,
-                    // A DSCP has one priority.
-                    priorities: if dscp {
-                        PriorityMap(1 << (p % 8))
-                    } else {
-                        PriorityMap(p)
-                    },
-                }
-            },
-        )
-    }
-
-    /// Rules with no selector and protocol twice.
-    fn app_rules() -> impl Strategy<Value = AppRules> {
-        proptest::collection::vec(app_rule(), 0..6).prop_map(|v| {
-            let mut rules = AppRules::default();
-            for r in v {
-                if !rules
-                    .entries
-                    .iter()
-                    .any(|o| o.selector == r.selector && o.protocol == r.protocol)
-                {
-                    rules.entries.push(r);
-                }
-            }
-            rules
-        })
-    }
-
-    fn ets() -> impl Strategy<Value = FeatureAdmin<EtsAdmin>> {
-        let tsa = prop_oneof![Just(Tsa::STRICT), Just(Tsa::CBS), Just(Tsa::VENDOR)];
-        (
-            1u8..=8,
-            any::<[u8; 8]>(),
-            proptest::array::uniform7(tsa),
-            any::<(bool, bool, bool, bool)>(),
-            proptest::option::of(any::<bool>()),
-        )
-            .prop_map(|(max_tcs, prio, tsa, flags, recommend)| {
-                let mut table = EtsTable {
-                    prio_tc: prio.map(|p| p % max_tcs),
-                    tc_bw: [100, 0, 0, 0, 0, 0, 0, 0],
-                    tsa: [Tsa::ETS; 8],
-                };
-                table.tsa[1..].copy_from_slice(&tsa);
-                FeatureAdmin {
-                    enable: flags.0,
-                    willing: flags.1,
-                    advertise: flags.2,
-                    cfg: EtsAdmin {
-                        cbs: flags.3,
-                        max_tcs,
-                        table,
-                        recommend,
-                    },
-                }
-            })
-    }
-
-    fn settings() -> impl Strategy<Value = PortSettings> {
-        (
-            (
-                prop_oneof![Just(Apply::None), Just(Apply::Dcbnl)],
-                prop_oneof![
-                    Just(AdminStatus::RxTx),
-                    Just(AdminStatus::TxOnly),
-                    Just(AdminStatus::RxOnly),
-                    Just(AdminStatus::Disabled)
-                ],
-                proptest::option::of(text()),
-                proptest::option::of(text()),
-                proptest::option::of(text()),
-                proptest::option::of(text()),
-                1usize..=1024,
-            ),
-            (
-                1u16..=3600,
-                1u16..=100,
-                1u16..=3600,
-                1u8..=8,
-                1u8..=10,
-                1u16..=100,
-            ),
-            (any::<bool>(), any::<u8>()),
-            feature(pg()),
-            feature((any::<u8>(), 1u8..=8).prop_map(|(p, num_tcs)| {
-                lossless_wire::cee::PfcConfig {
-                    priorities: PriorityMap(p),
-                    num_tcs,
-                }
-            })),
-            feature(Just(lossless_wire::cee::AppConfig::default())),
-            (app_rules(), ets(), any::<bool>(), 0u8..3),
-        )
-            .prop_map(
-                |(a, t, (enabled, max_version), pg, pfc, app, (rules, ets, mbc, mode))| {
-                    PortSettings {
-                        apply: a.0,
-                        admin_status: a.1,
-                        system_name: a.2,
-                        port_description: a.3,
-                        chassis_id: a.4,
-                        port_id: a.5,
-                        max_neighbors: a.6,
-                        timers: LldpTimers {
-                            msg_tx_interval: t.0,
-                            msg_tx_hold: t.1,
-                            msg_fast_tx: t.2,
-                            tx_fast_init: t.3,
-                            tx_credit_max: t.4,
-                            reinit_delay: t.5,
-                        },
-                        dcbx: DcbxConfig {
-                            enabled,
-                            max_version,
-                            pg,
-                            pfc,
-                            app,
-                            mode: [DcbxMode::Auto, DcbxMode::Ieee, DcbxMode::Cee]
-                                [usize::from(mode)],
-                            ieee: IeeeConfig {
-                                ets,
-                                pfc_mbc: mbc,
-                                app: Default::default(),
-                            },
-                            headroom_measurement: false,
-                        },
-                        app: rules,
-                        headroom: Default::default(),
-                    }
-                },
-            )
-            // The two APP tables are the rules in CEE and IEEE form.
-            .prop_map(|mut s| {
-                s.set_app(s.app.clone());
-                s
-            })
-    }
-
-    proptest! {
-        #[test]
-        fn any_settings_round_trip_through_a_rendered_section(s in settings()) {
-            let body = s.to_toml();
-            let port = format!("[ports.\"eth0\"]\n{body}");
-            let c = DaemonConfig::parse(&port, Path::new("rendered.toml"))
-                .map_err(|e| TestCaseError::fail(format!("{e}\n{body}")))?;
-            prop_assert_eq!(c.port("eth0"), s.clone());
-            let defaults = format!("[defaults]\n{body}");
-            let c = DaemonConfig::parse(&defaults, Path::new("rendered.toml"))
-                .map_err(|e| TestCaseError::fail(format!("{e}\n{body}")))?;
-            prop_assert_eq!(c.port("anything"), s);
-        }
-    }
-
-    #[test]
-    fn defaults_render_as_documented() {
-        let body = PortSettings::default().to_toml();
-        assert!(body.contains("apply = \"none\"\n"), "{body}");
-        assert!(body.contains("pfc.priorities = []\n"), "{body}");
-        assert!(
-            body.contains("pg.percent = [13, 13, 13, 13, 12, 12, 12, 12]\n"),
-            "{body}"
-        );
-        assert!(!body.contains("system_name"), "{body}");
-        assert_eq!(
-            parse(&format!("[defaults]\n{body}")).port("x"),
-            PortSettings::default()
-        );
     }
 }
 

@@ -58,6 +58,7 @@ impl One {
                 admin_up: true,
                 oper_up: true,
                 carrier: true,
+                alias: None,
             }],
         );
         while node.poll_output().is_some() {}

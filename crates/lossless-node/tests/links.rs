@@ -21,6 +21,7 @@ fn link(i: usize, up: bool) -> Link {
         admin_up: true,
         oper_up: up,
         carrier: up,
+        alias: None,
     }
 }
 

@@ -7,6 +7,8 @@
 //! * [`link`]: rtnetlink link state: a non-blocking monitor of
 //!   `RTM_NEWLINK`/`RTM_DELLINK`, a blocking dump, and a pure parser of link
 //!   messages; `if_nametoindex` and `if_hwaddr`.
+//! * [`addr`]: rtnetlink interface addresses: a dump, a monitor of
+//!   `RTM_NEWADDR`/`RTM_DELADDR`, and the pure parser; [`host`]: `uname(2)`.
 //! * [`timestamp`]: an `AF_PACKET` socket per port for link-delay measurement frames
 //!   (0x88B5) with kernel timestamps (`SO_TIMESTAMPING`, hardware where the NIC has it).
 //! * [`batch`]: batched `AF_PACKET` I/O (`recvmmsg`/`sendmmsg`) with a filter
@@ -26,10 +28,12 @@
 //! tokio. Every decoder is a pure function over bytes that returns a typed
 //! error and never panics.
 
+pub mod addr;
 pub mod batch;
 #[cfg(test)]
 mod bpf_interp;
 pub mod dcbnl;
+pub mod host;
 pub mod link;
 mod netlink;
 pub mod netns;

@@ -43,6 +43,7 @@ pub(crate) const IFLA_ADDRESS: u16 = 1;
 pub(crate) const IFLA_IFNAME: u16 = 3;
 pub(crate) const IFLA_MTU: u16 = 4;
 pub(crate) const IFLA_OPERSTATE: u16 = 16;
+pub(crate) const IFLA_IFALIAS: u16 = 20;
 pub(crate) const IF_OPER_UP: u8 = 6;
 pub(crate) const IFF_UP: u32 = 0x1;
 pub(crate) const IFF_RUNNING: u32 = 0x40;
@@ -57,7 +58,7 @@ pub const MONITOR_RCVBUF: usize = 8 << 20;
 
 /// One datagram is at most 32 KiB (netlink caps dump skbs there); 64 KiB
 /// leaves room.
-const RECV_BUF: usize = 64 << 10;
+pub(crate) const RECV_BUF: usize = 64 << 10;
 
 /// What the daemon needs to know about a link.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,6 +77,8 @@ pub struct LinkInfo {
     pub carrier: bool,
     /// `IFLA_MTU`.
     pub mtu: Option<u32>,
+    /// `IFLA_IFALIAS` (`ip link set DEV alias TEXT`), when set and not empty.
+    pub alias: Option<String>,
 }
 
 /// A change to one link.
@@ -99,11 +102,11 @@ pub enum LinkError {
     #[error(transparent)]
     Parse(#[from] NetlinkError),
     /// The kernel answered the dump with an error.
-    #[error("rtnetlink link dump failed: {}", io::Error::from_raw_os_error(*errno))]
+    #[error("rtnetlink dump failed: {}", io::Error::from_raw_os_error(*errno))]
     Kernel { errno: i32 },
     /// The dump was interrupted by concurrent changes every time it was
     /// tried.
-    #[error("rtnetlink link dump kept being interrupted by concurrent link changes")]
+    #[error("rtnetlink dump kept being interrupted by concurrent changes")]
     DumpInterrupted,
 }
 
@@ -158,6 +161,7 @@ fn parse_link_msg(msg: &Msg<'_>) -> Result<Option<LinkEvent>, NetlinkError> {
     let mut mac = None;
     let mut mtu = None;
     let mut operstate = None;
+    let mut alias = None;
     for a in attrs.attrs() {
         let a = a?;
         match a.ty {
@@ -169,6 +173,7 @@ fn parse_link_msg(msg: &Msg<'_>) -> Result<Option<LinkEvent>, NetlinkError> {
             }
             IFLA_MTU => mtu = Some(a.u32("IFLA_MTU")?),
             IFLA_OPERSTATE => operstate = Some(a.u8("IFLA_OPERSTATE")?),
+            IFLA_IFALIAS => alias = Some(a.string()).filter(|s| !s.is_empty()),
             _ => {}
         }
     }
@@ -194,6 +199,7 @@ fn parse_link_msg(msg: &Msg<'_>) -> Result<Option<LinkEvent>, NetlinkError> {
         oper_up: flags & IFF_RUNNING != 0 || operstate == Some(IF_OPER_UP),
         carrier: flags & IFF_LOWER_UP != 0,
         mtu,
+        alias,
     })))
 }
 
@@ -201,6 +207,19 @@ fn parse_link_msg(msg: &Msg<'_>) -> Result<Option<LinkEvent>, NetlinkError> {
 #[derive(Debug)]
 pub struct LinkMonitor {
     sock: NlSocket,
+}
+
+/// Reads one datagram of a monitor socket into `buf`; `ENOBUFS` is
+/// [`LinkError::Overrun`].
+pub(crate) fn recv_monitored<'b>(
+    sock: &NlSocket,
+    buf: &'b mut [u8],
+) -> Result<&'b [u8], LinkError> {
+    match sock.recv(buf) {
+        Ok(n) => Ok(buf.get(..n).unwrap_or(&[])),
+        Err(e) if e.raw_os_error() == Some(libc::ENOBUFS) => Err(LinkError::Overrun),
+        Err(e) => Err(e.into()),
+    }
 }
 
 impl LinkMonitor {
@@ -224,12 +243,7 @@ impl LinkMonitor {
     /// [`LinkError::Overrun`], after which the socket keeps working.
     pub fn recv(&self) -> Result<Vec<LinkEvent>, LinkError> {
         let mut buf = vec![0u8; RECV_BUF];
-        let n = match self.sock.recv(&mut buf) {
-            Ok(n) => n,
-            Err(e) if e.raw_os_error() == Some(libc::ENOBUFS) => return Err(LinkError::Overrun),
-            Err(e) => return Err(e.into()),
-        };
-        Ok(parse_link_messages(buf.get(..n).unwrap_or(&[]))?)
+        Ok(parse_link_messages(recv_monitored(&self.sock, &mut buf)?)?)
     }
 }
 
@@ -257,21 +271,40 @@ pub fn encode_dump_request(seq: u32) -> Vec<u8> {
 /// blocking `RTM_GETLINK` dump on a socket of its own. Retries a dump that
 /// the kernel marks interrupted (`NLM_F_DUMP_INTR`) up to 5 times.
 pub fn dump_links() -> Result<Vec<LinkInfo>, LinkError> {
+    dump(encode_dump_request, |msg| {
+        Ok(match parse_link_msg(msg)? {
+            Some(LinkEvent::New(info)) => Some(info),
+            _ => None,
+        })
+    })
+}
+
+/// A blocking rtnetlink dump on a socket of its own: `request(seq)` is sent, every
+/// answer goes through `parse`. Retries a dump that the kernel marks interrupted
+/// (`NLM_F_DUMP_INTR`) up to 5 times.
+pub(crate) fn dump<T>(
+    request: impl Fn(u32) -> Vec<u8>,
+    parse: impl Fn(&Msg<'_>) -> Result<Option<T>, NetlinkError>,
+) -> Result<Vec<T>, LinkError> {
     for attempt in 0..5u32 {
-        if let Some(links) = dump_once(attempt + 1)? {
-            return Ok(links);
+        if let Some(items) = dump_once(&request(attempt + 1), attempt + 1, &parse)? {
+            return Ok(items);
         }
     }
     Err(LinkError::DumpInterrupted)
 }
 
 /// One dump; `None` if it was interrupted.
-fn dump_once(seq: u32) -> Result<Option<Vec<LinkInfo>>, LinkError> {
+fn dump_once<T>(
+    request: &[u8],
+    seq: u32,
+    parse: &impl Fn(&Msg<'_>) -> Result<Option<T>, NetlinkError>,
+) -> Result<Option<Vec<T>>, LinkError> {
     let sock = NlSocket::open(false, 0)?;
     sock.set_rcvtimeo(Duration::from_secs(5))?;
-    sock.send(&encode_dump_request(seq))?;
+    sock.send(request)?;
     let mut buf = vec![0u8; RECV_BUF];
-    let mut links = Vec::new();
+    let mut items = Vec::new();
     let mut interrupted = false;
     loop {
         let n = sock.recv(&mut buf)?;
@@ -290,7 +323,7 @@ fn dump_once(seq: u32) -> Result<Option<Vec<LinkInfo>>, LinkError> {
                     if code < 0 {
                         return Err(LinkError::Kernel { errno: -code });
                     }
-                    return Ok((!interrupted).then_some(links));
+                    return Ok((!interrupted).then_some(items));
                 }
                 NLMSG_ERROR => {
                     let code = msg.error_code()?;
@@ -301,8 +334,8 @@ fn dump_once(seq: u32) -> Result<Option<Vec<LinkInfo>>, LinkError> {
                     }
                 }
                 _ => {
-                    if let Some(LinkEvent::New(info)) = parse_link_msg(&msg)? {
-                        links.push(info);
+                    if let Some(item) = parse(&msg)? {
+                        items.push(item);
                     }
                 }
             }
@@ -428,6 +461,7 @@ mod tests {
                 (IFLA_ADDRESS, &[2, 0, 0, 0, 0, 1]),
                 (IFLA_MTU, &9000u32.to_ne_bytes()),
                 (IFLA_OPERSTATE, &[IF_OPER_UP]),
+                (IFLA_IFALIAS, b"to leaf 1\0"),
             ],
         );
         buf.extend(link_msg(RTM_DELLINK, 0, 5, 0, &[(IFLA_IFNAME, b"eth9\0")]));
@@ -443,6 +477,7 @@ mod tests {
                     oper_up: true,
                     carrier: false,
                     mtu: Some(9000),
+                    alias: Some("to leaf 1".into()),
                 }),
                 LinkEvent::Del {
                     ifindex: 5,

@@ -11,6 +11,7 @@ use std::io;
 use tokio::io::unix::AsyncFd;
 use tokio::io::Interest;
 
+use crate::addr::AddrMonitor;
 use crate::link::LinkMonitor;
 use crate::packet::PacketSocket;
 use crate::timestamp::MeasureSocket;
@@ -28,6 +29,8 @@ impl sealed::OwnsFd for MeasureSocket {}
 impl OwnsFd for MeasureSocket {}
 impl sealed::OwnsFd for LinkMonitor {}
 impl OwnsFd for LinkMonitor {}
+impl sealed::OwnsFd for AddrMonitor {}
+impl OwnsFd for AddrMonitor {}
 
 /// Wraps `inner` in an `AsyncFd` (read and write interest). Must run inside a
 /// tokio runtime.

@@ -24,6 +24,7 @@ fn link(ifindex: u32, name: &str, mac_last: u8, up: bool, run: bool, mtu: u32) -
         oper_up: run,
         carrier: run,
         mtu: Some(mtu),
+        alias: None,
     })
 }
 

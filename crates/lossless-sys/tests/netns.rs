@@ -369,6 +369,7 @@ fn the_link_monitor_sees_links_come_go_and_change_state() {
             oper_up: true,
             carrier: true,
             mtu: Some(1500),
+            alias: None,
         }
     );
     let x1 = find("x1");

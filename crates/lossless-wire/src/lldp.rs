@@ -12,6 +12,14 @@ use crate::MacAddr;
 /// LLDP Ethertype.
 pub const ETHERTYPE_LLDP: u16 = 0x88cc;
 
+/// The longest LLDPDU: one frame's MAC service data unit, 1500 octets on
+/// Ethernet (802.1AB-2016 §8.1). [`Lldpdu::emit`] refuses a longer one.
+pub const MAX_LLDPDU_LEN: usize = 1500;
+
+/// The longest Port Description, System Name or System Description (802.1AB
+/// §8.5.5 to §8.5.7: a 255-octet string).
+pub const MAX_STRING_LEN: usize = 255;
+
 /// TLV type codes (802.1AB Table 8-1).
 pub mod tlv_type {
     pub const END: u8 = 0;
@@ -46,6 +54,71 @@ pub mod port_subtype {
     pub const INTERFACE_NAME: u8 = 5;
     pub const AGENT_CIRCUIT_ID: u8 = 6;
     pub const LOCAL: u8 = 7;
+}
+
+/// System capability bits (802.1AB-2016 Table 8-4), as the System
+/// Capabilities TLV carries them in both its bitmaps.
+pub mod capability {
+    pub const OTHER: u16 = 1 << 0;
+    pub const REPEATER: u16 = 1 << 1;
+    pub const BRIDGE: u16 = 1 << 2;
+    pub const WLAN_ACCESS_POINT: u16 = 1 << 3;
+    pub const ROUTER: u16 = 1 << 4;
+    pub const TELEPHONE: u16 = 1 << 5;
+    pub const DOCSIS_CABLE_DEVICE: u16 = 1 << 6;
+    /// "Station only": an end station with none of the other capabilities.
+    pub const STATION_ONLY: u16 = 1 << 7;
+    pub const CVLAN_COMPONENT: u16 = 1 << 8;
+    pub const SVLAN_COMPONENT: u16 = 1 << 9;
+    pub const TWO_PORT_MAC_RELAY: u16 = 1 << 10;
+    /// Bits 11..15 are reserved.
+    pub const DEFINED: u16 = (1 << 11) - 1;
+
+    /// The name of each defined bit, bit 0 first: what `lossless decode` prints
+    /// and the configuration file takes.
+    pub const NAMES: [&str; 11] = [
+        "other",
+        "repeater",
+        "bridge",
+        "wlan_access_point",
+        "router",
+        "telephone",
+        "docsis_cable_device",
+        "station_only",
+        "cvlan_component",
+        "svlan_component",
+        "two_port_mac_relay",
+    ];
+
+    /// The bit of a name in [`NAMES`].
+    pub fn from_name(name: &str) -> Option<u16> {
+        NAMES.iter().position(|n| *n == name).map(|b| 1 << b)
+    }
+
+    /// The names of the bits set, bit 0 first; reserved bits as `bitN`.
+    pub fn names(bits: u16) -> Vec<String> {
+        (0..16)
+            .filter(|b| bits & (1 << b) != 0)
+            .map(|b| match NAMES.get(b) {
+                Some(name) => (*name).to_string(),
+                None => format!("bit{b}"),
+            })
+            .collect()
+    }
+}
+
+/// IANA address family numbers a Management Address TLV uses (802.1AB §8.5.9.3).
+pub mod address_family {
+    pub const IPV4: u8 = 1;
+    pub const IPV6: u8 = 2;
+    pub const MAC: u8 = 6;
+}
+
+/// Management Address interface numbering subtypes (802.1AB §8.5.9.5).
+pub mod interface_subtype {
+    pub const UNKNOWN: u8 = 1;
+    pub const IF_INDEX: u8 = 2;
+    pub const SYSTEM_PORT_NUMBER: u8 = 3;
 }
 
 /// A Chassis ID or Port ID: subtype plus 1..=255 octets of id.

@@ -256,3 +256,39 @@ fn invalid_ieee_values_are_refused() {
         }))
     ));
 }
+
+/// An LLDPDU is one frame's MAC service data unit: 1500 octets on Ethernet.
+/// Each TLV within its own limit could add up to more; emit refuses that
+/// rather than sending a frame a peer would drop or cut.
+#[test]
+fn lldpdu_longer_than_1500_octets_is_refused() {
+    use lossless_wire::lldp::MAX_LLDPDU_LEN;
+    assert_eq!(MAX_LLDPDU_LEN, 1500);
+    let long = [b'x'; 255];
+    let id = Id {
+        subtype: 7,
+        id: &long,
+    };
+    let mut pdu = Lldpdu::new(id, Id { subtype: 5, ..id }, 120);
+    pdu.port_description = Some(&long);
+    pdu.system_name = Some(&long);
+    pdu.system_description = Some(&long);
+    // 258 + 258 + 4 + 3 * 257 + End 2 = 1293; an org TLV of 6 + 201 makes 1500.
+    let info = [0u8; 202];
+    pdu.org_specific.push(OrgTlv {
+        oui: [0, 0x12, 0x0f],
+        subtype: 1,
+        info: &info[..201],
+    });
+    assert_eq!(pdu.buffer_len(), 1500);
+    let bytes = emit(&pdu).expect("1500 octets fit");
+    assert_eq!(Lldpdu::parse(&bytes).expect("parses"), pdu);
+    pdu.org_specific[0].info = &info;
+    assert_eq!(emit(&pdu), Err(length("lldpdu", 1501, 0, 1500)));
+    let mut frame = vec![1, 2, 3];
+    assert_eq!(
+        emit_lldp_frame(MAC, &pdu, &mut frame),
+        Err(length("lldpdu", 1501, 0, 1500))
+    );
+    assert!(frame.is_empty(), "nothing half-built is left to send");
+}

@@ -6,7 +6,7 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 mod cmd;
 mod error;
@@ -28,7 +28,8 @@ Examples:
   lossless lab --scenario wan-relay       PFC relayed across a WAN, DC2 to DC1 (draft-he-rtgwg-wan-pfc-00)
   lossless decode capture.pcapng          decode LLDP/DCBX/PFC frames, readable
   lossless decode capture.pcap --json     the same, one JSON object per frame
-  lossless status                         ports of the running losslessd
+  lossless status                         ports of the running losslessd and what is wrong
+  lossless -j status | jq .healthy        false when any port has a problem
   lossless dcbx show eth0                 the DCBX version, admin, peer and operational DCBX of a port
   lossless dcbx set eth0 pfc --priorities 3,4 --willing no
   lossless dcbx set eth0 app add dscp 26 3
@@ -42,10 +43,9 @@ Examples:
 Exit status: 0 success, 2 bad usage or unreadable input, 1 any other failure."
 )]
 struct Cli {
-    #[arg(long, global = true, value_name = "PATH", env = "LOSSLESS_SOCKET",
-          default_value = lossless_node::protocol::DEFAULT_SOCKET, help = cmd::daemon::SOCKET_HELP,
-          hide_default_value = true, hide_env = true)]
-    socket: std::path::PathBuf,
+    /// JSON output: the same as the command's own --json (as `ip -j`, `dcb -j`).
+    #[arg(short = 'j', long = "json")]
+    json: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -80,16 +80,19 @@ enum Command {
     /// Example: lossless headroom calc --speed 100G --cable 30m --medium fiber --explain
     #[command(long_about = cmd::headroom::LONG_ABOUT)]
     Headroom(cmd::headroom::Args),
-    /// The running daemon and one line per port: link, DCBX version, peer, in sync, hardware.
+    /// The running daemon and one line per port: link, DCBX version, NIC, health.
     ///
     /// MODE is the DCBX version that runs: ieee (IEEE 802.1Qaz) or cee (CEE DCBX), with
-    /// "(auto)" when the port picks it from what the peer speaks. SYNCD is yes when every
-    /// feature of that version agrees with a present peer (CEE DCBX Syncd, IEEE 802.1Qaz
-    /// agreed), ERROR when one is in error.
+    /// "(auto)" when the port picks it from what the peer speaks. APPLY is what reaches
+    /// the NIC (none, or dcbnl's state). HEALTH is ok, or each problem in words, one per
+    /// line: the link down, no DCBX peer, a feature in error, not operational or not in
+    /// sync (with why), a failed dcbnl programming. What the configuration turns off is
+    /// not a problem. --json has `healthy` per port and for the daemon.
     ///
-    /// Example: lossless status --json | jq '.ports[] | select(.all_syncd | not)'
+    /// Example: lossless status --json | jq '.ports[] | select(.healthy | not) | .problems'
     Status(cmd::daemon::JsonArg),
-    /// LLDP neighbours per port, as the daemon's remote MIB holds them.
+    /// LLDP neighbours per port, as the daemon's remote MIB holds them: system name,
+    /// port id and description, chassis, MAC, TTL, DCBX.
     ///
     /// Example: lossless neighbors eth0
     Neighbors(cmd::daemon::PortArgs),
@@ -111,29 +114,88 @@ enum Command {
     /// ceiling, buffer.
     #[command(subcommand)]
     Relay(cmd::relay::RelayCommand),
+    /// A completion script for bash, zsh, fish, elvish or PowerShell, on stdout.
+    #[command(after_help = cmd::generate::COMPLETIONS_AFTER_HELP)]
+    Completions(cmd::generate::CompletionsArgs),
+    /// Man pages: lossless(1) and one per command and subcommand, written into DIR.
+    #[command(after_help = cmd::generate::MAN_AFTER_HELP)]
+    Man(cmd::generate::ManArgs),
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let mut cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return error::clap_exit(e),
     };
+    if cli.json {
+        match json_flag(&mut cli.command) {
+            Ok(flag) => *flag = true,
+            Err(e) => return e.report(),
+        }
+    }
     let result = match cli.command {
         Command::Decode(args) => cmd::decode::run(args),
         Command::Lab(args) => cmd::lab::run(args),
         Command::Policy(args) => cmd::policy::run(args),
-        Command::Profile(c) => cmd::profile::run(&cli.socket, c),
-        Command::Headroom(args) => cmd::headroom::run(args, &cli.socket),
-        Command::Status(args) => cmd::daemon::status(&cli.socket, args),
-        Command::Neighbors(args) => cmd::daemon::neighbors(&cli.socket, args),
-        Command::Dcbx(c) => cmd::dcbx::run(&cli.socket, c),
-        Command::Counters(args) => cmd::daemon::counters(&cli.socket, args),
-        Command::Events(args) => cmd::daemon::events(&cli.socket, args),
-        Command::Reload(args) => cmd::daemon::reload(&cli.socket, args),
-        Command::Relay(c) => cmd::relay::run(&cli.socket, c),
+        Command::Profile(c) => cmd::profile::run(c),
+        Command::Headroom(args) => cmd::headroom::run(args),
+        Command::Status(args) => cmd::daemon::status(args),
+        Command::Neighbors(args) => cmd::daemon::neighbors(args),
+        Command::Dcbx(c) => cmd::dcbx::run(c),
+        Command::Counters(args) => cmd::daemon::counters(args),
+        Command::Events(args) => cmd::daemon::events(args),
+        Command::Reload(args) => cmd::daemon::reload(args),
+        Command::Relay(c) => cmd::relay::run(c),
+        Command::Completions(args) => cmd::generate::completions(args, Cli::command()),
+        Command::Man(args) => cmd::generate::man(args, Cli::command()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => e.report(),
     }
+}
+
+/// The command's own `--json`, which `lossless -j COMMAND` sets; an error for a
+/// command without a JSON form.
+fn json_flag(command: &mut Command) -> Result<&mut bool, error::CliError> {
+    use cmd::dcbx::DcbxCommand as D;
+    use cmd::headroom::Sub as H;
+    use cmd::policy::PolicyCmd as P;
+    Ok(match command {
+        Command::Decode(a) => &mut a.json,
+        Command::Lab(a) => &mut a.json,
+        Command::Policy(a) => match &mut a.cmd {
+            P::Check(c) => &mut c.inputs.json,
+            P::Compile(c) => &mut c.inputs.json,
+            P::Resolve(c) | P::Explain(c) => &mut c.inputs.json,
+        },
+        Command::Profile(cmd::profile::ProfileCommand::Roce(a)) => {
+            if !a.apply_to_daemon {
+                return Err(error::CliError::input(
+                    "--json",
+                    "`profile roce` prints a configuration section (TOML); it has a JSON \
+                     form only with --apply-to-daemon",
+                ));
+            }
+            &mut a.json
+        }
+        Command::Headroom(a) => match &mut a.command {
+            H::Calc(c) => &mut c.json,
+            H::Compare(c) => &mut c.json,
+            H::Show(c) => &mut c.json,
+        },
+        Command::Status(a) | Command::Reload(a) => &mut a.json,
+        Command::Neighbors(a) | Command::Counters(a) => &mut a.json,
+        Command::Events(a) => &mut a.json,
+        Command::Dcbx(D::Show(a)) => &mut a.json,
+        Command::Dcbx(D::Set(a)) => &mut a.json,
+        Command::Dcbx(D::Reset(a)) => &mut a.json,
+        Command::Relay(cmd::relay::RelayCommand::Show(a)) => &mut a.json,
+        Command::Completions(_) | Command::Man(_) => {
+            return Err(error::CliError::input(
+                "--json",
+                "completions and man pages are shell scripts and roff, with no JSON form",
+            ))
+        }
+    })
 }

@@ -19,6 +19,7 @@ pub fn link(l: LinkInfo) -> Link {
         admin_up: l.admin_up,
         oper_up: l.oper_up,
         carrier: l.carrier,
+        alias: l.alias,
     }
 }
 

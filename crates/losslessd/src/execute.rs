@@ -109,11 +109,11 @@ pub(crate) fn execute(node: &mut Node, io: &mut Io, clock: &Clock) {
         execute_one(node, io, clock, out);
         // Everything here runs on the one thread that also carries the frames: a
         // blocked loop delays measurement answers and LLDPDUs.
-        let ms = started.elapsed().as_secs_f64() * 1e3;
+        let ms = (started.elapsed().as_secs_f64() * 1e5).round() / 100.0;
         if ms > 100.0 {
-            warn!(output = kind, ms, "the event loop was blocked");
+            warn!(output = %kind, ms, "the event loop was blocked");
         } else if ms > 10.0 {
-            debug!(output = kind, ms, "the event loop was blocked");
+            debug!(output = %kind, ms, "the event loop was blocked");
         }
     }
 }
@@ -295,7 +295,7 @@ fn execute_one(node: &mut Node, io: &mut Io, clock: &Clock, out: Output) {
         }
         Output::ReadConfig => {
             let read = match &io.config_path {
-                Some(path) => config_file::read(path),
+                Some(path) => config_file::read(path).map(Some),
                 None => Ok(None),
             };
             node.handle_config(clock.now(), read);

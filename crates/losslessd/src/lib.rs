@@ -6,6 +6,8 @@ pub mod config_file;
 pub mod control;
 pub mod convert;
 mod execute;
+pub mod host;
+pub mod logging;
 pub mod relay;
 pub mod runtime;
 pub mod state_dir;

@@ -13,6 +13,7 @@ use lossless_dcbx::Instant;
 use lossless_node::config::{ConfigFileError, DaemonConfig};
 use lossless_node::node::{Identity, Node, Now, RequestId};
 use lossless_node::protocol::Request;
+use lossless_sys::addr::AddrMonitor;
 use lossless_sys::link::{dump_links, LinkError, LinkMonitor};
 use lossless_sys::reactor::async_fd;
 use tokio::signal::unix::{signal, SignalKind};
@@ -23,6 +24,7 @@ use crate::config_file;
 use crate::control::{self, CoreMsg, Reply};
 use crate::convert;
 use crate::execute::{execute, Input, Io};
+use crate::host;
 use crate::state_dir::{StateDir, StateDirError};
 
 /// Command-line choices; each overrides the file.
@@ -54,17 +56,10 @@ pub enum RunError {
     Io(#[from] io::Error),
 }
 
-/// Loads the configuration as `losslessd` would, with the command line on top.
+/// Loads the configuration as `losslessd` would (the file `opts.config` names, which
+/// must exist, or every default), with the command line on top.
 pub fn load_config(opts: &Options) -> Result<DaemonConfig, RunError> {
     let mut config = match &opts.config {
-        // A file named on the command line must exist: a typo must not
-        // silently run every port on the defaults.
-        Some(path) if !path.exists() => {
-            return Err(RunError::Config(ConfigFileError::Io {
-                path: path.clone(),
-                source: io::Error::new(io::ErrorKind::NotFound, "no such file"),
-            }))
-        }
         Some(path) => config_file::load(path)?,
         None => DaemonConfig::default(),
     };
@@ -145,8 +140,9 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
         "losslessd starting"
     );
 
-    // Subscribe to link changes before the dump, so nothing falls between.
+    // Subscribe to link and address changes before the dumps, so nothing falls between.
     let monitor = async_fd(LinkMonitor::open()?)?;
+    let addr_monitor = async_fd(AddrMonitor::open()?)?;
     let listener = control::bind(&socket_path, socket_group.as_deref()).map_err(|source| {
         RunError::Socket {
             path: socket_path.clone(),
@@ -166,11 +162,13 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
 
     let (input_tx, mut input_rx) = mpsc::channel::<Input>(8192);
     let mut io = Io::new(input_tx, state, opts.config.clone());
+    // Who the host is before the first port, so its first LLDPDU says it.
+    node.handle_host(clock.now(), host::read());
     let links = dump_links().map_err(|e| RunError::Netlink(e.to_string()))?;
     node.handle_links(clock.now(), links.into_iter().map(convert::link).collect());
     for missing in node.missing_cli_ports() {
         warn!(
-            port = missing,
+            port = %missing,
             "interface does not exist (yet); waiting for it"
         );
     }
@@ -181,6 +179,8 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
     let mut sigint = signal(SignalKind::interrupt())?;
     let mut sighup = signal(SignalKind::hangup())?;
     let mut next_id: RequestId = 0;
+    let mut refresh =
+        tokio::time::interval_at(tokio::time::Instant::now() + host::REFRESH, host::REFRESH);
     loop {
         let deadline = node.poll_timeout().map(|t| clock.deadline(t));
         tokio::select! {
@@ -237,6 +237,14 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
                     }
                 }
             }
+            guard = addr_monitor.readable() => {
+                let mut guard = guard?;
+                // What changed does not matter: the host is read again whole.
+                drain_addr_monitor(addr_monitor.get_ref());
+                guard.clear_ready();
+                node.handle_host(clock.now(), host::read());
+            }
+            _ = refresh.tick() => node.handle_host(clock.now(), host::read()),
             _ = sleep_until(deadline) => node.handle_timeout(clock.now()),
             Some(msg) = core_rx.recv() => match msg {
                 CoreMsg::Control { req, reply } => {
@@ -250,7 +258,10 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
                     let _ = reply.send(node.render_metrics(clock.now(), relay.as_ref()));
                 }
             },
-            _ = sighup.recv() => node.handle_reload_signal(clock.now()),
+            _ = sighup.recv() => {
+                node.handle_host(clock.now(), host::read());
+                node.handle_reload_signal(clock.now());
+            }
             _ = sigterm.recv() => break,
             _ = sigint.recv() => break,
         }
@@ -261,6 +272,21 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
     execute(&mut node, &mut io, &clock);
     let _ = std::fs::remove_file(&socket_path);
     Ok(())
+}
+
+/// Reads the address monitor until it is empty (an overrun included: the host is
+/// read again whole anyway).
+fn drain_addr_monitor(m: &AddrMonitor) {
+    for _ in 0..1024 {
+        match m.recv() {
+            Ok(_) | Err(LinkError::Overrun) => {}
+            Err(e) if e.would_block() => return,
+            Err(e) => {
+                error!(error = %e, "address monitor receive failed");
+                return;
+            }
+        }
+    }
 }
 
 async fn sleep_until(deadline: Option<tokio::time::Instant>) {

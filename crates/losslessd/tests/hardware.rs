@@ -104,8 +104,24 @@ fn apply_dcbnl_on_veth_reports_and_keeps_negotiating() {
     assert!(hw["reason"].as_str().unwrap().contains("vb"), "{hw}");
     assert_eq!(status["ports"][0]["dcbx_active"], true);
     assert_eq!(status["ports"][0]["all_syncd"], true);
+    // Asked for and not possible: a problem, named in words.
+    assert_eq!(status["ports"][0]["healthy"], false, "{status:#}");
+    let problem = status["ports"][0]["problems"][0].as_str().unwrap();
+    assert_eq!(
+        problem,
+        format!(
+            "dcbnl: {}: nothing is programmed",
+            hw["reason"].as_str().unwrap()
+        )
+    );
     let out = s.a.cli(&["status"]);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("no dcbnl: report only"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    // The table wraps the long problem under HEALTH: read it back as one line.
+    let squashed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        text.contains("no dcbnl") && squashed.contains(problem),
+        "{text}"
+    );
 }
 
 #[test]

@@ -1,4 +1,6 @@
-//! The LLDP agent's two halves, kept apart: transmit timing and the remote MIB.
+//! The LLDP agent's parts, kept apart: transmit timing, the remote MIB, and what the
+//! agent says about its own system.
 
+pub mod local;
 pub mod rx;
 pub mod tx;

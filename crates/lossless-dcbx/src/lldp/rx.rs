@@ -4,7 +4,9 @@
 
 use lossless_wire::cee::CeeDcbx;
 use lossless_wire::ieee::IeeeDcbx;
-use lossless_wire::lldp::{Id, Lldpdu};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+use lossless_wire::lldp::{address_family, capability, Id, Lldpdu, ManagementAddress};
 use lossless_wire::MacAddr;
 use serde::Serialize;
 
@@ -65,6 +67,11 @@ pub struct Neighbor {
     pub last_rx: Instant,
     pub system_name: Option<String>,
     pub port_description: Option<String>,
+    pub system_description: Option<String>,
+    /// Its System Capabilities TLV: (capabilities, enabled).
+    pub system_capabilities: Option<(u16, u16)>,
+    /// The IPv4 and IPv6 addresses of its Management Address TLVs, in order.
+    pub management_addresses: Vec<IpAddr>,
     /// Its CEE DCBX TLV, if its last LLDPDU had one.
     pub dcbx: Option<CeeDcbx>,
     /// Its IEEE 802.1Qaz TLVs, if its last LLDPDU had any (malformed ones included).
@@ -83,7 +90,18 @@ pub struct NeighborSummary {
     pub expires_in_s: f64,
     pub system_name: Option<String>,
     pub port_description: Option<String>,
+    pub system_description: Option<String>,
+    pub system_capabilities: Option<CapabilitiesSummary>,
+    /// IPv4 and IPv6 management addresses (other families are left out).
+    pub management_addresses: Vec<IpAddr>,
     pub dcbx: &'static str,
+}
+
+/// The System Capabilities TLV by name (802.1AB Table 8-4).
+#[derive(Debug, Clone, Serialize)]
+pub struct CapabilitiesSummary {
+    pub capabilities: Vec<String>,
+    pub enabled: Vec<String>,
 }
 
 impl Neighbor {
@@ -96,6 +114,12 @@ impl Neighbor {
             expires_in_s: self.expires.saturating_since(now).as_secs_f64(),
             system_name: self.system_name.clone(),
             port_description: self.port_description.clone(),
+            system_description: self.system_description.clone(),
+            system_capabilities: self.system_capabilities.map(|(c, e)| CapabilitiesSummary {
+                capabilities: capability::names(c),
+                enabled: capability::names(e),
+            }),
+            management_addresses: self.management_addresses.clone(),
             dcbx: match (&self.dcbx, &self.ieee, self.cin_dcbx) {
                 (Some(_), Some(_), _) => "ieee+cee",
                 (None, Some(_), _) => "ieee",
@@ -133,6 +157,20 @@ fn lossy(bytes: Option<&[u8]>) -> Option<String> {
     bytes.map(|b| String::from_utf8_lossy(b).into_owned())
 }
 
+/// An IPv4 or IPv6 management address; None for other families or a length
+/// that does not fit the family.
+fn ip(m: &ManagementAddress<'_>) -> Option<IpAddr> {
+    match m.address_subtype {
+        address_family::IPV4 => <[u8; 4]>::try_from(m.address)
+            .ok()
+            .map(|b| Ipv4Addr::from(b).into()),
+        address_family::IPV6 => <[u8; 16]>::try_from(m.address)
+            .ok()
+            .map(|b| Ipv6Addr::from(b).into()),
+        _ => None,
+    }
+}
+
 impl RemoteMib {
     pub fn neighbors(&self) -> &[Neighbor] {
         &self.neighbors
@@ -167,6 +205,9 @@ impl RemoteMib {
             n.last_rx = now;
             n.system_name = lossy(pdu.system_name);
             n.port_description = lossy(pdu.port_description);
+            n.system_description = lossy(pdu.system_description);
+            n.system_capabilities = pdu.system_capabilities.map(|c| (c.capabilities, c.enabled));
+            n.management_addresses = pdu.management_addresses.iter().filter_map(ip).collect();
             n.dcbx = pdu.cee_dcbx.clone();
             n.ieee = (!pdu.ieee_dcbx.is_empty()).then(|| pdu.ieee_dcbx.clone());
             n.cin_dcbx = pdu.cin_dcbx.is_some();
@@ -189,6 +230,9 @@ impl RemoteMib {
                     last_rx: now,
                     system_name: None,
                     port_description: None,
+                    system_description: None,
+                    system_capabilities: None,
+                    management_addresses: Vec::new(),
                     dcbx: None,
                     ieee: None,
                     cin_dcbx: false,

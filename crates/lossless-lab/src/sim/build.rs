@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use lossless_dcbx::{ConfigError, PortConfig};
 use lossless_headroom::session::Session;
 use lossless_node::config::{ConfigFileError, DaemonConfig, PortSettings};
+use lossless_node::identity::{HostInfo, LocalInfo};
 use lossless_node::node::{Identity, Node};
 use lossless_node::state::PersistedState;
 use lossless_relay::RelaySection;
@@ -26,6 +27,14 @@ pub(super) fn identity(name: &str) -> Identity {
         config_path: Some(config_path(name)),
         cli_ports: Vec::new(),
         pid: 0,
+    }
+}
+
+/// Who a simulated host is: named as the node; no addresses, no IP forwarding.
+pub(super) fn host(name: &str) -> HostInfo {
+    HostInfo {
+        hostname: Some(name.to_string()),
+        ..HostInfo::default()
     }
 }
 
@@ -119,6 +128,7 @@ impl Sim {
             .map(|i| self.nodes[id].link(i))
             .collect();
         if let Kind::Core(c) = &mut self.nodes[id].kind {
+            c.node.handle_host(now, host(name));
             c.node.handle_links(now, links);
         }
         self.after(id);
@@ -161,7 +171,9 @@ impl Sim {
         mac: MacAddr,
         settings: &PortSettings,
     ) -> Result<DaemonConfig, ConfigError> {
-        settings.port_config(mac).validate()?;
+        settings
+            .port_config(mac, &LocalInfo::longest())
+            .validate()?;
         let text = format!("[ports.\"{PORT}\"]\n{}", settings.to_toml());
         DaemonConfig::parse(&text, &config_path(name)).map_err(|e| ConfigError::Value {
             path: "(rendered configuration)".into(),

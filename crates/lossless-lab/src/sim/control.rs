@@ -115,7 +115,9 @@ impl Sim {
         let links = (0..self.nodes[node].ports.len())
             .map(|i| self.nodes[node].link(i))
             .collect();
-        self.core_mut(node).node.handle_links(now, links);
+        let core = &mut self.core_mut(node).node;
+        core.handle_host(now, super::build::host(&name));
+        core.handle_links(now, links);
         self.note(format!("{} restarted", self.nodes[node].name));
         self.after(node);
         Ok(())

@@ -147,6 +147,7 @@ impl SimNode {
             admin_up: true,
             oper_up: p.link_up,
             carrier: p.link_up,
+            alias: None,
         }
     }
 

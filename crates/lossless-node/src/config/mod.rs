@@ -16,6 +16,7 @@ mod error;
 mod ets;
 mod file;
 mod headroom;
+mod identity;
 mod pattern;
 mod read;
 mod relay;
@@ -30,6 +31,8 @@ use lossless_relay::RelaySection;
 use lossless_wire::MacAddr;
 use serde::{Deserialize, Serialize};
 
+use crate::identity::{Advertise, IdentitySettings, LocalInfo};
+
 pub use app::{AppRule, AppRules, RuleError, RuleSelector};
 pub use error::ConfigFileError;
 pub use headroom::{alpha_text, HeadroomSettings};
@@ -39,7 +42,7 @@ pub use read::quoted as toml_string;
 pub(crate) use ets::{Class, ClassKey, ClassTable};
 pub(crate) use file::add_priority;
 
-use file::{Failure, PortSection};
+use file::PortSection;
 use setting::Layer;
 
 /// Where the daemon looks for its configuration unless told otherwise.
@@ -109,8 +112,9 @@ pub struct PortSettings {
     pub apply: Apply,
     pub chassis_id: Option<String>,
     pub port_id: Option<String>,
-    pub system_name: Option<String>,
-    pub port_description: Option<String>,
+    /// Port Description, System Name, System Description, System Capabilities,
+    /// Management Address: each the host's value, a configured one, or off.
+    pub identity: IdentitySettings,
     pub admin_status: AdminStatus,
     pub timers: LldpTimers,
     pub max_neighbors: usize,
@@ -130,8 +134,12 @@ impl Default for PortSettings {
             mac: _,
             chassis_id,
             port_id,
-            system_name,
-            port_description,
+            // What the port sends about its system comes from the host by default.
+            system_name: _,
+            port_description: _,
+            system_description: _,
+            system_capabilities: _,
+            management_address: _,
             admin_status,
             timers,
             max_neighbors,
@@ -141,8 +149,7 @@ impl Default for PortSettings {
             apply: Apply::None,
             chassis_id,
             port_id,
-            system_name,
-            port_description,
+            identity: IdentitySettings::default(),
             admin_status,
             timers,
             max_neighbors,
@@ -154,32 +161,47 @@ impl Default for PortSettings {
 }
 
 impl PortSettings {
-    /// The agent's configuration for the port with this MAC.
-    pub fn port_config(&self, mac: MacAddr) -> PortConfig {
+    /// The agent's configuration for the port with this MAC, the identity TLVs left to
+    /// the host taking what `local` says (`LocalInfo::default()`: nothing, not sent).
+    pub fn port_config(&self, mac: MacAddr, local: &LocalInfo) -> PortConfig {
         let mut dcbx = self.dcbx.clone();
         dcbx.app.cfg = self.app.cee();
         dcbx.ieee.app = self.app.ieee();
-        PortConfig {
-            mac,
+        let mut cfg = PortConfig {
             chassis_id: self.chassis_id.clone(),
             port_id: self.port_id.clone(),
-            system_name: self.system_name.clone(),
-            port_description: self.port_description.clone(),
             admin_status: self.admin_status,
             timers: self.timers,
             max_neighbors: self.max_neighbors,
             dcbx,
-        }
+            ..PortConfig::new(mac)
+        };
+        self.identity.apply(local, &mut cfg);
+        cfg
     }
 
     /// The settings that give the agent `cfg` (its MAC aside, which the link gives),
-    /// with `apply` and the headroom settings left at their defaults.
+    /// with `apply` and the headroom settings left at their defaults. An identity TLV
+    /// `cfg` does not send is left to the host (so a node given no [`HostInfo`] sends
+    /// exactly what `cfg` does).
+    ///
+    /// [`HostInfo`]: crate::identity::HostInfo
     pub fn from_port_config(cfg: &PortConfig) -> PortSettings {
+        let value = |v: Option<String>| v.map_or(Advertise::Host, Advertise::Value);
         PortSettings {
             chassis_id: cfg.chassis_id.clone(),
             port_id: cfg.port_id.clone(),
-            system_name: cfg.system_name.clone(),
-            port_description: cfg.port_description.clone(),
+            identity: IdentitySettings {
+                port_description: value(cfg.port_description.clone()),
+                system_name: value(cfg.system_name.clone()),
+                system_description: value(cfg.system_description.clone()),
+                system_capabilities: cfg
+                    .system_capabilities
+                    .map_or(Advertise::Host, Advertise::Value),
+                management_address: cfg
+                    .management_address
+                    .map_or(Advertise::Host, |m| Advertise::Value(m.address)),
+            },
             admin_status: cfg.admin_status,
             timers: cfg.timers,
             max_neighbors: cfg.max_neighbors,
@@ -232,19 +254,25 @@ impl DaemonConfig {
                 reason: f.reason,
             }
         };
-        let parsed = file::parse(text).map_err(|f| match f {
-            Failure::Syntax { at, message } => {
-                let (line, column) = position(at);
-                ConfigFileError::Syntax {
-                    path: origin.to_path_buf(),
-                    line,
-                    column,
-                    message,
-                }
+        let mut faults = Vec::new();
+        let parsed = file::parse(text, &mut faults).map_err(|s| {
+            let (line, column) = position(s.at);
+            ConfigFileError::Syntax {
+                path: origin.to_path_buf(),
+                line,
+                column,
+                message: s.message,
             }
-            Failure::Invalid(f) => invalid(f),
         })?;
-        check::check(&parsed.defaults, &parsed.ports).map_err(invalid)?;
+        check::check(&parsed.defaults, &parsed.ports, &mut faults);
+        // Every refusal, in file order.
+        faults.sort_by_key(|f| f.at);
+        let mut errors: Vec<ConfigFileError> = faults.into_iter().map(invalid).collect();
+        match errors.len() {
+            0 => {}
+            1 => return Err(errors.remove(0)),
+            _ => return Err(ConfigFileError::Several(errors)),
+        }
         Ok(DaemonConfig {
             daemon: parsed.daemon,
             defaults: parsed.defaults,

@@ -117,7 +117,8 @@ impl<'a> Field<'a> {
         }
     }
 
-    fn kind(&self) -> &'static str {
+    /// What kind of value this is, as the messages name it.
+    pub fn kind(&self) -> &'static str {
         match self.node {
             Node::Item(Item::Value(v)) | Node::Value(v) => value_kind(v),
             Node::Item(Item::ArrayOfTables(_)) => "an array of tables",

@@ -13,8 +13,8 @@ use super::{Apply, PortSettings};
 impl PortSettings {
     /// The body of a `[defaults]` or `[ports."NAME"]` section that gives
     /// exactly these settings: every key, one dotted `key = value` per line.
-    /// (An unset `chassis_id`, `port_id`, `system_name` or
-    /// `port_description` is left out, as the file cannot unset them.)
+    /// (An unset `chassis_id` or `port_id` is left out, as the file cannot unset
+    /// them.)
     pub fn to_toml(&self) -> String {
         let mut out = String::new();
         let mut line = |key: &str, value: String| {
@@ -35,12 +35,8 @@ impl PortSettings {
             lossless_dcbx::AdminStatus::Disabled => "disabled",
         };
         line("admin_status", word(admin));
-        for (key, value) in [
-            ("system_name", &self.system_name),
-            ("port_description", &self.port_description),
-            ("chassis_id", &self.chassis_id),
-            ("port_id", &self.port_id),
-        ] {
+        super::identity::render(&self.identity, &mut line);
+        for (key, value) in [("chassis_id", &self.chassis_id), ("port_id", &self.port_id)] {
             if let Some(v) = value {
                 line(key, quoted(v));
             }

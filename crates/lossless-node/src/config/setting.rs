@@ -7,10 +7,12 @@
 use lossless_dcbx::{AdminStatus, DcbxMode, FeatureAdmin};
 use lossless_wire::cee::PriorityMap;
 use lossless_wire::ieee::{EtsTable, Tsa};
+use lossless_wire::lldp::SystemCapabilities;
 
 use super::app::AppRules;
 use super::headroom::{HeadroomKey, HeadroomSetting};
 use super::{Apply, PortSettings};
+use crate::identity::Advertise;
 
 /// The LLDP timers, by their key under `timers`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,6 +99,9 @@ pub(crate) enum Key {
     AdminStatus,
     SystemName,
     PortDescription,
+    SystemDescription,
+    SystemCapabilities,
+    ManagementAddress,
     ChassisId,
     PortId,
     MaxNeighbors,
@@ -128,8 +133,11 @@ pub(crate) enum Key {
 pub(crate) enum Setting {
     Apply(Apply),
     AdminStatus(AdminStatus),
-    SystemName(String),
-    PortDescription(String),
+    SystemName(Advertise<String>),
+    PortDescription(Advertise<String>),
+    SystemDescription(Advertise<String>),
+    SystemCapabilities(Advertise<SystemCapabilities>),
+    ManagementAddress(Advertise<std::net::IpAddr>),
     ChassisId(String),
     PortId(String),
     MaxNeighbors(usize),
@@ -164,6 +172,9 @@ impl Setting {
             Setting::AdminStatus(_) => Key::AdminStatus,
             Setting::SystemName(_) => Key::SystemName,
             Setting::PortDescription(_) => Key::PortDescription,
+            Setting::SystemDescription(_) => Key::SystemDescription,
+            Setting::SystemCapabilities(_) => Key::SystemCapabilities,
+            Setting::ManagementAddress(_) => Key::ManagementAddress,
             Setting::ChassisId(_) => Key::ChassisId,
             Setting::PortId(_) => Key::PortId,
             Setting::MaxNeighbors(_) => Key::MaxNeighbors,
@@ -200,8 +211,11 @@ impl Setting {
         match self {
             Setting::Apply(v) => s.apply = *v,
             Setting::AdminStatus(v) => s.admin_status = *v,
-            Setting::SystemName(v) => s.system_name = Some(v.clone()),
-            Setting::PortDescription(v) => s.port_description = Some(v.clone()),
+            Setting::SystemName(v) => s.identity.system_name = v.clone(),
+            Setting::PortDescription(v) => s.identity.port_description = v.clone(),
+            Setting::SystemDescription(v) => s.identity.system_description = v.clone(),
+            Setting::SystemCapabilities(v) => s.identity.system_capabilities = v.clone(),
+            Setting::ManagementAddress(v) => s.identity.management_address = v.clone(),
             Setting::ChassisId(v) => s.chassis_id = Some(v.clone()),
             Setting::PortId(v) => s.port_id = Some(v.clone()),
             Setting::MaxNeighbors(v) => s.max_neighbors = *v,

@@ -8,6 +8,7 @@ use tracing::{debug, info, warn};
 
 use super::{Node, Now, Output};
 use crate::config::Apply;
+use crate::identity::{HostInfo, LocalInfo};
 use crate::link::{Link, LinkChange};
 use crate::port::{Port, MAX_HELD};
 use crate::protocol::{DaemonEvent, EventBody};
@@ -27,6 +28,28 @@ impl Node {
         }
         for l in links {
             self.handle_link_change(now, LinkChange::New(l));
+        }
+    }
+
+    /// What the host is (name, description, forwarding, addresses), as the runtime read
+    /// it: at start and whenever it may have changed (an address came or went, a
+    /// reload). Every port whose identity TLVs change sends them at once.
+    pub fn handle_host(&mut self, now: Now, host: HostInfo) {
+        if host == self.host {
+            return;
+        }
+        self.host = host;
+        let names: Vec<String> = self.ports.keys().cloned().collect();
+        for name in names {
+            let Some(port) = self.ports.get_mut(&name) else {
+                continue;
+            };
+            let Some(link) = self.links.get(&port.ifindex) else {
+                continue;
+            };
+            if port.set_local(now.mono, LocalInfo::of(&self.host, link)) {
+                self.after(now, &name);
+            }
         }
     }
 
@@ -70,6 +93,7 @@ impl Node {
             link.ifindex,
             MacAddr(mac),
             settings,
+            LocalInfo::of(&self.host, link),
             overrides,
             self.seq_base(),
             now.mono,
@@ -113,6 +137,8 @@ impl Node {
         if let Some(mac) = link.mac {
             port.set_mac(now.mono, MacAddr(mac));
         }
+        // A new alias is a new Port Description.
+        port.set_local(now.mono, LocalInfo::of(&self.host, link));
         let changed = port.set_link(now.mono, up);
         if changed {
             info!(port = %link.name, up, "link");
@@ -155,6 +181,7 @@ impl Node {
             return;
         };
         self.by_index.remove(&port.ifindex);
+        self.metrics.forget_port(name);
         if shutdown {
             for frame in port.shutdown(now.mono) {
                 self.outputs.push_back(Output::Send {

@@ -61,7 +61,7 @@ impl Node {
         }
         for c in changes {
             info!(port = %name, headroom_bytes = c.need.headroom.bytes, cells = c.need.headroom.cells,
-                decision = ?c.decision, "headroom sized");
+                decision = %super::log::name(&c.decision), "headroom sized");
             let body = EventBody::Daemon(DaemonEvent::HeadroomChanged {
                 bytes: c.need.headroom.bytes,
                 cells: c.need.headroom.cells,
@@ -142,7 +142,8 @@ impl Node {
         };
         match result {
             Ok(c) => {
-                info!(port = %name, rx = ?c.rx, tx = ?c.tx, "measurement socket open");
+                info!(port = %name, rx = %super::log::name(&c.rx), tx = %super::log::name(&c.tx),
+                    "measurement socket open");
                 h.clocks = Some(c);
                 h.socket_error = None;
                 h.session.set_hardware_timestamps(c.rx == Clock::Hardware);
@@ -229,7 +230,8 @@ impl Node {
         };
         if let Some(ieee) = ieee {
             if let Some(buffer) = h.buffer_read(pfc_enabled, ieee) {
-                info!(port = %name, sizes = ?buffer.buffer_size, "writing the DCB buffer");
+                let sizes = buffer.buffer_size.map(|b| b.to_string()).join(",");
+                info!(port = %name, sizes = %sizes, "writing the DCB buffer");
                 self.outputs.push_back(Output::SetBuffer {
                     ifindex,
                     name,
@@ -271,7 +273,7 @@ impl Node {
 fn log_measurement(name: &str, ev: &MeasureEvent, speed_known: bool) {
     match ev {
         MeasureEvent::Measured(m) => {
-            info!(port = %name, round_trip_ns = m.round_trip.0 as f64 / 1e3,
+            info!(port = %name, round_trip_ns = super::log::round2(m.round_trip.0 as f64 / 1e3),
                 valid = m.valid, "link delay measured");
             if !speed_known {
                 warn!(port = %name, "line rate unknown: set headroom.speed to size the headroom");

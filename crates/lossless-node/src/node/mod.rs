@@ -15,11 +15,13 @@
 
 mod hardware;
 mod links;
+mod log;
 mod measure;
 mod program;
 mod relay;
 mod reload;
 mod requests;
+mod shadow;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::PathBuf;
@@ -165,6 +167,8 @@ pub struct Node {
     started: Instant,
     requests: requests::Requests,
     relay: relay::RelayControl,
+    /// What the runtime said the host is (nothing until it does).
+    host: crate::identity::HostInfo,
 }
 
 impl Node {
@@ -190,6 +194,7 @@ impl Node {
             started: now.mono,
             requests: requests::Requests::default(),
             relay: relay::RelayControl::default(),
+            host: crate::identity::HostInfo::default(),
         };
         node.sync_relay();
         node
@@ -294,12 +299,13 @@ impl Node {
             self.outputs.push_back(Output::Send { ifindex, frame });
         }
         if let Some(took) = drained.converged_in {
-            info!(port = %name, ms = took.as_secs_f64() * 1e3, "negotiation converged");
+            let ms = log::round2(took.as_secs_f64() * 1e3);
+            info!(port = %name, ms, "negotiation converged");
             self.metrics.observe_convergence(took);
         }
         for e in &drained.events {
-            info!(port = %name, peer = %drained.peer, event = ?e, "dcbx");
-            self.metrics.count_event(e);
+            log::event(name, &drained.peer, e);
+            self.metrics.count_event(name, e);
             self.publish(now, name, EventBody::Agent(e.clone()));
         }
         // Other PFC priorities: other buffers hold lossless traffic.

@@ -4,7 +4,7 @@
 
 use tracing::{info, warn};
 
-use super::{Node, Now, Output};
+use super::{shadow, Node, Now, Output};
 use crate::config::{Apply, ConfigFileError, DaemonConfig, DaemonSettings};
 use crate::link::Link;
 use crate::protocol::{DaemonEvent, EventBody, Hardware, ReloadResult, Source};
@@ -37,10 +37,10 @@ impl Node {
         }
         // Socket, state directory and metrics address are bound at start and
         // stay (documented); the rest of [daemon] follows the file.
-        let kept = std::mem::replace(&mut self.config, config).daemon;
+        let old = std::mem::replace(&mut self.config, config);
         self.config.daemon = DaemonSettings {
             log: self.config.daemon.log.clone(),
-            ..kept
+            ..old.daemon.clone()
         };
         let mut result = ReloadResult {
             config: self
@@ -114,12 +114,21 @@ impl Node {
             }
         }
         result.relay = self.sync_relay();
+        result.shadowed = shadow::shadowed(&old, &self.config, &self.persisted, self.ports.keys());
+        for s in &result.shadowed {
+            if s.file_changed {
+                warn!(port = %s.port, feature = %s.feature.name(), "{}", s.message);
+            } else {
+                info!(port = %s.port, feature = %s.feature.name(), "{}", s.message);
+            }
+        }
         info!(
             changed = result.changed.len(),
             added = result.added.len(),
             removed = result.removed.len(),
             unchanged = result.unchanged,
-            relay = result.relay,
+            relay = %result.relay,
+            shadowed = result.shadowed.len(),
             "configuration reloaded"
         );
         Ok(result)

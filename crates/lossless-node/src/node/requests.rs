@@ -13,6 +13,7 @@ use tracing::{error, info};
 
 use super::{Node, Now, Output, RequestId};
 use crate::config::{ConfigFileError, PortSettings};
+use crate::health::{self, Health};
 use crate::port::{sources, Port};
 use crate::protocol::{
     DaemonEvent, DaemonInfo, DcbxView, ErrorKind, EventBody, FeatureChange, FeatureName, IeeeAdmin,
@@ -189,8 +190,13 @@ impl Node {
                 let value = serde_json::to_value(&result).unwrap_or_default();
                 self.reply(id, Response::ok(value));
             }
-            None => info!(changed = ?result.changed, added = ?result.added,
-                removed = ?result.removed, relay = result.relay, "SIGHUP: reloaded"),
+            None => info!(
+                changed = %result.changed.join(","),
+                added = %result.added.join(","),
+                removed = %result.removed.join(","),
+                relay = %result.relay,
+                "SIGHUP: reloaded"
+            ),
         }
     }
 
@@ -208,7 +214,7 @@ impl Node {
 
 fn status(node: &Node, now: Now) -> serde_json::Value {
     let d = &node.config.daemon;
-    let result = StatusResult {
+    let mut result = StatusResult {
         daemon: DaemonInfo {
             version: env!("CARGO_PKG_VERSION").to_string(),
             pid: node.identity.pid,
@@ -223,6 +229,7 @@ fn status(node: &Node, now: Now) -> serde_json::Value {
             metrics: d.metrics.map(|a| a.to_string()),
             boots: node.persisted.boots,
         },
+        health: Health::default(),
         ports: node
             .ports
             .values()
@@ -232,10 +239,18 @@ fn status(node: &Node, now: Now) -> serde_json::Value {
                     summary: p.summary(),
                     mode: s.mode,
                     any_error: s.any_error,
+                    health: health::port(&s, &p.hardware),
                 }
             })
             .collect(),
     };
+    result.health = health::node(
+        result
+            .ports
+            .iter()
+            .map(|p| (p.summary.port.as_str(), &p.health)),
+        &node.missing_cli_ports(),
+    );
     serde_json::to_value(result).unwrap_or_default()
 }
 

@@ -1,6 +1,9 @@
 //! Parsing and emission of a whole LLDPDU (802.1AB-2016 §8 and §9.2.7.7).
 
-use super::{tlv_type, Id, Lldpdu, ManagementAddress, OrgTlv, RawTlv, SystemCapabilities};
+use super::{
+    tlv_type, Id, Lldpdu, ManagementAddress, OrgTlv, RawTlv, SystemCapabilities, MAX_LLDPDU_LEN,
+    MAX_STRING_LEN,
+};
 use crate::cee::{CeeDcbx, DCBX_OUI, SUBTYPE_CEE, SUBTYPE_CIN};
 use crate::codec::{read_tlv, Reader, Tlv, Writer};
 use crate::ieee::{is_dcbx_tlv, IeeeRx};
@@ -9,8 +12,6 @@ use crate::{DecodeError, DecodeErrorKind, EmitError};
 /// Longest Chassis ID / Port ID TLV: subtype + 255 octets of id.
 const MAX_ID_TLV_LEN: usize = 256;
 const MAX_ID_LEN: usize = MAX_ID_TLV_LEN - 1;
-/// Longest Port Description, System Name, System Description.
-const MAX_STRING_LEN: usize = 255;
 const SYSTEM_CAPABILITIES_LEN: usize = 4;
 /// Management Address: address string length 2..=32 (subtype + 1..=31
 /// octets), OID 0..=128 octets; the TLV adds 7 fixed octets.
@@ -373,7 +374,8 @@ impl<'a> Lldpdu<'a> {
     /// Writes `buffer_len()` bytes in the order documented on [`Lldpdu`];
     /// returns that count.
     ///
-    /// Refuses, with the field at fault, a length the parser would refuse:
+    /// Refuses an LLDPDU longer than [`MAX_LLDPDU_LEN`] (field `lldpdu`), and,
+    /// with the field at fault, a length the parser would refuse:
     /// an id of 0 or over 255 octets, a string over 255, a management address
     /// of 0 or over 31 octets or an OID over 128, a CEE DCBX, org-specific or
     /// unknown TLV whose value exceeds 511 octets; and an invalid IEEE DCBX
@@ -385,6 +387,7 @@ impl<'a> Lldpdu<'a> {
     /// or 2 or the IEEE 802.1 OUI with subtype 9..=12, is written but will
     /// not parse back to the same value: building one is a caller bug.
     pub fn emit(&self, buf: &mut [u8]) -> Result<usize, EmitError> {
+        EmitError::check("lldpdu", self.buffer_len(), 0, MAX_LLDPDU_LEN)?;
         let mut w = Writer::new(buf);
         for (t, id, field) in [
             (tlv_type::CHASSIS_ID, &self.chassis_id, "lldp.chassis_id"),

@@ -3,7 +3,7 @@
 //! Every command has `--json` (the daemon's result object, schema in
 //! docs/daemon.md); the default is an aligned table.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use lossless_client::{Client, ClientError};
 use lossless_node::protocol::Request;
@@ -16,20 +16,34 @@ use crate::out::emit;
 pub const SOCKET_HELP: &str =
     "Control socket of the daemon [env: LOSSLESS_SOCKET] [default: /run/lossless/losslessd.sock]";
 
+/// `--socket`: only the commands that talk to losslessd have it (global below them,
+/// so it may follow a sub-subcommand: `dcbx set eth0 pfc ... --socket PATH`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct SocketArg {
+    #[arg(long = "socket", global = true, value_name = "PATH", env = "LOSSLESS_SOCKET",
+          default_value = lossless_node::protocol::DEFAULT_SOCKET, help = SOCKET_HELP,
+          hide_default_value = true, hide_env = true, value_hint = clap::ValueHint::FilePath)]
+    pub path: PathBuf,
+}
+
 #[derive(Debug, clap::Args)]
 pub struct PortArgs {
     /// Only this port.
     pub port: Option<String>,
     /// Print the daemon's JSON result instead of a table.
-    #[arg(long)]
+    #[arg(short = 'j', long)]
     pub json: bool,
+    #[command(flatten)]
+    pub socket: SocketArg,
 }
 
 #[derive(Debug, clap::Args)]
 pub struct JsonArg {
     /// Print the daemon's JSON result instead of a table.
-    #[arg(long)]
+    #[arg(short = 'j', long)]
     pub json: bool,
+    #[command(flatten)]
+    pub socket: SocketArg,
 }
 
 #[derive(Debug, clap::Args)]
@@ -38,8 +52,10 @@ pub struct EventsArgs {
     #[arg(short, long)]
     pub follow: bool,
     /// One JSON object per line.
-    #[arg(long)]
+    #[arg(short = 'j', long)]
     pub json: bool,
+    #[command(flatten)]
+    pub socket: SocketArg,
 }
 
 fn connect(socket: &Path) -> Result<Client, CliError> {
@@ -68,7 +84,8 @@ pub(crate) fn print_json(v: &Value) -> Result<(), CliError> {
     emit(&s)
 }
 
-pub fn status(socket: &Path, args: JsonArg) -> Result<(), CliError> {
+pub fn status(args: JsonArg) -> Result<(), CliError> {
+    let socket = &args.socket.path;
     let v = call(socket, "status", &Request::Status)?;
     if args.json {
         return print_json(&v);
@@ -83,34 +100,42 @@ pub fn status(socket: &Path, args: JsonArg) -> Result<(), CliError> {
         d["config"].as_str().unwrap_or("(none: defaults)"),
         s(&d["state_dir"]),
     );
-    let mut t = Table::new([
-        "PORT", "LINK", "ADMIN", "DCBX", "MODE", "PEER", "SYNCD", "NBRS", "HARDWARE",
-    ]);
+    let mut t = Table::new(["PORT", "LINK", "DCBX", "MODE", "NBRS", "APPLY", "HEALTH"]);
     for p in arr(&v["ports"]) {
+        let problems: Vec<String> = arr(&p["problems"]).iter().map(s).collect();
+        let mut health = problems.iter();
         t.row([
             s(&p["port"]),
             updown(&p["link_up"]),
-            s(&p["admin_status"]),
-            if !b(&p["dcbx_enabled"]) {
-                "disabled".into()
-            } else if b(&p["dcbx_active"]) {
-                "active".into()
-            } else {
-                "inactive".into()
-            },
+            dcbx(p),
             mode(&p["mode"]),
-            yn(&p["peer_present"]),
-            // The running version's features: CEE Syncd or IEEE agreed; an error wins.
-            if b(&p["any_error"]) {
-                "ERROR".into()
-            } else {
-                yn(&p["all_syncd"])
-            },
             p["neighbors"].to_string(),
-            hardware(&p["hardware"]),
+            apply(&p["hardware"]),
+            health.next().cloned().unwrap_or_else(|| "ok".into()),
         ]);
+        // Each further problem on a line of its own, under HEALTH.
+        for more in health {
+            let mut row: [String; 7] = Default::default();
+            row[6] = more.clone();
+            t.row(row);
+        }
     }
-    emit(&(head + &t.render()))
+    emit(&(head + &t.render_within(100)))
+}
+
+/// Whether DCBX runs: `active`, `inactive` (link down), `disabled` (the file's
+/// `dcbx.enabled`), or off because LLDP does not run both ways.
+fn dcbx(p: &Value) -> String {
+    let admin = s(&p["admin_status"]);
+    if !b(&p["dcbx_enabled"]) {
+        "disabled".into()
+    } else if admin != "rxtx" {
+        format!("off (lldp {admin})")
+    } else if b(&p["dcbx_active"]) {
+        "active".into()
+    } else {
+        "inactive".into()
+    }
 }
 
 /// `ieee`, `cee`, or with `(auto)` when the version is the peer's choice.
@@ -121,20 +146,20 @@ fn mode(m: &Value) -> String {
     }
 }
 
-fn hardware(h: &Value) -> String {
+/// What reaches the NIC (`apply`): `none`, or dcbnl's state; why it fails is in HEALTH.
+fn apply(h: &Value) -> String {
     match h["mode"].as_str() {
-        Some("report_only") => "report only (apply = none)".into(),
-        Some("probing") => "dcbnl: probing the NIC".into(),
-        Some("dcbnl") => match h["error"].as_str() {
-            Some(e) => format!("dcbnl ERROR: {e}"),
-            None => format!("dcbnl, applied {}x", h["applied"]),
-        },
-        Some("unsupported") => format!("no dcbnl: report only ({})", s(&h["reason"])),
+        Some("report_only") => "none".into(),
+        Some("probing") => "probing".into(),
+        Some("dcbnl") if h["error"].is_string() => "dcbnl failed".into(),
+        Some("dcbnl") => "dcbnl".into(),
+        Some("unsupported") => "no dcbnl".into(),
         _ => h.to_string(),
     }
 }
 
-pub fn neighbors(socket: &Path, args: PortArgs) -> Result<(), CliError> {
+pub fn neighbors(args: PortArgs) -> Result<(), CliError> {
+    let socket = &args.socket.path;
     let v = call(
         socket,
         "neighbors",
@@ -145,19 +170,30 @@ pub fn neighbors(socket: &Path, args: PortArgs) -> Result<(), CliError> {
     if args.json {
         return print_json(&v);
     }
+    // As a switch shows its LLDP neighbours: who (system name), which port of it
+    // (port id and description), then the MSAP's chassis and what it speaks.
     let mut t = Table::new([
-        "PORT", "CHASSIS", "PORT ID", "MAC", "TTL", "EXPIRES", "SYSTEM", "DCBX",
+        "PORT",
+        "SYSTEM",
+        "PORT ID",
+        "PORT DESCR",
+        "CHASSIS",
+        "MAC",
+        "TTL",
+        "EXPIRES",
+        "DCBX",
     ]);
     for p in arr(&v["ports"]) {
         for n in arr(&p["neighbors"]) {
             t.row([
                 s(&p["port"]),
-                s(&n["chassis_id"]),
+                s(&n["system_name"]),
                 s(&n["port_id"]),
+                s(&n["port_description"]),
+                s(&n["chassis_id"]),
                 s(&n["mac"]),
                 n["ttl"].to_string(),
                 format!("{:.0}s", n["expires_in_s"].as_f64().unwrap_or_default()),
-                n["system_name"].as_str().unwrap_or("-").to_string(),
                 s(&n["dcbx"]),
             ]);
         }
@@ -165,7 +201,8 @@ pub fn neighbors(socket: &Path, args: PortArgs) -> Result<(), CliError> {
     emit(&t.render())
 }
 
-pub fn counters(socket: &Path, args: PortArgs) -> Result<(), CliError> {
+pub fn counters(args: PortArgs) -> Result<(), CliError> {
+    let socket = &args.socket.path;
     let v = call(
         socket,
         "counters",
@@ -212,7 +249,8 @@ pub fn counters(socket: &Path, args: PortArgs) -> Result<(), CliError> {
     emit(&t.render())
 }
 
-pub fn events(socket: &Path, args: EventsArgs) -> Result<(), CliError> {
+pub fn events(args: EventsArgs) -> Result<(), CliError> {
+    let socket = &args.socket.path;
     let mut c = connect(socket)?;
     let v = c
         .call(&Request::Events {
@@ -250,7 +288,8 @@ fn event_line(e: &Value, json: bool) -> String {
     format!("{time:.3} {port:<10} {kind:<28} {detail}\n")
 }
 
-pub fn reload(socket: &Path, args: JsonArg) -> Result<(), CliError> {
+pub fn reload(args: JsonArg) -> Result<(), CliError> {
+    let socket = &args.socket.path;
     let v = call(socket, "reload", &Request::Reload)?;
     if args.json {
         return print_json(&v);
@@ -263,14 +302,19 @@ pub fn reload(socket: &Path, args: JsonArg) -> Result<(), CliError> {
             l.join(", ")
         }
     };
-    emit(&format!(
+    let mut text = format!(
         "reloaded {}: changed {}; added {}; removed {}; unchanged {}\n",
         v["config"].as_str().unwrap_or("(defaults)"),
         names("changed"),
         names("added"),
         names("removed"),
         v["unchanged"]
-    ))
+    );
+    // Each runtime change that runs instead of the file's value, on a line of its own.
+    for s in arr(&v["shadowed"]) {
+        text.push_str(&format!("{}\n", s["message"].as_str().unwrap_or_default()));
+    }
+    emit(&text)
 }
 
 pub(crate) fn arr(v: &Value) -> &[Value] {

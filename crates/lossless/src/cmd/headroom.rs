@@ -156,15 +156,15 @@ pub struct CalcArgs {
     #[arg(long)]
     pub explain: bool,
     /// Print one JSON object (dv_bit_times, dv_bytes, every term).
-    #[arg(long)]
+    #[arg(short = 'j', long)]
     pub json: bool,
 }
 
-pub fn run(args: Args, socket: &std::path::Path) -> Result<(), CliError> {
+pub fn run(args: Args) -> Result<(), CliError> {
     match args.command {
         Sub::Calc(a) => run_calc(a),
         Sub::Compare(a) => super::headroom_compare::run(a),
-        Sub::Show(a) => super::headroom_show::show(socket, a),
+        Sub::Show(a) => super::headroom_show::show(&a.socket.path.clone(), a),
     }
 }
 

@@ -90,7 +90,7 @@ pub struct CompareArgs {
     #[arg(long, value_name = "FACTOR", default_value = "1")]
     pub alpha: String,
     /// Print a JSON array, one object per link.
-    #[arg(long)]
+    #[arg(short = 'j', long)]
     pub json: bool,
 }
 

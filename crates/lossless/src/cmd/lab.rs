@@ -51,7 +51,7 @@ pub struct Args {
     #[arg(long)]
     pub list: bool,
     /// Print the report as one JSON object.
-    #[arg(long)]
+    #[arg(short = 'j', long)]
     pub json: bool,
     /// wan-relay: run one tunnel kind only (default: every kind).
     #[arg(long, value_name = "KIND", value_parser = tunnel_names())]

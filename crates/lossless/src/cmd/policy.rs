@@ -91,7 +91,7 @@ pub struct Inputs {
     #[arg(long)]
     pub mtu_cap: Option<u8>,
     /// Machine-readable output.
-    #[arg(long)]
+    #[arg(short = 'j', long)]
     pub json: bool,
 }
 

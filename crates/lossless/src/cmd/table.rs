@@ -17,6 +17,13 @@ impl Table {
     }
 
     pub fn render(&self) -> String {
+        self.render_within(usize::MAX)
+    }
+
+    /// As [`Table::render`], with the last column's text wrapped at spaces so that
+    /// lines stay within `max` columns where they can (at least 30 columns are left
+    /// for it); a wrapped cell goes on under its column, indented by two.
+    pub fn render_within(&self, max: usize) -> String {
         let cols = self.rows.iter().map(Vec::len).max().unwrap_or(0);
         let width: Vec<usize> = (0..cols)
             .map(|c| {
@@ -28,12 +35,24 @@ impl Table {
                     .unwrap_or(0)
             })
             .collect();
+        let start: usize = width
+            .iter()
+            .take(cols.saturating_sub(1))
+            .map(|w| w + 2)
+            .sum();
+        let room = max.saturating_sub(start).max(30);
         let mut out = String::new();
         for r in &self.rows {
             let mut line = String::new();
             for (c, cell) in r.iter().enumerate() {
                 if c + 1 == r.len() {
-                    line.push_str(cell);
+                    let mut parts = wrap(cell, room).into_iter();
+                    line.push_str(&parts.next().unwrap_or_default());
+                    for more in parts {
+                        out.push_str(line.trim_end());
+                        out.push('\n');
+                        line = format!("{:start$}  {more}", "");
+                    }
                 } else {
                     line.push_str(&format!("{cell:<w$}  ", w = width[c]));
                 }
@@ -49,6 +68,25 @@ impl Table {
     }
 }
 
+/// `text` in lines of at most `room` characters, broken at spaces (a longer word
+/// keeps its line); the lines after the first are two shorter, for their indent.
+fn wrap(text: &str, room: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for word in text.split(' ') {
+        let limit = if lines.is_empty() { room } else { room - 2 };
+        if !cur.is_empty() && cur.chars().count() + 1 + word.chars().count() > limit {
+            lines.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(word);
+    }
+    lines.push(cur);
+    lines
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -62,5 +100,25 @@ mod tests {
             t.render(),
             "PORT       LINK\nveth-long  up\na          down\n"
         );
+    }
+
+    #[test]
+    fn the_last_column_wraps_within_the_width() {
+        let mut t = Table::new(["PORT", "HEALTH"]);
+        let text = "pfc: error, neither side takes the other's configuration and they differ \
+                    (mismatch)";
+        t.row(["vb".into(), text.into()]);
+        assert_eq!(
+            t.render_within(40),
+            "PORT  HEALTH\n\
+             vb    pfc: error, neither side takes the\n\
+             \x20       other's configuration and they\n\
+             \x20       differ (mismatch)\n"
+        );
+        for l in t.render_within(40).lines() {
+            assert!(l.chars().count() <= 40, "{l:?}");
+        }
+        // Short enough: unchanged.
+        assert_eq!(t.render_within(200), t.render());
     }
 }

@@ -31,6 +31,7 @@ fn config(kind: &str, me: u8, storm: bool) -> RelayConfig {
         max_per_second: storm.then_some(1_000),
         burst: None,
         episode_gap: "100ms".into(),
+        ..StormConfig::default()
     };
     c
 }

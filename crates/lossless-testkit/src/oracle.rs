@@ -57,6 +57,9 @@ pub enum Oracle {
     /// strace, which shows what a run of the daemon asks of the kernel (against the
     /// unit's sandbox).
     Strace,
+    /// clang with the BPF target and libbpf's headers: the relay's XDP program, built by
+    /// lossless-sys's build script.
+    Bpf,
     /// gcc with the libc and kernel uapi headers: the emulated DCB driver (built with
     /// lossless-testkit) and the C oracles compiled at test time.
     Gcc,
@@ -66,7 +69,7 @@ pub enum Oracle {
 use crate::opensm::UMAD2SIM;
 
 impl Oracle {
-    pub const ALL: [Oracle; 9] = [
+    pub const ALL: [Oracle; 10] = [
         Oracle::Netns,
         Oracle::Tshark,
         Oracle::Lldpad,
@@ -75,6 +78,7 @@ impl Oracle {
         Oracle::Promtool,
         Oracle::SystemdAnalyze,
         Oracle::Strace,
+        Oracle::Bpf,
         Oracle::Gcc,
     ];
 
@@ -89,6 +93,7 @@ impl Oracle {
             Oracle::Promtool => "promtool",
             Oracle::SystemdAnalyze => "systemd-analyze",
             Oracle::Strace => "strace",
+            Oracle::Bpf => "clang with the BPF target and libbpf (the relay's XDP program)",
             Oracle::Gcc => "gcc (the emulated DCB driver, the C oracles)",
         }
     }
@@ -104,6 +109,7 @@ impl Oracle {
             Oracle::Promtool => &["prometheus"],
             Oracle::SystemdAnalyze => &["systemd"],
             Oracle::Strace => &["strace"],
+            Oracle::Bpf => &["clang", "llvm", "libbpf-dev"],
             Oracle::Gcc => &["gcc", "libc6-dev", "linux-libc-dev"],
         }
     }
@@ -126,6 +132,7 @@ impl Oracle {
             Oracle::Promtool => &["promtool"],
             Oracle::SystemdAnalyze => &["systemd-analyze"],
             Oracle::Strace => &["strace"],
+            Oracle::Bpf => &["clang"],
             Oracle::Gcc => &["gcc"],
         }
     }
@@ -134,6 +141,7 @@ impl Oracle {
     fn files(self) -> &'static [&'static str] {
         match self {
             Oracle::OpenSm => &[UMAD2SIM],
+            Oracle::Bpf => &["/usr/include/bpf/bpf_helpers.h"],
             _ => &[],
         }
     }

@@ -249,8 +249,12 @@ impl Lab {
     }
 
     /// PE `n`'s relay configuration for `kind` with this lab's next hop.
+    /// The AF_PACKET path: these tests read every link with packet sockets
+    /// in the receiving namespace, which an XDP program on that interface
+    /// would bypass (`relay_xdp_veth.rs` runs the XDP path).
     fn pe_config(&self, n: u8, kind: Kind) -> RelayConfig {
         let mut cfg = example::pe(n, kind);
+        cfg.datapath.xdp = lossless_relay::XdpMode::Off;
         if self.transit.is_some() {
             cfg.wan.next_hop_mac = if n == 1 { T1 } else { T2 };
         }

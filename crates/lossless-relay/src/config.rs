@@ -91,8 +91,10 @@ pub struct Datapath {
     pub poll: Poll,
     /// Frames per `recvmmsg`/`sendmmsg` (1..=1024).
     pub batch: u16,
-    /// `auto`: the XDP program where it loads and attaches, the AF_PACKET
-    /// path for the rest and where it cannot; `off`: AF_PACKET only.
+    /// `auto`: the XDP program where it loads and attaches, except on veth (a
+    /// frame redirected into a veth is lost unless its receiving end runs XDP,
+    /// which this host cannot see), the AF_PACKET path for the rest and where it
+    /// cannot; `on`: as `auto`, on veth too; `off`: AF_PACKET only.
     pub xdp: XdpMode,
 }
 
@@ -101,6 +103,7 @@ pub struct Datapath {
 pub enum XdpMode {
     #[default]
     Auto,
+    On,
     Off,
 }
 

@@ -11,6 +11,7 @@ use crate::sys;
 use crate::timestamp::ifreq_for;
 
 // <linux/ethtool.h>
+const ETHTOOL_GDRVINFO: u32 = 0x03;
 const ETHTOOL_GSTRINGS: u32 = 0x1b;
 const ETHTOOL_GSTATS: u32 = 0x1d;
 const ETHTOOL_GSSET_INFO: u32 = 0x37;
@@ -44,6 +45,20 @@ impl EthtoolStats {
         // asked for plus SLACK entries); both outlive the call.
         sys::cvt(unsafe { libc::ioctl(self.fd.as_raw_fd(), libc::SIOCETHTOOL as _, &mut ifr) })?;
         Ok(())
+    }
+
+    /// The name of the interface's driver (`veth`, `mlx5_core`, `ice`), as
+    /// `ethtool -i` shows it.
+    pub fn driver(&self, ifname: &str) -> io::Result<String> {
+        // struct ethtool_drvinfo { u32 cmd; char driver[32]; char version[32]; ... }:
+        // 196 octets in all.
+        let mut buf = [0u64; 25];
+        write_u32(&mut buf, 0, ETHTOOL_GDRVINFO);
+        self.ioctl(ifname, &mut buf)?;
+        let bytes: Vec<u8> = buf.iter().flat_map(|w| w.to_ne_bytes()).collect();
+        let name = &bytes[4..4 + ETH_GSTRING_LEN];
+        let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+        Ok(String::from_utf8_lossy(&name[..end]).into_owned())
     }
 
     /// How many statistics the driver has (`EOPNOTSUPP`: it has none).

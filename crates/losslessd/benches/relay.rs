@@ -236,7 +236,7 @@ impl Topo {
                 .is_some_and(|p| p.iter().all(|p| p["open"] == true))
                 .then_some(())
         });
-        if xdp == XdpMode::Auto {
+        if xdp == XdpMode::On {
             wait_for(Duration::from_secs(5), "the XDP path", || {
                 let v = d.call(&Request::RelayShow);
                 (v["xdp"]["running"] == true).then_some(())
@@ -535,7 +535,7 @@ fn xdp_latency(topo: &Topo, samples: usize) {
     })
     .unwrap()
     .unwrap();
-    let daemon = topo.relay_with(Poll::Wait, XdpMode::Auto, "latency-xdp");
+    let daemon = topo.relay_with(Poll::Wait, XdpMode::On, "latency-xdp");
     latency_with(
         topo,
         &daemon,
@@ -570,7 +570,7 @@ fn xdp_throughput(topo: &Topo, frames: u32) {
     }
     let sink = load_bench_program(&topo.hosts, Some((Side::Sink, "sink")), None);
     let mut gen = load_bench_program(&topo.hosts, None, Some("gen"));
-    let daemon = topo.relay_with(Poll::Wait, XdpMode::Auto, "throughput-xdp");
+    let daemon = topo.relay_with(Poll::Wait, XdpMode::On, "throughput-xdp");
     let gen_mac = MacAddr(if_hwaddr_in(&topo.hosts, "gen"));
     let counted = || sink.counters().unwrap()[counter::SINK];
     println!(

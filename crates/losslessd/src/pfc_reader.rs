@@ -43,6 +43,17 @@ pub fn classify(name: &str) -> Option<PfcStat> {
         let p: u8 = s.parse().ok()?;
         (p < 8).then_some(p)
     };
+    let xoff = |r: &str, pre: &str, post: &str| -> Option<u8> {
+        prio(r.strip_prefix(pre)?.strip_suffix(post)?)
+    };
+    // ice's `priority_N_xoff` and ixgbe's `pb_N_pxoff` first: "priority" starts with
+    // mlx5's "prio".
+    if let Some(p) = xoff(rest, "priority_", "_xoff").or_else(|| xoff(rest, "pb_", "_pxoff")) {
+        return Some(PfcStat::Counter(
+            pick(Counter::RxPause, Counter::TxPause),
+            p,
+        ));
+    }
     if let Some(r) = rest.strip_prefix("prio") {
         let digits: String = r.chars().take_while(char::is_ascii_digit).collect();
         let p = prio(&digits)?;
@@ -54,14 +65,7 @@ pub fn classify(name: &str) -> Option<PfcStat> {
         };
         return Some(PfcStat::Counter(counter, p));
     }
-    let xoff = |r: &str, pre: &str, post: &str| -> Option<u8> {
-        prio(r.strip_prefix(pre)?.strip_suffix(post)?)
-    };
-    let p = xoff(rest, "priority_", "_xoff").or_else(|| xoff(rest, "pb_", "_pxoff"))?;
-    Some(PfcStat::Counter(
-        pick(Counter::RxPause, Counter::TxPause),
-        p,
-    ))
+    None
 }
 
 /// Which of an interface's statistics are PFC's, by index, for the count they had.

@@ -40,8 +40,12 @@ fn start(dir: &TempDir, ns: &Netns, n: u8, kind: Kind) -> Daemon {
         relay: RelaySection,
     }
     let conf = dir.path().join(format!("pe{n}.toml"));
+    // On veth the daemon attaches XDP only when told to (auto leaves veth alone: the
+    // receiving ends here run the pass program that makes redirects land).
+    let mut pe = example::pe(n, kind);
+    pe.datapath.xdp = lossless_relay::XdpMode::On;
     let text = toml::to_string(&File {
-        relay: RelaySection::Pe(example::pe(n, kind)),
+        relay: RelaySection::Pe(pe),
     })
     .unwrap();
     std::fs::write(&conf, text).unwrap();

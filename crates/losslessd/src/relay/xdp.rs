@@ -133,6 +133,8 @@ const RETRY: std::time::Duration = std::time::Duration::from_secs(1);
 pub struct XdpPath {
     cfg: Result<RelayCfg, String>,
     off: Option<&'static str>,
+    /// `auto`: not on veth.
+    auto: bool,
     relay: Option<lossless_sys::xdp::XdpRelay>,
     attached: Option<(u32, u32)>,
     last_try: Option<std::time::Instant>,
@@ -145,6 +147,7 @@ impl XdpPath {
             cfg: xdp_config(cfg),
             off: (cfg.datapath.xdp == lossless_relay::XdpMode::Off)
                 .then_some("off in the configuration ([relay.datapath] xdp = \"off\")"),
+            auto: cfg.datapath.xdp == lossless_relay::XdpMode::Auto,
             relay: None,
             attached: None,
             last_try: None,
@@ -176,6 +179,18 @@ impl XdpPath {
         };
         if self.attached == Some((d, w)) {
             return;
+        }
+        if self.auto {
+            if let Some(veth) = [dc, wan].into_iter().find(|i| is_veth(i)) {
+                self.relay = None;
+                self.attached = None;
+                show.set_off(&format!(
+                    "not attached: {veth} is a veth, and a frame redirected into a veth is \
+                     lost unless its receiving end runs an XDP program, which this host \
+                     cannot see (xdp = \"on\" attaches anyway)"
+                ));
+                return;
+            }
         }
         self.relay = None;
         match self.start(d, w) {
@@ -227,4 +242,11 @@ impl XdpPath {
         let c = self.relay.as_ref()?.counters().ok()?;
         Some(XdpCounts::from_counters(&c))
     }
+}
+
+/// Whether `ifname`'s driver is veth (a failed question counts as not).
+fn is_veth(ifname: &str) -> bool {
+    lossless_sys::ethtool::EthtoolStats::open()
+        .and_then(|e| e.driver(ifname))
+        .is_ok_and(|d| d == "veth")
 }

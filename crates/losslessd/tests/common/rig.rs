@@ -211,10 +211,13 @@ impl Rig {
         })
         .expect("enter ns P")
         .expect("open gen and sink");
+        // Pause, resume, pause, resume, pause on priority 3: with the storm ceiling on,
+        // each crosses (a first pause, and resumes within the ceiling's burst); a run
+        // of pauses would be held as refreshes while the far side is still paused.
         let frames: Vec<Vec<u8>> = (1..=5)
             .map(|q| {
                 let mut times = [0; 8];
-                times[3] = 1000 + q;
+                times[3] = if q % 2 == 1 { 1000 + q } else { 0 };
                 example::pfc(DC2_GW, 0x08, times)
             })
             .collect();
@@ -231,14 +234,6 @@ impl Rig {
 
     /// The body of `GET /metrics` from the daemon in `ns`.
     pub fn scrape(ns: &Netns) -> String {
-        let (host, port) = METRICS.split_once(':').expect("host:port");
-        let script = format!(
-            "exec 3<>/dev/tcp/{host}/{port}; printf 'GET /metrics HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n' >&3; cat <&3"
-        );
-        let out = String::from_utf8_lossy(&ns.exec(&["bash", "-c", &script]).stdout).into_owned();
-        assert!(out.starts_with("HTTP/1.1 200 OK"), "{out}");
-        out.split_once("\r\n\r\n")
-            .map(|(_, body)| body.to_string())
-            .unwrap_or_default()
+        lossless_testkit::scrape_metrics(ns, METRICS)
     }
 }

@@ -36,6 +36,7 @@ fuzz_target!(|data: &[u8]| {
                 dst: dst.clone(),
                 request: Request::default(),
                 sl: None,
+                requester: None,
             });
         }
     }

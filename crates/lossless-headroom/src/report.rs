@@ -149,6 +149,31 @@ fn kb(bytes: u64) -> String {
 }
 
 impl Report {
+    /// The terms nobody gave, with the values taken for them (`--explain` has their
+    /// sources), or `None` when every term was given.
+    pub fn assumed(&self) -> Option<String> {
+        use crate::dv::TermKind;
+        use crate::source::SourceKind;
+        let parts: Vec<String> = self
+            .terms
+            .iter()
+            .filter(|t| t.source.kind != SourceKind::User && t.kind != TermKind::CableDelay)
+            .map(|t| match t.kind {
+                // Frames count their 20 octets of preamble, SFD and IPG in bit times.
+                TermKind::MaxFrame | TermKind::PfcFrame => {
+                    format!("{} {} octets", t.symbol, grouped(t.each_bit_times / 8 - 20))
+                }
+                _ => format!("{} {} bit times", t.symbol, grouped(t.each_bit_times)),
+            })
+            .collect();
+        (!parts.is_empty()).then(|| {
+            format!(
+                "assumed (not given; --explain for the sources): {}",
+                parts.join(", ")
+            )
+        })
+    }
+
     /// The readable answer; with `explain`, every term, its value and its source.
     pub fn render_text(&self, explain: bool) -> String {
         let mut o = String::new();
@@ -157,6 +182,11 @@ impl Report {
             "link: {} over {} of {} ({:.3}c, {:.3} ns/m)",
             self.speed, self.cable, self.medium.name, self.medium.velocity_c, self.medium.ns_per_m
         );
+        if !explain {
+            if let Some(line) = self.assumed() {
+                let _ = writeln!(o, "{line}");
+            }
+        }
         if explain {
             let _ = writeln!(
                 o,

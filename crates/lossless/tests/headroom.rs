@@ -252,3 +252,61 @@ fn help_teaches_with_the_worked_examples() {
     assert!(text.contains("--higher-layer-delay 6144"), "{text}");
     assert!(text.contains("--wan-delay 2ms"), "{text}");
 }
+
+/// Without --explain the answer still says which terms were not given and what was
+/// taken for them; given terms are not listed.
+#[test]
+fn the_short_answer_lists_what_it_assumed() {
+    let (code, out, err) = calc(&["--speed", "100G", "--cable", "2km"]);
+    assert_eq!(code, 0, "{err}");
+    let assumed = out
+        .lines()
+        .find(|l| l.starts_with("assumed"))
+        .unwrap_or_else(|| panic!("no assumed line:\n{out}"));
+    for part in [
+        "max_frame_size 2,000 octets",
+        "PFC_frame_size 64 octets",
+        "ID_s1 66,304 bit times",
+        "ID_s2 66,304 bit times",
+        "HD_s2 0 bit times",
+        "response_s2 0 bit times",
+    ] {
+        assert!(assumed.contains(part), "{part:?} not in {assumed:?}");
+    }
+    let (_, out, _) = calc(&["--speed", "100G", "--cable", "2km", "--max-frame", "9022"]);
+    let assumed = out.lines().find(|l| l.starts_with("assumed")).unwrap();
+    assert!(!assumed.contains("max_frame_size"), "{assumed}");
+    // Every term given: no line.
+    let (_, out, _) = calc(&[DV_MODEL_EXAMPLE, &["--response-time", "0"]].concat());
+    assert!(!out.contains("assumed"), "{out}");
+}
+
+/// --mtu is the MTU plus 22 octets (header, 802.1Q tag, FCS) as the maximum frame:
+/// the same DV as --max-frame with that size; it cannot be given with --max-frame, and
+/// a bad value names the flag.
+#[test]
+fn mtu_sets_the_maximum_frame() {
+    let mtu = json(&["--speed", "100G", "--cable", "2km", "--mtu", "9000"]);
+    let frame = json(&["--speed", "100G", "--cable", "2km", "--max-frame", "9022"]);
+    assert_eq!(mtu["dv_bit_times"], frame["dv_bit_times"]);
+    let default = json(&["--speed", "100G", "--cable", "2km"]);
+    let d = |v: &serde_json::Value| v["dv_bit_times"].as_u64().unwrap();
+    assert_eq!(d(&mtu) - d(&default), 2 * (9022 - 2000) * 8);
+    let (code, _, err) = calc(&[
+        "--speed",
+        "100G",
+        "--cable",
+        "2km",
+        "--mtu",
+        "9000",
+        "--max-frame",
+        "2000",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot be used with"), "{err}");
+    for bad in ["9x", "67", "65536", ""] {
+        let (code, _, err) = calc(&["--speed", "100G", "--cable", "2km", "--mtu", bad]);
+        assert_eq!(code, 2, "{bad:?}");
+        assert!(err.contains("--mtu"), "{bad:?}: {err}");
+    }
+}

@@ -8,8 +8,8 @@ use lossless_headroom::cells::Alpha;
 use lossless_headroom::dv::{parse_higher_layer, Inputs};
 use lossless_headroom::medium::parse_medium;
 use lossless_headroom::units::{
-    parse_bytes, parse_delay, parse_duration, parse_frame, parse_length, parse_rate, Rate,
-    UnitError,
+    parse_bytes, parse_delay, parse_duration, parse_frame, parse_length, parse_rate, FrameSize,
+    Rate, UnitError,
 };
 use lossless_headroom::wan::Wan;
 use lossless_headroom::{calc, phy, CalcError, Request};
@@ -114,8 +114,12 @@ pub struct CalcArgs {
     #[arg(long, value_name = "PHY")]
     pub phy: Option<String>,
     /// Maximum frame: octets (2000; default) or bit times (16160bt).
-    #[arg(long, value_name = "SIZE")]
+    #[arg(long, value_name = "SIZE", conflicts_with = "mtu")]
     pub max_frame: Option<String>,
+    /// The link's MTU in octets (1500, 9000): the maximum frame is the MTU plus 22
+    /// (Ethernet header 14, 802.1Q tag 4, FCS 4).
+    #[arg(long, value_name = "OCTETS")]
+    pub mtu: Option<String>,
     /// PFC frame: octets (64; default) or bit times (672bt).
     #[arg(long, value_name = "SIZE")]
     pub pfc_frame: Option<String>,
@@ -207,6 +211,9 @@ fn build(a: &CalcArgs) -> Result<Request, CliError> {
         None => None,
     };
     inputs.max_frame = opt("--max-frame", &a.max_frame, parse_frame)?;
+    if let Some(mtu) = &a.mtu {
+        inputs.max_frame = Some(FrameSize::Octets(mtu_frame(mtu)?));
+    }
     inputs.pfc_frame = opt("--pfc-frame", &a.pfc_frame, parse_frame)?;
     inputs.interface_delay = opt("--interface-delay", &a.interface_delay, parse_delay)?;
     inputs.peer_interface_delay = opt(
@@ -240,6 +247,23 @@ fn build(a: &CalcArgs) -> Result<Request, CliError> {
         });
     }
     Ok(req)
+}
+
+/// The maximum frame of an MTU: MTU + 14 (header) + 4 (802.1Q tag) + 4 (FCS) octets.
+fn mtu_frame(mtu: &str) -> Result<u64, CliError> {
+    let v: u64 = mtu.trim().parse().map_err(|_| {
+        CliError::input(
+            "--mtu",
+            format!("{mtu:?}: an MTU is a whole number of octets"),
+        )
+    })?;
+    if !(68..=65_535).contains(&v) {
+        return Err(CliError::input(
+            "--mtu",
+            format!("{mtu:?}: outside 68..65535 octets (IPv4's minimum to IP's maximum)"),
+        ));
+    }
+    Ok(v + 22)
 }
 
 fn run_calc(a: CalcArgs) -> Result<(), CliError> {

@@ -14,6 +14,7 @@ use super::app::{AppRule, AppRules, RuleSelector, MAX_RULES};
 use super::error::Fault;
 use super::headroom::HeadroomSetting;
 use super::pattern::Pattern;
+use super::priorities::add_priority;
 use super::read::{quoted, Field};
 use super::setting::{Feature, Flag, Layer, Setting, Site, Timer};
 use super::DaemonSettings;
@@ -355,20 +356,6 @@ pub(super) fn indexed(at: Vec<usize>) -> Vec<(String, usize)> {
         .enumerate()
         .map(|(i, at)| (format!("[{i}]"), at))
         .collect()
-}
-
-/// Adds priority `p` to a list being read: the one rule for a list of priorities
-/// (each 0..=7, none twice), for the file, `dcbx set` and the control socket alike.
-pub(crate) fn add_priority(map: &mut PriorityMap, p: i64) -> Result<(), String> {
-    let one = u8::try_from(p)
-        .ok()
-        .and_then(|p| PriorityMap::from_priorities(&[p]).ok())
-        .ok_or_else(|| format!("priority {p} is out of range 0..=7"))?;
-    if map.0 & one.0 != 0 {
-        return Err(format!("priority {p} is listed twice"));
-    }
-    map.0 |= one.0;
-    Ok(())
 }
 
 /// A list of distinct priorities 0..=7.

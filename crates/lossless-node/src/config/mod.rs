@@ -18,6 +18,7 @@ mod file;
 mod headroom;
 mod identity;
 mod pattern;
+mod priorities;
 mod read;
 mod relay;
 mod render;
@@ -36,11 +37,12 @@ use crate::identity::{Advertise, IdentitySettings, LocalInfo};
 pub use app::{AppRule, AppRules, RuleError, RuleSelector};
 pub use error::ConfigFileError;
 pub use headroom::{alpha_text, HeadroomSettings};
-pub use pattern::IFNAME_MAX;
+pub use pattern::{check_interface_name, IFNAME_MAX};
+pub use priorities::priority_text;
 pub use read::quoted as toml_string;
 
 pub(crate) use ets::{Class, ClassKey, ClassTable};
-pub(crate) use file::add_priority;
+pub(crate) use priorities::add_priority;
 
 use file::{Failure, PortSection};
 use setting::Layer;

@@ -31,7 +31,7 @@ struct Args {
     #[arg(short, long, value_name = "FILE")]
     config: Option<PathBuf>,
     /// Run on this interface (repeatable), whatever the file selects.
-    #[arg(short, long = "interface", value_name = "IF")]
+    #[arg(short, long = "interface", value_name = "IF", value_parser = interface_name)]
     interfaces: Vec<String>,
     /// Control socket path [default: the file's, else /run/lossless/losslessd.sock].
     #[arg(long, value_name = "PATH")]
@@ -52,6 +52,11 @@ struct Args {
     /// Check the configuration file and exit (0: valid).
     #[arg(long)]
     check: bool,
+}
+
+/// An interface name by the configuration file's rule.
+fn interface_name(name: &str) -> Result<String, String> {
+    lossless_node::config::check_interface_name(name).map(|()| name.to_string())
 }
 
 fn main() -> ExitCode {

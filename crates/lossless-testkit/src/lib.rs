@@ -1,6 +1,7 @@
 //! Test support for the lossless workspace (a dev-dependency only, never published):
 //!
 //! * [`netns`]: network namespaces, veth pairs, temporary directories, polling;
+//! * [`fanout`]: many veth pairs between two namespaces (a daemon with many ports);
 //! * [`tshark`]: tshark as a decoding oracle (fields of every frame of a capture) and
 //!   live captures;
 //! * [`dcbdrv`]: an emulated DCB-capable driver, a C library preloaded into a process
@@ -13,6 +14,7 @@
 //! The crate's README says how the pieces work and what they cannot do.
 
 pub mod dcbdrv;
+pub mod fanout;
 pub mod lldpad;
 pub mod lldpd;
 pub mod netns;
@@ -20,6 +22,7 @@ pub mod promtool;
 pub mod tshark;
 
 pub use dcbdrv::{DriverState, LogEntry, ShimEnv};
+pub use fanout::{batch_ip, Fanout};
 pub use lldpad::{
     dcbtool_field, dcbtool_fields, lldptool_app_config, lldptool_apps, lldptool_fields, LldpadApp,
     LldpadPeer, Mode,

@@ -20,6 +20,7 @@ use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinHandle;
 use tracing::{debug, error, warn};
 
+use crate::closer::Closer;
 use crate::config_file;
 use crate::convert;
 use crate::relay::RelayRuntime;
@@ -57,6 +58,8 @@ pub(crate) struct Io {
     config_path: Option<PathBuf>,
     pub(crate) relay: Option<RelayRuntime>,
     pub(crate) replies: Replies,
+    /// Sockets of ports gone, being closed off the loop.
+    closer: Closer,
 }
 
 impl Io {
@@ -71,7 +74,36 @@ impl Io {
             config_path: config,
             relay: None,
             replies: HashMap::new(),
+            closer: Closer::default(),
         }
+    }
+
+    fn close_port(&mut self, ifindex: u32) {
+        if let Some(p) = self.ports.remove(&ifindex) {
+            self.closer.close(p.socket, p.reader);
+        }
+        self.close_measure(ifindex);
+    }
+
+    fn close_measure(&mut self, ifindex: u32) {
+        if let Some(m) = self.measure.remove(&ifindex) {
+            self.closer.close(m.socket, m.reader);
+        }
+    }
+
+    /// Closes every socket still open, all at once, and waits for them (`limit` at
+    /// most): the last step before the process exits.
+    pub(crate) async fn close_all(&mut self, limit: std::time::Duration) {
+        let ifindexes: Vec<u32> = self
+            .ports
+            .keys()
+            .chain(self.measure.keys())
+            .copied()
+            .collect();
+        for ifindex in ifindexes {
+            self.close_port(ifindex);
+        }
+        self.closer.finish(limit).await;
     }
 
     pub(crate) fn handle_input(&mut self, node: &mut Node, clock: &Clock, input: Input) {
@@ -149,7 +181,7 @@ fn execute_one(node: &mut Node, io: &mut Io, clock: &Clock, out: Output) {
         Output::Open { ifindex, name } => match open_port(ifindex, io) {
             Ok(p) => {
                 if let Some(old) = io.ports.insert(ifindex, p) {
-                    old.reader.abort();
+                    io.closer.close(old.socket, old.reader);
                 }
             }
             Err(e) => error!(port = %name, error = %e, "cannot open packet socket"),
@@ -161,14 +193,7 @@ fn execute_one(node: &mut Node, io: &mut Io, clock: &Clock, out: Output) {
                 .map(convert::link);
             node.handle_link_read(clock.now(), link, &frame);
         }
-        Output::Close { ifindex } => {
-            if let Some(p) = io.ports.remove(&ifindex) {
-                p.reader.abort();
-            }
-            if let Some(m) = io.measure.remove(&ifindex) {
-                m.reader.abort();
-            }
-        }
+        Output::Close { ifindex } => io.close_port(ifindex),
         Output::Send { ifindex, frame } => {
             let sent = io
                 .ports
@@ -229,18 +254,14 @@ fn execute_one(node: &mut Node, io: &mut Io, clock: &Clock, out: Output) {
             match opened {
                 Ok((m, clocks)) => {
                     if let Some(old) = io.measure.insert(ifindex, m) {
-                        old.reader.abort();
+                        io.closer.close(old.socket, old.reader);
                     }
                     node.handle_measure_opened(ifindex, Ok(convert::clocks(clocks)));
                 }
                 Err(e) => node.handle_measure_opened(ifindex, Err(e.to_string())),
             }
         }
-        Output::CloseMeasure { ifindex } => {
-            if let Some(m) = io.measure.remove(&ifindex) {
-                m.reader.abort();
-            }
-        }
+        Output::CloseMeasure { ifindex } => io.close_measure(ifindex),
         Output::SendMeasure { ifindex, frame } => {
             let Some(m) = io.measure.get(&ifindex) else {
                 return;

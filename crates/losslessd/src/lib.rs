@@ -2,6 +2,7 @@
 //! the runtime only: sockets, netlink, dcbnl, files, timers, the control socket, the
 //! relay's data-path threads.
 
+mod closer;
 pub mod config_file;
 pub mod control;
 pub mod convert;

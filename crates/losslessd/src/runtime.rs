@@ -85,6 +85,9 @@ pub fn load_config(opts: &Options) -> Result<DaemonConfig, RunError> {
     Ok(config)
 }
 
+/// The longest the sockets may take to close at exit.
+const SHUTDOWN_CLOSE_LIMIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Runs until SIGTERM or SIGINT.
 pub fn run(opts: Options, config: DaemonConfig) -> Result<(), RunError> {
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -121,6 +124,15 @@ fn open_state(
         path: dir.clone(),
         source,
     })?;
+    match state.remove_leftovers() {
+        Ok(removed) if !removed.is_empty() => info!(
+            files = %removed.join(","),
+            "removed {} temporary files of interrupted state writes",
+            removed.len()
+        ),
+        Ok(_) => {}
+        Err(e) => warn!(dir = %dir.display(), error = %e, "cannot clean the state directory"),
+    }
     let mut persisted = state.load()?;
     persisted.boots = persisted.boots.wrapping_add(1);
     state.save(&persisted)?;
@@ -278,6 +290,10 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
     node.shutdown(clock.now());
     execute(&mut node, &mut io, &clock);
     let _ = std::fs::remove_file(&socket_path);
+    // The shutdown LLDPDUs are out: close every socket at once (each close waits
+    // for the kernel, see crate::closer).
+    io.relay = None;
+    io.close_all(SHUTDOWN_CLOSE_LIMIT).await;
     Ok(())
 }
 

@@ -60,11 +60,19 @@ pub(crate) struct Io {
     pub(crate) replies: Replies,
     /// Sockets of ports gone, being closed off the loop.
     closer: Closer,
+    /// The receive buffer asked for each packet socket (`packet_rcvbuf_bytes`).
+    rcvbuf: usize,
 }
 
 impl Io {
-    pub(crate) fn new(input: mpsc::Sender<Input>, state: StateDir, config: Option<PathBuf>) -> Io {
+    pub(crate) fn new(
+        input: mpsc::Sender<Input>,
+        state: StateDir,
+        config: Option<PathBuf>,
+        rcvbuf: usize,
+    ) -> Io {
         Io {
+            rcvbuf,
             ports: HashMap::new(),
             measure: HashMap::new(),
             input,
@@ -75,6 +83,24 @@ impl Io {
             relay: None,
             replies: HashMap::new(),
             closer: Closer::default(),
+        }
+    }
+
+    /// Hands the node what the kernel counted on every packet socket since the last
+    /// reading: frames dropped on a full receive buffer (`PACKET_STATISTICS`, read
+    /// and reset), and the buffer's size.
+    pub(crate) fn read_socket_stats(&self, node: &mut Node) {
+        for (ifindex, p) in &self.ports {
+            let sock = p.socket.get_ref();
+            let drops = match sock.stats() {
+                Ok(st) => st.drops,
+                Err(e) => {
+                    debug!(ifindex, error = %e, "cannot read the packet socket's statistics");
+                    0
+                }
+            };
+            let rcvbuf = sock.rcvbuf().ok().map(|b| b as u64);
+            node.handle_socket_stats(*ifindex, drops, rcvbuf);
         }
     }
 
@@ -180,9 +206,11 @@ fn execute_one(node: &mut Node, io: &mut Io, clock: &Clock, out: Output) {
     match out {
         Output::Open { ifindex, name } => match open_port(ifindex, io) {
             Ok(p) => {
+                let rcvbuf = p.socket.get_ref().rcvbuf().ok().map(|b| b as u64);
                 if let Some(old) = io.ports.insert(ifindex, p) {
                     io.closer.close(old.socket, old.reader);
                 }
+                node.handle_socket_stats(ifindex, 0, rcvbuf);
             }
             Err(e) => error!(port = %name, error = %e, "cannot open packet socket"),
         },
@@ -401,7 +429,13 @@ fn program_ieee(d: &mut Dcbnl, ifname: &str, p: &IeeeProgram) -> Result<TrustOut
 }
 
 fn open_port(ifindex: u32, io: &Io) -> io::Result<PortIo> {
-    let socket = Arc::new(async_fd(PacketSocket::open(ifindex)?)?);
+    let sock = PacketSocket::open(ifindex)?;
+    // A burst (a flood from a neighbour, many ports at link-up) waits here while the
+    // loop is busy; what does not fit is dropped and counted (read_socket_stats).
+    if let Err(e) = sock.set_rcvbuf(io.rcvbuf) {
+        warn!(ifindex, bytes = io.rcvbuf, error = %e, "cannot size the packet socket's receive buffer");
+    }
+    let socket = Arc::new(async_fd(sock)?);
     let reader = tokio::spawn(read_port(ifindex, socket.clone(), io.input.clone()));
     Ok(PortIo { socket, reader })
 }

@@ -85,6 +85,10 @@ pub fn load_config(opts: &Options) -> Result<DaemonConfig, RunError> {
     Ok(config)
 }
 
+/// How often the kernel's drop counters of the packet sockets are read (and before
+/// every `counters` answer and metrics scrape).
+const SOCKET_STATS_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// The longest the sockets may take to close at exit.
 const SHUTDOWN_CLOSE_LIMIT: std::time::Duration = std::time::Duration::from_secs(2);
 
@@ -146,6 +150,7 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
     let socket_path = config.daemon.socket.clone();
     let socket_group = config.daemon.socket_group.clone();
     let metrics_addr = config.daemon.metrics;
+    let limits = config.daemon.limits;
     let (state, persisted) = open_state(&config)?;
     let identity = Identity {
         config_path: opts.config.clone(),
@@ -180,7 +185,12 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
     drop(core_tx);
 
     let (input_tx, mut input_rx) = mpsc::channel::<Input>(8192);
-    let mut io = Io::new(input_tx, state, opts.config.clone());
+    let mut io = Io::new(
+        input_tx,
+        state,
+        opts.config.clone(),
+        limits.packet_rcvbuf_bytes as usize,
+    );
     // Who the host is before the first port, so its first LLDPDU says it.
     node.handle_host(clock.now(), host::read());
     let links = dump_links().map_err(|e| RunError::Netlink(e.to_string()))?;
@@ -200,6 +210,10 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
     let mut next_id: RequestId = 0;
     let mut refresh =
         tokio::time::interval_at(tokio::time::Instant::now() + host::REFRESH, host::REFRESH);
+    let mut socket_stats = tokio::time::interval_at(
+        tokio::time::Instant::now() + SOCKET_STATS_EVERY,
+        SOCKET_STATS_EVERY,
+    );
     loop {
         let deadline = node.poll_timeout().map(|t| clock.deadline(t));
         tokio::select! {
@@ -264,15 +278,20 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
                 node.handle_host(clock.now(), host::read());
             }
             _ = refresh.tick() => node.handle_host(clock.now(), host::read()),
+            _ = socket_stats.tick() => io.read_socket_stats(&mut node),
             _ = sleep_until(deadline) => node.handle_timeout(clock.now()),
             Some(msg) = core_rx.recv() => match msg {
                 CoreMsg::Control { req, reply } => {
                     let follow = matches!(req, Request::Events { follow: true });
+                    if matches!(req, Request::Counters { .. }) {
+                        io.read_socket_stats(&mut node);
+                    }
                     next_id += 1;
                     io.replies.insert(next_id, Reply { tx: reply, follow });
                     node.handle_request(clock.now(), next_id, req);
                 }
                 CoreMsg::Metrics { reply } => {
+                    io.read_socket_stats(&mut node);
                     let relay = io.relay.as_ref().map(|r| r.show());
                     let _ = reply.send(node.render_metrics(clock.now(), relay.as_ref()));
                 }

@@ -20,7 +20,16 @@ use super::setting::{Feature, Flag, Layer, Setting, Site, Timer};
 use super::DaemonSettings;
 
 const TOP_KEYS: &[&str] = &["daemon", "defaults", "ports", "relay"];
-const DAEMON_KEYS: &[&str] = &["socket", "socket_group", "state_dir", "metrics", "log"];
+const DAEMON_KEYS: &[&str] = &[
+    "socket",
+    "socket_group",
+    "state_dir",
+    "metrics",
+    "log",
+    "packet_rcvbuf_bytes",
+    "control_max_connections",
+    "control_request_timeout_ms",
+];
 pub(crate) const PORT_KEYS: &[&str] = &[
     "admin_status",
     "apply",
@@ -167,10 +176,28 @@ fn daemon(section: &Field, d: &mut DaemonSettings) -> Result<(), Fault> {
                 }
                 d.log = s.to_string();
             }
+            "packet_rcvbuf_bytes" => {
+                d.limits.packet_rcvbuf_bytes = bounded(&f, 64 << 10, 1 << 30, "bytes")?
+            }
+            "control_max_connections" => {
+                d.limits.control_max_connections = bounded(&f, 1, 1 << 20, "connections")?
+            }
+            "control_request_timeout_ms" => {
+                d.limits.control_request_timeout_ms = bounded(&f, 10, 3_600_000, "ms")?
+            }
             _ => return Err(f.unknown(DAEMON_KEYS)),
         }
     }
     Ok(())
+}
+
+/// An integer in `min..=max` (`unit` names what it counts).
+fn bounded(f: &Field, min: u32, max: u32, unit: &str) -> Result<u32, Fault> {
+    let v = f.int()?;
+    match u32::try_from(v) {
+        Ok(v) if (min..=max).contains(&v) => Ok(v),
+        _ => Err(f.fault(format!("{v} is out of range {min}..={max} ({unit})"))),
+    }
 }
 
 fn absolute(f: &Field) -> Result<PathBuf, Fault> {

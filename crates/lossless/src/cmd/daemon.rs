@@ -208,6 +208,7 @@ pub fn counters(socket: &Path, args: PortArgs) -> Result<(), CliError> {
         "PEER-LOSS",
         "TX-ERR",
         "MACCTL",
+        "K-DROP",
     ]);
     for p in arr(&v["ports"]) {
         let (l, d, io) = (&p["lldp"], &p["dcbx"], &p["io"]);
@@ -225,6 +226,8 @@ pub fn counters(socket: &Path, args: PortArgs) -> Result<(), CliError> {
             d["peer_losses"].to_string(),
             io["tx_errors"].to_string(),
             io["mac_control_rx"].to_string(),
+            // Absent from an older daemon's answer.
+            io.get("kernel_drops").map_or("-".into(), Value::to_string),
         ]);
     }
     emit(&t.render())

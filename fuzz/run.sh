@@ -13,7 +13,7 @@ secs="${1:-20}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(frame lldpdu cee_dcbx ieee_dcbx mac_control policy_parse policy_xml headroom_units netlink_link netlink_addr dcbnl_reply dcbnl_ieee daemon_config control_request tunnel relay)
+    targets=(frame lldpdu cee_dcbx ieee_dcbx mac_control policy_parse policy_xml headroom_units netlink_link netlink_addr dcbnl_reply dcbnl_ieee daemon_config control_request tunnel relay capture)
 fi
 
 if ! cargo fuzz --version >/dev/null 2>&1; then

@@ -2,9 +2,10 @@
 
 use std::fmt::Write;
 
-use lossless_wire::cee::{CeeDcbx, FeatureHeader};
+use lossless_wire::app_name;
+use lossless_wire::cee::{AppEntry, CeeDcbx, FeatureHeader, PGID_STRICT};
 use lossless_wire::frame::{Frame, Payload};
-use lossless_wire::ieee::{AppPriorityTable, EtsTable, IeeeDcbx, Selector, Tsa};
+use lossless_wire::ieee::{AppPriorityTable, EtsTable, IeeeDcbx, Tsa};
 use lossless_wire::mac_control::MacControl;
 
 fn flags(h: &FeatureHeader) -> String {
@@ -33,18 +34,7 @@ pub fn describe_dcbx(c: &CeeDcbx) -> String {
     }
     match &c.pg {
         Some(Ok(pg)) => {
-            let ids: Vec<String> = pg
-                .cfg
-                .pgid
-                .iter()
-                .map(|g| {
-                    if *g == 15 {
-                        "s".to_string()
-                    } else {
-                        g.to_string()
-                    }
-                })
-                .collect();
+            let ids = describe_pgid(&pg.cfg.pgid);
             let pct: Vec<String> = pg
                 .cfg
                 .percent
@@ -52,13 +42,7 @@ pub fn describe_dcbx(c: &CeeDcbx) -> String {
                 .filter(|p| **p > 0)
                 .map(|p| p.to_string())
                 .collect();
-            let _ = write!(
-                s,
-                " | pg[{}] {} {}%",
-                flags(&pg.header),
-                ids.join(""),
-                pct.join("/")
-            );
+            let _ = write!(s, " | pg[{}] {} {}%", flags(&pg.header), ids, pct.join("/"));
         }
         Some(Err(e)) => {
             let _ = write!(s, " | pg invalid ({e})");
@@ -76,17 +60,7 @@ pub fn describe_dcbx(c: &CeeDcbx) -> String {
     }
     match &c.app {
         Some(Ok(app)) => {
-            let entries: Vec<String> = app
-                .cfg
-                .entries
-                .iter()
-                .map(|e| format!("{:#06x}->{}", e.protocol, e.priorities))
-                .collect();
-            let entries = if entries.is_empty() {
-                "(none)".to_string()
-            } else {
-                entries.join(" ")
-            };
+            let entries = describe_cee_app(&app.cfg.entries);
             let _ = write!(s, " | app[{}] {entries}", flags(&app.header));
         }
         Some(Err(e)) => {
@@ -130,23 +104,41 @@ pub fn describe_ets_table(t: &EtsTable) -> String {
     )
 }
 
-/// An APP table: `dscp26->3 udp4791->3 0x8906->3` (an Ethertype in hex, without a
-/// name); `(none)` when empty.
+/// An IEEE APP table as every command prints one:
+/// `dscp 26 (AF31) -> 3, udp 4791 (RoCEv2) -> 3`; `(none)` when empty.
 pub fn describe_app_table(t: &AppPriorityTable) -> String {
     if t.is_empty() {
         return "(none)".into();
     }
     let entries: Vec<String> = t
         .iter()
-        .map(|e| match e.selector {
-            Selector::ETHERTYPE => format!("{:#06x}->{}", e.protocol, e.priority),
-            s => match s.name() {
-                Some(n) => format!("{n}{}->{}", e.protocol, e.priority),
-                None => format!("sel{}:{}->{}", s.0, e.protocol, e.priority),
-            },
-        })
+        .map(|e| app_name::app_entry(e.selector.into(), e.protocol, e.priority))
         .collect();
-    entries.join(" ")
+    entries.join(", ")
+}
+
+/// CEE APP entries: `ethertype 0x8906 (FCoE) -> 3, port 4791 (RoCEv2) -> 4`;
+/// `(none)` when empty.
+pub fn describe_cee_app(entries: &[AppEntry]) -> String {
+    if entries.is_empty() {
+        return "(none)".into();
+    }
+    let list: Vec<String> = entries
+        .iter()
+        .map(|e| app_name::app_entry(e.selector.into(), e.protocol, e.priorities))
+        .collect();
+    list.join(", ")
+}
+
+/// The PGIDs of priorities 0..7 in one word, `s` for 15 (strict priority, in no
+/// group): `000111s2`. The timeline and the final table both print them so.
+pub fn describe_pgid(pgid: &[u8; 8]) -> String {
+    pgid.iter()
+        .map(|&g| match g {
+            PGID_STRICT => "s".to_string(),
+            g => format!("{g:x}"),
+        })
+        .collect()
 }
 
 /// The IEEE 802.1Qaz TLVs of a frame:

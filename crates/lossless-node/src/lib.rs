@@ -14,6 +14,7 @@
 //! neither the daemon's runtime nor its system crate.
 
 pub mod config;
+pub mod dcbx_config_metrics;
 pub mod hardware;
 pub mod headroom;
 pub mod health;

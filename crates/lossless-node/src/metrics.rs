@@ -20,8 +20,8 @@ pub struct Metrics {
     /// Cumulative counts per bucket, then +Inf.
     latency: [u64; BUCKETS.len() + 1],
     latency_sum: f64,
-    /// Agent notifications by kind.
-    events: BTreeMap<&'static str, u64>,
+    /// Agent notifications by port and kind.
+    events: BTreeMap<(String, &'static str), u64>,
 }
 
 impl Metrics {
@@ -36,7 +36,8 @@ impl Metrics {
         self.latency_sum += s;
     }
 
-    pub fn count_event(&mut self, e: &Event) {
+    /// Counts an agent notification on `port`.
+    pub fn count_event(&mut self, port: &str, e: &Event) {
         let kind = match e {
             Event::NeighborAdded { .. } => "neighbor_added",
             Event::NeighborRemoved { .. } => "neighbor_removed",
@@ -51,7 +52,12 @@ impl Metrics {
             Event::FrameDiscarded { .. } => "frame_discarded",
             Event::ModeChanged { .. } => "mode_changed",
         };
-        *self.events.entry(kind).or_default() += 1;
+        *self.events.entry((port.to_string(), kind)).or_default() += 1;
+    }
+
+    /// A port that is gone: its series go with it.
+    pub fn forget_port(&mut self, port: &str) {
+        self.events.retain(|(p, _), _| p != port);
     }
 
     pub fn render<'a>(&self, ports: impl Iterator<Item = &'a Port>, uptime: Duration) -> String {
@@ -61,6 +67,7 @@ impl Metrics {
         port_counters(&mut out, &ports);
         port_gauges(&mut out, &ports);
         dcbx_features(&mut out, &ports);
+        crate::dcbx_config_metrics::render(&mut out, &ports);
         hardware(&mut out, &ports);
         headroom(&mut out, &ports);
         self.events(&mut out);
@@ -68,16 +75,21 @@ impl Metrics {
         out
     }
 
-    /// The agents' notifications, by kind.
+    /// The agents' notifications, by port and kind.
     fn events(&self, out: &mut String) {
         header(
             out,
             "lossless_dcbx_events_total",
-            "DCBX notifications to the manager (CEE DCBX 2.4.4; IEEE 802.1Qaz alike) by kind.",
+            "DCBX notifications to the manager (CEE DCBX 2.4.4; IEEE 802.1Qaz alike) by port \
+             and kind.",
             "counter",
         );
-        for (kind, n) in &self.events {
-            let _ = writeln!(out, "lossless_dcbx_events_total{{kind=\"{kind}\"}} {n}");
+        for ((port, kind), n) in &self.events {
+            let _ = writeln!(
+                out,
+                "lossless_dcbx_events_total{{port=\"{}\",kind=\"{kind}\"}} {n}",
+                esc(port)
+            );
         }
     }
 
@@ -221,15 +233,25 @@ fn decode_errors(out: &mut String, ports: &[&Port]) {
     }
 }
 
-/// Link and peer per port.
+/// Link, DCBX and peers per port.
 fn port_gauges(out: &mut String, ports: &[&Port]) {
-    let gauges: [(&str, &str, Get); 2] = [
+    let gauges: [(&str, &str, Get); 4] = [
         ("link_up", "1 when the port's link is up.", |p| {
             u64::from(p.agent.link_up())
         }),
+        (
+            "dcbx_active",
+            "1 when DCBX runs on the port (enabled, admin status rxtx, link up).",
+            |p| u64::from(p.agent.dcbx_active()),
+        ),
         ("dcbx_peer_present", "1 when a DCBX peer is in view.", |p| {
             u64::from(p.agent.peer_present())
         }),
+        (
+            "lldp_neighbors",
+            "LLDP neighbours in the remote MIB (DCBX needs exactly one).",
+            |p| p.agent.neighbors().len() as u64,
+        ),
     ];
     for (name, help, get) in gauges {
         per_port(
@@ -404,7 +426,7 @@ fn headroom(out: &mut String, ports: &[&Port]) {
         .filter_map(|p| p.headroom.as_ref().map(|h| (*p, h)))
         .collect();
     type GetH = fn(&crate::headroom::PortHeadroom) -> Option<f64>;
-    let headroom: [(&str, &str, &str, GetH); 6] = [
+    let headroom: [(&str, &str, &str, GetH); 7] = [
         (
             "headroom_round_trip_seconds",
             "Last measured link round trip, T4 - T1 - (T3 - T2) (minimum filter).",
@@ -416,6 +438,13 @@ fn headroom(out: &mut String, ports: &[&Port]) {
             "Headroom the port holds per lossless priority (DV x alpha in cells).",
             "gauge",
             |h| h.applied().map(|a| a.bytes as f64),
+        ),
+        (
+            "headroom_need_bytes",
+            "Headroom the last measurement needs per lossless priority (DV x alpha in cells), \
+             before the hysteresis.",
+            "gauge",
+            |h| h.need().map(|n| n.headroom.bytes as f64),
         ),
         (
             "headroom_cells",

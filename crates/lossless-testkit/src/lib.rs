@@ -9,7 +9,10 @@
 //!   with the CEE and IEEE 802.1Qaz ops, and what it recorded;
 //! * [`lldpad`]: Debian's lldpad as a DCBX peer on veth, under that driver;
 //! * [`lldpd`]: Debian's lldpd as an LLDP neighbour on veth, and its view of us;
-//! * [`promtool`]: promtool as the oracle of the metrics' text format.
+//! * [`promtool`]: promtool as the oracle of the metrics' text format, and of the
+//!   Prometheus rules;
+//! * [`systemd`]: systemd-analyze as the oracle of the unit file, strace's view of
+//!   what a run of the daemon asks of the kernel.
 //!
 //! The crate's README says how the pieces work and what they cannot do.
 
@@ -19,6 +22,7 @@ pub mod lldpad;
 pub mod lldpd;
 pub mod netns;
 pub mod promtool;
+pub mod systemd;
 pub mod tshark;
 
 pub use dcbdrv::{DriverState, LogEntry, ShimEnv};
@@ -29,5 +33,11 @@ pub use lldpad::{
 };
 pub use lldpd::{lldpd_available, Lldpd};
 pub use netns::{can_run, sh, unique, wait_every, wait_for, Netns, Pair, TempDir, Veth};
-pub use promtool::{promtool_available, promtool_check_metrics};
+pub use promtool::{
+    exposition_names, exposition_samples, promtool_available, promtool_check_metrics, promtool_run,
+};
+pub use systemd::{
+    strace_available, syscall_set, systemd_analyze_available, systemd_security, systemd_verify,
+    unit_syscalls_allowed, unit_values, Trace,
+};
 pub use tshark::{tshark_available, tshark_fields, Capture, Fields};

@@ -51,3 +51,48 @@ pub fn promtool_check_metrics(text: &str) -> Result<(), String> {
         ))
     }
 }
+
+/// Runs promtool with `args` in `dir`: Ok(what it printed), or Err(what it printed)
+/// when it exits non-zero.
+pub fn promtool_run(dir: &std::path::Path, args: &[&str]) -> Result<String, String> {
+    let out = Command::new("promtool")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .map_err(|e| format!("promtool: {e}"))?;
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if out.status.success() {
+        Ok(text)
+    } else {
+        Err(text)
+    }
+}
+
+/// The samples of a text exposition, in order: (`name{labels}` as written, value).
+pub fn exposition_samples(text: &str) -> Vec<(String, String)> {
+    text.lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .filter_map(|l| l.rsplit_once(' '))
+        .map(|(series, value)| (series.to_string(), value.to_string()))
+        .collect()
+}
+
+/// The metric names a text exposition declares (`# TYPE` lines) or has samples of
+/// (`_bucket`, `_sum`, `_count` of a histogram included).
+pub fn exposition_names(text: &str) -> std::collections::BTreeSet<String> {
+    let declared = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("# TYPE "))
+        .filter_map(|l| l.split_whitespace().next());
+    let sampled = exposition_samples(text)
+        .into_iter()
+        .map(|(series, _)| series);
+    declared
+        .map(str::to_string)
+        .chain(sampled.map(|s| s.split('{').next().unwrap_or_default().to_string()))
+        .collect()
+}

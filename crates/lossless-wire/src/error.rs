@@ -74,12 +74,20 @@ pub enum DecodeErrorKind {
     /// A mandatory TLV occurs where only it may not.
     #[error("mandatory {tlv} TLV repeated or out of order")]
     UnexpectedMandatory { tlv: &'static str },
-    /// A field whose value the standard does not allow.
+    /// A field whose value the standard does not allow. In JSON the reason is
+    /// `detail`: an error object's `reason` is the whole error in words.
     #[error("bad value {value}: {reason}")]
-    BadValue { value: u64, reason: &'static str },
+    BadValue {
+        value: u64,
+        #[serde(rename = "detail")]
+        reason: &'static str,
+    },
     /// Not the protocol this parser handles (wrong Ethertype, OUI, opcode...).
     #[error("not this protocol: {reason}")]
-    NotThisProtocol { reason: &'static str },
+    NotThisProtocol {
+        #[serde(rename = "detail")]
+        reason: &'static str,
+    },
     /// An Internet checksum (RFC 1071) that does not match the bytes it covers.
     #[error("checksum 0x{found:04x}, computed 0x{computed:04x}")]
     Checksum { computed: u16, found: u16 },

@@ -8,6 +8,7 @@
 //! Layout follows smoltcp's `wire`: a plain `Repr` per protocol unit with
 //! `parse`, `buffer_len` and `emit`.
 
+pub mod app_name;
 pub mod cee;
 mod codec;
 pub mod error;

@@ -58,10 +58,13 @@ impl CliError {
     }
 
     /// Prints the error to stderr (unless the reader went away) and returns the exit
-    /// status.
+    /// status. A reason of several lines (every mistake of a refused configuration
+    /// file) prints as that many errors, each in the house format.
     pub fn report(&self) -> ExitCode {
         if self.kind != ErrorKind::ReaderGone {
-            eprintln!("{self}");
+            for line in self.why.lines() {
+                eprintln!("lossless: {}: {line}", self.what);
+            }
         }
         ExitCode::from(self.exit_code())
     }

@@ -6,7 +6,7 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 mod cmd;
 mod error;
@@ -43,10 +43,6 @@ Examples:
 Exit status: 0 success, 2 bad usage or unreadable input, 1 any other failure."
 )]
 struct Cli {
-    #[arg(long, global = true, value_name = "PATH", env = "LOSSLESS_SOCKET",
-          default_value = lossless_node::protocol::DEFAULT_SOCKET, help = cmd::daemon::SOCKET_HELP,
-          hide_default_value = true, hide_env = true)]
-    socket: std::path::PathBuf,
     /// JSON output: the same as the command's own --json (as `ip -j`, `dcb -j`).
     #[arg(short = 'j', long = "json")]
     json: bool,
@@ -118,6 +114,12 @@ enum Command {
     /// ceiling, buffer.
     #[command(subcommand)]
     Relay(cmd::relay::RelayCommand),
+    /// A completion script for bash, zsh, fish, elvish or PowerShell, on stdout.
+    #[command(after_help = cmd::generate::COMPLETIONS_AFTER_HELP)]
+    Completions(cmd::generate::CompletionsArgs),
+    /// Man pages: lossless(1) and one per command and subcommand, written into DIR.
+    #[command(after_help = cmd::generate::MAN_AFTER_HELP)]
+    Man(cmd::generate::ManArgs),
 }
 
 fn main() -> ExitCode {
@@ -135,15 +137,17 @@ fn main() -> ExitCode {
         Command::Decode(args) => cmd::decode::run(args),
         Command::Lab(args) => cmd::lab::run(args),
         Command::Policy(args) => cmd::policy::run(args),
-        Command::Profile(c) => cmd::profile::run(&cli.socket, c),
-        Command::Headroom(args) => cmd::headroom::run(args, &cli.socket),
-        Command::Status(args) => cmd::daemon::status(&cli.socket, args),
-        Command::Neighbors(args) => cmd::daemon::neighbors(&cli.socket, args),
-        Command::Dcbx(c) => cmd::dcbx::run(&cli.socket, c),
-        Command::Counters(args) => cmd::daemon::counters(&cli.socket, args),
-        Command::Events(args) => cmd::daemon::events(&cli.socket, args),
-        Command::Reload(args) => cmd::daemon::reload(&cli.socket, args),
-        Command::Relay(c) => cmd::relay::run(&cli.socket, c),
+        Command::Profile(c) => cmd::profile::run(c),
+        Command::Headroom(args) => cmd::headroom::run(args),
+        Command::Status(args) => cmd::daemon::status(args),
+        Command::Neighbors(args) => cmd::daemon::neighbors(args),
+        Command::Dcbx(c) => cmd::dcbx::run(c),
+        Command::Counters(args) => cmd::daemon::counters(args),
+        Command::Events(args) => cmd::daemon::events(args),
+        Command::Reload(args) => cmd::daemon::reload(args),
+        Command::Relay(c) => cmd::relay::run(c),
+        Command::Completions(args) => cmd::generate::completions(args, Cli::command()),
+        Command::Man(args) => cmd::generate::man(args, Cli::command()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -187,5 +191,11 @@ fn json_flag(command: &mut Command) -> Result<&mut bool, error::CliError> {
         Command::Dcbx(D::Set(a)) => &mut a.json,
         Command::Dcbx(D::Reset(a)) => &mut a.json,
         Command::Relay(cmd::relay::RelayCommand::Show(a)) => &mut a.json,
+        Command::Completions(_) | Command::Man(_) => {
+            return Err(error::CliError::input(
+                "--json",
+                "completions and man pages are shell scripts and roff, with no JSON form",
+            ))
+        }
     })
 }

@@ -43,6 +43,7 @@ fn commands_end_quietly_when_the_reader_went_away() {
         ],
         &["headroom", "compare", "--speeds", "100G"],
         &["profile", "roce"],
+        &["completions", "bash"],
         &["--help"],
     ];
     for args in runs {

@@ -344,7 +344,7 @@ fn execute_one(node: &mut Node, io: &mut Io, clock: &Clock, out: Output) {
         }
         Output::ReadConfig => {
             let read = match &io.config_path {
-                Some(path) => config_file::read(path),
+                Some(path) => config_file::read(path).map(Some),
                 None => Ok(None),
             };
             node.handle_config(clock.now(), read);

@@ -56,17 +56,10 @@ pub enum RunError {
     Io(#[from] io::Error),
 }
 
-/// Loads the configuration as `losslessd` would, with the command line on top.
+/// Loads the configuration as `losslessd` would (the file `opts.config` names, which
+/// must exist, or every default), with the command line on top.
 pub fn load_config(opts: &Options) -> Result<DaemonConfig, RunError> {
     let mut config = match &opts.config {
-        // A file named on the command line must exist: a typo must not
-        // silently run every port on the defaults.
-        Some(path) if !path.exists() => {
-            return Err(RunError::Config(ConfigFileError::Io {
-                path: path.clone(),
-                source: io::Error::new(io::ErrorKind::NotFound, "no such file"),
-            }))
-        }
         Some(path) => config_file::load(path)?,
         None => DaemonConfig::default(),
     };

@@ -196,7 +196,7 @@ fn ieee_settings_change_show_persist_and_reset_through_the_cli() {
         "peer-rec tc0 {0,1,2,4,5,7} ets 50%; tc1 {3} ets 50%; tc2 {6} strict",
         "pfc admin priorities none (willing yes, MBC no, cap 8)",
         "peer priorities 3 (willing no, MBC no, cap 8)",
-        "oper dscp 26 (AF31) -> 3; dscp 48 (CS6) -> 6; udp 4791 -> 3",
+        "oper dscp 26 (AF31) -> 3; dscp 48 (CS6) -> 6; udp 4791 (RoCEv2) -> 3",
         "ets yes yes yes no yes yes no config willing: running the peer's ETS recommendation",
     ] {
         assert!(squash(&out).contains(line), "{line:?} not in\n{out}");
@@ -331,7 +331,7 @@ fn ieee_settings_change_show_persist_and_reset_through_the_cli() {
     assert!(out.contains("configured cee (runtime)"), "{out}");
     assert!(out.contains("SeqNo"), "{out}");
     assert!(
-        out.contains("(DSCP rules 26 (AF31), 46 (EF) are sent in IEEE 802.1Qaz only"),
+        out.contains("(the rules dscp 26 (AF31), dscp 46 (EF) are sent in IEEE 802.1Qaz only"),
         "{out}"
     );
 
@@ -407,9 +407,9 @@ fn profile_roce_applies_to_a_running_daemon() {
     // A reader that goes away (`| head`) ends the output quietly, no panic.
     for cmd in [&["dcbx", "show"][..], &["status"][..], &["events"][..]] {
         let mut child = Command::new(lossless_bin())
+            .args(cmd)
             .arg("--socket")
             .arg(&p.a.socket)
-            .args(cmd)
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .spawn()
@@ -475,7 +475,13 @@ fn profile_roce_is_a_section_losslessd_accepts() {
     {
         let (toml, check) = profile(dir.path(), &format!("p{i}.toml"), args);
         assert!(check.status.success(), "{args:?}: {}\n{toml}", err(&check));
-        assert_eq!(text(&check), "configuration is valid\n");
+        assert_eq!(
+            text(&check),
+            format!(
+                "{}: configuration is valid\n",
+                dir.path().join(format!("p{i}.toml")).display()
+            )
+        );
         let cfg = lossless_node::config::DaemonConfig::parse(&toml, Path::new("p.toml")).unwrap();
         let port = cfg.port(if args.contains(&"eth0") {
             "eth0"

@@ -269,7 +269,7 @@ fn cli_tables_and_json_schema() {
 
     // No daemon: a clear error, exit 1.
     let out = Command::new(lossless_bin())
-        .args(["--socket", "/nonexistent/sock", "status"])
+        .args(["status", "--socket", "/nonexistent/sock"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
@@ -284,9 +284,9 @@ fn events_follow_streams_changes() {
     let p = pair();
     wait_converged(&p.b, "vb", Duration::from_secs(5));
     let mut follow = Command::new(lossless_bin())
+        .args(["events", "--follow", "--json"])
         .arg("--socket")
         .arg(&p.b.socket)
-        .args(["events", "--follow", "--json"])
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
@@ -328,13 +328,22 @@ fn reload_applies_a_new_file_and_refuses_a_bad_one() {
     let conf = p.a.args[1].clone();
     let before = p.a.dcbx("va");
 
-    // A bad file: precise error, exit 2, nothing changes.
-    std::fs::write(&conf, CONFIG_A.replace("[3, 4]", "[3, 9]")).unwrap();
+    // A bad file: precise errors, every one of them, exit 2, nothing changes.
+    let bad = format!("{}\nbogus = 1\n", CONFIG_A.replace("[3, 4]", "[3, 9]"));
+    std::fs::write(&conf, bad).unwrap();
     let out = p.a.cli(&["reload"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "{err}");
     assert!(
-        err.contains(&conf) && err.contains("pfc.priorities"),
+        lines[0].starts_with("lossless: reload: ")
+            && lines[0].contains(&conf)
+            && lines[0].contains("pfc.priorities"),
+        "{err}"
+    );
+    assert!(
+        lines[1].starts_with("lossless: reload: ") && lines[1].contains("bogus: unknown key"),
         "{err}"
     );
     let after = p.a.dcbx("va");

@@ -146,11 +146,7 @@ fn cee_table(st: &PortStatus) -> String {
     let (pg, pfc, app) = (&st.pg, &st.pfc, &st.app);
     let pg_cfg = format!(
         "pgid {} pct {}",
-        pg.oper
-            .pgid
-            .iter()
-            .map(|g| format!("{g:x}"))
-            .collect::<String>(),
+        crate::describe::describe_pgid(&pg.oper.pgid),
         pg.oper
             .percent
             .iter()
@@ -158,20 +154,7 @@ fn cee_table(st: &PortStatus) -> String {
             .collect::<Vec<_>>()
             .join("/")
     );
-    let app_cfg: Vec<String> = app
-        .oper
-        .entries
-        .iter()
-        .map(|e| {
-            let sel = e.selector.name().unwrap_or("?");
-            format!("{sel} {:#06x}->{}", e.protocol, e.priorities)
-        })
-        .collect();
-    let app_cfg = if app_cfg.is_empty() {
-        "(none)".to_string()
-    } else {
-        app_cfg.join(", ")
-    };
+    let app_cfg = crate::describe::describe_cee_app(&app.oper.entries);
     let row = |name: &str, willing, syncd, oper_mode, error, cfg: &str, why: &str| {
         [
             name,

@@ -15,9 +15,18 @@ use crate::identity::LocalInfo;
 /// Checks `[defaults]` over the built-in defaults, then each port section in
 /// file order over `[defaults]` (an exact-name section also over the glob
 /// sections that match its name). Every check is per key, so settings that
-/// pass in every section also pass in any combination of sections.
-pub(crate) fn check(defaults: &Layer, ports: &[PortSection]) -> Result<(), Fault> {
-    check_layers(&[defaults])?;
+/// pass in every section also pass in any combination of sections. Every refusal
+/// goes to `faults`, each once (a `[defaults]` or glob key refused under several
+/// sections is listed once).
+pub(crate) fn check(defaults: &Layer, ports: &[PortSection], faults: &mut Vec<Fault>) {
+    let mut add = |found: Vec<Fault>| {
+        for f in found {
+            if !faults.contains(&f) {
+                faults.push(f);
+            }
+        }
+    };
+    add(check_all(&[defaults]));
     for section in ports {
         let mut layers = vec![defaults];
         if let Pattern::Exact(name) = &section.pattern {
@@ -29,12 +38,38 @@ pub(crate) fn check(defaults: &Layer, ports: &[PortSection]) -> Result<(), Fault
             );
         }
         layers.push(&section.layer);
-        check_layers(&layers)?;
+        add(check_all(&layers));
     }
-    Ok(())
 }
 
-fn check_layers(layers: &[&Layer]) -> Result<(), Fault> {
+/// Every refusal of one stack of layers: the first, then, with the key it blames
+/// taken out (its value falls back to the layers below, which passed), the next,
+/// until the stack passes or the refusal blames no key.
+fn check_all(layers: &[&Layer]) -> Vec<Fault> {
+    let mut own: Vec<Layer> = layers.iter().map(|l| (*l).clone()).collect();
+    let mut found = Vec::new();
+    let limit = own.iter().map(|l| l.settings.len()).sum::<usize>() + 1;
+    for _ in 0..limit {
+        let refs: Vec<&Layer> = own.iter().collect();
+        let Err((fault, blamed)) = check_layers(&refs) else {
+            break;
+        };
+        found.push(fault);
+        let Some((layer, keys)) = blamed else {
+            break;
+        };
+        own[layer]
+            .settings
+            .retain(|(s, _)| !keys.contains(&s.key()));
+    }
+    found
+}
+
+/// The first refusal of a stack of layers, and which layer's keys it blames (to
+/// take out before looking for the next).
+type Blame = Option<(usize, Vec<Key>)>;
+
+fn check_layers(layers: &[&Layer]) -> Result<(), (Fault, Blame)> {
     let mut settings = PortSettings::default();
     for layer in layers {
         layer.apply(&mut settings);
@@ -53,33 +88,41 @@ fn check_layers(layers: &[&Layer]) -> Result<(), Fault> {
     }
     let Some((key, suffix, reason)) = locate(&settings, &path, reason.clone()) else {
         // A check this module does not know yet: blame the section.
-        return Err(Fault {
+        let fault = Fault {
             at: top.at,
             key: format!("{}.{path}", top.path),
             reason,
-        });
+        };
+        return Err((fault, None));
     };
-    for layer in layers.iter().rev() {
+    for (i, layer) in layers.iter().enumerate().rev() {
         if let Some(site) = layer.find(key) {
-            let (key, at) = site.part(&suffix);
-            return Err(Fault { at, key, reason });
+            let (name, at) = site.part(&suffix);
+            let fault = Fault {
+                at,
+                key: name,
+                reason,
+            };
+            return Err((fault, Some((i, vec![key]))));
         }
         // The three ETS tables may have been set at once, per traffic class.
         let table = matches!(key, Key::EtsPrioTc | Key::EtsTcBw | Key::EtsTsa);
         if let Some(site) = layer.find(Key::EtsTcs).filter(|_| table) {
-            return Err(Fault {
+            let fault = Fault {
                 at: site.at,
                 key: site.key.clone(),
                 reason,
-            });
+            };
+            return Err((fault, Some((i, vec![Key::EtsTcs]))));
         }
     }
     // Only a built-in default could be left, and those are valid.
-    Err(Fault {
+    let fault = Fault {
         at: top.at,
         key: format!("{}.{path}", top.path),
         reason,
-    })
+    };
+    Err((fault, None))
 }
 
 /// The keys whose values fill an LLDPDU (what can make it too long), longest-lived
@@ -95,33 +138,35 @@ const LLDPDU_KEYS: [Key; 7] = [
 ];
 
 /// An LLDPDU that could exceed one frame: blamed on the identity or APP key set last.
-fn too_long(layers: &[&Layer], reason: String) -> Fault {
+fn too_long(layers: &[&Layer], reason: String) -> (Fault, Blame) {
     let reason = format!(
         "{reason} (the values left to the host are counted at their longest: a host name \
          of 64 octets, an alias and a description of 255)"
     );
-    for layer in layers.iter().rev() {
+    for (i, layer) in layers.iter().enumerate().rev() {
         let last = layer
             .settings
             .iter()
             .rev()
             .find(|(s, _)| LLDPDU_KEYS.contains(&s.key()));
-        if let Some((_, site)) = last {
-            return Fault {
+        if let Some((setting, site)) = last {
+            let fault = Fault {
                 at: site.at,
                 key: site.key.clone(),
                 reason,
             };
+            return (fault, Some((i, vec![setting.key()])));
         }
     }
     let top = layers
         .last()
         .map_or((0, String::new()), |l| (l.at, l.path.clone()));
-    Fault {
+    let fault = Fault {
         at: top.0,
         key: top.1,
         reason,
-    }
+    };
+    (fault, None)
 }
 
 /// Which key holds the value `PortConfig::validate` refused at `path`, the

@@ -11,8 +11,7 @@ use std::path::PathBuf;
 /// ```
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigFileError {
-    /// The file could not be read (a missing file is not an error: it means every
-    /// default).
+    /// The file could not be read (a missing one included).
     #[error("{}: {source}", path.display())]
     Io {
         path: PathBuf,
@@ -35,6 +34,20 @@ pub enum ConfigFileError {
         key: String,
         reason: String,
     },
+    /// More than one key or value is refused: every one of them, in file order, one
+    /// line each (each an [`ConfigFileError::Invalid`]).
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
+    Several(Vec<ConfigFileError>),
+}
+
+impl ConfigFileError {
+    /// The single errors: itself, or each of [`ConfigFileError::Several`].
+    pub fn errors(&self) -> Vec<&ConfigFileError> {
+        match self {
+            ConfigFileError::Several(list) => list.iter().collect(),
+            one => vec![one],
+        }
+    }
 }
 
 /// A refused key or value, before it is placed in a file: `at` is a byte
@@ -44,6 +57,26 @@ pub(crate) struct Fault {
     pub at: usize,
     pub key: String,
     pub reason: String,
+}
+
+/// Runs `f` on every item, keeping each refusal and going on with the next, so that
+/// every mistake of a file is reported, not the first only. `f` gets the list too,
+/// for the refusals of a nested table.
+pub(crate) fn each<T>(
+    items: Result<Vec<T>, Fault>,
+    faults: &mut Vec<Fault>,
+    mut f: impl FnMut(T, &mut Vec<Fault>) -> Result<(), Fault>,
+) {
+    match items {
+        Err(e) => faults.push(e),
+        Ok(items) => {
+            for item in items {
+                if let Err(e) = f(item, faults) {
+                    faults.push(e);
+                }
+            }
+        }
+    }
 }
 
 /// 1-based line and column (in characters) of byte offset `at` in `text`.

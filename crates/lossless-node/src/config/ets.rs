@@ -28,7 +28,7 @@
 use lossless_wire::cee::PriorityMap;
 use lossless_wire::ieee::{EtsTable, Tsa, MAX_TCS};
 
-use super::error::Fault;
+use super::error::{each, Fault};
 use super::file::{indexed, priorities};
 use super::read::{quoted, Field};
 use super::setting::{Feature, Flag, Setting, Site};
@@ -56,8 +56,8 @@ fn site(f: &Field) -> Site {
 }
 
 /// The keys of an `[ets]` table.
-pub(crate) fn read(section: &Field, out: &mut Vec<(Setting, Site)>) -> Result<(), Fault> {
-    for f in section.entries()? {
+pub(crate) fn read(section: &Field, out: &mut Vec<(Setting, Site)>, faults: &mut Vec<Fault>) {
+    each(section.entries(), faults, |f, _| {
         let mut site = site(&f);
         let setting = if let Some(flag) = Flag::from_name(f.name) {
             Setting::Flag(Feature::Ets, flag, f.bool()?)
@@ -90,8 +90,8 @@ pub(crate) fn read(section: &Field, out: &mut Vec<(Setting, Site)>) -> Result<()
             }
         };
         out.push((setting, site));
-    }
-    Ok(())
+        Ok(())
+    });
 }
 
 /// One TSA: `"strict"`, `"cbs"`, `"ets"`, `"vendor"`, or its number (the reserved ones

@@ -11,7 +11,7 @@ use serde::de::{DeserializeOwned, IntoDeserializer};
 use toml_edit::ImDocument;
 
 use super::app::{AppRule, AppRules, RuleSelector, MAX_RULES};
-use super::error::Fault;
+use super::error::{each, Fault};
 use super::headroom::HeadroomSetting;
 use super::pattern::Pattern;
 use super::priorities::add_priority;
@@ -93,19 +93,16 @@ pub(crate) struct Parsed {
     pub relay: Option<RelaySection>,
 }
 
-pub(crate) enum Failure {
-    Syntax { at: usize, message: String },
-    Invalid(Fault),
+/// Text that is not TOML: nothing more can be read from it.
+pub(crate) struct Syntax {
+    pub at: usize,
+    pub message: String,
 }
 
-impl From<Fault> for Failure {
-    fn from(f: Fault) -> Failure {
-        Failure::Invalid(f)
-    }
-}
-
-pub(crate) fn parse(text: &str) -> Result<Parsed, Failure> {
-    let doc = ImDocument::parse(text).map_err(|e| Failure::Syntax {
+/// Reads the file; every refused key or value goes to `faults` and the reading goes
+/// on with the next, so the file's every mistake is listed.
+pub(crate) fn parse(text: &str, faults: &mut Vec<Fault>) -> Result<Parsed, Syntax> {
+    let doc = ImDocument::parse(text).map_err(|e| Syntax {
         at: e.span().map_or(0, |s| s.start),
         // toml_edit puts context and detail on separate lines.
         message: e
@@ -122,15 +119,17 @@ pub(crate) fn parse(text: &str) -> Result<Parsed, Failure> {
         ports: Vec::new(),
         relay: None,
     };
-    for f in Field::root(doc.as_table()).entries()? {
-        match f.name {
-            "daemon" => daemon(&f, &mut out.daemon)?,
-            "defaults" => {
-                out.defaults = Layer::new(f.path.clone(), f.key_at());
-                port_keys(&f, &mut out.defaults)?;
-            }
-            "ports" => {
-                for p in f.entries()? {
+    each(
+        Field::root(doc.as_table()).entries(),
+        faults,
+        |f, faults| {
+            match f.name {
+                "daemon" => daemon(&f, &mut out.daemon, faults),
+                "defaults" => {
+                    out.defaults = Layer::new(f.path.clone(), f.key_at());
+                    port_keys(&f, &mut out.defaults, faults);
+                }
+                "ports" => each(f.entries(), faults, |p, faults| {
                     let path = format!("ports.{}", quoted(p.name));
                     let p = p.with_path(path);
                     let pattern = Pattern::parse(p.name).map_err(|reason| Fault {
@@ -139,19 +138,21 @@ pub(crate) fn parse(text: &str) -> Result<Parsed, Failure> {
                         reason,
                     })?;
                     let mut layer = Layer::new(p.path.clone(), p.key_at());
-                    port_keys(&p, &mut layer)?;
+                    port_keys(&p, &mut layer, faults);
                     out.ports.push(PortSection { pattern, layer });
-                }
+                    Ok(())
+                }),
+                "relay" => out.relay = Some(super::relay::parse(text, &f)?),
+                _ => return Err(f.unknown(TOP_KEYS)),
             }
-            "relay" => out.relay = Some(super::relay::parse(text, &f)?),
-            _ => return Err(f.unknown(TOP_KEYS).into()),
-        }
-    }
+            Ok(())
+        },
+    );
     Ok(out)
 }
 
-fn daemon(section: &Field, d: &mut DaemonSettings) -> Result<(), Fault> {
-    for f in section.entries()? {
+fn daemon(section: &Field, d: &mut DaemonSettings, faults: &mut Vec<Fault>) {
+    each(section.entries(), faults, |f, _| {
         match f.name {
             "socket" => d.socket = absolute(&f)?,
             "state_dir" => d.state_dir = absolute(&f)?,
@@ -187,8 +188,8 @@ fn daemon(section: &Field, d: &mut DaemonSettings) -> Result<(), Fault> {
             }
             _ => return Err(f.unknown(DAEMON_KEYS)),
         }
-    }
-    Ok(())
+        Ok(())
+    });
 }
 
 /// An integer in `min..=max` (`unit` names what it counts).
@@ -247,9 +248,9 @@ fn site(f: &Field) -> Site {
 }
 
 /// Every key that may appear in `[defaults]` and in a `[ports."..."]` section.
-fn port_keys(section: &Field, layer: &mut Layer) -> Result<(), Fault> {
+fn port_keys(section: &Field, layer: &mut Layer, faults: &mut Vec<Fault>) {
     let out = &mut layer.settings;
-    for f in section.entries()? {
+    each(section.entries(), faults, |f, faults| {
         let setting = match f.name {
             "apply" => Setting::Apply(word(&f)?),
             "admin_status" => Setting::AdminStatus(word(&f)?),
@@ -264,7 +265,7 @@ fn port_keys(section: &Field, layer: &mut Layer) -> Result<(), Fault> {
                     site.parts = parts;
                     out.push((setting, site));
                 }
-                continue;
+                return Ok(());
             }
             "chassis_id" => Setting::ChassisId(f.str()?.to_string()),
             "port_id" => Setting::PortId(f.str()?.to_string()),
@@ -273,16 +274,17 @@ fn port_keys(section: &Field, layer: &mut Layer) -> Result<(), Fault> {
                 Setting::MaxNeighbors(usize::try_from(v).unwrap_or(usize::MAX))
             }
             "timers" => {
-                for t in f.entries()? {
+                each(f.entries(), faults, |t, _| {
                     let timer = Timer::from_name(t.name).ok_or_else(|| t.unknown(TIMER_KEYS))?;
                     let v = t.uint(timer.type_max())?;
                     let v = u16::try_from(v).unwrap_or(u16::MAX);
                     out.push((Setting::Timer(timer, v), site(&t)));
-                }
-                continue;
+                    Ok(())
+                });
+                return Ok(());
             }
             "dcbx" => {
-                for d in f.entries()? {
+                each(f.entries(), faults, |d, _| {
                     let setting = match d.name {
                         "enabled" => Setting::DcbxEnabled(d.bool()?),
                         "mode" => {
@@ -300,40 +302,44 @@ fn port_keys(section: &Field, layer: &mut Layer) -> Result<(), Fault> {
                         _ => return Err(d.unknown(DCBX_KEYS)),
                     };
                     out.push((setting, site(&d)));
-                }
-                continue;
+                    Ok(())
+                });
+                return Ok(());
             }
             "headroom" => {
-                for h in f.entries()? {
+                each(f.entries(), faults, |h, _| {
                     out.push((Setting::Headroom(HeadroomSetting::read(&h)?), site(&h)));
-                }
-                continue;
+                    Ok(())
+                });
+                return Ok(());
             }
-            "pg" => {
-                feature(&f, Feature::Pg, out)?;
-                continue;
-            }
-            "pfc" => {
-                feature(&f, Feature::Pfc, out)?;
-                continue;
-            }
-            "app" => {
-                feature(&f, Feature::App, out)?;
-                continue;
+            "pg" | "pfc" | "app" => {
+                let which = match f.name {
+                    "pg" => Feature::Pg,
+                    "pfc" => Feature::Pfc,
+                    _ => Feature::App,
+                };
+                feature(&f, which, out, faults);
+                return Ok(());
             }
             "ets" => {
-                super::ets::read(&f, out)?;
-                continue;
+                super::ets::read(&f, out, faults);
+                return Ok(());
             }
             _ => return Err(f.unknown(PORT_KEYS)),
         };
         out.push((setting, site(&f)));
-    }
-    Ok(())
+        Ok(())
+    });
 }
 
-fn feature(section: &Field, feature: Feature, out: &mut Vec<(Setting, Site)>) -> Result<(), Fault> {
-    for f in section.entries()? {
+fn feature(
+    section: &Field,
+    feature: Feature,
+    out: &mut Vec<(Setting, Site)>,
+    faults: &mut Vec<Fault>,
+) {
+    each(section.entries(), faults, |f, _| {
         let mut site = site(&f);
         let setting = if let Some(flag) = Flag::from_name(f.name) {
             Setting::Flag(feature, flag, f.bool()?)
@@ -374,8 +380,8 @@ fn feature(section: &Field, feature: Feature, out: &mut Vec<(Setting, Site)>) ->
             }
         };
         out.push((setting, site));
-    }
-    Ok(())
+        Ok(())
+    });
 }
 
 pub(super) fn indexed(at: Vec<usize>) -> Vec<(String, usize)> {

@@ -44,7 +44,7 @@ pub use read::quoted as toml_string;
 pub(crate) use ets::{Class, ClassKey, ClassTable};
 pub(crate) use priorities::add_priority;
 
-use file::{Failure, PortSection};
+use file::PortSection;
 use setting::Layer;
 
 /// Where the daemon looks for its configuration unless told otherwise.
@@ -288,19 +288,25 @@ impl DaemonConfig {
                 reason: f.reason,
             }
         };
-        let parsed = file::parse(text).map_err(|f| match f {
-            Failure::Syntax { at, message } => {
-                let (line, column) = position(at);
-                ConfigFileError::Syntax {
-                    path: origin.to_path_buf(),
-                    line,
-                    column,
-                    message,
-                }
+        let mut faults = Vec::new();
+        let parsed = file::parse(text, &mut faults).map_err(|s| {
+            let (line, column) = position(s.at);
+            ConfigFileError::Syntax {
+                path: origin.to_path_buf(),
+                line,
+                column,
+                message: s.message,
             }
-            Failure::Invalid(f) => invalid(f),
         })?;
-        check::check(&parsed.defaults, &parsed.ports).map_err(invalid)?;
+        check::check(&parsed.defaults, &parsed.ports, &mut faults);
+        // Every refusal, in file order.
+        faults.sort_by_key(|f| f.at);
+        let mut errors: Vec<ConfigFileError> = faults.into_iter().map(invalid).collect();
+        match errors.len() {
+            0 => {}
+            1 => return Err(errors.remove(0)),
+            _ => return Err(ConfigFileError::Several(errors)),
+        }
         Ok(DaemonConfig {
             daemon: parsed.daemon,
             defaults: parsed.defaults,

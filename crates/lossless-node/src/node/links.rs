@@ -181,6 +181,7 @@ impl Node {
             return;
         };
         self.by_index.remove(&port.ifindex);
+        self.metrics.forget_port(name);
         if shutdown {
             for frame in port.shutdown(now.mono) {
                 self.outputs.push_back(Output::Send {

@@ -305,7 +305,7 @@ impl Node {
         }
         for e in &drained.events {
             log::event(name, &drained.peer, e);
-            self.metrics.count_event(e);
+            self.metrics.count_event(name, e);
             self.publish(now, name, EventBody::Agent(e.clone()));
         }
         // Other PFC priorities: other buffers hold lossless traffic.

@@ -3,7 +3,7 @@
 //! Every command has `--json` (the daemon's result object, schema in
 //! docs/daemon.md); the default is an aligned table.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use lossless_client::{Client, ClientError};
 use lossless_node::protocol::Request;
@@ -16,6 +16,16 @@ use crate::out::emit;
 pub const SOCKET_HELP: &str =
     "Control socket of the daemon [env: LOSSLESS_SOCKET] [default: /run/lossless/losslessd.sock]";
 
+/// `--socket`: only the commands that talk to losslessd have it (global below them,
+/// so it may follow a sub-subcommand: `dcbx set eth0 pfc ... --socket PATH`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct SocketArg {
+    #[arg(long = "socket", global = true, value_name = "PATH", env = "LOSSLESS_SOCKET",
+          default_value = lossless_node::protocol::DEFAULT_SOCKET, help = SOCKET_HELP,
+          hide_default_value = true, hide_env = true, value_hint = clap::ValueHint::FilePath)]
+    pub path: PathBuf,
+}
+
 #[derive(Debug, clap::Args)]
 pub struct PortArgs {
     /// Only this port.
@@ -23,6 +33,8 @@ pub struct PortArgs {
     /// Print the daemon's JSON result instead of a table.
     #[arg(short = 'j', long)]
     pub json: bool,
+    #[command(flatten)]
+    pub socket: SocketArg,
 }
 
 #[derive(Debug, clap::Args)]
@@ -30,6 +42,8 @@ pub struct JsonArg {
     /// Print the daemon's JSON result instead of a table.
     #[arg(short = 'j', long)]
     pub json: bool,
+    #[command(flatten)]
+    pub socket: SocketArg,
 }
 
 #[derive(Debug, clap::Args)]
@@ -40,6 +54,8 @@ pub struct EventsArgs {
     /// One JSON object per line.
     #[arg(short = 'j', long)]
     pub json: bool,
+    #[command(flatten)]
+    pub socket: SocketArg,
 }
 
 fn connect(socket: &Path) -> Result<Client, CliError> {
@@ -68,7 +84,8 @@ pub(crate) fn print_json(v: &Value) -> Result<(), CliError> {
     emit(&s)
 }
 
-pub fn status(socket: &Path, args: JsonArg) -> Result<(), CliError> {
+pub fn status(args: JsonArg) -> Result<(), CliError> {
+    let socket = &args.socket.path;
     let v = call(socket, "status", &Request::Status)?;
     if args.json {
         return print_json(&v);
@@ -141,7 +158,8 @@ fn apply(h: &Value) -> String {
     }
 }
 
-pub fn neighbors(socket: &Path, args: PortArgs) -> Result<(), CliError> {
+pub fn neighbors(args: PortArgs) -> Result<(), CliError> {
+    let socket = &args.socket.path;
     let v = call(
         socket,
         "neighbors",
@@ -183,7 +201,8 @@ pub fn neighbors(socket: &Path, args: PortArgs) -> Result<(), CliError> {
     emit(&t.render())
 }
 
-pub fn counters(socket: &Path, args: PortArgs) -> Result<(), CliError> {
+pub fn counters(args: PortArgs) -> Result<(), CliError> {
+    let socket = &args.socket.path;
     let v = call(
         socket,
         "counters",
@@ -233,7 +252,8 @@ pub fn counters(socket: &Path, args: PortArgs) -> Result<(), CliError> {
     emit(&t.render())
 }
 
-pub fn events(socket: &Path, args: EventsArgs) -> Result<(), CliError> {
+pub fn events(args: EventsArgs) -> Result<(), CliError> {
+    let socket = &args.socket.path;
     let mut c = connect(socket)?;
     let v = c
         .call(&Request::Events {
@@ -271,7 +291,8 @@ fn event_line(e: &Value, json: bool) -> String {
     format!("{time:.3} {port:<10} {kind:<28} {detail}\n")
 }
 
-pub fn reload(socket: &Path, args: JsonArg) -> Result<(), CliError> {
+pub fn reload(args: JsonArg) -> Result<(), CliError> {
+    let socket = &args.socket.path;
     let v = call(socket, "reload", &Request::Reload)?;
     if args.json {
         return print_json(&v);

@@ -4,8 +4,6 @@
 //! configuration file follows, so the file, the CLI and the socket refuse the same
 //! things with the same words.
 
-use std::path::Path;
-
 use clap::{Subcommand, ValueEnum};
 use lossless_node::config::RuleSelector;
 use lossless_node::protocol::{
@@ -13,7 +11,7 @@ use lossless_node::protocol::{
 };
 use lossless_wire::ieee::Tsa;
 
-use crate::cmd::daemon::{arr, call, print_json, PortArgs};
+use crate::cmd::daemon::{arr, call, print_json, PortArgs, SocketArg};
 use crate::cmd::{dcbx_show, dscp};
 use crate::error::CliError;
 use crate::out::emit;
@@ -72,6 +70,8 @@ pub struct SetArgs {
     /// Print the port's new DCBX state as JSON (as `dcbx show --json` gives a port).
     #[arg(short = 'j', long, global = true)]
     pub json: bool,
+    #[command(flatten)]
+    pub socket: SocketArg,
 }
 
 #[derive(Debug, Subcommand)]
@@ -277,6 +277,8 @@ pub struct ResetArgs {
     /// Print the port's DCBX state afterwards as JSON.
     #[arg(short = 'j', long)]
     pub json: bool,
+    #[command(flatten)]
+    pub socket: SocketArg,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -288,11 +290,11 @@ pub enum ResetFeature {
     Mode,
 }
 
-pub fn run(socket: &Path, cmd: DcbxCommand) -> Result<(), CliError> {
+pub fn run(cmd: DcbxCommand) -> Result<(), CliError> {
     match cmd {
         DcbxCommand::Show(args) => {
             let v = call(
-                socket,
+                &args.socket.path,
                 "dcbx show",
                 &Request::DcbxShow {
                     port: args.port.clone(),
@@ -307,6 +309,7 @@ pub fn run(socket: &Path, cmd: DcbxCommand) -> Result<(), CliError> {
         DcbxCommand::Set(args) => {
             let change = change(&args.what)?;
             let port = args.port.clone();
+            let socket = &args.socket.path;
             let v = call(socket, "dcbx set", &Request::DcbxSet { port, change })?;
             if args.json {
                 return print_json(&v);
@@ -322,6 +325,7 @@ pub fn run(socket: &Path, cmd: DcbxCommand) -> Result<(), CliError> {
                 ResetFeature::Mode => FeatureName::Mode,
             });
             let port = args.port.clone();
+            let socket = &args.socket.path;
             let v = call(socket, "dcbx reset", &Request::DcbxReset { port, feature })?;
             if args.json {
                 return print_json(&v);

@@ -5,10 +5,10 @@
 
 use std::fmt::Write;
 
+use lossless_wire::app_name::{self, AppMatch};
 use serde_json::Value;
 
 use crate::cmd::daemon::{arr, b, opt_yn, s, yn};
-use crate::cmd::dscp;
 use crate::cmd::table::Table;
 
 /// One port of `dcbx show` (or the answer of `dcbx set`/`dcbx reset`), as text.
@@ -242,16 +242,32 @@ fn priorities(v: &Value) -> String {
     }
 }
 
-/// IEEE APP entries grouped per selector and protocol, DSCPs by name:
-/// `dscp 26 (AF31) -> 3; udp 4791 -> 3`.
+/// The selector of an APP entry in the daemon's JSON: a name, or a reserved number.
+fn app_match(v: &Value) -> AppMatch {
+    match v {
+        Value::String(name) => AppMatch::from_name(name).unwrap_or(AppMatch::Reserved(u8::MAX)),
+        other => AppMatch::Reserved(
+            other
+                .as_u64()
+                .and_then(|n| u8::try_from(n).ok())
+                .unwrap_or(u8::MAX),
+        ),
+    }
+}
+
+/// IEEE APP entries grouped per selector and protocol, as every command prints
+/// them: `dscp 26 (AF31) -> 3; udp 4791 (RoCEv2) -> 3`.
 fn app_ieee(v: &Value) -> String {
     if v.is_null() {
         return "-".into();
     }
-    let mut groups: Vec<(String, u64, Vec<String>)> = Vec::new();
+    let mut groups: Vec<(AppMatch, u16, Vec<String>)> = Vec::new();
     for e in arr(v) {
-        let sel = s(&e["selector"]);
-        let proto = e["protocol"].as_u64().unwrap_or_default();
+        let sel = app_match(&e["selector"]);
+        let proto = e["protocol"]
+            .as_u64()
+            .and_then(|p| u16::try_from(p).ok())
+            .unwrap_or_default();
         let prio = e["priority"].to_string();
         match groups.iter_mut().find(|g| g.0 == sel && g.1 == proto) {
             Some(g) => g.2.push(prio),
@@ -263,14 +279,7 @@ fn app_ieee(v: &Value) -> String {
     }
     groups
         .iter()
-        .map(|(sel, proto, prios)| {
-            let proto = match sel.as_str() {
-                "dscp" => dscp::show(*proto),
-                "ethertype" => format!("{proto:#06x}"),
-                _ => proto.to_string(),
-            };
-            format!("{sel} {proto} -> {}", prios.join(","))
-        })
+        .map(|(sel, proto, prios)| app_name::app_entry(*sel, *proto, prios.join(",")))
         .collect::<Vec<_>>()
         .join("; ")
 }
@@ -302,12 +311,15 @@ fn cee(p: &Value, out: &mut String) {
     let dscp: Vec<String> = arr(&p["app_rules"]["entries"])
         .iter()
         .filter(|r| r["selector"] == "dscp")
-        .map(|r| dscp::show(r["protocol"].as_u64().unwrap_or_default()))
+        .map(|r| {
+            let proto = r["protocol"].as_u64().and_then(|p| u16::try_from(p).ok());
+            app_name::AppTarget(AppMatch::Dscp, proto.unwrap_or_default()).to_string()
+        })
         .collect();
     if !dscp.is_empty() {
         let _ = writeln!(
             out,
-            "  (DSCP rules {} are sent in IEEE 802.1Qaz only: CEE DCBX has no DSCP selector)",
+            "  (the rules {} are sent in IEEE 802.1Qaz only: CEE DCBX has no DSCP selector)",
             dscp.join(", ")
         );
     }
@@ -344,19 +356,11 @@ fn cee_cfg(feature: &str, c: &Value) -> String {
             let entries: Vec<String> = arr(&c["entries"])
                 .iter()
                 .map(|e| {
-                    let proto = e["protocol"].as_u64().unwrap_or_default();
-                    let proto = if e["selector"] == "ethertype" {
-                        format!("{proto:#06x}")
-                    } else {
-                        proto.to_string()
-                    };
-                    format!(
-                        "{} {proto} -> {}",
-                        e["selector"]
-                            .as_str()
-                            .map_or(e["selector"].to_string(), str::to_owned),
-                        list(&e["priorities"])
-                    )
+                    let proto = e["protocol"]
+                        .as_u64()
+                        .and_then(|p| u16::try_from(p).ok())
+                        .unwrap_or_default();
+                    app_name::app_entry(app_match(&e["selector"]), proto, list(&e["priorities"]))
                 })
                 .collect();
             if entries.is_empty() {

@@ -1,40 +1,13 @@
-//! DSCP names: the class selectors (RFC 2474), assured forwarding (RFC 2597),
-//! expedited forwarding (RFC 3246), VOICE-ADMIT (RFC 5865) and lower effort
-//! (RFC 8622), read and shown beside the numbers.
+//! DSCPs read by name or number and shown with their names (the names are
+//! `lossless_wire::app_name`'s, the one table every command uses).
 
-/// Every named codepoint.
-const NAMES: [(&str, u8); 23] = [
-    ("CS0", 0),
-    ("LE", 1),
-    ("CS1", 8),
-    ("AF11", 10),
-    ("AF12", 12),
-    ("AF13", 14),
-    ("CS2", 16),
-    ("AF21", 18),
-    ("AF22", 20),
-    ("AF23", 22),
-    ("CS3", 24),
-    ("AF31", 26),
-    ("AF32", 28),
-    ("AF33", 30),
-    ("CS4", 32),
-    ("AF41", 34),
-    ("AF42", 36),
-    ("AF43", 38),
-    ("CS5", 40),
-    ("VOICE-ADMIT", 44),
-    ("EF", 46),
-    ("CS6", 48),
-    ("CS7", 56),
-];
+use lossless_wire::app_name::{dscp_by_name, DSCP_NAMES as NAMES};
 
 /// The name of a DSCP, if it has one.
 pub fn name(dscp: u64) -> Option<&'static str> {
-    NAMES
-        .iter()
-        .find(|(_, v)| u64::from(*v) == dscp)
-        .map(|(n, _)| *n)
+    u16::try_from(dscp)
+        .ok()
+        .and_then(lossless_wire::app_name::dscp_name)
 }
 
 /// A DSCP by name (any case) or number; None for neither. The number is not
@@ -42,8 +15,8 @@ pub fn name(dscp: u64) -> Option<&'static str> {
 /// is used.
 pub fn parse(text: &str) -> Option<u64> {
     let t = text.trim();
-    if let Some((_, v)) = NAMES.iter().find(|(n, _)| n.eq_ignore_ascii_case(t)) {
-        return Some(u64::from(*v));
+    if let Some(v) = dscp_by_name(t) {
+        return Some(u64::from(v));
     }
     parse_number(t)
 }

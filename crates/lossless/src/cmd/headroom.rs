@@ -160,11 +160,11 @@ pub struct CalcArgs {
     pub json: bool,
 }
 
-pub fn run(args: Args, socket: &std::path::Path) -> Result<(), CliError> {
+pub fn run(args: Args) -> Result<(), CliError> {
     match args.command {
         Sub::Calc(a) => run_calc(a),
         Sub::Compare(a) => super::headroom_compare::run(a),
-        Sub::Show(a) => super::headroom_show::show(socket, a),
+        Sub::Show(a) => super::headroom_show::show(&a.socket.path.clone(), a),
     }
 }
 

@@ -5,6 +5,7 @@ pub mod dcbx;
 pub mod dcbx_show;
 pub mod decode;
 pub mod dscp;
+pub mod generate;
 pub mod headroom;
 pub mod headroom_compare;
 pub mod headroom_show;

@@ -24,6 +24,7 @@ use std::path::Path;
 use clap::ValueEnum;
 use lossless_node::config::{AppRule, AppRules, DaemonConfig, RuleSelector};
 use lossless_node::protocol::{EtsChange, FeatureChange, FeatureName, Request, TcChange};
+use lossless_wire::app_name::{self, AppMatch};
 use lossless_wire::cee::{PriorityMap, DCBX_OUI};
 use lossless_wire::ieee::Tsa;
 
@@ -92,9 +93,14 @@ pub struct RoceArgs {
     #[arg(long, value_enum)]
     pub mode: Option<ModeArg>,
     /// Apply to the running losslessd (its ports that --port matches) instead of
-    /// printing.
+    /// printing; its control socket is LOSSLESS_SOCKET, or the default
+    /// /run/lossless/losslessd.sock, unless `--socket PATH` follows this option.
     #[arg(long)]
     pub apply_to_daemon: bool,
+    /// The daemon's control socket, with --apply-to-daemon only (so not listed: the
+    /// printing form has no daemon).
+    #[arg(long, value_name = "PATH", requires = "apply_to_daemon", hide = true)]
+    pub socket: Option<std::path::PathBuf>,
     /// With --apply-to-daemon: print each port's new DCBX state as JSON.
     #[arg(short = 'j', long, requires = "apply_to_daemon")]
     pub json: bool,
@@ -286,18 +292,21 @@ impl Roce {
             100 - self.bandwidth,
             self.bandwidth
         ));
+        let entry =
+            |m, protocol: u8, priority| app_name::app_entry(m, u16::from(protocol), priority);
         out.push_str(&format!(
             "app.willing = {w}\napp.entries = [\n    \
-             {{ selector = \"dscp\", protocol = {}, priority = {} }},  # RoCEv2 data, {}\n    \
-             {{ selector = \"dscp\", protocol = {}, priority = {} }},  # CNP, {}\n    \
-             {{ selector = \"udp\", protocol = 4791, priority = {} }},  # RoCEv2 by UDP port\n]\n",
+             {{ selector = \"dscp\", protocol = {}, priority = {} }},  # {}: RoCEv2 data\n    \
+             {{ selector = \"dscp\", protocol = {}, priority = {} }},  # {}: CNP\n    \
+             {{ selector = \"udp\", protocol = 4791, priority = {} }},  # {}: RoCEv2 by UDP port\n]\n",
             self.dscp,
             self.priority,
-            dscp::show(u64::from(self.dscp)),
+            entry(AppMatch::Dscp, self.dscp, self.priority),
             self.cnp_dscp,
             self.cnp_priority,
-            dscp::show(u64::from(self.cnp_dscp)),
+            entry(AppMatch::Dscp, self.cnp_dscp, self.cnp_priority),
             self.priority,
+            app_name::app_entry(AppMatch::Udp, 4791, self.priority),
         ));
         out
     }
@@ -359,8 +368,14 @@ impl Roce {
     }
 }
 
-pub fn run(socket: &Path, cmd: ProfileCommand) -> Result<(), CliError> {
+pub fn run(cmd: ProfileCommand) -> Result<(), CliError> {
     let ProfileCommand::Roce(args) = cmd;
+    let socket = args
+        .socket
+        .clone()
+        .or_else(|| std::env::var_os("LOSSLESS_SOCKET").map(Into::into))
+        .unwrap_or_else(|| lossless_node::protocol::DEFAULT_SOCKET.into());
+    let socket = socket.as_path();
     let roce = Roce::from_args(&args)?;
     let text = roce.to_toml(args.port.as_deref());
     // The daemon's own reader, so that what is printed is what losslessd accepts.

@@ -1,8 +1,6 @@
 //! `lossless relay show [--json]`: the PFC relay of draft-he-rtgwg-wan-pfc-00 in the running
 //! daemon.
 
-use std::path::Path;
-
 use lossless_node::protocol::Request;
 use lossless_node::relay::{GatewayShow, RelayShow};
 use lossless_relay::{DropCounts, RelayStatus};
@@ -33,8 +31,9 @@ pub enum RelayCommand {
     Show(JsonArg),
 }
 
-pub fn run(socket: &Path, cmd: RelayCommand) -> Result<(), CliError> {
+pub fn run(cmd: RelayCommand) -> Result<(), CliError> {
     let RelayCommand::Show(args) = cmd;
+    let socket = &args.socket.path;
     let v = call(socket, "relay show", &Request::RelayShow)?;
     if args.json {
         return print_json(&v);

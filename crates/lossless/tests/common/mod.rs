@@ -219,3 +219,153 @@ pub fn pad(mut f: Vec<u8>) -> Vec<u8> {
     }
     f
 }
+
+/// Parses `text` as JSON and fails on an object that has a key twice, at any
+/// depth (`serde_json::Value` keeps the last of duplicates silently). The error
+/// names the key.
+pub fn parse_strict_json(text: &str) -> Result<(), String> {
+    use serde::de::{Deserialize, Deserializer, Error, MapAccess, SeqAccess, Visitor};
+    use std::collections::BTreeSet;
+    use std::fmt;
+
+    struct Strict;
+    impl<'de> Deserialize<'de> for Strict {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Strict, D::Error> {
+            d.deserialize_any(StrictVisitor)
+        }
+    }
+    struct StrictVisitor;
+    impl<'de> Visitor<'de> for StrictVisitor {
+        type Value = Strict;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<Strict, E> {
+            Ok(Strict)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Strict, E> {
+            Ok(Strict)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Strict, E> {
+            Ok(Strict)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Strict, E> {
+            Ok(Strict)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Strict, E> {
+            Ok(Strict)
+        }
+        fn visit_unit<E>(self) -> Result<Strict, E> {
+            Ok(Strict)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Strict, A::Error> {
+            while seq.next_element::<Strict>()?.is_some() {}
+            Ok(Strict)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Strict, A::Error> {
+            let mut seen = BTreeSet::new();
+            while let Some(key) = map.next_key::<String>()? {
+                if !seen.insert(key.clone()) {
+                    return Err(A::Error::custom(format!("key {key:?} appears twice")));
+                }
+                map.next_value::<Strict>()?;
+            }
+            Ok(Strict)
+        }
+    }
+    serde_json::from_str::<Strict>(text)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+/// `inner` as PE2 of the relay example sends it across the WAN in tunnel `kind`.
+pub fn tunnelled(kind: lossless_relay::example::Kind, inner: &[u8]) -> Vec<u8> {
+    let cfg = lossless_relay::example::pe(2, kind);
+    let enc = lossless_relay::tunnel::Encapsulator::new(&cfg.tunnel, &cfg.wan, &cfg.marking)
+        .expect("encapsulator");
+    let tf = enc.frame(inner);
+    let mut out = vec![0u8; tf.buffer_len()];
+    tf.emit(&mut out);
+    out
+}
+
+/// Runs tshark on `path` for `fields` (one row per frame, occurrences
+/// joined by ","), or `None` when tshark is absent and LOSSLESS_SKIP_TSHARK
+/// says to skip.
+pub fn tshark(
+    path: &Path,
+    fields: &[String],
+) -> Option<Vec<std::collections::BTreeMap<String, String>>> {
+    let available = Command::new("tshark")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !available {
+        if std::env::var_os("LOSSLESS_SKIP_TSHARK").is_some() {
+            eprintln!("tshark not installed: skipped (LOSSLESS_SKIP_TSHARK set)");
+            return None;
+        }
+        panic!("tshark is not installed (apt-get install tshark), or set LOSSLESS_SKIP_TSHARK=1");
+    }
+    let mut cmd = Command::new("tshark");
+    cmd.arg("-r").arg(path).args([
+        "-T",
+        "fields",
+        "-E",
+        "separator=|",
+        "-E",
+        "aggregator=,",
+        "-E",
+        "occurrence=a",
+    ]);
+    for f in fields {
+        cmd.args(["-e", f]);
+    }
+    let out = cmd.output().expect("run tshark");
+    assert!(
+        out.status.success(),
+        "tshark: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    Some(
+        text.lines()
+            .map(|l| {
+                fields
+                    .iter()
+                    .cloned()
+                    // tshark 4.0 prints booleans as 1/0, later versions as True/False.
+                    .zip(
+                        l.split('|')
+                            .map(|v| v.replace("True", "1").replace("False", "0")),
+                    )
+                    .collect()
+            })
+            .collect(),
+    )
+}
+
+/// An IEEE 802.1 org TLV, assembled by hand: `info` is what follows the subtype.
+pub fn ieee_tlv(subtype: u8, info: &[u8]) -> Vec<u8> {
+    let len = 4 + info.len();
+    let mut v = vec![
+        0xfe | (len >> 8) as u8,
+        len as u8,
+        0x00,
+        0x80,
+        0xc2,
+        subtype,
+    ];
+    v.extend_from_slice(info);
+    v
+}
+
+/// An LLDP frame (Chassis ID, Port ID, TTL from `lldp_prefix`) with `tlvs` and End.
+pub fn lldp_with(tlvs: &[Vec<u8>]) -> Vec<u8> {
+    let mut f = lldp_prefix();
+    for t in tlvs {
+        f.extend_from_slice(t);
+    }
+    f.extend_from_slice(&[0, 0]);
+    pad(f)
+}

@@ -2,10 +2,11 @@
 //! Linux interfaces.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
+use losslessd::config_file::{ConfigSource, DEFAULT_CONFIG_PATH};
 use losslessd::logging::{self, LogFormat, Stderr};
 use losslessd::runtime::{self, Options};
 
@@ -27,7 +28,8 @@ use losslessd::runtime::{self, Options};
 #[derive(Parser, Debug)]
 #[command(name = "losslessd", version)]
 struct Args {
-    /// Configuration file (TOML; see examples/losslessd.toml).
+    /// Configuration file (TOML; see examples/losslessd.toml); it must exist
+    /// [default: /etc/lossless/losslessd.toml if it exists, else the built-in defaults].
     #[arg(short, long, value_name = "FILE")]
     config: Option<PathBuf>,
     /// Run on this interface (repeatable), whatever the file selects.
@@ -49,9 +51,30 @@ struct Args {
     /// terminal (and NO_COLOR unset); no timestamp of ours under journald.
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = LogFormat::Text)]
     log_format: LogFormat,
-    /// Check the configuration file and exit (0: valid).
+    /// Check the configuration (the file --config names, else the default file if it
+    /// exists, else the built-in defaults), say which, and exit (0: valid).
     #[arg(long)]
     check: bool,
+    /// Write the man page, losslessd(8), into DIR (created if missing) and exit.
+    #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
+    man: Option<PathBuf>,
+}
+
+/// Writes losslessd.8 into `dir`, from this command line's own definition.
+fn write_man(dir: &std::path::Path) -> ExitCode {
+    let page = std::fs::create_dir_all(dir).and_then(|()| {
+        clap_mangen::Man::new(Args::command())
+            .section("8")
+            .manual("System Manager's Manual")
+            .generate_to(dir)
+    });
+    match page {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("losslessd: --man {}: {e}", dir.display());
+            ExitCode::from(2)
+        }
+    }
 }
 
 /// An interface name by the configuration file's rule.
@@ -61,8 +84,12 @@ fn interface_name(name: &str) -> Result<String, String> {
 
 fn main() -> ExitCode {
     let args = Args::parse();
+    if let Some(dir) = &args.man {
+        return write_man(dir);
+    }
+    let source = ConfigSource::resolve(args.config.as_deref(), Path::new(DEFAULT_CONFIG_PATH));
     let opts = Options {
-        config: args.config,
+        config: source.path().map(Path::to_path_buf),
         interfaces: args.interfaces,
         socket: args.socket,
         state_dir: args.state_dir,
@@ -72,16 +99,20 @@ fn main() -> ExitCode {
     let config = match runtime::load_config(&opts) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("losslessd: {e}");
+            // A refused file lists each of its mistakes on a line of its own.
+            for line in e.to_string().lines() {
+                eprintln!("losslessd: {line}");
+            }
             return ExitCode::from(2);
         }
     };
     if args.check {
-        println!("configuration is valid");
+        println!("{}: configuration is valid", source.describe());
         return ExitCode::SUCCESS;
     }
     let filter = std::env::var("RUST_LOG").unwrap_or_else(|_| config.daemon.log.clone());
     logging::init(&filter, args.log_format, Stderr::detect());
+    tracing::info!(config = %source.describe(), "configuration");
     match runtime::run(opts, config) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

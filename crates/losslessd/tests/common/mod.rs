@@ -4,6 +4,8 @@
 //! unless LOSSLESS_SKIP_NETNS=1.
 #![allow(dead_code, unused_imports)] // each test file uses part of it
 
+pub mod rig;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -43,7 +45,12 @@ pub struct Daemon {
     pub state: PathBuf,
     pub args: Vec<String>,
     pub env: Vec<(String, String)>,
+    /// A command losslessd runs under (it ends by running its arguments, e.g.
+    /// `setpriv ... --`, `strace -f -o FILE`); empty: none.
+    pub wrapper: Vec<String>,
     child: Option<Child>,
+    /// losslessd's own pid when it runs under a wrapper (the child is the wrapper).
+    daemon_pid: Option<u32>,
 }
 
 impl Daemon {
@@ -54,6 +61,18 @@ impl Daemon {
 
     /// As `start`, with extra environment (e.g. LD_PRELOAD).
     pub fn start_with_env(ns: &Netns, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Daemon {
+        Daemon::start_under(ns, dir, &[], args, env)
+    }
+
+    /// As `start_with_env`, losslessd run by `wrapper` (a command that runs the
+    /// command line it is given).
+    pub fn start_under(
+        ns: &Netns,
+        dir: &Path,
+        wrapper: &[&str],
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Daemon {
         std::fs::create_dir_all(dir).expect("daemon dir");
         let mut d = Daemon {
             ns: ns.name.clone(),
@@ -65,7 +84,9 @@ impl Daemon {
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
+            wrapper: wrapper.iter().map(|s| s.to_string()).collect(),
             child: None,
+            daemon_pid: None,
         };
         d.spawn();
         d
@@ -80,6 +101,7 @@ impl Daemon {
             .expect("log file");
         let child = Command::new("ip")
             .args(["netns", "exec", &self.ns])
+            .args(&self.wrapper)
             .arg(losslessd_bin())
             .arg("--socket")
             .arg(&self.socket)
@@ -110,6 +132,10 @@ impl Daemon {
             );
             std::thread::sleep(Duration::from_millis(5));
         }
+        if !self.wrapper.is_empty() {
+            let status = self.call(&Request::Status);
+            self.daemon_pid = status["daemon"]["pid"].as_u64().map(|p| p as u32);
+        }
     }
 
     pub fn log(&self) -> String {
@@ -133,8 +159,7 @@ impl Daemon {
     /// Runs the lossless CLI against this daemon.
     pub fn cli(&self, args: &[&str]) -> Output {
         Command::new(lossless_bin())
-            .arg("--socket")
-            .arg(&self.socket)
+            .env("LOSSLESS_SOCKET", &self.socket)
             .args(args)
             .output()
             .expect("run lossless")
@@ -143,8 +168,9 @@ impl Daemon {
     /// SIGTERM and wait for exit; returns its status code.
     pub fn stop(&mut self) -> Option<i32> {
         let mut child = self.child.take()?;
+        let pid = self.daemon_pid.take().unwrap_or(child.id());
         let _ = Command::new("kill")
-            .args(["-TERM", &child.id().to_string()])
+            .args(["-TERM", &pid.to_string()])
             .status();
         let t0 = Instant::now();
         loop {
@@ -161,6 +187,11 @@ impl Daemon {
 
     /// kill -9: no shutdown LLDPDU, nothing flushed.
     pub fn kill9(&mut self) {
+        if let Some(pid) = self.daemon_pid.take() {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+        }
         if let Some(mut c) = self.child.take() {
             let _ = c.kill();
             let _ = c.wait();
@@ -168,7 +199,7 @@ impl Daemon {
     }
 
     pub fn pid(&self) -> Option<u32> {
-        self.child.as_ref().map(Child::id)
+        self.daemon_pid.or(self.child.as_ref().map(Child::id))
     }
 }
 

@@ -4,8 +4,9 @@
 use std::fmt::Write as _;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
-use lossless_wire::cee::{AppEntry, AppSelector, PriorityMap};
-use lossless_wire::ieee::{AppPriority, Selector, Tsa};
+use lossless_wire::app_name;
+use lossless_wire::cee::PriorityMap;
+use lossless_wire::ieee::{AppPriority, Tsa};
 use lossless_wire::lldp::{chassis_subtype, port_subtype, Id};
 use lossless_wire::MacAddr;
 
@@ -170,94 +171,17 @@ pub fn org_tlv_name(oui: [u8; 3], subtype: u8) -> Option<&'static str> {
     }
 }
 
-/// A name for the protocols APP entries usually carry.
-pub fn app_protocol_name(selector: AppSelector, protocol: u16) -> Option<&'static str> {
-    match (selector, protocol) {
-        (AppSelector::ETHERTYPE, 0x8906) => Some("FCoE"),
-        (AppSelector::ETHERTYPE, 0x8914) => Some("FIP"),
-        (AppSelector::ETHERTYPE, 0x8915) => Some("RoCE"),
-        (AppSelector::PORT, 3260) => Some("iSCSI"),
-        (AppSelector::PORT, 4791) => Some("RoCEv2"),
-        _ => None,
-    }
-}
-
-/// `ethertype 0x8906 (FCoE)`, `port 3260 (iSCSI)`, `selector 3 protocol 7`.
-pub fn app_entry_target(e: &AppEntry) -> String {
-    let base = match e.selector {
-        AppSelector::ETHERTYPE => format!("ethertype {:#06x}", e.protocol),
-        AppSelector::PORT => format!("port {}", e.protocol),
-        AppSelector(s) => format!("selector {s} protocol {}", e.protocol),
-    };
-    match app_protocol_name(e.selector, e.protocol) {
-        Some(n) => format!("{base} ({n})"),
-        None => base,
-    }
-}
-
-/// The name of a DSCP code point (RFC 2474 class selectors, RFC 2597 AF,
-/// RFC 3246 EF, RFC 5865 VOICE-ADMIT, RFC 8622 LE).
-pub fn dscp_name(dscp: u16) -> Option<&'static str> {
-    Some(match dscp {
-        0 => "CS0",
-        1 => "LE",
-        8 => "CS1",
-        10 => "AF11",
-        12 => "AF12",
-        14 => "AF13",
-        16 => "CS2",
-        18 => "AF21",
-        20 => "AF22",
-        22 => "AF23",
-        24 => "CS3",
-        26 => "AF31",
-        28 => "AF32",
-        30 => "AF33",
-        32 => "CS4",
-        34 => "AF41",
-        36 => "AF42",
-        38 => "AF43",
-        40 => "CS5",
-        44 => "VOICE-ADMIT",
-        46 => "EF",
-        48 => "CS6",
-        56 => "CS7",
-        _ => return None,
-    })
-}
-
-/// A name for what an IEEE APP entry matches: a DSCP's name, or a protocol
-/// DCB traffic is usually identified by.
+/// A name for what an IEEE APP entry matches (JSON's `name`): a DSCP's name, or a
+/// protocol DCB traffic is usually identified by.
 pub fn ieee_app_name(e: &AppPriority) -> Option<&'static str> {
-    let tcp = e.selector == Selector::TCP || e.selector == Selector::PORT;
-    let udp = e.selector == Selector::UDP || e.selector == Selector::PORT;
-    match (e.selector, e.protocol) {
-        (Selector::DSCP, d) => dscp_name(d),
-        (Selector::ETHERTYPE, 0x8906) => Some("FCoE"),
-        (Selector::ETHERTYPE, 0x8914) => Some("FIP"),
-        (Selector::ETHERTYPE, 0x8915) => Some("RoCE"),
-        (_, 3260) if tcp => Some("iSCSI"),
-        (_, 4420) if tcp => Some("NVMe/TCP"),
-        (_, 445) if tcp => Some("SMB"),
-        (_, 4791) if udp => Some("RoCEv2"),
-        _ => None,
-    }
+    app_name::protocol_name(e.selector.into(), e.protocol)
 }
 
-/// `ethertype 0x8906 (FCoE)`, `dscp 46 (EF)`, `udp port 4791 (RoCEv2)`,
-/// `selector 6 protocol 7`.
-pub fn ieee_app_target(e: &AppPriority) -> String {
-    let base = match e.selector {
-        Selector::ETHERTYPE => format!("ethertype {:#06x}", e.protocol),
-        Selector::TCP => format!("tcp/sctp port {}", e.protocol),
-        Selector::UDP => format!("udp/dccp port {}", e.protocol),
-        Selector::PORT => format!("port {}", e.protocol),
-        Selector::DSCP => format!("dscp {}", e.protocol),
-        Selector(s) => format!("selector {s} protocol {}", e.protocol),
-    };
-    match ieee_app_name(e) {
-        Some(n) => format!("{base} ({n})"),
-        None => base,
+/// `dscp 26 (AF31)`: the name of a DSCP beside its number.
+pub fn dscp(d: u8) -> String {
+    match app_name::dscp_name(u16::from(d)) {
+        Some(n) => format!("{d} ({n})"),
+        None => d.to_string(),
     }
 }
 

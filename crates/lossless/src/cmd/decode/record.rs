@@ -16,8 +16,11 @@ use lossless_wire::measure::{Measure, ETHERTYPE_MEASURE};
 use lossless_wire::{DecodeError, DecodeErrorKind, Frame, MacAddr, Payload};
 use pcap_file::DataLink;
 
-use super::capture::{Packet, Timestamp};
+use lossless_wire::tunnel::{Encap, ParseOptions};
+
 use super::names::{self, IdKind};
+use super::tunnel::{self, TunnelJson};
+use lossless::capture::{Packet, Timestamp};
 
 /// What a frame is, by Ethertype (and MAC Control opcode).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -28,6 +31,8 @@ pub enum Kind {
     Pause,
     /// A link-delay measurement message (adaptive headroom).
     Measure,
+    /// A frame inside one of the PFC relay's tunnels (SRv6, VXLAN, SR-MPLS).
+    Tunnel,
     Other,
 }
 
@@ -38,6 +43,7 @@ impl Kind {
             Kind::Pfc => "PFC",
             Kind::Pause => "PAUSE",
             Kind::Measure => "delay measurement",
+            Kind::Tunnel => "tunnel",
             Kind::Other => "other",
         }
     }
@@ -65,11 +71,20 @@ pub struct Decoded<'a> {
     pub header: Option<EthernetHeader>,
     pub kind: Kind,
     pub payload: Result<Payload<'a>, FrameError>,
+    /// The tunnel headers and the frame they carry ([`Kind::Tunnel`]).
+    pub tunnel: Option<Tunnel<'a>>,
+}
+
+/// A relay tunnel's headers and the frame inside, decoded as a frame of its own.
+#[derive(Debug)]
+pub struct Tunnel<'a> {
+    pub encap: Encap<'a>,
+    pub inner: Box<Decoded<'a>>,
 }
 
 /// Decodes one captured frame; never fails, a malformed frame is a value.
-pub fn decode<'a>(frame: usize, packet: &'a Packet<'_>) -> Decoded<'a> {
-    let data: &'a [u8] = &packet.data;
+pub fn decode<'a>(frame: usize, packet: &'a Packet, opts: &ParseOptions) -> Decoded<'a> {
+    let data: &[u8] = &packet.data;
     let mut d = Decoded {
         frame,
         time: packet.time,
@@ -78,10 +93,17 @@ pub fn decode<'a>(frame: usize, packet: &'a Packet<'_>) -> Decoded<'a> {
         header: None,
         kind: Kind::Other,
         payload: Err(FrameError::LinkType(packet.linktype)),
+        tunnel: None,
     };
-    if packet.linktype != DataLink::ETHERNET {
-        return d;
+    if packet.linktype == DataLink::ETHERNET {
+        ethernet(&mut d, data, Some(opts));
     }
+    d
+}
+
+/// Decodes `data` as an Ethernet frame into `d`; `tunnels`: look into relay
+/// tunnels with these options (not inside a tunnel: one level is all the relay uses).
+fn ethernet<'a>(d: &mut Decoded<'a>, data: &'a [u8], tunnels: Option<&ParseOptions>) {
     match Frame::parse(data) {
         Ok(f) => {
             d.kind = match &f.payload {
@@ -93,6 +115,34 @@ pub fn decode<'a>(frame: usize, packet: &'a Packet<'_>) -> Decoded<'a> {
             };
             d.header = Some(f.header);
             d.payload = Ok(f.payload);
+            if let (Some(opts), Kind::Other) = (tunnels, d.kind) {
+                let complete = d.len == d.orig_len;
+                match tunnel::recognise(data, f.header.ethertype, complete, opts) {
+                    tunnel::Recognised::Tunnel(t) => {
+                        let mut inner = Decoded {
+                            frame: d.frame,
+                            time: None,
+                            len: t.inner.len(),
+                            orig_len: t.inner.len(),
+                            header: None,
+                            kind: Kind::Other,
+                            payload: Ok(Payload::Other(t.inner)),
+                            tunnel: None,
+                        };
+                        ethernet(&mut inner, t.inner, None);
+                        d.kind = Kind::Tunnel;
+                        d.tunnel = Some(Tunnel {
+                            encap: t.encap,
+                            inner: Box::new(inner),
+                        });
+                    }
+                    tunnel::Recognised::Malformed(e) => {
+                        d.kind = Kind::Tunnel;
+                        d.payload = Err(FrameError::Wire(e));
+                    }
+                    tunnel::Recognised::NotTunnel => {}
+                }
+            }
         }
         Err(e) => {
             // Say as much as can be said: the header, and what the frame meant to be.
@@ -117,7 +167,6 @@ pub fn decode<'a>(frame: usize, packet: &'a Packet<'_>) -> Decoded<'a> {
             d.payload = Err(FrameError::Wire(e));
         }
     }
-    d
 }
 
 /// An error as JSON: `{offset, field, kind, <the kind's values>, reason}`.
@@ -171,7 +220,9 @@ struct Vlan {
 /// The JSON object written for one frame.
 #[derive(Debug, Serialize)]
 pub struct Record<'a> {
-    frame: usize,
+    /// Absent for the frame inside a tunnel.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    frame: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     time: Option<f64>,
     len: usize,
@@ -194,11 +245,25 @@ pub struct Record<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     measure: Option<&'a Measure>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    tunnel: Option<TunnelJson>,
+    /// The frame inside the tunnel, as a record of its own (no `frame`, no `time`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    inner: Option<Box<Record<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<ErrorJson<'a>>,
 }
 
 impl<'a> Record<'a> {
+    /// The record of a captured frame.
     pub fn new(d: &'a Decoded<'a>) -> Self {
+        Record {
+            frame: Some(d.frame),
+            ..Record::body(d)
+        }
+    }
+
+    /// Everything but the frame number (which the frame inside a tunnel does not have).
+    fn body(d: &'a Decoded<'a>) -> Self {
         let h = d.header.as_ref();
         let (mut lldp, mut mac_control, mut measure, mut error) = (None, None, None, None);
         match &d.payload {
@@ -209,7 +274,7 @@ impl<'a> Record<'a> {
             Err(e) => error = Some(ErrorJson::frame(e)),
         }
         Record {
-            frame: d.frame,
+            frame: None,
             time: d.time.map(Timestamp::as_f64),
             len: d.len,
             orig_len: (d.orig_len != d.len).then_some(d.orig_len),
@@ -225,6 +290,8 @@ impl<'a> Record<'a> {
             lldp,
             mac_control,
             measure,
+            tunnel: d.tunnel.as_ref().map(|t| TunnelJson::new(&t.encap)),
+            inner: d.tunnel.as_ref().map(|t| Box::new(Record::body(&t.inner))),
             error,
         }
     }

@@ -9,6 +9,8 @@ use lossless_wire::ieee::{AppPriorityTable, EtsTable, IeeeDcbx, Tsa};
 use lossless_wire::lldp::Lldpdu;
 use lossless_wire::{DecodeError, MacControl, Payload};
 
+use lossless_wire::app_name;
+
 use super::names::{self, IdKind};
 use super::record::{link_type_reason, Decoded, FrameError};
 
@@ -36,6 +38,14 @@ pub fn render(d: &Decoded<'_>, out: &mut String) {
     if let Some(t) = d.time {
         let _ = write!(out, "  {t}");
     }
+    summary(d, out);
+    out.push('\n');
+    body(d, out);
+    out.push('\n');
+}
+
+/// `  src -> dst  vlan ..  KIND (0xTYPE)  N bytes`: the rest of a frame's first line.
+fn summary(d: &Decoded<'_>, out: &mut String) {
     if let Some(h) = &d.header {
         let _ = write!(out, "  {} -> {}", h.src, h.dst);
         if let Some(v) = h.vlan {
@@ -55,7 +65,23 @@ pub fn render(d: &Decoded<'_>, out: &mut String) {
     if d.orig_len != d.len {
         let _ = write!(out, " of {} on the wire", d.orig_len);
     }
-    out.push('\n');
+}
+
+/// The decode under the first line.
+fn body(d: &Decoded<'_>, out: &mut String) {
+    if let Some(t) = &d.tunnel {
+        line(out, 4, "tunnel", super::tunnel::describe(&t.encap));
+        let mut head = String::new();
+        summary(&t.inner, &mut head);
+        line(out, 4, "inner", head.trim_start());
+        // The inner frame's decode, two columns further in.
+        let mut inner = String::new();
+        body(&t.inner, &mut inner);
+        for l in inner.lines() {
+            let _ = writeln!(out, "  {l}");
+        }
+        return;
+    }
     match &d.payload {
         Ok(Payload::Lldp(pdu)) => lldp(pdu, out),
         Ok(Payload::MacControl(ctl)) => mac_control(ctl, out),
@@ -69,7 +95,6 @@ pub fn render(d: &Decoded<'_>, out: &mut String) {
         Err(FrameError::Wire(e)) => line(out, 4, "MALFORMED", error_text(e)),
         Err(FrameError::LinkType(l)) => line(out, 4, "not decoded", link_type_reason(*l)),
     }
-    out.push('\n');
 }
 
 fn measure(m: &lossless_wire::Measure, out: &mut String) {
@@ -376,11 +401,7 @@ fn app(cfg: &AppConfig, out: &mut String) {
         line(out, 8, "entries", "none");
     }
     for e in &cfg.entries {
-        let mut v = format!(
-            "{} -> priorities {}",
-            names::app_entry_target(e),
-            names::priority_list(e.priorities)
-        );
+        let mut v = app_name::app_entry(e.selector.into(), e.protocol, e.priorities);
         if e.oui != lossless_wire::cee::DCBX_OUI {
             let _ = write!(v, "  (OUI {})", names::oui(e.oui));
         }
@@ -537,7 +558,7 @@ fn ieee_app(t: &AppPriorityTable, out: &mut String) {
             out,
             8,
             "entry",
-            format!("{} -> priority {}", names::ieee_app_target(e), e.priority),
+            app_name::app_entry(e.selector.into(), e.protocol, e.priority),
         );
     }
 }

@@ -9,12 +9,15 @@
 //! inputs. losslessd runs it on real interfaces; the lab and the tests run the same
 //! core on a virtual clock.
 //!
-//! The configuration file is parsed here ([`config`]), the control protocol's types and
-//! the views (status, metrics) live here ([`protocol`], [`metrics`]), so the CLI needs
-//! neither the daemon's runtime nor its system crate.
+//! The configuration file is parsed here ([`config`]), the control protocol's types,
+//! its line framing and the views (status, metrics) live here ([`protocol`],
+//! [`framing`], [`metrics`]), so the CLI needs neither the daemon's runtime nor its
+//! system crate.
 
 pub mod config;
+pub mod control_limits;
 pub mod dcbx_config_metrics;
+pub mod framing;
 pub mod hardware;
 pub mod headroom;
 pub mod health;

@@ -353,7 +353,7 @@ impl FeatureName {
 }
 
 /// A response line.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Response {
     pub protocol: u32,
     pub ok: bool,

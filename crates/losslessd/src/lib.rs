@@ -5,10 +5,12 @@
 mod closer;
 pub mod config_file;
 pub mod control;
+mod control_state;
 pub mod convert;
 mod execute;
 pub mod host;
 pub mod logging;
+pub mod metrics_http;
 pub mod relay;
 pub mod runtime;
 pub mod state_dir;

@@ -22,9 +22,11 @@ use tracing::{error, info, warn};
 
 use crate::config_file;
 use crate::control::{self, CoreMsg, Reply};
+use crate::control_state::ControlState;
 use crate::convert;
 use crate::execute::{execute, Input, Io};
 use crate::host;
+use crate::metrics_http;
 use crate::state_dir::{StateDir, StateDirError};
 
 /// Command-line choices; each overrides the file.
@@ -167,13 +169,14 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
         }
     })?;
     let (core_tx, mut core_rx) = mpsc::channel::<CoreMsg>(256);
-    tokio::spawn(control::serve(listener, core_tx.clone()));
+    let control = ControlState::new(&limits);
+    tokio::spawn(control::serve(listener, core_tx.clone(), control.clone()));
     if let Some(addr) = metrics_addr {
-        let l = control::bind_metrics(addr)
+        let l = metrics_http::bind(addr)
             .await
             .map_err(|source| RunError::Metrics { addr, source })?;
         info!(%addr, "metrics on http://{addr}/metrics");
-        tokio::spawn(control::serve_metrics(l, core_tx.clone()));
+        tokio::spawn(metrics_http::serve(l, core_tx.clone(), control.clone()));
     }
     drop(core_tx);
 
@@ -286,7 +289,9 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
                 CoreMsg::Metrics { reply } => {
                     io.read_socket_stats(&mut node);
                     let relay = io.relay.as_ref().map(|r| r.show());
-                    let _ = reply.send(node.render_metrics(clock.now(), relay.as_ref()));
+                    let mut text = node.render_metrics(clock.now(), relay.as_ref());
+                    lossless_node::control_limits::render(&control.stats(), &mut text);
+                    let _ = reply.send(text);
                 }
             },
             _ = sighup.recv() => {
@@ -299,13 +304,22 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
         execute(&mut node, &mut io, &clock);
     }
     info!("stopping: shutdown LLDPDU on every port");
+    let stopping = std::time::Instant::now();
+    let ports = node.ports().count();
     node.shutdown(clock.now());
     execute(&mut node, &mut io, &clock);
+    let sent = stopping.elapsed();
     let _ = std::fs::remove_file(&socket_path);
     // The shutdown LLDPDUs are out: close every socket at once (each close waits
     // for the kernel, see crate::closer).
     io.relay = None;
     io.close_all(SHUTDOWN_CLOSE_LIMIT).await;
+    info!(
+        ports,
+        lldpdus_ms = ms(sent),
+        closed_ms = ms(stopping.elapsed() - sent),
+        "stopped"
+    );
     Ok(())
 }
 
@@ -322,6 +336,11 @@ fn drain_addr_monitor(m: &AddrMonitor) {
             }
         }
     }
+}
+
+/// Milliseconds, rounded to hundredths for the log.
+fn ms(d: std::time::Duration) -> f64 {
+    (d.as_secs_f64() * 1e5).round() / 100.0
 }
 
 async fn sleep_until(deadline: Option<tokio::time::Instant>) {

@@ -92,7 +92,13 @@ pub(crate) async fn serve(listener: UnixListener, core: mpsc::Sender<CoreMsg>, c
     loop {
         control.refill_spare();
         match listener.accept().await {
-            Ok((stream, _)) => start(stream, &core, &control),
+            Ok((stream, _)) => {
+                start(stream, &core, &control);
+                // Let the new connection read what it sent before the next accept: a
+                // client whose request waits unread looks idle, and a flood of new
+                // connections would close it first.
+                tokio::task::yield_now().await;
+            }
             Err(e) if out_of_descriptors(&e) => at_fd_limit(&listener, &core, &control).await,
             Err(e) => {
                 warn!(error = %e, "control socket accept failed");

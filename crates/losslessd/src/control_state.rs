@@ -13,6 +13,7 @@ use lossless_node::config::DaemonLimits;
 use lossless_node::control_limits::{Admit, ConnId, Connections, ControlStats, Refusal};
 use lossless_node::protocol::Response;
 use tokio::sync::oneshot;
+use tracing::debug;
 
 /// The shared state, behind the control socket's tasks.
 pub(crate) type Control = Arc<ControlState>;
@@ -79,7 +80,10 @@ impl ControlState {
                 g.notify(evict, notice);
                 Ok(g.register(id))
             }
-            Admit::Refuse => Err(g.conns.refusal(Refusal::Busy)),
+            Admit::Refuse => {
+                debug!("control connection refused: every connection busy");
+                Err(g.conns.refusal(Refusal::Busy))
+            }
         }
     }
 
@@ -100,6 +104,7 @@ impl ControlState {
 
     /// A new connection refused at the descriptor limit: what it is told.
     pub(crate) fn refuse_at_fd_limit(&self) -> Response {
+        debug!("control connection refused at the descriptor limit: every connection busy");
         let mut g = self.lock();
         g.conns.refused_at_fd_limit();
         g.conns.refusal(Refusal::FdLimit)
@@ -160,6 +165,9 @@ impl Inner {
     }
 
     fn notify(&mut self, id: ConnId, notice: Response) {
+        if let Some(e) = &notice.error {
+            debug!(connection = id, "control connection closed: {}", e.message);
+        }
         if let Some(tx) = self.evictors.remove(&id) {
             let _ = tx.send(notice);
         }

@@ -1,8 +1,11 @@
-//! Any text through every headroom unit parser: no panic; whatever parses formats back
-//! to the same value; whatever parses as a link computes without panicking.
+//! Any text through every headroom unit parser (lengths, durations, rates, bytes, delays,
+//! frame sizes, media, higher-layer delays, the cell factor alpha): no panic; whatever
+//! parses formats back to the same value; whatever parses as a link computes without
+//! panicking.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use lossless_headroom::cells::Alpha;
 use lossless_headroom::dv::{parse_higher_layer, Inputs};
 use lossless_headroom::medium::{parse_medium, FIBER};
 use lossless_headroom::units::{
@@ -30,6 +33,12 @@ fuzz_target!(|data: &[u8]| {
     let delay = parse_delay(s).ok();
     if let Some(Delay::Time(t)) = delay {
         assert_eq!(parse_delay(&t.to_string()), Ok(Delay::Time(t)));
+    }
+    if let Ok(a) = Alpha::parse(s) {
+        assert!(a >= Alpha::ONE, "{s:?} gave alpha {a:?}, below 1");
+        // Six decimals at most: the text of its value in millionths parses back to it.
+        let text = format!("{}.{:06}", a.0 / 1_000_000, a.0 % 1_000_000);
+        assert_eq!(Alpha::parse(&text), Ok(a), "{text}");
     }
     let frame = parse_frame(s).ok();
     let hd = parse_higher_layer(s).ok();

@@ -30,6 +30,7 @@ fn config(kind: u8, me: u8, storm: bool) -> RelayConfig {
         max_per_second: storm.then_some(50),
         burst: Some(3),
         episode_gap: "20ms".into(),
+        ..StormConfig::default()
     };
     c
 }

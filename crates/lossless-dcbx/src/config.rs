@@ -87,6 +87,16 @@ impl LldpTimers {
         let ttl = u32::from(self.msg_tx_interval) * u32::from(self.msg_tx_hold);
         ttl.min(u32::from(u16::MAX)) as u16
     }
+    /// The TTL of an LLDPDU that asks the peer for a fresh one: one second more than
+    /// [`LldpTimers::ttl`] (what IEEE 802.1AB-2009's formula, msgTxInterval x
+    /// msgTxHold + 1, gives), one less at 65535. An agent that drops an LLDPDU equal to
+    /// the last one it received (lldpad) takes this one as new information.
+    pub fn solicit_ttl(&self) -> u16 {
+        match self.ttl() {
+            u16::MAX => u16::MAX - 1,
+            ttl => ttl + 1,
+        }
+    }
 }
 
 /// The administered parameters of one DCB feature (CEE DCBX specification
@@ -191,6 +201,9 @@ pub struct PortConfig {
     /// How many neighbours the remote MIB holds on this port; a further MSAP
     /// raises tooManyNeighbors. DCBX needs exactly one.
     pub max_neighbors: usize,
+    /// Seconds a neighbour we never negotiated DCBX with may keep the port without a
+    /// DCBX peer by being there too (1..=65535; default 30). See [`crate::lldp::rx`].
+    pub max_neighbor_hold: u32,
     pub dcbx: DcbxConfig,
 }
 
@@ -208,8 +221,14 @@ impl PortConfig {
             admin_status: AdminStatus::RxTx,
             timers: LldpTimers::default(),
             max_neighbors: 4,
+            max_neighbor_hold: 30,
             dcbx: DcbxConfig::default(),
         }
+    }
+
+    /// How long a neighbour we never negotiated with may hold the port.
+    pub fn neighbor_hold(&self) -> Duration {
+        Duration::from_secs(self.max_neighbor_hold.into())
     }
 
     /// Checks every value; the first bad one is reported with its path.
@@ -222,6 +241,7 @@ impl PortConfig {
         range("timers.tx_credit_max", t.tx_credit_max.into(), 1, 10)?;
         range("timers.reinit_delay", t.reinit_delay.into(), 1, 100)?;
         range("max_neighbors", self.max_neighbors as u64, 1, 1024)?;
+        range("max_neighbor_hold", self.max_neighbor_hold.into(), 1, 65535)?;
         for (name, s) in [("chassis_id", &self.chassis_id), ("port_id", &self.port_id)] {
             if let Some(s) = s {
                 if s.is_empty() || s.len() > 255 {

@@ -68,6 +68,10 @@ pub enum Event {
     /// peer's TLVs as absent (CEE DCBX specification §2.3) until this
     /// clears.
     TooManyNeighbors { active: bool },
+    /// A neighbour we never negotiated with kept the port without a DCBX peer for
+    /// `max_neighbor_hold`: it stays a neighbour but no longer stands between the
+    /// port and its peer.
+    NeighborHoldExpired { chassis_id: String, port_id: String },
     /// The peer's DCBX TLV appeared (true) or went away (false).
     PeerDcbx { present: bool },
     /// Compatible failed for a feature (CEE DCBX specification §2.4.4, first

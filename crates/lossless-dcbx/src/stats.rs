@@ -24,6 +24,9 @@ pub struct LldpStats {
     pub tlvs_unrecognized: u64,
     /// statsAgeoutsTotal
     pub ageouts: u64,
+    /// Neighbours we never negotiated with that kept the port without a DCBX peer
+    /// for `max_neighbor_hold` and were then set aside (not in the LLDP MIB).
+    pub neighbor_hold_expiries: u64,
     /// lldpduLengthErrors: frames not sent because a TLV would not fit (never
     /// for a validated configuration).
     pub lldpdu_length_errors: u64,

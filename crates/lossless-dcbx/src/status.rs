@@ -101,6 +101,8 @@ pub struct PortStatus {
     pub app: FeatureStatus<AppConfig>,
     pub ieee: IeeeStatus,
     pub neighbors: Vec<NeighborSummary>,
+    /// MSAPs whose LLDPDUs tooManyNeighbors discarded and that have not aged out.
+    pub discarded_msaps: usize,
     pub lldp: LldpStats,
     pub dcbx: DcbxStats,
     pub headroom_measurement: HeadroomCapability,

@@ -10,18 +10,6 @@ use lossless_headroom::units::{parse_bytes, parse_duration, parse_length, parse_
 use lossless_headroom::wan::Wan;
 use lossless_headroom::{calc, Request};
 
-fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, m)| m.trim().to_owned())
-        })
-        .unwrap_or_else(|| "unknown CPU".to_owned())
-}
-
 fn request(speed: &str, cable: &str, medium: &str) -> Request {
     let mut inputs = Inputs::new(
         parse_rate(speed).expect("speed"),
@@ -35,11 +23,7 @@ fn request(speed: &str, cable: &str, medium: &str) -> Request {
 }
 
 fn bench(c: &mut Criterion) {
-    println!(
-        "machine: {} ({} logical CPUs)",
-        cpu_model(),
-        std::thread::available_parallelism().map_or(0, |n| n.get())
-    );
+    println!("machine: {}", lossless_testkit::machine());
     let one = request("10G", "100m", "cat6");
     c.bench_function("calc/one_port_10g_100m_cat6", |b| {
         b.iter(|| calc(black_box(&one)))

@@ -29,6 +29,14 @@ pub fn wan_bits(w: &Wan) -> u64 {
     Duration(w.delay.0).bit_times(Rate(diff))
 }
 
+/// `rate x round trip`, bits, rounded up: what keeps arriving at a queue
+/// from the moment it asks for a pause until the pause has taken effect and
+/// the data in flight has landed (the PFC Delay Value Constraint Model's
+/// two-way count of a link, here across the WAN), nothing assumed drained.
+pub fn round_trip_bits(rate: Rate, round_trip: Duration) -> u64 {
+    round_trip.bit_times(rate)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -51,5 +59,10 @@ mod tests {
             ..w
         };
         assert_eq!(wan_bits(&w), 0);
+        // A 4 ms round trip at 100 G: twice the draft's one way.
+        assert_eq!(
+            round_trip_bits(Rate(100_000_000_000), Duration(4_000_000_000)),
+            400_000_000
+        );
     }
 }

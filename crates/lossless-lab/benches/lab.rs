@@ -14,26 +14,6 @@ use lossless_lab::scenario::{converged, host_config, switch_config};
 use lossless_lab::{PathProps, Sim};
 use lossless_wire::MacAddr;
 
-fn machine() -> String {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|s| s.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown CPU".into());
-    let cores = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(0);
-    format!(
-        "{cpu}, {cores} cores, {} {}",
-        std::env::consts::OS,
-        std::env::consts::ARCH
-    )
-}
-
 fn convergence(staggered: bool) -> (u64, f64) {
     let delay = Duration::from_micros(1);
     let mut sim = Sim::new(1).without_log();
@@ -92,7 +72,7 @@ fn thousand_pairs_one_hour() -> (f64, u64) {
 
 fn main() {
     // `cargo bench` passes --bench; ignore arguments.
-    println!("machine: {}", machine());
+    println!("machine: {}", lossless_testkit::machine());
     let (frames, rtts) = convergence(true);
     println!(
         "convergence, agent started after its peer: {frames} frames on the wire, {rtts:.2} round trips"

@@ -8,11 +8,12 @@
 //! table (whoever set its entries), the trust order and the DCBX mode. A node whose
 //! port does not `apply = "dcbnl"` never asks.
 
-use lossless_dcbx::Version;
+use lossless_dcbx::{Instant, Version};
 use lossless_node::hardware::{
     DcbBuffer, EtsProgram, HardwareError, HardwareErrorKind, IeeePfc, IeeeProgram, IeeeReadback,
     Trust, TrustOutcome,
 };
+use lossless_node::pfc::PfcSample;
 use lossless_wire::cee::{PfcConfig, PgConfig};
 use lossless_wire::ieee::AppPriority;
 
@@ -53,6 +54,48 @@ pub struct Nic {
     /// When set, the driver refuses every programming (CEE, IEEE, the DCBX mode) with
     /// this error, as a driver that takes no value would: the probe still succeeds.
     pub refuse: Option<HardwareError>,
+    /// The PFC frames the port receives and sends, per priority.
+    pub pauses: Pauses,
+    /// Every IEEE PFC value it was given (the negotiated program and the headroom's
+    /// write alike), in order: bit p = priority p.
+    pub pfc_history: Vec<u8>,
+}
+
+/// PFC frames on the port, as rates a scenario sets (a stuck peer: a steady stream of
+/// XOFF on one priority), counted up on the virtual clock as a driver's counters are.
+#[derive(Debug, Clone, Default)]
+pub struct Pauses {
+    /// Frames per second received and sent, per priority.
+    pub rx_rate: [f64; 8],
+    pub tx_rate: [f64; 8],
+    rx: [f64; 8],
+    tx: [f64; 8],
+    since: Instant,
+}
+
+impl Pauses {
+    fn advance(&mut self, now: Instant) {
+        let dt = (now - self.since).as_secs_f64();
+        for p in 0..8 {
+            self.rx[p] += self.rx_rate[p] * dt;
+            self.tx[p] += self.tx_rate[p] * dt;
+        }
+        self.since = self.since.max(now);
+    }
+
+    /// From `now` on, the peer sends `rx` PFC frames per second on `priority` and we
+    /// send `tx`.
+    pub fn set(&mut self, now: Instant, priority: u8, rx: f64, tx: f64) {
+        self.advance(now);
+        self.rx_rate[usize::from(priority & 7)] = rx;
+        self.tx_rate[usize::from(priority & 7)] = tx;
+    }
+
+    /// The counters at `now` (`requests` sent, `indications` received).
+    pub fn read(&mut self, now: Instant) -> ([u64; 8], [u64; 8]) {
+        self.advance(now);
+        (self.tx.map(|v| v as u64), self.rx.map(|v| v as u64))
+    }
 }
 
 impl Nic {
@@ -71,6 +114,8 @@ impl Nic {
             trust: None,
             ieee_programs: 0,
             refuse: None,
+            pauses: Pauses::default(),
+            pfc_history: Vec::new(),
         }
     }
 
@@ -93,6 +138,7 @@ impl Nic {
             self.ets = Some(ets);
         }
         self.ieee_pfc = Some(p.pfc_enabled);
+        self.pfc_history.push(p.pfc_enabled);
         for e in &p.app_add {
             if !self.apps.contains(e) {
                 self.apps.push(*e);
@@ -152,6 +198,8 @@ impl Nic {
     pub fn set_pfc_delay(&mut self, enabled: u8, delay: u16) -> Result<(), HardwareError> {
         self.probe()?;
         self.pfc_sets.push((enabled, delay));
+        self.ieee_pfc = Some(enabled);
+        self.pfc_history.push(enabled);
         Ok(())
     }
 
@@ -171,6 +219,13 @@ impl Nic {
                 Driver::NoDcbnl => None,
             },
         })
+    }
+
+    /// `DCB_CMD_IEEE_GET`'s PFC counters at `now`.
+    pub fn read_pfc(&mut self, now: Instant) -> Result<PfcSample, HardwareError> {
+        self.probe()?;
+        let (requests, indications) = self.pauses.read(now);
+        Ok(PfcSample::dcbnl(requests, indications))
     }
 
     /// Writes the buffer: a driver with buffer ops takes the sizes (and keeps its

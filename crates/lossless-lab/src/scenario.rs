@@ -6,6 +6,7 @@
 //! [`crate::wan_relay`]), and what crossed the wire, for pcaps.
 
 mod ieee;
+pub mod pfc_storm;
 mod render;
 
 use lossless_dcbx::{Duration, Instant, PortStatus};
@@ -102,6 +103,14 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                       configuration.",
     },
     ScenarioInfo {
+        name: "pfc-storm",
+        description: "A PFC storm: the switch gets stuck sending XOFF on priority 3 at 5 s; the \
+                      host's PFC watchdog (detection 200 ms, restoration 200 ms, read every \
+                      200 ms, action forward) declares the storm, turns PFC off on priority 3 \
+                      through dcbnl so the class goes lossy, and puts it back 200 ms after the \
+                      switch recovers at 8 s.",
+    },
+    ScenarioInfo {
         name: "wan-relay",
         description: "draft-he-rtgwg-wan-pfc-00's PFC relay across a WAN: DC2-GW - PE2 - P - PE1 - DC1-GW with \
                       1 ms of WAN (--wan-delay), per tunnel (SRv6, SRv6 reduced, VXLAN over IPv4 and IPv6, \
@@ -140,6 +149,9 @@ pub struct Report {
     /// One run per tunnel kind (the `wan-relay` scenario).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub wan_relay: Vec<RelayRun>,
+    /// What the PFC watchdog did and when (the `pfc-storm` scenario).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pfc_storm: Option<pfc_storm::StormRun>,
     /// What crossed the simulated wire: one capture for a DCBX scenario, one
     /// per link and tunnel for `wan-relay` (not in the JSON).
     #[serde(skip)]
@@ -242,6 +254,7 @@ fn run_wan_relay(info: &ScenarioInfo, seed: u64, options: &Options) -> Result<Re
         timeline: Vec::new(),
         headroom: Vec::new(),
         wan_relay: runs,
+        pfc_storm: None,
         captures,
     })
 }
@@ -280,6 +293,7 @@ pub fn run_with(name: &str, seed: u64, options: &Options) -> Result<Report, RunE
         "headroom" => return Ok(run_headroom(info, seed)),
         "ieee" | "ieee-both-willing" | "auto-cee-peer" => return Ok(ieee::run_pair(info, seed)),
         "dual" => return Ok(ieee::run_dual(info, seed)),
+        "pfc-storm" => return Ok(pfc_storm::run(info, seed)),
         _ => {}
     }
     let mut sim = Sim::new(seed).with_capture();
@@ -361,7 +375,8 @@ fn report(
         .filter(|e| match e {
             LogEntry::Event { node, .. }
             | LogEntry::Measure { node, .. }
-            | LogEntry::Node { node, .. } => agents.contains(node),
+            | LogEntry::Node { node, .. }
+            | LogEntry::Pfc { node, .. } => agents.contains(node),
             _ => true,
         })
         .filter_map(|e| {
@@ -404,6 +419,12 @@ fn report(
                     kind: "node",
                     text: serde_json::to_string(event).unwrap_or_default(),
                 },
+                LogEntry::Pfc { at, node, event } => TimelineRow {
+                    t: at.since_epoch().as_secs_f64(),
+                    node: sim.name(*node).to_string(),
+                    kind: "pfc",
+                    text: serde_json::to_string(event).unwrap_or_default(),
+                },
                 // The relay's data path, routers and gateways are the wan-relay
                 // scenario's, which reports them its own way.
                 LogEntry::Relay { .. }
@@ -434,6 +455,7 @@ fn report(
         timeline,
         headroom: Vec::new(),
         wan_relay: Vec::new(),
+        pfc_storm: None,
         captures: vec![Capture {
             name: info.name.to_string(),
             frames: sim.capture().to_vec(),

@@ -400,7 +400,10 @@ fn a_driver_without_a_trust_table_is_not_an_error() {
 /// dcbnl NIC, a measured headroom and a sized buffer on one node, CEE on another.
 #[test]
 fn promtool_accepts_the_metrics() {
-    if !lossless_testkit::promtool_available("promtool_accepts_the_metrics") {
+    if !lossless_testkit::require(
+        "promtool_accepts_the_metrics",
+        &[lossless_testkit::Oracle::Promtool],
+    ) {
         return;
     }
     let mut ieee = ieee_pair(true);

@@ -109,8 +109,9 @@ fn measurement_needs_the_capability_on_both_ends_and_stops_when_withdrawn() {
 /// measurement frame as PAUSE or PFC.
 #[test]
 fn tshark_decodes_pfc_with_the_bit_and_takes_measurements_for_data() {
-    if !lossless_testkit::tshark_available(
+    if !lossless_testkit::require(
         "tshark_decodes_pfc_with_the_bit_and_takes_measurements_for_data",
+        &[lossless_testkit::Oracle::Tshark],
     ) {
         return;
     }

@@ -234,7 +234,12 @@ fn a_peer_sending_both_versions_is_answered_in_ieee() {
     assert_eq!(h.dcbx_stats().mode_changes, 0);
     assert_eq!(h.ieee().ets.oper, roce_ets_table());
     assert_eq!(h.applied_pfc(), PriorityMap(0b1000));
-    assert_eq!(h.neighbors()[0].summary(sim.now()).dcbx, "ieee+cee");
+    assert_eq!(
+        h.neighbors()[0]
+            .summary(sim.now(), h.config().neighbor_hold())
+            .dcbx,
+        "ieee+cee"
+    );
     // Four scripted LLDPDUs (0, 30, 60, 90 s), every answer IEEE.
     assert_eq!(
         sim.capture().iter().filter(|c| c.from == peer.node).count(),

@@ -3,7 +3,7 @@
 //! and ignores sub-TLV lengths, so those are asserted here from the bytes.
 //!
 //! Needs tshark (CI installs it). Without it the test fails, unless
-//! LOSSLESS_SKIP_TSHARK=1 says to skip on purpose.
+//! LOSSLESS_SKIP_ORACLES=1 says to skip on purpose.
 
 mod common;
 use common::*;
@@ -67,7 +67,10 @@ fn sub_tlvs(frame: &[u8]) -> Vec<(u8, usize, usize)> {
 
 #[test]
 fn tshark_decodes_what_was_configured() {
-    if !lossless_testkit::tshark_available("tshark_decodes_what_was_configured") {
+    if !lossless_testkit::require(
+        "tshark_decodes_what_was_configured",
+        &[lossless_testkit::Oracle::Tshark],
+    ) {
         return;
     }
     let mut p = pair_with(switch(), host(), D, 0.0, 11);
@@ -189,7 +192,10 @@ fn tlvs(frame: &[u8]) -> Vec<(u8, usize, Vec<u8>)> {
 #[test]
 fn tshark_decodes_the_ieee_scenario_as_configured() {
     use lossless_lab::scenario::{ieee_host_config, ieee_switch_config};
-    if !lossless_testkit::tshark_available("tshark_decodes_the_ieee_scenario_as_configured") {
+    if !lossless_testkit::require(
+        "tshark_decodes_the_ieee_scenario_as_configured",
+        &[lossless_testkit::Oracle::Tshark],
+    ) {
         return;
     }
     let report = lossless_lab::scenario::run("ieee", 1).expect("known scenario");

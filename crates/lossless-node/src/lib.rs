@@ -25,6 +25,7 @@ pub mod identity;
 pub mod link;
 pub mod metrics;
 pub mod node;
+pub mod pfc;
 pub mod port;
 pub mod protocol;
 pub mod relay;

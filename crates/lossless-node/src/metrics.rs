@@ -42,6 +42,7 @@ impl Metrics {
             Event::NeighborAdded { .. } => "neighbor_added",
             Event::NeighborRemoved { .. } => "neighbor_removed",
             Event::TooManyNeighbors { .. } => "too_many_neighbors",
+            Event::NeighborHoldExpired { .. } => "neighbor_hold_expired",
             Event::PeerDcbx { .. } => "peer_dcbx",
             Event::Incompatible { .. } => "incompatible",
             Event::FeatureNotPresentOnPeer { .. } => "feature_not_present_on_peer",
@@ -136,7 +137,7 @@ fn process(out: &mut String, ports: &[&Port], uptime: Duration) {
 
 /// The LLDP MIB's and DCBX's counters per port.
 fn port_counters(out: &mut String, ports: &[&Port]) {
-    let counters: [(&str, &str, Get); 13] = [
+    let counters: [(&str, &str, Get); 14] = [
         (
             "lldp_frames_out_total",
             "LLDPDUs sent (statsFramesOutTotal).",
@@ -171,6 +172,11 @@ fn port_counters(out: &mut String, ports: &[&Port]) {
             "lldp_ageouts_total",
             "Neighbours aged out (statsAgeoutsTotal).",
             |p| p.agent.lldp_stats().ageouts,
+        ),
+        (
+            "lldp_neighbor_hold_expiries_total",
+            "Neighbours never negotiated with that kept the port without a DCBX peer for max_neighbor_hold and were set aside.",
+            |p| p.agent.lldp_stats().neighbor_hold_expiries,
         ),
         ("dcbx_tlvs_in_total", "CEE DCBX TLVs received.", |p| {
             p.agent.dcbx_stats().tlvs_in

@@ -45,6 +45,8 @@ pub struct Port {
     /// Frames that arrived while the link was coming up (carrier on, the kernel not
     /// running the device yet): handed to the agent when the link is up.
     pub held: Vec<Vec<u8>>,
+    /// PFC counters per priority and the storm watchdog.
+    pub pfc: crate::pfc::PortPfc,
 }
 
 /// The most frames [`Port::held`] keeps; later ones are dropped.
@@ -66,6 +68,11 @@ impl Port {
         let mut agent = Agent::new(settings.port_config(mac, &local), now)?;
         agent.set_seq_base(seq_base);
         let hardware = Hardware::before_probe(settings.apply);
+        let pfc = crate::pfc::PortPfc::new(
+            &settings.pfc_watchdog,
+            settings.dcbx.pfc.cfg.priorities,
+            now,
+        );
         let headroom = settings
             .dcbx
             .headroom_measurement
@@ -86,6 +93,7 @@ impl Port {
             last_convergence: None,
             headroom,
             held: Vec::new(),
+            pfc,
         })
     }
 
@@ -155,16 +163,17 @@ impl Port {
         self.agent.handle_frame(now, frame);
     }
 
-    /// The earliest deadline of the port: its agent's or its measurement's.
+    /// The earliest deadline of the port: its agent's, its measurement's or its next
+    /// PFC counter reading.
     pub fn poll_timeout(&self) -> Option<Instant> {
         let m = self
             .headroom
             .as_ref()
             .and_then(|h| h.session.poll_timeout());
-        match (self.agent.poll_timeout(), m) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [self.agent.poll_timeout(), m, self.pfc.poll_timeout()]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// Runs whatever of the port is due at `now`.
@@ -246,6 +255,7 @@ impl Port {
             neighbors: a.neighbors().len(),
             last_convergence_ms: self.last_convergence.map(|d| d.as_secs_f64() * 1e3),
             hardware: self.hardware.clone(),
+            pfc_storm: self.pfc.watchdog.stormed().priorities().collect(),
         }
     }
 
@@ -261,8 +271,9 @@ impl Port {
                 .agent
                 .neighbors()
                 .iter()
-                .map(|n| n.summary(now))
+                .map(|n| n.summary(now, self.agent.config().neighbor_hold()))
                 .collect(),
+            discarded_msaps: self.agent.discarded_msaps(),
         }
     }
 

@@ -64,6 +64,11 @@ pub enum Request {
     },
     /// The PFC relay of draft-he-rtgwg-wan-pfc-00: the core's counters and the data path's.
     RelayShow,
+    /// PFC per priority (frames, rates, time paused) and the storm watchdog's state.
+    PfcShow {
+        #[serde(default)]
+        port: Option<String>,
+    },
 }
 
 /// One feature's administrative change; absent fields stay as they are. Which fields
@@ -466,6 +471,9 @@ pub struct PortSummary {
     pub last_convergence_ms: Option<f64>,
     /// What happens to the operational configuration: see [`Hardware`].
     pub hardware: Hardware,
+    /// Priorities the PFC watchdog holds in storm (absent when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pfc_storm: Vec<u8>,
 }
 
 /// Whether the negotiated configuration reaches the NIC.
@@ -505,6 +513,9 @@ impl Hardware {
 pub struct PortNeighbors {
     pub port: String,
     pub neighbors: Vec<NeighborSummary>,
+    /// MSAPs whose LLDPDUs were discarded (the remote MIB was full) and have not
+    /// aged out: they count as neighbours for the multiple-neighbour rule.
+    pub discarded_msaps: usize,
 }
 
 /// `dcbx show`: one port.
@@ -660,6 +671,8 @@ pub struct EventRecord {
 pub enum EventBody {
     Agent(Event),
     Daemon(DaemonEvent),
+    /// The PFC counters and the storm watchdog.
+    Pfc(crate::pfc::PfcEvent),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -24,6 +24,31 @@ pub struct RelayShow {
     /// A gateway's check.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gateway: Option<GatewayShow>,
+    /// Which data path runs and why (a PE).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub xdp: Option<XdpShow>,
+}
+
+/// The XDP fast path of a PE: whether it runs, how, or why not; what it
+/// decided itself (already counted in `pe`'s counters).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct XdpShow {
+    pub running: bool,
+    /// `native` or `generic` when running.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    /// Why it is not running (or what it leaves to the AF_PACKET path).
+    pub why: String,
+    pub egress_relayed: u64,
+    pub egress_dropped: u64,
+    /// Legal PFC frames handed to the core (the storm ceiling is on).
+    pub egress_passed: u64,
+    pub ingress_delivered: u64,
+    pub ingress_dropped: u64,
+    /// WAN frames handed to the core (not exactly our tunnel for us, or a
+    /// WAN delay measurement frame).
+    pub ingress_passed: u64,
+    pub redirect_failed: u64,
 }
 
 /// One interface of the data path.

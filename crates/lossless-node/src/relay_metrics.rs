@@ -170,5 +170,33 @@ pub fn render(show: &RelayShow, out: &mut String) {
             "lossless_relay_gateway_buffer_minimum_bytes {}",
             b.minimum_bytes
         );
+        if b.safe_bits > 0 {
+            header(
+                out,
+                "lossless_relay_gateway_buffer_safe_minimum_bytes",
+                "The physically safe reserve: rx rate x round trip (data in flight, as the PFC \
+                 Delay Value Constraint Model counts it).",
+                "gauge",
+            );
+            let _ = writeln!(
+                out,
+                "lossless_relay_gateway_buffer_safe_minimum_bytes {}",
+                b.safe_minimum_bytes
+            );
+        }
+    }
+    let delay = show.pe.as_ref().and_then(|p| p.wan_delay.as_ref());
+    if let Some(rtt) = delay.and_then(|d| d.round_trip_ns) {
+        header(
+            out,
+            "lossless_relay_wan_round_trip_seconds",
+            "The WAN round trip to the far PE, measured inside the tunnel (minimum of the last round).",
+            "gauge",
+        );
+        let _ = writeln!(
+            out,
+            "lossless_relay_wan_round_trip_seconds {}",
+            rtt as f64 / 1e9
+        );
     }
 }

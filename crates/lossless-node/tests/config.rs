@@ -55,8 +55,8 @@ fn unknown_key_in_a_port_section() {
         refuse("[ports.eth0]\nmtu = 9000\n"),
         "/etc/lossless/losslessd.toml:2:1: ports.\"eth0\".mtu: unknown key; expected one of: \
          admin_status, apply, port_description, system_name, system_description, \
-         system_capabilities, management_address, chassis_id, port_id, max_neighbors, timers, \
-         dcbx, pg, pfc, app, ets, headroom"
+         system_capabilities, management_address, chassis_id, port_id, max_neighbors, \
+         max_neighbor_hold, timers, dcbx, pg, pfc, app, ets, headroom, pfc_watchdog"
     );
 }
 
@@ -256,6 +256,18 @@ fn range_checks_come_from_port_config_validate() {
     assert_eq!(
         refuse("[defaults]\nmax_neighbors = 0\n"),
         "/etc/lossless/losslessd.toml:2:17: defaults.max_neighbors: 0 is outside 1..=1024"
+    );
+    assert_eq!(
+        refuse("[defaults]\nmax_neighbor_hold = 0\n"),
+        "/etc/lossless/losslessd.toml:2:21: defaults.max_neighbor_hold: 0 is outside 1..=65535"
+    );
+    assert_eq!(
+        refuse("[ports.\"eth0\"]\nmax_neighbor_hold = 65536\n"),
+        "/etc/lossless/losslessd.toml:2:21: ports.\"eth0\".max_neighbor_hold: 65536 is outside 1..=65535"
+    );
+    assert_eq!(
+        refuse("[defaults]\nmax_neighbor_hold = \"30s\"\n"),
+        "/etc/lossless/losslessd.toml:2:21: defaults.max_neighbor_hold: expected an integer, found a string"
     );
     assert_eq!(
         refuse("[defaults]\nchassis_id = \"\"\n"),

@@ -202,6 +202,7 @@ fn settings() -> impl Strategy<Value = PortSettings> {
             proptest::option::of(short_text()),
             proptest::option::of(short_text()),
             1usize..=1024,
+            1u32..=65535,
         ),
         (
             1u16..=3600,
@@ -230,6 +231,7 @@ fn settings() -> impl Strategy<Value = PortSettings> {
                 chassis_id: a.3,
                 port_id: a.4,
                 max_neighbors: a.5,
+                max_neighbor_hold: a.6,
                 timers: LldpTimers {
                     msg_tx_interval: t.0,
                     msg_tx_hold: t.1,
@@ -254,8 +256,15 @@ fn settings() -> impl Strategy<Value = PortSettings> {
                 },
                 app: rules,
                 headroom: Default::default(),
+                pfc_watchdog: Default::default(),
             },
         )
+        .prop_flat_map(|s| {
+            pfc_watchdog().prop_map(move |w| PortSettings {
+                pfc_watchdog: w,
+                ..s.clone()
+            })
+        })
         // The two APP tables are the rules in CEE and IEEE form.
         .prop_map(|mut s| {
             s.set_app(s.app.clone());
@@ -301,4 +310,30 @@ fn defaults_render_as_documented() {
         parse(&format!("[defaults]\n{body}")).port("x"),
         PortSettings::default()
     );
+}
+
+/// Any valid `[pfc_watchdog]` section.
+fn pfc_watchdog() -> impl Strategy<Value = lossless_node::config::PfcWatchdogSettings> {
+    (
+        any::<bool>(),
+        100u32..=5000,
+        100u32..=60_000,
+        any::<bool>(),
+        proptest::option::of(any::<u8>()),
+        50u32..=5000,
+    )
+        .prop_map(|(enabled, d, r, fwd, prios, i)| {
+            lossless_node::config::PfcWatchdogSettings {
+                enabled,
+                detection_ms: d,
+                restoration_ms: r,
+                action: if fwd {
+                    lossless_node::config::WatchdogAction::Forward
+                } else {
+                    lossless_node::config::WatchdogAction::Alert
+                },
+                priorities: prios.map(PriorityMap),
+                interval_ms: i,
+            }
+        })
 }

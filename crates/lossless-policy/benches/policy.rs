@@ -91,17 +91,6 @@ fn policy_text(groups: usize, rules: usize, hosts: u64) -> String {
     s
 }
 
-fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|c| {
-            c.lines()
-                .find(|l| l.starts_with("model name"))
-                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown CPU".into())
-}
-
 fn resolve(c: &mut Criterion) {
     let fabric = topo::parse("bench", &fabric_text(25, 40)).expect("fabric");
     let parts = Partitions::build(None, &fabric);
@@ -247,11 +236,7 @@ fn parse_check(c: &mut Criterion) {
 criterion_group!(benches, resolve, parse_check);
 
 fn main() {
-    println!(
-        "machine: {} ({} logical CPUs)",
-        cpu_model(),
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    );
+    println!("machine: {}", lossless_testkit::machine());
     benches();
     Criterion::default().configure_from_args().final_summary();
 }

@@ -31,12 +31,13 @@ pub enum BindError {
         found: String,
         expected: String,
     },
-    #[error("{file}:{loc}: port name `{found}`: node exists but has no port {port}, expected a connected port (OpenSM rejects the policy)")]
+    #[error("{file}:{loc}: port name `{found}`: node exists but has no port {port}, expected {expected}")]
     PortOutOfRange {
         file: String,
         loc: Loc,
         found: String,
         port: u64,
+        expected: String,
     },
     #[error("{file}:{loc}: IPoIB rule for P_Key {pkey:#06x}: {found}, expected a partition with at least two full members (OpenSM rejects the policy)")]
     IpoibPartition {
@@ -180,7 +181,7 @@ fn bind_group(
             members.insert(r);
         }
     }
-    for r in &g.pkeys {
+    for r in &crate::parse::values::pkey_ranges(g.pkeys.clone()) {
         for p in parts.by_pkey.values() {
             if r.contains(u64::from(p.pkey)) {
                 members.extend(p.members.keys().copied());
@@ -216,15 +217,39 @@ fn named_port(
     let Some(ni) = fabric.by_desc(&pn.value.node_desc) else {
         return Ok(None);
     };
-    let port = u8::try_from(pn.value.port)
-        .ok()
-        .and_then(|p| fabric.nodes.get(ni).and_then(|n| n.port(p)));
+    let port = u8::try_from(pn.value.port).ok().and_then(|p| {
+        let n = fabric.nodes.get(ni)?;
+        // OpenSM knows every port of a switch, linked or not (all name its port 0), but
+        // only the linked ports of a CA or router.
+        match n.kind {
+            NodeKind::Switch => (1..=n.nports).contains(&p).then_some(()),
+            _ => n.port(p).map(|_| ()),
+        }
+    });
     if port.is_none() {
+        let expected = match fabric.nodes.get(ni) {
+            Some(n) if n.kind == NodeKind::Switch => format!(
+                "a port from 1 to {} (OpenSM reads past the switch's port table for this: \
+                 undefined behaviour)",
+                n.nports
+            ),
+            Some(n) => format!(
+                "a linked port ({}; OpenSM rejects the policy)",
+                n.ports
+                    .iter()
+                    .filter(|p| p.peer.is_some())
+                    .map(|p| format!("P{}", p.num))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            None => "a port of the node".into(),
+        };
         return Err(BindError::PortOutOfRange {
             file: file.into(),
             loc: pn.loc,
             found: format!("{}/P{}", pn.value.node_desc, pn.value.port),
             port: pn.value.port,
+            expected,
         });
     }
     Ok(Some(fabric.base_port(PortRef {
@@ -251,7 +276,7 @@ fn bind_level(l: &QosLevel) -> Level {
             .as_ref()
             .and_then(|v| u8::try_from(v.value).ok()),
         path_bits: l.path_bits.clone(),
-        pkeys: l.pkeys.clone(),
+        pkeys: crate::parse::values::pkey_ranges(l.pkeys.clone()),
         lossless: l.lossless,
         loc: Some(l.loc),
     }
@@ -316,7 +341,7 @@ fn match_rules(file: &str, policy: &Policy) -> Result<Vec<Rule>, BindError> {
             destination,
             qos_class: r.qos_class.clone(),
             service_id: r.service_id.clone(),
-            pkey: crate::parse::values::mask_pkeys(r.pkey.clone()),
+            pkey: crate::parse::values::pkey_ranges(r.pkey.clone()),
             level,
         });
     }

@@ -12,143 +12,65 @@ use crate::bind::Bound;
 use crate::fabric::{Fabric, Node, NodeKind, Port, PortRef};
 use serde::Serialize;
 
-/// One target type's QoS options from `opensm.conf`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct TypeOptions {
-    pub max_vls: Option<u8>,
-    pub high_limit: Option<u8>,
-    pub vlarb_high: Option<Vec<(u8, u8)>>,
-    pub vlarb_low: Option<Vec<(u8, u8)>>,
-    pub sl2vl: Option<[u8; 16]>,
-}
+use crate::opensm_conf::{vl_mask, vls_enum};
+pub use crate::opensm_conf::{OsmQos, PortKind, QosConfig, TypeOptions};
 
-impl TypeOptions {
-    const fn none() -> Self {
-        TypeOptions {
-            max_vls: None,
-            high_limit: None,
-            vlarb_high: None,
-            vlarb_low: None,
-            sl2vl: None,
-        }
+/// The kind of port OpenSM programs with which options: a switch's port 0 from `qos_sw0_*`
+/// (SL2VL: only the in-port 0 row, the others come from `qos_swe_*`), its other ports from
+/// `qos_swe_*`, CAs from `qos_ca_*`, routers from `qos_rtr_*`.
+pub fn port_kind(kind: NodeKind, inp: u8, out: u8) -> PortKind {
+    match kind {
+        NodeKind::Switch if out == 0 && inp == 0 => PortKind::Sw0,
+        NodeKind::Switch => PortKind::Swe,
+        NodeKind::Ca => PortKind::Ca,
+        NodeKind::Router => PortKind::Router,
     }
 }
 
-/// The QoS part of `opensm.conf`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct OsmQos {
-    pub generic: TypeOptions,
-    pub ca: TypeOptions,
-    pub sw0: TypeOptions,
-    pub swe: TypeOptions,
-    pub rtr: TypeOptions,
-    pub subnet_timeout: u8,
+/// The OperationalVLs a port has when OpenSM programs its tables, whose VLs it masks to
+/// them. OpenSM's first sweep sets a CA's or router's OperationalVLs (its VL capability,
+/// the link peer's when lower, capped at `max_op_vls`) before it programs the tables, but a
+/// switch's ports only after: their tables are masked with the VLs they operate already
+/// (ibsim's: their capability). A later heavy sweep masks them with `max_op_vls` too;
+/// `compile` warns when that would change a table.
+pub fn op_vls(fabric: &Fabric, osm: &OsmQos, r: PortRef) -> u8 {
+    let Some(n) = fabric.nodes.get(r.node) else {
+        return 1;
+    };
+    let Some(p) = n.port(r.port) else {
+        return 1;
+    };
+    let mut v = vls_enum(p.data_vls);
+    if n.kind == NodeKind::Switch {
+        return v;
+    }
+    if let Some(peer) = p.peer.and_then(|(rn, rp)| fabric.nodes.get(rn)?.port(rp)) {
+        v = v.min(vls_enum(peer.data_vls));
+    }
+    v.max(1).min(osm.max_op_vls)
 }
 
-impl Default for OsmQos {
-    fn default() -> Self {
-        OsmQos {
-            generic: TypeOptions::none(),
-            ca: TypeOptions::none(),
-            sw0: TypeOptions::none(),
-            swe: TypeOptions::none(),
-            rtr: TypeOptions::none(),
-            subnet_timeout: 0x12,
-        }
-    }
-}
+/// OpenSM's tables per kind of port, built once.
+#[derive(Debug, Clone)]
+pub struct Configs([QosConfig; 4]);
 
-/// OpenSM's built-in SL2VL: identity, SL15 on VL7.
-pub const DEFAULT_SL2VL: [u8; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 7];
-
-fn parse_pairs(v: &str) -> Option<Vec<(u8, u8)>> {
-    v.split(',')
-        .map(|p| {
-            let (a, b) = p.split_once(':')?;
-            Some((parse_u8(a)?, parse_u8(b)?))
-        })
-        .collect()
-}
-
-fn parse_u8(s: &str) -> Option<u8> {
-    let s = s.trim();
-    match s.strip_prefix("0x") {
-        Some(h) => u8::from_str_radix(h, 16).ok(),
-        None => s.parse().ok(),
-    }
-}
-
-impl OsmQos {
-    /// Read the `qos_*` and `subnet_timeout` keys of an `opensm.conf`; other keys are ignored.
-    pub fn parse(src: &str) -> OsmQos {
-        let mut o = OsmQos::default();
-        for line in src.lines() {
-            let line = line.split('#').next().unwrap_or("").trim();
-            let Some((k, v)) = line.split_once(char::is_whitespace) else {
-                continue;
-            };
-            let v = v.trim();
-            if k == "subnet_timeout" {
-                if let Some(n) = parse_u8(v) {
-                    o.subnet_timeout = n;
-                }
-                continue;
-            }
-            let Some(rest) = k.strip_prefix("qos_") else {
-                continue;
-            };
-            let (t, key) = match rest.split_once('_') {
-                Some(("ca", k)) => (&mut o.ca, k),
-                Some(("sw0", k)) => (&mut o.sw0, k),
-                Some(("swe", k)) => (&mut o.swe, k),
-                Some(("rtr", k)) => (&mut o.rtr, k),
-                _ => (&mut o.generic, rest),
-            };
-            match key {
-                "max_vls" => t.max_vls = parse_u8(v),
-                "high_limit" => t.high_limit = parse_u8(v),
-                "vlarb_high" => t.vlarb_high = parse_pairs(v),
-                "vlarb_low" => t.vlarb_low = parse_pairs(v),
-                "sl2vl" => {
-                    let vals: Option<Vec<u8>> = v.split(',').map(parse_u8).collect();
-                    if let Some(vals) = vals.filter(|v| v.len() == 16) {
-                        let mut t16 = [0u8; 16];
-                        t16.copy_from_slice(&vals);
-                        t.sl2vl = Some(t16);
-                    }
-                }
-                _ => {}
-            }
-        }
-        o
+impl Configs {
+    pub fn new(osm: &OsmQos) -> Configs {
+        Configs([
+            osm.config(PortKind::Ca),
+            osm.config(PortKind::Sw0),
+            osm.config(PortKind::Swe),
+            osm.config(PortKind::Router),
+        ])
     }
 
-    fn for_kind(&self, kind: NodeKind, port0: bool) -> &TypeOptions {
-        match (kind, port0) {
-            (NodeKind::Switch, true) => &self.sw0,
-            (NodeKind::Switch, false) => &self.swe,
-            (NodeKind::Router, _) => &self.rtr,
-            (NodeKind::Ca, _) => &self.ca,
-        }
-    }
-
-    /// The SL2VL template OpenSM uses for a port.
-    pub fn sl2vl_for(&self, kind: NodeKind, port0: bool) -> [u8; 16] {
-        self.for_kind(kind, port0)
-            .sl2vl
-            .or(self.generic.sl2vl)
-            .unwrap_or(DEFAULT_SL2VL)
-    }
-}
-
-/// OpenSM's mask for VLs a port operates (OperationalVLs = its VL capability here).
-fn vl_mask(data_vls: u8) -> u8 {
-    match data_vls {
-        15.. => 15,
-        8..=14 => 7,
-        4..=7 => 3,
-        2..=3 => 1,
-        _ => 0,
+    pub fn get(&self, k: PortKind) -> &QosConfig {
+        &self.0[match k {
+            PortKind::Ca => 0,
+            PortKind::Sw0 => 1,
+            PortKind::Swe => 2,
+            PortKind::Router => 3,
+        }]
     }
 }
 
@@ -180,6 +102,7 @@ pub struct Sl2Vl<'a> {
     scope_groups: Vec<[Vec<usize>; 3]>,
     /// Some scope looks at the input port (`across-from`, or a `from` list).
     input_dependent: bool,
+    configs: Configs,
 }
 
 /// Bound group indices of the names (unknown names are left out; `check` reports them).
@@ -221,6 +144,7 @@ impl<'a> Sl2Vl<'a> {
             bound,
             scope_groups,
             input_dependent,
+            configs: Configs::new(osm),
         }
     }
 
@@ -247,9 +171,9 @@ impl<'a> Sl2Vl<'a> {
         let Some(n) = self.fabric.nodes.get(node) else {
             return ([15; 16], TableSource::Opensm, vec![]);
         };
-        if n.kind == NodeKind::Switch && out == 0 {
-            // OpenSM programs a switch's port 0 only when it is an enhanced port 0; otherwise
-            // the table it holds is all zeroes (every SL on VL0).
+        if n.kind == NodeKind::Switch && out == 0 && !n.enhanced_port0 {
+            // OpenSM programs no base port 0; the table OpenSM's SA holds for it is all
+            // zeroes (every SL on VL0).
             return ([0; 16], TableSource::Opensm, vec![]);
         }
         let out_port = n.port(out);
@@ -304,17 +228,30 @@ impl<'a> Sl2Vl<'a> {
                 }
                 (t, TableSource::Scope { loc }, dropped)
             }
-            None => {
-                let mut t = self.osm.sl2vl_for(n.kind, out == 0);
-                let m = vl_mask(data_vls);
-                for vl in t.iter_mut() {
-                    if *vl != 15 {
-                        *vl &= m;
-                    }
-                }
-                (t, TableSource::Opensm, vec![])
+            None => (
+                self.opensm_table(node, n.kind, inp, out),
+                TableSource::Opensm,
+                vec![],
+            ),
+        }
+    }
+
+    /// The table OpenSM programs from its options: the kind's SL2VL with every VL but 15
+    /// masked to the output port's operational VLs.
+    pub fn opensm_table(&self, node: usize, kind: NodeKind, inp: u8, out: u8) -> [u8; 16] {
+        let mut t = self.configs.get(port_kind(kind, inp, out)).sl2vl;
+        let m = vl_mask(op_vls(self.fabric, self.osm, PortRef { node, port: out }));
+        for vl in t.iter_mut() {
+            if *vl != 15 {
+                *vl &= m;
             }
         }
+        t
+    }
+
+    /// OpenSM's tables per kind of port.
+    pub fn configs(&self) -> &Configs {
+        &self.configs
     }
 }
 
@@ -349,15 +286,17 @@ pub fn compile(
         diags: Vec::new(),
     };
     let mut out = Vec::new();
-    for (ni, n) in fabric.nodes.iter().enumerate() {
+    // Without `qos TRUE` OpenSM programs nothing (opensm.conf's diagnostics say so).
+    for (ni, n) in fabric.nodes.iter().enumerate().filter(|_| osm.qos) {
         for p in &n.ports {
-            if n.kind != NodeKind::Switch && p.peer.is_none() {
-                continue;
+            let programmed = match n.kind {
+                // Every linked port, and port 0 when it is an enhanced one.
+                NodeKind::Switch => p.num != 0 || n.enhanced_port0,
+                _ => p.peer.is_some(),
+            };
+            if programmed {
+                out.push(c.port_tables(ni, n, p));
             }
-            if n.kind == NodeKind::Switch && p.num == 0 {
-                continue;
-            }
-            out.push(c.port_tables(ni, n, p));
         }
     }
     if let Some(pol) = policy {
@@ -417,7 +356,7 @@ impl<'a> Compiler<'a> {
                 self.check_vlarb(sc, me, p);
                 scope_vlarb(sc)
             }
-            None => self.osm.vlarb(n.kind),
+            None => self.opensm_vlarb(ni, n, p),
         };
         PortTables {
             port: self.fabric.label(me),
@@ -430,16 +369,19 @@ impl<'a> Compiler<'a> {
         }
     }
 
-    /// The port's SL2VL table per input port (one, input 0, on CAs and routers).
+    /// The port's SL2VL table per input port: on a switch every port, linked or not, as
+    /// OpenSM writes them (one, input 0, on CAs and routers).
     fn port_sl2vl(&mut self, ni: usize, n: &Node, p: &Port) -> Vec<(u8, [u8; 16])> {
         let ins: Vec<u8> = if n.kind == NodeKind::Switch {
-            n.ports.iter().map(|q| q.num).collect()
+            (0..=n.nports).collect()
         } else {
             vec![0]
         };
         let mut sl2vl = Vec::new();
-        // Tables that do not depend on the input port are computed once per output port.
-        let shared = (!self.s.input_dependent()).then(|| self.s.table(ni, 0, p.num));
+        // Tables that do not depend on the input port are computed once per output port
+        // (a switch's port 0 takes in-port 0's from qos_sw0_*, the others' from qos_swe_*).
+        let by_input = self.s.input_dependent() || (n.kind == NodeKind::Switch && p.num == 0);
+        let shared = (!by_input).then(|| self.s.table(ni, 0, p.num));
         for i in ins {
             let (t, src, dropped) = match &shared {
                 Some(x) => x.clone(),
@@ -617,22 +559,51 @@ fn scope_vlarb(sc: &VlArbScope) -> VlArb {
     }
 }
 
-impl OsmQos {
-    /// The VLArb tables OpenSM programs on a port of this kind (options, else its defaults).
-    fn vlarb(&self, kind: NodeKind) -> VlArb {
-        let t = self.for_kind(kind, false);
+/// One VLArb table as OpenSM writes it on a port whose table holds `cap` entries: blocks
+/// of 8, the first with entries 0-7 (those past `cap` zeroed), a second only when `cap` is
+/// above 8, with `cap % 8` entries from 8 on; VLs masked to the port's operational VLs.
+pub fn vlarb_blocks(entries: &[(u8, u8); 16], cap: u8, mask: u8) -> Vec<(u8, u8)> {
+    let mut out = Vec::new();
+    let mut block = |from: usize, len: usize| {
+        for i in 0..8 {
+            out.push(if i < len {
+                let (vl, w) = entries[from + i];
+                (vl & mask, w)
+            } else {
+                (0, 0)
+            });
+        }
+    };
+    if cap > 0 {
+        block(0, usize::from(cap.min(8)));
+    }
+    if cap > 8 {
+        block(8, usize::from(cap % 8));
+    }
+    out
+}
+
+impl Compiler<'_> {
+    /// The VLArb tables OpenSM programs on a port (none on a port with one data VL).
+    fn opensm_vlarb(&self, ni: usize, n: &Node, p: &Port) -> VlArb {
+        let me = PortRef {
+            node: ni,
+            port: p.num,
+        };
+        let cfg = self.s.configs().get(port_kind(n.kind, 0, p.num));
+        if vls_enum(p.data_vls) == 1 {
+            return VlArb {
+                high: vec![],
+                low: vec![],
+                limit: 0,
+                source: TableSource::Opensm,
+            };
+        }
+        let mask = vl_mask(op_vls(self.fabric, self.osm, me));
         VlArb {
-            high: t
-                .vlarb_high
-                .clone()
-                .or_else(|| self.generic.vlarb_high.clone())
-                .unwrap_or_else(|| vec![(0, 4)]),
-            low: t
-                .vlarb_low
-                .clone()
-                .or_else(|| self.generic.vlarb_low.clone())
-                .unwrap_or_else(|| (0..15).map(|v| (v, if v == 0 { 0 } else { 4 })).collect()),
-            limit: t.high_limit.or(self.generic.high_limit).unwrap_or(0),
+            high: vlarb_blocks(&cfg.vlarb_high, p.vlarb_high_cap, mask),
+            low: vlarb_blocks(&cfg.vlarb_low, p.vlarb_low_cap, mask),
+            limit: cfg.high_limit,
             source: TableSource::Opensm,
         }
     }

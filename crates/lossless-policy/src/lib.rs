@@ -12,6 +12,7 @@ pub mod ethernet;
 pub mod fabric;
 pub mod lexer;
 pub mod matcher;
+pub mod opensm_conf;
 pub mod parse;
 pub mod partitions;
 pub mod resolve;

@@ -74,13 +74,12 @@ fn loc_of(src: &str, byte: usize) -> Loc {
     }
 }
 
+/// A number as OpenSM reads it here (`strtoul(s, &end, 0)` that must read it all): decimal,
+/// `0x` hex or `0` octal.
 fn parse_u64(s: &str) -> Option<u64> {
     let s = s.trim();
-    if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        u64::from_str_radix(h, 16).ok()
-    } else {
-        s.parse().ok()
-    }
+    let (n, used) = crate::opensm_conf::c_strtoul(s.as_bytes());
+    (!s.is_empty() && used == s.len() && !s.starts_with(['-', '+'])).then_some(n)
 }
 
 /// OpenSM compares flags and keywords by prefix (`strncmp(flag, "full", strlen(flag))`).

@@ -138,6 +138,9 @@ pub struct Query {
     pub dst: PortRef,
     pub request: Request,
     pub sl: Option<u8>,
+    /// The port that sends the query, when it is not `src`: OpenSM answers only when it
+    /// shares a P_Key with both ends.
+    pub requester: Option<PortRef>,
 }
 
 /// How the level was chosen.
@@ -150,7 +153,8 @@ pub enum Matched {
         use_: Option<String>,
     },
     Default,
-    /// No policy loaded (OpenSM after a rejected policy file).
+    /// No policy applied: none loaded (OpenSM after a rejected policy file), or QoS off in
+    /// opensm.conf.
     NoPolicy,
 }
 
@@ -267,7 +271,7 @@ impl<'a> Resolver<'a> {
 
     /// The rule a request matches (bitset engine; same answer as OpenSM's scan).
     pub fn matched(&self, q: &Query) -> Matched {
-        let Some((_, b)) = self.policy else {
+        let Some((_, b)) = self.policy.filter(|_| self.osm.qos) else {
             return Matched::NoPolicy;
         };
         let src = self.fabric.base_port(q.src);
@@ -312,15 +316,30 @@ impl<'a> Resolver<'a> {
         let dst = f.base_port(q.dst);
         let src_tbl = self.parts.port_table(src);
         let dst_tbl = self.parts.port_table(dst);
-        if src != dst
-            && !src_tbl.is_empty()
-            && !dst_tbl.is_empty()
-            && common_pkey(&src_tbl, &dst_tbl).is_none()
-        {
+        // osm_physp_share_pkey: the same port, or a port without a P_Key table, shares.
+        let share = |a: PortRef, at: &[(u16, bool)], b: PortRef, bt: &[(u16, bool)]| {
+            a == b || at.is_empty() || bt.is_empty() || common_pkey(at, bt).is_some()
+        };
+        if !share(src, &src_tbl, dst, &dst_tbl) {
             return Err(refused(
                 format!("{} and {} share no partition", f.label(src), f.label(dst)),
                 None,
             ));
+        }
+        if let Some(req) = q.requester.map(|r| f.base_port(r)) {
+            let req_tbl = self.parts.port_table(req);
+            for (end, tbl) in [(src, &src_tbl), (dst, &dst_tbl)] {
+                if !share(req, &req_tbl, end, tbl) {
+                    return Err(refused(
+                        format!(
+                            "the requester {} and {} share no partition",
+                            f.label(req),
+                            f.label(end)
+                        ),
+                        None,
+                    ));
+                }
+            }
         }
         let mut route = self.walk(src, dst)?;
         // QoS level.
@@ -410,6 +429,10 @@ impl<'a> Resolver<'a> {
             };
         }
         route.hop(f, &sl2vl, p.node, 0, p.port);
+        if !self.osm.qos {
+            // Without QoS OpenSM's SA looks at no SL2VL table.
+            route.valid = 0xffff;
+        }
         if route.valid == 0 {
             return Err(refused(
                 format!("every SL leads to VL15 leaving {}", f.label(p)),
@@ -480,6 +503,9 @@ impl<'a> Resolver<'a> {
             route.narrow(ep);
         }
         route.hop(f, sl2vl, rn, rp, e);
+        if !self.osm.qos {
+            route.valid = 0xffff;
+        }
         if route.valid == 0 {
             return Err(refused(
                 format!(
@@ -578,8 +604,11 @@ impl<'a> Resolver<'a> {
             want
         } else if let Some(l) = choice.level {
             l.sl
-        } else {
+        } else if self.osm.qos {
             prtn.map_or(0, |p| p.sl)
+        } else {
+            // Without QoS OpenSM sets every partition's SL to 0 when it reads them.
+            0
         };
         if route.valid & (1 << sl) == 0 {
             return Err(choice.refuse(

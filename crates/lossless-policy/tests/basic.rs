@@ -22,6 +22,7 @@ fn oracle_recipe_answers() {
     let r = Resolver::new(&fabric, &parts, &osm, Some((&policy, &b)));
     let q = |s: &str, d: &str, sid: Option<u64>, pkey: Option<u16>, sl: Option<u8>| {
         let q = Query {
+            requester: None,
             src: find_node(&fabric, s).unwrap(),
             dst: find_node(&fabric, d).unwrap(),
             request: Request {

@@ -21,6 +21,7 @@ fn route(f: &Fabric, lfts: Option<&lft::Lfts>, src: &str, dst: &str) -> Result<S
         r = r.with_lfts(l);
     }
     let q = Query {
+        requester: None,
         src: find_node(f, src).unwrap(),
         dst: find_node(f, dst).unwrap(),
         request: Request::default(),

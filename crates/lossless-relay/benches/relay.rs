@@ -14,18 +14,6 @@ use lossless_wire::{emit_mac_control_frame, MacAddr, MacControl};
 
 const BATCH: usize = 256;
 
-fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, m)| m.trim().to_owned())
-        })
-        .unwrap_or_else(|| "unknown CPU".to_owned())
-}
-
 /// The example pair's DC2 gateway sends the PFC (egress at PE2, ingress at PE1).
 const GW: MacAddr = DC2_GW;
 
@@ -43,6 +31,7 @@ fn config(kind: &str, me: u8, storm: bool) -> RelayConfig {
         max_per_second: storm.then_some(1_000),
         burst: None,
         episode_gap: "100ms".into(),
+        ..StormConfig::default()
     };
     c
 }
@@ -172,11 +161,7 @@ fn bench(c: &mut Criterion) {
 criterion_group!(benches, bench);
 
 fn main() {
-    println!(
-        "machine: {} ({} logical CPUs)",
-        cpu_model(),
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    );
+    println!("machine: {}", lossless_testkit::machine());
     figures();
     benches();
     Criterion::default().configure_from_args().final_summary();

@@ -72,6 +72,9 @@ pub struct RelayConfig {
     /// draft-he-rtgwg-wan-pfc-00's buffer condition, for `relay show`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buffer: Option<BufferConfig>,
+    /// Measure the WAN delay to the far PE inside the tunnel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measure: Option<crate::delay::MeasureConfig>,
     /// How losslessd's data path waits and batches (the core ignores it).
     #[serde(default)]
     pub datapath: Datapath,
@@ -88,6 +91,17 @@ pub struct Datapath {
     pub poll: Poll,
     /// Frames per `recvmmsg`/`sendmmsg` (1..=1024).
     pub batch: u16,
+    /// `auto`: the XDP program where it loads and attaches, the AF_PACKET
+    /// path for the rest and where it cannot; `off`: AF_PACKET only.
+    pub xdp: XdpMode,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum XdpMode {
+    #[default]
+    Auto,
+    Off,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -102,6 +116,7 @@ impl Default for Datapath {
         Datapath {
             poll: Poll::Wait,
             batch: 64,
+            xdp: XdpMode::Auto,
         }
     }
 }
@@ -279,10 +294,26 @@ pub struct StormConfig {
     /// (`100ms`).
     #[serde(default = "default_episode_gap")]
     pub episode_gap: String,
+    /// The speed of the link the far gateway receives relayed PFC on: how
+    /// long a pause lasts there (`100G`: 65,535 quanta are 335.5 us).
+    #[serde(default = "default_link_speed")]
+    pub link_speed: String,
+    /// How long before the far side's pause lapses a pause that keeps it
+    /// paused is sent (at most half the pause): the WAN's jitter allowance.
+    #[serde(default = "default_refresh_before")]
+    pub refresh_before: String,
 }
 
 fn default_episode_gap() -> String {
     "100ms".to_string()
+}
+
+fn default_link_speed() -> String {
+    "100G".to_string()
+}
+
+fn default_refresh_before() -> String {
+    "50us".to_string()
 }
 
 impl Default for StormConfig {
@@ -291,6 +322,8 @@ impl Default for StormConfig {
             max_per_second: None,
             burst: None,
             episode_gap: default_episode_gap(),
+            link_speed: default_link_speed(),
+            refresh_before: default_refresh_before(),
         }
     }
 }
@@ -301,7 +334,8 @@ impl Default for StormConfig {
 #[serde(deny_unknown_fields)]
 pub struct BufferConfig {
     /// One-way forwarding delay of a PFC frame from the destination gateway
-    /// to the source gateway (`2ms`).
+    /// to the source gateway (`2ms`), or `measured`: the PEs' measurement
+    /// inside the tunnel (a PE with `[relay.measure]` only).
     pub wan_delay: String,
     /// Average receive rate of the priority at the gateway's port (`100G`).
     pub rx_rate: String,
@@ -433,6 +467,23 @@ impl StormConfig {
         Ok(gap)
     }
 
+    /// How long pauses last at the far gateway, and the refresh margin.
+    pub fn clock(&self) -> Result<crate::storm::PauseClock, ConfigError> {
+        let speed = unit("storm.link_speed", &self.link_speed, parse_rate)?;
+        if speed.0 == 0 {
+            return Err(ConfigError::Unit {
+                key: "storm.link_speed",
+                value: self.link_speed.clone(),
+                reason: "must be faster than zero".into(),
+            });
+        }
+        let before = unit("storm.refresh_before", &self.refresh_before, parse_duration)?;
+        Ok(crate::storm::PauseClock::new(
+            speed.0,
+            Duration::from_nanos(before.0.div_ceil(1000)),
+        ))
+    }
+
     fn validate(&self) -> Result<(), ConfigError> {
         if let Some(0) = self.max_per_second {
             return Err(ConfigError::OutOfRange {
@@ -448,9 +499,13 @@ impl StormConfig {
                 allowed: "1..=4294967295",
             });
         }
+        self.clock()?;
         self.gap().map(|_| ())
     }
 }
+
+/// `buffer.wan_delay` for the PEs' measurement.
+pub const MEASURED: &str = "measured";
 
 /// [`BufferConfig`] with its quantities parsed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -466,8 +521,31 @@ impl BufferConfig {
         Ok(crate::buffer::GatewayBuffer::evaluate(&i.wan, i.reserved))
     }
 
+    /// Whether the delay is the PEs' measurement.
+    pub fn is_measured(&self) -> bool {
+        self.wan_delay == MEASURED
+    }
+
+    /// The condition for a measured one-way delay and round trip.
+    pub fn evaluate_measured(
+        &self,
+        one_way: units::Duration,
+        round_trip: units::Duration,
+    ) -> Result<crate::buffer::GatewayBuffer, ConfigError> {
+        let mut i = self.inputs()?;
+        i.wan.delay = one_way;
+        Ok(crate::buffer::GatewayBuffer::evaluate_with(
+            &i.wan, round_trip, "measured", i.reserved,
+        ))
+    }
+
+    /// The quantities parsed; a measured delay is 0 until measured.
     pub fn inputs(&self) -> Result<BufferInputs, ConfigError> {
-        let delay = unit("buffer.wan_delay", &self.wan_delay, parse_duration)?;
+        let delay = if self.is_measured() {
+            units::Duration(0)
+        } else {
+            unit("buffer.wan_delay", &self.wan_delay, parse_duration)?
+        };
         let rx_rate = unit("buffer.rx_rate", &self.rx_rate, parse_rate)?;
         let tx_rate = match &self.tx_rate {
             Some(t) => unit("buffer.tx_rate", t, parse_rate)?,
@@ -580,7 +658,17 @@ impl RelayConfig {
                 allowed: "1..=1024",
             });
         }
+        if let Some(m) = &self.measure {
+            m.session()?;
+        }
         if let Some(b) = &self.buffer {
+            if b.is_measured() && self.measure.is_none() {
+                return Err(ConfigError::Unit {
+                    key: "buffer.wan_delay",
+                    value: MEASURED.into(),
+                    reason: "needs [relay.measure], which measures it".into(),
+                });
+            }
             b.inputs()?;
         }
         Ok(())
@@ -594,6 +682,15 @@ impl GatewayConfig {
             unicast("pe_system_mac", m)?;
         }
         if let Some(b) = &self.buffer {
+            if b.is_measured() {
+                return Err(ConfigError::Unit {
+                    key: "buffer.wan_delay",
+                    value: MEASURED.into(),
+                    reason: "a gateway does not measure the WAN; give the delay (its PE's \
+                             relay show has the measured one)"
+                        .into(),
+                });
+            }
             b.inputs()?;
         }
         Ok(())

@@ -111,6 +111,7 @@ pub fn pe(n: u8, kind: Kind) -> RelayConfig {
         marking: Marking::default(),
         storm: StormConfig::default(),
         buffer: None,
+        measure: None,
         datapath: Datapath::default(),
     }
 }

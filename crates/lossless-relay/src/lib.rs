@@ -10,21 +10,25 @@
 //! - [`Relay`]: a PE, both directions ([`relay`] has the rules).
 //! - [`GatewayCheck`]: a DC gateway's check of forwarded PFC.
 //! - [`pfc`]: the legality rules; [`DropReason`]: one counter per rule.
-//! - [`storm`]: the per-priority ceiling and the episode definition.
+//! - [`storm`]: the per-priority ceiling and the episode definition;
+//!   [`pause`]: how long a pause lasts at the far side, and its timeline.
 //! - [`tunnel`]: SRv6, VXLAN and SR-MPLS with the headers of
 //!   `lossless_wire::tunnel`.
 //! - [`config`]: a `[relay]` TOML section; [`status`]: `relay show`.
 //! - [`example`]: the draft's two-DC topology as ready configurations.
 //! - [`buffer`]: the draft's buffer condition at the gateway, by the headroom
-//!   model.
+//!   model, and the physically safe bound beside it.
+//! - [`delay`]: the WAN delay measured PE to PE inside the tunnel.
 //!
 //! Time is a parameter ([`Instant`]): nothing here reads a clock or does I/O.
 
 pub mod batch;
 pub mod buffer;
 pub mod config;
+pub mod delay;
 pub mod example;
 pub mod gateway;
+pub mod pause;
 pub mod pfc;
 pub mod reason;
 pub mod relay;
@@ -35,10 +39,12 @@ pub mod tunnel;
 pub use batch::{Port, Transmit, TxBatch};
 pub use config::{
     ConfigError, Datapath, DcSide, GatewayConfig, Marking, Poll, RelayConfig, RelaySection,
-    StormConfig, TunnelConfig, WanSide,
+    StormConfig, TunnelConfig, WanSide, XdpMode,
 };
+pub use delay::{MeasureConfig, WanDelay, WanDelayStatus};
 pub use gateway::GatewayCheck;
 pub use lossless_dcbx::{Duration, Instant};
+pub use pause::{PauseClock, PauseTimeline};
 pub use pfc::{check_pfc, AllowedSources, PfcFrame};
 pub use reason::{DropCounts, DropReason};
 pub use relay::{Relay, Verdict};

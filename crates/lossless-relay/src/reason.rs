@@ -111,6 +111,12 @@ impl DropCounts {
         *c = c.saturating_add(1);
     }
 
+    /// Adds `n` of `reason` (counts kept elsewhere, such as an XDP map).
+    pub fn add_n(&mut self, reason: DropReason, n: u64) {
+        let c = &mut self.0[reason.index()];
+        *c = c.saturating_add(n);
+    }
+
     pub fn get(&self, reason: DropReason) -> u64 {
         self.0[reason.index()]
     }

@@ -22,7 +22,8 @@ use lossless_wire::{DecodeError, EthernetFrame};
 
 use crate::batch::{Port, Transmit, TxBatch};
 use crate::buffer::GatewayBuffer;
-use crate::config::{BufferConfig, ConfigError, RelayConfig, TunnelConfig};
+use crate::config::{ConfigError, RelayConfig, TunnelConfig};
+use crate::delay::WanDelay;
 use crate::pfc::{check_pfc, restrict, AllowedSources, PfcFrame, MAX_PFC_FRAME_LEN};
 use crate::status::{EgressCounters, IngressCounters, RelayStatus, StormStatus};
 use crate::storm::{Flush, StormGuard};
@@ -39,6 +40,9 @@ pub enum Verdict {
     Suppressed,
     /// Ingress: queued for the DC gateway with our source MAC.
     Delivered,
+    /// Ingress: a WAN delay measurement frame from the far PE, taken by our
+    /// measurement session (never delivered to the DC).
+    Measured,
     /// Refused.
     Dropped(DropReason),
 }
@@ -67,6 +71,7 @@ pub struct Relay {
     ingress: IngressCounters,
     last_malformed: Option<DecodeError>,
     gateway_buffer: Option<GatewayBuffer>,
+    delay: Option<WanDelay>,
     queue: TxBatch,
     /// Next entry of `queue` for `poll_transmit`.
     read: usize,
@@ -81,14 +86,24 @@ impl Relay {
         let storm = match cfg.storm.max_per_second {
             Some(rate) => {
                 let burst = cfg.storm.burst.unwrap_or(rate);
-                Some(StormGuard::new(now, rate, burst, cfg.storm.gap()?))
+                Some(StormGuard::new(
+                    now,
+                    rate,
+                    burst,
+                    cfg.storm.gap()?,
+                    cfg.storm.clock()?,
+                ))
             }
             None => None,
         };
-        let gateway_buffer = cfg
-            .buffer
+        let gateway_buffer = match &cfg.buffer {
+            Some(b) if !b.is_measured() => Some(b.evaluate()?),
+            _ => None,
+        };
+        let delay = cfg
+            .measure
             .as_ref()
-            .map(BufferConfig::evaluate)
+            .map(|m| WanDelay::new(m, cfg.dc.port_mac, now))
             .transpose()?;
         Ok(Relay {
             gateway: AllowedSources {
@@ -105,6 +120,7 @@ impl Relay {
             ingress: IngressCounters::default(),
             last_malformed: None,
             gateway_buffer,
+            delay,
             queue: TxBatch::with_capacity(16, 128),
             read: 0,
             cfg,
@@ -119,6 +135,9 @@ impl Relay {
         if next.cfg.storm == self.cfg.storm {
             next.storm = self.storm.take();
             next.template = self.template.take();
+        }
+        if next.cfg.measure == self.cfg.measure {
+            next.delay = self.delay.take();
         }
         next.egress = self.egress;
         next.ingress = self.ingress;
@@ -179,7 +198,17 @@ impl Relay {
 
     /// When [`Relay::handle_timeout`] has work next.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.storm.as_ref().and_then(StormGuard::poll_timeout)
+        let storm = self.storm.as_ref().and_then(StormGuard::poll_timeout);
+        let delay = self.delay.as_ref().and_then(WanDelay::poll_timeout);
+        match (storm, delay) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The WAN delay measurement, when `[relay.measure]` is on.
+    pub fn wan_delay(&self) -> Option<&WanDelay> {
+        self.delay.as_ref()
     }
 
     /// Handles `frames`, all received on `port` at `now`, appending what
@@ -223,7 +252,7 @@ impl Relay {
                 self.flush_due(now, out);
                 self.egress(now, frame, out)
             }
-            Port::Wan => self.ingress(frame, out),
+            Port::Wan => self.ingress(now, frame, out),
         }
     }
 
@@ -262,6 +291,10 @@ impl Relay {
     }
 
     fn flush_due(&mut self, now: Instant, out: &mut TxBatch) {
+        if let Some(d) = self.delay.as_mut() {
+            d.handle_timeout(now);
+            self.send_measurement(now, out);
+        }
         loop {
             let Some(storm) = self.storm.as_mut() else {
                 return;
@@ -291,20 +324,36 @@ impl Relay {
     }
 
     fn encapsulate(&self, inner: &[u8], out: &mut TxBatch) {
-        let t = self.encap.frame(inner);
-        let len = self.encap_header_len + inner.len();
-        out.push_with(
-            Port::Wan,
-            self.cfg.marking.socket_priority,
+        encapsulate(
+            &self.encap,
+            self.encap_header_len,
             self.encap_ip_offset,
-            len,
-            |buf| {
-                t.emit(buf);
-            },
+            self.cfg.marking.socket_priority,
+            inner,
+            out,
         );
     }
 
-    fn ingress(&mut self, frame: &[u8], out: &mut TxBatch) -> Verdict {
+    /// The measurement session's frames, into the tunnel.
+    fn send_measurement(&mut self, now: Instant, out: &mut TxBatch) {
+        let Some(d) = self.delay.as_mut() else {
+            return;
+        };
+        let (encap, len, ip, prio) = (
+            &self.encap,
+            self.encap_header_len,
+            self.encap_ip_offset,
+            self.cfg.marking.socket_priority,
+        );
+        let mut sent = 0;
+        d.drain(now, |inner| {
+            encapsulate(encap, len, ip, prio, inner, out);
+            sent += 1;
+        });
+        self.egress.measurement += sent;
+    }
+
+    fn ingress(&mut self, now: Instant, frame: &[u8], out: &mut TxBatch) -> Verdict {
         self.ingress.received += 1;
         let inner = match self.decap.decapsulate(frame) {
             Ok(inner) => inner,
@@ -316,6 +365,14 @@ impl Relay {
                 return Verdict::Dropped(refusal.reason);
             }
         };
+        if WanDelay::is_measurement(inner) {
+            if let Some(d) = self.delay.as_mut() {
+                d.handle(now, inner);
+                self.ingress.measurement += 1;
+                self.send_measurement(now, out);
+                return Verdict::Measured;
+            }
+        }
         if let Err(r) = check_pfc(inner) {
             self.ingress.dropped.add(r);
             return Verdict::Dropped(r);
@@ -394,11 +451,47 @@ impl Relay {
                 max_per_second: s.rate(),
                 burst: s.burst(),
                 episode_gap_ns: u64::try_from(s.gap().as_nanos()).unwrap_or(u64::MAX),
+                link_speed_bps: s.clock().speed_bps(),
+                refresh_before_ns: u64::try_from(s.clock().refresh_before().as_nanos())
+                    .unwrap_or(u64::MAX),
                 suppressed: s.suppressed(),
                 priorities: s.status().to_vec(),
             }),
             last_malformed: self.last_malformed.as_ref().map(|e| e.to_string()),
-            gateway_buffer: self.gateway_buffer.clone(),
+            gateway_buffer: self.gateway_buffer(),
+            wan_delay: self.delay.as_ref().map(WanDelay::status),
         }
     }
+
+    /// The draft's condition and the safe bound: for the configured delay,
+    /// or the measured one once a round has completed.
+    fn gateway_buffer(&self) -> Option<GatewayBuffer> {
+        let b = self.cfg.buffer.as_ref()?;
+        if !b.is_measured() {
+            return self.gateway_buffer.clone();
+        }
+        let (one_way, rtt) = self.delay.as_ref()?.measured()?;
+        b.evaluate_measured(one_way, rtt).ok()
+    }
+}
+
+/// `inner` in the tunnel of `encap`, appended to `out` for the WAN.
+fn encapsulate(
+    encap: &Encapsulator,
+    header_len: usize,
+    ip_offset: Option<usize>,
+    priority: u32,
+    inner: &[u8],
+    out: &mut TxBatch,
+) {
+    let t = encap.frame(inner);
+    out.push_with(
+        Port::Wan,
+        priority,
+        ip_offset,
+        header_len + inner.len(),
+        |buf| {
+            t.emit(buf);
+        },
+    );
 }

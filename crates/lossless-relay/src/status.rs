@@ -27,6 +27,9 @@ pub struct EgressCounters {
     pub flushed: u64,
     /// Illegal frames, by reason.
     pub dropped: DropCounts,
+    /// WAN delay measurement frames put in the tunnel (not counted above).
+    #[serde(default)]
+    pub measurement: u64,
 }
 
 /// Frames from the WAN (ingress PE role).
@@ -38,6 +41,10 @@ pub struct IngressCounters {
     pub delivered: u64,
     /// Refused frames, by reason (tunnel reasons and the inner frame's).
     pub dropped: DropCounts,
+    /// WAN delay measurement frames from the far PE (received = delivered +
+    /// dropped + measurement).
+    #[serde(default)]
+    pub measurement: u64,
 }
 
 /// The storm ceiling's settings and per-priority state.
@@ -46,6 +53,12 @@ pub struct StormStatus {
     pub max_per_second: u32,
     pub burst: u32,
     pub episode_gap_ns: u64,
+    /// The far gateway's link speed pauses are timed by.
+    #[serde(default)]
+    pub link_speed_bps: u64,
+    /// The margin before a relayed pause lapses at which it is refreshed.
+    #[serde(default)]
+    pub refresh_before_ns: u64,
     /// Priority instances held back, all priorities.
     pub suppressed: u64,
     pub priorities: Vec<PriorityStatus>,
@@ -68,6 +81,9 @@ pub struct RelayStatus {
     pub last_malformed: Option<String>,
     /// draft-he-rtgwg-wan-pfc-00's buffer condition, when configured.
     pub gateway_buffer: Option<GatewayBuffer>,
+    /// The WAN delay measured to the far PE, when `[relay.measure]` is on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wan_delay: Option<crate::delay::WanDelayStatus>,
 }
 
 /// A DC gateway's check of forwarded PFC.

@@ -33,6 +33,7 @@ fn batches_do_not_allocate() {
             max_per_second: Some(1000),
             burst: Some(100),
             episode_gap: "1ms".into(),
+            ..StormConfig::default()
         };
         let mut pe2 = relay(cfg);
         let mut pe1 = relay(pe1(kind));

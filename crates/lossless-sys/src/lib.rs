@@ -13,6 +13,8 @@
 //!   (0x88B5) with kernel timestamps (`SO_TIMESTAMPING`, hardware where the NIC has it).
 //! * [`batch`]: batched `AF_PACKET` I/O (`recvmmsg`/`sendmmsg`) with a filter
 //!   per port, for the PFC relay's data path.
+//! * [`xdp`]: the PFC relay's XDP program: loaded (aya), configured,
+//!   attached, its counters read, run on test or live frames.
 //! * [`netns`]: run code (open sockets) inside a named network namespace.
 //! * [`dcbnl`]: the kernel's DCB netlink interface (`RTM_GETDCB`/`RTM_SETDCB`)
 //!   for what a CEE agent programs: DCB state, PFC, priority groups, SET_ALL;
@@ -31,6 +33,7 @@ pub mod batch;
 #[cfg(test)]
 mod bpf_interp;
 pub mod dcbnl;
+pub mod ethtool;
 pub mod host;
 pub mod link;
 mod netlink;
@@ -43,6 +46,7 @@ pub mod timestamp;
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod uapi_tests;
+pub mod xdp;
 
 pub use dcbnl::{
     AppSelector, DcbApp, DcbBuffer, DcbCmd, DcbError, DcbErrorKind, Dcbnl, DcbxMode, IeeeConfig,

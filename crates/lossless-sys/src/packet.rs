@@ -340,6 +340,19 @@ impl PacketSocket {
     pub fn send(&self, frame: &[u8]) -> io::Result<()> {
         send_frame(&self.fd, self.ifindex, frame, "packet sendto")
     }
+
+    /// `PACKET_QDISC_BYPASS`: frames sent go straight to the driver, past the
+    /// interface's qdisc and unseen by its other packet sockets (lldpad's, a capture's);
+    /// only the other end of the link receives them. For tests that put a device on a
+    /// link without the local agent hearing it.
+    pub fn bypass_qdisc(&self) -> io::Result<()> {
+        sys::setsockopt(
+            self,
+            libc::SOL_PACKET,
+            libc::PACKET_QDISC_BYPASS,
+            &(1 as libc::c_int),
+        )
+    }
 }
 
 impl AsRawFd for PacketSocket {

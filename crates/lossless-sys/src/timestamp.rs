@@ -153,7 +153,7 @@ pub(crate) fn timespec_ps(ts: &libc::timespec) -> u64 {
         .wrapping_add((ts.tv_nsec as u64).wrapping_mul(1000))
 }
 
-fn ifreq_for(name: &str) -> io::Result<libc::ifreq> {
+pub(crate) fn ifreq_for(name: &str) -> io::Result<libc::ifreq> {
     let cname = sys::ifname_cstring(name)?;
     // SAFETY: ifreq is plain data; all-zero is a valid value.
     let mut ifr: libc::ifreq = unsafe { mem::zeroed() };

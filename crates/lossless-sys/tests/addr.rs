@@ -40,7 +40,10 @@ fn ip(s: &str) -> IpAddr {
 
 #[test]
 fn addresses_are_dumped_and_followed_and_an_alias_is_read() {
-    if !privileged() {
+    if !require(
+        "addresses_are_dumped_and_followed_and_an_alias_is_read",
+        &[Oracle::Netns],
+    ) {
         return;
     }
     let ns = Netns::new();

@@ -45,7 +45,10 @@ fn recv_all(s: &BatchSocket, want: usize) -> Vec<Vec<u8>> {
 
 #[test]
 fn a_batch_of_pfc_frames_crosses_in_order_and_nothing_else_does() {
-    if !privileged() {
+    if !require(
+        "a_batch_of_pfc_frames_crosses_in_order_and_nothing_else_does",
+        &[Oracle::Netns],
+    ) {
         return;
     }
     let p = Pair::new();
@@ -83,7 +86,7 @@ fn a_batch_of_pfc_frames_crosses_in_order_and_nothing_else_does() {
 
 #[test]
 fn a_tagged_frame_comes_back_tagged() {
-    if !privileged() {
+    if !require("a_tagged_frame_comes_back_tagged", &[Oracle::Netns]) {
         return;
     }
     let p = Pair::new();
@@ -105,7 +108,10 @@ fn a_tagged_frame_comes_back_tagged() {
 
 #[test]
 fn the_tunnel_filters_attach_and_select_in_the_kernel() {
-    if !privileged() {
+    if !require(
+        "the_tunnel_filters_attach_and_select_in_the_kernel",
+        &[Oracle::Netns],
+    ) {
         return;
     }
     let p = Pair::new();
@@ -151,7 +157,10 @@ fn the_tunnel_filters_attach_and_select_in_the_kernel() {
 
 #[test]
 fn a_full_receive_buffer_is_counted_as_drops() {
-    if !privileged() {
+    if !require(
+        "a_full_receive_buffer_is_counted_as_drops",
+        &[Oracle::Netns],
+    ) {
         return;
     }
     let p = Pair::new();
@@ -194,7 +203,10 @@ fn ring_all(s: &mut RingSocket, want: usize) -> Vec<Vec<u8>> {
 
 #[test]
 fn the_receive_ring_takes_frames_in_order_with_tags_and_counts_overflow() {
-    if !privileged() {
+    if !require(
+        "the_receive_ring_takes_frames_in_order_with_tags_and_counts_overflow",
+        &[Oracle::Netns],
+    ) {
         return;
     }
     let p = Pair::new();

@@ -12,7 +12,10 @@ use lossless_sys::dcbnl::*;
 
 #[test]
 fn ieee_commands_on_a_veth_are_unsupported_as_the_kernel_says() {
-    if !privileged() {
+    if !require(
+        "ieee_commands_on_a_veth_are_unsupported_as_the_kernel_says",
+        &[Oracle::Netns],
+    ) {
         return;
     }
     let pair = Pair::new();

@@ -3,9 +3,9 @@
 //! pairs this test makes and removes itself (`lsys-<pid>-<n>`).
 //!
 //! Needs root and iproute2's `ip`; the dcbnl test also needs gcc, which builds
-//! lossless-testkit's emulated DCB driver. Without root every test fails with a
-//! message saying so, unless `LOSSLESS_SKIP_NETNS` is set (then they print that
-//! they were skipped and pass).
+//! lossless-testkit's emulated DCB driver. Without them every test fails naming
+//! what to install, unless `LOSSLESS_SKIP_ORACLES=1` (then they print that they
+//! were skipped and pass).
 //!
 //! Network namespaces are per thread: [`Netns::run`] enters one on a fresh
 //! thread. A socket stays in the namespace it was created in, so sockets
@@ -13,7 +13,6 @@
 
 use std::io;
 use std::os::fd::AsRawFd;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use lossless_sys::dcbnl::{DcbBuffer, DcbError, Dcbnl};
@@ -79,7 +78,10 @@ fn pfc(src: [u8; 6]) -> Vec<u8> {
 
 #[test]
 fn lldp_and_pfc_frames_cross_the_veth_byte_for_byte() {
-    if !privileged() {
+    if !require(
+        "lldp_and_pfc_frames_cross_the_veth_byte_for_byte",
+        &[Oracle::Netns],
+    ) {
         return;
     }
     let pair = Pair::new();
@@ -103,7 +105,10 @@ fn lldp_and_pfc_frames_cross_the_veth_byte_for_byte() {
 
 #[test]
 fn the_filter_passes_lldp_and_mac_control_only() {
-    if !privileged() {
+    if !require(
+        "the_filter_passes_lldp_and_mac_control_only",
+        &[Oracle::Netns],
+    ) {
         return;
     }
     let pair = Pair::new();
@@ -140,7 +145,7 @@ fn the_filter_passes_lldp_and_mac_control_only() {
 
 #[test]
 fn own_transmissions_are_not_read_back() {
-    if !privileged() {
+    if !require("own_transmissions_are_not_read_back", &[Oracle::Netns]) {
         return;
     }
     let pair = Pair::new();
@@ -167,7 +172,10 @@ fn own_transmissions_are_not_read_back() {
 
 #[test]
 fn outgoing_frames_are_dropped_without_packet_ignore_outgoing_too() {
-    if !privileged() {
+    if !require(
+        "outgoing_frames_are_dropped_without_packet_ignore_outgoing_too",
+        &[Oracle::Netns],
+    ) {
         return;
     }
     let pair = Pair::new();
@@ -204,7 +212,10 @@ fn outgoing_frames_are_dropped_without_packet_ignore_outgoing_too() {
 
 #[test]
 fn socket_priority_is_tc_prio_control_and_outgoing_is_ignored() {
-    if !privileged() {
+    if !require(
+        "socket_priority_is_tc_prio_control_and_outgoing_is_ignored",
+        &[Oracle::Netns],
+    ) {
         return;
     }
     let pair = Pair::new();
@@ -228,7 +239,10 @@ fn socket_priority_is_tc_prio_control_and_outgoing_is_ignored() {
 
 #[test]
 fn a_frame_larger_than_the_buffer_is_an_error_not_a_truncation() {
-    if !privileged() {
+    if !require(
+        "a_frame_larger_than_the_buffer_is_an_error_not_a_truncation",
+        &[Oracle::Netns],
+    ) {
         return;
     }
     let pair = Pair::new();
@@ -256,7 +270,7 @@ fn a_frame_larger_than_the_buffer_is_an_error_not_a_truncation() {
 
 #[test]
 fn interface_helpers() {
-    if !privileged() {
+    if !require("interface_helpers", &[Oracle::Netns]) {
         return;
     }
     let pair = Pair::new();
@@ -311,7 +325,10 @@ fn is_new(ev: &LinkEvent, name: &str, admin: bool, oper: bool) -> bool {
 
 #[test]
 fn the_link_monitor_sees_links_come_go_and_change_state() {
-    if !privileged() {
+    if !require(
+        "the_link_monitor_sees_links_come_go_and_change_state",
+        &[Oracle::Netns],
+    ) {
         return;
     }
     let ns = Netns::bare();
@@ -417,7 +434,10 @@ fn the_link_monitor_sees_links_come_go_and_change_state() {
 
 #[test]
 fn a_link_monitor_that_falls_behind_reports_overrun_then_keeps_working() {
-    if !privileged() {
+    if !require(
+        "a_link_monitor_that_falls_behind_reports_overrun_then_keeps_working",
+        &[Oracle::Netns],
+    ) {
         return;
     }
     let ns = Netns::bare();
@@ -456,7 +476,10 @@ fn a_link_monitor_that_falls_behind_reports_overrun_then_keeps_working() {
 
 #[test]
 fn dcbnl_on_a_veth_is_unsupported_as_the_kernel_says() {
-    if !privileged() {
+    if !require(
+        "dcbnl_on_a_veth_is_unsupported_as_the_kernel_says",
+        &[Oracle::Netns],
+    ) {
         return;
     }
     let pair = Pair::new();
@@ -498,24 +521,25 @@ fn dcbnl_on_a_veth_is_unsupported_as_the_kernel_says() {
 /// shows what our requests programmed.
 #[test]
 fn dcbnl_programs_an_emulated_dcb_driver() {
-    if !privileged() {
+    if !require(
+        "dcbnl_programs_an_emulated_dcb_driver",
+        &[Oracle::Netns, Oracle::Gcc],
+    ) {
         return;
     }
     let tmp = lossless_testkit::TempDir::new();
     let shim = lossless_testkit::ShimEnv::new(tmp.path(), &["va"]);
     let pair = Pair::new();
 
-    let mut cmd = Command::new("ip");
-    cmd.args(["netns", "exec", &pair.a.name])
-        .arg(std::env::current_exe().unwrap())
-        .args([
-            "dcbnl_probe_child",
-            "--exact",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env("LSYS_DCBNL_PROBE_IFNAME", "va");
+    let mut cmd = pair.a.command(std::env::current_exe().unwrap());
+    cmd.args([
+        "dcbnl_probe_child",
+        "--exact",
+        "--ignored",
+        "--nocapture",
+        "--test-threads=1",
+    ])
+    .env("LSYS_DCBNL_PROBE_IFNAME", "va");
     shim.apply(&mut cmd);
     let out = cmd.output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -633,7 +657,10 @@ fn retry_2s<T>(mut f: impl FnMut() -> io::Result<T>) -> io::Result<T> {
 #[test]
 fn measurement_socket_timestamps_both_ways_and_sees_only_0x88b5() {
     use lossless_sys::timestamp::{realtime_ps, Clock, MeasureSocket, TimestampMode};
-    if !privileged() {
+    if !require(
+        "measurement_socket_timestamps_both_ways_and_sees_only_0x88b5",
+        &[Oracle::Netns],
+    ) {
         return;
     }
     let p = Pair::new();

@@ -142,7 +142,8 @@ impl ShimEnv {
     }
 
     /// The PFC frame counters the driver reports in IEEE_GET (`requests` sent,
-    /// `indications` received, per priority) from now on.
+    /// `indications` received, per priority) from now on. Written whole (a temporary
+    /// file renamed), so the driver never reads half of it.
     pub fn set_pfc_counters(&self, ifname: &str, requests: [u64; 8], indications: [u64; 8]) {
         let join = |v: [u64; 8]| v.map(|x| x.to_string()).join(",");
         let text = format!(
@@ -151,7 +152,10 @@ impl ShimEnv {
             join(indications)
         );
         let path = self.dir.join(format!("{ifname}.pfc_counters"));
-        std::fs::write(&path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let tmp = self.dir.join(format!(".{ifname}.pfc_counters.tmp"));
+        std::fs::write(&tmp, text)
+            .and_then(|()| std::fs::rename(&tmp, &path))
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     }
 }
 

@@ -1,43 +1,62 @@
 //! Test support for the lossless workspace (a dev-dependency only, never published):
 //!
+//! * [`oracle`]: the external oracles (tshark, lldpad, lldpd, OpenSM, promtool,
+//!   systemd-analyze, gcc, root for namespaces), one availability check each, and the one
+//!   rule for a missing one: [`require`] fails the test naming the Debian package, or
+//!   skips it with `LOSSLESS_SKIP_ORACLES=1`;
 //! * [`netns`]: network namespaces, veth pairs, temporary directories, polling;
 //! * [`fanout`]: many veth pairs between two namespaces (a daemon with many ports);
 //! * [`tshark`]: tshark as a decoding oracle (fields of every frame of a capture) and
 //!   live captures;
+//! * [`pcap`]: capture files written from a test's frames;
 //! * [`dcbdrv`]: an emulated DCB-capable driver, a C library preloaded into a process
 //!   (lldpad, losslessd, a probe) that answers dcbnl as the kernel does for a driver
 //!   with the CEE and IEEE 802.1Qaz ops, and what it recorded;
 //! * [`lldpad`]: Debian's lldpad as a DCBX peer on veth, under that driver;
 //! * [`lldpd`]: Debian's lldpd as an LLDP neighbour on veth, and its view of us;
+//! * [`inject`]: LLDPDUs from a device on the link that only the far end hears;
 //! * [`promtool`]: promtool as the oracle of the metrics' text format, and of the
 //!   Prometheus rules;
 //! * [`systemd`]: systemd-analyze as the oracle of the unit file, strace's view of
 //!   what a run of the daemon asks of the kernel.
+//! * [`metrics`]: scraping a metrics endpoint inside a namespace, reading a series;
+//! * [`bench`]: the machine line every benchmark prints.
+//! * [`opensm`]: OpenSM on an ibsim fabric, and the diags that ask what it answers and
+//!   programmed.
 //!
 //! The crate's README says how the pieces work and what they cannot do.
 
+pub mod bench;
 pub mod dcbdrv;
 pub mod fanout;
+pub mod inject;
 pub mod lldpad;
 pub mod lldpd;
+pub mod metrics;
 pub mod netns;
+pub mod opensm;
+pub mod oracle;
+pub mod pcap;
 pub mod promtool;
 pub mod systemd;
 pub mod tshark;
 
+pub use bench::machine;
 pub use dcbdrv::{DriverState, LogEntry, ShimEnv};
 pub use fanout::{batch_ip, Fanout};
+pub use inject::{lldpdu, Injector};
 pub use lldpad::{
     dcbtool_field, dcbtool_fields, lldptool_app_config, lldptool_apps, lldptool_fields, LldpadApp,
     LldpadPeer, Mode,
 };
-pub use lldpd::{lldpd_available, Lldpd};
-pub use netns::{can_run, sh, unique, wait_every, wait_for, Netns, Pair, TempDir, Veth};
-pub use promtool::{
-    exposition_names, exposition_samples, promtool_available, promtool_check_metrics, promtool_run,
-};
+pub use lldpd::Lldpd;
+pub use metrics::{http_get, metric, metric_value, scrape_metrics, HttpReply};
+pub use netns::{sh, unique, wait_every, wait_for, Netns, Pair, TempDir, Veth};
+pub use opensm::{OpenSm, PathRecord, SimInput, VlArbRead};
+pub use oracle::{require, Oracle};
+pub use pcap::{read_frames, write_pcap, write_pcap_linktype, write_pcapng};
+pub use promtool::{exposition_names, exposition_samples, promtool_check_metrics, promtool_run};
 pub use systemd::{
-    strace_available, syscall_set, systemd_analyze_available, systemd_security, systemd_verify,
-    unit_syscalls_allowed, unit_values, Trace,
+    syscall_set, systemd_security, systemd_verify, unit_syscalls_allowed, unit_values, Trace,
 };
-pub use tshark::{tshark_available, tshark_fields, Capture, Fields};
+pub use tshark::{tshark_fields, Capture, Fields};

@@ -5,6 +5,8 @@
 //! (`-I IF`) with its own control socket and pid file (`-u`, `-p`) and an empty
 //! configuration file (`-O`), in a temporary directory, so that several run at once;
 //! it waits until `lldpcli -u SOCKET` answers, and stops exactly that process on drop.
+//! A test that uses it starts with [`crate::require`]`(test, &[Oracle::Netns,
+//! Oracle::Lldpd])`.
 //! lldpd drops its privileges into `/run/lldpd` (the package's chroot), which the
 //! instances share; nothing of theirs is kept there.
 
@@ -15,21 +17,8 @@ use std::time::{Duration, Instant};
 use crate::netns::{Netns, TempDir};
 
 const LLDPD: &str = "/usr/sbin/lldpd";
-const MISSING: &str = "lldpd is not installed (Debian package lldpd: apt-get install lldpd), \
-                       or set LOSSLESS_SKIP_ORACLE=1 to skip the tests that need it";
-
-/// Whether lldpd can run: true if it is installed; false (and a note naming `test`
-/// on stderr) if not and `LOSSLESS_SKIP_ORACLE=1`; panics with the package otherwise.
-pub fn lldpd_available(test: &str) -> bool {
-    if Path::new(LLDPD).exists() && Path::new("/usr/sbin/lldpcli").exists() {
-        return true;
-    }
-    if std::env::var("LOSSLESS_SKIP_ORACLE").as_deref() == Ok("1") {
-        eprintln!("{test}: skipped (lldpd not installed, LOSSLESS_SKIP_ORACLE=1)");
-        return false;
-    }
-    panic!("{test}: {MISSING}");
-}
+const MISSING: &str = "lldpd could not be run (Debian package lldpd); a test that needs it \
+                       starts with lossless_testkit::require(TEST, &[Oracle::Lldpd])";
 
 /// One lldpd process on one interface.
 #[derive(Debug)]

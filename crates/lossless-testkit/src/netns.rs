@@ -1,7 +1,7 @@
 //! Network namespaces, veth pairs and temporary directories that a test makes and
 //! removes itself (Drop guards, also when the test panics), commands run in them, and
-//! polling. Needs root and iproute2's `ip`; without root [`can_run`] fails the test with
-//! the reason, unless `LOSSLESS_SKIP_NETNS` is set (then it says the test was skipped).
+//! polling. Needs root and iproute2's `ip`: a test that uses them starts with
+//! [`crate::require`]`(test, &[Oracle::Netns])`.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -16,26 +16,6 @@ static COUNTER: AtomicU32 = AtomicU32::new(0);
 pub fn unique(prefix: &str) -> String {
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     format!("{prefix}{}x{n}", std::process::id() % 100_000)
-}
-
-/// Whether a test that needs network namespaces can run: false (and a note on stderr)
-/// when `LOSSLESS_SKIP_NETNS` is set; panics with the reason when it is not root or
-/// `ip` is missing.
-pub fn can_run(test: &str) -> bool {
-    if std::env::var_os("LOSSLESS_SKIP_NETNS").is_some() {
-        eprintln!("{test}: skipped (LOSSLESS_SKIP_NETNS is set)");
-        return false;
-    }
-    assert!(
-        nix::unistd::geteuid().is_root(),
-        "{test} needs root (network namespaces, veth, AF_PACKET, dcbnl); \
-         run it as root or set LOSSLESS_SKIP_NETNS=1 to skip it"
-    );
-    assert!(
-        Command::new("ip").arg("-V").output().is_ok(),
-        "{test}: the `ip` command (Debian package iproute2) is needed for namespaces and veth pairs"
-    );
-    true
 }
 
 /// Runs `args[0]` with the rest as arguments; panics with its stderr unless it

@@ -1,27 +1,8 @@
-//! promtool (Debian package `prometheus`) as the oracle of the metrics' text format.
+//! promtool (Debian package `prometheus`) as the oracle of the metrics' text format. A
+//! test that uses it starts with [`crate::require`]`(test, &[Oracle::Promtool])`.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
-
-const MISSING: &str = "promtool is not installed (Debian package prometheus); install it, \
-                       or set LOSSLESS_SKIP_PROMTOOL=1 to skip the metrics-format checks";
-
-/// True when promtool runs; false (with a note) when it is missing and the environment
-/// says to skip; panics otherwise, naming the package.
-pub fn promtool_available(test: &str) -> bool {
-    let ok = Command::new("promtool")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if ok {
-        return true;
-    }
-    if std::env::var_os("LOSSLESS_SKIP_PROMTOOL").is_some() {
-        eprintln!("{test}: skipped (promtool not installed, LOSSLESS_SKIP_PROMTOOL is set)");
-        return false;
-    }
-    panic!("{test}: {MISSING}");
-}
 
 /// `promtool check metrics` on `text`: Ok, or what promtool said (problems and lint
 /// findings alike; it exits non-zero for either).

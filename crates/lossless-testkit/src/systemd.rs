@@ -2,42 +2,12 @@
 //! strace (package `strace`) to see what a real run of the daemon asks of the kernel:
 //! every system call, every socket family, every path it writes.
 //!
-//! Missing tools fail the test naming the package, unless `LOSSLESS_SKIP_ORACLE` is
-//! set (then the check is skipped, saying so).
+//! A test asks for them with [`crate::require`] (`Oracle::SystemdAnalyze`,
+//! `Oracle::Strace`), the one availability rule.
 
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
-
-/// True when `program --version` runs; false (with a note) when it does not and
-/// `LOSSLESS_SKIP_ORACLE` is set; panics naming `package` otherwise.
-fn oracle(test: &str, program: &str, package: &str) -> bool {
-    let ok = Command::new(program)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if ok {
-        return true;
-    }
-    if std::env::var_os("LOSSLESS_SKIP_ORACLE").is_some() {
-        eprintln!("{test}: skipped ({program} not installed, LOSSLESS_SKIP_ORACLE is set)");
-        return false;
-    }
-    panic!(
-        "{test}: {program} is not installed (Debian package {package}); install it, \
-         or set LOSSLESS_SKIP_ORACLE=1 to skip the checks that need it"
-    );
-}
-
-/// Whether systemd-analyze runs (see [`oracle`]).
-pub fn systemd_analyze_available(test: &str) -> bool {
-    oracle(test, "systemd-analyze", "systemd")
-}
-
-/// Whether strace runs (see [`oracle`]).
-pub fn strace_available(test: &str) -> bool {
-    oracle(test, "strace", "strace")
-}
 
 fn analyze(args: &[&str]) -> (bool, String) {
     let out = Command::new("systemd-analyze")

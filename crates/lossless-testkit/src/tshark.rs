@@ -1,8 +1,9 @@
 //! tshark, the decoding oracle: the fields of every frame of a capture file, and live
 //! captures on an interface of a namespace.
 //!
-//! Without tshark a test fails naming the package to install, unless
-//! `LOSSLESS_SKIP_TSHARK` is set (then [`tshark_available`] says it was skipped).
+//! A test that uses them starts with [`crate::require`]`(test, &[Oracle::Tshark])`, which
+//! fails it naming the package to install when tshark is missing (or skips it with
+//! `LOSSLESS_SKIP_ORACLES=1`).
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -12,26 +13,8 @@ use std::time::Duration;
 
 use crate::netns::Netns;
 
-const MISSING: &str = "tshark is not installed (Debian package tshark: apt-get install tshark), \
-                       or set LOSSLESS_SKIP_TSHARK=1 to skip the tests that need it";
-
-/// Whether tshark runs: true if it does; false (and a note naming `test` on stderr)
-/// if it does not and `LOSSLESS_SKIP_TSHARK` is set; panics with the package to
-/// install otherwise.
-pub fn tshark_available(test: &str) -> bool {
-    let ok = Command::new("tshark")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if ok {
-        return true;
-    }
-    if std::env::var_os("LOSSLESS_SKIP_TSHARK").is_some() {
-        eprintln!("{test}: skipped (tshark not installed, LOSSLESS_SKIP_TSHARK is set)");
-        return false;
-    }
-    panic!("{test}: {MISSING}");
-}
+const MISSING: &str = "tshark could not be run (Debian package tshark); a test that needs it \
+                       starts with lossless_testkit::require(TEST, &[Oracle::Tshark])";
 
 /// tshark's fields for every frame of a capture: one row per frame, one column per
 /// requested field, in the order asked. A field that occurs several times in a frame
@@ -120,6 +103,44 @@ pub fn tshark_fields(pcap: &Path, options: &[&str], fields: &[&str]) -> Fields {
         names: fields.iter().map(|f| f.to_string()).collect(),
         rows,
     }
+}
+
+/// Writes the frames of `pcap` that match the display `filter` (e.g. `frame.number ==
+/// 3`) to `out` as pcap (`tshark -r PCAP -Y FILTER -F pcap -w OUT`).
+pub fn tshark_select(pcap: &Path, filter: &str, out: &Path) {
+    let o = Command::new("tshark")
+        .arg("-r")
+        .arg(pcap)
+        .args(["-Y", filter, "-F", "pcap", "-w"])
+        .arg(out)
+        .output()
+        .unwrap_or_else(|e| panic!("tshark: {e} ({MISSING})"));
+    assert!(
+        o.status.success(),
+        "tshark -r {} -Y {filter:?} -w {} failed: {}",
+        pcap.display(),
+        out.display(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// Writes the frames of `parts` to `out` as pcap, each file after the one before
+/// (`mergecap -a`, of tshark's package; without `-a` it would sort them by time).
+pub fn concatenate(parts: &[PathBuf], out: &Path) {
+    let o = Command::new("mergecap")
+        .args(["-a", "-F", "pcap", "-w"])
+        .arg(out)
+        .args(parts)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("mergecap: {e} (Debian package wireshark-common, installed with tshark)")
+        });
+    assert!(
+        o.status.success(),
+        "mergecap -w {} failed: {}",
+        out.display(),
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
 
 /// A live capture (`tshark -i DEV -f FILTER -w FILE -F pcap`) in a namespace;

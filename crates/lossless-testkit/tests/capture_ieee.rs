@@ -10,12 +10,10 @@
 //! (the data directory's README lists what each holds).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
-use lossless_testkit::{
-    can_run, tshark_available, tshark_fields, Capture, LldpadPeer, Mode, Pair, TempDir,
-};
+use lossless_testkit::tshark::{concatenate, tshark_select};
+use lossless_testkit::{require, tshark_fields, Capture, LldpadPeer, Mode, Oracle, Pair, TempDir};
 
 const MAC_A: &str = "02:00:00:00:00:0a";
 const MAC_B: &str = "02:00:00:00:00:0b";
@@ -135,35 +133,24 @@ fn capture(cfg: &Config, tmp: &Path) -> PathBuf {
     let (fa, fb) = (last_from(&raw, MAC_A), last_from(&raw, MAC_B));
     std::fs::create_dir_all(data_dir()).expect("data dir");
     let out = data_dir().join(cfg.file);
-    // One file per frame, then A's and B's appended in that order (mergecap, of
-    // tshark's package, would otherwise sort them by time).
+    // One file per frame, then A's and B's appended in that order.
     let mut parts = Vec::new();
     for (who, n) in [("a", &fa), ("b", &fb)] {
         let part = tmp.join(format!("{who}-{}", cfg.file));
-        let st = Command::new("tshark")
-            .arg("-r")
-            .arg(&raw)
-            .args(["-Y", &format!("frame.number == {n}"), "-F", "pcap", "-w"])
-            .arg(&part)
-            .status()
-            .expect("tshark");
-        assert!(st.success(), "tshark -w {}", part.display());
+        tshark_select(&raw, &format!("frame.number == {n}"), &part);
         parts.push(part);
     }
-    let st = Command::new("mergecap")
-        .args(["-a", "-F", "pcap", "-w"])
-        .arg(&out)
-        .args(&parts)
-        .status()
-        .expect("mergecap (Debian package wireshark-common, installed with tshark)");
-    assert!(st.success(), "mergecap -w {}", out.display());
+    concatenate(&parts, &out);
     out
 }
 
 #[test]
 #[ignore = "regenerates crates/lossless-wire/tests/data/ieee_*.pcap (root, lldpad, tshark)"]
 fn regenerate_ieee_captures() {
-    if !can_run("regenerate_ieee_captures") || !tshark_available("regenerate_ieee_captures") {
+    if !require(
+        "regenerate_ieee_captures",
+        &[Oracle::Netns, Oracle::Lldpad, Oracle::Gcc, Oracle::Tshark],
+    ) {
         return;
     }
     let tmp = TempDir::new();

@@ -5,7 +5,8 @@
 
 use std::process::Output;
 
-use lossless_testkit::{can_run, Pair, ShimEnv, TempDir};
+use lossless_testkit::oracle::{require, EMULATED_DRIVER};
+use lossless_testkit::{Pair, ShimEnv, TempDir};
 
 fn dcb(p: &Pair, shim: &ShimEnv, args: &[&str]) -> Output {
     let mut c = p.a.command("dcb");
@@ -25,7 +26,10 @@ fn text(o: &Output) -> String {
 
 #[test]
 fn dcb_reads_the_defaults_and_the_kernel_keeps_other_devices() {
-    if !can_run("dcb_reads_the_defaults_and_the_kernel_keeps_other_devices") {
+    if !require(
+        "dcb_reads_the_defaults_and_the_kernel_keeps_other_devices",
+        EMULATED_DRIVER,
+    ) {
         return;
     }
     let p = Pair::up();
@@ -57,7 +61,7 @@ fn dcb_reads_the_defaults_and_the_kernel_keeps_other_devices() {
 
 #[test]
 fn dcb_sets_are_recorded() {
-    if !can_run("dcb_sets_are_recorded") {
+    if !require("dcb_sets_are_recorded", EMULATED_DRIVER) {
         return;
     }
     let p = Pair::up();
@@ -124,7 +128,7 @@ fn dcb_sets_are_recorded() {
 
 #[test]
 fn the_dcb_buffer_exists_only_when_asked_for() {
-    if !can_run("the_dcb_buffer_exists_only_when_asked_for") {
+    if !require("the_dcb_buffer_exists_only_when_asked_for", EMULATED_DRIVER) {
         return;
     }
     let p = Pair::up();

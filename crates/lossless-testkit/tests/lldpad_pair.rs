@@ -4,9 +4,8 @@
 
 use std::time::Duration;
 
-use lossless_testkit::{
-    can_run, dcbtool_field, dcbtool_fields, wait_every, LldpadPeer, Mode, Pair,
-};
+use lossless_testkit::oracle::{require, LLDPAD_PEER};
+use lossless_testkit::{dcbtool_field, dcbtool_fields, wait_every, LldpadPeer, Mode, Pair};
 
 fn poll<T>(what: &str, f: impl FnMut() -> Option<T>) -> T {
     wait_every(Duration::from_secs(20), Duration::from_millis(100), what, f)
@@ -14,7 +13,10 @@ fn poll<T>(what: &str, f: impl FnMut() -> Option<T>) -> T {
 
 #[test]
 fn cee_willing_lldpad_adopts_and_programs_the_peers_pfc_and_pg() {
-    if !can_run("cee_willing_lldpad_adopts_and_programs_the_peers_pfc_and_pg") {
+    if !require(
+        "cee_willing_lldpad_adopts_and_programs_the_peers_pfc_and_pg",
+        LLDPAD_PEER,
+    ) {
         return;
     }
     let p = Pair::up();
@@ -60,7 +62,10 @@ fn cee_willing_lldpad_adopts_and_programs_the_peers_pfc_and_pg() {
 
 #[test]
 fn ieee_willing_lldpad_adopts_the_peers_recommendation_pfc_and_app() {
-    if !can_run("ieee_willing_lldpad_adopts_the_peers_recommendation_pfc_and_app") {
+    if !require(
+        "ieee_willing_lldpad_adopts_the_peers_recommendation_pfc_and_app",
+        LLDPAD_PEER,
+    ) {
         return;
     }
     let p = Pair::up();

@@ -3,8 +3,6 @@
 //! Target: <= 300 ns median each, so that LLDP never shows up next to the
 //! DCBX state machines.
 
-mod common;
-
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -89,7 +87,7 @@ fn parse_and_validate(bytes: &[u8]) -> usize {
 }
 
 fn bench(c: &mut Criterion) {
-    eprintln!("machine: {}", common::machine());
+    eprintln!("machine: {}", lossless_testkit::machine());
     let bytes = lldpdu_bytes();
     assert_eq!(parse_and_validate(&bytes), 5);
     eprintln!("LLDPDU: {} bytes", bytes.len());

@@ -3,8 +3,6 @@
 //! Recommendation, PFC Configuration, Application Priority with 8 DSCP
 //! entries, End. Targets: parse and validate <= 300 ns median, emit <= 150 ns.
 
-mod common;
-
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -93,7 +91,7 @@ fn parse_and_validate(bytes: &[u8]) -> usize {
 }
 
 fn bench(c: &mut Criterion) {
-    eprintln!("machine: {}", common::machine());
+    eprintln!("machine: {}", lossless_testkit::machine());
     let bytes = lldpdu_bytes();
     assert_eq!(parse_and_validate(&bytes), 3 + 8);
     eprintln!("LLDPDU: {} bytes", bytes.len());

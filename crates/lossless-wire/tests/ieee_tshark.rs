@@ -7,25 +7,16 @@
 //! 5 "Reserved": it predates IEEE 802.1Qcd, but decodes the entry's fields.)
 //!
 //! Needs tshark (CI installs it). Without it the test fails, unless
-//! LOSSLESS_SKIP_TSHARK=1 says to skip on purpose.
+//! LOSSLESS_SKIP_ORACLES=1 says to skip on purpose.
 
 use std::collections::BTreeMap;
-use std::process::Command;
 
+use lossless_testkit::{require, tshark_fields, write_pcap, Oracle};
 use lossless_wire::ieee::{
     AppPriority, AppPriorityTable, EtsConfig, EtsRecommendation, EtsTable, IeeeDcbx, PfcConfig,
     PriorityMap, Selector, Tsa,
 };
 use lossless_wire::{emit_lldp_frame, Lldpdu, MacAddr};
-use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
-use pcap_file::DataLink;
-
-fn tshark_available() -> bool {
-    Command::new("tshark")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
 
 fn app(entries: &[(u8, Selector, u16)]) -> AppPriorityTable {
     let v: Vec<AppPriority> = entries
@@ -300,52 +291,27 @@ fn normalize(v: &str) -> String {
 
 #[test]
 fn tshark_decodes_every_ieee_field_as_sent() {
-    if !tshark_available() {
-        if std::env::var_os("LOSSLESS_SKIP_TSHARK").is_some() {
-            eprintln!("tshark not installed: skipped (LOSSLESS_SKIP_TSHARK set)");
-            return;
-        }
-        panic!("tshark is not installed (apt-get install tshark), or set LOSSLESS_SKIP_TSHARK=1");
+    if !require("tshark_decodes_every_ieee_field_as_sent", &[Oracle::Tshark]) {
+        return;
     }
     let configs = configurations();
     let frames: Vec<Vec<u8>> = configs.iter().map(frame).collect();
     let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("ieee-tshark.pcap");
-    {
-        let file = std::fs::File::create(&path).expect("create pcap");
-        let header = PcapHeader {
-            datalink: DataLink::ETHERNET,
-            ..PcapHeader::default()
-        };
-        let mut w = PcapWriter::with_header(file, header).expect("pcap header");
-        for (i, f) in frames.iter().enumerate() {
-            let at = std::time::Duration::from_millis(i as u64);
-            w.write_packet(&PcapPacket::new(at, f.len() as u32, f))
-                .expect("write packet");
-        }
-    }
+    write_pcap(&path, &frames);
     let fields = fields();
-    let mut cmd = Command::new("tshark");
-    cmd.arg("-r")
-        .arg(&path)
-        .args(["-T", "fields", "-E", "separator=|", "-E", "aggregator=,"])
-        .args(["-E", "occurrence=a"]);
-    for f in &fields {
-        cmd.args(["-e", f]);
-    }
-    let out = cmd.output().expect("run tshark");
-    assert!(
-        out.status.success(),
-        "tshark failed: {}",
-        String::from_utf8_lossy(&out.stderr)
+    let names: Vec<&str> = fields.iter().map(String::as_str).collect();
+    let decoded = tshark_fields(&path, &[], &names);
+    let rows = &decoded.rows;
+    assert_eq!(
+        rows.len(),
+        frames.len(),
+        "tshark saw every frame:\n{rows:?}"
     );
-    let text = String::from_utf8_lossy(&out.stdout);
-    let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split('|').collect()).collect();
-    assert_eq!(rows.len(), frames.len(), "tshark saw every frame:\n{text}");
 
-    for (n, ((ieee, frame), row)) in configs.iter().zip(&frames).zip(&rows).enumerate() {
+    for (n, ((ieee, frame), row)) in configs.iter().zip(&frames).zip(rows).enumerate() {
         let want = expected(ieee, frame);
         for (i, f) in fields.iter().enumerate() {
-            let got = normalize(row.get(i).copied().unwrap_or(""));
+            let got = normalize(row.get(i).map_or("", String::as_str));
             let exp = want.get(f).cloned().unwrap_or_default();
             assert_eq!(got, exp, "frame {}: field {f}", n + 1);
         }

@@ -4,12 +4,13 @@
 //! with its opcode, class-enable vector and pause times.
 //!
 //! Needs tshark (CI installs it). Without it the test fails, unless
-//! LOSSLESS_SKIP_TSHARK=1 says to skip on purpose.
+//! LOSSLESS_SKIP_ORACLES=1 says to skip on purpose.
 
 mod tunnel_vectors;
 
 use std::net::{Ipv4Addr, Ipv6Addr};
 
+use lossless_testkit::{require, write_pcap, Oracle};
 use lossless_wire::tunnel::ip::IpProtocol;
 use lossless_wire::tunnel::mpls::encode_stack;
 use lossless_wire::tunnel::srh::encode_path;
@@ -18,8 +19,6 @@ use lossless_wire::tunnel::{
     TunnelFrame, UdpHeader, Vni, VxlanHeader,
 };
 use lossless_wire::{EthernetHeader, MacAddr, VlanTag};
-use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
-use pcap_file::DataLink;
 use tunnel_vectors::*;
 
 const FIELDS: &[&str] = &[
@@ -170,26 +169,14 @@ fn frames() -> Vec<Vec<u8>> {
 
 #[test]
 fn tshark_decodes_outer_and_inner_layers() {
-    if !lossless_testkit::tshark_available("tshark_decodes_outer_and_inner_layers") {
+    if !require("tshark_decodes_outer_and_inner_layers", &[Oracle::Tshark]) {
         return;
     }
     let frames = frames();
     let dir = std::env::temp_dir().join(format!("lossless-tunnel-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join("tunnels.pcap");
-    {
-        let file = std::fs::File::create(&path).expect("create pcap");
-        let header = PcapHeader {
-            datalink: DataLink::ETHERNET,
-            ..PcapHeader::default()
-        };
-        let mut w = PcapWriter::with_header(file, header).expect("pcap header");
-        for (i, f) in frames.iter().enumerate() {
-            let at = std::time::Duration::from_millis(i as u64);
-            w.write_packet(&PcapPacket::new(at, f.len() as u32, f))
-                .expect("write packet");
-        }
-    }
+    write_pcap(&path, &frames);
     let rows = lossless_testkit::tshark_fields(
         &path,
         &[

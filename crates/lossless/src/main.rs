@@ -37,6 +37,7 @@ Examples:
   lossless dcbx reset eth0 ets            the configuration file's ETS again
   lossless profile roce --port 'enp65s0f*'   RoCEv2 lossless (PFC, ETS, DSCP APP) as a config section
   lossless events --follow                DCBX notifications as they happen
+  lossless pfc show eth0                  PFC frames per priority, time paused, the storm watchdog
   lossless relay show                     PFC relayed across the WAN (draft-he-rtgwg-wan-pfc-00), drops by reason
   lossless help decode                    everything about one command
 
@@ -110,6 +111,10 @@ enum Command {
     /// Re-read the daemon's configuration file (as SIGHUP). A bad file is refused
     /// and the running configuration stays; unchanged ports are not disturbed.
     Reload(cmd::daemon::JsonArg),
+    /// PFC per priority on the daemon's ports: frames and rates each way, time paused, the
+    /// storm watchdog.
+    #[command(subcommand)]
+    Pfc(cmd::pfc::PfcCommand),
     /// The PFC relay of draft-he-rtgwg-wan-pfc-00 in the daemon: ports, counters, drops, storm
     /// ceiling, buffer.
     #[command(subcommand)]
@@ -145,6 +150,7 @@ fn main() -> ExitCode {
         Command::Counters(args) => cmd::daemon::counters(args),
         Command::Events(args) => cmd::daemon::events(args),
         Command::Reload(args) => cmd::daemon::reload(args),
+        Command::Pfc(c) => cmd::pfc::run(c),
         Command::Relay(c) => cmd::relay::run(c),
         Command::Completions(args) => cmd::generate::completions(args, Cli::command()),
         Command::Man(args) => cmd::generate::man(args, Cli::command()),
@@ -191,6 +197,7 @@ fn json_flag(command: &mut Command) -> Result<&mut bool, error::CliError> {
         Command::Dcbx(D::Set(a)) => &mut a.json,
         Command::Dcbx(D::Reset(a)) => &mut a.json,
         Command::Relay(cmd::relay::RelayCommand::Show(a)) => &mut a.json,
+        Command::Pfc(cmd::pfc::PfcCommand::Show(a)) => &mut a.json,
         Command::Completions(_) | Command::Man(_) => {
             return Err(error::CliError::input(
                 "--json",

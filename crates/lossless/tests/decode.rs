@@ -523,11 +523,7 @@ fn pcapng_and_pcap_decode_alike() {
 
 #[test]
 fn non_ethernet_link_type_is_reported_per_frame() {
-    let path = write_pcap_linktype(
-        "sll.pcap",
-        &[lldp_frame(None)],
-        pcap_file::DataLink::LINUX_SLL,
-    );
+    let path = write_pcap_linktype("sll.pcap", &[lldp_frame(None)], DataLink::LINUX_SLL);
     let out = decode(&path, true);
     assert_eq!(out.status.code(), Some(0));
     let recs = json_lines(&out);

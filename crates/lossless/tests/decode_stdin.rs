@@ -11,7 +11,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use common::{data, lldp_frame, reference_cee, stamp, stderr, stdout};
+use common::{data, lldp_frame, reference_cee, stderr, stdout};
+use lossless_testkit::pcap::frame_time as stamp;
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketBlock;
 use pcap_file::pcapng::blocks::interface_description::{
@@ -141,7 +142,10 @@ fn pcapng_frames_print_before_the_writer_ends() {
 /// What tshark writes to a pipe (`tshark -w -`, pcapng) decodes as the file does.
 #[test]
 fn tshark_writing_to_a_pipe_decodes_as_the_file() {
-    if !lossless_testkit::tshark::tshark_available("tshark_writing_to_a_pipe_decodes_as_the_file") {
+    if !lossless_testkit::require(
+        "tshark_writing_to_a_pipe_decodes_as_the_file",
+        &[lossless_testkit::Oracle::Tshark],
+    ) {
         return;
     }
     let file = data("lldpad-ieee.pcapng");

@@ -9,7 +9,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{decode, json_lines, run, stderr, stdout, tmp};
-use lossless_testkit::tshark::{tshark_available, tshark_fields, Fields};
+use lossless_testkit::tshark::{tshark_fields, Fields};
 use serde_json::Value;
 
 const KINDS: [&str; 5] = [
@@ -195,7 +195,10 @@ fn check_capture(kind: &str, pcap: &Path) {
 
 #[test]
 fn relay_tunnels_decode_as_tshark_shows_them() {
-    if !tshark_available("relay_tunnels_decode_as_tshark_shows_them") {
+    if !lossless_testkit::require(
+        "relay_tunnels_decode_as_tshark_shows_them",
+        &[lossless_testkit::Oracle::Tshark],
+    ) {
         return;
     }
     let dir = lab_captures("tunnel-json");

@@ -384,3 +384,91 @@ fn help_names_the_new_options() {
         assert!(out.contains(w), "resolve --help lacks {w}:\n{out}");
     }
 }
+
+/// opensm.conf values OpenSM reads otherwise than written (a 15-value SL2VL list, a VLArb
+/// weight of 300, VL 16, octal): every policy command given --opensm-conf says, line by line,
+/// what OpenSM programs instead; compile programs exactly that.
+#[test]
+fn opensm_conf_warnings_from_every_command() {
+    let conf = temp(
+        "odd-opensm.conf",
+        "qos TRUE\nqos_sl2vl 0,1,2,3,4,5,6,7,0,1,2,3,4,5,6\nqos_vlarb_low 0:300,16:4,010:2\n",
+    );
+    let conf = conf.display().to_string();
+    let fabric = data("policy:net");
+    let policy = data("policy:qos-policy.conf");
+    let expected = [
+        ":2: warning: qos_sl2vl: 15 VLs for 16 SLs: OpenSM maps SL15-15 to VL0",
+        ":3: warning: qos_vlarb_low: weight `300` is outside 0-255: OpenSM programs 44",
+        ":3: warning: qos_vlarb_low: VL `16` is outside 0-14: OpenSM programs VL 1",
+    ];
+    for cmd in [
+        vec![
+            "policy",
+            "check",
+            &policy,
+            "--fabric",
+            &fabric,
+            "--opensm-conf",
+            &conf,
+        ],
+        vec![
+            "policy",
+            "compile",
+            &policy,
+            "--fabric",
+            &fabric,
+            "--opensm-conf",
+            &conf,
+            "--json",
+        ],
+        vec![
+            "policy",
+            "resolve",
+            &policy,
+            "--fabric",
+            &fabric,
+            "--opensm-conf",
+            &conf,
+            "--src",
+            "Hca1",
+            "--dst",
+            "Hca2",
+        ],
+    ] {
+        let (code, out, err) = lossless(&cmd);
+        assert!(code == 0 || cmd[1] == "check", "{cmd:?}: {err}");
+        for e in expected {
+            assert!(
+                err.contains(&format!("{conf}{e}")),
+                "{cmd:?}: no `{e}` in:\n{err}"
+            );
+        }
+        if cmd[1] == "compile" {
+            let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+            let ca = v["ports"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|p| p["port"] == "Hca1/P1")
+                .expect("Hca1/P1 compiled");
+            // SL15 on VL0; the weight cut to 8 bits, VL 16 taken modulo 15, octal 010 = VL 8
+            // masked to VL0-7; the table written whole (8 entries).
+            assert_eq!(ca["sl2vl"][0][1][15], 0, "{ca}");
+            assert_eq!(
+                ca["vlarb_low"],
+                serde_json::json!([
+                    [0, 44],
+                    [1, 4],
+                    [0, 2],
+                    [0, 0],
+                    [0, 0],
+                    [0, 0],
+                    [0, 0],
+                    [0, 0]
+                ]),
+                "{ca}"
+            );
+        }
+    }
+}

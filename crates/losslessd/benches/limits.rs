@@ -34,7 +34,7 @@ fn main() {
         .filter(|a| !a.starts_with('-'))
         .collect();
     let want = |s: &str| filter.is_empty() || filter.iter().any(|f| f == s);
-    if !can_run("limits bench") {
+    if !require("limits bench", &[Oracle::Netns]) {
         return;
     }
     machine();

@@ -4,6 +4,7 @@
 //!   cargo bench -p losslessd --bench relay                   everything
 //!   cargo bench -p losslessd --bench relay -- latency        one relay hop vs seg6 l2encap
 //!   cargo bench -p losslessd --bench relay -- throughput     frames/s with nothing lost
+//!   cargo bench -p losslessd --bench relay -- xdp            the XDP path: latency, frames/s
 //!
 //! ```text
 //!  ns hosts                     ns pe                         ns hosts
@@ -28,6 +29,19 @@
 //!   the generator cannot saturate it). Then the kernel's own l2encap
 //!   forwarding offered the same way, as the anchor. (BENCH_RATES in M
 //!   frames/s, default "0.5,1,1.5,2"; BENCH_SECONDS, default 2.)
+//! * xdp: losslessd with its XDP path attached natively on pe2-dc and
+//!   pe2-wan. Latency as above (the sink runs a pass-through XDP program,
+//!   which a veth needs to take redirected frames), against seg6 l2encap in
+//!   the same run. Throughput: the generator is an XDP program run on live
+//!   frames (`BPF_PROG_RUN` with `BPF_F_TEST_XDP_LIVE_FRAMES`, as
+//!   xdp-trafficgen does) that sends each out of `gen`; the sink's XDP
+//!   program counts and drops. The bench thread is pinned to CPU 0, and the
+//!   whole chain (generator, pe2-dc's XDP relay, the sink) runs in its
+//!   softirq on that core: frames/s of the chain per core, and lost =
+//!   generated - counted. The kernel's seg6 l2encap is offered the same
+//!   way (IPv6 packets the kernel routes into the route) as the anchor. And
+//!   the relay program alone: the kernel's own time per run
+//!   (`BPF_PROG_TEST_RUN`, repeat). (BENCH_XDP_FRAMES, default 5,000,000.)
 #![allow(clippy::unwrap_used)]
 
 #[path = "../tests/common/mod.rs"]
@@ -38,11 +52,12 @@ use std::time::{Duration, Instant};
 use common::*;
 use lossless_node::protocol::Request;
 use lossless_relay::example::{self, Kind, DC2_GW, PE2_DC, PE2_WAN};
-use lossless_relay::{Poll, RelaySection};
+use lossless_relay::{Poll, RelaySection, XdpMode};
 use lossless_sys::batch::{BatchOptions, BatchSocket, Filter};
 use lossless_sys::if_nametoindex;
 use lossless_sys::netns::in_netns;
 use lossless_sys::timestamp::{wait_readable, MeasureSocket};
+use lossless_sys::xdp::{counter, PassProgram, RelayCfg, Side, XdpRelay};
 use lossless_wire::MacAddr;
 use serde_json::Value;
 
@@ -60,10 +75,10 @@ fn main() {
         .filter(|a| !a.starts_with('-'))
         .collect();
     let want = |s: &str| filter.is_empty() || filter.iter().any(|f| f == s);
-    if !can_run("relay bench") {
+    if !require("relay bench", &[Oracle::Netns]) {
         return;
     }
-    machine();
+    println!("machine: {}", machine());
     let topo = Topo::new();
     if want("latency") {
         let samples = env_or("BENCH_SAMPLES", 2000);
@@ -79,6 +94,11 @@ fn main() {
             .collect();
         let secs = env_or("BENCH_SECONDS", 2) as f64;
         throughput(&topo, &rates, secs);
+    }
+    if want("xdp") {
+        let samples = env_or("BENCH_SAMPLES", 2000);
+        xdp_latency(&topo, samples);
+        xdp_throughput(&topo, env_or("BENCH_XDP_FRAMES", 5_000_000) as u32);
     }
 }
 
@@ -182,9 +202,15 @@ impl Topo {
         }
     }
 
-    /// losslessd as PE2 between pe2-dc and pe2-wan.
+    /// losslessd as PE2 between pe2-dc and pe2-wan, AF_PACKET path.
     fn relay(&self, poll: Poll, tag: &str) -> Daemon {
+        self.relay_with(poll, XdpMode::Off, tag)
+    }
+
+    /// losslessd as PE2, with the XDP path as `xdp` says (waits for it).
+    fn relay_with(&self, poll: Poll, xdp: XdpMode, tag: &str) -> Daemon {
         let mut cfg = example::pe(2, Kind::Srv6);
+        cfg.datapath.xdp = xdp;
         cfg.dc.interface = Some("pe2-dc".into());
         cfg.wan.interface = Some("pe2-wan".into());
         cfg.wan.next_hop_mac = SINK;
@@ -210,6 +236,12 @@ impl Topo {
                 .is_some_and(|p| p.iter().all(|p| p["open"] == true))
                 .then_some(())
         });
+        if xdp == XdpMode::Auto {
+            wait_for(Duration::from_secs(5), "the XDP path", || {
+                let v = d.call(&Request::RelayShow);
+                (v["xdp"]["running"] == true).then_some(())
+            });
+        }
         d
     }
 }
@@ -267,6 +299,17 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 
 fn latency(topo: &Topo, poll: Poll, samples: usize) {
     let daemon = topo.relay(poll, &format!("latency-{poll:?}"));
+    latency_with(
+        topo,
+        &daemon,
+        &format!("poll = {poll:?}"),
+        "relay (losslessd)",
+        samples,
+    );
+}
+
+/// One frame at a time through `daemon` and through the kernel, alternating.
+fn latency_with(topo: &Topo, daemon: &Daemon, label: &str, name: &str, samples: usize) {
     let gen_mac = MacAddr(if_hwaddr_in(&topo.hosts, "gen"));
     let (gen, sink) = in_netns(&topo.hosts.name, || {
         let g = MeasureSocket::open_all(if_nametoindex("gen")?, "gen")?;
@@ -317,9 +360,9 @@ fn latency(topo: &Topo, poll: Poll, samples: usize) {
         }
     }
     let relayed = daemon.call(&Request::RelayShow)["pe"]["egress"]["relayed"].clone();
-    println!("latency, poll = {poll:?} (one PE hop + two veth crossings, gen tx -> sink rx):");
+    println!("latency, {label} (one PE hop + two veth crossings, gen tx -> sink rx):");
     let mut medians = [0.0; 2];
-    for (k, name) in [(0, "relay (losslessd)"), (1, "kernel seg6 l2encap")] {
+    for (k, name) in [(0, name), (1, "kernel seg6 l2encap")] {
         let v = &mut lat[k];
         v.sort_by(f64::total_cmp);
         if v.is_empty() {
@@ -483,4 +526,93 @@ fn throughput(topo: &Topo, rates: &[f64], secs: f64) {
             sent.saturating_sub(delivered)
         );
     }
+}
+
+/// The XDP path's latency, beside the kernel's in the same run.
+fn xdp_latency(topo: &Topo, samples: usize) {
+    let _pass = in_netns(&topo.hosts.name, || {
+        PassProgram::attach(if_nametoindex("sink")?)
+    })
+    .unwrap()
+    .unwrap();
+    let daemon = topo.relay_with(Poll::Wait, XdpMode::Auto, "latency-xdp");
+    latency_with(
+        topo,
+        &daemon,
+        "XDP path (native, no polling)",
+        "relay (XDP)",
+        samples,
+    );
+}
+
+fn load_bench_program(ns: &Netns, attach: Option<(Side, &str)>, port: Option<&str>) -> XdpRelay {
+    in_netns(&ns.name, || {
+        let mut x = XdpRelay::load(&RelayCfg::default())?;
+        if let Some(dev) = port {
+            let i = if_nametoindex(dev)?;
+            x.set_ports(i, i)?;
+        }
+        if let Some((side, dev)) = attach {
+            x.attach(side, if_nametoindex(dev)?)?;
+        }
+        std::io::Result::Ok(x)
+    })
+    .unwrap()
+    .unwrap()
+}
+
+/// Frames/s through the XDP relay and through the kernel, generated by an
+/// XDP program on live frames, counted and dropped by the sink's XDP program.
+fn xdp_throughput(topo: &Topo, frames: u32) {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cpus >= 2 {
+        pin(std::process::id(), "0");
+    }
+    let sink = load_bench_program(&topo.hosts, Some((Side::Sink, "sink")), None);
+    let mut gen = load_bench_program(&topo.hosts, None, Some("gen"));
+    let daemon = topo.relay_with(Poll::Wait, XdpMode::Auto, "throughput-xdp");
+    let gen_mac = MacAddr(if_hwaddr_in(&topo.hosts, "gen"));
+    let counted = || sink.counters().unwrap()[counter::SINK];
+    println!(
+        "throughput, XDP path (generator: an XDP program on {frames} live frames; sink: XDP, counts and drops; one core):"
+    );
+    let mut rates = [0.0f64; 2];
+    for (k, name, frame) in [
+        (0, "relay (XDP)", pfc(7)),
+        (1, "kernel seg6 l2encap", kernel_packet(gen_mac, 7)),
+    ] {
+        let before = counted();
+        let t0 = Instant::now();
+        in_netns(&topo.hosts.name, || {
+            gen.live_frames(Side::Gen, &frame, frames)
+        })
+        .unwrap()
+        .unwrap();
+        let secs = t0.elapsed().as_secs_f64();
+        std::thread::sleep(Duration::from_millis(300));
+        let got = counted() - before;
+        rates[k] = got as f64 / secs;
+        println!(
+            "  {name:<20} offered {frames} in {secs:.3} s: {:.2} M frames/s through, {got} counted, {} lost",
+            got as f64 / secs / 1e6,
+            u64::from(frames).saturating_sub(got)
+        );
+    }
+    let v = daemon.call(&Request::RelayShow);
+    println!(
+        "  the daemon's XDP counters: relayed {}, redirects failed {}",
+        v["xdp"]["egress_relayed"], v["xdp"]["redirect_failed"]
+    );
+    if rates[1] > 0.0 {
+        println!("  relay / kernel = {:.2}", rates[0] / rates[1]);
+    }
+    // The relay program alone, as the kernel times it.
+    let cfg = losslessd::relay::xdp::xdp_config(&example::pe(2, Kind::Srv6)).unwrap();
+    let mut alone = XdpRelay::load(&cfg).unwrap();
+    alone.set_ports(1, 1).unwrap();
+    let ns = alone.time_run(Side::Dc, &pfc(7), 1_000_000).unwrap();
+    println!(
+        "  the relay program alone (BPF_PROG_TEST_RUN, 1,000,000 runs): {ns} ns per frame = {:.1} M frames/s per core",
+        1e3 / f64::from(ns.max(1))
+    );
 }

@@ -79,7 +79,16 @@ pub fn bind(path: &Path, group: Option<&str>) -> io::Result<UnixListener> {
                         format!("socket_group {name:?}: no such group"),
                     )
                 })?;
-            std::os::unix::fs::chown(path, None, Some(g.gid.as_raw()))?;
+            std::os::unix::fs::chown(path, None, Some(g.gid.as_raw())).map_err(|e| {
+                io::Error::new(
+                    e.kind(),
+                    format!(
+                        "socket_group {name:?}: giving the socket to the group failed ({e}): \
+                         socket_group needs CAP_CHOWN and the @chown system calls (under \
+                         systemd, the drop-in in docs/daemon.md, \"socket_group\")"
+                    ),
+                )
+            })?;
             0o660
         }
     };

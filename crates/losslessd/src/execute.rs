@@ -23,6 +23,7 @@ use tracing::{debug, error, warn};
 use crate::closer::Closer;
 use crate::config_file;
 use crate::convert;
+use crate::pfc_reader::PfcReader;
 use crate::relay::RelayRuntime;
 use crate::runtime::{Clock, Replies};
 use crate::state_dir::StateDir;
@@ -35,6 +36,11 @@ pub(crate) enum Input {
     Measure(u32, Vec<u8>, Option<u64>),
     /// A measurement frame we sent, back from the error queue with its timestamp.
     MeasureTx(u32, Vec<u8>, u64),
+    /// A port's PFC counters, read by the counter thread.
+    Pfc(
+        u32,
+        Box<Result<lossless_node::pfc::PfcSample, HardwareError>>,
+    ),
 }
 
 struct PortIo {
@@ -62,6 +68,7 @@ pub(crate) struct Io {
     closer: Closer,
     /// The receive buffer asked for each packet socket (`packet_rcvbuf_bytes`).
     rcvbuf: usize,
+    pfc: PfcReader,
 }
 
 impl Io {
@@ -73,6 +80,7 @@ impl Io {
     ) -> Io {
         Io {
             rcvbuf,
+            pfc: PfcReader::start(input.clone()),
             ports: HashMap::new(),
             measure: HashMap::new(),
             input,
@@ -142,6 +150,7 @@ impl Io {
             Input::MeasureTx(ifindex, frame, tx) => {
                 node.handle_measure_tx_timestamp(clock.now(), ifindex, &frame, tx)
             }
+            Input::Pfc(ifindex, result) => node.handle_pfc_counters(clock.now(), ifindex, *result),
         }
     }
 
@@ -197,6 +206,7 @@ fn output_kind(out: &Output) -> &'static str {
         Output::StartRelay(_) => "start_relay",
         Output::StopRelay => "stop_relay",
         Output::ReadRelay { .. } => "read_relay",
+        Output::ReadPfc { .. } => "read_pfc",
         Output::Reply { .. } => "reply",
         Output::Event(_) => "event",
     }
@@ -359,6 +369,13 @@ fn execute_one(node: &mut Node, io: &mut Io, clock: &Clock, out: Output) {
         Output::ReadRelay { id } => {
             let show = io.relay.as_ref().map(|r| r.show());
             node.handle_relay_status(clock.now(), id, show);
+        }
+        Output::ReadPfc { ifindex, name } => {
+            if !io.pfc.request(ifindex, name) {
+                let e =
+                    HardwareError::new(HardwareErrorKind::Other, "the PFC counter thread is gone");
+                node.handle_pfc_counters(clock.now(), ifindex, Err(e));
+            }
         }
         Output::Reply { id, response } => {
             if let Some(reply) = io.replies.remove(&id) {

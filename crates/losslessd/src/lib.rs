@@ -11,6 +11,7 @@ mod execute;
 pub mod host;
 pub mod logging;
 pub mod metrics_http;
+pub mod pfc_reader;
 pub mod relay;
 pub mod runtime;
 pub mod state_dir;

@@ -20,8 +20,8 @@ pub enum LogFormat {
     /// One line per event for people: time, level, where, message, key=value fields.
     #[default]
     Text,
-    /// One JSON object per line: timestamp, level, target, message and the fields at
-    /// the top level (`{"level":"INFO","message":"dcbx","event":"syncd",...}`).
+    /// One JSON object per line: timestamp, level, target, message and the event's
+    /// fields at the top level (for jq, Loki, Elasticsearch).
     Json,
 }
 

@@ -151,7 +151,10 @@ fn e(sel: &str, proto: u64, prio: u64) -> (String, u64, u64) {
 
 #[test]
 fn ieee_settings_change_show_persist_and_reset_through_the_cli() {
-    if !can_run("ieee_settings_change_show_persist_and_reset_through_the_cli") {
+    if !require(
+        "ieee_settings_change_show_persist_and_reset_through_the_cli",
+        &[Oracle::Netns],
+    ) {
         return;
     }
     let mut p = pair();
@@ -368,7 +371,7 @@ fn ieee_settings_change_show_persist_and_reset_through_the_cli() {
 
 #[test]
 fn profile_roce_applies_to_a_running_daemon() {
-    if !can_run("profile_roce_applies_to_a_running_daemon") {
+    if !require("profile_roce_applies_to_a_running_daemon", &[Oracle::Netns]) {
         return;
     }
     let p = pair();

@@ -93,7 +93,10 @@ fn check_says_which_configuration_it_checked() {
         format!("{}: configuration is valid\n", named.display())
     );
 
-    if !can_run("check_says_which_configuration_it_checked (default file)") {
+    if !lossless_testkit::require(
+        "check_says_which_configuration_it_checked (default file)",
+        &[lossless_testkit::Oracle::Netns],
+    ) {
         return;
     }
     // No --config, no default file: the built-in defaults.
@@ -131,7 +134,10 @@ fn check_says_which_configuration_it_checked() {
 
 #[test]
 fn without_config_the_daemon_runs_the_default_file_if_there_is_one() {
-    if !can_run("without_config_the_daemon_runs_the_default_file_if_there_is_one") {
+    if !lossless_testkit::require(
+        "without_config_the_daemon_runs_the_default_file_if_there_is_one",
+        &[lossless_testkit::Oracle::Netns],
+    ) {
         return;
     }
     let dir = TempDir::new();
@@ -181,7 +187,10 @@ fn without_config_the_daemon_runs_the_default_file_if_there_is_one() {
 /// the built-in defaults (PFC off) without a word.
 #[test]
 fn reload_refuses_a_config_file_that_is_gone() {
-    if !can_run("reload_refuses_a_config_file_that_is_gone") {
+    if !lossless_testkit::require(
+        "reload_refuses_a_config_file_that_is_gone",
+        &[lossless_testkit::Oracle::Netns],
+    ) {
         return;
     }
     let dir = TempDir::new();

@@ -1,7 +1,7 @@
 #![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 //! The control socket is bounded: a connection limit (the longest idle connection makes
 //! room, told why; `unavailable` when every connection is busy), a request line must
-//! arrive whole in time, an overlong line is answered and the connection goes on, a
+//! arrive whole in time (an overlong line: tests/control_socket.rs), a
 //! killed `events --follow` client is closed at once, and at the file descriptor limit
 //! `status` still answers; `status` answers promptly with thousands of connections
 //! open. The metrics count it all.
@@ -9,7 +9,6 @@
 mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
 use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -80,25 +79,6 @@ fn status_on(s: &mut Conn) -> Value {
     v
 }
 
-fn scrape(ns: &Netns) -> String {
-    let mut s = ns.run(|| TcpStream::connect(METRICS)).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    write!(s, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
-    let mut text = String::new();
-    s.read_to_string(&mut text).unwrap();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
-    body.to_string()
-}
-
-fn metric(text: &str, series: &str) -> f64 {
-    text.lines()
-        .filter(|l| !l.starts_with('#'))
-        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or_else(|| panic!("{series} missing:\n{text}"))
-}
-
 /// Descriptors the daemon has open.
 fn fds(d: &Daemon) -> usize {
     std::fs::read_dir(
@@ -128,8 +108,10 @@ fn status_latencies(d: &Daemon, n: usize) -> Vec<Duration> {
 /// the first was never told anything) and the metrics had no control series.
 #[test]
 fn the_longest_idle_connection_makes_room_and_when_all_are_busy_a_new_one_is_refused() {
-    if !can_run("the_longest_idle_connection_makes_room_and_when_all_are_busy_a_new_one_is_refused")
-    {
+    if !require(
+        "the_longest_idle_connection_makes_room_and_when_all_are_busy_a_new_one_is_refused",
+        &[Oracle::Netns, Oracle::Promtool],
+    ) {
         return;
     }
     let pair = lossless_testkit::Pair::down();
@@ -177,15 +159,13 @@ fn the_longest_idle_connection_makes_room_and_when_all_are_busy_a_new_one_is_ref
     );
     closed(&mut refused);
 
-    let text = scrape(&pair.a);
+    let text = scrape_metrics(&pair.a, METRICS);
     assert_eq!(metric(&text, "lossless_control_connections"), 4.0);
     assert_eq!(metric(&text, "lossless_control_connections_max"), 4.0);
     assert!(metric(&text, "lossless_control_refused_total{reason=\"limit\"}") >= 1.0);
     assert!(metric(&text, "lossless_control_refused_total{reason=\"busy\"}") >= 1.0);
-    if lossless_testkit::promtool_available("control metrics") {
-        if let Err(e) = lossless_testkit::promtool_check_metrics(&text) {
-            panic!("promtool check metrics:\n{e}\n---\n{text}");
-        }
+    if let Err(e) = promtool_check_metrics(&text) {
+        panic!("promtool check metrics:\n{e}\n---\n{text}");
     }
     drop(followers);
 }
@@ -193,7 +173,10 @@ fn the_longest_idle_connection_makes_room_and_when_all_are_busy_a_new_one_is_ref
 /// Fails on the old code: half a request held its connection for ever.
 #[test]
 fn half_a_request_line_is_answered_and_closed_after_the_timeout() {
-    if !can_run("half_a_request_line_is_answered_and_closed_after_the_timeout") {
+    if !require(
+        "half_a_request_line_is_answered_and_closed_after_the_timeout",
+        &[Oracle::Netns],
+    ) {
         return;
     }
     let pair = lossless_testkit::Pair::down();
@@ -216,41 +199,21 @@ fn half_a_request_line_is_answered_and_closed_after_the_timeout() {
     );
     closed(&mut s);
     assert!(took >= Duration::from_millis(300), "{took:?}");
-    let text = scrape(&pair.a);
+    let text = scrape_metrics(&pair.a, METRICS);
     assert_eq!(
         metric(&text, "lossless_control_refused_total{reason=\"timeout\"}"),
         1.0
     );
 }
 
-/// Fails on the old code: the daemon answered and closed the connection.
-#[test]
-fn an_overlong_line_is_answered_and_the_connection_goes_on() {
-    if !can_run("an_overlong_line_is_answered_and_the_connection_goes_on") {
-        return;
-    }
-    let pair = lossless_testkit::Pair::down();
-    let dir = TempDir::new();
-    let d = daemon(&pair, &dir, "");
-    let mut s = connect(&d);
-    let mut long = vec![b' '; 64 * 1024 + 1000];
-    long.extend_from_slice(b"\n{\"command\":\"status\"}\n");
-    s.write_all(&long).unwrap();
-    let (kind, message) = error(&line(&mut s).expect("an answer"));
-    assert_eq!(kind, "bad_request");
-    assert_eq!(
-        message,
-        "request line longer than 64 KiB (65536 bytes, newline included): skipped to its end"
-    );
-    assert_eq!(line(&mut s).expect("the next request's answer")["ok"], true);
-    status_on(&mut s);
-}
-
 /// Fails on the old code: a killed follower's descriptor stayed open until the next
 /// event.
 #[test]
 fn a_killed_events_follower_is_closed_at_once() {
-    if !can_run("a_killed_events_follower_is_closed_at_once") {
+    if !require(
+        "a_killed_events_follower_is_closed_at_once",
+        &[Oracle::Netns],
+    ) {
         return;
     }
     let pair = lossless_testkit::Pair::down();
@@ -277,7 +240,10 @@ fn a_killed_events_follower_is_closed_at_once() {
 /// queue (31 s in the issue) and failed.
 #[test]
 fn at_the_file_descriptor_limit_status_still_answers() {
-    if !can_run("at_the_file_descriptor_limit_status_still_answers") {
+    if !require(
+        "at_the_file_descriptor_limit_status_still_answers",
+        &[Oracle::Netns],
+    ) {
         return;
     }
     let pair = lossless_testkit::Pair::down();
@@ -304,7 +270,7 @@ fn at_the_file_descriptor_limit_status_still_answers() {
         "{message}"
     );
     closed(&mut conns[0]);
-    let text = scrape(&pair.a);
+    let text = scrape_metrics(&pair.a, METRICS);
     assert!(metric(&text, "lossless_control_refused_total{reason=\"fd_limit\"}") >= 1.0);
 }
 
@@ -312,7 +278,10 @@ fn at_the_file_descriptor_limit_status_still_answers() {
 /// 10 KB of memory each).
 #[test]
 fn status_answers_promptly_with_5000_connections_idle_or_half_sent() {
-    if !can_run("status_answers_promptly_with_5000_connections_idle_or_half_sent") {
+    if !require(
+        "status_answers_promptly_with_5000_connections_idle_or_half_sent",
+        &[Oracle::Netns],
+    ) {
         return;
     }
     let pair = lossless_testkit::Pair::down();
@@ -342,7 +311,7 @@ fn status_answers_promptly_with_5000_connections_idle_or_half_sent() {
     );
     // Bounded: the default limit, 256, plus the daemon's own descriptors.
     assert!(fds(&d) < 256 + 64, "{} descriptors", fds(&d));
-    let text = scrape(&pair.a);
+    let text = scrape_metrics(&pair.a, METRICS);
     assert!(metric(&text, "lossless_control_connections") <= 256.0);
     drop(conns);
 }

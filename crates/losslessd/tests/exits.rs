@@ -21,8 +21,10 @@ fn ports(v: &Value) -> Vec<Value> {
 /// shutdown LLDPDUs were out.
 #[test]
 fn sigterm_with_64_ports_sends_every_shutdown_lldpdu_and_exits_within_half_a_second() {
-    if !can_run("sigterm_with_64_ports_sends_every_shutdown_lldpdu_and_exits_within_half_a_second")
-    {
+    if !require(
+        "sigterm_with_64_ports_sends_every_shutdown_lldpdu_and_exits_within_half_a_second",
+        &[Oracle::Netns],
+    ) {
         return;
     }
     let n = 64;
@@ -78,7 +80,10 @@ fn sigterm_with_64_ports_sends_every_shutdown_lldpdu_and_exits_within_half_a_sec
 /// stayed in the state directory for ever.
 #[test]
 fn temporary_files_of_killed_state_writes_are_removed_at_start() {
-    if !can_run("temporary_files_of_killed_state_writes_are_removed_at_start") {
+    if !require(
+        "temporary_files_of_killed_state_writes_are_removed_at_start",
+        &[Oracle::Netns],
+    ) {
         return;
     }
     let pair = lossless_testkit::Pair::down();
@@ -118,7 +123,10 @@ fn temporary_files_of_killed_state_writes_are_removed_at_start() {
 /// to the defaults (`changed`, a `config_changed` event) and then removed.
 #[test]
 fn a_reload_that_removes_a_port_reports_it_once_as_removed() {
-    if !can_run("a_reload_that_removes_a_port_reports_it_once_as_removed") {
+    if !require(
+        "a_reload_that_removes_a_port_reports_it_once_as_removed",
+        &[Oracle::Netns],
+    ) {
         return;
     }
     let f = Fanout::new(2);

@@ -69,7 +69,7 @@ fn setup(apply: &str, shim_on: bool) -> Setup {
 
 #[test]
 fn apply_none_sends_no_dcbnl_request() {
-    if !can_run("apply_none_sends_no_dcbnl_request") {
+    if !require("apply_none_sends_no_dcbnl_request", EMULATED_DRIVER) {
         return;
     }
     let s = setup("none", true);
@@ -94,7 +94,10 @@ fn apply_none_sends_no_dcbnl_request() {
 
 #[test]
 fn apply_dcbnl_on_veth_reports_and_keeps_negotiating() {
-    if !can_run("apply_dcbnl_on_veth_reports_and_keeps_negotiating") {
+    if !require(
+        "apply_dcbnl_on_veth_reports_and_keeps_negotiating",
+        &[Oracle::Netns],
+    ) {
         return;
     }
     let s = setup("dcbnl", false);
@@ -126,7 +129,10 @@ fn apply_dcbnl_on_veth_reports_and_keeps_negotiating() {
 
 #[test]
 fn apply_dcbnl_programs_the_operational_config() {
-    if !can_run("apply_dcbnl_programs_the_operational_config") {
+    if !require(
+        "apply_dcbnl_programs_the_operational_config",
+        EMULATED_DRIVER,
+    ) {
         return;
     }
     let s = setup("dcbnl", true);

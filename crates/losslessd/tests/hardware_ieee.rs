@@ -37,7 +37,10 @@ tsa = ["ets", "ets", "strict", "strict", "strict", "strict", "strict", "strict"]
 
 #[test]
 fn negotiated_ieee_configuration_is_programmed_and_app_entries_withdrawn_one_by_one() {
-    if !can_run("negotiated_ieee_configuration_is_programmed") {
+    if !require(
+        "negotiated_ieee_configuration_is_programmed",
+        EMULATED_DRIVER,
+    ) {
         return;
     }
     let dir = TempDir::new();

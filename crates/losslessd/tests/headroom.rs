@@ -11,7 +11,7 @@
 mod common;
 
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use common::*;
@@ -82,9 +82,8 @@ impl Setup {
         );
         nl.ip(&["link", "set", "la", "up"]);
         nl.ip(&["link", "set", "lb", "up"]);
-        let child = Command::new("ip")
-            .args(["netns", "exec", &nl.name])
-            .arg(delayline_bin())
+        let child = nl
+            .command(delayline_bin())
             .args(["--a", "la", "--b", "lb", "--delay", delay])
             .stdin(Stdio::null())
             .spawn()
@@ -137,7 +136,7 @@ fn measured(d: &Daemon) -> Option<Value> {
 /// larger), in a round of well under a second and at most 100 frames per port and round.
 #[test]
 fn measured_delay_matches_the_delay_line() {
-    if !can_run("measured_delay_matches_the_delay_line") {
+    if !require("measured_delay_matches_the_delay_line", &[Oracle::Netns]) {
         return;
     }
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
@@ -202,7 +201,7 @@ fn measured_delay_matches_the_delay_line() {
 /// `lossless headroom show` prints the table and the JSON; metrics carry the result.
 #[test]
 fn cli_and_metrics_show_the_measurement() {
-    if !can_run("cli_and_metrics_show_the_measurement") {
+    if !require("cli_and_metrics_show_the_measurement", &[Oracle::Netns]) {
         return;
     }
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
@@ -210,16 +209,8 @@ fn cli_and_metrics_show_the_measurement() {
     s.links_up();
     let h = wait_for(Duration::from_secs(5), "measured", || measured(&s.a));
     // The same result in Prometheus text, scraped inside the namespace.
-    let script = "exec 3<>/dev/tcp/127.0.0.1/9718; \
-                  printf 'GET /metrics HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n' >&3; cat <&3";
-    let body = String::from_utf8_lossy(&s.na.exec(&["bash", "-c", script]).stdout).to_string();
-    let sample = |name: &str| -> f64 {
-        let key = format!("{name}{{port=\"va\"}} ");
-        body.lines()
-            .find_map(|l| l.strip_prefix(&key))
-            .and_then(|v| v.parse().ok())
-            .unwrap_or_else(|| panic!("{key} missing:\n{body}"))
-    };
+    let body = scrape_metrics(&s.na, "127.0.0.1:9718");
+    let sample = |name: &str| metric(&body, &format!("{name}{{port=\"va\"}}"));
     let rtt_s = h["last"]["round_trip_ns"].as_f64().unwrap() / 1e9;
     assert!((sample("lossless_headroom_round_trip_seconds") - rtt_s).abs() < 1e-12);
     assert_eq!(
@@ -266,7 +257,10 @@ fn cli_and_metrics_show_the_measurement() {
 /// `headroom show` (JSON and text) and in the `headroom_hardware` event.
 #[test]
 fn measured_x_reaches_the_ieee_pfc_delay_of_the_emulated_driver() {
-    if !can_run("measured_x_reaches_the_ieee_pfc_delay_of_the_emulated_driver") {
+    if !require(
+        "measured_x_reaches_the_ieee_pfc_delay_of_the_emulated_driver",
+        EMULATED_DRIVER,
+    ) {
         return;
     }
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
@@ -386,7 +380,10 @@ speed = "1G"
 /// the driver holds.
 #[test]
 fn the_dcb_buffer_of_a_driver_that_has_one_is_sized_to_the_headroom() {
-    if !can_run("the_dcb_buffer_of_a_driver_that_has_one_is_sized_to_the_headroom") {
+    if !require(
+        "the_dcb_buffer_of_a_driver_that_has_one_is_sized_to_the_headroom",
+        EMULATED_DRIVER,
+    ) {
         return;
     }
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());

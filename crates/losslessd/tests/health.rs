@@ -74,7 +74,10 @@ fn json_of(out: Output) -> Value {
 
 #[test]
 fn a_cee_pfc_mismatch_is_unhealthy_in_status() {
-    if !can_run("a_cee_pfc_mismatch_is_unhealthy_in_status") {
+    if !lossless_testkit::require(
+        "a_cee_pfc_mismatch_is_unhealthy_in_status",
+        &[lossless_testkit::Oracle::Netns],
+    ) {
         return;
     }
     let p = mismatched_pair();

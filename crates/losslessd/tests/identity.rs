@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use common::*;
 use lossless_node::protocol::Request;
-use lossless_testkit::{lldpd_available, tshark_available, tshark_fields, Capture, Lldpd};
+use lossless_testkit::{tshark_fields, Capture, Lldpd};
 use serde_json::Value;
 
 /// losslessd on `va` (namespace A); the other end `vb` in namespace B.
@@ -111,9 +111,10 @@ fn capabilities(c: &Value) -> Vec<(String, bool)> {
 
 #[test]
 fn lldpd_sees_the_hosts_identity_and_we_see_lldpds() {
-    if !can_run("lldpd_sees_the_hosts_identity_and_we_see_lldpds")
-        || !lldpd_available("lldpd_sees_the_hosts_identity_and_we_see_lldpds")
-    {
+    if !require(
+        "lldpd_sees_the_hosts_identity_and_we_see_lldpds",
+        &[Oracle::Netns, Oracle::Lldpd],
+    ) {
         return;
     }
     let mut l = Link::new();
@@ -175,7 +176,8 @@ fn lldpd_sees_the_hosts_identity_and_we_see_lldpds() {
             "MAC",
             "TTL",
             "EXPIRES",
-            "DCBX"
+            "DCBX",
+            "ROLE"
         ],
         "{table}"
     );
@@ -183,7 +185,8 @@ fn lldpd_sees_the_hosts_identity_and_we_see_lldpds() {
     assert!(
         row.starts_with("va")
             && row.contains("lldpd-peer")
-            && row.contains("lldpd side of the cable"),
+            && row.contains("lldpd side of the cable")
+            && row.trim_end().ends_with("alone"),
         "{table}"
     );
 
@@ -213,9 +216,10 @@ management_address = "198.51.100.7"
 
 #[test]
 fn lldpd_sees_configured_values_and_not_what_is_turned_off() {
-    if !can_run("lldpd_sees_configured_values_and_not_what_is_turned_off")
-        || !lldpd_available("lldpd_sees_configured_values_and_not_what_is_turned_off")
-    {
+    if !require(
+        "lldpd_sees_configured_values_and_not_what_is_turned_off",
+        &[Oracle::Netns, Oracle::Lldpd],
+    ) {
         return;
     }
     let mut l = Link::new();
@@ -257,9 +261,10 @@ fn pcap_frames(path: &std::path::Path, src: [u8; 6]) -> usize {
 /// Description of the TLV's full 255 octets, which lldpd shows whole too.
 #[test]
 fn tshark_decodes_the_identity_tlvs() {
-    if !can_run("tshark_decodes_the_identity_tlvs")
-        || !tshark_available("tshark_decodes_the_identity_tlvs")
-    {
+    if !require(
+        "tshark_decodes_the_identity_tlvs",
+        &[Oracle::Netns, Oracle::Tshark, Oracle::Lldpd],
+    ) {
         return;
     }
     let mut l = Link::new();
@@ -268,8 +273,7 @@ fn tshark_decodes_the_identity_tlvs() {
         .collect();
     let pcap = l.dir.path().join("identity.pcap");
     let mut cap = Capture::start(&l.b, "vb", "ether proto 0x88cc", &pcap);
-    let lldpd =
-        lldpd_available("tshark_decodes_the_identity_tlvs").then(|| Lldpd::start(&l.b, "vb"));
+    let lldpd = Lldpd::start(&l.b, "vb");
     l.start(Some(&format!(
         "[ports.\"va\"]\nsystem_description = \"{long}\"\n\
          system_capabilities = [\"station_only\"]\n"
@@ -314,19 +318,17 @@ fn tshark_decodes_the_identity_tlvs() {
     assert_eq!(f.get(0, "lldp.mgn.interface.subtype"), "2");
     assert_eq!(f.get(0, "lldp.mgn.interface.number"), l.ifindex());
     assert_eq!(f.get(0, "lldp.mgn.obj.len"), "0");
-    if let Some(lldpd) = lldpd {
-        let n = lldpd.wait_neighbor(Duration::from_secs(10), |n| {
-            !chassis(n).1["descr"].is_null()
-        });
-        assert_eq!(chassis(&n).1["descr"], long.as_str(), "{n:#}");
-    }
+    let n = lldpd.wait_neighbor(Duration::from_secs(10), |n| {
+        !chassis(n).1["descr"].is_null()
+    });
+    assert_eq!(chassis(&n).1["descr"], long.as_str(), "{n:#}");
 }
 
 /// lldpad, the DCBX reference, reads the same TLVs (`lldptool -t -n -V ...`), next to
 /// the IEEE 802.1Qaz ones it negotiates on.
 #[test]
 fn lldpad_sees_the_identity_tlvs() {
-    if !can_run("lldpad_sees_the_identity_tlvs") {
+    if !require("lldpad_sees_the_identity_tlvs", LLDPAD_PEER) {
         return;
     }
     let mut l = Link::new();

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use common::*;
-use lossless_testkit::{systemd_analyze_available, systemd_verify, unit_values};
+use lossless_testkit::{systemd_verify, unit_values};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -241,7 +241,10 @@ fn the_installed_unit_verifies_and_checks_the_installed_file() {
         format!("{r}/etc/lossless/losslessd.toml: configuration is valid\n")
     );
 
-    if systemd_analyze_available("the_installed_unit_verifies_and_checks_the_installed_file") {
+    if lossless_testkit::require(
+        "the_installed_unit_verifies_and_checks_the_installed_file",
+        &[lossless_testkit::Oracle::SystemdAnalyze],
+    ) {
         if let Err(e) = systemd_verify(&unit_path) {
             panic!("systemd-analyze verify {}:\n{e}", unit_path.display());
         }

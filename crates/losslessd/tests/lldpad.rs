@@ -89,7 +89,7 @@ fn wait_lldpad(i: &Interop, feature: &str, what: &str, ok: impl Fn(&[(String, St
 
 #[test]
 fn a_lldpad_willing_adopts_ours() {
-    if !can_run("a_lldpad_willing_adopts_ours") {
+    if !require("a_lldpad_willing_adopts_ours", LLDPAD_PEER) {
         return;
     }
     let i = Interop::new(NOT_WILLING);
@@ -127,7 +127,7 @@ fn a_lldpad_willing_adopts_ours() {
 
 #[test]
 fn b_ours_willing_adopts_lldpads() {
-    if !can_run("b_ours_willing_adopts_lldpads") {
+    if !require("b_ours_willing_adopts_lldpads", LLDPAD_PEER) {
         return;
     }
     let i = Interop::new(WILLING);
@@ -170,7 +170,7 @@ fn b_ours_willing_adopts_lldpads() {
 
 #[test]
 fn c_neither_willing_both_report_the_mismatch() {
-    if !can_run("c_neither_willing_both_report_the_mismatch") {
+    if !require("c_neither_willing_both_report_the_mismatch", LLDPAD_PEER) {
         return;
     }
     let i = Interop::new(NOT_WILLING);
@@ -193,7 +193,7 @@ fn c_neither_willing_both_report_the_mismatch() {
 
 #[test]
 fn d_a_change_on_each_side_resyncs_both() {
-    if !can_run("d_a_change_on_each_side_resyncs_both") {
+    if !require("d_a_change_on_each_side_resyncs_both", LLDPAD_PEER) {
         return;
     }
     let i = Interop::new(WILLING);
@@ -238,7 +238,7 @@ fn d_a_change_on_each_side_resyncs_both() {
 /// it does not advertise the capability, so nothing is measured.
 #[test]
 fn e_capability_bit_on_lldpad_still_negotiates() {
-    if !can_run("e_capability_bit_on_lldpad_still_negotiates") {
+    if !require("e_capability_bit_on_lldpad_still_negotiates", LLDPAD_PEER) {
         return;
     }
     let conf = format!("{NOT_WILLING}\n[ports.\"vb\".headroom]\nmeasure = true\n");

@@ -24,7 +24,10 @@ use serde_json::{json, Value};
 
 #[test]
 fn a_willing_lldpad_adopts_our_recommendation_pfc_and_app() {
-    if !can_run("a_willing_lldpad_adopts_our_recommendation_pfc_and_app") {
+    if !require(
+        "a_willing_lldpad_adopts_our_recommendation_pfc_and_app",
+        LLDPAD_PEER,
+    ) {
         return;
     }
     let i = Interop::new(AUTHORITY, LOW_MAC, Mode::Ieee);
@@ -141,7 +144,10 @@ fn lldptool_args(prio_tc: [u8; 8], tc_bw: [u8; 8], tsa: [&str; 8]) -> [String; 3
 
 #[test]
 fn b_willing_losslessd_adopts_lldpads_recommendation_and_pfc() {
-    if !can_run("b_willing_losslessd_adopts_lldpads_recommendation_and_pfc") {
+    if !require(
+        "b_willing_losslessd_adopts_lldpads_recommendation_and_pfc",
+        LLDPAD_PEER,
+    ) {
         return;
     }
     let i = Interop::with(
@@ -267,7 +273,10 @@ fn both_willing(lldpad_mac: &str) -> (Interop, Value) {
 
 #[test]
 fn c_both_willing_lldpad_with_the_lower_mac_takes_ours() {
-    if !can_run("c_both_willing_lldpad_with_the_lower_mac_takes_ours") {
+    if !require(
+        "c_both_willing_lldpad_with_the_lower_mac_takes_ours",
+        LLDPAD_PEER,
+    ) {
         return;
     }
     let (i, v) = both_willing(LOW_MAC);
@@ -280,7 +289,10 @@ fn c_both_willing_lldpad_with_the_lower_mac_takes_ours() {
 
 #[test]
 fn c_both_willing_losslessd_with_the_lower_mac_takes_lldpads() {
-    if !can_run("c_both_willing_losslessd_with_the_lower_mac_takes_lldpads") {
+    if !require(
+        "c_both_willing_losslessd_with_the_lower_mac_takes_lldpads",
+        LLDPAD_PEER,
+    ) {
         return;
     }
     let (i, v) = both_willing(HIGH_MAC);
@@ -304,7 +316,7 @@ entries = [
 
 #[test]
 fn d_dscp_app_entries_cross_both_ways() {
-    if !can_run("d_dscp_app_entries_cross_both_ways") {
+    if !require("d_dscp_app_entries_cross_both_ways", LLDPAD_PEER) {
         return;
     }
     let i = Interop::new(DSCP, LOW_MAC, Mode::Ieee);
@@ -361,7 +373,10 @@ fn d_dscp_app_entries_cross_both_ways() {
 
 #[test]
 fn e_auto_falls_back_to_cee_lldpad_and_returns_to_ieee_after_a_link_reset() {
-    if !can_run("e_auto_falls_back_to_cee_lldpad_and_returns_to_ieee_after_a_link_reset") {
+    if !require(
+        "e_auto_falls_back_to_cee_lldpad_and_returns_to_ieee_after_a_link_reset",
+        LLDPAD_PEER,
+    ) {
         return;
     }
     let mut i = Interop::new("[ports.\"vb\"]\n", LOW_MAC, Mode::Cee);
@@ -419,7 +434,10 @@ fn e_auto_falls_back_to_cee_lldpad_and_returns_to_ieee_after_a_link_reset() {
 
 #[test]
 fn f_ieee_only_port_has_no_dcbx_peer_in_a_cee_lldpad() {
-    if !can_run("f_ieee_only_port_has_no_dcbx_peer_in_a_cee_lldpad") {
+    if !require(
+        "f_ieee_only_port_has_no_dcbx_peer_in_a_cee_lldpad",
+        LLDPAD_PEER,
+    ) {
         return;
     }
     let i = Interop::new(

@@ -84,7 +84,10 @@ fn is_level(word: &str) -> bool {
 
 #[test]
 fn text_logs_are_plain_fields_without_colour() {
-    if !can_run("text_logs_are_plain_fields_without_colour") {
+    if !lossless_testkit::require(
+        "text_logs_are_plain_fields_without_colour",
+        &[lossless_testkit::Oracle::Netns],
+    ) {
         return;
     }
     let p = pair(&[], &[], true);
@@ -129,7 +132,10 @@ fn text_logs_are_plain_fields_without_colour() {
 
 #[test]
 fn json_logs_are_one_object_per_line() {
-    if !can_run("json_logs_are_one_object_per_line") {
+    if !lossless_testkit::require(
+        "json_logs_are_one_object_per_line",
+        &[lossless_testkit::Oracle::Netns],
+    ) {
         return;
     }
     let p = pair(&["--log-format", "json"], &["--log-format", "json"], false);
@@ -188,7 +194,10 @@ fn on_a_terminal(env: &[(&str, &str)]) -> String {
 
 #[test]
 fn colour_only_on_a_terminal_and_without_no_color() {
-    if !can_run("colour_only_on_a_terminal_and_without_no_color") {
+    if !lossless_testkit::require(
+        "colour_only_on_a_terminal_and_without_no_color",
+        &[lossless_testkit::Oracle::Netns],
+    ) {
         return;
     }
     let tty = on_a_terminal(&[]);

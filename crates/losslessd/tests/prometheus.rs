@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use common::rig::{Rig, RigOptions};
 use common::*;
 use lossless_testkit::{
-    exposition_names, exposition_samples, promtool_available, promtool_check_metrics, promtool_run,
+    exposition_names, exposition_samples, promtool_check_metrics, promtool_run,
 };
 use yaml_rust2::{Yaml, YamlLoader};
 
@@ -79,7 +79,7 @@ fn metric_names(expr: &str) -> BTreeSet<String> {
 fn rules_pass_promtool_and_their_tests_cover_every_rule() {
     let test = "rules_pass_promtool_and_their_tests_cover_every_rule";
     let dir = dist().join("prometheus");
-    if !promtool_available(test) {
+    if !lossless_testkit::require(test, &[lossless_testkit::Oracle::Promtool]) {
         return;
     }
     let checked = promtool_run(&dir, &["check", "rules", "alerts.yml", "recording.yml"])
@@ -192,7 +192,9 @@ fn input_series(instance: &str, body: &str) -> String {
 #[test]
 fn live_metrics_serve_the_dashboard_and_the_rules() {
     let test = "live_metrics_serve_the_dashboard_and_the_rules";
-    if !can_run(test) || !promtool_available(test) {
+    if !lossless_testkit::require(test, &[lossless_testkit::Oracle::Netns])
+        || !lossless_testkit::require(test, &[lossless_testkit::Oracle::Promtool])
+    {
         return;
     }
     let rig = Rig::start(RigOptions {

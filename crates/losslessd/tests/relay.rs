@@ -38,8 +38,6 @@ use lossless_sys::if_nametoindex;
 use lossless_sys::netns::in_netns;
 use lossless_wire::tunnel::{Encap, IpProtocol, ParseOptions, TunnelFrame};
 use lossless_wire::MacAddr;
-use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
-use pcap_file::DataLink;
 
 /// The transit router's interfaces toward PE1 and PE2.
 const T1: MacAddr = MacAddr([2, 0, 0, 0, 0xf0, 1]);
@@ -251,8 +249,12 @@ impl Lab {
     }
 
     /// PE `n`'s relay configuration for `kind` with this lab's next hop.
+    /// The AF_PACKET path: these tests read every link with packet sockets
+    /// in the receiving namespace, which an XDP program on that interface
+    /// would bypass (`relay_xdp_veth.rs` runs the XDP path).
     fn pe_config(&self, n: u8, kind: Kind) -> RelayConfig {
         let mut cfg = example::pe(n, kind);
+        cfg.datapath.xdp = lossless_relay::XdpMode::Off;
         if self.transit.is_some() {
             cfg.wan.next_hop_mac = if n == 1 { T1 } else { T2 };
         }
@@ -483,17 +485,8 @@ fn mac(b: &[u8]) -> String {
 /// each, in order.
 fn tshark(dir: &Path, frames: &[(&'static str, Vec<u8>)]) -> Vec<Row> {
     let path = dir.join(format!("{}.pcap", unique("links")));
-    let header = PcapHeader {
-        datalink: DataLink::ETHERNET,
-        ..PcapHeader::default()
-    };
-    let mut w = PcapWriter::with_header(std::fs::File::create(&path).unwrap(), header).unwrap();
-    for (i, (_, f)) in frames.iter().enumerate() {
-        let at = Duration::from_secs(i as u64);
-        w.write_packet(&PcapPacket::new(at, f.len() as u32, f))
-            .unwrap();
-    }
-    drop(w);
+    let bytes: Vec<&[u8]> = frames.iter().map(|(_, f)| f.as_slice()).collect();
+    lossless_testkit::write_pcap(&path, &bytes);
     let decoded = lossless_testkit::tshark_fields(
         &path,
         &[
@@ -760,28 +753,40 @@ fn relay_end_to_end(kind: Kind, wan: Wan) {
 
 #[test]
 fn srv6_relays_legal_pfc_and_refuses_the_rest() {
-    if can_run("srv6_relays_legal_pfc_and_refuses_the_rest") {
+    if require(
+        "srv6_relays_legal_pfc_and_refuses_the_rest",
+        &[Oracle::Netns, Oracle::Tshark],
+    ) {
         relay_end_to_end(Kind::Srv6, Wan::Transit);
     }
 }
 
 #[test]
 fn srv6_reduced_relays_legal_pfc_and_refuses_the_rest() {
-    if can_run("srv6_reduced_relays_legal_pfc_and_refuses_the_rest") {
+    if require(
+        "srv6_reduced_relays_legal_pfc_and_refuses_the_rest",
+        &[Oracle::Netns, Oracle::Tshark],
+    ) {
         relay_end_to_end(Kind::Srv6Reduced, Wan::Transit);
     }
 }
 
 #[test]
 fn vxlan_over_ipv6_relays_legal_pfc_and_refuses_the_rest() {
-    if can_run("vxlan_over_ipv6_relays_legal_pfc_and_refuses_the_rest") {
+    if require(
+        "vxlan_over_ipv6_relays_legal_pfc_and_refuses_the_rest",
+        &[Oracle::Netns, Oracle::Tshark],
+    ) {
         relay_end_to_end(Kind::Vxlan6, Wan::Transit);
     }
 }
 
 #[test]
 fn vxlan_over_ipv4_relays_legal_pfc_and_refuses_the_rest() {
-    if can_run("vxlan_over_ipv4_relays_legal_pfc_and_refuses_the_rest") {
+    if require(
+        "vxlan_over_ipv4_relays_legal_pfc_and_refuses_the_rest",
+        &[Oracle::Netns, Oracle::Tshark],
+    ) {
         relay_end_to_end(Kind::Vxlan4, Wan::Transit);
     }
 }
@@ -790,7 +795,10 @@ fn vxlan_over_ipv4_relays_legal_pfc_and_refuses_the_rest() {
 /// `mpls_router` module), so the PEs share one veth.
 #[test]
 fn sr_mpls_relays_legal_pfc_and_refuses_the_rest() {
-    if can_run("sr_mpls_relays_legal_pfc_and_refuses_the_rest") {
+    if require(
+        "sr_mpls_relays_legal_pfc_and_refuses_the_rest",
+        &[Oracle::Netns, Oracle::Tshark],
+    ) {
         relay_end_to_end(Kind::Mpls, Wan::Direct);
     }
 }
@@ -855,14 +863,20 @@ fn kernel_end_dx2_decapsulates(kind: Kind) {
 
 #[test]
 fn kernel_end_dx2_decapsulates_our_srv6() {
-    if can_run("kernel_end_dx2_decapsulates_our_srv6") {
+    if require(
+        "kernel_end_dx2_decapsulates_our_srv6",
+        &[Oracle::Netns, Oracle::Tshark],
+    ) {
         kernel_end_dx2_decapsulates(Kind::Srv6);
     }
 }
 
 #[test]
 fn kernel_end_dx2_decapsulates_our_reduced_srv6() {
-    if can_run("kernel_end_dx2_decapsulates_our_reduced_srv6") {
+    if require(
+        "kernel_end_dx2_decapsulates_our_reduced_srv6",
+        &[Oracle::Netns, Oracle::Tshark],
+    ) {
         kernel_end_dx2_decapsulates(Kind::Srv6Reduced);
     }
 }
@@ -874,7 +888,10 @@ fn kernel_end_dx2_decapsulates_our_reduced_srv6() {
 /// frame inside for what it is (not MAC Control), not the tunnel itself.
 #[test]
 fn our_pe_decapsulates_kernel_seg6_l2encap() {
-    if !can_run("our_pe_decapsulates_kernel_seg6_l2encap") {
+    if !require(
+        "our_pe_decapsulates_kernel_seg6_l2encap",
+        &[Oracle::Netns, Oracle::Tshark],
+    ) {
         return;
     }
     let lab = Lab::new(Wan::Transit);
@@ -1025,14 +1042,20 @@ fn kernel_vxlan_encapsulates(kind: Kind) {
 
 #[test]
 fn our_pe_decapsulates_kernel_vxlan_over_ipv4() {
-    if can_run("our_pe_decapsulates_kernel_vxlan_over_ipv4") {
+    if require(
+        "our_pe_decapsulates_kernel_vxlan_over_ipv4",
+        &[Oracle::Netns, Oracle::Tshark],
+    ) {
         kernel_vxlan_encapsulates(Kind::Vxlan4);
     }
 }
 
 #[test]
 fn our_pe_decapsulates_kernel_vxlan_over_ipv6() {
-    if can_run("our_pe_decapsulates_kernel_vxlan_over_ipv6") {
+    if require(
+        "our_pe_decapsulates_kernel_vxlan_over_ipv6",
+        &[Oracle::Netns, Oracle::Tshark],
+    ) {
         kernel_vxlan_encapsulates(Kind::Vxlan6);
     }
 }
@@ -1075,14 +1098,20 @@ fn kernel_vxlan_decapsulates(kind: Kind) {
 
 #[test]
 fn kernel_vxlan_decapsulates_our_pe_over_ipv4() {
-    if can_run("kernel_vxlan_decapsulates_our_pe_over_ipv4") {
+    if require(
+        "kernel_vxlan_decapsulates_our_pe_over_ipv4",
+        &[Oracle::Netns, Oracle::Tshark],
+    ) {
         kernel_vxlan_decapsulates(Kind::Vxlan4);
     }
 }
 
 #[test]
 fn kernel_vxlan_decapsulates_our_pe_over_ipv6() {
-    if can_run("kernel_vxlan_decapsulates_our_pe_over_ipv6") {
+    if require(
+        "kernel_vxlan_decapsulates_our_pe_over_ipv6",
+        &[Oracle::Netns, Oracle::Tshark],
+    ) {
         kernel_vxlan_decapsulates(Kind::Vxlan6);
     }
 }

@@ -2,7 +2,8 @@
 //! The relay as a daemon feature, on one PE in a namespace: an interface
 //! that appears after the start, the storm ceiling with its suppressed count
 //! in `relay show` and in `/metrics`, the text output, and a reload that
-//! restarts the relay with the new section.
+//! restarts the relay with the new section; and a storm through the relay
+//! against the kernel's timestamps: the far side paused without a gap.
 //!
 //! ```text
 //!  ns hosts: gen ---- pe2-dc [ns pe: losslessd PE2] pe2-wan ---- sink :ns hosts
@@ -15,11 +16,16 @@ use std::time::Duration;
 use common::*;
 use lossless_node::protocol::Request;
 use lossless_node::relay::RelayShow;
-use lossless_relay::example::{self, Kind, DC2_GW, PE2_DC, PE2_WAN};
-use lossless_relay::RelaySection;
+use lossless_relay::config::BufferConfig;
+use lossless_relay::example::{self, Kind, DC1_GW, DC2_GW, PE1_DC, PE1_WAN, PE2_DC, PE2_WAN};
+use lossless_relay::Instant;
+use lossless_relay::{
+    MeasureConfig, PauseClock, PauseTimeline, RelayConfig, RelaySection, StormConfig,
+};
 use lossless_sys::batch::{wait_any, BatchOptions, BatchSocket, Filter, RxBatch};
 use lossless_sys::if_nametoindex;
 use lossless_sys::netns::in_netns;
+use lossless_sys::timestamp::MeasureSocket;
 use lossless_wire::tunnel::{ParseOptions, TunnelFrame};
 use lossless_wire::MacAddr;
 use std::os::fd::AsFd;
@@ -30,9 +36,16 @@ const METRICS: &str = "127.0.0.1:9731";
 
 fn config(storm: Option<u32>) -> String {
     let mut cfg = example::pe(2, Kind::Srv6);
-    cfg.wan.next_hop_mac = SINK;
     cfg.storm.max_per_second = storm;
     cfg.storm.burst = storm.map(|_| 2);
+    file(cfg)
+}
+
+/// The AF_PACKET path (the sink has no XDP program to take redirected
+/// frames; `relay_xdp_veth.rs` runs the XDP path).
+fn file(mut cfg: RelayConfig) -> String {
+    cfg.wan.next_hop_mac = SINK;
+    cfg.datapath.xdp = lossless_relay::XdpMode::Off;
     #[derive(serde::Serialize)]
     struct File {
         relay: RelaySection,
@@ -73,25 +86,66 @@ fn drain_sink(sink: &BatchSocket) -> Vec<u16> {
     }
 }
 
-fn scrape(ns: &Netns) -> String {
-    let script = format!(
-        "exec 3<>/dev/tcp/{}/{}; printf 'GET /metrics HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n' >&3; cat <&3",
-        METRICS.split(':').next().unwrap(),
-        METRICS.split(':').nth(1).unwrap()
-    );
-    String::from_utf8_lossy(&ns.exec(&["bash", "-c", &script]).stdout).to_string()
+/// A counter's value in the metrics text.
+fn sample(text: &str, series: &str) -> u64 {
+    metric(text, series) as u64
 }
 
-fn sample(body: &str, key: &str) -> u64 {
-    body.lines()
-        .find_map(|l| l.strip_prefix(&format!("{key} ")))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| panic!("{key} missing:\n{body}"))
+/// gen -> pe2-dc [PE] pe2-wan -> sink, up and passing frames.
+fn links(pe: &Netns, hosts: &Netns) {
+    Veth::new(
+        hosts,
+        "gen",
+        "02:00:00:00:aa:01",
+        pe,
+        "pe2-dc",
+        &PE2_DC.to_string(),
+    );
+    Veth::new(
+        pe,
+        "pe2-wan",
+        &PE2_WAN.to_string(),
+        hosts,
+        "sink",
+        &SINK.to_string(),
+    );
+    for (ns, i) in [
+        (pe, "pe2-dc"),
+        (pe, "pe2-wan"),
+        (hosts, "gen"),
+        (hosts, "sink"),
+    ] {
+        ns.ip(&["link", "set", i, "up"]);
+    }
+    hosts.wait_running("gen");
+    pe.wait_running("pe2-wan");
+}
+
+/// The generator's socket (it reads nothing: an MPLS filter) and the sink's.
+fn sockets(hosts: &Netns) -> (BatchSocket, BatchSocket) {
+    in_netns(&hosts.name, || {
+        let g = BatchSocket::open(
+            if_nametoindex("gen")?,
+            Filter::Mpls,
+            BatchOptions::default(),
+        )?;
+        let s = BatchSocket::open(
+            if_nametoindex("sink")?,
+            Filter::Srv6,
+            BatchOptions::default(),
+        )?;
+        std::io::Result::Ok((g, s))
+    })
+    .unwrap()
+    .unwrap()
 }
 
 #[test]
 fn a_pe_waits_for_its_interfaces_ceils_a_storm_and_restarts_on_reload() {
-    if !can_run("relay_daemon") {
+    if !require(
+        "a_pe_waits_for_its_interfaces_ceils_a_storm_and_restarts_on_reload",
+        &[Oracle::Netns, Oracle::Promtool],
+    ) {
         return;
     }
     let pe = Netns::new();
@@ -117,54 +171,16 @@ fn a_pe_waits_for_its_interfaces_ceils_a_storm_and_restarts_on_reload() {
     assert!(s.ports.iter().all(|p| !p.open));
     let err = s.ports[0].error.clone().unwrap_or_default();
     assert!(err.starts_with("pe2-dc:"), "{err}");
-    Veth::new(
-        &hosts,
-        "gen",
-        "02:00:00:00:aa:01",
-        &pe,
-        "pe2-dc",
-        &PE2_DC.to_string(),
-    );
-    Veth::new(
-        &pe,
-        "pe2-wan",
-        &PE2_WAN.to_string(),
-        &hosts,
-        "sink",
-        &SINK.to_string(),
-    );
-    for (ns, i) in [
-        (&pe, "pe2-dc"),
-        (&pe, "pe2-wan"),
-        (&hosts, "gen"),
-        (&hosts, "sink"),
-    ] {
-        ns.ip(&["link", "set", i, "up"]);
-    }
+    links(&pe, &hosts);
     wait_for(WAIT, "the relay to open both ports", || {
         show(&d).ports.iter().all(|p| p.open).then_some(())
     });
-    hosts.wait_running("gen");
-    pe.wait_running("pe2-wan");
-    let (gen, sink) = in_netns(&hosts.name, || {
-        let g = BatchSocket::open(
-            if_nametoindex("gen")?,
-            Filter::Mpls,
-            BatchOptions::default(),
-        )?;
-        let s = BatchSocket::open(
-            if_nametoindex("sink")?,
-            Filter::Srv6,
-            BatchOptions::default(),
-        )?;
-        std::io::Result::Ok((g, s))
-    })
-    .unwrap()
-    .unwrap();
+    let (gen, sink) = sockets(&hosts);
 
-    // A storm: 40 pauses of priority 3 back to back, then a resume. At
-    // 10/s with a burst of 2, the first pause and the burst cross at once,
-    // the rest is held back, and the resume crosses at the end anyway.
+    // A storm: 40 pauses of priority 3 back to back (about 5 us each at
+    // 100 Gb/s), then a resume. The first pause crosses at once, the rest
+    // are refreshes while the far side is paused, at most a few are sent to
+    // keep it paused, and the resume crosses.
     let mut storm: Vec<Vec<u8>> = (1..=40).map(|q| pfc(1000 + q)).collect();
     storm.push(pfc(0));
     gen.send_batch(storm.iter().map(Vec::as_slice)).unwrap();
@@ -189,12 +205,9 @@ fn a_pe_waits_for_its_interfaces_ceils_a_storm_and_restarts_on_reload() {
     assert_eq!(s.ports[0].socket_drops, 0);
 
     // The same counts in /metrics, which promtool accepts.
-    let body = scrape(&pe);
-    if lossless_testkit::promtool_available("relay metrics") {
-        let text = body.split_once("\r\n\r\n").map_or("", |(_, t)| t);
-        if let Err(e) = lossless_testkit::promtool_check_metrics(text) {
-            panic!("promtool check metrics:\n{e}\n---\n{text}");
-        }
+    let body = scrape_metrics(&pe, METRICS);
+    if let Err(e) = promtool_check_metrics(&body) {
+        panic!("promtool check metrics:\n{e}\n---\n{body}");
     }
     assert_eq!(
         sample(&body, "lossless_relay_storm_suppressed_total"),
@@ -227,7 +240,7 @@ fn a_pe_waits_for_its_interfaces_ceils_a_storm_and_restarts_on_reload() {
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("storm ceiling: 10/s per priority, burst 2"),
+        text.contains("storm ceiling: resumes 10/s per priority, burst 2"),
         "{text}"
     );
     assert!(
@@ -251,4 +264,275 @@ fn a_pe_waits_for_its_interfaces_ceils_a_storm_and_restarts_on_reload() {
     // An unchanged file leaves it running.
     assert_eq!(d.call(&Request::Reload)["relay"], "unchanged");
     assert_eq!(show(&d).pe.unwrap().egress.relayed, 41);
+}
+
+/// A socket that keeps every frame arriving on `dev` in `ns` with the
+/// kernel's receive timestamp.
+fn stamped(ns: &Netns, dev: &str) -> MeasureSocket {
+    in_netns(&ns.name, || {
+        MeasureSocket::open_all(if_nametoindex(dev)?, dev)
+    })
+    .unwrap()
+    .unwrap()
+}
+
+/// What waits on `sock`: (kernel receive time, vector, pause times) of each
+/// PFC frame, inner frames of tunnel frames included.
+fn take_stamped(sock: &MeasureSocket, into: &mut Vec<(Instant, u8, [u16; 8])>) {
+    let mut buf = [0u8; 2048];
+    loop {
+        let (n, ts) = match sock.recv(&mut buf) {
+            Ok(r) => r,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return,
+            Err(e) => panic!("recv: {e}"),
+        };
+        let f = &buf[..n];
+        let inner = match TunnelFrame::parse(f, &ParseOptions::default()) {
+            Ok(t) => t.inner,
+            Err(_) => f,
+        };
+        if let Ok(p) = lossless_relay::check_pfc(inner) {
+            let at = Instant::from_duration(Duration::from_nanos(
+                ts.expect("a kernel receive timestamp") / 1000,
+            ));
+            into.push((at, p.class_enable, p.quanta));
+        }
+    }
+}
+
+/// DC2's gateway refreshes a 65,535-quanta pause (33.5 ms at 1 Gb/s) every
+/// 100 us for 300 ms, then resumes. By the kernel's receive timestamps on the
+/// tunnel side, the far side is paused without a gap from the first pause to
+/// the resume, and the WAN carries about one frame per 18.5 ms of pause (the
+/// pause less a 15 ms margin, wide enough for a daemon on oversubscribed
+/// vCPUs) instead of 3,000.
+#[test]
+fn a_storm_keeps_the_far_side_paused_without_gaps() {
+    if !require("relay_daemon storm", &[Oracle::Netns]) {
+        return;
+    }
+    let (pe, hosts, dir) = (Netns::new(), Netns::new(), TempDir::new());
+    links(&pe, &hosts);
+    let mut cfg = example::pe(2, Kind::Srv6);
+    cfg.storm = StormConfig {
+        max_per_second: Some(10),
+        burst: Some(2),
+        link_speed: "1G".into(),
+        refresh_before: "15ms".into(),
+        ..StormConfig::default()
+    };
+    let conf = dir.path().join("pe.toml");
+    std::fs::write(&conf, file(cfg)).unwrap();
+    let d = Daemon::start(
+        &pe,
+        &dir.path().join("pe"),
+        &["--config", conf.to_str().unwrap()],
+    );
+    wait_for(WAIT, "the relay to open both ports", || {
+        show(&d).ports.iter().all(|p| p.open).then_some(())
+    });
+    let (gen, _sink) = sockets(&hosts);
+    let (near_sock, far_sock) = (stamped(&pe, "pe2-dc"), stamped(&hosts, "sink"));
+    let (mut near, mut far) = (Vec::new(), Vec::new());
+    // The kernel turns receive timestamps on a moment after the first
+    // socket asks (a deferred static key): let it.
+    std::thread::sleep(Duration::from_millis(200));
+
+    let start = std::time::Instant::now();
+    for k in 0..3000u32 {
+        let due = start + Duration::from_micros(100) * k;
+        if let Some(wait) = due.checked_duration_since(std::time::Instant::now()) {
+            std::thread::sleep(wait);
+        }
+        gen.send_batch([pfc(0xffff).as_slice()]).unwrap();
+        take_stamped(&near_sock, &mut near);
+        take_stamped(&far_sock, &mut far);
+    }
+    gen.send_batch([pfc(0).as_slice()]).unwrap();
+    wait_for(WAIT, "the relay to take the storm and the resume", || {
+        take_stamped(&near_sock, &mut near);
+        take_stamped(&far_sock, &mut far);
+        let resumed = far.last().is_some_and(|f| f.2[3] == 0);
+        (show(&d).pe?.egress.received == 3001 && resumed).then_some(())
+    });
+    assert_eq!(near.len(), 3001, "what PE2 received");
+
+    let clock = PauseClock::new(1_000_000_000, Duration::ZERO);
+    let timeline = |frames: &[(Instant, u8, [u16; 8])]| {
+        let mut t = PauseTimeline::new(clock, 3);
+        for (at, v, q) in frames {
+            t.frame(*at, *v, q);
+        }
+        t
+    };
+    let (near_line, far_line) = (timeline(&near), timeline(&far));
+    let span = |f: &[(Instant, u8, [u16; 8])]| (f[0].0, f[f.len() - 1].0);
+    let (n0, n1) = span(&near);
+    assert_eq!(
+        near_line.gaps(n0, n1),
+        vec![],
+        "the generator kept its pause up"
+    );
+    // The far side: the first pause, refreshes, the resume; no gap.
+    assert_eq!(far[0].2[3], 0xffff, "the first pause: {far:?}");
+    assert_eq!(far[far.len() - 1].2[3], 0, "the resume last: {far:?}");
+    let (f0, f1) = span(&far);
+    assert_eq!(
+        far_line.gaps(f0, f1),
+        vec![],
+        "the far side lapsed: {far:?}"
+    );
+    // The WAN load: one refresh per 33.5 - 15 ms at most (one per 33.5 ms
+    // at least), plus the first pause and the resume.
+    assert!(
+        (10..=20).contains(&far.len()),
+        "{} WAN frames: {far:?}",
+        far.len()
+    );
+    let s = show(&d).pe.unwrap();
+    let p3 = s.storm.unwrap().priorities[3];
+    assert_eq!(p3.counters.refreshed as usize, far.len() - 2, "{p3:?}");
+    assert_eq!(s.egress.relayed + s.egress.flushed, far.len() as u64);
+}
+
+struct KillOnDrop<'a>(&'a mut std::process::Child);
+
+impl Drop for KillOnDrop<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Two PEs measure the WAN between them inside the SRv6 tunnel: a delay line
+/// (`lossless-delayline`: this kernel has no netem) holds each direction for
+/// 2 ms, the measured round trip is 4 ms plus
+/// the PEs' handling, and the gateway's reserve follows from it: `relay show`
+/// gives the draft's condition on the one way and the safe bound on the round
+/// trip, named.
+#[test]
+fn two_pes_measure_the_wan_delay_in_the_tunnel() {
+    if !require("relay_daemon measure", &[Oracle::Netns]) {
+        return;
+    }
+    let (pe2, pe1, hosts, line, dir) = (
+        Netns::new(),
+        Netns::new(),
+        Netns::new(),
+        Netns::new(),
+        TempDir::new(),
+    );
+    let mac = |m: MacAddr| m.to_string();
+    Veth::new(
+        &pe2,
+        "pe2-wan",
+        &mac(PE2_WAN),
+        &line,
+        "la",
+        "02:00:00:00:ee:01",
+    );
+    Veth::new(
+        &line,
+        "lb",
+        "02:00:00:00:ee:02",
+        &pe1,
+        "pe1-wan",
+        &mac(PE1_WAN),
+    );
+    Veth::new(&hosts, "gw2", &mac(DC2_GW), &pe2, "pe2-dc", &mac(PE2_DC));
+    Veth::new(&hosts, "gw1", &mac(DC1_GW), &pe1, "pe1-dc", &mac(PE1_DC));
+    for (ns, i) in [
+        (&pe2, "pe2-wan"),
+        (&pe2, "pe2-dc"),
+        (&pe1, "pe1-wan"),
+        (&pe1, "pe1-dc"),
+        (&hosts, "gw1"),
+        (&hosts, "gw2"),
+        (&line, "la"),
+        (&line, "lb"),
+    ] {
+        ns.ip(&["link", "set", i, "up"]);
+    }
+    let mut delayline = std::process::Command::new("ip")
+        .args(["netns", "exec", &line.name])
+        .arg(env!("CARGO_BIN_EXE_lossless-delayline"))
+        .args(["--a", "la", "--b", "lb", "--delay", "2ms"])
+        .stdin(std::process::Stdio::null())
+        .spawn()
+        .expect("lossless-delayline");
+    let _line = KillOnDrop(&mut delayline);
+    let start = |n: u8, ns: &Netns| {
+        let mut cfg = example::pe(n, Kind::Srv6);
+        cfg.measure = Some(MeasureConfig {
+            samples: 8,
+            period: "1s".into(),
+            ..MeasureConfig::default()
+        });
+        cfg.buffer = Some(BufferConfig {
+            wan_delay: "measured".into(),
+            rx_rate: "100G".into(),
+            tx_rate: None,
+            reserved: Some("600MB".into()),
+        });
+        #[derive(serde::Serialize)]
+        struct File {
+            relay: RelaySection,
+        }
+        let conf = dir.path().join(format!("pe{n}.toml"));
+        let text = toml::to_string(&File {
+            relay: RelaySection::Pe(cfg),
+        })
+        .unwrap();
+        std::fs::write(&conf, text).unwrap();
+        Daemon::start(
+            ns,
+            &dir.path().join(format!("pe{n}")),
+            &["--config", conf.to_str().unwrap()],
+        )
+    };
+    let (d2, d1) = (start(2, &pe2), start(1, &pe1));
+    for d in [&d2, &d1] {
+        let s = wait_for(Duration::from_secs(20), "a WAN delay measurement", || {
+            let pe = show(d).pe?;
+            pe.wan_delay?.round_trip_ns?;
+            Some(pe)
+        });
+        let w = s.wan_delay.unwrap();
+        let rtt = w.round_trip_ns.unwrap();
+        // The line's 4 ms are a floor no measurement can go under; above it
+        // is the relays' own handling (their timestamps are the relay's clock
+        // when a frame is handed in and queued): tens of microseconds on a
+        // quiet machine, milliseconds when the vCPUs are oversubscribed.
+        assert!(
+            (4_000_000..40_000_000).contains(&rtt),
+            "round trip {rtt} ns for 2 x 2 ms of delay line: {w:?}"
+        );
+        assert_eq!(w.one_way_ns, Some(rtt / 2));
+        assert_eq!(s.ingress.delivered, 0, "nothing reached the DC side");
+        let b = s.gateway_buffer.unwrap();
+        assert_eq!(b.delay_source, "measured");
+        // The draft: 100 G x one way; the safe bound: 100 G x the round trip.
+        assert_eq!(b.product_bits, (rtt * 1000 / 2).div_ceil(10));
+        assert_eq!(b.safe_bits, rtt * 100);
+        assert_eq!(b.holds, Some(true), "600 MB > 100 G x the one way");
+        assert_eq!(b.safe_holds, Some(true), "600 MB > 100 G x the round trip");
+        let out = d.cli(&["relay", "show"]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("WAN delay, measured to the far PE in the tunnel: round trip"),
+            "{text}"
+        );
+        assert!(
+            text.contains("gateway buffer, the draft's condition (draft-he-rtgwg-wan-pfc-00)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("gateway buffer, the physically safe bound"),
+            "{text}"
+        );
+        assert!(text.contains("(measured)"), "{text}");
+        if std::env::var_os("LOSSLESS_PRINT_SHOW").is_some() {
+            eprintln!("{text}");
+        }
+    }
 }

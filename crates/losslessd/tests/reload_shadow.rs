@@ -47,7 +47,10 @@ fn b_runs(b: &Daemon, want: &[u64]) {
 
 #[test]
 fn reload_names_the_runtime_changes_that_shadow_the_file_and_reset_hands_back() {
-    if !can_run("reload_names_the_runtime_changes_that_shadow_the_file_and_reset_hands_back") {
+    if !lossless_testkit::require(
+        "reload_names_the_runtime_changes_that_shadow_the_file_and_reset_hands_back",
+        &[lossless_testkit::Oracle::Netns],
+    ) {
         return;
     }
     let dir = TempDir::new();

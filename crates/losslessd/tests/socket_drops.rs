@@ -8,8 +8,6 @@
 
 mod common;
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::time::Duration;
 
 use common::*;
@@ -67,30 +65,14 @@ fn accounted(d: &Daemon, n: u64) -> Value {
     last
 }
 
-fn scrape_metrics(ns: &Netns, addr: &str) -> String {
-    let mut s = ns.run(|| TcpStream::connect(addr)).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    write!(s, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
-    let mut text = String::new();
-    s.read_to_string(&mut text).unwrap();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
-    body.to_string()
-}
-
-fn metric(text: &str, series: &str) -> f64 {
-    text.lines()
-        .filter(|l| !l.starts_with('#'))
-        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or_else(|| panic!("{series} missing:\n{text}"))
-}
-
 /// Fails on the old code: the kernel's drops were not read at all (the issue saw
 /// 90,741 frames dropped while `counters` showed 1 receive error).
 #[test]
 fn a_flooded_small_buffer_shows_its_drops_in_counters_the_table_and_metrics() {
-    if !can_run("a_flooded_small_buffer_shows_its_drops_in_counters_the_table_and_metrics") {
+    if !require(
+        "a_flooded_small_buffer_shows_its_drops_in_counters_the_table_and_metrics",
+        &[Oracle::Netns, Oracle::Promtool],
+    ) {
         return;
     }
     let pair = lossless_testkit::Pair::up();
@@ -134,12 +116,8 @@ fn a_flooded_small_buffer_shows_its_drops_in_counters_the_table_and_metrics() {
         metric(&text, "lossless_packet_socket_rcvbuf_bytes{port=\"va\"}"),
         131072.0
     );
-    if lossless_testkit::promtool_available(
-        "a_flooded_small_buffer_shows_its_drops_in_counters_the_table_and_metrics",
-    ) {
-        if let Err(e) = lossless_testkit::promtool_check_metrics(&text) {
-            panic!("promtool check metrics:\n{e}\n---\n{text}");
-        }
+    if let Err(e) = promtool_check_metrics(&text) {
+        panic!("promtool check metrics:\n{e}\n---\n{text}");
     }
     // And the log says so.
     assert!(
@@ -155,7 +133,10 @@ fn a_flooded_small_buffer_shows_its_drops_in_counters_the_table_and_metrics() {
 /// hundred small frames; a burst of 3,000 lost most of them.
 #[test]
 fn the_default_buffer_takes_a_burst_of_thousands_of_frames_whole() {
-    if !can_run("the_default_buffer_takes_a_burst_of_thousands_of_frames_whole") {
+    if !require(
+        "the_default_buffer_takes_a_burst_of_thousands_of_frames_whole",
+        &[Oracle::Netns],
+    ) {
         return;
     }
     let pair = lossless_testkit::Pair::up();

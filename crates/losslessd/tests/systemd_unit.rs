@@ -22,8 +22,7 @@ use std::time::Duration;
 use common::rig::{Rig, RigOptions};
 use common::*;
 use lossless_testkit::{
-    strace_available, systemd_analyze_available, systemd_security, systemd_verify,
-    unit_syscalls_allowed, unit_values, Trace,
+    systemd_security, systemd_verify, unit_syscalls_allowed, unit_values, Trace,
 };
 
 const WAIT: Duration = Duration::from_secs(20);
@@ -66,7 +65,10 @@ fn the_unit_verifies_and_rates_ok() {
     assert!(unit_values(&unit, "ReadWritePaths").is_empty());
     assert!(!unit_values(&unit, "SystemCallFilter").is_empty());
 
-    if !systemd_analyze_available("the_unit_verifies_and_rates_ok") {
+    if !lossless_testkit::require(
+        "the_unit_verifies_and_rates_ok",
+        &[lossless_testkit::Oracle::SystemdAnalyze],
+    ) {
         return;
     }
     let dir = TempDir::new();
@@ -162,7 +164,10 @@ fn allowed_special_read(path: &str, pid_only: bool) -> bool {
 #[test]
 fn the_daemon_runs_within_the_units_sandbox() {
     let test = "the_daemon_runs_within_the_units_sandbox";
-    if !can_run(test) || !strace_available(test) || !systemd_analyze_available(test) {
+    if !lossless_testkit::require(test, &[lossless_testkit::Oracle::Netns])
+        || !lossless_testkit::require(test, &[lossless_testkit::Oracle::Strace])
+        || !lossless_testkit::require(test, &[lossless_testkit::Oracle::SystemdAnalyze])
+    {
         return;
     }
     let unit = unit_text();
@@ -264,7 +269,10 @@ fn the_daemon_runs_within_the_units_sandbox() {
 fn socket_group_needs_cap_chown_and_says_so() {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
     use std::process::Command;
-    if !can_run("socket_group_needs_cap_chown_and_says_so") {
+    if !lossless_testkit::require(
+        "socket_group_needs_cap_chown_and_says_so",
+        &[lossless_testkit::Oracle::Netns],
+    ) {
         return;
     }
     let dir = TempDir::new();

@@ -48,7 +48,10 @@ fn admin_pfc(d: &Daemon) -> Vec<u64> {
 /// PFC off on every priority.
 #[test]
 fn a_priority_list_is_refused_alike_by_the_file_the_cli_and_the_socket() {
-    if !can_run("a_priority_list_is_refused_alike_by_the_file_the_cli_and_the_socket") {
+    if !require(
+        "a_priority_list_is_refused_alike_by_the_file_the_cli_and_the_socket",
+        &[Oracle::Netns],
+    ) {
         return;
     }
     let pair = lossless_testkit::Pair::down();

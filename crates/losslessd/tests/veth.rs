@@ -73,7 +73,10 @@ fn wait_converged(d: &Daemon, port: &str, limit: Duration) -> Value {
 
 #[test]
 fn two_daemons_converge_change_flap_age_out_and_restart() {
-    if !can_run("two_daemons_converge_change_flap_age_out_and_restart") {
+    if !require(
+        "two_daemons_converge_change_flap_age_out_and_restart",
+        &[Oracle::Netns],
+    ) {
         return;
     }
     let mut p = pair();
@@ -172,7 +175,7 @@ fn two_daemons_converge_change_flap_age_out_and_restart() {
 
 #[test]
 fn sigterm_sends_a_shutdown_lldpdu() {
-    if !can_run("sigterm_sends_a_shutdown_lldpdu") {
+    if !require("sigterm_sends_a_shutdown_lldpdu", &[Oracle::Netns]) {
         return;
     }
     let mut p = pair();
@@ -194,7 +197,7 @@ fn sigterm_sends_a_shutdown_lldpdu() {
 
 #[test]
 fn cli_tables_and_json_schema() {
-    if !can_run("cli_tables_and_json_schema") {
+    if !require("cli_tables_and_json_schema", &[Oracle::Netns]) {
         return;
     }
     let p = pair();
@@ -278,7 +281,7 @@ fn cli_tables_and_json_schema() {
 
 #[test]
 fn events_follow_streams_changes() {
-    if !can_run("events_follow_streams_changes") {
+    if !require("events_follow_streams_changes", &[Oracle::Netns]) {
         return;
     }
     let p = pair();
@@ -320,7 +323,10 @@ fn events_follow_streams_changes() {
 
 #[test]
 fn reload_applies_a_new_file_and_refuses_a_bad_one() {
-    if !can_run("reload_applies_a_new_file_and_refuses_a_bad_one") {
+    if !require(
+        "reload_applies_a_new_file_and_refuses_a_bad_one",
+        &[Oracle::Netns],
+    ) {
         return;
     }
     let p = pair();
@@ -385,7 +391,7 @@ fn reload_applies_a_new_file_and_refuses_a_bad_one() {
 
 #[test]
 fn interface_added_later_and_removed() {
-    if !can_run("interface_added_later_and_removed") {
+    if !require("interface_added_later_and_removed", &[Oracle::Netns]) {
         return;
     }
     let dir = TempDir::new();
@@ -409,14 +415,14 @@ fn interface_added_later_and_removed() {
 
 #[test]
 fn tshark_decodes_what_was_configured() {
-    if !can_run("tshark_decodes_what_was_configured") {
+    if !require(
+        "tshark_decodes_what_was_configured",
+        &[Oracle::Netns, Oracle::Tshark],
+    ) {
         return;
     }
     let p = pair();
     wait_converged(&p.b, "vb", Duration::from_secs(5));
-    if !lossless_testkit::tshark_available("tshark_decodes_what_was_configured") {
-        return;
-    }
     let pcap = p._dir.path().join("vb.pcap");
     let mut cap = lossless_testkit::Capture::start(&p.nb, "vb", "ether proto 0x88cc", &pcap);
     // A change makes both sides send at once.
@@ -467,7 +473,10 @@ fn tshark_decodes_what_was_configured() {
 
 #[test]
 fn metrics_endpoint_serves_prometheus_text() {
-    if !can_run("metrics_endpoint_serves_prometheus_text") {
+    if !require(
+        "metrics_endpoint_serves_prometheus_text",
+        &[Oracle::Netns, Oracle::Promtool],
+    ) {
         return;
     }
     let dir = TempDir::new();
@@ -483,15 +492,16 @@ fn metrics_endpoint_serves_prometheus_text() {
     na.ip(&["link", "set", "va", "up"]);
     nb.ip(&["link", "set", "vb", "up"]);
     wait_converged(&a, "va", Duration::from_secs(5));
-    let get = |path: &str| {
-        let script = format!(
-            "exec 3<>/dev/tcp/127.0.0.1/9717; printf 'GET {path} HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n' >&3; cat <&3"
-        );
-        String::from_utf8_lossy(&na.exec(&["bash", "-c", &script]).stdout).to_string()
-    };
-    let body = get("/metrics");
-    assert!(body.starts_with("HTTP/1.1 200 OK\r\n"), "{body}");
-    assert!(body.contains("Content-Type: text/plain; version=0.0.4"));
+    let reply = http_get(&na, "127.0.0.1:9717", "/metrics");
+    assert!(
+        reply.head.starts_with("HTTP/1.1 200 OK\r\n"),
+        "{}",
+        reply.head
+    );
+    assert!(reply
+        .head
+        .contains("Content-Type: text/plain; version=0.0.4"));
+    let text = reply.body.as_str();
     for line in [
         "lossless_ports 1",
         "lossless_link_up{port=\"va\"} 1",
@@ -501,28 +511,19 @@ fn metrics_endpoint_serves_prometheus_text() {
         "lossless_dcbx_convergence_seconds_count 1",
         "# TYPE lossless_lldp_frames_out_total counter",
     ] {
-        assert!(body.contains(line), "{line:?} missing:\n{body}");
+        assert!(text.contains(line), "{line:?} missing:\n{text}");
     }
     // Every sample line is NAME{labels} VALUE with a numeric value, and promtool
     // accepts the whole text.
-    let (_, text) = body.split_once("\r\n\r\n").unwrap();
     for l in text.lines().filter(|l| !l.starts_with('#')) {
         let (_, v) = l.rsplit_once(' ').unwrap();
         assert!(v.parse::<f64>().is_ok() || v == "+Inf", "bad sample {l:?}");
     }
-    if lossless_testkit::promtool_available("metrics_endpoint_serves_prometheus_text") {
-        if let Err(e) = lossless_testkit::promtool_check_metrics(text) {
-            panic!("promtool check metrics:\n{e}\n---\n{text}");
-        }
+    if let Err(e) = promtool_check_metrics(text) {
+        panic!("promtool check metrics:\n{e}\n---\n{text}");
     }
-    let frames_in: u64 = text
-        .lines()
-        .find(|l| l.starts_with("lossless_lldp_frames_in_total{port=\"va\"}"))
-        .and_then(|l| l.rsplit_once(' '))
-        .and_then(|(_, v)| v.parse().ok())
-        .unwrap();
-    assert!(frames_in >= 1);
-    assert!(get("/other").starts_with("HTTP/1.1 404"));
+    assert!(metric(text, "lossless_lldp_frames_in_total{port=\"va\"}") >= 1.0);
+    assert_eq!(http_get(&na, "127.0.0.1:9717", "/other").status, 404);
 }
 
 /// examples/losslessd.toml as shipped, on interfaces with its names: the
@@ -530,7 +531,7 @@ fn metrics_endpoint_serves_prometheus_text() {
 /// with a willing peer; the management port runs LLDP only.
 #[test]
 fn the_example_config_runs() {
-    if !can_run("the_example_config_runs") {
+    if !require("the_example_config_runs", &[Oracle::Netns]) {
         return;
     }
     let example =

@@ -96,6 +96,12 @@ impl ControlMachine {
         out
     }
 
+    /// We hold none of the peer's information any more: AckNo 0, which a CEE peer
+    /// takes for a peer that started over (it acknowledges and sends again).
+    pub fn forget_peer(&mut self) {
+        self.ack = 0;
+    }
+
     /// The ratchet: a new SeqNo may be issued only once the last one was acknowledged.
     /// Before the first SeqNo of this reset nothing is outstanding, whatever
     /// AckNo the peer still carries from an earlier life.

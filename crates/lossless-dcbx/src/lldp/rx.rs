@@ -1,6 +1,8 @@
 //! LLDP receive machine and remote MIB (802.1AB-2016 §9.2.10, Figure 9-7):
 //! neighbours keyed by MSAP (Chassis ID + Port ID), aged by rxInfoTTL,
-//! deleted by a shutdown LLDPDU, and the tooManyNeighbors condition.
+//! deleted by a shutdown LLDPDU, and the MSAPs tooManyNeighbors discarded
+//! ([`super::discarded`]), each with its own deadline. Which neighbour DCBX talks to,
+//! and how long an extra one keeps the port without a peer, is [`super::peer`].
 
 use lossless_wire::cee::CeeDcbx;
 use lossless_wire::ieee::IeeeDcbx;
@@ -13,6 +15,8 @@ use serde::Serialize;
 use crate::event::NeighborLoss;
 use crate::stats::LldpStats;
 use crate::time::{Duration, Instant};
+
+use super::discarded::{Discarded, Speaks};
 
 /// An owned Chassis ID or Port ID.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -49,6 +53,13 @@ pub struct Msap {
 }
 
 impl Msap {
+    pub(crate) fn of(pdu: &Lldpdu<'_>) -> Msap {
+        Msap {
+            chassis_id: OwnedId::from_wire(&pdu.chassis_id),
+            port_id: OwnedId::from_wire(&pdu.port_id),
+        }
+    }
+
     fn matches(&self, pdu: &Lldpdu<'_>) -> bool {
         self.chassis_id.matches(&pdu.chassis_id) && self.port_id.matches(&pdu.port_id)
     }
@@ -78,6 +89,13 @@ pub struct Neighbor {
     pub ieee: Option<IeeeDcbx>,
     /// It sends the older CIN DCBX TLV (subtype 1), which we recognise but do not negotiate.
     pub cin_dcbx: bool,
+    /// It has been the port's DCBX peer since it appeared: it holds the port for as
+    /// long as it stays.
+    pub negotiated: bool,
+    /// Since when it has shared the port with another neighbour (None: alone, or
+    /// negotiated). A neighbour we never negotiated with holds the port until this
+    /// plus `max_neighbor_hold`.
+    pub sharing_since: Option<Instant>,
 }
 
 /// A serialisable summary of a neighbour.
@@ -95,6 +113,12 @@ pub struct NeighborSummary {
     /// IPv4 and IPv6 management addresses (other families are left out).
     pub management_addresses: Vec<IpAddr>,
     pub dcbx: &'static str,
+    /// What it is to the multiple-neighbour rule: `negotiated` (it has been the
+    /// port's DCBX peer), `holding` (it shares the port and keeps it without a DCBX
+    /// peer, `holds_port_s` more seconds), `set_aside` (it held the port for
+    /// `max_neighbor_hold` and no longer does), `alone` (the only neighbour).
+    pub role: &'static str,
+    pub holds_port_s: Option<f64>,
 }
 
 /// The System Capabilities TLV by name (802.1AB Table 8-4).
@@ -105,7 +129,15 @@ pub struct CapabilitiesSummary {
 }
 
 impl Neighbor {
-    pub fn summary(&self, now: Instant) -> NeighborSummary {
+    /// The instant it stops holding the port, if it holds it by sharing.
+    pub fn hold_ends(&self, hold: Duration) -> Option<Instant> {
+        match (self.negotiated, self.sharing_since) {
+            (false, Some(since)) => Some(since + hold),
+            _ => None,
+        }
+    }
+
+    pub fn summary(&self, now: Instant, hold: Duration) -> NeighborSummary {
         NeighborSummary {
             chassis_id: self.msap.chassis_id.to_string(),
             port_id: self.msap.port_id.to_string(),
@@ -127,6 +159,16 @@ impl Neighbor {
                 (None, None, true) => "cin",
                 (None, None, false) => "none",
             },
+            role: match (self.negotiated, self.hold_ends(hold)) {
+                (true, _) => "negotiated",
+                (false, Some(end)) if end > now => "holding",
+                (false, Some(_)) => "set_aside",
+                (false, None) => "alone",
+            },
+            holds_port_s: self
+                .hold_ends(hold)
+                .filter(|end| *end > now)
+                .map(|end| end.saturating_since(now).as_secs_f64()),
         }
     }
 }
@@ -134,23 +176,46 @@ impl Neighbor {
 /// What a received LLDPDU did to the remote MIB.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RxOutcome {
-    /// A known neighbour refreshed its information.
-    Updated,
+    /// A known neighbour refreshed its information; `ttl_changed`: with a TTL other
+    /// than its last one's (which asks for our LLDPDU, see `TxKind::Solicit`).
+    Updated { ttl_changed: bool },
     /// A new MSAP was added (newNeighbor: fast transmission starts).
     Added,
     /// A shutdown LLDPDU deleted a neighbour.
     Deleted(Msap),
+    /// A shutdown LLDPDU from an MSAP whose information was discarded: forgotten.
+    DiscardedShutdown,
     /// Shutdown from an MSAP we did not hold: nothing to do.
     Ignored,
     /// No room: tooManyNeighbors, the information was discarded.
     TooMany,
 }
 
+/// What the remote MIB allows: how many neighbours, how long an extra one holds.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub max_neighbors: usize,
+    pub hold: Duration,
+}
+
+/// What ageing did.
+#[derive(Debug, Default)]
+pub struct Aged {
+    /// Neighbours deleted, and why.
+    pub gone: Vec<(Msap, NeighborLoss)>,
+    /// Neighbours we never negotiated with whose hold on the port ended.
+    pub hold_expired: Vec<Msap>,
+    /// Something changed that may change who the DCBX peer is (a discarded MSAP
+    /// aged out too).
+    pub changed: bool,
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct RemoteMib {
-    neighbors: Vec<Neighbor>,
-    /// tooManyNeighborsTimer: the condition holds until this instant.
-    too_many_until: Option<Instant>,
+    pub(super) neighbors: Vec<Neighbor>,
+    pub(super) discarded: Discarded,
+    /// Up to when holds were checked: a hold that ends later is still to come.
+    pub(super) checked: Instant,
 }
 
 fn lossy(bytes: Option<&[u8]>) -> Option<String> {
@@ -176,8 +241,18 @@ impl RemoteMib {
         &self.neighbors
     }
 
-    pub fn too_many_neighbors(&self, now: Instant) -> bool {
-        self.too_many_until.is_some_and(|t| t > now)
+    /// MSAPs whose information was discarded and has not aged out yet.
+    pub fn discarded(&self) -> usize {
+        self.discarded.live()
+    }
+
+    /// With no neighbour held and one discarded MSAP alive: the DCBX versions its
+    /// last LLDPDU spoke, all we know of the port's one neighbour.
+    pub fn lone_discarded(&self) -> Option<Speaks> {
+        if !self.neighbors.is_empty() {
+            return None;
+        }
+        self.discarded.only().map(|e| e.speaks)
     }
 
     /// Applies a received, valid LLDPDU (rxProcessFrame).
@@ -186,13 +261,27 @@ impl RemoteMib {
         now: Instant,
         src: MacAddr,
         pdu: &Lldpdu<'_>,
-        max_neighbors: usize,
+        limits: Limits,
+        stats: &mut LldpStats,
+    ) -> RxOutcome {
+        let outcome = self.store(now, src, pdu, limits, stats);
+        self.update_sharing(now);
+        outcome
+    }
+
+    fn store(
+        &mut self,
+        now: Instant,
+        src: MacAddr,
+        pdu: &Lldpdu<'_>,
+        limits: Limits,
         stats: &mut LldpStats,
     ) -> RxOutcome {
         let pos = self.neighbors.iter().position(|n| n.msap.matches(pdu));
         if pdu.ttl == 0 {
             return match pos {
                 Some(i) => RxOutcome::Deleted(self.neighbors.remove(i).msap),
+                None if self.discarded.shutdown(&Msap::of(pdu)) => RxOutcome::DiscardedShutdown,
                 None => RxOutcome::Ignored,
             };
         }
@@ -214,15 +303,16 @@ impl RemoteMib {
         };
         match pos {
             Some(i) => {
+                let ttl_changed = self.neighbors[i].ttl != pdu.ttl;
                 fill(&mut self.neighbors[i]);
-                RxOutcome::Updated
+                RxOutcome::Updated { ttl_changed }
             }
-            None if self.neighbors.len() < max_neighbors => {
+            None if self.neighbors.len() < limits.max_neighbors => {
+                let msap = Msap::of(pdu);
+                // Refused before: it keeps the hold it had, not a fresh one.
+                let sharing_since = self.discarded.take(&msap).and_then(|e| e.sharing_since);
                 let mut n = Neighbor {
-                    msap: Msap {
-                        chassis_id: OwnedId::from_wire(&pdu.chassis_id),
-                        port_id: OwnedId::from_wire(&pdu.port_id),
-                    },
+                    msap,
                     mac: src,
                     ttl: pdu.ttl,
                     expires: now,
@@ -236,54 +326,77 @@ impl RemoteMib {
                     dcbx: None,
                     ieee: None,
                     cin_dcbx: false,
+                    negotiated: false,
+                    sharing_since,
                 };
                 fill(&mut n);
                 self.neighbors.push(n);
                 RxOutcome::Added
             }
             None => {
-                // 802.1AB-2016 §9.2.10: tooManyNeighborsTimer = max(timer, rxTTL).
-                let until = now + ttl;
-                self.too_many_until = Some(self.too_many_until.map_or(until, |t| t.max(until)));
+                // 802.1AB-2016 §9.2.10 keeps one tooManyNeighborsTimer for all of
+                // them (the longest TTL seen); here each MSAP has its own.
+                let speaks = Speaks {
+                    cee: pdu.cee_dcbx.is_some(),
+                    ieee: !pdu.ieee_dcbx.is_empty(),
+                };
+                self.discarded
+                    .note(now, Msap::of(pdu), ttl, speaks, limits.hold);
                 stats.frames_discarded += 1;
                 RxOutcome::TooMany
             }
         }
     }
 
-    /// Deletes neighbours whose rxInfoTTL ran out; returns them.
-    pub fn age(&mut self, now: Instant, stats: &mut LldpStats) -> Vec<(Msap, NeighborLoss)> {
-        let mut gone = Vec::new();
+    /// Deletes what ran out by `now` (neighbours at their rxInfoTTL, discarded MSAPs
+    /// at theirs) and reports the holds that ended since the last call.
+    pub fn age(&mut self, now: Instant, hold: Duration, stats: &mut LldpStats) -> Aged {
+        let since = self.checked;
+        let mut aged = Aged::default();
+        for n in &self.neighbors {
+            if let Some(end) = n.hold_ends(hold) {
+                if end > since && end <= now && end < n.expires {
+                    aged.hold_expired.push(n.msap.clone());
+                }
+            }
+        }
         self.neighbors.retain(|n| {
             if n.expires <= now {
-                gone.push((n.msap.clone(), NeighborLoss::TtlExpired));
+                aged.gone.push((n.msap.clone(), NeighborLoss::TtlExpired));
                 false
             } else {
                 true
             }
         });
-        stats.ageouts += gone.len() as u64;
-        if self.too_many_until.is_some_and(|t| t <= now) {
-            self.too_many_until = None;
-        }
-        gone
+        stats.ageouts += aged.gone.len() as u64;
+        let discarded = self.discarded.age(since, now, hold);
+        aged.hold_expired.extend(discarded.hold_expired);
+        stats.neighbor_hold_expiries += aged.hold_expired.len() as u64;
+        aged.changed = !aged.gone.is_empty() || !aged.hold_expired.is_empty() || discarded.gone > 0;
+        self.checked = self.checked.max(now);
+        self.update_sharing(now);
+        aged
     }
 
     /// Forgets everything (link down, rx disabled).
     pub fn clear(&mut self) -> Vec<(Msap, NeighborLoss)> {
-        self.too_many_until = None;
+        self.discarded.clear();
         self.neighbors
             .drain(..)
             .map(|n| (n.msap, NeighborLoss::LocalDown))
             .collect()
     }
 
-    /// The next instant something ages out.
-    pub fn poll_timeout(&self) -> Option<Instant> {
-        let ages = self.neighbors.iter().map(|n| n.expires).min();
-        match (ages, self.too_many_until) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+    /// The next instant something ages out or a hold ends.
+    pub fn poll_timeout(&self, hold: Duration) -> Option<Instant> {
+        let after = self.checked;
+        let neighbors = self.neighbors.iter().flat_map(|n| {
+            let hold_end = n.hold_ends(hold).filter(|end| *end > after);
+            [Some(n.expires), hold_end]
+        });
+        neighbors
+            .flatten()
+            .chain(self.discarded.next_deadline(after, hold))
+            .min()
     }
 }

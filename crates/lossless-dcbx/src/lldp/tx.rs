@@ -21,6 +21,9 @@ pub enum TxKind {
     Info,
     /// A shutdown LLDPDU: TTL 0, mandatory TLVs only.
     Shutdown,
+    /// A normal LLDPDU with a TTL one second off ([`LldpTimers::solicit_ttl`]):
+    /// it asks the peer for a fresh LLDPDU (see [`TxMachine::solicit`]).
+    Solicit,
 }
 
 #[derive(Debug, Clone)]
@@ -40,6 +43,8 @@ pub struct TxMachine {
     shutdown_pending: bool,
     /// txShutdownWhile: no re-initialisation before this instant.
     shutdown_while: Option<Instant>,
+    /// The next LLDPDU asks the peer for a fresh one.
+    solicit: bool,
 }
 
 impl TxMachine {
@@ -53,6 +58,7 @@ impl TxMachine {
             now_pending: false,
             shutdown_pending: false,
             shutdown_while: None,
+            solicit: false,
         }
     }
 
@@ -88,6 +94,7 @@ impl TxMachine {
         self.ttr = None;
         self.fast = 0;
         self.now_pending = false;
+        self.solicit = false;
         if send_shutdown {
             self.shutdown_pending = true;
             self.shutdown_while = Some(now + t.reinit());
@@ -111,6 +118,18 @@ impl TxMachine {
             self.fast = t.tx_fast_init;
         }
         self.signal_tx(now, t);
+    }
+
+    /// A fast burst whose first LLDPDU asks the peer for a fresh one: it differs from
+    /// the last one we sent (its TTL), so a peer that drops an LLDPDU equal to the
+    /// last one it received (lldpad) processes it and answers. Used when the port
+    /// leaves tooManyNeighbors and needs its peer's information now, not at the peer's
+    /// next msgTxInterval.
+    pub fn solicit(&mut self, now: Instant, t: &LldpTimers) {
+        if self.running {
+            self.solicit = true;
+            self.fast_start(now, t);
+        }
     }
 
     /// Keeps at least one more fast transmission scheduled (used while a DCBX
@@ -169,6 +188,9 @@ impl TxMachine {
         if self.now_pending && self.credit > 0 {
             self.now_pending = false;
             self.credit -= 1;
+            if std::mem::take(&mut self.solicit) {
+                return Some(TxKind::Solicit);
+            }
             return Some(TxKind::Info);
         }
         None
@@ -263,5 +285,27 @@ mod tests {
             tx.poll(Instant::from_secs_f64(12.0), &t),
             Some(TxKind::Info)
         );
+    }
+
+    #[test]
+    fn solicit_sends_a_fast_burst_led_by_one_lldpdu_with_another_ttl() {
+        let t = LldpTimers::default();
+        assert_eq!((t.ttl(), t.solicit_ttl()), (120, 121));
+        let long = LldpTimers {
+            msg_tx_interval: 3600,
+            msg_tx_hold: 100,
+            ..t
+        };
+        assert_eq!((long.ttl(), long.solicit_ttl()), (65535, 65534));
+        let mut tx = TxMachine::new(Instant::ZERO);
+        tx.start(Instant::ZERO, &t);
+        run(&mut tx, Instant::ZERO, Instant::from_secs_f64(100.0), &t);
+        let at = Instant::from_secs_f64(100.0);
+        tx.solicit(at, &t);
+        assert_eq!(tx.poll(at, &t), Some(TxKind::Solicit));
+        assert_eq!(tx.poll(at, &t), None);
+        let sent = run(&mut tx, at, Instant::from_secs_f64(200.0), &t);
+        let secs: Vec<f64> = sent.iter().map(|i| i.since_epoch().as_secs_f64()).collect();
+        assert_eq!(secs, vec![101.0, 102.0, 103.0, 104.0, 134.0, 164.0, 194.0]);
     }
 }

@@ -99,6 +99,9 @@ impl Report {
         if !self.headroom.is_empty() {
             s.push_str(&render_headroom(&self.headroom));
         }
+        if let Some(run) = &self.pfc_storm {
+            s.push_str(&super::pfc_storm::render(run));
+        }
         s
     }
 }

@@ -248,6 +248,7 @@ impl Datapath {
             ports: self.io.iter().map(|io| io.counters.clone()).collect(),
             pe,
             gateway,
+            xdp: None,
         }
     }
 }

@@ -218,6 +218,10 @@ impl Sim {
                 let text = c.config_text(&ports[0].name);
                 c.node.handle_config(now, Ok(Some(text)));
             }
+            Output::ReadPfc { ifindex, .. } => {
+                let r = c.nic.read_pfc(now.mono);
+                c.node.handle_pfc_counters(now, ifindex, r);
+            }
             Output::Reply { id, response } => c.replies.push((id, response)),
             Output::Send { .. }
             | Output::SendMeasure { .. }
@@ -242,6 +246,7 @@ impl Sim {
                 event: result,
             },
             EventBody::Daemon(event) => LogEntry::Node { at, node, event },
+            EventBody::Pfc(event) => LogEntry::Pfc { at, node, event },
         };
         self.push_log(entry);
     }

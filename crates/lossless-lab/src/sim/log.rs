@@ -3,6 +3,7 @@
 
 use lossless_dcbx::{Event, Instant};
 use lossless_headroom::session::MeasureEvent;
+use lossless_node::pfc::PfcEvent;
 use lossless_node::protocol::DaemonEvent;
 use lossless_relay::{DropReason, PfcFrame, Port as RelayPort, Verdict};
 use serde::Serialize;
@@ -70,6 +71,12 @@ pub enum LogEntry {
         at: Instant,
         node: NodeId,
         event: DaemonEvent,
+    },
+    /// A node's PFC counters or storm watchdog (a storm, its end, a counter reset).
+    Pfc {
+        at: Instant,
+        node: NodeId,
+        event: PfcEvent,
     },
     /// A PE's relay judged a frame received on its `port` side.
     Relay {

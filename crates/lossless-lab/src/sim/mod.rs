@@ -139,7 +139,8 @@ impl Sim {
         }
     }
 
-    fn note(&mut self, what: String) {
+    /// Writes what the operator (or a scenario) did into the timeline.
+    pub fn note(&mut self, what: String) {
         let at = self.now;
         self.push_log(LogEntry::Action { at, what });
     }

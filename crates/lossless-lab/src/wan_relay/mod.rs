@@ -123,8 +123,10 @@ pub struct WanRelayConfig {
 impl Default for WanRelayConfig {
     /// 100 Gb/s links, 100 m (0.5 us) from each gateway to its PE, 1 ms
     /// across the WAN (about 200 km of fibre at 5 us/km), a ceiling of 100
-    /// frames per second per priority with a burst of 5, and a storm of 50
-    /// pauses 1 ms apart.
+    /// resumes per second per priority with a burst of 5, and a storm of
+    /// 2,500 pauses of 65,535 quanta (335.5 us at 100 Gb/s) 20 us apart:
+    /// 50 ms of a gateway refreshing its pause as fast as a congested
+    /// switch does.
     fn default() -> Self {
         WanRelayConfig {
             tunnels: TUNNELS.iter().map(|t| t.kind).collect(),
@@ -135,10 +137,11 @@ impl Default for WanRelayConfig {
                 max_per_second: Some(100),
                 burst: Some(5),
                 episode_gap: "100ms".to_string(),
+                ..StormConfig::default()
             },
             storm_priority: 3,
-            storm_pauses: 50,
-            storm_interval: Duration::from_millis(1),
+            storm_pauses: 2_500,
+            storm_interval: Duration::from_micros(20),
             rx_rate_bps: 100_000_000_000,
             tx_rate_bps: 0,
         }
@@ -259,6 +262,13 @@ pub struct StormResult {
     pub arrivals: Vec<StormArrival>,
     /// When DC2-GW sent the resume, since the first pause.
     pub resume_sent_ns: u64,
+    /// DC1-GW's own pause timer for the storm priority, from what it
+    /// accepted (each pause reloads it for its quanta at the link rate):
+    /// the spans, between the first arrival and the resume's, when it was
+    /// not paused. Empty: paused without a gap through the storm.
+    pub far_gaps: Vec<(u64, u64)>,
+    /// How long DC1-GW was paused, first arrival to the resume's.
+    pub far_paused_ns: u64,
 }
 
 /// Step 4: draft-he-rtgwg-wan-pfc-00's condition for DC2-GW's receiving port.

@@ -53,7 +53,8 @@ pub fn render(runs: &[RelayRun]) -> String {
     let st = &first.storm;
     let _ = writeln!(
         s,
-        "  PE2 storm ceiling: {} frames/s per priority, burst {}, episode gap {}",
+        "  PE2 storm ceiling: refreshes held while DC1-GW is still paused, one sent before its pause\n  \
+         lapses; resumes {} per second per priority, burst {}; episode gap {}",
         st.max_per_second
             .map_or("none".to_string(), |r| r.to_string()),
         st.burst
@@ -157,15 +158,16 @@ fn render_run(s: &mut String, r: &RelayRun) {
     let st = &r.storm;
     let _ = writeln!(
         s,
-        "3. storm: DC2-GW pauses priority {} every {} ms, {} times, then resumes ({} frames)",
+        "3. storm: DC2-GW pauses priority {} every {} us, {} times, then resumes ({} frames)",
         st.priority,
-        ms(st.interval_ns),
+        us(st.interval_ns),
         st.pauses,
         st.offered
     );
     let _ = writeln!(
         s,
-        "   PE2: {} relayed at once, {} suppressed, {} sent later from held-back values; {} priority instances held back",
+        "   PE2: {} relayed at once, {} suppressed, {} sent later (refreshes before the far pause \
+         lapses, held resumes); {} priority instances held back",
         st.pe2.relayed, st.pe2.suppressed, st.pe2.flushed, st.suppressed_instances
     );
     let arrivals: Vec<String> = st
@@ -175,19 +177,49 @@ fn render_run(s: &mut String, r: &RelayRun) {
             format!(
                 "{}{}{}",
                 ms(a.at_ns),
-                if a.quanta == 0 { " resume" } else { "" },
+                match a.quanta {
+                    0 => " resume".to_string(),
+                    0xffff => String::new(),
+                    q => format!(" ({q})"),
+                },
                 if a.cause == Cause::Flushed { "*" } else { "" }
             )
         })
         .collect();
     let _ = writeln!(
         s,
-        "   DC1-GW received {} (ms since the first pause left DC2-GW; * = held back, sent later):",
+        "   DC1-GW received {} (ms since the first pause left DC2-GW; (quanta) when not 65535; \
+         * = sent later):",
         st.arrivals.len()
     );
-    for chunk in arrivals.chunks(8) {
-        let _ = writeln!(s, "     {}", chunk.join("  "));
+    let shown: Vec<&[String]> = if arrivals.len() > 16 {
+        vec![&arrivals[..8], &arrivals[arrivals.len() - 4..]]
+    } else {
+        vec![&arrivals[..]]
+    };
+    for (i, part) in shown.iter().enumerate() {
+        if i > 0 {
+            let _ = writeln!(s, "     ... {} more ...", arrivals.len() - 12);
+        }
+        for chunk in part.chunks(4) {
+            let _ = writeln!(s, "     {}", chunk.join("  "));
+        }
     }
+    let _ = writeln!(
+        s,
+        "   DC1-GW paused {} of the {} ms from the first pause to the resume: {}",
+        ms(st.far_paused_ns),
+        ms(st.arrivals.last().map_or(0, |l| l.at_ns) - st.arrivals.first().map_or(0, |f| f.at_ns)),
+        if st.far_gaps.is_empty() {
+            "no gap".to_string()
+        } else {
+            format!(
+                "{} GAPS, the first {:?} ns",
+                st.far_gaps.len(),
+                st.far_gaps[0]
+            )
+        }
+    );
     let first = st.arrivals.first();
     let last = st.arrivals.last();
     let _ = writeln!(

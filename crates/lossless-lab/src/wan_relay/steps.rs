@@ -4,7 +4,7 @@
 
 use lossless_dcbx::{Duration, Instant};
 use lossless_relay::example::{pfc, DC2_GW};
-use lossless_relay::{DropCounts, EgressCounters, Port, Verdict};
+use lossless_relay::{DropCounts, EgressCounters, PauseClock, PauseTimeline, Port, Verdict};
 use lossless_wire::{emit_mac_control_frame, MacAddr, MacControl};
 
 use super::path::{Node, Path, Record, Toward, What};
@@ -75,6 +75,7 @@ fn sub(a: &EgressCounters, b: &EgressCounters) -> EgressCounters {
         suppressed: a.suppressed - b.suppressed,
         flushed: a.flushed - b.flushed,
         dropped,
+        measurement: a.measurement - b.measurement,
     }
 }
 
@@ -99,6 +100,9 @@ pub(super) fn verdict_text(port: Port, v: &Verdict) -> String {
         Verdict::Suppressed => format!("checked it ({side}), suppressed it (storm ceiling)"),
         Verdict::Delivered => {
             format!("took it out of the tunnel ({side}), checked it, rewrote the SMAC, delivered it")
+        }
+        Verdict::Measured => {
+            format!("took it out of the tunnel ({side}): a WAN delay measurement frame")
         }
         Verdict::Dropped(r) => format!("dropped it ({side}): {r}"),
     }
@@ -331,7 +335,7 @@ pub(super) fn step_storm(path: &mut Path, cfg: &WanRelayConfig) -> StormResult {
         What::Accepted(pfc) if r.node == Node::Dc1Gw => Some((r.at, pfc.quanta[p])),
         _ => None,
     });
-    let arrivals = accepted
+    let arrivals: Vec<StormArrival> = accepted
         .zip(causes)
         .map(|((at, quanta), cause)| StormArrival {
             at_ns: ns(at - start),
@@ -340,6 +344,7 @@ pub(super) fn step_storm(path: &mut Path, cfg: &WanRelayConfig) -> StormResult {
         })
         .collect();
     let after = *path.pe(2).egress_counters();
+    let (far_gaps, far_paused_ns) = far_pause(&arrivals, p, cfg);
     StormResult {
         priority: p as u8,
         pauses: cfg.storm_pauses,
@@ -352,5 +357,31 @@ pub(super) fn step_storm(path: &mut Path, cfg: &WanRelayConfig) -> StormResult {
         suppressed_instances: path.pe(2).storm().map_or(0, |s| s.suppressed()) - held_before,
         arrivals,
         resume_sent_ns: ns(resume_at - start),
+        far_gaps,
+        far_paused_ns,
     }
+}
+
+/// DC1-GW's pause timer for priority `p` from the storm's arrivals: the gaps
+/// between the first arrival and the resume's, and the time paused.
+fn far_pause(arrivals: &[StormArrival], p: usize, cfg: &WanRelayConfig) -> (Vec<(u64, u64)>, u64) {
+    let clock = PauseClock::new(cfg.rate_bps, Duration::ZERO);
+    let mut line = PauseTimeline::new(clock, p);
+    let at = |a: &StormArrival| Instant::from_duration(Duration::from_nanos(a.at_ns));
+    for a in arrivals {
+        let mut quanta = [0; 8];
+        quanta[p] = a.quanta;
+        line.frame(at(a), 1 << p, &quanta);
+    }
+    let (Some(first), Some(last)) = (arrivals.first(), arrivals.last()) else {
+        return (Vec::new(), 0);
+    };
+    let (from, to) = (at(first), at(last));
+    let gaps: Vec<(u64, u64)> = line
+        .gaps(from, to)
+        .into_iter()
+        .map(|(a, b)| (ns(a.since_epoch()), ns(b.since_epoch())))
+        .collect();
+    let unpaused: u64 = gaps.iter().map(|(a, b)| b - a).sum();
+    (gaps, ns(to - from) - unpaused)
 }

@@ -175,6 +175,7 @@ fn locate(s: &PortSettings, path: &str, reason: String) -> Option<(Key, String, 
     let simple = |key| Some((key, String::new(), reason.clone()));
     match path {
         "max_neighbors" => simple(Key::MaxNeighbors),
+        "max_neighbor_hold" => simple(Key::MaxNeighborHold),
         "chassis_id" => simple(Key::ChassisId),
         "port_id" => simple(Key::PortId),
         "system_name" => simple(Key::SystemName),

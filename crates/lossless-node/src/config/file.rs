@@ -41,6 +41,7 @@ pub(crate) const PORT_KEYS: &[&str] = &[
     "chassis_id",
     "port_id",
     "max_neighbors",
+    "max_neighbor_hold",
     "timers",
     "dcbx",
     "pg",
@@ -48,6 +49,7 @@ pub(crate) const PORT_KEYS: &[&str] = &[
     "app",
     "ets",
     "headroom",
+    "pfc_watchdog",
 ];
 const TIMER_KEYS: &[&str] = &[
     "msg_tx_interval",
@@ -273,6 +275,10 @@ fn port_keys(section: &Field, layer: &mut Layer, faults: &mut Vec<Fault>) {
                 let v = f.uint(u32::MAX.into())?;
                 Setting::MaxNeighbors(usize::try_from(v).unwrap_or(usize::MAX))
             }
+            "max_neighbor_hold" => {
+                let v = f.uint(u32::MAX.into())?;
+                Setting::MaxNeighborHold(u32::try_from(v).unwrap_or(u32::MAX))
+            }
             "timers" => {
                 each(f.entries(), faults, |t, _| {
                     let timer = Timer::from_name(t.name).ok_or_else(|| t.unknown(TIMER_KEYS))?;
@@ -309,6 +315,14 @@ fn port_keys(section: &Field, layer: &mut Layer, faults: &mut Vec<Fault>) {
             "headroom" => {
                 each(f.entries(), faults, |h, _| {
                     out.push((Setting::Headroom(HeadroomSetting::read(&h)?), site(&h)));
+                    Ok(())
+                });
+                return Ok(());
+            }
+            "pfc_watchdog" => {
+                each(f.entries(), faults, |w, _| {
+                    let setting = super::pfc_watchdog::PfcWatchdogSetting::read(&w)?;
+                    out.push((Setting::PfcWatchdog(setting), site(&w)));
                     Ok(())
                 });
                 return Ok(());

@@ -18,6 +18,7 @@ mod file;
 mod headroom;
 mod identity;
 mod pattern;
+mod pfc_watchdog;
 mod priorities;
 mod read;
 mod relay;
@@ -38,6 +39,10 @@ pub use app::{AppRule, AppRules, RuleError, RuleSelector};
 pub use error::ConfigFileError;
 pub use headroom::{alpha_text, HeadroomSettings};
 pub use pattern::{check_interface_name, IFNAME_MAX};
+pub use pfc_watchdog::{
+    PfcWatchdogSetting, PfcWatchdogSettings, RawValue, WatchdogAction, DETECTION_MS, INTERVAL_MS,
+    RESTORATION_MS,
+};
 pub use priorities::priority_text;
 pub use read::quoted as toml_string;
 
@@ -152,6 +157,9 @@ pub struct PortSettings {
     pub admin_status: AdminStatus,
     pub timers: LldpTimers,
     pub max_neighbors: usize,
+    /// Seconds a neighbour we never negotiated with may keep the port without a
+    /// DCBX peer (1..=65535).
+    pub max_neighbor_hold: u32,
     /// DCBX; its two APP tables (`dcbx.app.cfg`, `dcbx.ieee.app`) are `app` in CEE and
     /// IEEE form (set them with [`PortSettings::set_app`]).
     pub dcbx: DcbxConfig,
@@ -159,6 +167,8 @@ pub struct PortSettings {
     pub app: AppRules,
     /// Adaptive headroom (whether it runs at all is `dcbx.headroom_measurement`).
     pub headroom: HeadroomSettings,
+    /// The PFC storm watchdog and how often the PFC counters are read.
+    pub pfc_watchdog: PfcWatchdogSettings,
 }
 
 impl Default for PortSettings {
@@ -177,6 +187,7 @@ impl Default for PortSettings {
             admin_status,
             timers,
             max_neighbors,
+            max_neighbor_hold,
             dcbx,
         } = PortConfig::new(MacAddr([0; 6]));
         PortSettings {
@@ -187,9 +198,11 @@ impl Default for PortSettings {
             admin_status,
             timers,
             max_neighbors,
+            max_neighbor_hold,
             app: AppRules::from_tables(&dcbx.app.cfg, &dcbx.ieee.app),
             dcbx,
             headroom: HeadroomSettings::default(),
+            pfc_watchdog: PfcWatchdogSettings::default(),
         }
     }
 }
@@ -207,6 +220,7 @@ impl PortSettings {
             admin_status: self.admin_status,
             timers: self.timers,
             max_neighbors: self.max_neighbors,
+            max_neighbor_hold: self.max_neighbor_hold,
             dcbx,
             ..PortConfig::new(mac)
         };
@@ -239,6 +253,7 @@ impl PortSettings {
             admin_status: cfg.admin_status,
             timers: cfg.timers,
             max_neighbors: cfg.max_neighbors,
+            max_neighbor_hold: cfg.max_neighbor_hold,
             dcbx: cfg.dcbx.clone(),
             app: AppRules::from_tables(&cfg.dcbx.app.cfg, &cfg.dcbx.ieee.app),
             ..PortSettings::default()

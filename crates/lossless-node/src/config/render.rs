@@ -42,6 +42,7 @@ impl PortSettings {
             }
         }
         line("max_neighbors", self.max_neighbors.to_string());
+        line("max_neighbor_hold", self.max_neighbor_hold.to_string());
         let t = &self.timers;
         for (key, value) in [
             ("msg_tx_interval", t.msg_tx_interval),
@@ -97,6 +98,7 @@ impl PortSettings {
         line("app.entries", format!("[{}]", entries.join(", ")));
         super::ets::render(d, &mut line);
         super::headroom::render(d.headroom_measurement, &self.headroom, &mut line);
+        super::pfc_watchdog::render(&self.pfc_watchdog, &mut line);
         out
     }
 }

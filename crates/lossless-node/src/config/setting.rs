@@ -11,6 +11,7 @@ use lossless_wire::lldp::SystemCapabilities;
 
 use super::app::AppRules;
 use super::headroom::{HeadroomKey, HeadroomSetting};
+use super::pfc_watchdog::PfcWatchdogSetting;
 use super::{Apply, PortSettings};
 use crate::identity::Advertise;
 
@@ -105,6 +106,7 @@ pub(crate) enum Key {
     ChassisId,
     PortId,
     MaxNeighbors,
+    MaxNeighborHold,
     Timer(Timer),
     DcbxEnabled,
     DcbxMode,
@@ -126,6 +128,7 @@ pub(crate) enum Key {
     EtsCbs,
     EtsRecommend,
     Headroom(HeadroomKey),
+    PfcWatchdog(&'static str),
 }
 
 /// One key with its value.
@@ -141,6 +144,7 @@ pub(crate) enum Setting {
     ChassisId(String),
     PortId(String),
     MaxNeighbors(usize),
+    MaxNeighborHold(u32),
     /// Every timer value fits its field (checked when read).
     Timer(Timer, u16),
     DcbxEnabled(bool),
@@ -163,6 +167,7 @@ pub(crate) enum Setting {
     EtsCbs(bool),
     EtsRecommend(bool),
     Headroom(HeadroomSetting),
+    PfcWatchdog(PfcWatchdogSetting),
 }
 
 impl Setting {
@@ -178,6 +183,7 @@ impl Setting {
             Setting::ChassisId(_) => Key::ChassisId,
             Setting::PortId(_) => Key::PortId,
             Setting::MaxNeighbors(_) => Key::MaxNeighbors,
+            Setting::MaxNeighborHold(_) => Key::MaxNeighborHold,
             Setting::Timer(t, _) => Key::Timer(*t),
             Setting::DcbxEnabled(_) => Key::DcbxEnabled,
             Setting::DcbxMode(_) => Key::DcbxMode,
@@ -198,12 +204,14 @@ impl Setting {
             Setting::EtsCbs(_) => Key::EtsCbs,
             Setting::EtsRecommend(_) => Key::EtsRecommend,
             Setting::Headroom(h) => Key::Headroom(h.key()),
+            Setting::PfcWatchdog(w) => Key::PfcWatchdog(w.key()),
         }
     }
 
     pub fn apply(&self, s: &mut PortSettings) {
         match self {
             Setting::Headroom(h) => return h.apply(s),
+            Setting::PfcWatchdog(w) => return w.apply(&mut s.pfc_watchdog),
             Setting::AppEntries(v) => return s.set_app((**v).clone()),
             _ => {}
         }
@@ -219,6 +227,7 @@ impl Setting {
             Setting::ChassisId(v) => s.chassis_id = Some(v.clone()),
             Setting::PortId(v) => s.port_id = Some(v.clone()),
             Setting::MaxNeighbors(v) => s.max_neighbors = *v,
+            Setting::MaxNeighborHold(v) => s.max_neighbor_hold = *v,
             Setting::Timer(t, v) => {
                 let small = u8::try_from(*v).unwrap_or(u8::MAX);
                 let timers = &mut s.timers;
@@ -260,7 +269,7 @@ impl Setting {
             Setting::EtsMaxTcs(v) => d.ieee.ets.cfg.max_tcs = *v,
             Setting::EtsCbs(v) => d.ieee.ets.cfg.cbs = *v,
             Setting::EtsRecommend(v) => d.ieee.ets.cfg.recommend = Some(*v),
-            Setting::Headroom(_) | Setting::AppEntries(_) => {}
+            Setting::Headroom(_) | Setting::AppEntries(_) | Setting::PfcWatchdog(_) => {}
         }
     }
 }

@@ -25,6 +25,7 @@ impl Node {
                     error: None,
                     applied: 0,
                 };
+                port.pfc.can_forward = true;
                 let outs = program::outputs(port, &[], true);
                 self.outputs.extend(outs);
                 if let Some(out) = apply_headroom(port) {
@@ -39,6 +40,7 @@ impl Node {
                 port.hardware = Hardware::Unsupported {
                     reason: e.to_string(),
                 };
+                port.pfc.can_forward = false;
             }
         }
     }

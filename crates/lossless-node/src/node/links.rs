@@ -316,6 +316,7 @@ impl Node {
             if let Some(p) = self.ports.get_mut(&name) {
                 p.handle_timeout(now.mono);
             }
+            self.pfc_due(now, &name);
             self.after(now, &name);
         }
     }

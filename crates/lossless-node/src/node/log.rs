@@ -29,6 +29,13 @@ pub(super) fn event(port: &str, peer: &str, e: &Event) {
         Event::TooManyNeighbors { active } => {
             warn!(port = %port, peer = %peer, event = %"too_many_neighbors", active, "dcbx");
         }
+        Event::NeighborHoldExpired {
+            chassis_id,
+            port_id,
+        } => {
+            warn!(port = %port, peer = %peer, event = %"neighbor_hold_expired",
+                chassis_id = %chassis_id, port_id = %port_id, "dcbx");
+        }
         Event::PeerDcbx { present } => {
             info!(port = %port, peer = %peer, event = %"peer_dcbx", present, "dcbx");
         }

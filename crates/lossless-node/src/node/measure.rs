@@ -293,9 +293,10 @@ fn log_measurement(name: &str, ev: &MeasureEvent, speed_known: bool) {
     }
 }
 
-/// The PFC priorities the NIC runs now: the operational ones, if PFC is on.
+/// The PFC priorities the NIC runs now: the operational ones, if PFC is on, less those
+/// the PFC watchdog turned off.
 pub(super) fn oper_pfc(port: &Port) -> u8 {
-    port.agent.applied_pfc().0
+    port.agent.applied_pfc().0 & !port.pfc.forced_off().0
 }
 
 /// Programming of the headroom the port holds, on a port whose NIC answered dcbnl.

@@ -17,6 +17,7 @@ mod hardware;
 mod links;
 mod log;
 mod measure;
+mod pfc;
 mod program;
 mod relay;
 mod reload;
@@ -134,6 +135,9 @@ pub enum Output {
     StopRelay,
     /// Read the running relay's status; answer with [`Node::handle_relay_status`].
     ReadRelay { id: RequestId },
+    /// Read the port's PFC counters (dcbnl's IEEE PFC object, and the driver's
+    /// ethtool statistics where it has them); answer with [`Node::handle_pfc_counters`].
+    ReadPfc { ifindex: u32, name: String },
     /// The answer to a control request.
     Reply { id: RequestId, response: Response },
     /// An event, for `events --follow` subscribers (one JSON line each).
@@ -290,6 +294,7 @@ impl Node {
     /// Drains what a port's agent produced after an input: its frames go out, its
     /// events are published, a changed operational configuration is programmed.
     fn after(&mut self, now: Now, name: &str) {
+        self.sync_pfc(now, name);
         let Some(port) = self.ports.get_mut(name) else {
             return;
         };
@@ -336,6 +341,12 @@ impl Node {
         let mut text = self
             .metrics
             .render(self.ports.values(), now.mono - self.started);
+        let pfc: Vec<(&str, &crate::pfc::PortPfc)> = self
+            .ports
+            .values()
+            .map(|p| (p.name.as_str(), &p.pfc))
+            .collect();
+        crate::pfc::metrics::render(&mut text, &pfc);
         if let Some(r) = relay {
             crate::relay_metrics::render(r, &mut text);
         }

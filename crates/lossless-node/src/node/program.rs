@@ -75,7 +75,7 @@ pub(super) fn program_cee(port: &Port) -> Output {
 /// PFC, and the APP entries' change since the last accepted program. None while a
 /// program waits for its answer (the answer looks again), or when a port that left
 /// IEEE has nothing to withdraw.
-fn program_ieee(port: &mut Port) -> Option<Output> {
+pub(super) fn program_ieee(port: &mut Port) -> Option<Output> {
     if port.ieee_hw.pending.is_some() {
         return None;
     }
@@ -129,7 +129,7 @@ fn desired(port: &Port) -> Option<IeeeProgram> {
     };
     let program = IeeeProgram {
         ets,
-        pfc_enabled: a.applied_pfc().0,
+        pfc_enabled: a.applied_pfc().0 & !port.pfc.forced_off().0,
         app_add,
         app_del,
         trust,

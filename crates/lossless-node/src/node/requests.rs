@@ -115,6 +115,14 @@ pub(super) fn handle(node: &mut Node, now: Now, id: RequestId, req: Request) {
             node.outputs.push_back(Output::ReadConfig);
             return;
         }
+        Request::PfcShow { port } => per_port(node, port.as_deref(), |p| {
+            serde_json::to_value(crate::pfc::view::PortPfcView::of(
+                &p.name,
+                p.agent.applied_pfc(),
+                &p.pfc,
+                now.mono,
+            ))
+        }),
         Request::RelayShow => match node.relay_read(id) {
             Ok(()) => return,
             Err(resp) => resp,

@@ -171,6 +171,9 @@ pub struct Node {
     pub desc: String,
     pub guid: u64,
     pub nports: u8,
+    /// A switch whose port 0 is an enhanced port 0 (ibsim's and ibnetdiscover's
+    /// `enhanced port 0`): OpenSM programs its SL2VL and VLArb tables.
+    pub enhanced_port0: bool,
     /// Ports that exist in the dump: switch port 0 and every connected port.
     pub ports: Vec<Port>,
 }

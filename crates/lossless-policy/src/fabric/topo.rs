@@ -53,6 +53,7 @@ struct RawNode {
     guid: u64,
     nports: u8,
     lid: Option<u16>,
+    enhanced_port0: bool,
     ports: Vec<RawPort>,
     defaults: (u32, u32, u32),
 }
@@ -298,6 +299,9 @@ impl Reader<'_> {
             guid: self.next_node_guid(kind, nports),
             nports,
             lid,
+            // ibsim looks for it anywhere after the id; ibnetdiscover writes it after the
+            // description.
+            enhanced_port0: kind == NodeKind::Switch && rest.contains("enhanced port 0"),
             ports: vec![],
             defaults: self.defaults,
         })
@@ -569,6 +573,7 @@ fn bare_node(n: &RawNode, flavor: Flavor) -> Node {
         desc: n.desc.clone(),
         guid: n.guid,
         nports: n.nports,
+        enhanced_port0: n.enhanced_port0,
         ports,
     }
 }

@@ -55,6 +55,28 @@ pub fn mask_pkeys(list: Vec<NumRange>) -> Vec<NumRange> {
         .collect()
 }
 
+/// OpenSM's `__sort_reduce_rangearr`: ranges sorted by their start, overlapping and
+/// adjacent ones merged. (The order OpenSM tries a level's P_Keys in.)
+pub fn sort_reduce(mut list: Vec<NumRange>) -> Vec<NumRange> {
+    list.sort_by_key(|r| (r.lo, r.hi));
+    let mut out: Vec<NumRange> = Vec::with_capacity(list.len());
+    for r in list {
+        match out.last_mut() {
+            Some(last) if r.lo <= last.hi || r.lo.checked_sub(1) == Some(last.hi) => {
+                last.hi = last.hi.max(r.hi);
+            }
+            _ => out.push(r),
+        }
+    }
+    out
+}
+
+/// P_Key ranges as OpenSM keeps them for levels, rules and port groups: the membership bit
+/// stripped from each end (ends swapped if that reverses them), sorted, merged.
+pub fn pkey_ranges(list: Vec<NumRange>) -> Vec<NumRange> {
+    sort_reduce(mask_pkeys(list))
+}
+
 pub(crate) fn note_octal(octal: &mut Vec<Spanned<String>>, raw: &str, loc: Loc) {
     let b = raw.as_bytes();
     if b.len() > 1 && b[0] == b'0' && b[1] != b'x' && b[1] != b'X' {

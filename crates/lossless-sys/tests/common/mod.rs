@@ -5,13 +5,7 @@
 use lossless_sys::link::if_nametoindex;
 use lossless_sys::packet::PacketSocket;
 
-pub use lossless_testkit::Netns;
-
-/// True when the test should run (root); false, saying so, when
-/// LOSSLESS_SKIP_NETNS is set; panics with the reason otherwise.
-pub fn privileged() -> bool {
-    lossless_testkit::can_run("this lossless-sys kernel test")
-}
+pub use lossless_testkit::{require, Netns, Oracle};
 
 pub const MAC_A: [u8; 6] = [0x02, 0, 0, 0, 0, 0x0a];
 pub const MAC_B: [u8; 6] = [0x02, 0, 0, 0, 0, 0x0b];

@@ -9,8 +9,6 @@ use lossless_wire::ieee::{
     AppPriority, AppPriorityTable, EtsConfig, EtsRecommendation, EtsTable, IeeeDcbx, PfcConfig,
     PriorityMap, Selector, Tsa, MAX_APP_ENTRIES,
 };
-use pcap_file::pcap::PcapReader;
-use pcap_file::pcapng::{Block, PcapNgReader};
 use proptest::collection::vec;
 use proptest::option;
 use proptest::prelude::*;
@@ -134,26 +132,9 @@ pub fn capture_files() -> Vec<PathBuf> {
     files
 }
 
-/// The Ethernet frames of a pcap or pcapng file, told apart by magic number.
+/// The Ethernet frames of a pcap or pcapng file.
 pub fn read_capture(path: &Path) -> Vec<Vec<u8>> {
-    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut frames = Vec::new();
-    if bytes.starts_with(&[0x0a, 0x0d, 0x0d, 0x0a]) {
-        let mut r = PcapNgReader::new(&bytes[..]).expect("pcapng header");
-        while let Some(block) = r.next_block() {
-            match block.expect("pcapng block") {
-                Block::EnhancedPacket(p) => frames.push(p.data.into_owned()),
-                Block::SimplePacket(p) => frames.push(p.data.into_owned()),
-                _ => {}
-            }
-        }
-    } else {
-        let mut r = PcapReader::new(&bytes[..]).expect("pcap header");
-        while let Some(p) = r.next_packet() {
-            frames.push(p.expect("pcap record").data.into_owned());
-        }
-    }
-    frames
+    lossless_testkit::read_frames(path)
 }
 
 // ---------------------------------------------------------- strategies

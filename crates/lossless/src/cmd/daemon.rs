@@ -182,6 +182,7 @@ pub fn neighbors(args: PortArgs) -> Result<(), CliError> {
         "TTL",
         "EXPIRES",
         "DCBX",
+        "ROLE",
     ]);
     for p in arr(&v["ports"]) {
         for n in arr(&p["neighbors"]) {
@@ -195,10 +196,21 @@ pub fn neighbors(args: PortArgs) -> Result<(), CliError> {
                 n["ttl"].to_string(),
                 format!("{:.0}s", n["expires_in_s"].as_f64().unwrap_or_default()),
                 s(&n["dcbx"]),
+                role(n),
             ]);
         }
     }
     emit(&t.render())
+}
+
+/// A neighbour's part in the multiple-neighbour rule: `negotiated`, `holding 12s`,
+/// `set aside`, `alone`.
+fn role(n: &Value) -> String {
+    match (n["role"].as_str(), n["holds_port_s"].as_f64()) {
+        (Some("holding"), Some(left)) => format!("holding {left:.0}s"),
+        (Some(r), _) => r.replace('_', " "),
+        (None, _) => "-".into(),
+    }
 }
 
 pub fn counters(args: PortArgs) -> Result<(), CliError> {
@@ -222,6 +234,7 @@ pub fn counters(args: PortArgs) -> Result<(), CliError> {
         "TLV-DISC",
         "TLV-UNREC",
         "AGEOUTS",
+        "HOLD-EXP",
         "DCBX-IN",
         "SEQ-CHG",
         "PEER-LOSS",
@@ -240,6 +253,7 @@ pub fn counters(args: PortArgs) -> Result<(), CliError> {
             l["tlvs_discarded"].to_string(),
             l["tlvs_unrecognized"].to_string(),
             l["ageouts"].to_string(),
+            l["neighbor_hold_expiries"].to_string(),
             d["tlvs_in"].to_string(),
             d["seq_changes"].to_string(),
             d["peer_losses"].to_string(),

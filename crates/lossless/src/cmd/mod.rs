@@ -10,6 +10,7 @@ pub mod headroom;
 pub mod headroom_compare;
 pub mod headroom_show;
 pub mod lab;
+pub mod pfc;
 pub mod policy;
 pub mod profile;
 pub mod relay;

@@ -221,7 +221,20 @@ fn load(i: &Inputs) -> Result<Loaded, CliError> {
     };
     let parts = fabric.as_ref().map(|f| Partitions::build(conf.as_ref(), f));
     let osm = match &i.opensm_conf {
-        Some(p) => OsmQos::parse(&read(p)?),
+        Some(p) => {
+            let osm = OsmQos::parse(&read(p)?);
+            // What OpenSM programs otherwise than the file says, whatever the command: never a
+            // silently different table.
+            for d in &osm.diags {
+                eprintln!("{}:{}: warning: {}", p.display(), d.line, d.message);
+            }
+            if let Some(f) = &fabric {
+                for d in osm.fabric_diags(f) {
+                    eprintln!("{}:{}: warning: {}", p.display(), d.line, d.message);
+                }
+            }
+            osm
+        }
         None => OsmQos::default(),
     };
     Ok(Loaded {
@@ -446,6 +459,7 @@ fn run_resolve(a: ResolveArgs, explain: bool) -> Result<(), CliError> {
         return Err(CliError::input("--sl", "must be 0-15"));
     }
     let q = Query {
+        requester: None,
         src,
         dst,
         request: Request {

@@ -54,6 +54,31 @@ fn render(r: &RelayShow) -> String {
         },
         r.datapath.batch
     );
+    if let Some(x) = &r.xdp {
+        if x.running {
+            out.push_str(&format!(
+                "data path: XDP ({}) on both interfaces: {} relayed, {} delivered, {} dropped, \
+                 {} passed to the AF_PACKET path{}{}\n",
+                x.mode.as_deref().unwrap_or("?"),
+                x.egress_relayed,
+                x.ingress_delivered,
+                x.egress_dropped + x.ingress_dropped,
+                x.egress_passed + x.ingress_passed,
+                if x.redirect_failed > 0 {
+                    format!(", {} redirects FAILED", x.redirect_failed)
+                } else {
+                    String::new()
+                },
+                if x.why.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", x.why)
+                }
+            ));
+        } else {
+            out.push_str(&format!("data path: AF_PACKET only; XDP {}\n", x.why));
+        }
+    }
     let mut t = Table::new([
         "SIDE",
         "INTERFACE",
@@ -118,44 +143,60 @@ fn pe_status(pe: &RelayStatus, out: &mut String) {
     ));
     let i = &pe.ingress;
     out.push_str(&format!(
-        "ingress (WAN -> DC gateway): received {}, delivered {}, dropped {}: {}\n",
+        "ingress (WAN -> DC gateway): received {}, delivered {}, dropped {}: {}{}\n",
         i.received,
         i.delivered,
         i.dropped.total(),
-        drops(&i.dropped)
+        drops(&i.dropped),
+        if pe.wan_delay.is_some() {
+            format!(
+                "; WAN delay measurement {} in, {} out",
+                i.measurement, e.measurement
+            )
+        } else {
+            String::new()
+        }
     ));
     match &pe.storm {
         None => out.push_str("storm ceiling: off\n"),
         Some(s) => {
             out.push_str(&format!(
-                "storm ceiling: {}/s per priority, burst {}, episode gap {} ms; suppressed {}\n",
+                "storm ceiling: resumes {}/s per priority, burst {}, episode gap {} ms; pauses \
+                 timed at {} Gb/s, refreshed {} us before they lapse; suppressed {}\n",
                 s.max_per_second,
                 s.burst,
                 s.episode_gap_ns as f64 / 1e6,
+                s.link_speed_bps as f64 / 1e9,
+                s.refresh_before_ns as f64 / 1e3,
                 s.suppressed
             ));
             let mut t = Table::new([
                 "PRIO",
                 "EPISODE",
                 "PENDING",
+                "FAR-PAUSED-UNTIL",
                 "TOKENS",
                 "EPISODES",
                 "RELAYED",
                 "BYPASSED",
                 "SUPPRESSED",
                 "FLUSHED",
+                "REFRESHED",
             ]);
             for p in &s.priorities {
                 t.row([
                     p.priority.to_string(),
                     if p.in_episode { "open" } else { "-" }.into(),
                     p.pending.map_or("-".into(), |v| v.to_string()),
+                    p.far_paused_until_ns
+                        .map_or("-".into(), |ns| format!("{:.6} s", ns as f64 / 1e9)),
                     p.tokens.to_string(),
                     p.counters.episodes.to_string(),
                     p.counters.relayed.to_string(),
                     p.counters.bypassed.to_string(),
                     p.counters.suppressed.to_string(),
                     p.counters.flushed.to_string(),
+                    p.counters.refreshed.to_string(),
                 ]);
             }
             out.push_str(&t.render());
@@ -164,8 +205,32 @@ fn pe_status(pe: &RelayStatus, out: &mut String) {
     if let Some(m) = &pe.last_malformed {
         out.push_str(&format!("last malformed tunnel frame: {m}\n"));
     }
-    if let Some(b) = &pe.gateway_buffer {
-        buffer(b, out);
+    if let Some(d) = &pe.wan_delay {
+        match (d.round_trip_ns, d.one_way_ns) {
+            (Some(rtt), Some(one)) => out.push_str(&format!(
+                "WAN delay, measured to the far PE in the tunnel: round trip {:.3} ms (median {:.3} \
+                 ms, {}/{} exchanges), one way {:.3} ms; {} rounds, {} failed\n",
+                rtt as f64 / 1e6,
+                d.median_ns.unwrap_or(rtt) as f64 / 1e6,
+                d.valid,
+                d.sent,
+                one as f64 / 1e6,
+                d.rounds_completed,
+                d.rounds_failed
+            )),
+            _ => out.push_str(&format!(
+                "WAN delay: measuring (no round completed yet; {} rounds failed, {} frames sent, {} \
+                 received)\n",
+                d.rounds_failed, d.frames_sent, d.frames_received
+            )),
+        }
+    }
+    match &pe.gateway_buffer {
+        Some(b) => buffer(b, out),
+        None if pe.wan_delay.is_some() => {
+            out.push_str("gateway buffer: waiting for the first WAN delay measurement\n")
+        }
+        None => {}
     }
 }
 
@@ -203,14 +268,29 @@ fn gateway(g: &GatewayShow, out: &mut String) {
 }
 
 fn buffer(b: &lossless_relay::buffer::GatewayBuffer, out: &mut String) {
+    let source = if b.delay_source.is_empty() {
+        "configured"
+    } else {
+        b.delay_source.as_str()
+    };
     out.push_str(&format!(
-        "gateway buffer (draft-he-rtgwg-wan-pfc-00): (rx {} - tx {}) x {} = {} bits: reserve more \
-         than that, at least {} bytes",
+        "gateway buffer, the draft's condition (draft-he-rtgwg-wan-pfc-00): (rx {} - tx {}) x \
+         forwarding delay {} ({source}) = {} bits: reserve more than that, at least {} bytes",
         b.rx_rate, b.tx_rate, b.wan_delay, b.product_bits, b.minimum_bytes
     ));
-    match (b.reserved_bytes, b.holds) {
-        (Some(r), Some(true)) => out.push_str(&format!("; reserved {r} bytes: holds\n")),
-        (Some(r), _) => out.push_str(&format!("; reserved {r} bytes: TOO SMALL\n")),
-        _ => out.push('\n'),
+    let verdict = |holds: Option<bool>| match (b.reserved_bytes, holds) {
+        (Some(r), Some(true)) => format!("; reserved {r} bytes: holds\n"),
+        (Some(r), _) => format!("; reserved {r} bytes: TOO SMALL\n"),
+        _ => "\n".to_string(),
+    };
+    out.push_str(&verdict(b.holds));
+    if !b.round_trip.is_empty() {
+        out.push_str(&format!(
+            "gateway buffer, the physically safe bound (data in flight for a round trip, as the PFC \
+             Delay Value Constraint Model counts it): rx {} x round trip {} ({source}) = {} bits: at \
+             least {} bytes",
+            b.rx_rate, b.round_trip, b.safe_bits, b.safe_minimum_bytes
+        ));
+        out.push_str(&verdict(b.safe_holds));
     }
 }

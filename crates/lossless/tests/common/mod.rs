@@ -2,24 +2,16 @@
 //! built binary, read its JSON Lines.
 #![allow(dead_code)]
 
-use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::time::Duration;
 
+pub use lossless_testkit::pcap::DataLink;
 use lossless_wire::cee::{
     AppConfig, AppEntry, AppSelector, AppTable, CeeDcbx, Control, FeatureHeader, FeatureTlv,
     PfcConfig, PgConfig, PriorityMap, DCBX_OUI,
 };
 use lossless_wire::lldp::{Id, Lldpdu};
 use lossless_wire::{emit_lldp_frame, MacAddr};
-use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
-use pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketBlock;
-use pcap_file::pcapng::blocks::interface_description::{
-    InterfaceDescriptionBlock, InterfaceDescriptionOption,
-};
-use pcap_file::pcapng::PcapNgWriter;
-use pcap_file::DataLink;
 
 pub const SRC: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x01]);
 
@@ -35,51 +27,22 @@ pub fn data(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// Frame `i` (0-based) is stamped 1_700_000_000 + i seconds + 250 ms.
-pub fn stamp(i: usize) -> Duration {
-    Duration::new(1_700_000_000 + i as u64, 250_000_000)
-}
-
+/// Writes `frames` (Ethernet) as pcap to [`tmp`]`(name)`, frame `i` stamped
+/// 1_700_000_000 + i seconds + 250 ms (lossless-testkit's `frame_time`).
 pub fn write_pcap(name: &str, frames: &[Vec<u8>]) -> PathBuf {
     write_pcap_linktype(name, frames, DataLink::ETHERNET)
 }
 
 pub fn write_pcap_linktype(name: &str, frames: &[Vec<u8>], datalink: DataLink) -> PathBuf {
     let path = tmp(name);
-    let file = std::fs::File::create(&path).expect("create pcap");
-    let header = PcapHeader {
-        datalink,
-        ..PcapHeader::default()
-    };
-    let mut w = PcapWriter::with_header(file, header).expect("pcap header");
-    for (i, f) in frames.iter().enumerate() {
-        w.write_packet(&PcapPacket::new(stamp(i), f.len() as u32, f))
-            .expect("write packet");
-    }
+    lossless_testkit::write_pcap_linktype(&path, frames, datalink);
     path
 }
 
 /// A pcapng with one Ethernet interface at nanosecond resolution.
 pub fn write_pcapng(name: &str, frames: &[Vec<u8>]) -> PathBuf {
     let path = tmp(name);
-    let file = std::fs::File::create(&path).expect("create pcapng");
-    let mut w = PcapNgWriter::new(file).expect("section header");
-    w.write_pcapng_block(InterfaceDescriptionBlock {
-        linktype: DataLink::ETHERNET,
-        snaplen: 65535,
-        options: vec![InterfaceDescriptionOption::IfTsResol(9)],
-    })
-    .expect("interface");
-    for (i, f) in frames.iter().enumerate() {
-        w.write_pcapng_block(EnhancedPacketBlock {
-            interface_id: 0,
-            timestamp: stamp(i),
-            original_len: f.len() as u32,
-            data: Cow::Borrowed(f),
-            options: vec![],
-        })
-        .expect("write packet");
-    }
+    lossless_testkit::write_pcapng(&path, frames);
     path
 }
 
@@ -289,54 +252,27 @@ pub fn tunnelled(kind: lossless_relay::example::Kind, inner: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Runs tshark on `path` for `fields` (one row per frame, occurrences
-/// joined by ","), or `None` when tshark is absent and LOSSLESS_SKIP_TSHARK
-/// says to skip.
+/// tshark's decode of `path` for `fields`: one map per frame (occurrences joined by
+/// ","; booleans as 1/0, as tshark 4.0 prints them and later versions do not), or
+/// `None` when tshark is missing and `LOSSLESS_SKIP_ORACLES=1` skips it.
 pub fn tshark(
     path: &Path,
     fields: &[String],
 ) -> Option<Vec<std::collections::BTreeMap<String, String>>> {
-    let available = Command::new("tshark")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !available {
-        if std::env::var_os("LOSSLESS_SKIP_TSHARK").is_some() {
-            eprintln!("tshark not installed: skipped (LOSSLESS_SKIP_TSHARK set)");
-            return None;
-        }
-        panic!("tshark is not installed (apt-get install tshark), or set LOSSLESS_SKIP_TSHARK=1");
+    let what = format!("tshark on {}", path.display());
+    if !lossless_testkit::require(&what, &[lossless_testkit::Oracle::Tshark]) {
+        return None;
     }
-    let mut cmd = Command::new("tshark");
-    cmd.arg("-r").arg(path).args([
-        "-T",
-        "fields",
-        "-E",
-        "separator=|",
-        "-E",
-        "aggregator=,",
-        "-E",
-        "occurrence=a",
-    ]);
-    for f in fields {
-        cmd.args(["-e", f]);
-    }
-    let out = cmd.output().expect("run tshark");
-    assert!(
-        out.status.success(),
-        "tshark: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).expect("utf-8");
+    let names: Vec<&str> = fields.iter().map(String::as_str).collect();
+    let rows = lossless_testkit::tshark_fields(path, &[], &names).rows;
     Some(
-        text.lines()
-            .map(|l| {
+        rows.into_iter()
+            .map(|row| {
                 fields
                     .iter()
                     .cloned()
-                    // tshark 4.0 prints booleans as 1/0, later versions as True/False.
                     .zip(
-                        l.split('|')
+                        row.iter()
                             .map(|v| v.replace("True", "1").replace("False", "0")),
                     )
                     .collect()

@@ -16,6 +16,7 @@
 
 pub mod gateway;
 pub mod pe;
+pub mod xdp;
 
 use std::io;
 use std::os::fd::AsFd;
@@ -30,7 +31,7 @@ use lossless_sys::if_nametoindex;
 use lossless_sys::ring::{RingOptions, RingSocket, RxFrames};
 use tracing::{info, warn};
 
-use lossless_node::relay::{PortIo, RelayShow};
+use lossless_node::relay::{PortIo, RelayShow, XdpShow};
 
 /// How often a port that is not open is tried again.
 const REOPEN: Duration = Duration::from_secs(1);
@@ -67,6 +68,72 @@ enum Core {
 struct State {
     core: Core,
     ports: Vec<PortIo>,
+    xdp: XdpShowSlot,
+}
+
+/// The XDP path's state for `relay show`, and its last counts.
+#[derive(Debug, Clone, Default)]
+pub struct XdpShowSlot {
+    show: Option<XdpShow>,
+    counts: xdp::XdpCounts,
+}
+
+impl XdpShowSlot {
+    pub fn set_off(&mut self, why: &str) {
+        let s = self.show.get_or_insert_with(XdpShow::default);
+        if s.running || s.why != why {
+            if !why.starts_with("waiting") {
+                info!(why, "relay: XDP path not running; AF_PACKET path only");
+            }
+            s.running = false;
+            s.mode = None;
+            s.why = why.to_string();
+        }
+    }
+
+    pub fn set_running(&mut self, mode: lossless_sys::xdp::Mode, why: &str) {
+        let mode = match mode {
+            lossless_sys::xdp::Mode::Native => "native",
+            lossless_sys::xdp::Mode::Generic => "generic",
+        };
+        info!(mode, "relay: XDP path attached");
+        self.show = Some(XdpShow {
+            running: true,
+            mode: Some(mode.into()),
+            why: why.into(),
+            ..XdpShow::default()
+        });
+    }
+
+    fn record(&mut self, c: xdp::XdpCounts) {
+        self.counts = c;
+        if let Some(s) = self.show.as_mut() {
+            s.egress_relayed = c.egress_relayed;
+            s.egress_dropped = c.egress_dropped.total();
+            s.egress_passed = c.egress_passed;
+            s.ingress_delivered = c.ingress_delivered;
+            s.ingress_dropped = c.ingress_dropped.total();
+            s.ingress_passed = c.ingress_passed;
+            s.redirect_failed = c.redirect_failed;
+        }
+    }
+}
+
+/// The core's counters plus what the XDP program decided without it.
+fn merged(mut st: lossless_relay::RelayStatus, c: &xdp::XdpCounts) -> lossless_relay::RelayStatus {
+    let e = &mut st.egress;
+    e.received += c.egress_received - c.egress_passed;
+    e.relayed += c.egress_relayed;
+    for (r, n) in c.egress_dropped.iter() {
+        e.dropped.add_n(r, n);
+    }
+    let i = &mut st.ingress;
+    i.received += c.ingress_received;
+    i.delivered += c.ingress_delivered;
+    for (r, n) in c.ingress_dropped.iter() {
+        i.dropped.add_n(r, n);
+    }
+    st
 }
 
 struct Shared {
@@ -136,7 +203,11 @@ impl RelayRuntime {
         };
         let shared = Arc::new(Shared {
             stop: AtomicBool::new(false),
-            state: Mutex::new(State { core, ports }),
+            state: Mutex::new(State {
+                core,
+                ports,
+                xdp: XdpShowSlot::default(),
+            }),
             started,
             datapath,
         });
@@ -168,7 +239,7 @@ impl RelayRuntime {
     pub fn show(&self) -> RelayShow {
         let st = self.shared.lock();
         let (pe, gateway) = match &st.core {
-            Core::Pe(r) => (Some(r.status()), None),
+            Core::Pe(r) => (Some(merged(r.status(), &st.xdp.counts)), None),
             Core::Gateway(g) => (None, Some(g.show())),
         };
         RelayShow {
@@ -178,6 +249,7 @@ impl RelayRuntime {
             ports: st.ports.clone(),
             pe,
             gateway,
+            xdp: st.xdp.show.clone(),
         }
     }
 }

@@ -58,9 +58,21 @@ pub(super) fn run(shared: &Shared, cfg: &RelayConfig) {
         ring_options(priority, promiscuous),
     );
     let mut out = TxBatch::with_capacity(2 * batch, 256);
+    let mut fast = super::xdp::XdpPath::new(cfg);
+    let mut last_counts = std::time::Instant::now();
     while !shared.stopping() {
         dc.ensure_open(shared);
         wan.ensure_open(shared);
+        {
+            let mut st = shared.lock();
+            fast.ensure(&dc_name, &wan_name, &mut st.xdp);
+            if last_counts.elapsed() >= super::STATS_EVERY {
+                last_counts = std::time::Instant::now();
+                if let Some(c) = fast.counts() {
+                    st.xdp.record(c);
+                }
+            }
+        }
         out.clear();
         let (received, next) = {
             let mut guard = shared.lock();

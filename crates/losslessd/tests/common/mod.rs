@@ -1,7 +1,8 @@
 //! losslessd processes (and the `lossless` CLI against them) in the namespaces,
 //! veth pairs and temporary directories of lossless-testkit, re-exported here with
-//! its polling helpers and its lldpad peer. Needs root; without it the tests fail,
-//! unless LOSSLESS_SKIP_NETNS=1.
+//! its polling helpers, its lldpad peer and its oracle rule (`require`: a test whose
+//! oracle is missing fails naming the Debian package, or is skipped with
+//! LOSSLESS_SKIP_ORACLES=1).
 #![allow(dead_code, unused_imports)] // each test file uses part of it
 
 pub mod rig;
@@ -14,9 +15,11 @@ use lossless_client::Client;
 use lossless_node::protocol::Request;
 use serde_json::Value;
 
+pub use lossless_testkit::oracle::{require, EMULATED_DRIVER, LLDPAD_PEER};
 pub use lossless_testkit::{
-    can_run, dcbtool_field, dcbtool_fields, sh, unique, wait_every, wait_for, LldpadPeer, Mode,
-    Netns, ShimEnv, TempDir, Veth,
+    dcbtool_field, dcbtool_fields, http_get, machine, metric, metric_value, promtool_check_metrics,
+    scrape_metrics, sh, unique, wait_every, wait_for, LldpadPeer, Mode, Netns, Oracle, ShimEnv,
+    TempDir, Veth,
 };
 
 pub fn losslessd_bin() -> PathBuf {
@@ -99,10 +102,15 @@ impl Daemon {
             .append(true)
             .open(self.dir.join("log"))
             .expect("log file");
-        let child = Command::new("ip")
-            .args(["netns", "exec", &self.ns])
-            .args(&self.wrapper)
-            .arg(losslessd_bin())
+        let mut command = match self.wrapper.split_first() {
+            Some((wrapper, args)) => {
+                let mut c = Netns::existing(&self.ns).command(wrapper);
+                c.args(args).arg(losslessd_bin());
+                c
+            }
+            None => Netns::existing(&self.ns).command(losslessd_bin()),
+        };
+        let child = command
             .arg("--socket")
             .arg(&self.socket)
             .arg("--state-dir")
@@ -228,25 +236,4 @@ pub fn env_or(k: &str, d: usize) -> usize {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(d)
-}
-
-/// Prints the machine a benchmark ran on: CPU, cores, kernel, build profile.
-pub fn machine() {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .unwrap_or_default()
-        .lines()
-        .find(|l| l.starts_with("model name"))
-        .and_then(|l| l.split_once(':'))
-        .map(|(_, v)| v.trim().to_string())
-        .unwrap_or_default();
-    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
-    let kernel = String::from_utf8_lossy(&sh(&["uname", "-r"]).stdout)
-        .trim()
-        .to_string();
-    let profile = if cfg!(debug_assertions) {
-        "debug"
-    } else {
-        "release"
-    };
-    println!("machine: {cpu}, {cores} cores, Linux {kernel}, losslessd {profile} build");
 }

@@ -1,8 +1,7 @@
 //! tshark as the oracle of our IEEE 802.1Qaz TLVs, during a negotiation with lldpad.
 
-use std::path::Path;
-
-use lossless_testkit::{tshark_available, tshark_fields};
+use lossless_testkit::pcap::read_frames_so_far;
+use lossless_testkit::tshark_fields;
 
 use crate::common::*;
 use crate::harness::*;
@@ -40,27 +39,12 @@ fn tlvs_of(frame: &[u8]) -> Vec<Tlv> {
     }
 }
 
-/// The frames of a pcap file, up to the first that is not (yet) whole; none while
-/// the file has no header.
-fn frames(pcap: &Path) -> Vec<Vec<u8>> {
-    let Ok(file) = std::fs::File::open(pcap) else {
-        return Vec::new();
-    };
-    let Ok(mut r) = pcap_file::pcap::PcapReader::new(file) else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    while let Some(Ok(p)) = r.next_packet() {
-        out.push(p.data.into_owned());
-    }
-    out
-}
-
 #[test]
 fn g_tshark_decodes_our_ieee_tlvs_as_configured() {
-    if !can_run("g_tshark_decodes_our_ieee_tlvs_as_configured")
-        || !tshark_available("g_tshark_decodes_our_ieee_tlvs_as_configured")
-    {
+    if !require(
+        "g_tshark_decodes_our_ieee_tlvs_as_configured",
+        &[Oracle::Netns, Oracle::Lldpad, Oracle::Gcc, Oracle::Tshark],
+    ) {
         return;
     }
     let tmp = TempDir::new();
@@ -86,7 +70,10 @@ fn g_tshark_decodes_our_ieee_tlvs_as_configured() {
     // first, and a fast transmission after it).
     let src = [2, 0, 0, 0, 0, 0x0b];
     wait_every(LIMIT, EVERY, "two frames of ours in the capture", || {
-        let n = frames(&pcap).iter().filter(|f| f[6..12] == src).count();
+        let n = read_frames_so_far(&pcap)
+            .iter()
+            .filter(|f| f[6..12] == src)
+            .count();
         (n >= 2).then_some(())
     });
     if let Some(mut c) = i.cap.take() {
@@ -122,7 +109,7 @@ fn g_tshark_decodes_our_ieee_tlvs_as_configured() {
     let names: Vec<&str> = fields.iter().map(String::as_str).collect();
     let rows = tshark_fields(&pcap, &["-Y", &ours], &names);
     assert!(!rows.is_empty(), "no frame of ours in {}", pcap.display());
-    let all = frames(&pcap);
+    let all = read_frames_so_far(&pcap);
     // Every frame we sent, from the first: the same TLVs (nothing in them changes).
     for r in 0..rows.len() {
         let f = |k: &str| {

@@ -14,28 +14,40 @@
 
 use std::collections::VecDeque;
 
+mod frame;
+mod status;
+
 use lossless_wire::cee::{AppConfig, PfcConfig, PgConfig, PriorityMap, FLAG_HEADROOM_MEASUREMENT};
-use lossless_wire::frame::{emit_lldp_frame, Frame, Payload};
+use lossless_wire::frame::{Frame, Payload};
 use lossless_wire::ieee::IeeeDcbx;
-use lossless_wire::{EmitError, MacAddr};
+use lossless_wire::lldp::Lldpdu;
+use lossless_wire::MacAddr;
 
 use crate::cee::control::ControlMachine;
-use crate::cee::feature::{Feature, FeatureKind};
+use crate::cee::feature::Feature;
 use crate::cee::{self, CeeMachines};
-use crate::config::{ConfigError, FeatureAdmin, PortConfig};
+use crate::config::{ConfigError, PortConfig};
 use crate::event::{Event, NeighborLoss};
 use crate::ieee::{self, IeeeMachines};
-use crate::lldp::local;
-use crate::lldp::rx::{Msap, Neighbor, RemoteMib, RxOutcome};
+use crate::lldp::peer::PeerView;
+use crate::lldp::rx::{Limits, Msap, Neighbor, RemoteMib, RxOutcome};
 use crate::lldp::tx::{TxKind, TxMachine};
 use crate::mode::{ModeChange, ModeMachine, Version};
 use crate::reason::Reason;
 use crate::stats::{DcbxStats, DecodeErrors, LldpStats};
-use crate::status::{
-    FeatureStatus, HeadroomCapability, IeeeFeatureStatus, IeeeStatus, ModeStatus, PortStatus,
-};
 use crate::time::Instant;
 use crate::IdText;
+use frame::is_lldp_frame;
+
+/// What a received LLDPDU brings the DCBX machines.
+#[derive(Debug, Default)]
+struct Fresh {
+    /// The neighbour whose DCBX TLVs it refreshed in the remote MIB.
+    from: Option<Msap>,
+    /// Its TTL is not the one that neighbour sent last: it asks for our LLDPDU (see
+    /// `ask_survivor`).
+    asks: bool,
+}
 
 /// An LLDP + DCBX agent for one port.
 #[derive(Debug, Clone)]
@@ -133,6 +145,11 @@ impl Agent {
         self.mib.neighbors()
     }
 
+    /// MSAPs whose LLDPDUs tooManyNeighbors discarded and that have not aged out.
+    pub fn discarded_msaps(&self) -> usize {
+        self.mib.discarded()
+    }
+
     pub fn lldp_stats(&self) -> &LldpStats {
         &self.lldp_stats
     }
@@ -210,7 +227,7 @@ impl Agent {
             self.peer_dcbx = false;
             self.too_many = false;
         }
-        self.run_dcbx(now, false);
+        self.run_dcbx(now, &Fresh::default());
         self.pump(now);
     }
 
@@ -232,17 +249,16 @@ impl Agent {
         self.now = now;
         let aged = self.expire(now);
         match self.receive(now, frame) {
-            Some(fresh_dcbx) => self.run_dcbx(now, fresh_dcbx),
-            None if aged => self.run_dcbx(now, false),
+            Some(fresh) => self.run_dcbx(now, &fresh),
+            None if aged => self.run_dcbx(now, &Fresh::default()),
             None => {}
         }
         self.pump(now);
     }
 
     /// rxProcessFrame: validates an LLDPDU and updates the remote MIB. Returns
-    /// None when the frame is not for this agent or was discarded, else
-    /// whether it carried DCBX TLVs the machines must process.
-    fn receive(&mut self, now: Instant, frame: &[u8]) -> Option<bool> {
+    /// None when the frame is not for this agent, else what it brings the machines.
+    fn receive(&mut self, now: Instant, frame: &[u8]) -> Option<Fresh> {
         if !self.link_up || !self.cfg.admin_status.rx() {
             return None;
         }
@@ -269,13 +285,15 @@ impl Agent {
             _ => return None,
         };
         self.lldp_stats.frames_in += 1;
-        let outcome = self.mib.receive(
-            now,
-            parsed.header.src,
-            pdu,
-            self.cfg.max_neighbors,
-            &mut self.lldp_stats,
-        );
+        let limits = Limits {
+            max_neighbors: self.cfg.max_neighbors,
+            hold: self.cfg.neighbor_hold(),
+        };
+        let src = parsed.header.src;
+        let outcome = self
+            .mib
+            .receive(now, src, pdu, limits, &mut self.lldp_stats);
+        let mut asks = false;
         match outcome {
             RxOutcome::Added => {
                 self.events.push_back(Event::NeighborAdded {
@@ -288,8 +306,19 @@ impl Agent {
             RxOutcome::Deleted(ref msap) => {
                 self.report_removed(vec![(msap.clone(), NeighborLoss::Shutdown)])
             }
-            RxOutcome::Updated | RxOutcome::Ignored | RxOutcome::TooMany => {}
+            RxOutcome::Updated { ttl_changed } => asks = ttl_changed,
+            RxOutcome::DiscardedShutdown | RxOutcome::Ignored | RxOutcome::TooMany => {}
         }
+        self.count_dcbx_tlvs(pdu);
+        let dcbx = pdu.cee_dcbx.is_some() || !pdu.ieee_dcbx.is_empty();
+        let stored = matches!(outcome, RxOutcome::Added | RxOutcome::Updated { .. });
+        Some(Fresh {
+            from: (stored && dcbx).then(|| Msap::of(pdu)),
+            asks,
+        })
+    }
+
+    fn count_dcbx_tlvs(&mut self, pdu: &Lldpdu<'_>) {
         if let Some(cee) = &pdu.cee_dcbx {
             self.dcbx_stats.count_tlv(cee);
             cee.anomalies
@@ -301,15 +330,13 @@ impl Agent {
             self.decode_errors.count(e);
         }
         self.dcbx_stats.cin_tlvs += u64::from(pdu.cin_dcbx.is_some());
-        let dcbx = pdu.cee_dcbx.is_some() || !pdu.ieee_dcbx.is_empty();
-        Some(pdu.ttl != 0 && dcbx && outcome != RxOutcome::TooMany)
     }
 
     /// Time passed: age neighbours, run the transmit timers.
     pub fn handle_timeout(&mut self, now: Instant) {
         self.now = now;
         if self.expire(now) {
-            self.run_dcbx(now, false);
+            self.run_dcbx(now, &Fresh::default());
         }
         self.pump(now);
     }
@@ -356,7 +383,7 @@ impl Agent {
         } else if identity_changed {
             self.tx.local_change(now, &self.cfg.timers);
         }
-        self.run_dcbx(now, false);
+        self.run_dcbx(now, &Fresh::default());
         self.pump(now);
         Ok(())
     }
@@ -396,98 +423,10 @@ impl Agent {
 
     /// When to call `handle_timeout` next.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        match (self.tx.poll_timeout(), self.mib.poll_timeout()) {
+        let mib = self.mib.poll_timeout(self.cfg.neighbor_hold());
+        match (self.tx.poll_timeout(), mib) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
-        }
-    }
-
-    /// Everything a manager shows about this port.
-    pub fn status(&self) -> PortStatus {
-        let d = &self.cfg.dcbx;
-        PortStatus {
-            link_up: self.link_up,
-            admin_status: self.cfg.admin_status,
-            dcbx_enabled: d.enabled,
-            dcbx_active: self.dcbx_active(),
-            mode: ModeStatus {
-                configured: self.mode.configured(),
-                running: self.mode.running(),
-                reason: self.mode.reason(),
-                reason_text: self.mode.reason().describe(),
-            },
-            peer_present: self.peer_dcbx,
-            all_syncd: self.peer_dcbx && self.all_syncd(),
-            any_error: self.any_error(),
-            control: self.cee.control,
-            pg: feature_status(&self.cee.pg, &d.pg),
-            pfc: feature_status(&self.cee.pfc, &d.pfc),
-            app: feature_status(&self.cee.app, &d.app),
-            ieee: self.ieee_status(),
-            neighbors: self
-                .mib
-                .neighbors()
-                .iter()
-                .map(|n| n.summary(self.now))
-                .collect(),
-            lldp: self.lldp_stats,
-            dcbx: self.dcbx_stats,
-            headroom_measurement: HeadroomCapability {
-                local: d.headroom_measurement,
-                peer: self.peer_headroom_measurement(),
-            },
-        }
-    }
-
-    fn ieee_status(&self) -> IeeeStatus {
-        let d = &self.cfg.dcbx;
-        let m = &self.ieee;
-        let p = &m.peer;
-        IeeeStatus {
-            ets: IeeeFeatureStatus {
-                enable: d.ieee.ets.enable,
-                willing: d.ieee.ets.willing,
-                advertise: d.ieee.ets.advertise,
-                admin: d.ieee.ets.cfg.table,
-                peer: p.ets_config.map(|c| c.table),
-                peer_willing: p.ets_config.map(|c| c.willing),
-                oper: m.ets.oper,
-                oper_mode: m.ets.oper_mode,
-                agreed: m.ets.agreed,
-                error: m.ets.error,
-                reason: m.ets.reason,
-                reason_text: m.ets.reason.describe(),
-            },
-            pfc: IeeeFeatureStatus {
-                enable: d.pfc.enable,
-                willing: d.pfc.willing,
-                advertise: d.pfc.advertise,
-                admin: d.pfc.cfg.priorities,
-                peer: p.pfc.map(|c| c.enabled),
-                peer_willing: p.pfc.map(|c| c.willing),
-                oper: m.pfc.oper,
-                oper_mode: m.pfc.oper_mode,
-                agreed: m.pfc.agreed,
-                error: m.pfc.error,
-                reason: m.pfc.reason,
-                reason_text: m.pfc.reason.describe(),
-            },
-            app: IeeeFeatureStatus {
-                enable: d.app.enable,
-                willing: d.app.willing,
-                advertise: d.app.advertise,
-                admin: d.ieee.app.clone(),
-                peer: p.app.clone(),
-                peer_willing: None,
-                oper: m.app.oper.clone(),
-                oper_mode: m.app.oper_mode,
-                agreed: m.app.agreed,
-                error: m.app.error,
-                reason: m.app.reason,
-                reason_text: m.app.reason.describe(),
-            },
-            ets_recommend: d.ieee.ets.cfg.recommends(d.ieee.ets.willing),
-            peer_tlvs: p.clone(),
         }
     }
 
@@ -521,12 +460,19 @@ impl Agent {
         self.ieee_sent = None;
     }
 
-    /// Ages the remote MIB; true when something went away.
+    /// Ages the remote MIB; true when something went away or stopped holding the port.
     fn expire(&mut self, now: Instant) -> bool {
-        let gone = self.mib.age(now, &mut self.lldp_stats);
-        let changed = !gone.is_empty();
-        self.report_removed(gone);
-        changed || (self.too_many && !self.mib.too_many_neighbors(now))
+        let aged = self
+            .mib
+            .age(now, self.cfg.neighbor_hold(), &mut self.lldp_stats);
+        self.report_removed(aged.gone);
+        for msap in aged.hold_expired {
+            self.events.push_back(Event::NeighborHoldExpired {
+                chassis_id: msap.chassis_id.to_string(),
+                port_id: msap.port_id.to_string(),
+            });
+        }
+        aged.changed
     }
 
     fn report_removed(&mut self, gone: Vec<(Msap, NeighborLoss)>) {
@@ -550,9 +496,9 @@ impl Agent {
         }
     }
 
-    /// The DCBX machines after any input. `fresh_pdu`: the single neighbour just
-    /// sent DCBX TLVs (somethingChangedRemote).
-    fn run_dcbx(&mut self, now: Instant, fresh_pdu: bool) {
+    /// The DCBX machines after any input; `fresh`: what the LLDPDU just received
+    /// brought (nothing, for a timer or a configuration change).
+    fn run_dcbx(&mut self, now: Instant, fresh: &Fresh) {
         if !self.dcbx_active() {
             match self.mode.running() {
                 Version::Cee => self.cee.inactive(&self.cfg.dcbx, &mut self.events),
@@ -560,50 +506,112 @@ impl Agent {
             }
             return;
         }
-        // CEE DCBX 2.3: more than one neighbour -> the peer's DCBX TLVs are absent.
-        let too_many = self.mib.neighbors().len() > 1 || self.mib.too_many_neighbors(now);
-        if too_many != self.too_many {
-            self.too_many = too_many;
-            self.events
-                .push_back(Event::TooManyNeighbors { active: too_many });
+        let (neighbor, leaving) = self.choose_peer(now);
+        let from_peer = neighbor
+            .as_ref()
+            .is_some_and(|n| fresh.from.as_ref() == Some(&n.msap));
+        // Leaving tooManyNeighbors, what we hold of the survivor is news to the
+        // machines (somethingChangedRemote), as a frame it just sent would be.
+        let holds_dcbx = |n: &Neighbor| n.dcbx.is_some() || n.ieee.is_some();
+        let fresh_pdu = from_peer || (leaving && neighbor.as_ref().is_some_and(holds_dcbx));
+        if leaving {
+            if let Some(speaks) = self.mib.lone_discarded() {
+                // Its LLDPDUs were discarded, but we know its version: ask in that.
+                self.follow_version(now, speaks.cee, speaks.ieee);
+            }
+            self.ask_survivor(now, neighbor.as_ref());
         }
-        // A copy, so the machines below can change the agent while reading it.
-        let neighbor = (!too_many)
-            .then(|| self.mib.neighbors().first().cloned())
-            .flatten();
         let speaks_cee = neighbor.as_ref().is_some_and(|n| n.dcbx.is_some());
         let speaks_ieee = neighbor.as_ref().is_some_and(|n| n.ieee.is_some());
-        if fresh_pdu && neighbor.is_some() {
-            let change = self.mode.peer_sends(speaks_cee, speaks_ieee);
-            if change.is_some() {
-                self.reset_dcbx();
-                self.peer_dcbx = false;
-                // Answer in the peer's version now, not at the next timer.
-                self.tx.local_change(now, &self.cfg.timers);
-            }
-            self.report_mode(change);
+        if fresh_pdu {
+            self.follow_version(now, speaks_cee, speaks_ieee);
         }
-        let running = self.mode.running();
-        let present = match running {
+        let present = match self.mode.running() {
             Version::Cee => neighbor
                 .as_ref()
                 .and_then(|n| n.dcbx.as_ref())
                 .is_some_and(|c| c.control.is_some()),
             Version::Ieee => speaks_ieee,
         };
-        let mut send = false;
+        let mut send = self.track_presence(present);
+        if let Some(n) = neighbor.as_ref().filter(|_| self.peer_dcbx) {
+            self.mib.mark_negotiated(&n.msap);
+        }
+        let absent = self.absence(self.too_many, neighbor.as_ref(), speaks_cee, speaks_ieee);
+        send |= self.run_version(now, neighbor.as_ref(), absent, fresh_pdu);
+        if send {
+            // Any change of our DCBX TLVs starts a fast burst, so a lost frame is
+            // repeated after msgFastTx rather than msgTxInterval.
+            self.tx.fast_start(now, &self.cfg.timers);
+        } else if from_peer && fresh.asks && self.peer_dcbx {
+            // The peer's TTL changed: it asks for our LLDPDU (`ask_survivor`), as any
+            // changed LLDPDU does of lldpad in IEEE 802.1Qaz mode. Answered now,
+            // not at our next msgTxInterval.
+            self.tx.local_change(now, &self.cfg.timers);
+        }
+    }
+
+    /// Who DCBX talks to now (a copy, so the machines can change the agent while
+    /// reading it), reporting tooManyNeighbors as it starts and ends; true when it
+    /// just ended.
+    fn choose_peer(&mut self, now: Instant) -> (Option<Neighbor>, bool) {
+        let (neighbor, too_many) = match self.mib.dcbx_view(now, self.cfg.neighbor_hold()) {
+            PeerView::One(n) => (Some(n.clone()), false),
+            PeerView::None => (None, false),
+            // IEEE 802.1AB, CEE DCBX 2.3: more than one neighbour -> no DCBX peer.
+            PeerView::Multiple => (None, true),
+        };
+        let leaving = self.too_many && !too_many;
+        if too_many != self.too_many {
+            self.too_many = too_many;
+            self.events
+                .push_back(Event::TooManyNeighbors { active: too_many });
+        }
+        (neighbor, leaving)
+    }
+
+    /// tooManyNeighbors just ended: ask the survivor for a fresh LLDPDU instead of
+    /// waiting up to its msgTxInterval. A fast burst whose first LLDPDU differs from
+    /// the last (its TTL), which lldpad answers in IEEE 802.1Qaz mode and so do we;
+    /// in CEE DCBX, with none of the survivor's information held, AckNo 0 too: a CEE
+    /// peer (lldpad, us) takes that for a peer that started over and sends again.
+    fn ask_survivor(&mut self, now: Instant, survivor: Option<&Neighbor>) {
+        self.tx.solicit(now, &self.cfg.timers);
+        let held = survivor
+            .and_then(|n| n.dcbx.as_ref())
+            .is_some_and(|c| c.control.is_some());
+        if self.mode.running() == Version::Cee && !held {
+            self.cee.control.forget_peer();
+        }
+    }
+
+    /// `mode = "auto"`: the DCBX TLVs the peer just sent decide the version.
+    fn follow_version(&mut self, now: Instant, speaks_cee: bool, speaks_ieee: bool) {
+        let change = self.mode.peer_sends(speaks_cee, speaks_ieee);
+        if change.is_some() {
+            self.reset_dcbx();
+            self.peer_dcbx = false;
+            // Answer in the peer's version now, not at the next timer.
+            self.tx.local_change(now, &self.cfg.timers);
+        }
+        self.report_mode(change);
+    }
+
+    /// A DCBX peer of the running version appears or goes; true when ours should go
+    /// out now.
+    fn track_presence(&mut self, present: bool) -> bool {
         match (present, self.peer_dcbx) {
             (true, false) => {
                 self.peer_dcbx = true;
                 self.peer_lost = false;
                 self.events.push_back(Event::PeerDcbx { present: true });
                 // A peer (re)appears: show it our state now rather than at the next timer.
-                send = true;
+                true
             }
             (false, true) => {
                 self.peer_dcbx = false;
                 self.events.push_back(Event::PeerDcbx { present: false });
-                if !too_many {
+                if !self.too_many {
                     // PeerNotAdvertiseDCBX: reset as at link up; auto mode starts over.
                     self.peer_lost = true;
                     self.dcbx_stats.peer_losses += 1;
@@ -611,13 +619,23 @@ impl Agent {
                     self.report_mode(change);
                     self.reset_dcbx();
                 }
+                false
             }
-            _ => {}
+            _ => false,
         }
-        let absent = self.absence(too_many, neighbor.as_ref(), speaks_cee, speaks_ieee);
+    }
+
+    /// The machines of the running version; true when ours should go out now.
+    fn run_version(
+        &mut self,
+        now: Instant,
+        neighbor: Option<&Neighbor>,
+        absent: Reason,
+        fresh_pdu: bool,
+    ) -> bool {
         match self.mode.running() {
             Version::Cee => {
-                let peer = match neighbor.as_ref().and_then(|n| n.dcbx.as_ref()) {
+                let peer = match neighbor.and_then(|n| n.dcbx.as_ref()) {
                     Some(c) if self.peer_dcbx => cee::Peer::Present(c),
                     _ => cee::Peer::Absent(absent),
                 };
@@ -627,7 +645,7 @@ impl Agent {
                 } else {
                     0
                 };
-                send |= self.cee.run(
+                let send = self.cee.run(
                     d,
                     peer,
                     fresh_pdu,
@@ -638,9 +656,10 @@ impl Agent {
                 if self.peer_dcbx && self.cee.awaiting_ack() {
                     self.tx.keep_fast(now, &self.cfg.timers);
                 }
+                send
             }
             Version::Ieee => {
-                let view = match (&neighbor, self.peer_dcbx) {
+                let view = match (neighbor, self.peer_dcbx) {
                     (Some(n), true) => match &n.ieee {
                         Some(tlvs) => ieee::PeerView::Present { tlvs, mac: n.mac },
                         None => ieee::PeerView::Absent(absent),
@@ -650,16 +669,12 @@ impl Agent {
                 self.run_ieee(view);
                 // What we run is what we send: a change goes out at once.
                 let advertised = self.ieee_advertised();
-                if self.ieee_sent.as_ref() != Some(&advertised) {
+                let changed = self.ieee_sent.as_ref() != Some(&advertised);
+                if changed {
                     self.ieee_sent = Some(advertised);
-                    send = true;
                 }
+                changed
             }
-        }
-        if send {
-            // Any change of our DCBX TLVs starts a fast burst, so a lost frame is
-            // repeated after msgFastTx rather than msgTxInterval.
-            self.tx.fast_start(now, &self.cfg.timers);
         }
     }
 
@@ -707,47 +722,4 @@ impl Agent {
             self.transmit.push_back(kind);
         }
     }
-
-    fn build_frame(&self, kind: TxKind, out: &mut Vec<u8>) -> Result<(), EmitError> {
-        let cfg = &self.cfg;
-        local::with_lldpdu(cfg, kind == TxKind::Shutdown, |pdu| {
-            if kind == TxKind::Info && self.dcbx_active() {
-                match self.mode.running() {
-                    Version::Cee => pdu.cee_dcbx = Some(self.cee.tlv()),
-                    Version::Ieee => pdu.ieee_dcbx = self.ieee_advertised(),
-                }
-            }
-            emit_lldp_frame(cfg.mac, pdu, out)
-        })
-    }
-}
-
-fn feature_status<C: FeatureKind>(f: &Feature<C>, admin: &FeatureAdmin<C>) -> FeatureStatus<C> {
-    FeatureStatus {
-        enable: admin.enable,
-        willing: admin.willing,
-        advertise: admin.advertise,
-        desired: admin.cfg.clone(),
-        peer: f.peer.as_ref().map(|p| p.cfg.clone()),
-        peer_enable: f.peer.as_ref().map(|p| p.header.enable),
-        peer_willing: f.peer.as_ref().map(|p| p.header.willing),
-        peer_error: f.peer.as_ref().map(|p| p.header.error),
-        oper: f.oper_cfg.clone(),
-        oper_mode: f.oper_mode,
-        syncd: f.syncd,
-        error: f.error,
-        feature_seq: f.feature_seq,
-        oper_version: f.oper_version,
-        applied: f.applied(admin),
-        reason: f.reason,
-        reason_text: f.reason.describe(),
-    }
-}
-
-/// Ethertype 0x88cc, untagged or behind one 802.1Q tag.
-fn is_lldp_frame(frame: &[u8]) -> bool {
-    matches!(
-        (frame.get(12..14), frame.get(16..18)),
-        (Some([0x88, 0xcc]), _) | (Some([0x81, 0x00]), Some([0x88, 0xcc]))
-    )
 }

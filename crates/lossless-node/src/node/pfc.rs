@@ -1,0 +1,218 @@
+//! PFC counters and the storm watchdog on the node's ports: readings asked for every
+//! interval, their answers fed to the port's watchdog, its transitions published and
+//! its action carried out (PFC off on a stormed priority, back when it is over, through
+//! the same programming as the negotiated PFC, so the delay allowance and the
+//! negotiated priorities come back exactly).
+
+use tracing::{info, warn};
+
+use super::{measure, program, Node, Now, Output};
+use crate::config::WatchdogAction;
+use crate::hardware::{HardwareError, HardwareErrorKind};
+use crate::pfc::{ms, PfcEvent, PfcSample, Transition};
+use crate::port::Port;
+use crate::protocol::{EventBody, Hardware};
+
+impl Node {
+    /// A port's reading is due: ask for it.
+    pub(super) fn pfc_due(&mut self, now: Now, name: &str) {
+        let Some(port) = self.ports.get_mut(name) else {
+            return;
+        };
+        if port.pfc.due(now.mono) {
+            self.outputs.push_back(Output::ReadPfc {
+                ifindex: port.ifindex,
+                name: name.to_string(),
+            });
+        }
+    }
+
+    /// The answer to [`Output::ReadPfc`]: the port's PFC counters as the driver
+    /// reported them just now, or why they could not be read.
+    pub fn handle_pfc_counters(
+        &mut self,
+        now: Now,
+        ifindex: u32,
+        result: Result<PfcSample, HardwareError>,
+    ) {
+        let Some(name) = self.name_of(ifindex) else {
+            return;
+        };
+        let Some(port) = self.ports.get_mut(&name) else {
+            return;
+        };
+        let c = &port.pfc.counters;
+        let first = c.samples == 0 && c.failures == 0;
+        let was = c.available();
+        let before = port.pfc.forced_off();
+        let (transitions, discontinuities) = match &result {
+            Ok(sample) => port.pfc.handle_sample(now.mono, sample),
+            Err(e) => {
+                let later = e.kind == HardwareErrorKind::NotSupported;
+                port.pfc.handle_failure(now.mono, e.to_string(), later);
+                (Vec::new(), Vec::new())
+            }
+        };
+        let available = port.pfc.counters.available();
+        if first || was != available {
+            let body = PfcEvent::PfcCounters {
+                available,
+                source: port.pfc.counters.source.clone().filter(|_| available),
+                reason: port.pfc.counters.unavailable.clone(),
+            };
+            if !available {
+                info!(port = %name, reason = ?port.pfc.counters.unavailable, "PFC counters unavailable");
+            }
+            self.publish(now, &name, EventBody::Pfc(body));
+        }
+        for ev in discontinuities {
+            warn!(port = %name, event = ?ev, "PFC counter discontinuity: evidence starts again");
+            self.publish(now, &name, EventBody::Pfc(ev));
+        }
+        self.pfc_transitions(now, &name, before, transitions);
+    }
+
+    /// Settings may have changed (reload, a runtime PFC change): the watchdog follows.
+    pub(super) fn sync_pfc(&mut self, now: Now, name: &str) {
+        let Some(port) = self.ports.get_mut(name) else {
+            return;
+        };
+        port.pfc.can_forward = matches!(port.hardware, Hardware::Dcbnl { .. });
+        let before = port.pfc.forced_off();
+        let s = port.settings.pfc_watchdog;
+        // Unless the section names them: the priorities configured for PFC and those
+        // PFC runs on as negotiated (a willing host configures none).
+        let prios = lossless_wire::cee::PriorityMap(
+            port.settings.dcbx.pfc.cfg.priorities.0 | port.agent.applied_pfc().0,
+        );
+        let t = port.pfc.set_settings(now.mono, &s, prios);
+        if !t.is_empty() {
+            self.pfc_transitions(now, name, before, t);
+        }
+    }
+
+    /// Publishes the watchdog's transitions and, when the priorities it turns off
+    /// changed, programs the NIC.
+    fn pfc_transitions(
+        &mut self,
+        now: Now,
+        name: &str,
+        before: lossless_wire::cee::PriorityMap,
+        transitions: Vec<Transition>,
+    ) {
+        let Some(port) = self.ports.get_mut(name) else {
+            return;
+        };
+        let after = port.pfc.forced_off();
+        let programs = matches!(port.hardware, Hardware::Dcbnl { .. });
+        let applied = port.agent.applied_pfc();
+        let mut events = Vec::new();
+        for t in transitions {
+            events.push(event(port, t, before, after, programs, applied));
+        }
+        let reprogram = before != after && programs;
+        let outs = if reprogram {
+            reprogram_pfc(port)
+        } else {
+            Vec::new()
+        };
+        for ev in events {
+            match &ev {
+                PfcEvent::PfcStorm { .. } => warn!(port = %name, event = ?ev, "PFC storm"),
+                _ => info!(port = %name, event = ?ev, "PFC storm over"),
+            }
+            self.publish(now, name, EventBody::Pfc(ev));
+        }
+        self.outputs.extend(outs);
+    }
+}
+
+/// The event for a transition, with what the action did.
+fn event(
+    port: &Port,
+    t: Transition,
+    before: lossless_wire::cee::PriorityMap,
+    after: lossless_wire::cee::PriorityMap,
+    programs: bool,
+    applied: lossless_wire::cee::PriorityMap,
+) -> PfcEvent {
+    let s = &port.pfc.settings;
+    match t {
+        Transition::Storm {
+            priority,
+            direction,
+            window,
+            readings,
+            frames,
+        } => {
+            let forward = port.pfc.action() == WatchdogAction::Forward;
+            let pfc_off = forward && programs && applied.contains(priority);
+            let note = match (forward, programs, applied.contains(priority)) {
+                (false, _, _) | (true, true, true) => None,
+                (true, false, _) => Some(format!(
+                    "forward needs apply = \"dcbnl\" and a NIC that answers it (port: {}): alert only",
+                    hardware_word(&port.hardware)
+                )),
+                (true, true, false) => {
+                    Some("PFC is not on for this priority: nothing to turn off".to_string())
+                }
+            };
+            PfcEvent::PfcStorm {
+                priority,
+                direction,
+                window_ms: ms(window),
+                readings,
+                frames,
+                detection_ms: s.detection_ms,
+                action: port.pfc.action(),
+                pfc_off,
+                note,
+            }
+        }
+        Transition::Over {
+            priority,
+            direction,
+            stormed,
+            quiet,
+            rx_frames,
+            tx_frames,
+            reason,
+        } => PfcEvent::PfcStormOver {
+            priority,
+            direction,
+            stormed_ms: ms(stormed),
+            quiet_ms: ms(quiet),
+            rx_frames,
+            tx_frames,
+            reason,
+            pfc_restored: programs
+                && before.contains(priority)
+                && !after.contains(priority)
+                && applied.contains(priority),
+        },
+    }
+}
+
+fn hardware_word(h: &Hardware) -> &'static str {
+    match h {
+        Hardware::ReportOnly => "apply = \"none\"",
+        Hardware::Probing => "dcbnl probe not answered yet",
+        Hardware::Dcbnl { .. } => "dcbnl",
+        Hardware::Unsupported { .. } => "no dcbnl",
+    }
+}
+
+/// The programming that brings the NIC's PFC to the negotiated priorities less those
+/// the watchdog turns off: the running DCBX version's, and the headroom's (which writes
+/// PFC with its delay allowance).
+fn reprogram_pfc(port: &mut Port) -> Vec<Output> {
+    let mut out = Vec::new();
+    match port.agent.running() {
+        lossless_dcbx::Version::Cee => out.push(program::program_cee(port)),
+        lossless_dcbx::Version::Ieee => out.extend(program::program_ieee(port)),
+    }
+    if let Some(o) = measure::apply_headroom(port) {
+        out.push(o);
+    }
+    out
+}

@@ -1,0 +1,422 @@
+//! PFC counters per priority: what one reading of the driver says ([`PfcSample`]), and
+//! totals that never go down ([`PfcCounters`]) across driver resets, 32- or 64-bit
+//! wraps and counters that vanish (a driver reload) and come back.
+//!
+//! Each reading is turned into a [`Step`] per counter: the frames since the previous
+//! reading, or why there is no such number. A discontinuity (reset, wrap, vanished) is
+//! counted and breaks the watchdog's evidence; it is never taken for pauses.
+
+use lossless_dcbx::Instant;
+use serde::{Deserialize, Serialize};
+
+/// One reading of a port's PFC counters, as the runtime got it: from dcbnl's IEEE PFC
+/// object (`DCB_CMD_IEEE_GET`: `requests` sent, `indications` received) and, where the
+/// driver exposes them, its ethtool statistics (mlx5's `rx_prio<N>_pause`,
+/// `*_pause_duration`, `*_pause_transition`, `tx_pause_storm_error_events`). A counter
+/// the driver does not report is None.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PfcSample {
+    /// Where the counters came from: `dcbnl`, `ethtool` or `dcbnl+ethtool`.
+    pub source: String,
+    /// One array per [`Counter`], indexed by priority.
+    pub counters: [[Option<u64>; 8]; Counter::COUNT],
+    /// The driver's own storm counter for the port (mlx5:
+    /// `tx_pause_storm_error_events`, the device kept pausing and stopped).
+    pub storm_events: Option<u64>,
+}
+
+impl PfcSample {
+    /// A sample with only the dcbnl pause counters.
+    pub fn dcbnl(requests: [u64; 8], indications: [u64; 8]) -> PfcSample {
+        let mut s = PfcSample {
+            source: "dcbnl".into(),
+            ..PfcSample::default()
+        };
+        s.counters[Counter::TxPause as usize] = requests.map(Some);
+        s.counters[Counter::RxPause as usize] = indications.map(Some);
+        s
+    }
+
+    pub fn get(&self, c: Counter, priority: u8) -> Option<u64> {
+        self.counters[c as usize][usize::from(priority & 7)]
+    }
+
+    pub fn set(&mut self, c: Counter, priority: u8, v: Option<u64>) {
+        self.counters[c as usize][usize::from(priority & 7)] = v;
+    }
+
+    /// Whether it holds any counter at all.
+    pub fn is_empty(&self) -> bool {
+        self.storm_events.is_none() && self.counters.iter().flatten().all(Option::is_none)
+    }
+}
+
+/// The counters kept per priority.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Counter {
+    /// PFC frames received (we were asked to pause): dcbnl `indications`.
+    RxPause = 0,
+    /// PFC frames sent (we asked the peer to pause): dcbnl `requests`.
+    TxPause = 1,
+    /// Time paused by the peer, microseconds (mlx5 `rx_prio<N>_pause_duration`).
+    RxPauseDuration = 2,
+    /// Time we paused the peer, microseconds.
+    TxPauseDuration = 3,
+    /// Pause on/off transitions received (`rx_prio<N>_pause_transition`).
+    RxPauseTransitions = 4,
+    /// Pause on/off transitions sent.
+    TxPauseTransitions = 5,
+}
+
+impl Counter {
+    pub const COUNT: usize = 6;
+    pub const ALL: [Counter; Counter::COUNT] = [
+        Counter::RxPause,
+        Counter::TxPause,
+        Counter::RxPauseDuration,
+        Counter::TxPauseDuration,
+        Counter::RxPauseTransitions,
+        Counter::TxPauseTransitions,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Counter::RxPause => "rx_pause",
+            Counter::TxPause => "tx_pause",
+            Counter::RxPauseDuration => "rx_pause_duration",
+            Counter::TxPauseDuration => "tx_pause_duration",
+            Counter::RxPauseTransitions => "rx_pause_transitions",
+            Counter::TxPauseTransitions => "tx_pause_transitions",
+        }
+    }
+}
+
+/// What a counter did between two readings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Not reported, now or before.
+    Absent,
+    /// Reported for the first time (or again after vanishing): a baseline, no delta.
+    First,
+    /// Counted up by this much (0: nothing happened).
+    Delta(u64),
+    /// A discontinuity: no delta can be trusted across it.
+    Broken(Discontinuity),
+}
+
+impl Step {
+    /// The frames since the previous reading, when they are known.
+    pub fn delta(self) -> Option<u64> {
+        match self {
+            Step::Delta(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    pub fn broken(self) -> bool {
+        matches!(self, Step::Broken(_))
+    }
+}
+
+/// Why a counter's delta is not known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Discontinuity {
+    /// Went backwards (a driver or device reset): counted again from `after`.
+    Reset { before: u64, after: u64 },
+    /// Went past the top of its 32- or 64-bit range: `delta` frames were added.
+    Wrap { before: u64, after: u64, delta: u64 },
+    /// Was reported, now is not (a driver reload); `before` was its last value.
+    Vanished { before: u64 },
+}
+
+impl Discontinuity {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Discontinuity::Reset { .. } => "reset",
+            Discontinuity::Wrap { .. } => "wrap",
+            Discontinuity::Vanished { .. } => "vanished",
+        }
+    }
+}
+
+/// A value within this many of the top of a 32-bit (or 64-bit) range that is followed
+/// by a smaller one is taken to have wrapped; anything else smaller is a reset.
+const WRAP_MARGIN_32: u64 = 1 << 30;
+const WRAP_MARGIN_64: u64 = 1 << 62;
+
+/// One counter's total: never goes down.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Track {
+    last: Option<u64>,
+    /// Frames (or microseconds) counted since the port was added.
+    pub total: u64,
+}
+
+impl Track {
+    /// Takes a reading.
+    pub fn update(&mut self, reading: Option<u64>) -> Step {
+        let step = match (self.last, reading) {
+            (None, None) => Step::Absent,
+            (None, Some(_)) => Step::First,
+            (Some(before), None) => Step::Broken(Discontinuity::Vanished { before }),
+            (Some(before), Some(after)) if after >= before => Step::Delta(after - before),
+            (Some(before), Some(after)) => Step::Broken(wrap_or_reset(before, after)),
+        };
+        match step {
+            Step::Delta(d) => self.total = self.total.saturating_add(d),
+            Step::Broken(Discontinuity::Wrap { delta, .. }) => {
+                self.total = self.total.saturating_add(delta)
+            }
+            Step::Broken(Discontinuity::Reset { after, .. }) => {
+                self.total = self.total.saturating_add(after)
+            }
+            _ => {}
+        }
+        self.last = reading;
+        step
+    }
+
+    pub fn last(&self) -> Option<u64> {
+        self.last
+    }
+}
+
+fn wrap_or_reset(before: u64, after: u64) -> Discontinuity {
+    let top32 = u64::from(u32::MAX);
+    if before <= top32 && before > top32 - WRAP_MARGIN_32 && after < WRAP_MARGIN_32 {
+        let delta = (top32 - before) + after + 1;
+        return Discontinuity::Wrap {
+            before,
+            after,
+            delta,
+        };
+    }
+    if before > u64::MAX - WRAP_MARGIN_64 && after < WRAP_MARGIN_64 {
+        let delta = after.wrapping_sub(before);
+        return Discontinuity::Wrap {
+            before,
+            after,
+            delta,
+        };
+    }
+    Discontinuity::Reset { before, after }
+}
+
+/// Discontinuities seen on a port, by kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct DiscontinuityCounts {
+    pub resets: u64,
+    pub wraps: u64,
+    pub vanished: u64,
+}
+
+impl DiscontinuityCounts {
+    fn count(&mut self, d: &Discontinuity) {
+        match d {
+            Discontinuity::Reset { .. } => self.resets += 1,
+            Discontinuity::Wrap { .. } => self.wraps += 1,
+            Discontinuity::Vanished { .. } => self.vanished += 1,
+        }
+    }
+}
+
+/// What one reading changed: each counter's step, and the discontinuities found.
+#[derive(Debug, Clone)]
+pub struct Ingested {
+    pub steps: [[Step; 8]; Counter::COUNT],
+    pub storm: Step,
+    /// When the previous reading was taken (None: this is the first in a row).
+    pub prev_at: Option<Instant>,
+    /// (counter, priority, what happened); the storm counter has no priority.
+    pub discontinuities: Vec<(Option<Counter>, Option<u8>, Discontinuity)>,
+}
+
+impl Ingested {
+    pub fn step(&self, c: Counter, priority: u8) -> Step {
+        self.steps[c as usize][usize::from(priority & 7)]
+    }
+}
+
+/// A port's PFC counter totals and the rates of the last interval.
+#[derive(Debug, Clone, Default)]
+pub struct PfcCounters {
+    tracks: [[Track; 8]; Counter::COUNT],
+    storm: Track,
+    pub discontinuities: DiscontinuityCounts,
+    /// Readings taken, and readings that failed.
+    pub samples: u64,
+    pub failures: u64,
+    /// When the last reading was taken; None before the first or after a failure.
+    last_at: Option<Instant>,
+    /// Each counter's change over the last interval, per second (None: not known).
+    rates: [[Option<f64>; 8]; Counter::COUNT],
+    /// Where the last reading came from.
+    pub source: Option<String>,
+    /// Why the counters are not available (the last reading failed or was empty).
+    pub unavailable: Option<String>,
+}
+
+impl PfcCounters {
+    /// Takes a reading made at `at`.
+    pub fn ingest(&mut self, at: Instant, sample: &PfcSample) -> Ingested {
+        self.samples += 1;
+        let prev_at = self.last_at.replace(at);
+        let seconds = prev_at.map(|p| (at - p).as_secs_f64()).filter(|s| *s > 0.0);
+        let mut out = Ingested {
+            steps: [[Step::Absent; 8]; Counter::COUNT],
+            storm: Step::Absent,
+            prev_at,
+            discontinuities: Vec::new(),
+        };
+        for c in Counter::ALL {
+            for p in 0..8u8 {
+                let (ci, pi) = (c as usize, usize::from(p));
+                let step = self.tracks[ci][pi].update(sample.get(c, p));
+                if let Step::Broken(d) = step {
+                    self.discontinuities.count(&d);
+                    out.discontinuities.push((Some(c), Some(p), d));
+                }
+                self.rates[ci][pi] = match (step, seconds) {
+                    (Step::Delta(d), Some(s)) => Some(d as f64 / s),
+                    _ => None,
+                };
+                out.steps[ci][pi] = step;
+            }
+        }
+        out.storm = self.storm.update(sample.storm_events);
+        if let Step::Broken(d) = out.storm {
+            self.discontinuities.count(&d);
+            out.discontinuities.push((None, None, d));
+        }
+        self.source = Some(sample.source.clone());
+        self.unavailable = sample
+            .is_empty()
+            .then(|| "the driver reported no PFC counter".to_string());
+        out
+    }
+
+    /// A reading failed: the next one starts a new row (no interval spans the gap).
+    pub fn failed(&mut self, reason: String) {
+        self.failures += 1;
+        self.last_at = None;
+        self.rates = [[None; 8]; Counter::COUNT];
+        self.unavailable = Some(reason);
+    }
+
+    pub fn total(&self, c: Counter, priority: u8) -> Option<u64> {
+        let t = &self.tracks[c as usize][usize::from(priority & 7)];
+        (t.last.is_some() || t.total > 0).then_some(t.total)
+    }
+
+    /// Whether the counter is reported now.
+    pub fn present(&self, c: Counter, priority: u8) -> bool {
+        self.tracks[c as usize][usize::from(priority & 7)]
+            .last
+            .is_some()
+    }
+
+    pub fn rate(&self, c: Counter, priority: u8) -> Option<f64> {
+        self.rates[c as usize][usize::from(priority & 7)]
+    }
+
+    /// The driver's storm counter, total.
+    pub fn storm_total(&self) -> Option<u64> {
+        (self.storm.last.is_some() || self.storm.total > 0).then_some(self.storm.total)
+    }
+
+    pub fn available(&self) -> bool {
+        self.samples > 0 && self.unavailable.is_none()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn totals_follow_increments_and_never_go_down() {
+        let mut t = Track::default();
+        assert_eq!(t.update(None), Step::Absent);
+        assert_eq!(t.update(Some(10)), Step::First);
+        assert_eq!(t.total, 0);
+        assert_eq!(t.update(Some(15)), Step::Delta(5));
+        assert_eq!(t.update(Some(15)), Step::Delta(0));
+        assert_eq!(
+            t.update(Some(3)),
+            Step::Broken(Discontinuity::Reset {
+                before: 15,
+                after: 3
+            })
+        );
+        assert_eq!(t.total, 8, "a reset counts what was counted since it");
+        assert_eq!(
+            t.update(None),
+            Step::Broken(Discontinuity::Vanished { before: 3 })
+        );
+        assert_eq!(t.total, 8);
+        assert_eq!(t.update(Some(100)), Step::First, "back after vanishing");
+        assert_eq!(t.total, 8);
+        assert_eq!(t.update(Some(101)), Step::Delta(1));
+        assert_eq!(t.total, 9);
+    }
+
+    #[test]
+    fn a_32_bit_wrap_adds_what_passed_the_top() {
+        let mut t = Track::default();
+        t.update(Some(u64::from(u32::MAX) - 4));
+        let s = t.update(Some(5));
+        assert_eq!(
+            s,
+            Step::Broken(Discontinuity::Wrap {
+                before: u64::from(u32::MAX) - 4,
+                after: 5,
+                delta: 10
+            })
+        );
+        assert_eq!(t.total, 10);
+        // Far from the top, a smaller value is a reset.
+        let mut r = Track::default();
+        r.update(Some(1_000_000));
+        assert!(matches!(
+            r.update(Some(5)),
+            Step::Broken(Discontinuity::Reset { .. })
+        ));
+    }
+
+    #[test]
+    fn a_64_bit_wrap_adds_what_passed_the_top() {
+        let mut t = Track::default();
+        t.update(Some(u64::MAX - 1));
+        assert_eq!(
+            t.update(Some(2)),
+            Step::Broken(Discontinuity::Wrap {
+                before: u64::MAX - 1,
+                after: 2,
+                delta: 4
+            })
+        );
+        assert_eq!(t.total, 4);
+    }
+
+    #[test]
+    fn a_failed_reading_leaves_no_interval_across_the_gap() {
+        let mut c = PfcCounters::default();
+        let t0 = Instant::ZERO;
+        let at = |ms: u64| t0 + std::time::Duration::from_millis(ms);
+        let s = |n: u64| PfcSample::dcbnl([0; 8], [n; 8]);
+        assert_eq!(c.ingest(t0, &s(0)).prev_at, None);
+        let i = c.ingest(at(200), &s(10));
+        assert_eq!(i.prev_at, Some(t0));
+        assert_eq!(i.step(Counter::RxPause, 3), Step::Delta(10));
+        assert_eq!(c.rate(Counter::RxPause, 3), Some(50.0));
+        c.failed("EBUSY".into());
+        assert!(!c.available());
+        let i = c.ingest(at(600), &s(30));
+        assert_eq!(i.prev_at, None);
+        assert_eq!(c.total(Counter::RxPause, 3), Some(30));
+        assert!(c.available());
+        assert_eq!(c.total(Counter::RxPauseDuration, 3), None);
+    }
+}

@@ -1,0 +1,208 @@
+//! PFC per priority on a port: the counters the driver reports, read every interval,
+//! and the storm watchdog that watches them (`[ports."X".pfc_watchdog]`).
+//!
+//! Sans-IO like the rest of the node core: the port asks for a reading when its
+//! interval is due ([`PortPfc::due`] → `Output::ReadPfc`), the runtime reads dcbnl (and
+//! ethtool) and answers with a [`PfcSample`]; the counters make totals that never go
+//! down ([`counters`]), the watchdog decides ([`watchdog`]), the node carries out the
+//! action (PFC off on a stormed priority through the normal programming path).
+
+pub mod counters;
+pub mod metrics;
+pub mod view;
+pub mod watchdog;
+
+use lossless_dcbx::{Duration, Instant};
+use lossless_wire::cee::PriorityMap;
+use serde::Serialize;
+
+pub use counters::{Counter, Discontinuity, PfcCounters, PfcSample};
+pub use watchdog::{Direction, Transition, Watchdog};
+
+use crate::config::{PfcWatchdogSettings, WatchdogAction};
+
+/// After a reading that says the driver has no counters, the next is this much later
+/// (a driver reload may bring them).
+pub const UNAVAILABLE_RETRY: Duration = Duration::from_secs(10);
+
+/// A port's PFC counters and watchdog, and when it reads next.
+#[derive(Debug, Clone)]
+pub struct PortPfc {
+    pub counters: PfcCounters,
+    pub watchdog: Watchdog,
+    pub settings: PfcWatchdogSettings,
+    interval: Duration,
+    next: Instant,
+    /// A reading was asked for and not answered yet.
+    pub reading: bool,
+    /// The port programs its NIC (`apply = "dcbnl"` and a NIC that answered): only then
+    /// does `forward` turn PFC off.
+    pub can_forward: bool,
+}
+
+impl PortPfc {
+    /// The first reading is due at once.
+    pub fn new(s: &PfcWatchdogSettings, pfc_priorities: PriorityMap, now: Instant) -> PortPfc {
+        PortPfc {
+            counters: PfcCounters::default(),
+            watchdog: Watchdog::new(s, pfc_priorities),
+            settings: *s,
+            interval: Duration::from_millis(s.interval_ms.into()),
+            next: now,
+            reading: false,
+            can_forward: false,
+        }
+    }
+
+    /// New settings (a reload or a runtime change); the transitions they make.
+    pub fn set_settings(
+        &mut self,
+        now: Instant,
+        s: &PfcWatchdogSettings,
+        pfc_priorities: PriorityMap,
+    ) -> Vec<Transition> {
+        let interval = Duration::from_millis(s.interval_ms.into());
+        if interval != self.interval {
+            self.interval = interval;
+            self.next = self.next.min(now + interval);
+        }
+        let same = *s == self.settings && self.watchdog.watched == pfc_watched(s, pfc_priorities);
+        self.settings = *s;
+        if same {
+            return Vec::new();
+        }
+        self.watchdog.set_settings(now, s, pfc_priorities)
+    }
+
+    /// When the next reading is due (None while one is out).
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        (!self.reading).then_some(self.next)
+    }
+
+    /// Whether a reading is due now; if so it counts as asked for.
+    pub fn due(&mut self, now: Instant) -> bool {
+        if self.reading || now < self.next {
+            return false;
+        }
+        self.reading = true;
+        // Readings keep their cadence; one that was late does not push the rest.
+        self.next = (self.next + self.interval).max(now);
+        if self.next == now {
+            self.next = now + self.interval;
+        }
+        true
+    }
+
+    /// A reading came back, taken at `now`: the watchdog's transitions, and an event
+    /// for each counter that did not continue from its last value.
+    pub fn handle_sample(
+        &mut self,
+        now: Instant,
+        sample: &PfcSample,
+    ) -> (Vec<Transition>, Vec<PfcEvent>) {
+        self.reading = false;
+        let i = self.counters.ingest(now, sample);
+        let events = i
+            .discontinuities
+            .iter()
+            .map(|(c, p, what)| PfcEvent::PfcCounterDiscontinuity {
+                counter: c.map_or("storm_events", |c| c.name()),
+                priority: *p,
+                what: *what,
+            })
+            .collect();
+        if sample.is_empty() {
+            self.next = self.next.max(now + UNAVAILABLE_RETRY);
+            self.watchdog.gap();
+            return (Vec::new(), events);
+        }
+        (self.watchdog.observe(now, &i), events)
+    }
+
+    /// A reading failed (`retry_later`: the driver has no counters at all).
+    pub fn handle_failure(&mut self, now: Instant, reason: String, retry_later: bool) {
+        self.reading = false;
+        self.counters.failed(reason);
+        self.watchdog.gap();
+        if retry_later {
+            self.next = self.next.max(now + UNAVAILABLE_RETRY);
+        }
+    }
+
+    /// The priorities whose PFC the watchdog turns off now (none on a port that does
+    /// not program its NIC).
+    pub fn forced_off(&self) -> PriorityMap {
+        if self.can_forward {
+            self.watchdog.forced_off()
+        } else {
+            PriorityMap::NONE
+        }
+    }
+
+    pub fn action(&self) -> WatchdogAction {
+        self.watchdog.action
+    }
+}
+
+fn pfc_watched(s: &PfcWatchdogSettings, pfc_priorities: PriorityMap) -> PriorityMap {
+    s.priorities.unwrap_or(pfc_priorities)
+}
+
+/// A watchdog transition as it is published, with the action taken.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum PfcEvent {
+    /// A priority storms.
+    PfcStorm {
+        priority: u8,
+        direction: Direction,
+        /// How long every reading showed new pauses, ms (0 for `driver`).
+        window_ms: f64,
+        readings: u32,
+        /// Pause frames over the window.
+        frames: u64,
+        detection_ms: u32,
+        action: WatchdogAction,
+        /// PFC was turned off on the priority (`forward` on a port that programs it).
+        pfc_off: bool,
+        /// Why `forward` did not turn PFC off, when it did not.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
+    },
+    /// A storm is over.
+    PfcStormOver {
+        priority: u8,
+        direction: Direction,
+        stormed_ms: f64,
+        /// How long no pause was seen either way, ms.
+        quiet_ms: f64,
+        /// Pause frames received and sent during the storm.
+        rx_frames: u64,
+        tx_frames: u64,
+        /// `quiet`, `unwatched`.
+        reason: &'static str,
+        /// PFC was put back on the priority.
+        pfc_restored: bool,
+    },
+    /// A counter did not continue from its last value: no evidence either way.
+    PfcCounterDiscontinuity {
+        counter: &'static str,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        priority: Option<u8>,
+        #[serde(flatten)]
+        what: Discontinuity,
+    },
+    /// The counters became unavailable (`reason`) or available again (`source`).
+    PfcCounters {
+        available: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        source: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+}
+
+/// Milliseconds of a duration, for events and views.
+pub fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}

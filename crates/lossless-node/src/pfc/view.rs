@@ -1,0 +1,149 @@
+//! `pfc show`: per port and priority, the frames each way, their rates, the share of
+//! time paused where the driver reports it, and the watchdog's state.
+
+use lossless_dcbx::Instant;
+use lossless_wire::cee::PriorityMap;
+use serde::{Deserialize, Serialize};
+
+use super::counters::{Counter, DiscontinuityCounts};
+use super::{ms, PortPfc};
+use crate::config::WatchdogAction;
+
+/// One port of `pfc show`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PortPfcView {
+    pub port: String,
+    /// Whether the driver reports PFC counters (false: see `reason`).
+    pub available: bool,
+    /// Where they come from: `dcbnl`, `ethtool`, `dcbnl+ethtool`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// Why they are not available (the driver's answer), or null.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    pub interval_ms: u32,
+    /// Readings taken, and readings that failed.
+    pub samples: u64,
+    pub failures: u64,
+    pub discontinuities: Discontinuities,
+    /// The driver's storm counter (mlx5 `tx_pause_storm_error_events`), where reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driver_storm_events: Option<u64>,
+    pub watchdog: WatchdogView,
+    pub priorities: Vec<PriorityView>,
+}
+
+/// Counter discontinuities seen (`DiscontinuityCounts`, as the view carries it).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Discontinuities {
+    pub resets: u64,
+    pub wraps: u64,
+    pub vanished: u64,
+}
+
+impl From<DiscontinuityCounts> for Discontinuities {
+    fn from(d: DiscontinuityCounts) -> Self {
+        Discontinuities {
+            resets: d.resets,
+            wraps: d.wraps,
+            vanished: d.vanished,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WatchdogView {
+    pub enabled: bool,
+    pub action: WatchdogAction,
+    pub detection_ms: u32,
+    pub restoration_ms: u32,
+    /// The priorities watched.
+    pub priorities: Vec<u8>,
+}
+
+/// One priority.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PriorityView {
+    pub priority: u8,
+    /// PFC runs on it now (negotiated, and not turned off by the watchdog).
+    pub pfc: bool,
+    /// Frames received (we were paused) and sent (we paused the peer), since the port
+    /// was added; null where the driver does not report them.
+    pub rx_frames: Option<u64>,
+    pub tx_frames: Option<u64>,
+    /// Frames per second over the last interval.
+    pub rx_rate: Option<f64>,
+    pub tx_rate: Option<f64>,
+    /// Share of the last interval paused, 0..1, where the driver reports pause time.
+    pub rx_paused: Option<f64>,
+    pub tx_paused: Option<f64>,
+    /// `off` (not watched), `ok`, or `storm`.
+    pub state: String,
+    /// The storm's side and since how long, ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direction: Option<super::Direction>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storm_ms: Option<f64>,
+    /// PFC turned off by the watchdog (`forward`).
+    pub forced_off: bool,
+    pub storms: u64,
+    pub restorations: u64,
+}
+
+impl PortPfcView {
+    /// `applied`: the PFC priorities the port runs as negotiated.
+    pub fn of(port: &str, applied: PriorityMap, pfc: &PortPfc, now: Instant) -> PortPfcView {
+        let c = &pfc.counters;
+        let w = &pfc.watchdog;
+        let forced = pfc.forced_off();
+        // µs paused per second of interval, as a share.
+        let share = |counter: Counter, p: u8| c.rate(counter, p).map(|r| (r / 1e6).clamp(0.0, 1.0));
+        let priorities = (0..8u8)
+            .map(|p| {
+                let storm = w.storm(p);
+                let state = match (w.enabled && w.watched.contains(p), storm) {
+                    (_, Some(_)) => "storm",
+                    (true, None) => "ok",
+                    (false, None) => "off",
+                };
+                PriorityView {
+                    priority: p,
+                    pfc: applied.contains(p) && !forced.contains(p),
+                    rx_frames: c.total(Counter::RxPause, p),
+                    tx_frames: c.total(Counter::TxPause, p),
+                    rx_rate: c.rate(Counter::RxPause, p),
+                    tx_rate: c.rate(Counter::TxPause, p),
+                    rx_paused: share(Counter::RxPauseDuration, p),
+                    tx_paused: share(Counter::TxPauseDuration, p),
+                    state: state.to_string(),
+                    direction: storm.map(|s| s.direction),
+                    storm_ms: storm.map(|s| ms(now - s.since)),
+                    forced_off: forced.contains(p),
+                    storms: w.storms[usize::from(p)],
+                    restorations: w.restorations[usize::from(p)],
+                }
+            })
+            .collect();
+        PortPfcView {
+            port: port.to_string(),
+            available: c.available(),
+            source: c.source.clone().filter(|_| c.available()),
+            reason: c.unavailable.clone().or_else(|| {
+                (c.samples == 0 && c.failures == 0).then(|| "not read yet".to_string())
+            }),
+            interval_ms: pfc.settings.interval_ms,
+            samples: c.samples,
+            failures: c.failures,
+            discontinuities: c.discontinuities.into(),
+            driver_storm_events: c.storm_total(),
+            watchdog: WatchdogView {
+                enabled: w.enabled,
+                action: w.action,
+                detection_ms: pfc.settings.detection_ms,
+                restoration_ms: pfc.settings.restoration_ms,
+                priorities: w.watched.priorities().collect(),
+            },
+            priorities,
+        }
+    }
+}

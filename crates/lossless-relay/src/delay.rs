@@ -1,0 +1,219 @@
+//! The WAN delay, measured by the PEs rather than configured: the link-delay
+//! measurement exchange of the headroom code (T1..T4, `lossless_headroom::session`,
+//! frames of `lossless_wire::measure`) carried inside the tunnel, PE to PE.
+//!
+//! Each PE runs one session, both stations of the exchange: it sends requests
+//! to the far PE in its tunnel and answers the far PE's. A measurement frame
+//! out of the tunnel (EtherType 0x88B5) goes to the session, never to the DC
+//! gateway. Timestamps are the relay's clock (`now`, in picoseconds) when a
+//! frame is handed in and when one is queued: software timestamps at the
+//! core's edge, so the round trip includes both PEs' handling of a frame
+//! (microseconds), which the minimum over a round's exchanges keeps smallest.
+//!
+//! The result is the round trip PE to PE and back (T4 - T1 - (T3 - T2)) and
+//! half of it as the one-way delay: the draft's forwarding delay when
+//! `buffer.wan_delay = "measured"`.
+
+use lossless_dcbx::{Duration, Instant};
+use lossless_headroom::session::{MeasureEvent, Measurement, Session, SessionConfig};
+use lossless_headroom::units::{self, parse_duration};
+use lossless_wire::measure::ETHERTYPE_MEASURE;
+use lossless_wire::MacAddr;
+use serde::{Deserialize, Serialize};
+
+use crate::config::ConfigError;
+
+/// `[relay.measure]`: measure the WAN delay to the far PE.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeasureConfig {
+    /// Exchanges per round (1..=1000).
+    #[serde(default = "default_samples")]
+    pub samples: u16,
+    /// Between two requests of a round.
+    #[serde(default = "default_spacing")]
+    pub spacing: String,
+    /// From one round's result to the next (at least 1 s).
+    #[serde(default = "default_period")]
+    pub period: String,
+}
+
+fn default_samples() -> u16 {
+    16
+}
+
+fn default_spacing() -> String {
+    "1ms".into()
+}
+
+fn default_period() -> String {
+    "10s".into()
+}
+
+impl Default for MeasureConfig {
+    fn default() -> Self {
+        MeasureConfig {
+            samples: default_samples(),
+            spacing: default_spacing(),
+            period: default_period(),
+        }
+    }
+}
+
+fn duration(key: &'static str, value: &str) -> Result<Duration, ConfigError> {
+    let d = parse_duration(value).map_err(|e| ConfigError::Unit {
+        key,
+        value: value.to_string(),
+        reason: e.to_string(),
+    })?;
+    Ok(Duration::from_nanos(d.0.div_ceil(1000)))
+}
+
+impl MeasureConfig {
+    /// The session's settings, or the key and value refused.
+    pub fn session(&self) -> Result<SessionConfig, ConfigError> {
+        let cfg = SessionConfig {
+            samples: self.samples,
+            spacing: duration("measure.spacing", &self.spacing)?,
+            period: duration("measure.period", &self.period)?,
+            min_valid: self.samples.div_ceil(4).max(1),
+            ..SessionConfig::default()
+        };
+        cfg.validate().map_err(|e| ConfigError::Unit {
+            key: match e.field {
+                "samples" => "measure.samples",
+                "spacing" => "measure.spacing",
+                _ => "measure.period",
+            },
+            value: e.value.clone(),
+            reason: e.reason.to_string(),
+        })?;
+        Ok(cfg)
+    }
+}
+
+/// The last measurement, for `relay show`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct WanDelayStatus {
+    /// PE to PE and back, the round's minimum; `None` before the first round.
+    pub round_trip_ns: Option<u64>,
+    /// Half the round trip.
+    pub one_way_ns: Option<u64>,
+    /// The round's median round trip: the spread the minimum removed.
+    pub median_ns: Option<u64>,
+    /// Valid exchanges of the last round, of those sent.
+    pub valid: u16,
+    pub sent: u16,
+    pub rounds_completed: u64,
+    pub rounds_failed: u64,
+    /// Measurement frames sent into the tunnel and taken out of it.
+    pub frames_sent: u64,
+    pub frames_received: u64,
+}
+
+/// One PE's measurement session and its last result.
+#[derive(Debug, Clone)]
+pub struct WanDelay {
+    session: Session,
+    /// When the first round starts (until then the session is idle).
+    start_at: Option<Instant>,
+    last: Option<Measurement>,
+    frames_sent: u64,
+    frames_received: u64,
+}
+
+/// Picoseconds on the relay's clock, modulo 2^64.
+fn ps(now: Instant) -> u64 {
+    (now.since_epoch().as_nanos() as u64).wrapping_mul(1000)
+}
+
+fn ns(d: units::Duration) -> u64 {
+    d.0 / 1000
+}
+
+impl WanDelay {
+    /// A session sending from `mac`, its first round at `now`.
+    pub fn new(cfg: &MeasureConfig, mac: MacAddr, now: Instant) -> Result<WanDelay, ConfigError> {
+        let first_id = (now.since_epoch().as_nanos() & 0xffff) as u16;
+        let session =
+            Session::new(cfg.session()?, mac, first_id).map_err(|e| ConfigError::Unit {
+                key: "measure",
+                value: e.value.clone(),
+                reason: e.reason.to_string(),
+            })?;
+        Ok(WanDelay {
+            session,
+            start_at: Some(now),
+            last: None,
+            frames_sent: 0,
+            frames_received: 0,
+        })
+    }
+
+    /// Whether an inner frame is a measurement frame (EtherType 0x88B5).
+    pub fn is_measurement(inner: &[u8]) -> bool {
+        inner.get(12..14) == Some(&ETHERTYPE_MEASURE.to_be_bytes())
+    }
+
+    /// A measurement frame out of the tunnel at `now`.
+    pub fn handle(&mut self, now: Instant, inner: &[u8]) {
+        self.handle_timeout(now);
+        self.frames_received += 1;
+        self.session.handle_frame(now, inner, ps(now));
+        self.collect();
+    }
+
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if let Some(at) = self.start_at.filter(|at| *at <= now) {
+            // The tunnel is the link, and both PEs run the exchange.
+            self.session.set_link(at.max(now), true);
+            self.session.set_agreed(at.max(now), true);
+            self.start_at = None;
+        }
+        self.session.handle_timeout(now);
+        self.collect();
+    }
+
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.start_at.or_else(|| self.session.poll_timeout())
+    }
+
+    /// Hands every frame due to `send` (to be put in the tunnel), each
+    /// stamped as sent at `now`.
+    pub fn drain(&mut self, now: Instant, mut send: impl FnMut(&[u8])) {
+        while let Some(frame) = self.session.poll_transmit() {
+            send(&frame);
+            self.frames_sent += 1;
+            self.session.handle_tx_timestamp(now, &frame, ps(now));
+        }
+        self.collect();
+    }
+
+    fn collect(&mut self) {
+        while let Some(e) = self.session.poll_event() {
+            if let MeasureEvent::Measured(m) = e {
+                self.last = Some(m);
+            }
+        }
+    }
+
+    /// (one-way, round trip) of the last round, in the headroom model's units.
+    pub fn measured(&self) -> Option<(units::Duration, units::Duration)> {
+        self.last.map(|m| (m.one_way(), m.round_trip))
+    }
+
+    pub fn status(&self) -> WanDelayStatus {
+        let s = self.session.stats();
+        WanDelayStatus {
+            round_trip_ns: self.last.map(|m| ns(m.round_trip)),
+            one_way_ns: self.last.map(|m| ns(m.one_way())),
+            median_ns: self.last.map(|m| ns(m.median)),
+            valid: self.last.map_or(0, |m| m.valid),
+            sent: self.last.map_or(0, |m| m.sent),
+            rounds_completed: s.rounds_completed,
+            rounds_failed: s.rounds_failed,
+            frames_sent: self.frames_sent,
+            frames_received: self.frames_received,
+        }
+    }
+}

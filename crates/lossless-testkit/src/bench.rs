@@ -1,0 +1,25 @@
+//! What every benchmark prints first: the machine its figures come from.
+
+/// `CPU model, N cores, Linux RELEASE (ARCH), PROFILE build`, from /proc and the build.
+pub fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, v)| v.trim().to_string())
+        .unwrap_or_else(|| "unknown CPU".into());
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "?".into());
+    let profile = if cfg!(debug_assertions) {
+        "debug"
+    } else {
+        "release"
+    };
+    format!(
+        "{cpu}, {cores} cores, Linux {kernel} ({}), {profile} build",
+        std::env::consts::ARCH
+    )
+}

@@ -1,0 +1,343 @@
+#![allow(clippy::unwrap_used)]
+//! The PFC storm watchdog on real interfaces: losslessd under lossless-testkit's
+//! emulated DCB driver, whose IEEE PFC counters the test drives (a peer stuck pausing
+//! priority 3). Checked on the driver's own state and log: the storm is detected within
+//! the detection time and one reading interval, `forward` turns PFC off on priority 3
+//! only (4 stays on), the delay allowance is kept, restoration puts PFC back exactly;
+//! with `apply = "none"` the storm is reported and no request reaches the driver; on a
+//! veth without a DCB driver the counters are reported unavailable, with why.
+
+mod common;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use common::*;
+use lossless_node::protocol::Request;
+use serde_json::Value;
+
+const MAC_A: &str = "02:00:00:00:00:0a";
+const MAC_B: &str = "02:00:00:00:00:0b";
+const DETECTION_MS: f64 = 200.0;
+const RESTORATION_MS: f64 = 300.0;
+const INTERVAL_MS: f64 = 100.0;
+/// The test writes the counters every 10 ms, and the daemon runs on a shared
+/// machine: what its event's time may lag behind the rule.
+const SLACK_MS: f64 = 100.0;
+
+const SWITCH: &str = r#"
+[ports."va"]
+dcbx.mode = "ieee"
+pfc = { willing = false, priorities = [3, 4] }
+"#;
+
+fn host(apply: &str) -> String {
+    format!(
+        r#"
+[ports."vb"]
+apply = "{apply}"
+
+[ports."vb".pfc_watchdog]
+enabled = true
+action = "forward"
+priorities = [3]
+detection_ms = {DETECTION_MS}
+restoration_ms = {RESTORATION_MS}
+interval_ms = {INTERVAL_MS}
+"#
+    )
+}
+
+fn unix_now() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+}
+
+/// A stuck peer: priority 3's indications count up by 200 every 10 ms while `on`.
+struct Stuck {
+    on: Arc<AtomicBool>,
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Stuck {
+    fn start(shim: &ShimEnv) -> Stuck {
+        let (on, stop) = (
+            Arc::new(AtomicBool::new(false)),
+            Arc::new(AtomicBool::new(false)),
+        );
+        let (on2, stop2) = (on.clone(), stop.clone());
+        let dir = shim.dir().to_path_buf();
+        let thread = std::thread::spawn(move || {
+            let shim = ShimEnv::new(&dir, &["vb"]);
+            let mut n = 1000u64;
+            while !stop2.load(Ordering::SeqCst) {
+                if on2.load(Ordering::SeqCst) {
+                    n += 200;
+                }
+                let mut ind = [0u64; 8];
+                ind[3] = n;
+                ind[4] = 77;
+                shim.set_pfc_counters("vb", [5; 8], ind);
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        });
+        Stuck {
+            on,
+            stop,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for Stuck {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn events(d: &Daemon, kind: &str) -> Vec<Value> {
+    let v = d.call(&Request::Events { follow: false });
+    v["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["event"] == kind)
+        .cloned()
+        .collect()
+}
+
+struct Pair {
+    dir: TempDir,
+    _na: Netns,
+    _nb: Netns,
+    shim: ShimEnv,
+    host: Daemon,
+    _switch: Daemon,
+}
+
+fn pair(apply: &str) -> Pair {
+    let dir = TempDir::new();
+    let na = Netns::new();
+    let nb = Netns::new();
+    Veth::new(&na, "va", MAC_A, &nb, "vb", MAC_B);
+    let switch_conf = dir.path().join("switch.toml");
+    std::fs::write(&switch_conf, SWITCH).unwrap();
+    let host_conf = dir.path().join("host.toml");
+    std::fs::write(&host_conf, host(apply)).unwrap();
+    let shim = ShimEnv::new(&dir.path().join("driver"), &["vb"]);
+    // Quiet counters before the daemon's first reading.
+    let mut ind = [0u64; 8];
+    ind[3] = 1000;
+    ind[4] = 77;
+    shim.set_pfc_counters("vb", [5; 8], ind);
+    let env = shim.vars();
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let host = Daemon::start_with_env(
+        &nb,
+        &dir.path().join("host"),
+        &["--config", host_conf.to_str().unwrap()],
+        &env,
+    );
+    let switch = Daemon::start(
+        &na,
+        &dir.path().join("switch"),
+        &["--config", switch_conf.to_str().unwrap()],
+    );
+    na.ip(&["link", "set", "va", "up"]);
+    nb.ip(&["link", "set", "vb", "up"]);
+    wait_for(Duration::from_secs(5), "convergence", || {
+        converged(&host.dcbx("vb")).then_some(())
+    });
+    Pair {
+        dir,
+        _na: na,
+        _nb: nb,
+        shim,
+        host,
+        _switch: switch,
+    }
+}
+
+#[test]
+fn a_storm_is_detected_forwarded_and_restored_on_the_driver() {
+    if !lossless_testkit::require(
+        "a_storm_is_detected_forwarded_and_restored_on_the_driver",
+        lossless_testkit::oracle::EMULATED_DRIVER,
+    ) {
+        return;
+    }
+    let p = pair("dcbnl");
+    let pfc_en = || p.shim.state("vb").map(|s| s.ieee_pfc_en());
+    wait_for(Duration::from_secs(5), "PFC 3,4 programmed", || {
+        (pfc_en() == Some(0x18)).then_some(())
+    });
+    let stuck = Stuck::start(&p.shim);
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        events(&p.host, "pfc_storm").is_empty(),
+        "no storm while quiet"
+    );
+    stuck.on.store(true, Ordering::SeqCst);
+    let began = unix_now();
+    wait_for(Duration::from_secs(3), "PFC off on 3 only", || {
+        (pfc_en() == Some(0x10)).then_some(())
+    });
+    let storm = events(&p.host, "pfc_storm");
+    assert_eq!(storm.len(), 1, "{storm:?}");
+    let s = &storm[0];
+    assert_eq!(
+        (s["priority"].as_u64(), s["direction"].as_str()),
+        (Some(3), Some("rx"))
+    );
+    assert_eq!(
+        (s["action"].as_str(), s["pfc_off"].as_bool()),
+        (Some("forward"), Some(true))
+    );
+    assert!(s["readings"].as_u64().unwrap() >= 2, "{s}");
+    assert!(s["window_ms"].as_f64().unwrap() >= DETECTION_MS, "{s}");
+    let latency = (s["time"].as_f64().unwrap() - began) * 1e3;
+    assert!(
+        latency <= DETECTION_MS + INTERVAL_MS + SLACK_MS,
+        "detected {latency:.0} ms after the storm began: {s}"
+    );
+    let show = p.host.cli(&["pfc", "show", "vb"]);
+    let text = String::from_utf8_lossy(&show.stdout);
+    assert!(show.status.success(), "{text}");
+    assert!(
+        text.contains("storm rx") && text.contains("pfc-off"),
+        "{text}"
+    );
+    let json = p.host.call(&Request::PfcShow { port: None });
+    let prio3 = &json["ports"][0]["priorities"][3];
+    assert_eq!(prio3["state"], "storm", "{json}");
+    assert_eq!(
+        (
+            prio3["pfc"].as_bool(),
+            json["ports"][0]["priorities"][4]["pfc"].as_bool()
+        ),
+        (Some(false), Some(true))
+    );
+    assert!(p
+        .host
+        .call(&Request::Status)
+        .to_string()
+        .contains("\"pfc_storm\":[3]"));
+
+    stuck.on.store(false, Ordering::SeqCst);
+    let quiet = unix_now();
+    wait_for(Duration::from_secs(3), "PFC back on 3", || {
+        (pfc_en() == Some(0x18)).then_some(())
+    });
+    let over = events(&p.host, "pfc_storm_over");
+    for e in events(&p.host, "pfc_storm").iter().chain(&over) {
+        println!("{e}");
+    }
+    assert_eq!(over.len(), 1, "{over:?}");
+    let o = &over[0];
+    assert_eq!(
+        (o["reason"].as_str(), o["pfc_restored"].as_bool()),
+        (Some("quiet"), Some(true))
+    );
+    let after = (o["time"].as_f64().unwrap() - quiet) * 1e3;
+    assert!(
+        (RESTORATION_MS - SLACK_MS..=RESTORATION_MS + INTERVAL_MS + SLACK_MS).contains(&after),
+        "restored {after:.0} ms after the peer went quiet: {o}"
+    );
+    // What the driver was told: PFC 0x18, 0x10, 0x18, each keeping the delay allowance.
+    let sets: Vec<(String, String)> = p
+        .shim
+        .log()
+        .iter()
+        .filter_map(|e| {
+            Some((
+                e.field("pfc.en")?.to_string(),
+                e.field("pfc.delay")?.to_string(),
+            ))
+        })
+        .collect();
+    let en: Vec<&str> = sets.iter().map(|(e, _)| e.as_str()).collect();
+    let w = en
+        .iter()
+        .position(|e| *e == "0x10")
+        .unwrap_or_else(|| panic!("{sets:?}"));
+    assert_eq!(en[w - 1], "0x18", "{sets:?}");
+    assert_eq!(en.last(), Some(&"0x18"), "{sets:?}");
+    assert!(
+        sets.iter().all(|(_, d)| *d == sets[0].1),
+        "delay changed: {sets:?}"
+    );
+    drop(stuck);
+    let _ = &p.dir;
+}
+
+#[test]
+fn with_apply_none_a_storm_is_reported_and_nothing_reaches_the_driver() {
+    if !lossless_testkit::require(
+        "with_apply_none_a_storm_is_reported_and_nothing_reaches_the_driver",
+        lossless_testkit::oracle::EMULATED_DRIVER,
+    ) {
+        return;
+    }
+    let p = pair("none");
+    let stuck = Stuck::start(&p.shim);
+    stuck.on.store(true, Ordering::SeqCst);
+    let storm = wait_for(Duration::from_secs(3), "the storm event", || {
+        events(&p.host, "pfc_storm").into_iter().next()
+    });
+    assert_eq!(storm["pfc_off"].as_bool(), Some(false), "{storm}");
+    assert!(
+        storm["note"]
+            .as_str()
+            .unwrap_or("")
+            .contains("apply = \"none\""),
+        "{storm}"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        p.shim.log().is_empty(),
+        "requests reached the driver:\n{}",
+        p.shim.log_text()
+    );
+    let metrics = p.host.call(&Request::PfcShow {
+        port: Some("vb".into()),
+    });
+    assert_eq!(metrics["ports"][0]["priorities"][3]["forced_off"], false);
+}
+
+#[test]
+fn a_veth_without_a_dcb_driver_reports_the_counters_unavailable_and_why() {
+    if !lossless_testkit::require(
+        "a_veth_without_a_dcb_driver_reports_the_counters_unavailable",
+        &[lossless_testkit::Oracle::Netns],
+    ) {
+        return;
+    }
+    let dir = TempDir::new();
+    let na = Netns::new();
+    let nb = Netns::new();
+    Veth::new(&na, "va", MAC_A, &nb, "vb", MAC_B);
+    let d = Daemon::start(&na, &dir.path().join("a"), &["--interface", "va"]);
+    na.ip(&["link", "set", "va", "up"]);
+    let v = wait_for(Duration::from_secs(5), "a reading", || {
+        let v = d.call(&Request::PfcShow {
+            port: Some("va".into()),
+        });
+        (v["ports"][0]["failures"].as_u64() >= Some(1)).then_some(v)
+    });
+    let p = &v["ports"][0];
+    assert_eq!(p["available"], false, "{v}");
+    let reason = p["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("dcbnl") && reason.contains("ethtool"),
+        "{reason}"
+    );
+    let text = String::from_utf8_lossy(&d.cli(&["pfc", "show"]).stdout).to_string();
+    assert!(text.contains("counters unavailable: dcbnl"), "{text}");
+}

@@ -1,0 +1,196 @@
+#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+//! The XDP path in losslessd, on veth in network namespaces:
+//!
+//! ```text
+//!  ns hosts: gw2 ==== pe2-dc [PE2: xdp_dc, xdp_wan] pe2-wan ==== pe1-wan [PE1] pe1-dc ==== gw1 :ns hosts
+//! ```
+//!
+//! Both PEs attach the program natively (veth); DC2-GW sends two legal PFC
+//! frames and five illegal ones; DC1-GW receives exactly the legal ones with
+//! PE1's source MAC, the illegal ones are dropped in XDP under their reasons,
+//! and `relay show` says the XDP path runs. gw1 runs a pass-through XDP
+//! program: a veth takes redirected frames only when its receiving end runs
+//! XDP (or has GRO on).
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use lossless_node::protocol::Request;
+use lossless_node::relay::RelayShow;
+use lossless_relay::example::{self, Kind, DC1_GW, DC2_GW, PE1_DC, PE1_WAN, PE2_DC, PE2_WAN};
+use lossless_relay::{DropReason, RelaySection};
+use lossless_sys::batch::{wait_any, BatchOptions, BatchSocket, Filter, RxBatch};
+use lossless_sys::if_nametoindex;
+use lossless_sys::netns::in_netns;
+use lossless_sys::xdp::PassProgram;
+use lossless_wire::MacAddr;
+use std::os::fd::AsFd;
+
+const WAIT: Duration = Duration::from_secs(10);
+
+fn show(d: &Daemon) -> RelayShow {
+    serde_json::from_value(d.call(&Request::RelayShow)).unwrap()
+}
+
+fn start(dir: &TempDir, ns: &Netns, n: u8, kind: Kind) -> Daemon {
+    #[derive(serde::Serialize)]
+    struct File {
+        relay: RelaySection,
+    }
+    let conf = dir.path().join(format!("pe{n}.toml"));
+    let text = toml::to_string(&File {
+        relay: RelaySection::Pe(example::pe(n, kind)),
+    })
+    .unwrap();
+    std::fs::write(&conf, text).unwrap();
+    Daemon::start(
+        ns,
+        &dir.path().join(format!("pe{n}")),
+        &["--config", conf.to_str().unwrap()],
+    )
+}
+
+fn relays_through_xdp(kind: Kind) {
+    if !require("relay_xdp_veth", &[Oracle::Netns, Oracle::Bpf]) {
+        return;
+    }
+    if let Err(why) = lossless_sys::xdp::object() {
+        panic!("the relay's XDP program was not built: {why} (install clang and libbpf-dev)");
+    }
+    let (pe2, pe1, hosts, dir) = (Netns::new(), Netns::new(), Netns::new(), TempDir::new());
+    let mac = |m: MacAddr| m.to_string();
+    Veth::new(&hosts, "gw2", &mac(DC2_GW), &pe2, "pe2-dc", &mac(PE2_DC));
+    Veth::new(
+        &pe2,
+        "pe2-wan",
+        &mac(PE2_WAN),
+        &pe1,
+        "pe1-wan",
+        &mac(PE1_WAN),
+    );
+    Veth::new(&pe1, "pe1-dc", &mac(PE1_DC), &hosts, "gw1", &mac(DC1_GW));
+    for (ns, i) in [
+        (&hosts, "gw2"),
+        (&pe2, "pe2-dc"),
+        (&pe2, "pe2-wan"),
+        (&pe1, "pe1-wan"),
+        (&pe1, "pe1-dc"),
+        (&hosts, "gw1"),
+    ] {
+        ns.ip(&["link", "set", i, "up"]);
+    }
+    let _pass = in_netns(&hosts.name, || PassProgram::attach(if_nametoindex("gw1")?))
+        .unwrap()
+        .unwrap();
+    for (ns, i) in [(&hosts, "gw2"), (&pe1, "pe1-dc"), (&hosts, "gw1")] {
+        ns.wait_running(i);
+    }
+    let (d2, d1) = (start(&dir, &pe2, 2, kind), start(&dir, &pe1, 1, kind));
+    for d in [&d2, &d1] {
+        let s = wait_for(WAIT, "the XDP path to attach", || {
+            let s = show(d);
+            s.xdp.as_ref().filter(|x| x.running).map(|_| s.clone())
+        });
+        let x = s.xdp.unwrap();
+        assert_eq!(x.mode.as_deref(), Some("native"), "{x:?}");
+    }
+    let (gen, sink) = in_netns(&hosts.name, || {
+        let o = BatchOptions::default();
+        let g = BatchSocket::open(if_nametoindex("gw2")?, Filter::Mpls, o)?;
+        let s = BatchSocket::open(if_nametoindex("gw1")?, Filter::MacControl, o)?;
+        std::io::Result::Ok((g, s))
+    })
+    .unwrap()
+    .unwrap();
+
+    let legal_a = example::pfc(DC2_GW, 0x18, [1, 2, 3, 0xffff, 0x1234, 6, 7, 8]);
+    let legal_b = example::pfc(DC2_GW, 0x08, [0, 0, 0, 7, 0, 0, 0, 0]);
+    let mut bad_dmac = legal_a.clone();
+    bad_dmac[5] = 0x0e;
+    let bad_smac = example::pfc(MacAddr([2, 0, 0, 0, 0x66, 6]), 0x18, [0; 8]);
+    let mut pause = legal_a.clone();
+    pause[14..16].copy_from_slice(&[0x00, 0x01]);
+    let mut reserved = legal_a.clone();
+    reserved[16] = 0x01;
+    let frames = [
+        legal_a.clone(),
+        bad_dmac,
+        bad_smac,
+        legal_a[..59].to_vec(),
+        pause,
+        reserved,
+        legal_b.clone(),
+    ];
+    gen.send_batch(frames.iter().map(Vec::as_slice)).unwrap();
+
+    let mut got = Vec::new();
+    let mut batch = RxBatch::new(16, 2048);
+    while got.len() < 2 && wait_any(&[sink.as_fd()], Some(WAIT)).unwrap() {
+        sink.recv_batch(&mut batch).unwrap();
+        got.extend(batch.iter().map(<[u8]>::to_vec));
+    }
+    let rewritten = |f: &[u8]| {
+        let mut f = f.to_vec();
+        f[6..12].copy_from_slice(&PE1_DC.0);
+        f
+    };
+    assert_eq!(
+        got,
+        vec![rewritten(&legal_a), rewritten(&legal_b)],
+        "{kind:?}"
+    );
+
+    let s2 = wait_for(WAIT, "PE2's XDP counters", || {
+        let s = show(&d2);
+        (s.xdp.as_ref()?.egress_dropped == 5).then_some(s)
+    });
+    let x2 = s2.xdp.unwrap();
+    assert_eq!((x2.egress_relayed, x2.egress_passed), (2, 0), "{x2:?}");
+    let e = s2.pe.unwrap().egress;
+    assert_eq!((e.received, e.relayed), (7, 2), "{e:?}");
+    for r in [
+        DropReason::BadDmac,
+        DropReason::BadSmac,
+        DropReason::ShortFrame,
+        DropReason::NotPfc,
+        DropReason::ClassVectorReserved,
+    ] {
+        assert_eq!(e.dropped.get(r), 1, "{kind:?} {r}");
+    }
+    assert_eq!(
+        s2.ports[0].received, 0,
+        "the AF_PACKET path saw none of them"
+    );
+    let s1 = wait_for(WAIT, "PE1's XDP counters", || {
+        let s = show(&d1);
+        (s.xdp.as_ref()?.ingress_delivered == 2).then_some(s)
+    });
+    let i = s1.pe.unwrap().ingress;
+    assert_eq!((i.received, i.delivered, i.dropped.total()), (2, 2, 0));
+    let out = d2.cli(&["relay", "show"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("data path: XDP (native) on both interfaces: 2 relayed"),
+        "{text}"
+    );
+    if std::env::var_os("LOSSLESS_PRINT_SHOW").is_some() {
+        eprintln!("{text}");
+    }
+}
+
+#[test]
+fn srv6_relays_through_xdp() {
+    relays_through_xdp(Kind::Srv6);
+}
+
+#[test]
+fn vxlan_over_ipv6_relays_through_xdp() {
+    relays_through_xdp(Kind::Vxlan6);
+}
+
+#[test]
+fn sr_mpls_relays_through_xdp() {
+    relays_through_xdp(Kind::Mpls);
+}

@@ -5,9 +5,10 @@
 //!
 //! A line is at most [`MAX_LINE`] bytes with its newline; it must be UTF-8 and hold one
 //! JSON request ([`Request`], `\r\n` accepted). A line that is not a request is answered
-//! with a `bad_request` error and the connection goes on; a line longer than
-//! [`MAX_LINE`] is answered with an error and ends the connection (what follows it cannot
-//! be framed). The last line may lack its newline when the client closes its side.
+//! with a `bad_request` error and the connection goes on. So is a line longer than
+//! [`MAX_LINE`]: it is answered as soon as the limit is passed, and what follows up to
+//! its newline is dropped as it comes, never held. The last line may lack its newline
+//! when the client closes its side.
 
 use crate::protocol::{ErrorKind, Request, Response};
 
@@ -19,10 +20,9 @@ pub const MAX_LINE: usize = 64 * 1024;
 pub enum Framed {
     /// A request to run.
     Request(Request),
-    /// A line that is not a request: the error to answer; the connection goes on.
+    /// A line that is not a request, or too long: the error to answer; the connection
+    /// goes on.
     Refused(Response),
-    /// A line longer than [`MAX_LINE`]: the error to answer, then close the connection.
-    TooLong(Response),
 }
 
 /// The connection's bytes so far, cut into lines. Holds at most one unfinished line
@@ -33,8 +33,8 @@ pub struct LineFramer {
     buf: Vec<u8>,
     /// How far `buf` is known to hold no newline.
     scanned: usize,
-    /// A line was too long: nothing more comes out.
-    closed: bool,
+    /// The current line was too long and answered: drop bytes up to its newline.
+    skipping: bool,
 }
 
 impl LineFramer {
@@ -44,9 +44,7 @@ impl LineFramer {
 
     /// Bytes read from the connection.
     pub fn push(&mut self, bytes: &[u8]) {
-        if !self.closed {
-            self.buf.extend_from_slice(bytes);
-        }
+        self.buf.extend_from_slice(bytes);
     }
 
     /// Bytes held: the start of a line not yet whole, and what follows it.
@@ -54,10 +52,9 @@ impl LineFramer {
         self.buf.len()
     }
 
-    /// The next whole line, framed; None until more bytes come (or for good after
-    /// [`Framed::TooLong`]).
+    /// The next whole line, framed; None until more bytes come.
     pub fn next_line(&mut self) -> Option<Framed> {
-        if self.closed {
+        if self.skipping && !self.skip_to_newline() {
             return None;
         }
         let window = self.buf.len().min(MAX_LINE);
@@ -72,13 +69,15 @@ impl LineFramer {
                 Some(frame(&line))
             }
             None if self.buf.len() >= MAX_LINE => {
-                self.closed = true;
-                self.buf = Vec::new();
+                // Answered now; the rest of the line goes as it comes.
+                self.buf.drain(..MAX_LINE);
                 self.scanned = 0;
-                Some(Framed::TooLong(Response::err(
+                self.skipping = true;
+                Some(Framed::Refused(Response::err(
                     ErrorKind::BadRequest,
                     format!(
-                        "request line longer than {} KiB: the connection is closed",
+                        "request line longer than {} KiB ({MAX_LINE} bytes, newline included): \
+                         skipped to its end",
                         MAX_LINE / 1024
                     ),
                 )))
@@ -90,10 +89,26 @@ impl LineFramer {
         }
     }
 
+    /// While skipping an overlong line: drops what is held up to and with its newline;
+    /// true when the newline was there (the next line starts).
+    fn skip_to_newline(&mut self) -> bool {
+        match self.buf.iter().position(|&b| b == b'\n') {
+            Some(at) => {
+                self.buf.drain(..=at);
+                self.skipping = false;
+                true
+            }
+            None => {
+                self.buf.clear();
+                false
+            }
+        }
+    }
+
     /// The client closed its side: the last line if it had no newline (None when
     /// nothing is left). Call [`LineFramer::next_line`] until None first.
     pub fn finish(&mut self) -> Option<Framed> {
-        if self.closed || self.buf.is_empty() {
+        if self.skipping || self.buf.is_empty() {
             return None;
         }
         let line = std::mem::take(&mut self.buf);
@@ -136,7 +151,7 @@ mod tests {
 
     fn message(item: &Framed) -> String {
         match item {
-            Framed::Refused(r) | Framed::TooLong(r) => r
+            Framed::Refused(r) => r
                 .error
                 .as_ref()
                 .map(|e| e.message.clone())
@@ -198,19 +213,27 @@ mod tests {
         let got = all(&mut f);
         assert!(matches!(got[0], Framed::Refused(_)), "{:?}", got[0]);
         assert_eq!(got[1], Framed::Request(Request::Status));
-        // MAX_LINE bytes without one: too long, and nothing after it comes out.
+        // MAX_LINE bytes without one: too long, answered at once; the rest of the line
+        // is dropped as it comes (nothing held), and the next line runs.
         let mut f = LineFramer::new();
         f.push(&vec![b' '; MAX_LINE]);
         let got = all(&mut f);
         assert_eq!(got.len(), 1);
         assert_eq!(
             message(&got[0]),
-            "request line longer than 64 KiB: the connection is closed"
+            "request line longer than 64 KiB (65536 bytes, newline included): skipped to its end"
         );
-        assert!(matches!(got[0], Framed::TooLong(_)));
-        f.push(b"\n{\"command\":\"status\"}\n");
+        assert_eq!(f.buffered(), 0);
+        f.push(&vec![b'x'; 3 * MAX_LINE]);
         assert_eq!(f.next_line(), None);
-        assert_eq!(f.finish(), None);
+        assert_eq!(f.buffered(), 0);
+        assert_eq!(
+            f.finish(),
+            None,
+            "the rest of an overlong line is not a line"
+        );
+        f.push(b"yy\n{\"command\":\"status\"}\n");
+        assert_eq!(all(&mut f), [Framed::Request(Request::Status)]);
         assert_eq!(f.buffered(), 0);
     }
 

@@ -15,6 +15,7 @@
 //! system crate.
 
 pub mod config;
+pub mod control_limits;
 pub mod dcbx_config_metrics;
 pub mod framing;
 pub mod hardware;

@@ -137,7 +137,7 @@ fn process(out: &mut String, ports: &[&Port], uptime: Duration) {
 
 /// The LLDP MIB's and DCBX's counters per port.
 fn port_counters(out: &mut String, ports: &[&Port]) {
-    let counters: [(&str, &str, Get); 13] = [
+    let counters: [(&str, &str, Get); 14] = [
         (
             "lldp_frames_out_total",
             "LLDPDUs sent (statsFramesOutTotal).",
@@ -198,6 +198,12 @@ fn port_counters(out: &mut String, ports: &[&Port]) {
             "port_mac_control_frames_in_total",
             "MAC control (PAUSE/PFC) frames seen.",
             |p| p.io.mac_control_rx,
+        ),
+        (
+            "packet_socket_drops_total",
+            "Frames the kernel dropped before losslessd read them, the port's packet \
+             socket receive buffer full (PACKET_STATISTICS).",
+            |p| p.io.kernel_drops,
         ),
     ];
     for (name, help, get) in counters {
@@ -262,6 +268,14 @@ fn port_gauges(out: &mut String, ports: &[&Port]) {
             ports.iter().map(|p| (*p, Some(get(p)))),
         );
     }
+    per_port(
+        out,
+        "packet_socket_rcvbuf_bytes",
+        "The receive buffer the kernel granted the port's packet socket (SO_RCVBUF; \
+         [daemon] packet_rcvbuf_bytes asks for half of it).",
+        "gauge",
+        ports.iter().map(|p| (*p, p.io.rcvbuf_bytes)),
+    );
     per_port(
         out,
         "port_healthy",

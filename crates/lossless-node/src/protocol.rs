@@ -618,6 +618,15 @@ pub struct IoCounters {
     pub tx_errors: u64,
     /// MAC control frames (PAUSE/PFC, 0x8808) seen on the port.
     pub mac_control_rx: u64,
+    /// Frames the kernel dropped before the daemon read them, the packet socket's
+    /// receive buffer full (`PACKET_STATISTICS`, read every 10 s and before each answer
+    /// that shows it).
+    #[serde(default)]
+    pub kernel_drops: u64,
+    /// The packet socket's receive buffer as the kernel granted it, bytes; null until
+    /// the socket is open.
+    #[serde(default)]
+    pub rcvbuf_bytes: Option<u64>,
 }
 
 /// `reload`: what changed.

@@ -4,7 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use lossless_dcbx::{AdminStatus, DcbxConfig, LldpTimers, PortConfig};
-use lossless_node::config::{Apply, ConfigFileError, DaemonConfig, DaemonSettings, PortSettings};
+use lossless_node::config::{
+    Apply, ConfigFileError, DaemonConfig, DaemonLimits, DaemonSettings, PortSettings,
+};
 use lossless_node::identity::{Advertise, LocalInfo};
 use lossless_wire::cee::{AppEntry, AppSelector, AppTable, PriorityMap, DCBX_OUI};
 use lossless_wire::MacAddr;
@@ -67,7 +69,8 @@ fn unknown_top_level_and_daemon_keys() {
     assert_eq!(
         refuse("[daemon]\nsocket_mode = 432\n"),
         "/etc/lossless/losslessd.toml:2:1: daemon.socket_mode: unknown key; expected one of: \
-         socket, socket_group, state_dir, metrics, log"
+         socket, socket_group, state_dir, metrics, log, packet_rcvbuf_bytes, \
+         control_max_connections, control_request_timeout_ms"
     );
     assert_eq!(
         refuse("[defaults.timers]\nmsg_tx_intervall = 10\n"),
@@ -485,6 +488,11 @@ fn the_example_file_parses_to_its_documented_values() {
             state_dir: "/var/lib/lossless".into(),
             metrics: Some("127.0.0.1:9717".parse().expect("address")),
             log: "info".into(),
+            limits: DaemonLimits {
+                packet_rcvbuf_bytes: 4 << 20,
+                control_max_connections: 256,
+                control_request_timeout_ms: 5000,
+            },
         }
     );
     for name in ["enp65s0f0", "enp65s0f1", "eno1"] {
@@ -623,4 +631,45 @@ fn headroom_values_are_refused_with_their_key() {
         );
         assert!(e.starts_with("t.toml:2:"), "{e}");
     }
+}
+
+#[test]
+fn daemon_limits_are_read_and_bounded() {
+    let c = DaemonConfig::parse(
+        "[daemon]\npacket_rcvbuf_bytes = 65536\ncontrol_max_connections = 1\n\
+         control_request_timeout_ms = 250\n",
+        Path::new("/etc/lossless/losslessd.toml"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        c.daemon.limits,
+        DaemonLimits {
+            packet_rcvbuf_bytes: 65536,
+            control_max_connections: 1,
+            control_request_timeout_ms: 250,
+        }
+    );
+    assert_eq!(
+        DaemonConfig::default().daemon.limits,
+        DaemonLimits {
+            packet_rcvbuf_bytes: 4 << 20,
+            control_max_connections: 256,
+            control_request_timeout_ms: 5000,
+        }
+    );
+    assert_eq!(
+        refuse("[daemon]\npacket_rcvbuf_bytes = 1024\n"),
+        "/etc/lossless/losslessd.toml:2:23: daemon.packet_rcvbuf_bytes: 1024 is out of range \
+         65536..=1073741824 (bytes)"
+    );
+    assert_eq!(
+        refuse("[daemon]\ncontrol_max_connections = 0\n"),
+        "/etc/lossless/losslessd.toml:2:27: daemon.control_max_connections: 0 is out of range \
+         1..=1048576 (connections)"
+    );
+    assert_eq!(
+        refuse("[daemon]\ncontrol_request_timeout_ms = \"5s\"\n"),
+        "/etc/lossless/losslessd.toml:2:30: daemon.control_request_timeout_ms: expected an \
+         integer, found a string"
+    );
 }

@@ -27,6 +27,9 @@ use std::mem;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::time::Duration;
 
+use crate::packet::packet_stats;
+use crate::packet::set_rcvbuf;
+pub use crate::packet::SocketStats;
 use crate::packet::{
     add_membership, bind, checked_ifindex, sockaddr_ll, BPF_JEQ_K, BPF_LD_H_ABS, BPF_RET_K,
     ETH_HLEN, ETH_P_8021Q, ETH_P_ALL, ETH_P_MAC_CONTROL, MAC_CONTROL_MULTICAST,
@@ -160,16 +163,6 @@ impl Default for BatchOptions {
     }
 }
 
-/// Kernel counters of a packet socket since the last read
-/// (`PACKET_STATISTICS`, which resets them).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct SocketStats {
-    /// Frames the filter accepted.
-    pub packets: u64,
-    /// Of those, frames dropped because the receive buffer was full.
-    pub drops: u64,
-}
-
 /// A receive batch: `capacity` slots of `slot` bytes, reused across calls.
 #[derive(Debug)]
 pub struct RxBatch {
@@ -259,10 +252,7 @@ impl BatchSocket {
         };
         // The kernel copies the program during the call.
         sys::setsockopt(&sock, libc::SOL_SOCKET, libc::SO_ATTACH_FILTER, &fprog)?;
-        let rcvbuf = libc::c_int::try_from(opts.rcvbuf).unwrap_or(libc::c_int::MAX);
-        if sys::setsockopt(&sock, libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, &rcvbuf).is_err() {
-            sys::setsockopt(&sock, libc::SOL_SOCKET, libc::SO_RCVBUF, &rcvbuf)?;
-        }
+        set_rcvbuf(&sock, opts.rcvbuf)?;
         sys::setsockopt(
             &sock,
             libc::SOL_PACKET,
@@ -418,30 +408,6 @@ impl BatchSocket {
     pub fn send_batch<'a>(&self, frames: impl IntoIterator<Item = &'a [u8]>) -> io::Result<usize> {
         send_frames(&self.fd, self.ifindex, frames, &mut SendScratch::default())
     }
-}
-
-/// `PACKET_STATISTICS` of a packet socket (read and reset).
-pub(crate) fn packet_stats(fd: &OwnedFd) -> io::Result<SocketStats> {
-    let mut st = libc::tpacket_stats {
-        tp_packets: 0,
-        tp_drops: 0,
-    };
-    let mut len = mem::size_of::<libc::tpacket_stats>() as libc::socklen_t;
-    // SAFETY: st and len are valid for writes; the kernel writes at most len
-    // bytes.
-    sys::cvt(unsafe {
-        libc::getsockopt(
-            fd.as_raw_fd(),
-            libc::SOL_PACKET,
-            libc::PACKET_STATISTICS,
-            (&mut st as *mut libc::tpacket_stats).cast::<libc::c_void>(),
-            &mut len,
-        )
-    })?;
-    Ok(SocketStats {
-        packets: st.tp_packets.into(),
-        drops: st.tp_drops.into(),
-    })
 }
 
 /// The headers a `sendmmsg` call needs, kept between calls so a busy

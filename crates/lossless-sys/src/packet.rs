@@ -87,6 +87,50 @@ pub const FILTER: [libc::sock_filter; 9] = [
     insn(BPF_RET_K, 0, 0, u32::MAX),
 ];
 
+/// Kernel counters of a packet socket since the last read
+/// (`PACKET_STATISTICS`, which resets them).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SocketStats {
+    /// Frames the filter accepted.
+    pub packets: u64,
+    /// Of those, frames dropped because the receive buffer was full.
+    pub drops: u64,
+}
+
+/// `PACKET_STATISTICS` of a packet socket (read and reset).
+pub(crate) fn packet_stats(fd: &impl AsRawFd) -> io::Result<SocketStats> {
+    let mut st = libc::tpacket_stats {
+        tp_packets: 0,
+        tp_drops: 0,
+    };
+    let mut len = mem::size_of::<libc::tpacket_stats>() as libc::socklen_t;
+    // SAFETY: st and len are valid for writes; the kernel writes at most len
+    // bytes.
+    sys::cvt(unsafe {
+        libc::getsockopt(
+            fd.as_raw_fd(),
+            libc::SOL_PACKET,
+            libc::PACKET_STATISTICS,
+            (&mut st as *mut libc::tpacket_stats).cast::<libc::c_void>(),
+            &mut len,
+        )
+    })?;
+    Ok(SocketStats {
+        packets: st.tp_packets.into(),
+        drops: st.tp_drops.into(),
+    })
+}
+
+/// Sets the receive buffer to `bytes`: `SO_RCVBUFFORCE` (root, or `CAP_NET_ADMIN`:
+/// past `net.core.rmem_max`), else `SO_RCVBUF` (capped at `rmem_max`).
+pub(crate) fn set_rcvbuf(fd: &impl AsRawFd, bytes: usize) -> io::Result<()> {
+    let v = libc::c_int::try_from(bytes).unwrap_or(libc::c_int::MAX);
+    if sys::setsockopt(fd, libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, &v).is_err() {
+        sys::setsockopt(fd, libc::SOL_SOCKET, libc::SO_RCVBUF, &v)?;
+    }
+    Ok(())
+}
+
 /// A non-blocking `AF_PACKET` socket bound to one interface that reads and
 /// writes whole Ethernet frames (LLDP and MAC Control only).
 #[derive(Debug)]
@@ -246,6 +290,25 @@ impl PacketSocket {
     /// [`SOCKET_PRIORITY`] after `open`.
     pub fn priority(&self) -> io::Result<i32> {
         sys::getsockopt_int(self, libc::SOL_SOCKET, libc::SO_PRIORITY)
+    }
+
+    /// Sets the receive buffer (see [`PacketSocket::rcvbuf`] for what the kernel
+    /// granted): how many frames the kernel holds while nobody reads; past it, it
+    /// drops them and counts them ([`PacketSocket::stats`]).
+    pub fn set_rcvbuf(&self, bytes: usize) -> io::Result<()> {
+        set_rcvbuf(self, bytes)
+    }
+
+    /// The receive buffer the kernel granted (`SO_RCVBUF`: twice what was asked,
+    /// the kernel's own bookkeeping included).
+    pub fn rcvbuf(&self) -> io::Result<usize> {
+        Ok(sys::getsockopt_int(self, libc::SOL_SOCKET, libc::SO_RCVBUF)?.max(0) as usize)
+    }
+
+    /// Reads and resets the kernel's counters for this socket (`PACKET_STATISTICS`):
+    /// frames the filter passed and, of those, frames dropped on a full buffer.
+    pub fn stats(&self) -> io::Result<SocketStats> {
+        packet_stats(self)
     }
 
     /// Receives one frame into `buf` and returns its length. Non-blocking:

@@ -379,7 +379,7 @@ impl RingSocket {
 
     /// Reads and resets the kernel's counters (drops: the ring was full).
     pub fn stats(&self) -> io::Result<SocketStats> {
-        crate::batch::packet_stats(&self.fd)
+        crate::packet::packet_stats(&self.fd)
     }
 }
 

@@ -5,6 +5,7 @@
 //!   rule for a missing one: [`require`] fails the test naming the Debian package, or
 //!   skips it with `LOSSLESS_SKIP_ORACLES=1`;
 //! * [`netns`]: network namespaces, veth pairs, temporary directories, polling;
+//! * [`fanout`]: many veth pairs between two namespaces (a daemon with many ports);
 //! * [`tshark`]: tshark as a decoding oracle (fields of every frame of a capture) and
 //!   live captures;
 //! * [`pcap`]: capture files written from a test's frames;
@@ -27,6 +28,7 @@
 
 pub mod bench;
 pub mod dcbdrv;
+pub mod fanout;
 pub mod inject;
 pub mod lldpad;
 pub mod lldpd;
@@ -41,6 +43,7 @@ pub mod tshark;
 
 pub use bench::machine;
 pub use dcbdrv::{DriverState, LogEntry, ShimEnv};
+pub use fanout::{batch_ip, Fanout};
 pub use inject::{lldpdu, Injector};
 pub use lldpad::{
     dcbtool_field, dcbtool_fields, lldptool_app_config, lldptool_apps, lldptool_fields, LldpadApp,

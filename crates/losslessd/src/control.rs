@@ -1,21 +1,28 @@
 //! The control socket (JSON lines, see [`lossless_node::protocol`], framed by
-//! [`lossless_node::framing`]) and the metrics endpoint: both turn connections into
-//! messages for the core task.
+//! [`lossless_node::framing`]), bounded ([`lossless_node::control_limits`]): at most
+//! `control_max_connections` connections (the longest idle one makes room, told why;
+//! `unavailable` when all are busy), a request line whole within
+//! `control_request_timeout_ms` of its first byte, an answer written within the same
+//! time, a follower closed as soon as its client goes, and at the descriptor limit a
+//! spare descriptor takes the waiting connection. Each request becomes a message for
+//! the core task.
 
 use std::io;
-use std::net::SocketAddr;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, UnixListener, UnixStream};
+use tokio::io::AsyncWriteExt;
+use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tracing::{debug, warn};
 
 use lossless_node::framing::{Framed, LineFramer};
 use lossless_node::protocol::{ErrorKind, Request, Response};
+
+use crate::control_state::{Admitted, Control};
 
 /// The answer to a connection's request, and for `events --follow` the stream.
 pub type ReplySender = oneshot::Sender<(Response, Option<broadcast::Receiver<Arc<str>>>)>;
@@ -34,8 +41,12 @@ pub enum CoreMsg {
 }
 
 /// How much of a connection is read at once (a line is framed from as many reads as
-/// it takes, up to `lossless_node::framing::MAX_LINE`).
+/// it takes, up to `lossless_node::framing::MAX_LINE`). A buffer of this size exists
+/// only during a read: an idle connection holds none.
 const READ_CHUNK: usize = 8 * 1024;
+
+/// How long a refused connection's answer may take to write.
+const REFUSAL_WRITE: Duration = Duration::from_millis(100);
 
 /// Binds the control socket: refuses to take over a socket another daemon
 /// answers on, replaces a stale one, and restricts access to root (0600) or
@@ -85,17 +96,19 @@ pub fn bind(path: &Path, group: Option<&str>) -> io::Result<UnixListener> {
     Ok(listener)
 }
 
-pub async fn serve(listener: UnixListener, core: mpsc::Sender<CoreMsg>) {
+/// Accepts connections for ever, within the bounds.
+pub(crate) async fn serve(listener: UnixListener, core: mpsc::Sender<CoreMsg>, control: Control) {
     loop {
+        control.refill_spare();
         match listener.accept().await {
             Ok((stream, _)) => {
-                let core = core.clone();
-                tokio::spawn(async move {
-                    if let Err(e) = connection(stream, core).await {
-                        debug!(error = %e, "control connection ended");
-                    }
-                });
+                start(stream, &core, &control);
+                // Let the new connection read what it sent before the next accept: a
+                // client whose request waits unread looks idle, and a flood of new
+                // connections would close it first.
+                tokio::task::yield_now().await;
             }
+            Err(e) if out_of_descriptors(&e) => at_fd_limit(&listener, &core, &control).await,
             Err(e) => {
                 warn!(error = %e, "control socket accept failed");
                 tokio::time::sleep(Duration::from_millis(100)).await;
@@ -104,179 +117,251 @@ pub async fn serve(listener: UnixListener, core: mpsc::Sender<CoreMsg>) {
     }
 }
 
-/// One client: its bytes through [`LineFramer`], each line answered in turn.
-async fn connection(stream: UnixStream, core: mpsc::Sender<CoreMsg>) -> io::Result<()> {
-    let (mut r, mut w) = stream.into_split();
-    let mut framer = LineFramer::new();
-    let mut buf = vec![0u8; READ_CHUNK];
-    loop {
-        while let Some(item) = framer.next_line() {
-            match answer(item, &mut w, &core).await? {
-                Next::Read => {}
-                Next::Close => return Ok(()),
-                Next::Discard => return discard(r, w).await,
+/// EMFILE or ENFILE: no descriptor for the connection waiting.
+pub(crate) fn out_of_descriptors(e: &io::Error) -> bool {
+    use nix::errno::Errno;
+    e.raw_os_error()
+        .is_some_and(|code| code == Errno::EMFILE as i32 || code == Errno::ENFILE as i32)
+}
+
+/// The process has no descriptor for the connection waiting: the spare takes it and
+/// the connection idle the longest is closed for it (or, every one busy, the new one is
+/// told so and closed). Without a spare (not yet taken back), an idle connection is
+/// closed first and the accept tried again.
+async fn at_fd_limit(listener: &UnixListener, core: &mpsc::Sender<CoreMsg>, control: &Control) {
+    if control.take_spare() {
+        match listener.accept().await {
+            Ok((stream, _)) => {
+                if control.make_room() {
+                    start(stream, core, control);
+                } else {
+                    refuse(stream, control.refuse_at_fd_limit()).await;
+                }
             }
+            Err(e) => debug!(error = %e, "control socket accept at the descriptor limit failed"),
         }
-        let n = r.read(&mut buf).await?;
-        if n == 0 {
-            if let Some(item) = framer.finish() {
-                answer(item, &mut w, &core).await?;
-            }
-            return Ok(());
-        }
-        framer.push(&buf[..n]);
+    } else if !control.make_room() {
+        // Every connection busy and no descriptor: wait for one to end.
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        return;
+    }
+    // Let the connection told to close run, and free its descriptor for the spare.
+    for _ in 0..4 {
+        tokio::task::yield_now().await;
     }
 }
 
-/// After a line: read the next one, or close the connection.
-#[derive(Debug, PartialEq, Eq)]
+/// Admits a new connection and runs it, or refuses it.
+fn start(stream: UnixStream, core: &mpsc::Sender<CoreMsg>, control: &Control) {
+    match control.admit() {
+        Ok(admitted) => {
+            let (core, control) = (core.clone(), control.clone());
+            tokio::spawn(async move {
+                let id = admitted.id;
+                if let Err(e) = connection(admitted, stream, &core, &control).await {
+                    debug!(error = %e, "control connection ended");
+                }
+                control.closed(id);
+            });
+        }
+        Err(refusal) => {
+            tokio::spawn(refuse(stream, refusal));
+        }
+    }
+}
+
+/// Tells a refused connection why, briefly, and closes it.
+async fn refuse(mut stream: UnixStream, resp: Response) {
+    let _ = tokio::time::timeout(REFUSAL_WRITE, write_to(&mut stream, &resp)).await;
+}
+
+/// One client: its bytes through [`LineFramer`], each line answered in turn, until it
+/// closes, is told to make room, or is too slow.
+async fn connection(
+    admitted: Admitted,
+    stream: UnixStream,
+    core: &mpsc::Sender<CoreMsg>,
+    control: &Control,
+) -> io::Result<()> {
+    let Admitted { id, mut evicted } = admitted;
+    let timeout = control.request_timeout();
+    let (mut r, mut w) = stream.into_split();
+    let mut framer = LineFramer::new();
+    // When the line not yet whole began.
+    let mut began: Option<tokio::time::Instant> = None;
+    loop {
+        while let Some(item) = framer.next_line() {
+            control.busy(id);
+            let next = answer(item, &mut w, core, timeout).await?;
+            control.idle(id);
+            match next {
+                Next::Read => {}
+                Next::Close => return Ok(()),
+                Next::Follow(sub) => {
+                    control.busy(id);
+                    return follow(&mut r, &mut w, sub, timeout).await;
+                }
+            }
+        }
+        if framer.buffered() == 0 {
+            began = None;
+        } else if began.is_none() {
+            began = Some(tokio::time::Instant::now());
+        }
+        tokio::select! {
+            biased;
+            notice = &mut evicted => {
+                if let Ok(notice) = notice {
+                    let _ = tokio::time::timeout(REFUSAL_WRITE, write(&mut w, &notice)).await;
+                }
+                return Ok(());
+            }
+            _ = sleep_until(began.map(|t| t + timeout)) => {
+                let resp = control.timed_out(id);
+                let _ = tokio::time::timeout(REFUSAL_WRITE, write(&mut w, &resp)).await;
+                return Ok(());
+            }
+            ready = r.readable() => {
+                ready?;
+                match read_some(&r, &mut framer) {
+                    Ok(0) => {
+                        if let Some(item) = framer.finish() {
+                            answer(item, &mut w, core, timeout).await?;
+                        }
+                        return Ok(());
+                    }
+                    Ok(_) => control.received(id),
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+    }
+}
+
+/// Reads what is there into the framer (0: the client closed its side). The buffer
+/// lives only for the call.
+fn read_some(r: &OwnedReadHalf, framer: &mut LineFramer) -> io::Result<usize> {
+    let mut chunk = [0u8; READ_CHUNK];
+    let n = r.try_read(&mut chunk)?;
+    framer.push(&chunk[..n]);
+    Ok(n)
+}
+
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// After a line: read the next one, close the connection, or stream events.
 enum Next {
     Read,
     Close,
-    /// Close once the client has read the answer: see [`discard`].
-    Discard,
+    Follow(broadcast::Receiver<Arc<str>>),
 }
 
-/// How long a connection whose line was too long is drained before it is closed.
-const DISCARD_FOR: Duration = Duration::from_secs(1);
-
-/// Ends our side after an overlong line's answer, and drops what the client still
-/// sends for at most [`DISCARD_FOR`]: closing a socket with unread input resets it, and
-/// the client would lose the answer.
-async fn discard(
-    mut r: tokio::net::unix::OwnedReadHalf,
-    mut w: tokio::net::unix::OwnedWriteHalf,
-) -> io::Result<()> {
-    w.shutdown().await?;
-    let mut buf = vec![0u8; READ_CHUNK];
-    let drain = async {
-        while r.read(&mut buf).await? > 0 {}
-        io::Result::Ok(())
-    };
-    let _ = tokio::time::timeout(DISCARD_FOR, drain).await;
-    Ok(())
-}
-
-/// Answers one framed line: a request goes to the core (and `events --follow` streams
-/// until the client or the daemon goes), a refusal is written back.
+/// Answers one framed line: a request goes to the core, a refusal is written back.
+/// Each write must finish within `timeout` (a client that does not read is dropped).
 async fn answer(
     item: Framed,
-    w: &mut tokio::net::unix::OwnedWriteHalf,
+    w: &mut OwnedWriteHalf,
     core: &mpsc::Sender<CoreMsg>,
+    timeout: Duration,
 ) -> io::Result<Next> {
     let req = match item {
         Framed::Request(req) => req,
         Framed::Refused(resp) => {
-            write(w, &resp).await?;
+            write_within(w, &resp, timeout).await?;
             return Ok(Next::Read);
-        }
-        Framed::TooLong(resp) => {
-            write(w, &resp).await?;
-            return Ok(Next::Discard);
         }
     };
     let (tx, rx) = oneshot::channel();
+    let unavailable = || Response::err(ErrorKind::Unavailable, "daemon is stopping");
     if core
         .send(CoreMsg::Control { req, reply: tx })
         .await
         .is_err()
     {
-        let resp = Response::err(ErrorKind::Unavailable, "daemon is stopping");
-        write(w, &resp).await?;
+        write_within(w, &unavailable(), timeout).await?;
         return Ok(Next::Close);
     }
     let Ok((resp, sub)) = rx.await else {
-        let resp = Response::err(ErrorKind::Unavailable, "daemon is stopping");
-        write(w, &resp).await?;
+        write_within(w, &unavailable(), timeout).await?;
         return Ok(Next::Close);
     };
-    write(w, &resp).await?;
-    let Some(mut sub) = sub else {
-        return Ok(Next::Read);
-    };
+    write_within(w, &resp, timeout).await?;
+    Ok(match sub {
+        Some(sub) => Next::Follow(sub),
+        None => Next::Read,
+    })
+}
+
+/// `events --follow`: every event until the daemon stops or the client goes, which is
+/// noticed at once (its side readable: closed, or bytes that are dropped).
+async fn follow(
+    r: &mut OwnedReadHalf,
+    w: &mut OwnedWriteHalf,
+    mut sub: broadcast::Receiver<Arc<str>>,
+    timeout: Duration,
+) -> io::Result<()> {
     loop {
-        match sub.recv().await {
-            Ok(line) => {
-                w.write_all(line.as_bytes()).await?;
-                w.write_all(b"\n").await?;
+        tokio::select! {
+            ev = sub.recv() => {
+                let line = match ev {
+                    Ok(line) => format!("{line}\n"),
+                    Err(broadcast::error::RecvError::Lagged(missed)) => {
+                        format!("{{\"event\":\"lagged\",\"missed\":{missed}}}\n")
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return Ok(()),
+                };
+                within(timeout, w.write_all(line.as_bytes())).await?;
             }
-            Err(broadcast::error::RecvError::Lagged(missed)) => {
-                let line = format!("{{\"event\":\"lagged\",\"missed\":{missed}}}\n");
-                w.write_all(line.as_bytes()).await?;
+            ready = r.readable() => {
+                ready?;
+                let mut drop_them = LineFramer::new();
+                match read_some(r, &mut drop_them) {
+                    Ok(0) => return Ok(()),
+                    Ok(_) => {}
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                    Err(e) => return Err(e),
+                }
             }
-            Err(broadcast::error::RecvError::Closed) => return Ok(Next::Close),
         }
     }
 }
 
-async fn write(w: &mut tokio::net::unix::OwnedWriteHalf, resp: &Response) -> io::Result<()> {
+async fn within<T>(
+    timeout: Duration,
+    f: impl std::future::Future<Output = io::Result<T>>,
+) -> io::Result<T> {
+    tokio::time::timeout(timeout, f).await.map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::TimedOut,
+            "the client did not read the answer in time",
+        )
+    })?
+}
+
+async fn write_within(
+    w: &mut OwnedWriteHalf,
+    resp: &Response,
+    timeout: Duration,
+) -> io::Result<()> {
+    within(timeout, write(w, resp)).await
+}
+
+fn line_of(resp: &Response) -> io::Result<String> {
     let mut line = serde_json::to_string(resp).map_err(io::Error::other)?;
     line.push('\n');
-    w.write_all(line.as_bytes()).await
+    Ok(line)
 }
 
-/// Binds the metrics endpoint; only loopback addresses are accepted (the
-/// config checks too: metrics carry topology and are not authenticated).
-pub async fn bind_metrics(addr: SocketAddr) -> io::Result<TcpListener> {
-    if !addr.ip().is_loopback() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("metrics address {addr} is not a loopback address"),
-        ));
-    }
-    TcpListener::bind(addr).await
+async fn write(w: &mut OwnedWriteHalf, resp: &Response) -> io::Result<()> {
+    w.write_all(line_of(resp)?.as_bytes()).await
 }
 
-/// A minimal HTTP/1.x responder: `GET /metrics` and nothing else.
-pub async fn serve_metrics(listener: TcpListener, core: mpsc::Sender<CoreMsg>) {
-    loop {
-        let Ok((mut stream, _)) = listener.accept().await else {
-            tokio::time::sleep(Duration::from_millis(100)).await;
-            continue;
-        };
-        let core = core.clone();
-        tokio::spawn(async move {
-            let mut head = Vec::with_capacity(512);
-            let mut buf = [0u8; 1024];
-            let read = async {
-                while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < 8192 {
-                    let n = stream.read(&mut buf).await?;
-                    if n == 0 {
-                        break;
-                    }
-                    head.extend_from_slice(&buf[..n]);
-                }
-                io::Result::Ok(())
-            };
-            if tokio::time::timeout(Duration::from_secs(5), read)
-                .await
-                .is_err()
-            {
-                return;
-            }
-            let first = head.split(|b| *b == b'\n').next().unwrap_or_default();
-            let first = String::from_utf8_lossy(first);
-            let mut parts = first.split_whitespace();
-            let (method, path) = (parts.next(), parts.next());
-            let (status, body) =
-                if method == Some("GET") && matches!(path, Some("/metrics") | Some("/metrics/")) {
-                    let (tx, rx) = oneshot::channel();
-                    if core.send(CoreMsg::Metrics { reply: tx }).await.is_err() {
-                        return;
-                    }
-                    match rx.await {
-                        Ok(text) => ("200 OK", text),
-                        Err(_) => return,
-                    }
-                } else {
-                    ("404 Not Found", "only GET /metrics is served\n".to_string())
-                };
-            let resp = format!(
-                "HTTP/1.1 {status}\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            );
-            let _ = stream.write_all(resp.as_bytes()).await;
-            let _ = stream.shutdown().await;
-        });
-    }
+async fn write_to(s: &mut UnixStream, resp: &Response) -> io::Result<()> {
+    s.write_all(line_of(resp)?.as_bytes()).await
 }

@@ -20,6 +20,7 @@ use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinHandle;
 use tracing::{debug, error, warn};
 
+use crate::closer::Closer;
 use crate::config_file;
 use crate::convert;
 use crate::pfc_reader::PfcReader;
@@ -63,12 +64,22 @@ pub(crate) struct Io {
     config_path: Option<PathBuf>,
     pub(crate) relay: Option<RelayRuntime>,
     pub(crate) replies: Replies,
+    /// Sockets of ports gone, being closed off the loop.
+    closer: Closer,
+    /// The receive buffer asked for each packet socket (`packet_rcvbuf_bytes`).
+    rcvbuf: usize,
     pfc: PfcReader,
 }
 
 impl Io {
-    pub(crate) fn new(input: mpsc::Sender<Input>, state: StateDir, config: Option<PathBuf>) -> Io {
+    pub(crate) fn new(
+        input: mpsc::Sender<Input>,
+        state: StateDir,
+        config: Option<PathBuf>,
+        rcvbuf: usize,
+    ) -> Io {
         Io {
+            rcvbuf,
             pfc: PfcReader::start(input.clone()),
             ports: HashMap::new(),
             measure: HashMap::new(),
@@ -79,7 +90,54 @@ impl Io {
             config_path: config,
             relay: None,
             replies: HashMap::new(),
+            closer: Closer::default(),
         }
+    }
+
+    /// Hands the node what the kernel counted on every packet socket since the last
+    /// reading: frames dropped on a full receive buffer (`PACKET_STATISTICS`, read
+    /// and reset), and the buffer's size.
+    pub(crate) fn read_socket_stats(&self, node: &mut Node) {
+        for (ifindex, p) in &self.ports {
+            let sock = p.socket.get_ref();
+            let drops = match sock.stats() {
+                Ok(st) => st.drops,
+                Err(e) => {
+                    debug!(ifindex, error = %e, "cannot read the packet socket's statistics");
+                    0
+                }
+            };
+            let rcvbuf = sock.rcvbuf().ok().map(|b| b as u64);
+            node.handle_socket_stats(*ifindex, drops, rcvbuf);
+        }
+    }
+
+    fn close_port(&mut self, ifindex: u32) {
+        if let Some(p) = self.ports.remove(&ifindex) {
+            self.closer.close(p.socket, p.reader);
+        }
+        self.close_measure(ifindex);
+    }
+
+    fn close_measure(&mut self, ifindex: u32) {
+        if let Some(m) = self.measure.remove(&ifindex) {
+            self.closer.close(m.socket, m.reader);
+        }
+    }
+
+    /// Closes every socket still open, all at once, and waits for them (`limit` at
+    /// most): the last step before the process exits.
+    pub(crate) async fn close_all(&mut self, limit: std::time::Duration) {
+        let ifindexes: Vec<u32> = self
+            .ports
+            .keys()
+            .chain(self.measure.keys())
+            .copied()
+            .collect();
+        for ifindex in ifindexes {
+            self.close_port(ifindex);
+        }
+        self.closer.finish(limit).await;
     }
 
     pub(crate) fn handle_input(&mut self, node: &mut Node, clock: &Clock, input: Input) {
@@ -158,9 +216,11 @@ fn execute_one(node: &mut Node, io: &mut Io, clock: &Clock, out: Output) {
     match out {
         Output::Open { ifindex, name } => match open_port(ifindex, io) {
             Ok(p) => {
+                let rcvbuf = p.socket.get_ref().rcvbuf().ok().map(|b| b as u64);
                 if let Some(old) = io.ports.insert(ifindex, p) {
-                    old.reader.abort();
+                    io.closer.close(old.socket, old.reader);
                 }
+                node.handle_socket_stats(ifindex, 0, rcvbuf);
             }
             Err(e) => error!(port = %name, error = %e, "cannot open packet socket"),
         },
@@ -171,14 +231,7 @@ fn execute_one(node: &mut Node, io: &mut Io, clock: &Clock, out: Output) {
                 .map(convert::link);
             node.handle_link_read(clock.now(), link, &frame);
         }
-        Output::Close { ifindex } => {
-            if let Some(p) = io.ports.remove(&ifindex) {
-                p.reader.abort();
-            }
-            if let Some(m) = io.measure.remove(&ifindex) {
-                m.reader.abort();
-            }
-        }
+        Output::Close { ifindex } => io.close_port(ifindex),
         Output::Send { ifindex, frame } => {
             let sent = io
                 .ports
@@ -239,18 +292,14 @@ fn execute_one(node: &mut Node, io: &mut Io, clock: &Clock, out: Output) {
             match opened {
                 Ok((m, clocks)) => {
                     if let Some(old) = io.measure.insert(ifindex, m) {
-                        old.reader.abort();
+                        io.closer.close(old.socket, old.reader);
                     }
                     node.handle_measure_opened(ifindex, Ok(convert::clocks(clocks)));
                 }
                 Err(e) => node.handle_measure_opened(ifindex, Err(e.to_string())),
             }
         }
-        Output::CloseMeasure { ifindex } => {
-            if let Some(m) = io.measure.remove(&ifindex) {
-                m.reader.abort();
-            }
-        }
+        Output::CloseMeasure { ifindex } => io.close_measure(ifindex),
         Output::SendMeasure { ifindex, frame } => {
             let Some(m) = io.measure.get(&ifindex) else {
                 return;
@@ -397,7 +446,13 @@ fn program_ieee(d: &mut Dcbnl, ifname: &str, p: &IeeeProgram) -> Result<TrustOut
 }
 
 fn open_port(ifindex: u32, io: &Io) -> io::Result<PortIo> {
-    let socket = Arc::new(async_fd(PacketSocket::open(ifindex)?)?);
+    let sock = PacketSocket::open(ifindex)?;
+    // A burst (a flood from a neighbour, many ports at link-up) waits here while the
+    // loop is busy; what does not fit is dropped and counted (read_socket_stats).
+    if let Err(e) = sock.set_rcvbuf(io.rcvbuf) {
+        warn!(ifindex, bytes = io.rcvbuf, error = %e, "cannot size the packet socket's receive buffer");
+    }
+    let socket = Arc::new(async_fd(sock)?);
     let reader = tokio::spawn(read_port(ifindex, socket.clone(), io.input.clone()));
     Ok(PortIo { socket, reader })
 }

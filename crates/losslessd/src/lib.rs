@@ -2,12 +2,15 @@
 //! the runtime only: sockets, netlink, dcbnl, files, timers, the control socket, the
 //! relay's data-path threads.
 
+mod closer;
 pub mod config_file;
 pub mod control;
+mod control_state;
 pub mod convert;
 mod execute;
 pub mod host;
 pub mod logging;
+pub mod metrics_http;
 pub mod pfc_reader;
 pub mod relay;
 pub mod runtime;

@@ -22,9 +22,11 @@ use tracing::{error, info, warn};
 
 use crate::config_file;
 use crate::control::{self, CoreMsg, Reply};
+use crate::control_state::ControlState;
 use crate::convert;
 use crate::execute::{execute, Input, Io};
 use crate::host;
+use crate::metrics_http;
 use crate::state_dir::{StateDir, StateDirError};
 
 /// Command-line choices; each overrides the file.
@@ -78,6 +80,13 @@ pub fn load_config(opts: &Options) -> Result<DaemonConfig, RunError> {
     Ok(config)
 }
 
+/// How often the kernel's drop counters of the packet sockets are read (and before
+/// every `counters` answer and metrics scrape).
+const SOCKET_STATS_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// The longest the sockets may take to close at exit.
+const SHUTDOWN_CLOSE_LIMIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Runs until SIGTERM or SIGINT.
 pub fn run(opts: Options, config: DaemonConfig) -> Result<(), RunError> {
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -114,6 +123,15 @@ fn open_state(
         path: dir.clone(),
         source,
     })?;
+    match state.remove_leftovers() {
+        Ok(removed) if !removed.is_empty() => info!(
+            files = %removed.join(","),
+            "removed {} temporary files of interrupted state writes",
+            removed.len()
+        ),
+        Ok(_) => {}
+        Err(e) => warn!(dir = %dir.display(), error = %e, "cannot clean the state directory"),
+    }
     let mut persisted = state.load()?;
     persisted.boots = persisted.boots.wrapping_add(1);
     state.save(&persisted)?;
@@ -127,6 +145,7 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
     let socket_path = config.daemon.socket.clone();
     let socket_group = config.daemon.socket_group.clone();
     let metrics_addr = config.daemon.metrics;
+    let limits = config.daemon.limits;
     let (state, persisted) = open_state(&config)?;
     let identity = Identity {
         config_path: opts.config.clone(),
@@ -150,18 +169,24 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
         }
     })?;
     let (core_tx, mut core_rx) = mpsc::channel::<CoreMsg>(256);
-    tokio::spawn(control::serve(listener, core_tx.clone()));
+    let control = ControlState::new(&limits);
+    tokio::spawn(control::serve(listener, core_tx.clone(), control.clone()));
     if let Some(addr) = metrics_addr {
-        let l = control::bind_metrics(addr)
+        let l = metrics_http::bind(addr)
             .await
             .map_err(|source| RunError::Metrics { addr, source })?;
         info!(%addr, "metrics on http://{addr}/metrics");
-        tokio::spawn(control::serve_metrics(l, core_tx.clone()));
+        tokio::spawn(metrics_http::serve(l, core_tx.clone(), control.clone()));
     }
     drop(core_tx);
 
     let (input_tx, mut input_rx) = mpsc::channel::<Input>(8192);
-    let mut io = Io::new(input_tx, state, opts.config.clone());
+    let mut io = Io::new(
+        input_tx,
+        state,
+        opts.config.clone(),
+        limits.packet_rcvbuf_bytes as usize,
+    );
     // Who the host is before the first port, so its first LLDPDU says it.
     node.handle_host(clock.now(), host::read());
     let links = dump_links().map_err(|e| RunError::Netlink(e.to_string()))?;
@@ -181,6 +206,10 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
     let mut next_id: RequestId = 0;
     let mut refresh =
         tokio::time::interval_at(tokio::time::Instant::now() + host::REFRESH, host::REFRESH);
+    let mut socket_stats = tokio::time::interval_at(
+        tokio::time::Instant::now() + SOCKET_STATS_EVERY,
+        SOCKET_STATS_EVERY,
+    );
     loop {
         let deadline = node.poll_timeout().map(|t| clock.deadline(t));
         tokio::select! {
@@ -245,17 +274,24 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
                 node.handle_host(clock.now(), host::read());
             }
             _ = refresh.tick() => node.handle_host(clock.now(), host::read()),
+            _ = socket_stats.tick() => io.read_socket_stats(&mut node),
             _ = sleep_until(deadline) => node.handle_timeout(clock.now()),
             Some(msg) = core_rx.recv() => match msg {
                 CoreMsg::Control { req, reply } => {
                     let follow = matches!(req, Request::Events { follow: true });
+                    if matches!(req, Request::Counters { .. }) {
+                        io.read_socket_stats(&mut node);
+                    }
                     next_id += 1;
                     io.replies.insert(next_id, Reply { tx: reply, follow });
                     node.handle_request(clock.now(), next_id, req);
                 }
                 CoreMsg::Metrics { reply } => {
+                    io.read_socket_stats(&mut node);
                     let relay = io.relay.as_ref().map(|r| r.show());
-                    let _ = reply.send(node.render_metrics(clock.now(), relay.as_ref()));
+                    let mut text = node.render_metrics(clock.now(), relay.as_ref());
+                    lossless_node::control_limits::render(&control.stats(), &mut text);
+                    let _ = reply.send(text);
                 }
             },
             _ = sighup.recv() => {
@@ -268,9 +304,22 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
         execute(&mut node, &mut io, &clock);
     }
     info!("stopping: shutdown LLDPDU on every port");
+    let stopping = std::time::Instant::now();
+    let ports = node.ports().count();
     node.shutdown(clock.now());
     execute(&mut node, &mut io, &clock);
+    let sent = stopping.elapsed();
     let _ = std::fs::remove_file(&socket_path);
+    // The shutdown LLDPDUs are out: close every socket at once (each close waits
+    // for the kernel, see crate::closer).
+    io.relay = None;
+    io.close_all(SHUTDOWN_CLOSE_LIMIT).await;
+    info!(
+        ports,
+        lldpdus_ms = ms(sent),
+        closed_ms = ms(stopping.elapsed() - sent),
+        "stopped"
+    );
     Ok(())
 }
 
@@ -287,6 +336,11 @@ fn drain_addr_monitor(m: &AddrMonitor) {
             }
         }
     }
+}
+
+/// Milliseconds, rounded to hundredths for the log.
+fn ms(d: std::time::Duration) -> f64 {
+    (d.as_secs_f64() * 1e5).round() / 100.0
 }
 
 async fn sleep_until(deadline: Option<tokio::time::Instant>) {

@@ -69,6 +69,28 @@ impl StateDir {
         })
     }
 
+    /// Removes the temporary files (`.state.json.PID.N.tmp`) that saves killed before
+    /// their rename left behind, and returns their names. Nothing else is touched.
+    /// Call it before this process saves anything.
+    pub fn remove_leftovers(&self) -> io::Result<Vec<String>> {
+        let mut removed = Vec::new();
+        for entry in fs::read_dir(&self.root)? {
+            let entry = entry?;
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            if !is_temp_name(name) || !entry.file_type()?.is_file() {
+                continue;
+            }
+            match fs::remove_file(entry.path()) {
+                Ok(()) => removed.push(name.to_string()),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e),
+            }
+        }
+        removed.sort();
+        Ok(removed)
+    }
+
     pub fn path(&self) -> &Path {
         &self.root
     }
@@ -121,6 +143,19 @@ impl StateDir {
     }
 }
 
+/// Whether `name` is one of [`StateDir::save`]'s temporary files:
+/// `.state.json.PID.N.tmp`, both numbers decimal.
+fn is_temp_name(name: &str) -> bool {
+    let Some(middle) = name
+        .strip_prefix(&format!(".{STATE_FILE}."))
+        .and_then(|r| r.strip_suffix(".tmp"))
+    else {
+        return false;
+    };
+    let number = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    matches!(middle.split_once('.'), Some((pid, n)) if number(pid) && number(n))
+}
+
 /// Writes a new file (0600) and flushes it to disk.
 fn write_synced(path: &Path, data: &[u8]) -> io::Result<()> {
     let mut f = OpenOptions::new()
@@ -130,4 +165,25 @@ fn write_synced(path: &Path, data: &[u8]) -> io::Result<()> {
         .open(path)?;
     f.write_all(data)?;
     f.sync_all()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_temp_name;
+
+    #[test]
+    fn temp_names() {
+        assert!(is_temp_name(".state.json.4242.0.tmp"));
+        for other in [
+            "state.json",
+            ".state.json.tmp",
+            ".state.json.1.tmp",
+            ".state.json.a.1.tmp",
+            ".state.json.1.2.tmp.keep",
+            "state.json.1.2.tmp",
+            ".state.json..1.tmp",
+        ] {
+            assert!(!is_temp_name(other), "{other}");
+        }
+    }
 }

@@ -14,12 +14,22 @@ use super::app::{AppRule, AppRules, RuleSelector, MAX_RULES};
 use super::error::{each, Fault};
 use super::headroom::HeadroomSetting;
 use super::pattern::Pattern;
+use super::priorities::add_priority;
 use super::read::{quoted, Field};
 use super::setting::{Feature, Flag, Layer, Setting, Site, Timer};
 use super::DaemonSettings;
 
 const TOP_KEYS: &[&str] = &["daemon", "defaults", "ports", "relay"];
-const DAEMON_KEYS: &[&str] = &["socket", "socket_group", "state_dir", "metrics", "log"];
+const DAEMON_KEYS: &[&str] = &[
+    "socket",
+    "socket_group",
+    "state_dir",
+    "metrics",
+    "log",
+    "packet_rcvbuf_bytes",
+    "control_max_connections",
+    "control_request_timeout_ms",
+];
 pub(crate) const PORT_KEYS: &[&str] = &[
     "admin_status",
     "apply",
@@ -169,10 +179,28 @@ fn daemon(section: &Field, d: &mut DaemonSettings, faults: &mut Vec<Fault>) {
                 }
                 d.log = s.to_string();
             }
+            "packet_rcvbuf_bytes" => {
+                d.limits.packet_rcvbuf_bytes = bounded(&f, 64 << 10, 1 << 30, "bytes")?
+            }
+            "control_max_connections" => {
+                d.limits.control_max_connections = bounded(&f, 1, 1 << 20, "connections")?
+            }
+            "control_request_timeout_ms" => {
+                d.limits.control_request_timeout_ms = bounded(&f, 10, 3_600_000, "ms")?
+            }
             _ => return Err(f.unknown(DAEMON_KEYS)),
         }
         Ok(())
     });
+}
+
+/// An integer in `min..=max` (`unit` names what it counts).
+fn bounded(f: &Field, min: u32, max: u32, unit: &str) -> Result<u32, Fault> {
+    let v = f.int()?;
+    match u32::try_from(v) {
+        Ok(v) if (min..=max).contains(&v) => Ok(v),
+        _ => Err(f.fault(format!("{v} is out of range {min}..={max} ({unit})"))),
+    }
 }
 
 fn absolute(f: &Field) -> Result<PathBuf, Fault> {
@@ -375,20 +403,6 @@ pub(super) fn indexed(at: Vec<usize>) -> Vec<(String, usize)> {
         .enumerate()
         .map(|(i, at)| (format!("[{i}]"), at))
         .collect()
-}
-
-/// Adds priority `p` to a list being read: the one rule for a list of priorities
-/// (each 0..=7, none twice), for the file, `dcbx set` and the control socket alike.
-pub(crate) fn add_priority(map: &mut PriorityMap, p: i64) -> Result<(), String> {
-    let one = u8::try_from(p)
-        .ok()
-        .and_then(|p| PriorityMap::from_priorities(&[p]).ok())
-        .ok_or_else(|| format!("priority {p} is out of range 0..=7"))?;
-    if map.0 & one.0 != 0 {
-        return Err(format!("priority {p} is listed twice"));
-    }
-    map.0 |= one.0;
-    Ok(())
 }
 
 /// A list of distinct priorities 0..=7.

@@ -19,6 +19,7 @@ mod headroom;
 mod identity;
 mod pattern;
 mod pfc_watchdog;
+mod priorities;
 mod read;
 mod relay;
 mod render;
@@ -37,15 +38,16 @@ use crate::identity::{Advertise, IdentitySettings, LocalInfo};
 pub use app::{AppRule, AppRules, RuleError, RuleSelector};
 pub use error::ConfigFileError;
 pub use headroom::{alpha_text, HeadroomSettings};
-pub use pattern::IFNAME_MAX;
+pub use pattern::{check_interface_name, IFNAME_MAX};
 pub use pfc_watchdog::{
     PfcWatchdogSetting, PfcWatchdogSettings, RawValue, WatchdogAction, DETECTION_MS, INTERVAL_MS,
     RESTORATION_MS,
 };
+pub use priorities::priority_text;
 pub use read::quoted as toml_string;
 
 pub(crate) use ets::{Class, ClassKey, ClassTable};
-pub(crate) use file::add_priority;
+pub(crate) use priorities::add_priority;
 
 use file::PortSection;
 use setting::Layer;
@@ -83,6 +85,37 @@ pub struct DaemonSettings {
     /// tracing filter directive (`info`, `losslessd=debug,info`, ...); not
     /// checked here beyond being non-empty.
     pub log: String,
+    /// What the daemon's resources are bounded by.
+    pub limits: DaemonLimits,
+}
+
+/// The daemon's bounds (`[daemon]` keys), each read once at start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DaemonLimits {
+    /// The receive buffer asked for each port's packet socket (`packet_rcvbuf_bytes`).
+    pub packet_rcvbuf_bytes: u32,
+    /// Control connections open at once (`control_max_connections`).
+    pub control_max_connections: u32,
+    /// How long a control connection may take to send a whole request line
+    /// (`control_request_timeout_ms`).
+    pub control_request_timeout_ms: u32,
+}
+
+/// `packet_rcvbuf_bytes` by default: 4 MiB, a burst of some 20,000 small frames.
+pub const DEFAULT_PACKET_RCVBUF: u32 = 4 << 20;
+/// `control_max_connections` by default.
+pub const DEFAULT_CONTROL_MAX_CONNECTIONS: u32 = 256;
+/// `control_request_timeout_ms` by default.
+pub const DEFAULT_CONTROL_REQUEST_TIMEOUT_MS: u32 = 5000;
+
+impl Default for DaemonLimits {
+    fn default() -> Self {
+        DaemonLimits {
+            packet_rcvbuf_bytes: DEFAULT_PACKET_RCVBUF,
+            control_max_connections: DEFAULT_CONTROL_MAX_CONNECTIONS,
+            control_request_timeout_ms: DEFAULT_CONTROL_REQUEST_TIMEOUT_MS,
+        }
+    }
 }
 
 impl Default for DaemonSettings {
@@ -93,6 +126,7 @@ impl Default for DaemonSettings {
             state_dir: PathBuf::from(DEFAULT_STATE_DIR),
             metrics: None,
             log: DEFAULT_LOG.to_string(),
+            limits: DaemonLimits::default(),
         }
     }
 }

@@ -12,20 +12,9 @@ pub(crate) enum Pattern {
 
 impl Pattern {
     /// Reads a section name. Names must be possible Linux interface names
-    /// (what the kernel's `dev_valid_name` accepts), globs must be able to
-    /// match one.
+    /// ([`check_interface_name`]), globs must be able to match one.
     pub fn parse(name: &str) -> Result<Pattern, String> {
-        if name.is_empty() {
-            return Err("an interface name cannot be empty".into());
-        }
-        if let Some(c) = name
-            .chars()
-            .find(|&c| c == '/' || c == ':' || c == '\0' || c.is_whitespace())
-        {
-            return Err(format!(
-                "{c:?} cannot appear in an interface name (no '/', ':', NUL or white space)"
-            ));
-        }
+        check_characters(name)?;
         if let Some(c) = name
             .chars()
             .find(|&c| matches!(c, '[' | ']' | '{' | '}' | '\\'))
@@ -35,15 +24,7 @@ impl Pattern {
             ));
         }
         if !name.contains(['*', '?']) {
-            if name == "." || name == ".." {
-                return Err(format!("{name:?} cannot be an interface name"));
-            }
-            if name.len() > IFNAME_MAX {
-                return Err(format!(
-                    "an interface name has at most {IFNAME_MAX} bytes, this one has {}",
-                    name.len()
-                ));
-            }
+            check_interface_name(name)?;
             return Ok(Pattern::Exact(name.to_string()));
         }
         // The fewest bytes a match can have: every literal plus one per '?'.
@@ -72,6 +53,40 @@ impl Pattern {
             Pattern::Exact(name) => name == ifname,
             Pattern::Glob(p) => glob_match(p, &ifname.chars().collect::<Vec<_>>()),
         }
+    }
+}
+
+/// Whether the kernel can have an interface called `name` (what its `dev_valid_name`
+/// accepts): 1 to [`IFNAME_MAX`] bytes, not `.` or `..`, no '/', ':', NUL or white
+/// space. The one rule for the file's sections, `losslessd --interface` and the relay's
+/// interfaces.
+pub fn check_interface_name(name: &str) -> Result<(), String> {
+    check_characters(name)?;
+    if name == "." || name == ".." {
+        return Err(format!("{name:?} cannot be an interface name"));
+    }
+    if name.len() > IFNAME_MAX {
+        return Err(format!(
+            "an interface name has at most {IFNAME_MAX} bytes, this one has {}",
+            name.len()
+        ));
+    }
+    Ok(())
+}
+
+/// Not empty, and no character the kernel refuses anywhere in a name.
+fn check_characters(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("an interface name cannot be empty".into());
+    }
+    match name
+        .chars()
+        .find(|&c| c == '/' || c == ':' || c == '\0' || c.is_whitespace())
+    {
+        Some(c) => Err(format!(
+            "{c:?} cannot appear in an interface name (no '/', ':', NUL or white space)"
+        )),
+        None => Ok(()),
     }
 }
 

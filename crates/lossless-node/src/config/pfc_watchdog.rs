@@ -144,7 +144,7 @@ impl PfcWatchdogSetting {
                 RawValue::List(l) => {
                     let mut map = PriorityMap::NONE;
                     for p in l {
-                        super::file::add_priority(&mut map, *p)?;
+                        super::priorities::add_priority(&mut map, *p)?;
                     }
                     PfcWatchdogSetting::Priorities(map)
                 }

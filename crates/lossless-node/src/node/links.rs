@@ -277,6 +277,33 @@ impl Node {
         }
     }
 
+    /// The kernel's counters of a port's packet socket, read by the runtime
+    /// (`PACKET_STATISTICS` resets them: `drops` is new since the last reading) and
+    /// the receive buffer it has. New drops are logged: frames from the link were
+    /// lost before the daemon saw them.
+    pub fn handle_socket_stats(&mut self, ifindex: u32, drops: u64, rcvbuf_bytes: Option<u64>) {
+        let Some(name) = self.name_of(ifindex) else {
+            return;
+        };
+        let Some(port) = self.ports.get_mut(&name) else {
+            return;
+        };
+        port.io.kernel_drops += drops;
+        if rcvbuf_bytes.is_some() {
+            port.io.rcvbuf_bytes = rcvbuf_bytes;
+        }
+        if drops > 0 {
+            warn!(
+                port = %name,
+                dropped = drops,
+                total = port.io.kernel_drops,
+                rcvbuf_bytes = port.io.rcvbuf_bytes.unwrap_or_default(),
+                "the kernel dropped frames for this port: the packet socket's receive buffer \
+                 was full (raise [daemon] packet_rcvbuf_bytes if this recurs)"
+            );
+        }
+    }
+
     /// Time passed: every port whose deadline is due runs.
     pub fn handle_timeout(&mut self, now: Now) {
         let due: Vec<String> = self

@@ -24,9 +24,13 @@ impl Node {
             }
             _ => DaemonConfig::default(),
         };
-        // Check every port's new configuration before touching any.
+        // Check every staying port's new configuration before touching any. A port
+        // the new file no longer selects is only removed (below), not reconfigured
+        // to the defaults first: a reload reports it once, as removed.
         let mut planned = Vec::new();
-        for (name, port) in &self.ports {
+        let stays =
+            |name: &str| self.identity.cli_ports.iter().any(|p| p == name) || config.selects(name);
+        for (name, port) in self.ports.iter().filter(|(n, _)| stays(n)) {
             let mut settings = config.port(name);
             if let Some(o) = self.persisted.ports.get(name) {
                 o.apply(&mut settings);

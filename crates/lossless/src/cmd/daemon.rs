@@ -240,6 +240,7 @@ pub fn counters(args: PortArgs) -> Result<(), CliError> {
         "PEER-LOSS",
         "TX-ERR",
         "MACCTL",
+        "K-DROP",
     ]);
     for p in arr(&v["ports"]) {
         let (l, d, io) = (&p["lldp"], &p["dcbx"], &p["io"]);
@@ -258,6 +259,8 @@ pub fn counters(args: PortArgs) -> Result<(), CliError> {
             d["peer_losses"].to_string(),
             io["tx_errors"].to_string(),
             io["mac_control_rx"].to_string(),
+            // Absent from an older daemon's answer.
+            io.get("kernel_drops").map_or("-".into(), Value::to_string),
         ]);
     }
     emit(&t.render())

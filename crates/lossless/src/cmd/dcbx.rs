@@ -448,23 +448,10 @@ fn flags(feature: FeatureName, f: &Flags) -> FeatureChange {
     }
 }
 
-/// `3,4`, `3`, `none` or empty: the numbers as given (the daemon checks range and
-/// repeats, as the file does).
+/// `3,4`, `3` or `none`, by the daemon's rule for a list of priorities
+/// ([`lossless_node::config::priority_text`]: each 0..=7, none twice, not empty).
 pub fn priority_list(what: &str, text: &str) -> Result<Vec<u8>, CliError> {
-    let t = text.trim();
-    if t.is_empty() || t == "none" {
-        return Ok(Vec::new());
-    }
-    t.split(',')
-        .map(|p| {
-            p.trim().parse::<u8>().map_err(|_| {
-                CliError::input(
-                    what.to_string(),
-                    format!("{p:?} is not a priority (0..=7, comma separated, or none)"),
-                )
-            })
-        })
-        .collect()
+    lossless_node::config::priority_text(text).map_err(|reason| CliError::input(what, reason))
 }
 
 /// A rule's protocol: a number (decimal or 0x hex) or, for a DSCP, a name.

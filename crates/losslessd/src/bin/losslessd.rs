@@ -33,7 +33,7 @@ struct Args {
     #[arg(short, long, value_name = "FILE")]
     config: Option<PathBuf>,
     /// Run on this interface (repeatable), whatever the file selects.
-    #[arg(short, long = "interface", value_name = "IF")]
+    #[arg(short, long = "interface", value_name = "IF", value_parser = interface_name)]
     interfaces: Vec<String>,
     /// Control socket path [default: the file's, else /run/lossless/losslessd.sock].
     #[arg(long, value_name = "PATH")]
@@ -75,6 +75,11 @@ fn write_man(dir: &std::path::Path) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// An interface name by the configuration file's rule.
+fn interface_name(name: &str) -> Result<String, String> {
+    lossless_node::config::check_interface_name(name).map(|()| name.to_string())
 }
 
 fn main() -> ExitCode {

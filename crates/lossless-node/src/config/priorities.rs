@@ -1,0 +1,75 @@
+//! The one rule for a list of priorities, for the file, `dcbx set` and the control
+//! socket alike: each 0..=7, none twice; in text (the CLI's `3,4`), at least one
+//! priority or the word `none`.
+
+use lossless_wire::cee::PriorityMap;
+
+/// Adds priority `p` to a list being read.
+pub(crate) fn add_priority(map: &mut PriorityMap, p: i64) -> Result<(), String> {
+    let one = u8::try_from(p)
+        .ok()
+        .and_then(|p| PriorityMap::from_priorities(&[p]).ok())
+        .ok_or_else(|| format!("priority {p} is out of range 0..=7"))?;
+    if map.0 & one.0 != 0 {
+        return Err(format!("priority {p} is listed twice"));
+    }
+    map.0 |= one.0;
+    Ok(())
+}
+
+/// A list of priorities as text: `3`, `3,4` (spaces allowed) or `none`, in the order
+/// given. Empty text is refused: an unset shell variable must not mean "no priority".
+pub fn priority_text(text: &str) -> Result<Vec<u8>, String> {
+    let t = text.trim();
+    if t == "none" {
+        return Ok(Vec::new());
+    }
+    if t.split(',').all(|p| p.trim().is_empty()) {
+        return Err("no priority given: list them (e.g. 3,4) or say none".into());
+    }
+    let mut map = PriorityMap::NONE;
+    let mut out = Vec::new();
+    for p in t.split(',').map(str::trim) {
+        let n: i64 = p
+            .parse()
+            .map_err(|_| format!("{p:?} is not a priority (0..=7, comma separated, or none)"))?;
+        add_priority(&mut map, n)?;
+        out.push(n as u8);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::priority_text;
+
+    #[test]
+    fn text_lists() {
+        assert_eq!(priority_text("3"), Ok(vec![3]));
+        assert_eq!(priority_text(" 4, 3 "), Ok(vec![4, 3]));
+        assert_eq!(priority_text("none"), Ok(vec![]));
+        for empty in ["", " ", ",", " , "] {
+            assert_eq!(
+                priority_text(empty),
+                Err("no priority given: list them (e.g. 3,4) or say none".into()),
+                "{empty:?}"
+            );
+        }
+        assert_eq!(
+            priority_text("3,3"),
+            Err("priority 3 is listed twice".into())
+        );
+        assert_eq!(
+            priority_text("3,300"),
+            Err("priority 300 is out of range 0..=7".into())
+        );
+        assert_eq!(
+            priority_text("3,,4"),
+            Err("\"\" is not a priority (0..=7, comma separated, or none)".into())
+        );
+        assert_eq!(
+            priority_text("-1"),
+            Err("priority -1 is out of range 0..=7".into())
+        );
+    }
+}

@@ -274,7 +274,10 @@ fn the_short_answer_lists_what_it_assumed() {
         assert!(assumed.contains(part), "{part:?} not in {assumed:?}");
     }
     let (_, out, _) = calc(&["--speed", "100G", "--cable", "2km", "--max-frame", "9022"]);
-    let assumed = out.lines().find(|l| l.starts_with("assumed")).unwrap();
+    let assumed = out
+        .lines()
+        .find(|l| l.starts_with("assumed"))
+        .expect("an assumed line");
     assert!(!assumed.contains("max_frame_size"), "{assumed}");
     // Every term given: no line.
     let (_, out, _) = calc(&[DV_MODEL_EXAMPLE, &["--response-time", "0"]].concat());
@@ -290,7 +293,7 @@ fn mtu_sets_the_maximum_frame() {
     let frame = json(&["--speed", "100G", "--cable", "2km", "--max-frame", "9022"]);
     assert_eq!(mtu["dv_bit_times"], frame["dv_bit_times"]);
     let default = json(&["--speed", "100G", "--cable", "2km"]);
-    let d = |v: &serde_json::Value| v["dv_bit_times"].as_u64().unwrap();
+    let d = |v: &serde_json::Value| v["dv_bit_times"].as_u64().expect("dv_bit_times");
     assert_eq!(d(&mtu) - d(&default), 2 * (9022 - 2000) * 8);
     let (code, _, err) = calc(&[
         "--speed",

@@ -59,6 +59,12 @@ struct Args {
     /// Time each frame is held b to a (default: --delay).
     #[arg(long, value_parser = delay)]
     delay_back: Option<Duration>,
+    /// Write the holds the kernel saw (each frame's transmit timestamp minus its receive
+    /// timestamp, in ns, the last 256 per direction) to FILE whenever the line goes idle:
+    /// a line `a->b NS NS ...` and a line `b->a NS NS ...`, replaced atomically. Under
+    /// load a frame may leave late; this says by how much.
+    #[arg(long, value_name = "FILE")]
+    report: Option<std::path::PathBuf>,
 }
 
 fn delay(s: &str) -> Result<Duration, String> {
@@ -117,7 +123,12 @@ struct Direction<'a> {
     out: Out,
     out_read: u64,
     delay_ps: u64,
-    queue: VecDeque<(u64, Vec<u8>)>,
+    /// (due, received, frame)
+    queue: VecDeque<(u64, u64, Vec<u8>)>,
+    /// Transmit minus receive timestamp of the last frames sent, ps.
+    holds: VecDeque<u64>,
+    /// Holds recorded so far.
+    timed: u64,
     /// The send path's latency, learnt from the kernel's transmit timestamps.
     lead: u64,
     /// Frames the far side refused.
@@ -133,7 +144,7 @@ impl Direction<'_> {
                 Ok((n, rx)) => {
                     let at = rx.unwrap_or_else(realtime_ps);
                     self.queue
-                        .push_back((at.wrapping_add(self.delay_ps), buf[..n].to_vec()));
+                        .push_back((at.wrapping_add(self.delay_ps), at, buf[..n].to_vec()));
                     any = true;
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(any),
@@ -158,7 +169,7 @@ impl Direction<'_> {
     fn send_due(&mut self, echo: &mut [u8]) {
         loop {
             let now = realtime_ps();
-            let Some((due, _)) = self.queue.front() else {
+            let Some((due, _, _)) = self.queue.front() else {
                 return;
             };
             if now.wrapping_sub(due.wrapping_sub(self.lead)) >= 1 << 63 {
@@ -173,7 +184,7 @@ impl Direction<'_> {
             if self.out == Out::Waiting && waited < MAX_WAIT {
                 return; // the interface cannot send yet: the frame waits for it
             }
-            let Some((_, frame)) = self.queue.pop_front() else {
+            let Some((_, received, frame)) = self.queue.pop_front() else {
                 return;
             };
             if self.out != Out::Ready {
@@ -186,6 +197,11 @@ impl Direction<'_> {
                     if let Ok((_, tx)) = self.to.recv_tx_timestamp(echo) {
                         let latency = tx.wrapping_sub(now).min(MAX_LEAD);
                         self.lead = (self.lead * 7 + latency) / 8;
+                        if self.holds.len() == HOLDS_KEPT {
+                            self.holds.pop_front();
+                        }
+                        self.holds.push_back(tx.wrapping_sub(received));
+                        self.timed += 1;
                     }
                 }
                 Err(e) => {
@@ -199,11 +215,30 @@ impl Direction<'_> {
     }
 }
 
+/// How many holds per direction `--report` keeps.
+const HOLDS_KEPT: usize = 256;
+
+/// Writes the holds of both directions to `path` (through a temporary file and a rename).
+fn write_report(path: &std::path::Path, dirs: &[Direction; 2]) -> io::Result<()> {
+    let mut text = String::new();
+    for (name, d) in ["a->b", "b->a"].iter().zip(dirs) {
+        text.push_str(name);
+        for h in &d.holds {
+            text.push_str(&format!(" {}", h / 1000));
+        }
+        text.push('\n');
+    }
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, path)
+}
+
 fn run(
     (a, a_name): (&MeasureSocket, &str),
     (b, b_name): (&MeasureSocket, &str),
     ab: Duration,
     ba: Duration,
+    report: Option<&std::path::Path>,
 ) -> io::Result<()> {
     let _ = set_timer_slack_ns(1);
     if let Err(e) = set_realtime_priority(10) {
@@ -221,6 +256,8 @@ fn run(
             out_read: realtime_ps(),
             delay_ps: ps(ab),
             queue: VecDeque::new(),
+            holds: VecDeque::new(),
+            timed: 0,
             lead: 0,
             dropped: 0,
         },
@@ -232,6 +269,8 @@ fn run(
             out_read: realtime_ps(),
             delay_ps: ps(ba),
             queue: VecDeque::new(),
+            holds: VecDeque::new(),
+            timed: 0,
             lead: 0,
             dropped: 0,
         },
@@ -239,6 +278,7 @@ fn run(
     let mut buf = vec![0u8; 16384];
     let mut echo = vec![0u8; 16384];
     let mut last_activity = realtime_ps();
+    let mut reported = 0;
     loop {
         for d in dirs.iter_mut() {
             d.check_out(CHECK_READY);
@@ -250,6 +290,11 @@ fn run(
         let idle = dirs.iter().all(|d| d.queue.is_empty())
             && realtime_ps().wrapping_sub(last_activity) > ACTIVE;
         if idle {
+            let sent: u64 = dirs.iter().map(|d| d.timed).sum();
+            if let Some(path) = report.filter(|_| sent != reported) {
+                write_report(path, &dirs)?;
+                reported = sent;
+            }
             wait_readable(&[a, b], Duration::from_millis(100))?;
             last_activity = realtime_ps();
         }
@@ -270,7 +315,13 @@ fn main() -> ExitCode {
         }
     };
     let back = args.delay_back.unwrap_or(args.delay);
-    match run((&a, &args.a), (&b, &args.b), args.delay, back) {
+    match run(
+        (&a, &args.a),
+        (&b, &args.b),
+        args.delay,
+        back,
+        args.report.as_deref(),
+    ) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("lossless-delayline: {e}");

@@ -140,8 +140,10 @@ impl Daemon {
             );
             std::thread::sleep(Duration::from_millis(5));
         }
+        // The socket accepts connections from its bind on, before the ports' packet
+        // sockets are open: an answer comes only once the daemon is ready.
+        let status = self.call(&Request::Status);
         if !self.wrapper.is_empty() {
-            let status = self.call(&Request::Status);
             self.daemon_pid = status["daemon"]["pid"].as_u64().map(|p| p as u32);
         }
     }

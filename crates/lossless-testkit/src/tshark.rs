@@ -1,5 +1,5 @@
-//! tshark, the decoding oracle: the fields of every frame of a capture file, and live
-//! captures on an interface of a namespace.
+//! tshark, the decoding oracle: the fields of every frame of a capture file, a capture
+//! written to a pipe, and live captures on an interface of a namespace.
 //!
 //! A test that uses them starts with [`crate::require`]`(test, &[Oracle::Tshark])`, which
 //! fails it naming the package to install when tshark is missing (or skips it with
@@ -7,7 +7,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStdout, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -122,6 +122,48 @@ pub fn tshark_select(pcap: &Path, filter: &str, out: &Path) {
         out.display(),
         String::from_utf8_lossy(&o.stderr)
     );
+}
+
+/// tshark writing the capture `pcap` to a pipe (`tshark -r PCAP -w -`, pcapng), the way
+/// a live `tshark -w -` feeds a reader: take [`Pipe::stdout`] for the reader's stdin,
+/// then [`Pipe::finish`].
+#[derive(Debug)]
+pub struct Pipe {
+    child: Child,
+}
+
+impl Pipe {
+    /// Starts `tshark -r PCAP -w -`. Panics when tshark is missing (naming the package).
+    pub fn start(pcap: &Path) -> Pipe {
+        let child = Command::new("tshark")
+            .arg("-r")
+            .arg(pcap)
+            .args(["-w", "-"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("tshark -r {}: {e} ({MISSING})", pcap.display()));
+        Pipe { child }
+    }
+
+    /// The pipe tshark writes the capture to (once; a second call panics).
+    pub fn stdout(&mut self) -> ChildStdout {
+        self.child
+            .stdout
+            .take()
+            .expect("tshark's stdout taken twice")
+    }
+
+    /// Waits for tshark and panics, with what it said, unless it succeeded.
+    pub fn finish(self) {
+        let out = self.child.wait_with_output().expect("wait for tshark");
+        assert!(
+            out.status.success(),
+            "tshark -w - failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }
 
 /// Writes the frames of `parts` to `out` as pcap, each file after the one before

@@ -261,12 +261,6 @@ fn borrow(o: &Owned) -> TunnelFrame<'_> {
     }
 }
 
-fn emit(t: &TunnelFrame) -> Vec<u8> {
-    let mut out = vec![0u8; t.buffer_len()];
-    assert_eq!(t.emit(&mut out), out.len());
-    out
-}
-
 /// `t` with the fields `emit` derives set to what it wrote into `bytes`.
 fn derived<'a>(t: &TunnelFrame<'a>, bytes: &[u8]) -> TunnelFrame<'a> {
     let inner = t.inner.len();

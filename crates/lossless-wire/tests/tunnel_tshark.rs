@@ -8,7 +8,7 @@
 
 mod tunnel_vectors;
 
-use std::net::{Ipv4Addr, Ipv6Addr};
+use std::net::Ipv4Addr;
 
 use lossless_testkit::{require, write_pcap, Oracle};
 use lossless_wire::tunnel::ip::IpProtocol;
@@ -51,10 +51,6 @@ const FIELDS: &[&str] = &[
     "macc.cbfc.pause_time.c4",
 ];
 
-fn v6(s: &str) -> Ipv6Addr {
-    s.parse().expect("IPv6 address")
-}
-
 fn outer(vlan: Option<VlanTag>) -> EthernetHeader {
     EthernetHeader {
         dst: MacAddr([2, 0, 0, 0, 0x0b, 1]),
@@ -74,12 +70,6 @@ fn ip6(dst: &str, tc: u8) -> Ipv6Header {
         src: v6("fc00::1"),
         dst: v6(dst),
     }
-}
-
-fn emit(t: &TunnelFrame) -> Vec<u8> {
-    let mut out = vec![0u8; t.buffer_len()];
-    t.emit(&mut out);
-    out
 }
 
 /// The five encapsulations of [`PFC`], in order: SRv6 with a two-segment SRH

@@ -149,20 +149,13 @@ fn tshark_writing_to_a_pipe_decodes_as_the_file() {
         return;
     }
     let file = data("lldpad-ieee.pcapng");
-    let mut tshark = Command::new("tshark")
-        .arg("-r")
-        .arg(&file)
-        .args(["-w", "-"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut tshark = lossless_testkit::tshark::Pipe::start(&file);
     let piped = Command::new(env!("CARGO_BIN_EXE_lossless"))
         .args(["decode", "-", "--json"])
-        .stdin(tshark.stdout.take().unwrap())
+        .stdin(tshark.stdout())
         .output()
         .unwrap();
-    assert!(tshark.wait().unwrap().success());
+    tshark.finish();
     assert_eq!(piped.status.code(), Some(0), "{}", stderr(&piped));
     let direct = common::decode(&file, true);
     assert!(!stdout(&direct).is_empty());

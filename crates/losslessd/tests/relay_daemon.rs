@@ -13,9 +13,9 @@ mod common;
 
 use std::time::Duration;
 
+use common::relay::show;
 use common::*;
 use lossless_node::protocol::Request;
-use lossless_node::relay::RelayShow;
 use lossless_relay::config::BufferConfig;
 use lossless_relay::example::{self, Kind, DC1_GW, DC2_GW, PE1_DC, PE1_WAN, PE2_DC, PE2_WAN};
 use lossless_relay::Instant;
@@ -54,10 +54,6 @@ fn file(mut cfg: RelayConfig) -> String {
         relay: RelaySection::Pe(cfg),
     })
     .unwrap()
-}
-
-fn show(d: &Daemon) -> RelayShow {
-    serde_json::from_value(d.call(&Request::RelayShow)).unwrap()
 }
 
 /// A PFC frame from DC2's gateway for priority 3: `quanta` 0 resumes.

@@ -16,9 +16,8 @@ mod common;
 
 use std::time::Duration;
 
+use common::relay::show;
 use common::*;
-use lossless_node::protocol::Request;
-use lossless_node::relay::RelayShow;
 use lossless_relay::example::{self, Kind, DC1_GW, DC2_GW, PE1_DC, PE1_WAN, PE2_DC, PE2_WAN};
 use lossless_relay::{DropReason, RelaySection};
 use lossless_sys::batch::{wait_any, BatchOptions, BatchSocket, Filter, RxBatch};
@@ -29,10 +28,6 @@ use lossless_wire::MacAddr;
 use std::os::fd::AsFd;
 
 const WAIT: Duration = Duration::from_secs(10);
-
-fn show(d: &Daemon) -> RelayShow {
-    serde_json::from_value(d.call(&Request::RelayShow)).unwrap()
-}
 
 fn start(dir: &TempDir, ns: &Netns, n: u8, kind: Kind) -> Daemon {
     #[derive(serde::Serialize)]

@@ -1,4 +1,5 @@
-//! Tunnel frames shared by the tunnel tests.
+//! Tunnel frames shared by the tunnel tests, and the helpers they parse and emit
+//! them with.
 //!
 //! The `KERNEL_*` frames were sent by Linux 6.18 in network namespaces on veth
 //! (TX checksum offload switched off, so the checksums on the wire are the
@@ -6,6 +7,45 @@
 //! The others are written out by hand from the RFC layouts, field by field,
 //! so they check the emitters against something the emitters did not make.
 #![allow(dead_code)]
+
+use std::net::Ipv6Addr;
+
+use lossless_wire::tunnel::{ParseOptions, TunnelFrame};
+use lossless_wire::{DecodeError, DecodeErrorKind, MacAddr};
+
+/// The DC gateway that sends [`PFC`]: the inner source of every golden frame.
+pub const GW: MacAddr = MacAddr([2, 0, 0, 0, 0x0d, 1]);
+
+/// The parse options of the golden frames: the defaults (VXLAN on port 4789).
+pub fn opts() -> ParseOptions {
+    ParseOptions::default()
+}
+
+/// `f` parsed as a tunnel frame with [`opts`].
+pub fn parse(f: &[u8]) -> Result<TunnelFrame<'_>, DecodeError> {
+    TunnelFrame::parse(f, &opts())
+}
+
+/// The error `f` is refused with; panics when it parses.
+pub fn err(f: &[u8]) -> DecodeError {
+    parse(f).expect_err("must be refused")
+}
+
+/// The error expected at `offset` (from the outer destination MAC) in `field`.
+pub fn de(offset: usize, field: &'static str, kind: DecodeErrorKind) -> DecodeError {
+    DecodeError::new(offset, field, kind)
+}
+
+pub fn v6(s: &str) -> Ipv6Addr {
+    s.parse().expect("IPv6 address")
+}
+
+/// The bytes `t` emits, checking it filled the buffer it asked for.
+pub fn emit(t: &TunnelFrame) -> Vec<u8> {
+    let mut out = vec![0u8; t.buffer_len()];
+    assert_eq!(t.emit(&mut out), out.len());
+    out
+}
 
 /// The literal of [`PFC`], for `concat!`.
 macro_rules! pfc_hex {

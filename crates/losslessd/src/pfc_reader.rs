@@ -362,6 +362,33 @@ mod tests {
         }
     }
 
+    /// `lo` has neither dcbnl nor ethtool statistics (a real kernel answer): its
+    /// statistics are not asked for again on the next reading, and the reason stays.
+    #[test]
+    fn a_driver_without_statistics_is_not_asked_every_reading_and_keeps_its_reason() {
+        let mut r = Reading::default();
+        let first = r.read("lo").unwrap_err().to_string();
+        assert!(
+            first.contains("dcbnl: ") && first.contains("ethtool statistics: "),
+            "{first}"
+        );
+        assert_eq!(r.layouts["lo"].reprobe, REPROBE_READS);
+        let second = r.read("lo").unwrap_err().to_string();
+        assert_eq!(first, second);
+        assert_eq!(
+            r.layouts["lo"].reprobe,
+            REPROBE_READS - 1,
+            "not asked again"
+        );
+        for _ in 0..REPROBE_READS {
+            let _ = r.read("lo");
+        }
+        assert_eq!(
+            r.layouts["lo"].reprobe, REPROBE_READS,
+            "asked again after 50 readings"
+        );
+    }
+
     #[test]
     fn dcbnl_frame_counts_stay_ethtool_fills_the_rest() {
         let mut s = PfcSample::dcbnl([1; 8], [2; 8]);

@@ -209,6 +209,7 @@ fn a_storm_is_detected_forwarded_and_restored_on_the_driver() {
     );
     let show = p.host.cli(&["pfc", "show", "vb"]);
     let text = String::from_utf8_lossy(&show.stdout);
+    println!("$ lossless pfc show vb\n{text}");
     assert!(show.status.success(), "{text}");
     assert!(
         text.contains("storm rx") && text.contains("pfc-off"),
@@ -237,6 +238,7 @@ fn a_storm_is_detected_forwarded_and_restored_on_the_driver() {
     );
     assert_eq!(status["ports"][0]["problems"], serde_json::json!([problem]));
     let text = String::from_utf8_lossy(&p.host.cli(&["status"]).stdout).to_string();
+    println!("$ lossless status\n{text}");
     assert!(text.contains("PFC storm on priority 3"), "{text}");
 
     stuck.on.store(false, Ordering::SeqCst);

@@ -367,13 +367,19 @@ mod tests {
     #[test]
     fn a_driver_without_statistics_is_not_asked_every_reading_and_keeps_its_reason() {
         let mut r = Reading::default();
-        let first = r.read("lo").unwrap_err().to_string();
+        let first = r
+            .read("lo")
+            .expect_err("lo has no PFC counters")
+            .to_string();
         assert!(
             first.contains("dcbnl: ") && first.contains("ethtool statistics: "),
             "{first}"
         );
         assert_eq!(r.layouts["lo"].reprobe, REPROBE_READS);
-        let second = r.read("lo").unwrap_err().to_string();
+        let second = r
+            .read("lo")
+            .expect_err("lo has no PFC counters")
+            .to_string();
         assert_eq!(first, second);
         assert_eq!(
             r.layouts["lo"].reprobe,

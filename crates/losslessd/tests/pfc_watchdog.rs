@@ -388,6 +388,10 @@ fn counters_that_go_backwards_or_wrap_are_counted_and_never_a_storm() {
         set(1000);
         std::thread::sleep(Duration::from_millis(100));
     }
+    // Quiet readings, so that the jump below is one rise on its own (after the last
+    // 10 -> 1000, a jump on the next reading would be a second reading with new
+    // pauses: a storm by the rule).
+    std::thread::sleep(Duration::from_millis(500));
     // A 32-bit counter that passes its top once.
     set(u64::from(u32::MAX) - 100);
     std::thread::sleep(Duration::from_millis(300));

@@ -32,6 +32,15 @@ fn a_stuck_peer_is_detected_turned_off_and_restored_in_time() {
         "over at {over}"
     );
     assert_eq!(run.pfc_back_at, Some(over));
+    // Unhealthy while it storms, with the reason; healthy again after.
+    assert_eq!(
+        run.health_in_storm.as_deref(),
+        Some(
+            "PFC storm on priority 3 (the peer keeps pausing it): PFC turned off on it by \
+             the watchdog until the storm is over"
+        )
+    );
+    assert_eq!(run.health_after.as_deref(), Some("ok"));
     // Only priority 3 went off, and the negotiated PFC came back exactly.
     let oper = 1u8 << PRIORITY;
     let last = run
@@ -90,6 +99,13 @@ fn alert_only_programs_nothing() {
     let (sim, host, _, run) = simulate(1, wd);
     assert!(run.detected_at.is_some() && run.over_at.is_some());
     assert_eq!(run.pfc_off_at, None);
+    // Unhealthy while it storms (sampled at 8 s, before the restoration time passed),
+    // PFC still on.
+    assert_eq!(
+        run.health_in_storm.as_deref(),
+        Some("PFC storm on priority 3 (the peer keeps pausing it)")
+    );
+    assert_eq!(run.health_after.as_deref(), Some("ok"));
     let after: Vec<u8> = run
         .pfc_programs
         .iter()

@@ -9,7 +9,9 @@
 //!   every feature of the running version that is enabled and advertised is
 //!   operational, in sync with the peer (CEE DCBX: Syncd and acknowledged; IEEE
 //!   802.1Qaz: agreed) and not in error;
-//! * with `apply = "dcbnl"`, the NIC answered the probe and took the last programming.
+//! * with `apply = "dcbnl"`, the NIC answered the probe and took the last programming;
+//! * the PFC storm watchdog sees no storm on any of its priorities (a storm, and PFC
+//!   turned off by `forward`, are problems until the storm is over).
 //!
 //! What the configuration turns off (DCBX disabled, LLDP not both ways, a feature
 //! disabled or not advertised, `apply = "none"`) is not judged: it is what was asked.
@@ -19,6 +21,7 @@
 use lossless_dcbx::{FeatureId, PortStatus, Reason, Version};
 use serde::Serialize;
 
+use crate::pfc::{Direction, PortPfc};
 use crate::protocol::Hardware;
 
 /// A port's (or the node's) health: `healthy`, the problems in words, and the two
@@ -70,6 +73,13 @@ pub enum Problem {
     NoDcbnl(String),
     /// The last dcbnl programming failed.
     Programming(String),
+    /// The PFC watchdog declared a storm on a priority (`pfc_off`: and `forward`
+    /// turned PFC off on it).
+    PfcStorm {
+        priority: u8,
+        direction: Direction,
+        pfc_off: bool,
+    },
 }
 
 /// How a feature falls short, the worst first.
@@ -102,6 +112,22 @@ impl std::fmt::Display for Problem {
             }
             Problem::NoDcbnl(why) => write!(f, "dcbnl: {why}: nothing is programmed"),
             Problem::Programming(e) => write!(f, "dcbnl programming failed: {e}"),
+            Problem::PfcStorm {
+                priority,
+                direction,
+                pfc_off,
+            } => {
+                let who = match direction {
+                    Direction::Rx => "the peer keeps pausing it",
+                    Direction::Tx => "this host keeps pausing the peer",
+                    Direction::Driver => "the NIC's storm counter rose",
+                };
+                write!(f, "PFC storm on priority {priority} ({who})")?;
+                if *pfc_off {
+                    f.write_str(": PFC turned off on it by the watchdog until the storm is over")?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -158,8 +184,8 @@ fn ieee_view<C>(id: FeatureId, f: &lossless_dcbx::status::IeeeFeatureStatus<C>) 
     }
 }
 
-/// A port's problems: the link, then DCBX, then the NIC.
-pub fn problems(s: &PortStatus, hardware: &Hardware) -> Vec<Problem> {
+/// A port's problems: the link, then DCBX, then the NIC, then PFC storms.
+pub fn problems(s: &PortStatus, hardware: &Hardware, pfc: &PortPfc) -> Vec<Problem> {
     if !s.link_up {
         return vec![Problem::LinkDown];
     }
@@ -182,7 +208,21 @@ pub fn problems(s: &PortStatus, hardware: &Hardware) -> Vec<Problem> {
             }
         }
     }
+    out.extend(storms(pfc));
     out
+}
+
+/// The watchdog's storms, each priority once.
+fn storms(pfc: &PortPfc) -> impl Iterator<Item = Problem> + '_ {
+    let off = pfc.forced_off();
+    pfc.watchdog.stormed().priorities().filter_map(move |p| {
+        let storm = pfc.watchdog.storm(p)?;
+        Some(Problem::PfcStorm {
+            priority: p,
+            direction: storm.direction,
+            pfc_off: off.contains(p),
+        })
+    })
 }
 
 fn feature_problem(f: &FeatureView) -> Option<Problem> {
@@ -203,9 +243,9 @@ fn feature_problem(f: &FeatureView) -> Option<Problem> {
 }
 
 /// A port's health.
-pub fn port(s: &PortStatus, hardware: &Hardware) -> Health {
+pub fn port(s: &PortStatus, hardware: &Hardware, pfc: &PortPfc) -> Health {
     Health::of(
-        problems(s, hardware)
+        problems(s, hardware, pfc)
             .iter()
             .map(Problem::to_string)
             .collect(),

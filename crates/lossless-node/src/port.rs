@@ -259,9 +259,9 @@ impl Port {
         }
     }
 
-    /// The port's health ([`crate::health`]): its link, DCBX and NIC.
+    /// The port's health ([`crate::health`]): its link, DCBX, NIC and PFC storms.
     pub fn health(&self) -> Health {
-        crate::health::port(&self.agent.status(), &self.hardware)
+        crate::health::port(&self.agent.status(), &self.hardware, &self.pfc)
     }
 
     pub fn neighbors(&self, now: Instant) -> PortNeighbors {

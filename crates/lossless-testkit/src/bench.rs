@@ -23,3 +23,21 @@ pub fn machine() -> String {
         std::env::consts::ARCH
     )
 }
+
+/// `uptime`'s line (the load the figures were taken under), or why there is none.
+pub fn uptime() -> String {
+    std::process::Command::new("uptime")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "uptime: not available".into())
+}
+
+/// CPU time the calling thread has used (`CLOCK_THREAD_CPUTIME_ID`): what a piece of
+/// work costs even when the machine is busy and the thread waits for a core.
+pub fn thread_cpu_time() -> std::time::Duration {
+    nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
+        .map(std::time::Duration::from)
+        .unwrap_or_default()
+}

@@ -41,7 +41,7 @@ pub mod promtool;
 pub mod systemd;
 pub mod tshark;
 
-pub use bench::machine;
+pub use bench::{machine, thread_cpu_time, uptime};
 pub use dcbdrv::{DriverState, LogEntry, ShimEnv};
 pub use fanout::{batch_ip, Fanout};
 pub use inject::{lldpdu, Injector};

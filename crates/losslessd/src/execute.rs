@@ -23,7 +23,7 @@ use tracing::{debug, error, warn};
 use crate::closer::Closer;
 use crate::config_file;
 use crate::convert;
-use crate::pfc_reader::PfcReader;
+use crate::pfc_reader::{PfcRead, PfcReader};
 use crate::relay::RelayRuntime;
 use crate::runtime::{Clock, Replies};
 use crate::state_dir::StateDir;
@@ -36,11 +36,9 @@ pub(crate) enum Input {
     Measure(u32, Vec<u8>, Option<u64>),
     /// A measurement frame we sent, back from the error queue with its timestamp.
     MeasureTx(u32, Vec<u8>, u64),
-    /// A port's PFC counters, read by the counter thread.
-    Pfc(
-        u32,
-        Box<Result<lossless_node::pfc::PfcSample, HardwareError>>,
-    ),
+    /// Ports' PFC counters, read by the counter thread (a batch: all it was asked
+    /// for while it was busy).
+    Pfc(Vec<PfcRead>),
 }
 
 struct PortIo {
@@ -80,7 +78,7 @@ impl Io {
     ) -> Io {
         Io {
             rcvbuf,
-            pfc: PfcReader::start(input.clone()),
+            pfc: PfcReader::for_inputs(input.clone()),
             ports: HashMap::new(),
             measure: HashMap::new(),
             input,
@@ -150,7 +148,12 @@ impl Io {
             Input::MeasureTx(ifindex, frame, tx) => {
                 node.handle_measure_tx_timestamp(clock.now(), ifindex, &frame, tx)
             }
-            Input::Pfc(ifindex, result) => node.handle_pfc_counters(clock.now(), ifindex, *result),
+            // Judged on when each was taken, not on when the loop got to it.
+            Input::Pfc(reads) => {
+                for r in reads {
+                    node.handle_pfc_counters(clock.at(r.taken), r.ifindex, r.result);
+                }
+            }
         }
     }
 

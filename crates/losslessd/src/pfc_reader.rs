@@ -1,9 +1,10 @@
 //! Reading the PFC counters off the event loop: a thread of its own with its own dcbnl
-//! and ethtool sockets takes each port's request (`Output::ReadPfc`), reads
+//! and ethtool sockets takes the ports' requests (`Output::ReadPfc`), reads
 //! `DCB_CMD_IEEE_GET` (the IEEE PFC object's `requests` and `indications`) and the
-//! driver's ethtool statistics by name, and hands the sample back to the core task as
-//! an input. A slow driver (mlx5 reads its counters from firmware) delays only this
-//! thread, never an LLDPDU.
+//! driver's ethtool statistics by name, and hands the samples back to the core task as
+//! one input per batch, each with the time it was taken. A slow driver (mlx5 reads its
+//! counters from firmware) delays only this thread, never an LLDPDU, and a reading
+//! handled late is still judged on when it was taken.
 
 use std::collections::HashMap;
 use std::sync::mpsc as std_mpsc;
@@ -69,29 +70,62 @@ pub fn classify(name: &str) -> Option<PfcStat> {
 }
 
 /// Which of an interface's statistics are PFC's, by index, for the count they had.
+/// Empty (`stats`): the driver names none, or has no statistics at all; looked at
+/// again after [`REPROBE_READS`] readings (a driver reload may bring them).
 struct Layout {
     count: u32,
     stats: Vec<(usize, PfcStat)>,
+    /// Readings left before an empty layout is looked at again.
+    reprobe: u32,
+    /// Why the driver gave no statistics at all (said again while it is not asked).
+    why: Option<String>,
 }
 
-/// The reading thread's handle: requests go in, samples come back as inputs.
-pub(crate) struct PfcReader {
+/// Readings between two looks at a driver that has no PFC statistics (10 s at the
+/// default interval): the driver is not asked for its statistics on every reading.
+pub const REPROBE_READS: u32 = 50;
+
+/// One port's reading: when it was taken (the watchdog judges on this time, not on
+/// when the event loop gets to it) and what it said.
+#[derive(Debug)]
+pub struct PfcRead {
+    pub ifindex: u32,
+    pub taken: std::time::Instant,
+    pub result: Result<PfcSample, HardwareError>,
+}
+
+/// The reading thread's handle: requests go in; the readings come back in batches,
+/// all that were asked for while the thread was busy in one (one input for the event
+/// loop per round, not one per port).
+pub struct PfcReader {
     tx: std_mpsc::Sender<(u32, String)>,
 }
 
 impl PfcReader {
-    pub(crate) fn start(input: mpsc::Sender<Input>) -> PfcReader {
+    /// Starts the thread; `deliver` hands each batch on, and returns false when nobody
+    /// takes them any more (the thread then ends).
+    pub fn start(mut deliver: impl FnMut(Vec<PfcRead>) -> bool + Send + 'static) -> PfcReader {
         let (tx, rx) = std_mpsc::channel::<(u32, String)>();
         let spawned = thread::Builder::new()
             .name("pfc-counters".into())
             .spawn(move || {
                 let mut r = Reading::default();
-                while let Ok((ifindex, name)) = rx.recv() {
-                    let result = r.read(&name);
-                    if input
-                        .blocking_send(Input::Pfc(ifindex, Box::new(result)))
-                        .is_err()
-                    {
+                let mut asked = Vec::new();
+                while let Ok(first) = rx.recv() {
+                    asked.push(first);
+                    asked.extend(rx.try_iter());
+                    let reads = asked
+                        .drain(..)
+                        .map(|(ifindex, name)| {
+                            let result = r.read(&name);
+                            PfcRead {
+                                ifindex,
+                                taken: std::time::Instant::now(),
+                                result,
+                            }
+                        })
+                        .collect();
+                    if !deliver(reads) {
                         return;
                     }
                 }
@@ -102,21 +136,29 @@ impl PfcReader {
         PfcReader { tx }
     }
 
-    /// Asks for a port's counters; the answer comes back as [`Input::Pfc`].
-    pub(crate) fn request(&self, ifindex: u32, name: String) -> bool {
+    /// The reader for the daemon: batches come back as [`Input::Pfc`].
+    pub(crate) fn for_inputs(input: mpsc::Sender<Input>) -> PfcReader {
+        PfcReader::start(move |reads| input.blocking_send(Input::Pfc(reads)).is_ok())
+    }
+
+    /// Asks for a port's counters.
+    pub fn request(&self, ifindex: u32, name: String) -> bool {
         self.tx.send((ifindex, name)).is_ok()
     }
 }
 
+/// The reading thread's sockets and what it knows of each driver's statistics.
 #[derive(Default)]
-struct Reading {
+pub struct Reading {
     dcbnl: Option<Dcbnl>,
     ethtool: Option<EthtoolStats>,
     layouts: HashMap<String, Layout>,
 }
 
 impl Reading {
-    fn read(&mut self, name: &str) -> Result<PfcSample, HardwareError> {
+    /// One port's PFC counters: dcbnl's, and the driver's ethtool statistics where it
+    /// has PFC ones.
+    pub fn read(&mut self, name: &str) -> Result<PfcSample, HardwareError> {
         let dcb = self.dcbnl_counters(name);
         let eth = self.ethtool_counters(name);
         let mut sample = match &dcb {
@@ -170,34 +212,98 @@ impl Reading {
         Ok(PfcSample::dcbnl(pfc.requests, pfc.indications))
     }
 
-    /// The driver's PFC statistics by name; empty when it has none.
+    /// The driver's PFC statistics by name; empty when it has none. The names
+    /// (`ETHTOOL_GSTRINGS`) are read once and again only when the number of statistics
+    /// changes; a driver without PFC statistics is asked again only every
+    /// [`REPROBE_READS`] readings; otherwise one `ETHTOOL_GSTATS` per reading.
     fn ethtool_counters(&mut self, name: &str) -> std::io::Result<Vec<(PfcStat, u64)>> {
+        if let Some(l) = self.layouts.get_mut(name) {
+            if l.stats.is_empty() {
+                if l.reprobe > 0 {
+                    l.reprobe -= 1;
+                    return match &l.why {
+                        Some(why) => Err(std::io::Error::other(why.clone())),
+                        None => Ok(Vec::new()),
+                    };
+                }
+                self.layouts.remove(name);
+            }
+        }
         let e = match &mut self.ethtool {
             Some(e) => e,
             None => self.ethtool.insert(EthtoolStats::open()?),
         };
-        let count = e.count(name)?;
-        let stale = self.layouts.get(name).is_none_or(|l| l.count != count);
-        if stale {
-            let names = e.names(name, count)?;
-            let stats = names
-                .iter()
-                .enumerate()
-                .filter_map(|(i, n)| classify(n).map(|s| (i, s)))
-                .collect();
-            self.layouts
-                .insert(name.to_string(), Layout { count, stats });
-        }
+        let cached = match self.layouts.get(name) {
+            Some(l) => match e.values(name, l.count) {
+                Ok(v) if v.len() == l.count as usize => Some(v),
+                // The driver's statistics changed (a reload): names again.
+                Ok(_) => None,
+                Err(err) => {
+                    self.layouts.remove(name);
+                    return Err(err);
+                }
+            },
+            None => None,
+        };
+        let values = match cached {
+            Some(v) => v,
+            None => {
+                let Some(v) = Self::probe(e, &mut self.layouts, name)? else {
+                    return Ok(Vec::new());
+                };
+                v
+            }
+        };
         let layout = &self.layouts[name];
-        if layout.stats.is_empty() {
-            return Ok(Vec::new());
-        }
-        let values = e.values(name, count)?;
         Ok(layout
             .stats
             .iter()
             .filter_map(|(i, s)| values.get(*i).map(|v| (*s, *v)))
             .collect())
+    }
+
+    /// Looks at a driver's statistics: their names (`ETHTOOL_GSSET_INFO`,
+    /// `ETHTOOL_GSTRINGS`) and, when some are PFC's, their values now.
+    fn probe(
+        e: &EthtoolStats,
+        layouts: &mut HashMap<String, Layout>,
+        name: &str,
+    ) -> std::io::Result<Option<Vec<u64>>> {
+        layouts.insert(name.to_string(), Layout::none(None));
+        let count = e.count(name).inspect_err(|err| {
+            layouts.insert(name.to_string(), Layout::none(Some(err.to_string())));
+        })?;
+        let stats: Vec<(usize, PfcStat)> = e
+            .names(name, count)?
+            .iter()
+            .enumerate()
+            .filter_map(|(i, n)| classify(n).map(|s| (i, s)))
+            .collect();
+        if stats.is_empty() {
+            return Ok(None);
+        }
+        let values = e.values(name, count)?;
+        layouts.insert(
+            name.to_string(),
+            Layout {
+                count,
+                stats,
+                reprobe: 0,
+                why: None,
+            },
+        );
+        Ok(Some(values))
+    }
+}
+
+impl Layout {
+    fn none(why: Option<String>) -> Layout {
+        Layout {
+            count: 0,
+            stats: Vec::new(),
+            reprobe: REPROBE_READS,
+            why,
+        }
     }
 }
 
@@ -254,6 +360,39 @@ mod tests {
         for (name, want) in cases {
             assert_eq!(classify(name), want, "{name}");
         }
+    }
+
+    /// `lo` has neither dcbnl nor ethtool statistics (a real kernel answer): its
+    /// statistics are not asked for again on the next reading, and the reason stays.
+    #[test]
+    fn a_driver_without_statistics_is_not_asked_every_reading_and_keeps_its_reason() {
+        let mut r = Reading::default();
+        let first = r
+            .read("lo")
+            .expect_err("lo has no PFC counters")
+            .to_string();
+        assert!(
+            first.contains("dcbnl: ") && first.contains("ethtool statistics: "),
+            "{first}"
+        );
+        assert_eq!(r.layouts["lo"].reprobe, REPROBE_READS);
+        let second = r
+            .read("lo")
+            .expect_err("lo has no PFC counters")
+            .to_string();
+        assert_eq!(first, second);
+        assert_eq!(
+            r.layouts["lo"].reprobe,
+            REPROBE_READS - 1,
+            "not asked again"
+        );
+        for _ in 0..REPROBE_READS {
+            let _ = r.read("lo");
+        }
+        assert_eq!(
+            r.layouts["lo"].reprobe, REPROBE_READS,
+            "asked again after 50 readings"
+        );
     }
 
     #[test]

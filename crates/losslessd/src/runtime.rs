@@ -109,6 +109,18 @@ impl Clock {
         Now { mono, unix }
     }
 
+    /// The time of an instant already past (when a reading was taken): monotonic as
+    /// it was, wall-clock time as now less what has passed since.
+    pub(crate) fn at(&self, then: std::time::Instant) -> Now {
+        let now = self.now();
+        let then = tokio::time::Instant::from_std(then);
+        let ago = tokio::time::Instant::now().saturating_duration_since(then);
+        Now {
+            mono: Instant::from_duration(then.saturating_duration_since(self.epoch)),
+            unix: now.unix - ago.as_secs_f64(),
+        }
+    }
+
     fn deadline(&self, at: Instant) -> tokio::time::Instant {
         self.epoch + at.since_epoch()
     }

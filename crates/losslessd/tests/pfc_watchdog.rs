@@ -209,6 +209,7 @@ fn a_storm_is_detected_forwarded_and_restored_on_the_driver() {
     );
     let show = p.host.cli(&["pfc", "show", "vb"]);
     let text = String::from_utf8_lossy(&show.stdout);
+    println!("$ lossless pfc show vb\n{text}");
     assert!(show.status.success(), "{text}");
     assert!(
         text.contains("storm rx") && text.contains("pfc-off"),
@@ -224,11 +225,21 @@ fn a_storm_is_detected_forwarded_and_restored_on_the_driver() {
         ),
         (Some(false), Some(true))
     );
-    assert!(p
-        .host
-        .call(&Request::Status)
-        .to_string()
-        .contains("\"pfc_storm\":[3]"));
+    let status = p.host.call(&Request::Status);
+    assert!(status.to_string().contains("\"pfc_storm\":[3]"), "{status}");
+    // Unhealthy while it storms, with the reason, per port and for the daemon.
+    let problem = "PFC storm on priority 3 (the peer keeps pausing it): PFC turned off on it \
+                   by the watchdog until the storm is over";
+    assert_eq!(status["healthy"], false, "{status}");
+    assert_eq!(
+        status["problems"],
+        serde_json::json!([format!("vb: {problem}")]),
+        "{status}"
+    );
+    assert_eq!(status["ports"][0]["problems"], serde_json::json!([problem]));
+    let text = String::from_utf8_lossy(&p.host.cli(&["status"]).stdout).to_string();
+    println!("$ lossless status\n{text}");
+    assert!(text.contains("PFC storm on priority 3"), "{text}");
 
     stuck.on.store(false, Ordering::SeqCst);
     let quiet = unix_now();
@@ -240,6 +251,11 @@ fn a_storm_is_detected_forwarded_and_restored_on_the_driver() {
         println!("{e}");
     }
     assert_eq!(over.len(), 1, "{over:?}");
+    let status = p.host.call(&Request::Status);
+    assert_eq!(
+        status["healthy"], true,
+        "healthy again after the storm: {status}"
+    );
     let o = &over[0];
     assert_eq!(
         (o["reason"].as_str(), o["pfc_restored"].as_bool()),
@@ -340,4 +356,74 @@ fn a_veth_without_a_dcb_driver_reports_the_counters_unavailable_and_why() {
     );
     let text = String::from_utf8_lossy(&d.cli(&["pfc", "show"]).stdout).to_string();
     assert!(text.contains("counters unavailable: dcbnl"), "{text}");
+}
+
+#[test]
+fn counters_that_go_backwards_or_wrap_are_counted_and_never_a_storm() {
+    if !lossless_testkit::require(
+        "counters_that_go_backwards_or_wrap_are_counted_and_never_a_storm",
+        lossless_testkit::oracle::EMULATED_DRIVER,
+    ) {
+        return;
+    }
+    let p = pair("none");
+    let set = |v: u64| {
+        let mut ind = [0u64; 8];
+        ind[3] = v;
+        ind[4] = 77;
+        p.shim.set_pfc_counters("vb", [5; 8], ind);
+    };
+    let show = || {
+        p.host.call(&Request::PfcShow {
+            port: Some("vb".into()),
+        })["ports"][0]
+            .clone()
+    };
+    // A driver that keeps resetting its counter, for far longer than the detection
+    // time: read naively (the difference of two readings), every reading would show
+    // new pauses (1000 - 10, or 10 - 1000 wrapped to a huge number).
+    for _ in 0..10 {
+        set(10);
+        std::thread::sleep(Duration::from_millis(100));
+        set(1000);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // Quiet readings, so that the jump below is one rise on its own (after the last
+    // 10 -> 1000, a jump on the next reading would be a second reading with new
+    // pauses: a storm by the rule).
+    std::thread::sleep(Duration::from_millis(500));
+    // A 32-bit counter that passes its top once.
+    set(u64::from(u32::MAX) - 100);
+    std::thread::sleep(Duration::from_millis(300));
+    set(50);
+    let v = wait_for(Duration::from_secs(3), "the wrap counted", || {
+        let v = show();
+        (v["discontinuities"]["wraps"].as_u64() == Some(1)).then_some(v)
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        events(&p.host, "pfc_storm").is_empty(),
+        "a discontinuity was taken for a storm: {:?}",
+        events(&p.host, "pfc_storm")
+    );
+    let resets = v["discontinuities"]["resets"].as_u64().unwrap_or(0);
+    assert!(resets >= 3, "resets counted: {v}");
+    let kinds: Vec<String> = events(&p.host, "pfc_counter_discontinuity")
+        .iter()
+        .filter(|e| e["counter"] == "rx_pause" && e["priority"] == 3)
+        .map(|e| e["kind"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert!(
+        kinds.contains(&"reset".to_string()) && kinds.contains(&"wrap".to_string()),
+        "{kinds:?}"
+    );
+    // The totals never went down: the wrap added what passed the top.
+    let total = v["priorities"][3]["rx_frames"].as_u64().unwrap_or(0);
+    assert!(
+        total >= u64::from(u32::MAX) - 2000,
+        "rx frames total {total}: {v}"
+    );
+    assert_eq!(v["priorities"][3]["state"], "ok", "{v}");
+    let status = p.host.call(&Request::Status);
+    assert_eq!(status["healthy"], true, "{status}");
 }

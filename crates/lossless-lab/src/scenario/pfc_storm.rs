@@ -39,6 +39,10 @@ pub struct StormRun {
     pub pfc_back_at: Option<f64>,
     /// Every IEEE PFC value the NIC was given, in order (bit p: priority p).
     pub pfc_programs: Vec<u8>,
+    /// The host port's health (as `lossless status` shows it) while PFC is off, and
+    /// at the end.
+    pub health_in_storm: Option<String>,
+    pub health_after: Option<String>,
 }
 
 /// The host's settings: what `ieee_host_config` runs, programmed through dcbnl, with
@@ -118,6 +122,7 @@ pub fn simulate(seed: u64, wd: PfcWatchdogSettings) -> (Sim, NodeId, Option<Inst
             .is_some_and(|p| p & (1 << PRIORITY) == 0)
     };
     run.pfc_off_at = step_until(&mut sim, RECOVERS_AT, pfc_off);
+    run.health_in_storm = Some(sim.port(b).health().health);
     sim.run_until(Instant::from_secs_f64(RECOVERS_AT));
     let now = sim.now();
     sim.nic_mut(b).pauses.set(now, PRIORITY, 0.0, 0.0);
@@ -140,6 +145,7 @@ pub fn simulate(seed: u64, wd: PfcWatchdogSettings) -> (Sim, NodeId, Option<Inst
         }
     }
     run.pfc_programs = sim.nic(b).pfc_history.clone();
+    run.health_after = Some(sim.port(b).health().health);
     (sim, b, converged_at, run)
 }
 
@@ -170,6 +176,9 @@ pub fn render(r: &StormRun) -> String {
     s.push_str(&format!("  peer recovers at   {:.3} s\n", r.recovers_at));
     s.push_str(&format!("  storm over at      {}\n", t(r.over_at)));
     s.push_str(&format!("  PFC back at        {}\n", t(r.pfc_back_at)));
+    let h = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+    s.push_str(&format!("  health in storm    {}\n", h(&r.health_in_storm)));
+    s.push_str(&format!("  health after       {}\n", h(&r.health_after)));
     let list: Vec<String> = r
         .pfc_programs
         .iter()

@@ -247,7 +247,7 @@ fn status(node: &Node, now: Now) -> serde_json::Value {
                     summary: p.summary(),
                     mode: s.mode,
                     any_error: s.any_error,
-                    health: health::port(&s, &p.hardware),
+                    health: health::port(&s, &p.hardware, &p.pfc),
                 }
             })
             .collect(),

@@ -159,6 +159,31 @@ fn resets_wraps_and_vanished_counters_are_no_evidence() {
 }
 
 #[test]
+fn a_wrap_is_no_evidence_and_the_window_starts_again_after_it() {
+    let mut b = Bench::new(settings(200, 200, WatchdogAction::Alert));
+    let top = u64::from(u32::MAX);
+    b.rx[usize::from(P)] = Some(top - 30);
+    b.read(0);
+    b.rx(10);
+    assert!(b.read(100).is_empty());
+    // Past the top of 32 bits (21 frames: up to the top, then 0). Taken as pauses,
+    // 100 and 200 would make a storm here (2 readings, 200 ms); a wrap is no evidence.
+    b.rx[usize::from(P)] = Some(0);
+    assert!(b.read(200).is_empty());
+    assert_eq!(b.counters.discontinuities.wraps, 1);
+    assert_eq!(b.counters.total(Counter::RxPause, P), Some(31));
+    b.rx(5);
+    assert!(
+        b.read(300).is_empty(),
+        "one reading with pauses since the wrap"
+    );
+    // The window runs from the wrap's reading: at 400, 200 ms and 2 readings.
+    b.rx(5);
+    let t = b.read(400);
+    assert!(is_storm(&t), "{t:?}");
+}
+
+#[test]
 fn a_storm_is_over_after_the_restoration_time_without_pauses_either_way() {
     let mut b = Bench::new(settings(200, 300, WatchdogAction::Forward));
     b.read(0);
@@ -300,6 +325,8 @@ enum Ev {
     Quiet,
     Reset,
     Vanish,
+    /// The (32-bit) counter jumps to just below its top: the next pauses wrap it.
+    NearTop,
 }
 
 fn ev() -> impl Strategy<Value = Ev> {
@@ -308,6 +335,7 @@ fn ev() -> impl Strategy<Value = Ev> {
         4 => Just(Ev::Quiet),
         1 => Just(Ev::Reset),
         1 => Just(Ev::Vanish),
+        1 => Just(Ev::NearTop),
     ]
 }
 
@@ -344,6 +372,8 @@ fn oracle(detection: u64, restoration: u64, times: &[u64], class: &[Class]) -> V
     out
 }
 
+const TOP32: u64 = u32::MAX as u64;
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
 
@@ -369,7 +399,20 @@ proptest! {
                     vanished = false;
                     Class::Broken
                 }
+                // A 32-bit counter: past its top it wraps, which is no evidence.
+                Ev::Pause(k) if v + k > TOP32 => {
+                    b.rx[usize::from(P)] = Some(v + k - TOP32 - 1);
+                    Class::Broken
+                }
                 Ev::Pause(k) => { b.rx(*k); Class::Pauses }
+                Ev::NearTop => {
+                    b.rx[usize::from(P)] = Some(TOP32 - 10);
+                    match v.cmp(&(TOP32 - 10)) {
+                        std::cmp::Ordering::Less => Class::Pauses,
+                        std::cmp::Ordering::Equal => Class::Quiet,
+                        std::cmp::Ordering::Greater => Class::Broken,
+                    }
+                }
                 Ev::Quiet => Class::Quiet,
                 Ev::Reset if v == 0 => Class::Quiet,
                 Ev::Reset => { b.rx[usize::from(P)] = Some(v / 2); Class::Broken }

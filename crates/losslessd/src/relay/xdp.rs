@@ -91,6 +91,30 @@ pub fn xdp_config(cfg: &RelayConfig) -> Result<RelayCfg, String> {
     Ok(c)
 }
 
+/// The storm ceiling's state for the program's map, started at `now_ns`
+/// on the program's clock, as `Relay::new` starts its `StormGuard`; `None`
+/// without a ceiling.
+pub fn storm_state(
+    cfg: &RelayConfig,
+    now_ns: u64,
+) -> Result<Option<lossless_sys::xdp::StormState>, String> {
+    let Some(rate) = cfg.storm.max_per_second else {
+        return Ok(None);
+    };
+    let burst = cfg.storm.burst.unwrap_or(rate);
+    let gap = cfg.storm.gap().map_err(|e| e.to_string())?;
+    let clock = cfg.storm.clock().map_err(|e| e.to_string())?;
+    let ns = |d: std::time::Duration| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
+    Ok(Some(lossless_sys::xdp::StormState::new(
+        now_ns,
+        rate,
+        burst,
+        ns(gap),
+        clock.speed_bps(),
+        ns(clock.refresh_before()),
+    )))
+}
+
 /// The XDP program's counts in the core's terms.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct XdpCounts {

@@ -15,7 +15,7 @@ use aya::programs::{Xdp, XdpFlags};
 use aya::Ebpf;
 
 mod storm;
-pub use storm::{held, StormPrio, StormState, NEVER, UNIT};
+pub use storm::{held, ktime_ns, StormPrio, StormState, NEVER, UNIT};
 
 /// Largest tunnel header the program writes (`HDR_MAX` in the C).
 pub const HDR_MAX: usize = 192;

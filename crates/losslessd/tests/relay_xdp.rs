@@ -259,7 +259,7 @@ fn storm_frames(rng: &mut Rng, start_ns: u64, n: usize) -> Vec<(u64, Vec<u8>)> {
         t += rng.pick(&[
             3_000, 10_000, 10_000, 10_000, 40_000, 150_000, 400_000, 2_000_000,
         ]);
-        if rng.next() % 200 == 0 {
+        if rng.next().is_multiple_of(200) {
             t += 150_000_000; // silence: episodes end
         }
         let vector = rng.pick(&[0x08, 0x08, 0x08, 0x10, 0x18, 0x18, 0x01, 0x81, 0xff]);
@@ -267,13 +267,13 @@ fn storm_frames(rng: &mut Rng, start_ns: u64, n: usize) -> Vec<(u64, Vec<u8>)> {
         for q in times.iter_mut() {
             *q = rng.pick(&[0, 0xffff, 0xffff, 0xffff, 20_000, 1_000, 5]);
         }
-        let src = if rng.next() % 4 == 0 {
+        let src = if rng.next().is_multiple_of(4) {
             DC2_GW_SYSTEM
         } else {
             DC2_GW
         };
         let mut f = pfc(src, vector, times);
-        if rng.next() % 3 == 0 {
+        if rng.next().is_multiple_of(3) {
             let mut tagged = f[..12].to_vec();
             tagged.extend_from_slice(&[0x81, 0x00, 0xe0, 0x64]);
             tagged.extend_from_slice(&f[12..]);
@@ -318,7 +318,7 @@ fn the_storm_ceiling_in_xdp_gives_the_cores_verdicts_bytes_and_state() {
             let what = format!("{kind:?} frame {i} at {} ns", t - START);
             x.set_clock(t).unwrap();
             // Sometimes the daemon's timer fires first.
-            if rng.next() % 2 == 0 && core.poll_timeout().is_some_and(|d| d <= at(t)) {
+            if rng.next().is_multiple_of(2) && core.poll_timeout().is_some_and(|d| d <= at(t)) {
                 core.handle_timeout(at(t));
                 let flushed = x.storm_flush().unwrap();
                 assert_eq!(flushed, sent(&mut core), "{what}: the timer's frames");

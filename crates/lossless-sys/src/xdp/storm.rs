@@ -101,6 +101,23 @@ impl StormState {
     }
 }
 
+/// `bpf_ktime_get_ns()`: CLOCK_MONOTONIC in nanoseconds, the programs'
+/// clock.
+pub fn ktime_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: ts is a valid timespec for the call to fill.
+    let r = unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    if r != 0 {
+        return 0;
+    }
+    (ts.tv_sec as u64)
+        .saturating_mul(1_000_000_000)
+        .saturating_add(ts.tv_nsec as u64)
+}
+
 impl XdpRelay {
     /// Writes the storm ceiling's state (at start).
     pub fn storm_init(&mut self, st: &StormState) -> io::Result<()> {

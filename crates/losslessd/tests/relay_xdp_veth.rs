@@ -246,11 +246,11 @@ fn the_storm_ceiling_runs_in_xdp() {
     let start = std::time::Instant::now();
     let mut sent = 0;
     while start.elapsed() < Duration::from_millis(120) {
-        gen.send_batch([pause.as_slice()].into_iter()).unwrap();
+        gen.send_batch([pause.as_slice()]).unwrap();
         sent += 1;
         std::thread::sleep(Duration::from_micros(200));
     }
-    gen.send_batch([resume.as_slice()].into_iter()).unwrap();
+    gen.send_batch([resume.as_slice()]).unwrap();
     sent += 1;
 
     let mut got: Vec<(std::time::Instant, Vec<u8>)> = Vec::new();
@@ -289,10 +289,10 @@ fn the_storm_ceiling_runs_in_xdp() {
     }
     let s2 = wait_for(WAIT, "PE2's counters", || {
         let s = show(&d2);
-        let e = s.pe.as_ref()?.egress.clone();
+        let e = s.pe.as_ref()?.egress;
         (e.received == sent).then_some(s)
     });
-    let e = s2.pe.as_ref().unwrap().egress.clone();
+    let e = s2.pe.as_ref().unwrap().egress;
     assert_eq!(e.relayed + e.suppressed, e.received, "{e:?}");
     assert!(
         e.flushed >= 2 && e.suppressed as usize >= sent as usize - 20,

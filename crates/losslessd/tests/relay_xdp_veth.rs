@@ -211,7 +211,8 @@ fn sr_mpls_relays_through_xdp() {
 }
 
 /// The storm ceiling in XDP: DC2-GW refreshes a 65,535-quanta pause every
-/// 200 us for 120 ms at 1 Gb/s (33.5 ms pauses, a 2 ms margin), then
+/// 200 us for 120 ms at 1 Gb/s (33.5 ms pauses, a 10 ms margin for a
+/// loaded machine's late wake-ups), then
 /// resumes. PE2's program holds the refreshes back in its map and its relay
 /// thread sends a pause from the map before the far side's lapses: DC1-GW
 /// gets the first pause, a few refreshes less than a pause time apart, and
@@ -226,7 +227,7 @@ fn the_storm_ceiling_runs_in_xdp() {
     let mut cfg2 = example::pe(2, kind);
     cfg2.storm.max_per_second = Some(100);
     cfg2.storm.link_speed = "1G".into();
-    cfg2.storm.refresh_before = "2ms".into();
+    cfg2.storm.refresh_before = "10ms".into();
     let (d2, d1) = (start_with(&dir, &pe2, 2, cfg2), start(&dir, &pe1, 1, kind));
     for d in [&d2, &d1] {
         wait_for(WAIT, "the XDP path to attach", || {
@@ -269,7 +270,7 @@ fn the_storm_ceiling_runs_in_xdp() {
     // The first pause, the refreshes sent from the map (about one per 31.5 ms
     // in 120 ms), the resume: a handful instead of every refresh.
     assert!(
-        (4..=12).contains(&got.len()),
+        (4..=14).contains(&got.len()),
         "{} of {sent} frames crossed: pause times {times:?}",
         got.len()
     );

@@ -89,6 +89,13 @@ impl TxBatch {
         self.entries.iter().map(|e| self.transmit(e))
     }
 
+    /// Appends a frame built elsewhere (the XDP path's storm flushes).
+    pub fn push(&mut self, port: Port, socket_priority: u32, frame: &[u8]) {
+        self.push_with(port, socket_priority, None, frame.len(), |b| {
+            b.copy_from_slice(frame)
+        });
+    }
+
     /// Appends a frame of `len` octets that `write` fills in place.
     pub(crate) fn push_with(
         &mut self,

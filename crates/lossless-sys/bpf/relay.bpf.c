@@ -19,8 +19,16 @@
  * path, which runs the reference core: other EtherTypes (the host's),
  * anything from the WAN that is not exactly our tunnel for us (the core then
  * counts not_tunnel, malformed_tunnel, not_for_us or segments_left), WAN
- * delay measurement frames, and every legal PFC frame when the storm
- * ceiling is on (the ceiling's timers live in the core).
+ * delay measurement frames, and, with the storm ceiling on, a legal PFC
+ * frame that arrives when a held value is due (user space then runs
+ * xdp_storm_flush, then this program again on the frame).
+ *
+ * The storm ceiling (lossless_relay::storm, the reference) keeps its
+ * per-priority state in the `storm` map, under a spin lock: xdp_dc admits
+ * each legal frame there; xdp_storm_flush, run by user space with
+ * BPF_PROG_TEST_RUN when `next_due` comes, sends the held values that are
+ * due (a refresh before the far side's pause lapses, a held resume), one
+ * frame per run, encapsulated like the rest.
  *
  * Counters are per-CPU u64, indexed as lossless_sys::xdp::Counter.
  */
@@ -56,6 +64,9 @@ enum counter {
 	C_INGRESS_PASSED,
 	C_REDIRECT_FAILED,
 	C_SINK,
+	C_EGRESS_SUPPRESSED,
+	C_EGRESS_MASKED,
+	C_EGRESS_FLUSHED,
 	C_COUNT,
 };
 
@@ -66,7 +77,7 @@ struct relay_cfg {
 	__u8 has_system_mac;
 	__u8 kind;
 	__u8 wan_port_mac[6];
-	__u8 storm;          /* 1: legal PFC goes to the core (ceiling) */
+	__u8 storm;          /* 1: the storm ceiling, state in the storm map */
 	__u8 control_word;   /* MPLS */
 	__u8 hdr_len;        /* same for both inner lengths */
 	__u8 pad0;
@@ -102,6 +113,56 @@ struct {
 	__type(key, __u32);
 	__type(value, __u32);
 } ports SEC(".maps");
+
+/* The storm ceiling, as lossless_relay::storm::StormGuard (see there for the
+ * rules); times in nanoseconds on bpf_ktime_get_ns (CLOCK_MONOTONIC), or on
+ * the `clock` map's value when it is nonzero (the tests). */
+#define UNIT 1000000000ULL
+#define NEVER 0xffffffffffffffffULL
+enum held { HELD_NOTHING, HELD_RESUME, HELD_REFRESH };
+
+struct storm_prio {
+	__u64 tokens;       /* UNIT per frame */
+	__u64 refilled;
+	__u64 ep_started;
+	__u64 ep_last_seen;
+	__u64 far_until;
+	__u64 far_refresh_at;
+	__u64 held_until;
+	__u64 episodes, relayed, bypassed, suppressed, flushed, refreshed;
+	__u16 held_quanta;
+	__u8 in_episode;
+	__u8 far_paused;
+	__u8 held;
+	__u8 pad[3];
+};
+
+struct storm_state {
+	struct bpf_spin_lock lock;
+	__u32 tmpl_len;     /* 0: no frame held back yet */
+	__u64 rate;         /* tokens a second */
+	__u64 cap;          /* burst x UNIT */
+	__u64 gap_ns;
+	__u64 speed_bps;
+	__u64 refresh_before_ns;
+	__u64 next_due;     /* NEVER: nothing held */
+	__u8 tmpl[64];      /* the last frame held back */
+	struct storm_prio p[8];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct storm_state);
+} storm SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} clock SEC(".maps");
 
 static __always_inline void count(__u32 at)
 {
@@ -165,6 +226,235 @@ static __always_inline __u16 fold(__u32 sum)
 	return (__u16)sum;
 }
 
+/* Priority i's state, through an index the verifier sees only as 0..7: the
+ * loops' iterations then look alike and their states prune. */
+static __always_inline struct storm_prio *prio(struct storm_state *s, int i)
+{
+	__u32 j = i;
+	BOUND(j, 7);
+	return &s->p[j];
+}
+
+static __always_inline __u64 clock_now(void)
+{
+	__u32 zero = 0;
+	__u64 *t = bpf_map_lookup_elem(&clock, &zero);
+	if (t && *t)
+		return *t;
+	return bpf_ktime_get_ns();
+}
+
+static __always_inline struct storm_state *storm_state(void)
+{
+	__u32 zero = 0;
+	return bpf_map_lookup_elem(&storm, &zero);
+}
+
+/* PauseClock::duration: q x 512 bit times, rounded down to the nanosecond. */
+static __always_inline __u64 pause_ns(const struct storm_state *s, __u16 q)
+{
+	return (__u64)q * 512ULL * 1000000000ULL / s->speed_bps;
+}
+
+/* PauseClock::quanta_for: the fewest quanta that pause at least d. */
+static __always_inline __u16 quanta_for(const struct storm_state *s, __u64 d)
+{
+	if (d > (1ULL << 40))
+		return 0xffff;
+	__u64 q = (d * s->speed_bps + 512ULL * 1000000000ULL - 1) / (512ULL * 1000000000ULL);
+	return q > 0xffff ? 0xffff : (__u16)q;
+}
+
+static __always_inline void refill(struct storm_state *s, struct storm_prio *p, __u64 now)
+{
+	if (now <= p->refilled)
+		return;
+	__u64 room = s->cap - p->tokens;
+	__u64 el = now - p->refilled;
+	if (el > room / s->rate)
+		p->tokens = s->cap;
+	else
+		p->tokens += el * s->rate;
+	p->refilled = now;
+}
+
+static __always_inline int take(struct storm_prio *p)
+{
+	if (p->tokens >= UNIT) {
+		p->tokens -= UNIT;
+		return 1;
+	}
+	return 0;
+}
+
+static __always_inline __u64 token_at(const struct storm_state *s, const struct storm_prio *p)
+{
+	if (p->tokens >= UNIT)
+		return p->refilled;
+	return p->refilled + (UNIT - p->tokens + s->rate - 1) / s->rate;
+}
+
+/* StormGuard::flush_at; NEVER for nothing held. */
+static __always_inline __u64 flush_at(const struct storm_state *s, const struct storm_prio *p)
+{
+	if (p->held == HELD_NOTHING)
+		return NEVER;
+	if (p->held == HELD_REFRESH && p->far_paused)
+		return p->far_refresh_at;
+	__u64 t = token_at(s, p);
+	if (p->in_episode) {
+		__u64 close = p->ep_last_seen + s->gap_ns;
+		if (close < t)
+			t = close;
+	}
+	return t;
+}
+
+static __always_inline void close_if_over(const struct storm_state *s, struct storm_prio *p,
+					  __u64 now)
+{
+	if (p->in_episode && now >= p->ep_last_seen + s->gap_ns && p->held != HELD_RESUME)
+		p->in_episode = 0;
+}
+
+static __always_inline void relayed_pause(const struct storm_state *s, struct storm_prio *p,
+					  __u64 now, __u16 q)
+{
+	__u64 pause = pause_ns(s, q);
+	__u64 margin = pause / 2;
+	if (s->refresh_before_ns < margin)
+		margin = s->refresh_before_ns;
+	p->far_paused = 1;
+	p->far_until = now + pause;
+	p->far_refresh_at = now + (pause - margin);
+	p->held = HELD_NOTHING;
+	p->relayed++;
+	p->bypassed++;
+}
+
+static __always_inline void relayed_resume(struct storm_prio *p, int had_token)
+{
+	p->far_paused = 0;
+	p->held = HELD_NOTHING;
+	p->relayed++;
+	if (!had_token)
+		p->bypassed++;
+}
+
+/* StormGuard::admit_one: whether the instance is relayed. */
+static __always_inline int admit_one(const struct storm_state *s, struct storm_prio *p, __u64 now,
+				     __u16 q)
+{
+	int open = p->in_episode;
+	if (open)
+		p->ep_last_seen = now;
+	if (q > 0 && !open) {
+		p->in_episode = 1;
+		p->ep_started = now;
+		p->ep_last_seen = now;
+		p->episodes++;
+		relayed_pause(s, p, now, q);
+		return 1;
+	}
+	if (q > 0) {
+		if (p->far_paused && p->far_refresh_at > now) {
+			p->held = HELD_REFRESH;
+			p->held_until = now + pause_ns(s, q);
+			p->held_quanta = q;
+			p->suppressed++;
+			return 0;
+		}
+		relayed_pause(s, p, now, q);
+		return 1;
+	}
+	if (p->held == HELD_REFRESH)
+		p->held = HELD_NOTHING;
+	if (take(p)) {
+		relayed_resume(p, 1);
+		return 1;
+	}
+	p->suppressed++;
+	if (open)
+		p->held = HELD_RESUME;
+	return 0;
+}
+
+/* StormGuard::send_held: 1 and *q if a value goes out. */
+static __always_inline int send_held(const struct storm_state *s, struct storm_prio *p, __u64 at,
+				     __u16 *q)
+{
+	__u8 held = p->held;
+	p->held = HELD_NOTHING;
+	if (held == HELD_NOTHING)
+		return 0;
+	if (held == HELD_REFRESH && p->far_paused) {
+		if (p->held_until <= p->far_until)
+			return 0;
+		*q = quanta_for(s, p->held_until - at);
+		relayed_pause(s, p, at, *q);
+		p->refreshed++;
+	} else if (held == HELD_REFRESH) {
+		*q = p->held_quanta;
+		relayed_pause(s, p, at, *q);
+	} else {
+		int had = take(p);
+		relayed_resume(p, had);
+		*q = 0;
+	}
+	p->flushed++;
+	return 1;
+}
+
+/* The earliest instant a held value is due (StormGuard::poll_timeout). */
+static __always_inline __u64 poll_timeout(struct storm_state *s)
+{
+	__u64 t = NEVER;
+	for (int i = 0; i < 8; i++) {
+		__u64 at = flush_at(s, prio(s, i));
+		if (at < t)
+			t = at;
+	}
+	return t;
+}
+
+/* A legal frame's priorities (StormGuard::admit, after a flush_due that found
+ * nothing due): *relay and *suppress. Under the lock. */
+static __always_inline void admit(struct storm_state *s, __u64 now, __u8 ce, const __u16 *quanta,
+				  __u8 *relay, __u8 *suppress)
+{
+	for (int i = 0; i < 8; i++)
+		close_if_over(s, prio(s, i), now);
+	for (int i = 0; i < 8; i++) {
+		__u8 bit = 1 << i;
+		if (!(ce & bit))
+			continue;
+		refill(s, prio(s, i), now);
+		close_if_over(s, prio(s, i), now);
+		if (admit_one(s, prio(s, i), now, quanta[i]))
+			*relay |= bit;
+		else
+			*suppress |= bit;
+	}
+}
+
+/* lossless_relay::pfc::restrict: only `keep` enabled, the others' times 0.
+ * h: the MAC Control header's offset (14 or 18). */
+static __always_inline void restrict_to(__u8 *f, __u32 h, __u8 keep)
+{
+	f[(h + 2) & 0x3f] = 0;
+	f[(h + 3) & 0x3f] = keep;
+	for (int i = 0; i < 8; i++) {
+		if (!(keep & (1 << i))) {
+			f[(h + 4 + 2 * i) & 0x3f] = 0;
+			f[(h + 5 + 2 * i) & 0x3f] = 0;
+		}
+	}
+}
+
+static __always_inline int storm_admit(struct xdp_md *ctx, __u8 *f, __u32 len);
+static __always_inline int encap_to_wan(struct xdp_md *ctx, struct relay_cfg *c, const __u8 *f,
+					__u32 len);
+
 SEC("xdp")
 int xdp_dc(struct xdp_md *ctx)
 {
@@ -214,9 +504,70 @@ int xdp_dc(struct xdp_md *ctx)
 		return XDP_DROP;
 	}
 	if (c->storm) {
+		int act = storm_admit(ctx, f, len);
+		if (act >= 0)
+			return act;
+	}
+	count(C_EGRESS_RELAYED);
+	return encap_to_wan(ctx, c, f, len);
+}
+
+/*
+ * The storm ceiling on a legal frame f[0..len] (also in the packet): -1 to
+ * relay it (f and the packet restricted to the priorities that may go), else
+ * the action. A frame that arrives when a held value is due goes up
+ * (XDP_PASS): the flush comes first, and only user space can send it.
+ */
+static __always_inline int storm_admit(struct xdp_md *ctx, __u8 *f, __u32 len)
+{
+	struct storm_state *s = storm_state();
+	if (!s)
+		return XDP_PASS;
+	__u64 now = clock_now();
+	__u32 h = len == 64 ? 18 : 14;
+	__u8 ce = f[(h + 3) & 0x3f];
+	__u16 quanta[8];
+	for (int i = 0; i < 8; i++)
+		quanta[i] = ((__u16)f[(h + 4 + 2 * i) & 0x3f] << 8) | f[(h + 5 + 2 * i) & 0x3f];
+	__u8 relay = 0, suppress = 0;
+	int deferred = 0;
+	bpf_spin_lock(&s->lock);
+	if (s->next_due <= now) {
+		deferred = 1;
+	} else {
+		admit(s, now, ce, quanta, &relay, &suppress);
+		if (suppress) {
+			for (int i = 0; i < 64; i++)
+				s->tmpl[i] = f[i];
+			s->tmpl_len = len;
+		}
+		s->next_due = poll_timeout(s);
+	}
+	bpf_spin_unlock(&s->lock);
+	if (deferred) {
 		count(C_EGRESS_PASSED);
 		return XDP_PASS;
 	}
+	if (relay == 0) {
+		count(C_EGRESS_SUPPRESSED);
+		return XDP_DROP;
+	}
+	if (relay != ce) {
+		restrict_to(f, h, relay);
+		if (bpf_xdp_store_bytes(ctx, h + 2, f + h + 2, 18) < 0)
+			return XDP_DROP;
+		count(C_EGRESS_MASKED);
+	}
+	return -1;
+}
+
+/*
+ * Puts the tunnel header the core built in front of the legal frame
+ * f[0..len] (the packet's bytes) and redirects it to the WAN interface.
+ */
+static __always_inline int encap_to_wan(struct xdp_md *ctx, struct relay_cfg *c, const __u8 *f,
+					__u32 len)
+{
 	/* The UDP checksum of a VXLAN header: the template's (over a zero inner
 	 * frame) plus the inner frame's sum. */
 	__u16 csum = 0;
@@ -249,11 +600,76 @@ int xdp_dc(struct xdp_md *ctx)
 		return XDP_DROP;
 	if (c->udp_csum_off)
 		bpf_xdp_store_bytes(ctx, c->udp_csum_off & 0xff, &csum, 2);
-	count(C_EGRESS_RELAYED);
 	long act = bpf_redirect_map(&ports, 1, 0);
 	if (act != XDP_REDIRECT)
 		count(C_REDIRECT_FAILED);
 	return act;
+}
+
+/*
+ * Run by user space (BPF_PROG_TEST_RUN on 64 octets) when the storm state's
+ * next_due comes: one round of StormGuard::flush_due and Relay's flush, the
+ * held values due at the earliest instant by now, sent in one frame built
+ * from the last frame held back, with the tunnel header: XDP_REDIRECT (the
+ * frame to send on the WAN). XDP_PASS: a round that sent nothing (run it
+ * again); XDP_DROP: nothing is due (stop).
+ */
+SEC("xdp")
+int xdp_storm_flush(struct xdp_md *ctx)
+{
+	struct relay_cfg *c = cfg();
+	struct storm_state *s = storm_state();
+	if (!c || !s)
+		return XDP_ABORTED;
+	__u64 now = clock_now();
+	__u8 f[64] = {};
+	__u32 len = 0;
+	__u8 ce = 0;
+	int due = 0;
+	bpf_spin_lock(&s->lock);
+	/* poll_timeout(s), kept up to date by every change (and cheaper for
+	 * the verifier than computing it again here). */
+	__u64 first = s->next_due;
+	if (first > now) {
+		for (int i = 0; i < 8; i++)
+			close_if_over(s, prio(s, i), now);
+	} else {
+		due = 1;
+		len = s->tmpl_len == 64 ? 64 : 60;
+		for (int i = 0; i < 64; i++)
+			f[i] = s->tmpl[i];
+		__u32 h = len == 64 ? 18 : 14;
+		for (int i = 0; i < 8; i++) {
+			if (flush_at(s, prio(s, i)) != first)
+				continue;
+			refill(s, prio(s, i), first);
+			__u16 q = 0;
+			if (send_held(s, prio(s, i), first, &q)) {
+				ce |= 1 << i;
+				f[(h + 4 + 2 * i) & 0x3f] = q >> 8;
+				f[(h + 5 + 2 * i) & 0x3f] = q & 0xff;
+			}
+		}
+		if (s->tmpl_len == 0)
+			ce = 0;
+		if (ce)
+			restrict_to(f, h, ce);
+	}
+	s->next_due = poll_timeout(s);
+	bpf_spin_unlock(&s->lock);
+	if (!due)
+		return XDP_DROP;
+	if (!ce)
+		return XDP_PASS;
+	__u32 have = ctx->data_end - ctx->data;
+	if (have != 64)
+		return XDP_ABORTED;
+	if (len == 60 && bpf_xdp_adjust_tail(ctx, -4) < 0)
+		return XDP_ABORTED;
+	if (bpf_xdp_store_bytes(ctx, 0, f, len == 64 ? 64 : 60) < 0)
+		return XDP_ABORTED;
+	count(C_EGRESS_FLUSHED);
+	return encap_to_wan(ctx, c, f, len);
 }
 
 /* Whether `len` bytes of w at `off` equal `want`. */

@@ -14,6 +14,9 @@ use aya::maps::{Array, DevMap, PerCpuArray};
 use aya::programs::{Xdp, XdpFlags};
 use aya::Ebpf;
 
+mod storm;
+pub use storm::{held, ktime_ns, StormPrio, StormState, NEVER, UNIT};
+
 /// Largest tunnel header the program writes (`HDR_MAX` in the C).
 pub const HDR_MAX: usize = 192;
 
@@ -123,7 +126,13 @@ pub mod counter {
     pub const REDIRECT_FAILED: usize = 30;
     /// Frames `xdp_sink` counted (the bench).
     pub const SINK: usize = 31;
-    pub const COUNT: usize = 32;
+    /// Legal frames the storm ceiling held back whole.
+    pub const EGRESS_SUPPRESSED: usize = 32;
+    /// Relayed frames the ceiling trimmed to the priorities that may go.
+    pub const EGRESS_MASKED: usize = 33;
+    /// Held values sent later in a frame of their own (`xdp_storm_flush`).
+    pub const EGRESS_FLUSHED: usize = 34;
+    pub const COUNT: usize = 35;
 }
 
 /// Which program: the DC side's or the WAN side's.
@@ -135,6 +144,8 @@ pub enum Side {
     Gen,
     /// The bench's sink (`xdp_sink`: counts and drops).
     Sink,
+    /// The storm ceiling's held values (`xdp_storm_flush`, run by user space).
+    StormFlush,
 }
 
 impl Side {
@@ -144,6 +155,7 @@ impl Side {
             Side::Wan => "xdp_wan",
             Side::Gen => "xdp_gen",
             Side::Sink => "xdp_sink",
+            Side::StormFlush => "xdp_storm_flush",
         }
     }
 }
@@ -176,7 +188,7 @@ impl XdpRelay {
     pub fn load(cfg: &RelayCfg) -> io::Result<XdpRelay> {
         let obj = object().map_err(|e| io::Error::new(io::ErrorKind::Unsupported, e))?;
         let mut ebpf = Ebpf::load(obj).map_err(|e| err("loading the XDP object", e))?;
-        for side in [Side::Dc, Side::Wan, Side::Gen, Side::Sink] {
+        for side in [Side::Dc, Side::Wan, Side::Gen, Side::Sink, Side::StormFlush] {
             let prog: &mut Xdp = ebpf
                 .program_mut(side.program())
                 .ok_or_else(|| err(side.program(), "missing from the object"))?

@@ -229,3 +229,197 @@ fn the_xdp_program_gives_the_cores_verdicts_and_bytes() {
         }
     }
 }
+
+/// A small deterministic generator (xorshift), so that a failing sequence
+/// is the same on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn pick<T: Copy>(&mut self, of: &[T]) -> T {
+        of[(self.next() % of.len() as u64) as usize]
+    }
+}
+
+fn at(ns: u64) -> Instant {
+    Instant::from_duration(std::time::Duration::from_nanos(ns))
+}
+
+/// A storm: PFC frames from DC2 GW at random paces (3 us to 150 ms apart),
+/// vectors and pause times, tagged or not, from the port or the system MAC.
+fn storm_frames(rng: &mut Rng, start_ns: u64, n: usize) -> Vec<(u64, Vec<u8>)> {
+    let mut t = start_ns;
+    let mut out = Vec::new();
+    for _ in 0..n {
+        t += rng.pick(&[
+            3_000, 10_000, 10_000, 10_000, 40_000, 150_000, 400_000, 2_000_000,
+        ]);
+        if rng.next().is_multiple_of(200) {
+            t += 150_000_000; // silence: episodes end
+        }
+        let vector = rng.pick(&[0x08, 0x08, 0x08, 0x10, 0x18, 0x18, 0x01, 0x81, 0xff]);
+        let mut times = [0u16; 8];
+        for q in times.iter_mut() {
+            *q = rng.pick(&[0, 0xffff, 0xffff, 0xffff, 20_000, 1_000, 5]);
+        }
+        let src = if rng.next().is_multiple_of(4) {
+            DC2_GW_SYSTEM
+        } else {
+            DC2_GW
+        };
+        let mut f = pfc(src, vector, times);
+        if rng.next().is_multiple_of(3) {
+            let mut tagged = f[..12].to_vec();
+            tagged.extend_from_slice(&[0x81, 0x00, 0xe0, 0x64]);
+            tagged.extend_from_slice(&f[12..]);
+            f = tagged;
+        }
+        out.push((t, f));
+    }
+    out
+}
+
+/// The storm ceiling in the program's map against the core's `StormGuard`:
+/// the same frames at the same times (the test sets the program's clock,
+/// which `BPF_PROG_TEST_RUN` cannot otherwise control, and hands the core
+/// the same instants) must give the same verdicts, the same tunnel frames,
+/// the same held values sent at the same deadlines (`xdp_storm_flush`, run
+/// as the daemon runs it: when the state's `next_due` comes, and first when
+/// the program passes a frame up because a held value is due), and the same
+/// per-priority state and counters.
+#[test]
+fn the_storm_ceiling_in_xdp_gives_the_cores_verdicts_bytes_and_state() {
+    if !can_run() {
+        return;
+    }
+    const START: u64 = 1_000_000_000;
+    for kind in KINDS {
+        let mut cfg = example::pe(2, kind);
+        cfg.storm.max_per_second = Some(1_000);
+        cfg.storm.burst = Some(2);
+        cfg.storm.link_speed = "100G".into();
+        cfg.storm.refresh_before = "50us".into();
+        let mut core = Relay::new(cfg.clone(), at(START)).unwrap();
+        let mut x = XdpRelay::load(&xdp_config(&cfg).unwrap()).unwrap();
+        x.set_ports(1, 1).unwrap();
+        let st = losslessd::relay::xdp::storm_state(&cfg, START)
+            .unwrap()
+            .unwrap();
+        x.storm_init(&st).unwrap();
+        let before = x.counters().unwrap();
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ kind as u64);
+        let (mut deferred, mut timers) = (0, 0);
+        for (i, (t, f)) in storm_frames(&mut rng, START, 3_000).into_iter().enumerate() {
+            let what = format!("{kind:?} frame {i} at {} ns", t - START);
+            x.set_clock(t).unwrap();
+            // Sometimes the daemon's timer fires first.
+            if rng.next().is_multiple_of(2) && core.poll_timeout().is_some_and(|d| d <= at(t)) {
+                core.handle_timeout(at(t));
+                let flushed = x.storm_flush().unwrap();
+                assert_eq!(flushed, sent(&mut core), "{what}: the timer's frames");
+                timers += flushed.len();
+            }
+            let v = core.handle_frame(at(t), Port::Dc, &f);
+            let core_out = sent(&mut core);
+            let (mut act, mut out) = x.test_run(Side::Dc, &f).unwrap();
+            let mut xdp_out = Vec::new();
+            if act == XDP_PASS {
+                // A held value was due: what the daemon does with the frame.
+                deferred += 1;
+                xdp_out = x.storm_flush().unwrap();
+                (act, out) = x.test_run(Side::Dc, &f).unwrap();
+                assert_ne!(act, XDP_PASS, "{what}: passed up twice");
+            }
+            match v {
+                Verdict::Relayed { .. } => {
+                    assert_eq!(act, XDP_REDIRECT, "{what}");
+                    xdp_out.push(out);
+                }
+                Verdict::Suppressed => assert_eq!(act, XDP_DROP, "{what}"),
+                other => panic!("{what}: core said {other:?}"),
+            }
+            assert_eq!(xdp_out, core_out, "{what}: the tunnel frames");
+            assert_eq!(
+                x.storm_state().unwrap().next_due,
+                core.poll_timeout()
+                    .map_or(xdp::NEVER, |d| d.since_epoch().as_nanos() as u64),
+                "{what}: the next deadline"
+            );
+        }
+        // Everything held comes out once the storm is over.
+        let end = START + 3_600_000_000_000;
+        x.set_clock(end).unwrap();
+        core.handle_timeout(at(end));
+        assert_eq!(
+            x.storm_flush().unwrap(),
+            sent(&mut core),
+            "{kind:?}: at the end"
+        );
+
+        let guard = core.storm().unwrap();
+        let st = x.storm_state().unwrap();
+        for p in 0..8 {
+            let c = guard.counters(p);
+            let m = &st.p[p];
+            assert_eq!(
+                (
+                    m.episodes,
+                    m.relayed,
+                    m.bypassed,
+                    m.suppressed,
+                    m.flushed,
+                    m.refreshed
+                ),
+                (
+                    c.episodes,
+                    c.relayed,
+                    c.bypassed,
+                    c.suppressed,
+                    c.flushed,
+                    c.refreshed
+                ),
+                "{kind:?} priority {p}: counters"
+            );
+            assert_eq!(m.in_episode != 0, guard.in_episode(p), "{kind:?} {p}");
+            assert_eq!(
+                (m.far_paused != 0).then_some(m.far_until),
+                guard
+                    .far_paused_until(p)
+                    .map(|t| t.since_epoch().as_nanos() as u64),
+                "{kind:?} {p}: the far side's pause"
+            );
+        }
+        let d = delta(&before, &x.counters().unwrap());
+        let n = |i: usize| d.iter().find(|(k, _)| *k == i).map_or(0, |(_, n)| *n);
+        let e = core.egress_counters();
+        assert_eq!(n(counter::EGRESS_RELAYED), e.relayed, "{kind:?}");
+        assert_eq!(n(counter::EGRESS_SUPPRESSED), e.suppressed, "{kind:?}");
+        assert_eq!(n(counter::EGRESS_MASKED), e.masked, "{kind:?}");
+        assert_eq!(n(counter::EGRESS_FLUSHED), e.flushed, "{kind:?}");
+        assert_eq!(
+            n(counter::EGRESS_RECEIVED) - n(counter::EGRESS_PASSED),
+            e.received,
+            "{kind:?}"
+        );
+        // The sequence went through every rule.
+        let refreshed: u64 = (0..8).map(|p| guard.counters(p).refreshed).sum();
+        let episodes: u64 = (0..8).map(|p| guard.counters(p).episodes).sum();
+        assert!(e.suppressed > 100 && e.masked > 10, "{kind:?}: {e:?}");
+        assert!(
+            refreshed > 10 && e.flushed > 10,
+            "{kind:?}: {refreshed} refreshes"
+        );
+        assert!(episodes > 8, "{kind:?}: {episodes} episodes");
+        assert!(deferred > 0 && timers > 0, "{kind:?}: {deferred} {timers}");
+        eprintln!(
+            "{kind:?}: {} relayed ({} masked), {} suppressed, {} flushed ({refreshed} refreshes), \
+             {episodes} episodes, {deferred} frames passed up behind a due flush",
+            e.relayed, e.masked, e.suppressed, e.flushed
+        );
+    }
+}

@@ -30,6 +30,10 @@ use std::os::fd::AsFd;
 const WAIT: Duration = Duration::from_secs(10);
 
 fn start(dir: &TempDir, ns: &Netns, n: u8, kind: Kind) -> Daemon {
+    start_with(dir, ns, n, example::pe(n, kind))
+}
+
+fn start_with(dir: &TempDir, ns: &Netns, n: u8, mut pe: lossless_relay::RelayConfig) -> Daemon {
     #[derive(serde::Serialize)]
     struct File {
         relay: RelaySection,
@@ -37,7 +41,6 @@ fn start(dir: &TempDir, ns: &Netns, n: u8, kind: Kind) -> Daemon {
     let conf = dir.path().join(format!("pe{n}.toml"));
     // On veth the daemon attaches XDP only when told to (auto leaves veth alone: the
     // receiving ends here run the pass program that makes redirects land).
-    let mut pe = example::pe(n, kind);
     pe.datapath.xdp = lossless_relay::XdpMode::On;
     let text = toml::to_string(&File {
         relay: RelaySection::Pe(pe),
@@ -51,9 +54,10 @@ fn start(dir: &TempDir, ns: &Netns, n: u8, kind: Kind) -> Daemon {
     )
 }
 
-fn relays_through_xdp(kind: Kind) {
-    if !require("relay_xdp_veth", &[Oracle::Netns, Oracle::Bpf]) {
-        return;
+/// The namespaces and links, gw1 with its pass program; `None`: skipped.
+fn topology(test: &str) -> Option<(Netns, Netns, Netns, TempDir, PassProgram)> {
+    if !require(test, &[Oracle::Netns, Oracle::Bpf]) {
+        return None;
     }
     if let Err(why) = lossless_sys::xdp::object() {
         panic!("the relay's XDP program was not built: {why} (install clang and libbpf-dev)");
@@ -80,12 +84,19 @@ fn relays_through_xdp(kind: Kind) {
     ] {
         ns.ip(&["link", "set", i, "up"]);
     }
-    let _pass = in_netns(&hosts.name, || PassProgram::attach(if_nametoindex("gw1")?))
+    let pass = in_netns(&hosts.name, || PassProgram::attach(if_nametoindex("gw1")?))
         .unwrap()
         .unwrap();
     for (ns, i) in [(&hosts, "gw2"), (&pe1, "pe1-dc"), (&hosts, "gw1")] {
         ns.wait_running(i);
     }
+    Some((pe2, pe1, hosts, dir, pass))
+}
+
+fn relays_through_xdp(kind: Kind) {
+    let Some((pe2, pe1, hosts, dir, _pass)) = topology("relay_xdp_veth") else {
+        return;
+    };
     let (d2, d1) = (start(&dir, &pe2, 2, kind), start(&dir, &pe1, 1, kind));
     for d in [&d2, &d1] {
         let s = wait_for(WAIT, "the XDP path to attach", || {
@@ -192,4 +203,111 @@ fn vxlan_over_ipv6_relays_through_xdp() {
 #[test]
 fn sr_mpls_relays_through_xdp() {
     relays_through_xdp(Kind::Mpls);
+}
+
+/// The storm ceiling in XDP: DC2-GW refreshes a 65,535-quanta pause every
+/// 200 us for 120 ms at 1 Gb/s (33.5 ms pauses, a 10 ms margin for a
+/// loaded machine's late wake-ups), then
+/// resumes. PE2's program holds the refreshes back in its map and its relay
+/// thread sends a pause from the map before the far side's lapses: DC1-GW
+/// gets the first pause, a few refreshes less than a pause time apart, and
+/// the resume; the AF_PACKET path sees only frames passed up behind a due
+/// flush.
+#[test]
+fn the_storm_ceiling_runs_in_xdp() {
+    let Some((pe2, pe1, hosts, dir, _pass)) = topology("relay_xdp_veth_storm") else {
+        return;
+    };
+    let kind = Kind::Srv6;
+    let mut cfg2 = example::pe(2, kind);
+    cfg2.storm.max_per_second = Some(100);
+    cfg2.storm.link_speed = "1G".into();
+    cfg2.storm.refresh_before = "10ms".into();
+    let (d2, d1) = (start_with(&dir, &pe2, 2, cfg2), start(&dir, &pe1, 1, kind));
+    for d in [&d2, &d1] {
+        wait_for(WAIT, "the XDP path to attach", || {
+            show(d).xdp.filter(|x| x.running)
+        });
+    }
+    let (gen, sink) = in_netns(&hosts.name, || {
+        let o = BatchOptions::default();
+        let g = BatchSocket::open(if_nametoindex("gw2")?, Filter::Mpls, o)?;
+        let s = BatchSocket::open(if_nametoindex("gw1")?, Filter::MacControl, o)?;
+        std::io::Result::Ok((g, s))
+    })
+    .unwrap()
+    .unwrap();
+    let pause = example::pfc(DC2_GW, 0x08, [0, 0, 0, 0xffff, 0, 0, 0, 0]);
+    let resume = example::pfc(DC2_GW, 0x08, [0; 8]);
+    let start = std::time::Instant::now();
+    let mut sent = 0;
+    while start.elapsed() < Duration::from_millis(120) {
+        gen.send_batch([pause.as_slice()]).unwrap();
+        sent += 1;
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    gen.send_batch([resume.as_slice()]).unwrap();
+    sent += 1;
+
+    let mut got: Vec<(std::time::Instant, Vec<u8>)> = Vec::new();
+    let mut batch = RxBatch::new(64, 2048);
+    while got.last().is_none_or(|(_, f)| f[24..26] != [0, 0])
+        && wait_any(&[sink.as_fd()], Some(Duration::from_secs(2))).unwrap()
+    {
+        sink.recv_batch(&mut batch).unwrap();
+        let now = std::time::Instant::now();
+        got.extend(batch.iter().map(|f| (now, f.to_vec())));
+    }
+    let times: Vec<u16> = got
+        .iter()
+        .map(|(_, f)| u16::from_be_bytes([f[24], f[25]]))
+        .collect();
+    // The first pause, the refreshes sent from the map (about one per 31.5 ms
+    // in 120 ms), the resume: a handful instead of every refresh.
+    assert!(
+        (4..=14).contains(&got.len()),
+        "{} of {sent} frames crossed: pause times {times:?}",
+        got.len()
+    );
+    assert_eq!(times[0], 0xffff, "the first pause crosses at once");
+    assert_eq!(
+        *times.last().unwrap(),
+        0,
+        "the final resume crosses: {times:?}"
+    );
+    // Each pause arrives before the one before it lapses (33.5 ms at 1 Gb/s).
+    for w in got.windows(2) {
+        let gap = w[1].0 - w[0].0;
+        assert!(
+            gap < Duration::from_micros(33_500),
+            "a gap of {gap:?}: {times:?}"
+        );
+    }
+    let s2 = wait_for(WAIT, "PE2's counters", || {
+        let s = show(&d2);
+        let e = s.pe.as_ref()?.egress;
+        (e.received == sent).then_some(s)
+    });
+    let e = s2.pe.as_ref().unwrap().egress;
+    assert_eq!(e.relayed + e.suppressed, e.received, "{e:?}");
+    assert!(
+        e.flushed >= 2 && e.suppressed as usize >= sent as usize - 20,
+        "{e:?}"
+    );
+    let storm = s2.pe.as_ref().unwrap().storm.clone().unwrap();
+    assert_eq!(storm.priorities[3].counters.episodes, 1, "{storm:?}");
+    assert!(
+        s2.ports[0].received < 40,
+        "the AF_PACKET path got {} frames (only those behind a due flush)",
+        s2.ports[0].received
+    );
+    let out = d2.cli(&["relay", "show"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("the storm ceiling's state in a BPF map"),
+        "{text}"
+    );
+    if std::env::var_os("LOSSLESS_PRINT_SHOW").is_some() {
+        eprintln!("{text}");
+    }
 }

@@ -124,6 +124,14 @@ fn merged(mut st: lossless_relay::RelayStatus, c: &xdp::XdpCounts) -> lossless_r
     let e = &mut st.egress;
     e.received += c.egress_received - c.egress_passed;
     e.relayed += c.egress_relayed;
+    e.suppressed += c.egress_suppressed;
+    e.masked += c.egress_masked;
+    e.flushed += c.egress_flushed;
+    if let (Some(storm), Some(prio)) = (st.storm.as_mut(), c.storm) {
+        // The program keeps the ceiling: the core's guard saw no frame.
+        storm.priorities = prio.to_vec();
+        storm.suppressed = prio.iter().map(|p| p.counters.suppressed).sum();
+    }
     for (r, n) in c.egress_dropped.iter() {
         e.dropped.add_n(r, n);
     }

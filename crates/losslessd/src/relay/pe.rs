@@ -68,12 +68,14 @@ pub(super) fn run(shared: &Shared, cfg: &RelayConfig) {
             fast.ensure(&dc_name, &wan_name, &mut st.xdp);
             if last_counts.elapsed() >= super::STATS_EVERY {
                 last_counts = std::time::Instant::now();
-                if let Some(c) = fast.counts() {
+                if let Some(c) = fast.counts(shared.now()) {
                     st.xdp.record(c);
                 }
             }
         }
         out.clear();
+        let storm_xdp = fast.storm_running();
+        let mut deferred: Vec<Vec<u8>> = Vec::new();
         let (received, next) = {
             let mut guard = shared.lock();
             let st = &mut *guard;
@@ -92,13 +94,32 @@ pub(super) fn run(shared: &Shared, cfg: &RelayConfig) {
                     }
                 };
                 received += link.recv(batch, io, complete, |frames| {
-                    relay.process(now, port, frames.iter(), &mut out);
+                    if port == Port::Dc && storm_xdp {
+                        // The XDP program passed these up behind a due flush.
+                        deferred.extend(frames.iter().map(<[u8]>::to_vec));
+                    } else {
+                        relay.process(now, port, frames.iter(), &mut out);
+                    }
                 });
                 link.read_stats(io, tick);
             }
             relay.process_timeout(now, &mut out);
             (received, relay.poll_timeout())
         };
+        let mut next = next;
+        if storm_xdp {
+            for f in &deferred {
+                fast.storm_run(Some(f), priority, &mut out);
+            }
+            match fast.storm_due_in() {
+                Some(d) if d.is_zero() => fast.storm_run(None, priority, &mut out),
+                Some(d) => {
+                    let at = shared.at(std::time::Instant::now() + d);
+                    next = Some(next.map_or(at, |n| n.min(at)));
+                }
+                None => {}
+            }
+        }
         dc.send(&out, Port::Dc, shared);
         wan.send(&out, Port::Wan, shared);
         if received == 0 && out.is_empty() {

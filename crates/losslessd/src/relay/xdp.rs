@@ -3,9 +3,10 @@
 //! bytes are the core's), and the counters it keeps, folded into the core's
 //! status for `relay show` and `/metrics`.
 
+use lossless_relay::storm::{PriorityCounters, PriorityStatus};
 use lossless_relay::tunnel::Encapsulator;
-use lossless_relay::{DropReason, RelayConfig, TunnelConfig};
-use lossless_sys::xdp::{counter, Kind, RelayCfg, HDR_MAX};
+use lossless_relay::{DropReason, Port, RelayConfig, TunnelConfig, TxBatch};
+use lossless_sys::xdp::{counter, held, Kind, RelayCfg, StormState, HDR_MAX};
 
 /// The program's configuration for `cfg`, or why the XDP path cannot carry
 /// it (the AF_PACKET path then does).
@@ -91,6 +92,54 @@ pub fn xdp_config(cfg: &RelayConfig) -> Result<RelayCfg, String> {
     Ok(c)
 }
 
+/// The storm ceiling's state for the program's map, started at `now_ns`
+/// on the program's clock, as `Relay::new` starts its `StormGuard`; `None`
+/// without a ceiling.
+pub fn storm_state(cfg: &RelayConfig, now_ns: u64) -> Result<Option<StormState>, String> {
+    let Some(rate) = cfg.storm.max_per_second else {
+        return Ok(None);
+    };
+    let burst = cfg.storm.burst.unwrap_or(rate);
+    let gap = cfg.storm.gap().map_err(|e| e.to_string())?;
+    let clock = cfg.storm.clock().map_err(|e| e.to_string())?;
+    let ns = |d: std::time::Duration| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
+    Ok(Some(lossless_sys::xdp::StormState::new(
+        now_ns,
+        rate,
+        burst,
+        ns(gap),
+        clock.speed_bps(),
+        ns(clock.refresh_before()),
+    )))
+}
+
+/// The map's per-priority state as the core's `StormGuard::status` gives
+/// it; `offset`: the program's clock minus the core's.
+pub fn priority_status(st: &StormState, offset: u64) -> [PriorityStatus; 8] {
+    std::array::from_fn(|i| {
+        let p = &st.p[i];
+        PriorityStatus {
+            priority: i as u8,
+            in_episode: p.in_episode != 0,
+            pending: match p.held {
+                held::RESUME => Some(0),
+                held::REFRESH => Some(p.held_quanta),
+                _ => None,
+            },
+            far_paused_until_ns: (p.far_paused != 0).then(|| p.far_until.saturating_sub(offset)),
+            tokens: p.tokens / lossless_sys::xdp::UNIT,
+            counters: PriorityCounters {
+                episodes: p.episodes,
+                relayed: p.relayed,
+                bypassed: p.bypassed,
+                suppressed: p.suppressed,
+                flushed: p.flushed,
+                refreshed: p.refreshed,
+            },
+        }
+    })
+}
+
 /// The XDP program's counts in the core's terms.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct XdpCounts {
@@ -103,6 +152,11 @@ pub struct XdpCounts {
     pub ingress_passed: u64,
     pub ingress_dropped: lossless_relay::DropCounts,
     pub redirect_failed: u64,
+    pub egress_suppressed: u64,
+    pub egress_masked: u64,
+    pub egress_flushed: u64,
+    /// The storm ceiling's state in the program's map, when it keeps it.
+    pub storm: Option<[PriorityStatus; 8]>,
 }
 
 impl XdpCounts {
@@ -115,6 +169,9 @@ impl XdpCounts {
             ingress_delivered: c[counter::INGRESS_DELIVERED],
             ingress_passed: c[counter::INGRESS_PASSED],
             redirect_failed: c[counter::REDIRECT_FAILED],
+            egress_suppressed: c[counter::EGRESS_SUPPRESSED],
+            egress_masked: c[counter::EGRESS_MASKED],
+            egress_flushed: c[counter::EGRESS_FLUSHED],
             ..XdpCounts::default()
         };
         for (i, r) in DropReason::ALL.into_iter().enumerate() {
@@ -139,6 +196,8 @@ pub struct XdpPath {
     attached: Option<(u32, u32)>,
     last_try: Option<std::time::Instant>,
     storm: bool,
+    /// The ceiling's starting state (its clock set when the program loads).
+    storm_cfg: Result<Option<lossless_sys::xdp::StormState>, String>,
 }
 
 impl XdpPath {
@@ -152,6 +211,7 @@ impl XdpPath {
             attached: None,
             last_try: None,
             storm: cfg.storm.max_per_second.is_some(),
+            storm_cfg: storm_state(cfg, 0),
         }
     }
 
@@ -198,8 +258,8 @@ impl XdpPath {
                 self.relay = Some(relay);
                 self.attached = Some((d, w));
                 let why = if self.storm {
-                    "the storm ceiling is on: legal PFC from the DC goes to the core, which keeps \
-                     its timers"
+                    "the storm ceiling's state in a BPF map; its held values sent by the relay \
+                     thread when due"
                 } else {
                     ""
                 };
@@ -222,6 +282,18 @@ impl XdpPath {
             .map_err(|e| format!("unavailable: the kernel refused the program: {e}"))?;
         x.set_ports(dc, wan)
             .map_err(|e| format!("unavailable: {e}"))?;
+        let storm = self
+            .storm_cfg
+            .as_ref()
+            .map_err(|e| format!("unavailable: {e}"))?;
+        if let Some(st) = storm {
+            let now = lossless_sys::xdp::ktime_ns();
+            let mut st = *st;
+            for p in st.p.iter_mut() {
+                p.refilled = now;
+            }
+            x.storm_init(&st).map_err(|e| format!("unavailable: {e}"))?;
+        }
         let m1 = x
             .attach(lossless_sys::xdp::Side::Dc, dc)
             .map_err(|e| format!("unavailable: {e}"))?;
@@ -237,10 +309,64 @@ impl XdpPath {
         Ok((x, mode))
     }
 
-    /// The program's counts, when it runs.
-    pub fn counts(&self) -> Option<XdpCounts> {
-        let c = self.relay.as_ref()?.counters().ok()?;
-        Some(XdpCounts::from_counters(&c))
+    /// Whether the program runs with the storm ceiling: frames the DC socket
+    /// gets are then the ones it passed up behind a due flush.
+    pub fn storm_running(&self) -> bool {
+        self.storm && self.relay.is_some()
+    }
+
+    /// How long until the ceiling holds a value due, when the program runs it.
+    pub fn storm_due_in(&self) -> Option<std::time::Duration> {
+        if !self.storm {
+            return None;
+        }
+        let st = self.relay.as_ref()?.storm_state().ok()?;
+        if st.next_due == lossless_sys::xdp::NEVER {
+            return None;
+        }
+        let now = lossless_sys::xdp::ktime_ns();
+        Some(std::time::Duration::from_nanos(
+            st.next_due.saturating_sub(now),
+        ))
+    }
+
+    /// Sends the ceiling's held values that are due, then (with `frame`)
+    /// admits a frame the program passed up: the tunnel frames go into
+    /// `out` for the WAN.
+    pub fn storm_run(&mut self, frame: Option<&[u8]>, priority: u32, out: &mut TxBatch) {
+        let Some(x) = self.relay.as_mut() else {
+            return;
+        };
+        match x.storm_flush() {
+            Ok(frames) => {
+                for f in frames {
+                    out.push(Port::Wan, priority, &f);
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "the storm ceiling's flush failed"),
+        }
+        let Some(f) = frame else {
+            return;
+        };
+        match x.test_run(lossless_sys::xdp::Side::Dc, f) {
+            Ok((lossless_sys::xdp::XDP_REDIRECT, t)) => out.push(Port::Wan, priority, &t),
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "the storm ceiling's admission failed"),
+        }
+    }
+
+    /// The program's counts, when it runs; `core_now` is the core's clock
+    /// now (the storm state's times are shown on it).
+    pub fn counts(&self, core_now: lossless_relay::Instant) -> Option<XdpCounts> {
+        let x = self.relay.as_ref()?;
+        let mut counts = XdpCounts::from_counters(&x.counters().ok()?);
+        if self.storm {
+            let st = x.storm_state().ok()?;
+            let offset = lossless_sys::xdp::ktime_ns()
+                .saturating_sub(u64::try_from(core_now.since_epoch().as_nanos()).unwrap_or(0));
+            counts.storm = Some(priority_status(&st, offset));
+        }
+        Some(counts)
     }
 }
 

@@ -42,7 +42,7 @@ pub mod promtool;
 pub mod systemd;
 pub mod tshark;
 
-pub use bench::machine;
+pub use bench::{load, machine};
 pub use dcbdrv::{DriverState, LogEntry, ShimEnv};
 pub use fanout::{batch_ip, Fanout};
 pub use flood::{Flood, FLOOD_MSAPS};

@@ -23,9 +23,10 @@
 //!   both ends agreed again, timed from the new process's start; 10 s apart,
 //!   so that the peer's 802.1AB transmit credit is full as in any real
 //!   restart (back to back, the peer's rate limiter sets the pace: ~1 s).
-//! * scale:   one losslessd with 512 ports (peers: a second losslessd in
-//!   another namespace), simultaneous link-up -> all converged; then CPU and
-//!   RSS over a steady-state window.
+//! * scale:   one losslessd with BENCH_PORTS ports (default 512; e.g.
+//!   BENCH_PORTS=4096), peers a second losslessd in another namespace,
+//!   simultaneous link-up -> all converged; then CPU and RSS over a
+//!   steady-state window (BENCH_STEADY_S, default 30 s).
 //! * headroom: two losslessd measuring the link (Adaptive PFC Headroom),
 //!   link-up -> both ports show a measured headroom, against the floor "settles
 //!   within 1 s of link-up with at most 100 frames per port"; the measurement
@@ -603,7 +604,9 @@ fn proc_kb(pid: u32, key: &str) -> u64 {
 }
 
 fn count_converged(d: &Daemon) -> usize {
-    let v = d.call(&Request::Status);
+    let Some(v) = d.try_call(&Request::Status) else {
+        return 0;
+    };
     v["ports"]
         .as_array()
         .map(|a| a.iter().filter(|p| p["all_syncd"] == true).count())
@@ -673,8 +676,10 @@ fn scale(n: usize) {
     });
     match ok {
         Some(_) => println!(
-            "scale: {n} ports, simultaneous link-up (ip -batch took {links_up:.0} ms) to all converged on both daemons: {:.0} ms",
-            t0.elapsed().as_secs_f64() * 1e3
+            "scale: {n} ports, simultaneous link-up (ip -batch took {links_up:.0} ms) to all converged on both daemons: {:.0} ms, RSS {} KiB ({})",
+            t0.elapsed().as_secs_f64() * 1e3,
+            proc_kb(h.pid().unwrap(), "VmRSS:"),
+            load()
         ),
         None => println!("scale: only {last}/{n} converged after 30 s"),
     }
@@ -687,10 +692,11 @@ fn scale(n: usize) {
     let (dt, dc) = (t1.elapsed().as_secs_f64(), proc_ticks(pid) - c1);
     let hz = 100.0; // USER_HZ on Linux
     println!(
-        "scale: steady state over {dt:.0} s: {:.2} % of one core ({dc} ticks of 10 ms), RSS {} KiB (peak {} KiB)",
+        "scale: steady state over {dt:.0} s: {:.2} % of one core ({dc} ticks of 10 ms), RSS {} KiB (peak {} KiB) ({})",
         dc as f64 / hz / dt * 100.0,
         proc_kb(pid, "VmRSS:"),
-        proc_kb(pid, "VmHWM:")
+        proc_kb(pid, "VmHWM:"),
+        load()
     );
     let c = h.call(&Request::Counters {
         port: Some("p0".into()),

@@ -109,7 +109,7 @@ impl Node {
         info!(port = %link.name, ifindex = link.ifindex, mac = %MacAddr(mac), "port added");
         let mut port = port;
         port.rx_budget = RxBudget::new(self.config.daemon.limits.rx_budget, now.mono);
-        self.ports.insert(link.name.clone(), port);
+        self.ports.insert(link.name.clone(), Box::new(port));
         self.by_index.insert(link.ifindex, link.name.clone());
         self.outputs.push_back(Output::Open {
             ifindex: link.ifindex,

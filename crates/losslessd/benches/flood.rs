@@ -30,6 +30,9 @@ use std::time::{Duration, Instant};
 use common::flood::FloodRig;
 use common::*;
 
+/// A receive path to measure: its name, the hub's `[daemon]` section, its environment.
+type Variant = (&'static str, &'static str, &'static [(&'static str, &'static str)]);
+
 fn main() {
     if !require("flood bench", &[Oracle::Netns]) {
         return;
@@ -37,7 +40,7 @@ fn main() {
     println!("machine: {}", machine());
     let runs = env_or("BENCH_RUNS", 3);
     let window = Duration::from_secs(env_or("BENCH_WINDOW_S", 3) as u64);
-    let variants: [(&str, &str, &[(&str, &str)]); 2] = [
+    let variants: [Variant; 2] = [
         ("batched, budget 100/s", "", &[]),
         (
             "per-frame, no budget (the old path)",

@@ -31,7 +31,11 @@ use common::flood::FloodRig;
 use common::*;
 
 /// A receive path to measure: its name, the hub's `[daemon]` section, its environment.
-type Variant = (&'static str, &'static str, &'static [(&'static str, &'static str)]);
+type Variant = (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+);
 
 fn main() {
     if !require("flood bench", &[Oracle::Netns]) {

@@ -198,18 +198,23 @@ pub fn management_address(addresses: &[HostAddress], ifindex: u32) -> Option<IpA
         &|a| a.address.is_ipv6() && !link_local(a),
         &|a| a.ifindex == ifindex && link_local(a),
     ];
-    for step in steps {
-        for secondary in [false, true] {
-            if let Some(a) = addresses
-                .iter()
-                .filter(usable)
-                .find(|a| a.secondary == secondary && step(a))
-            {
-                return Some(a.address);
+    // One pass over the host's addresses (a host with thousands of ports has
+    // thousands of link-local addresses, and this runs for every port): each
+    // address ranks by the first step it meets, primary before secondary; the best
+    // rank wins, the first address in order among equals.
+    let rank = |a: &HostAddress| {
+        let step = steps.iter().position(|step| step(a))?;
+        Some(step * 2 + usize::from(a.secondary))
+    };
+    let mut best: Option<(usize, IpAddr)> = None;
+    for a in addresses.iter().filter(usable) {
+        if let Some(r) = rank(a) {
+            if best.is_none_or(|(b, _)| r < b) {
+                best = Some((r, a.address));
             }
         }
     }
-    None
+    best.map(|(_, address)| address)
 }
 
 #[cfg(test)]

@@ -137,7 +137,7 @@ fn process(out: &mut String, ports: &[&Port], uptime: Duration) {
 
 /// The LLDP MIB's and DCBX's counters per port.
 fn port_counters(out: &mut String, ports: &[&Port]) {
-    let counters: [(&str, &str, Get); 14] = [
+    let counters: [(&str, &str, Get); 15] = [
         (
             "lldp_frames_out_total",
             "LLDPDUs sent (statsFramesOutTotal).",
@@ -204,6 +204,12 @@ fn port_counters(out: &mut String, ports: &[&Port]) {
             "Frames the kernel dropped before losslessd read them, the port's packet \
              socket receive buffer full (PACKET_STATISTICS).",
             |p| p.io.kernel_drops,
+        ),
+        (
+            "port_rx_over_budget_total",
+            "Frames from others than the port's DCBX peer dropped unread, the port's \
+             receive budget spent (rx_budget_per_s, rx_budget_burst).",
+            |p| p.io.rx_over_budget,
         ),
     ];
     for (name, help, get) in counters {

@@ -15,6 +15,7 @@ use crate::protocol::{
     FeatureSources, Hardware, IoCounters, PortCounters, PortDcbx, PortNeighbors, PortSummary,
     Source,
 };
+use crate::rx_budget::{RxBudget, RxBudgetLimits};
 use crate::state::PortOverrides;
 
 /// A port the daemon runs DCBX on.
@@ -47,6 +48,10 @@ pub struct Port {
     pub held: Vec<Vec<u8>>,
     /// PFC counters per priority and the storm watchdog.
     pub pfc: crate::pfc::PortPfc,
+    /// What frames from others than the DCBX peer may cost ([`crate::rx_budget`]).
+    pub rx_budget: RxBudget,
+    /// `io.rx_over_budget` when it was last logged.
+    pub rx_over_budget_logged: u64,
 }
 
 /// The most frames [`Port::held`] keeps; later ones are dropped.
@@ -94,6 +99,8 @@ impl Port {
             headroom,
             held: Vec::new(),
             pfc,
+            rx_budget: RxBudget::new(RxBudgetLimits::default(), now),
+            rx_over_budget_logged: 0,
         })
     }
 
@@ -151,6 +158,17 @@ impl Port {
         self.agent.handle_link(now, up);
         self.negotiating_since = up.then_some(now);
         true
+    }
+
+    /// Whether a frame that arrived at `now` is processed: always when it comes from
+    /// the DCBX peer, else while the receive budget lasts. A frame refused is counted
+    /// (`io.rx_over_budget`) and goes no further.
+    pub fn admits(&mut self, now: Instant, frame: &[u8]) -> bool {
+        if self.agent.from_peer(frame) || self.rx_budget.take(now) {
+            return true;
+        }
+        self.io.rx_over_budget += 1;
+        false
     }
 
     /// A frame for the agent, on a port whose link is up.

@@ -627,6 +627,10 @@ pub struct IoCounters {
     /// the socket is open.
     #[serde(default)]
     pub rcvbuf_bytes: Option<u64>,
+    /// Frames from others than the DCBX peer dropped unread, the port's receive
+    /// budget spent (`rx_budget_per_s`, `rx_budget_burst`).
+    #[serde(default)]
+    pub rx_over_budget: u64,
 }
 
 /// `reload`: what changed.

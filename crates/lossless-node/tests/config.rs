@@ -1,6 +1,7 @@
 //! The configuration file: layering, selection, the shipped example, and the
 //! exact one-line message of every kind of refusal.
 
+use lossless_node::rx_budget::RxBudgetLimits;
 use std::path::{Path, PathBuf};
 
 use lossless_dcbx::{AdminStatus, DcbxConfig, LldpTimers, PortConfig};
@@ -70,7 +71,8 @@ fn unknown_top_level_and_daemon_keys() {
         refuse("[daemon]\nsocket_mode = 432\n"),
         "/etc/lossless/losslessd.toml:2:1: daemon.socket_mode: unknown key; expected one of: \
          socket, socket_group, state_dir, metrics, log, packet_rcvbuf_bytes, \
-         control_max_connections, control_request_timeout_ms"
+         control_max_connections, control_request_timeout_ms, rx_budget_per_s, \
+         rx_budget_burst"
     );
     assert_eq!(
         refuse("[defaults.timers]\nmsg_tx_intervall = 10\n"),
@@ -492,6 +494,10 @@ fn the_example_file_parses_to_its_documented_values() {
                 packet_rcvbuf_bytes: 4 << 20,
                 control_max_connections: 256,
                 control_request_timeout_ms: 5000,
+                rx_budget: RxBudgetLimits {
+                    per_s: 100,
+                    burst: 200
+                },
             },
         }
     );
@@ -637,7 +643,7 @@ fn headroom_values_are_refused_with_their_key() {
 fn daemon_limits_are_read_and_bounded() {
     let c = DaemonConfig::parse(
         "[daemon]\npacket_rcvbuf_bytes = 65536\ncontrol_max_connections = 1\n\
-         control_request_timeout_ms = 250\n",
+         control_request_timeout_ms = 250\nrx_budget_per_s = 5\nrx_budget_burst = 7\n",
         Path::new("/etc/lossless/losslessd.toml"),
     )
     .unwrap_or_else(|e| panic!("{e}"));
@@ -647,6 +653,7 @@ fn daemon_limits_are_read_and_bounded() {
             packet_rcvbuf_bytes: 65536,
             control_max_connections: 1,
             control_request_timeout_ms: 250,
+            rx_budget: RxBudgetLimits { per_s: 5, burst: 7 },
         }
     );
     assert_eq!(
@@ -655,7 +662,16 @@ fn daemon_limits_are_read_and_bounded() {
             packet_rcvbuf_bytes: 4 << 20,
             control_max_connections: 256,
             control_request_timeout_ms: 5000,
+            rx_budget: RxBudgetLimits {
+                per_s: 100,
+                burst: 200
+            },
         }
+    );
+    assert_eq!(
+        refuse("[daemon]\nrx_budget_per_s = 0\n"),
+        "/etc/lossless/losslessd.toml:2:19: daemon.rx_budget_per_s: 0 is out of range \
+         1..=10000000 (frames per second)"
     );
     assert_eq!(
         refuse("[daemon]\npacket_rcvbuf_bytes = 1024\n"),

@@ -313,92 +313,7 @@ impl BatchSocket {
     /// without waiting; returns how many (0 when nothing is queued). Frames
     /// this host sent are skipped; VLAN tags are restored.
     pub fn recv_batch(&self, batch: &mut RxBatch) -> io::Result<usize> {
-        batch.count = 0;
-        let cap = batch.capacity();
-        let slot = batch.slot;
-        // Receive at VLAN_HLEN into each slot, so a tag can be put back by
-        // moving the two MAC addresses down.
-        let mut iovs: Vec<libc::iovec> = Vec::with_capacity(cap);
-        for i in 0..cap {
-            iovs.push(libc::iovec {
-                // SAFETY: i * slot + VLAN_HLEN is within bytes (cap * slot
-                // bytes, slot > VLAN_HLEN).
-                iov_base: unsafe { batch.bytes.as_mut_ptr().add(i * slot + VLAN_HLEN) }
-                    .cast::<libc::c_void>(),
-                iov_len: slot - VLAN_HLEN,
-            });
-        }
-        // SAFETY: mmsghdr is plain data; all-zero is a valid value.
-        let mut msgs: Vec<libc::mmsghdr> = (0..cap).map(|_| unsafe { mem::zeroed() }).collect();
-        for (i, m) in msgs.iter_mut().enumerate() {
-            m.msg_hdr.msg_name = (&mut batch.names[i] as *mut libc::sockaddr_ll).cast();
-            m.msg_hdr.msg_namelen = mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
-            m.msg_hdr.msg_iov = &mut iovs[i];
-            m.msg_hdr.msg_iovlen = 1;
-            // SAFETY: within controls (cap * CONTROL_LEN bytes).
-            m.msg_hdr.msg_control =
-                unsafe { batch.controls.as_mut_ptr().add(i * CONTROL_LEN) }.cast();
-            m.msg_hdr.msg_controllen = CONTROL_LEN as _;
-        }
-        let n = loop {
-            // SAFETY: msgs holds cap valid headers whose buffers (iovs,
-            // names, controls) outlive the call; no timeout.
-            let n = unsafe {
-                libc::recvmmsg(
-                    self.fd.as_raw_fd(),
-                    msgs.as_mut_ptr(),
-                    cap as libc::c_uint,
-                    libc::MSG_DONTWAIT | libc::MSG_TRUNC,
-                    std::ptr::null_mut(),
-                )
-            };
-            if n >= 0 {
-                break n as usize;
-            }
-            let e = io::Error::last_os_error();
-            match e.kind() {
-                io::ErrorKind::Interrupted => continue,
-                io::ErrorKind::WouldBlock => return Ok(0),
-                _ => return Err(e),
-            }
-        };
-        // Compact: keep incoming frames, restore tags, in slot order.
-        let mut kept = 0;
-        for (i, m) in msgs.iter().enumerate().take(n) {
-            if batch.names[i].sll_pkttype == PACKET_OUTGOING {
-                continue;
-            }
-            let wire_len = m.msg_len as usize;
-            let tag = aux_status(&m.msg_hdr).and_then(vlan_tag);
-            let src = i * slot + VLAN_HLEN;
-            let dst = kept * slot;
-            let body = wire_len.min(slot - VLAN_HLEN);
-            let len = match tag {
-                Some((tpid, tci)) if body >= ETH_HLEN => {
-                    // [dst] = MACs, tag, then EtherType and the rest.
-                    batch.bytes.copy_within(src..src + 12, dst);
-                    batch.bytes[dst + 12..dst + 14].copy_from_slice(&tpid.to_be_bytes());
-                    batch.bytes[dst + 14..dst + 16].copy_from_slice(&tci.to_be_bytes());
-                    batch
-                        .bytes
-                        .copy_within(src + 12..src + body, dst + 12 + VLAN_HLEN);
-                    wire_len + VLAN_HLEN
-                }
-                _ => {
-                    batch.bytes.copy_within(src..src + body, dst);
-                    wire_len
-                }
-            };
-            // A cut frame reports more than the slot holds.
-            batch.lens[kept] = if wire_len > slot - VLAN_HLEN {
-                len.max(slot + 1)
-            } else {
-                len
-            };
-            kept += 1;
-        }
-        batch.count = kept;
-        Ok(kept)
+        recv_batch(&self.fd, batch)
     }
 
     /// Sends `frames` (whole Ethernet frames, no FCS) with as few `sendmmsg`
@@ -591,6 +506,97 @@ impl AsFd for BatchSocket {
     fn as_fd(&self) -> BorrowedFd<'_> {
         self.fd.as_fd()
     }
+}
+
+/// Receives up to `batch.capacity()` queued frames on `fd` with one `recvmmsg`,
+/// without waiting; returns how many (0 when nothing is queued). Frames this host
+/// sent are skipped; VLAN tags are restored when the socket has `PACKET_AUXDATA`.
+pub(crate) fn recv_batch(fd: &OwnedFd, batch: &mut RxBatch) -> io::Result<usize> {
+    batch.count = 0;
+    let cap = batch.capacity();
+    let slot = batch.slot;
+    // Receive at VLAN_HLEN into each slot, so a tag can be put back by
+    // moving the two MAC addresses down.
+    let mut iovs: Vec<libc::iovec> = Vec::with_capacity(cap);
+    for i in 0..cap {
+        iovs.push(libc::iovec {
+            // SAFETY: i * slot + VLAN_HLEN is within bytes (cap * slot
+            // bytes, slot > VLAN_HLEN).
+            iov_base: unsafe { batch.bytes.as_mut_ptr().add(i * slot + VLAN_HLEN) }
+                .cast::<libc::c_void>(),
+            iov_len: slot - VLAN_HLEN,
+        });
+    }
+    // SAFETY: mmsghdr is plain data; all-zero is a valid value.
+    let mut msgs: Vec<libc::mmsghdr> = (0..cap).map(|_| unsafe { mem::zeroed() }).collect();
+    for (i, m) in msgs.iter_mut().enumerate() {
+        m.msg_hdr.msg_name = (&mut batch.names[i] as *mut libc::sockaddr_ll).cast();
+        m.msg_hdr.msg_namelen = mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
+        m.msg_hdr.msg_iov = &mut iovs[i];
+        m.msg_hdr.msg_iovlen = 1;
+        // SAFETY: within controls (cap * CONTROL_LEN bytes).
+        m.msg_hdr.msg_control = unsafe { batch.controls.as_mut_ptr().add(i * CONTROL_LEN) }.cast();
+        m.msg_hdr.msg_controllen = CONTROL_LEN as _;
+    }
+    let n = loop {
+        // SAFETY: msgs holds cap valid headers whose buffers (iovs,
+        // names, controls) outlive the call; no timeout.
+        let n = unsafe {
+            libc::recvmmsg(
+                fd.as_raw_fd(),
+                msgs.as_mut_ptr(),
+                cap as libc::c_uint,
+                libc::MSG_DONTWAIT | libc::MSG_TRUNC,
+                std::ptr::null_mut(),
+            )
+        };
+        if n >= 0 {
+            break n as usize;
+        }
+        let e = io::Error::last_os_error();
+        match e.kind() {
+            io::ErrorKind::Interrupted => continue,
+            io::ErrorKind::WouldBlock => return Ok(0),
+            _ => return Err(e),
+        }
+    };
+    // Compact: keep incoming frames, restore tags, in slot order.
+    let mut kept = 0;
+    for (i, m) in msgs.iter().enumerate().take(n) {
+        if batch.names[i].sll_pkttype == PACKET_OUTGOING {
+            continue;
+        }
+        let wire_len = m.msg_len as usize;
+        let tag = aux_status(&m.msg_hdr).and_then(vlan_tag);
+        let src = i * slot + VLAN_HLEN;
+        let dst = kept * slot;
+        let body = wire_len.min(slot - VLAN_HLEN);
+        let len = match tag {
+            Some((tpid, tci)) if body >= ETH_HLEN => {
+                // [dst] = MACs, tag, then EtherType and the rest.
+                batch.bytes.copy_within(src..src + 12, dst);
+                batch.bytes[dst + 12..dst + 14].copy_from_slice(&tpid.to_be_bytes());
+                batch.bytes[dst + 14..dst + 16].copy_from_slice(&tci.to_be_bytes());
+                batch
+                    .bytes
+                    .copy_within(src + 12..src + body, dst + 12 + VLAN_HLEN);
+                wire_len + VLAN_HLEN
+            }
+            _ => {
+                batch.bytes.copy_within(src..src + body, dst);
+                wire_len
+            }
+        };
+        // A cut frame reports more than the slot holds.
+        batch.lens[kept] = if wire_len > slot - VLAN_HLEN {
+            len.max(slot + 1)
+        } else {
+            len
+        };
+        kept += 1;
+    }
+    batch.count = kept;
+    Ok(kept)
 }
 
 #[cfg(test)]

@@ -335,6 +335,15 @@ impl PacketSocket {
         }
     }
 
+    /// Receives up to `batch.capacity()` queued frames with one `recvmmsg`, without
+    /// waiting; returns how many (0 when nothing is queued: one system call for a
+    /// whole burst, where [`PacketSocket::recv`] takes one per frame). Frames this
+    /// host sent are skipped; a frame longer than its slot is reported by
+    /// [`RxBatch::truncated`](crate::batch::RxBatch::truncated).
+    pub fn recv_batch(&self, batch: &mut crate::batch::RxBatch) -> io::Result<usize> {
+        crate::batch::recv_batch(&self.fd, batch)
+    }
+
     /// Sends one whole Ethernet frame (destination, source, EtherType,
     /// payload; no FCS) on the bound interface.
     pub fn send(&self, frame: &[u8]) -> io::Result<()> {

@@ -41,3 +41,11 @@ pub fn thread_cpu_time() -> std::time::Duration {
         .map(std::time::Duration::from)
         .unwrap_or_default()
 }
+
+/// The load average as `uptime` prints it (1, 5 and 15 minutes), for figures taken
+/// on a machine others may be using.
+pub fn load() -> String {
+    let l = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let f: Vec<&str> = l.split_whitespace().take(3).collect();
+    format!("load average: {}", f.join(", "))
+}

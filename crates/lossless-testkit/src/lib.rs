@@ -29,6 +29,7 @@
 pub mod bench;
 pub mod dcbdrv;
 pub mod fanout;
+pub mod flood;
 pub mod inject;
 pub mod lldpad;
 pub mod lldpd;
@@ -41,9 +42,10 @@ pub mod promtool;
 pub mod systemd;
 pub mod tshark;
 
-pub use bench::{machine, thread_cpu_time, uptime};
+pub use bench::{load, machine, thread_cpu_time, uptime};
 pub use dcbdrv::{DriverState, LogEntry, ShimEnv};
 pub use fanout::{batch_ip, Fanout};
+pub use flood::{Flood, FLOOD_MSAPS};
 pub use inject::{lldpdu, Injector};
 pub use lldpad::{
     dcbtool_field, dcbtool_fields, lldptool_app_config, lldptool_apps, lldptool_fields, LldpadApp,

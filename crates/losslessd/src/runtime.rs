@@ -84,6 +84,10 @@ pub fn load_config(opts: &Options) -> Result<DaemonConfig, RunError> {
 /// every `counters` answer and metrics scrape).
 const SOCKET_STATS_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
 
+/// How long after an address change the host is read again: the changes of a burst
+/// are taken in one reading.
+const HOST_SETTLE: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// The longest the sockets may take to close at exit.
 const SHUTDOWN_CLOSE_LIMIT: std::time::Duration = std::time::Duration::from_secs(2);
 
@@ -216,6 +220,8 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
     let mut sigint = signal(SignalKind::interrupt())?;
     let mut sighup = signal(SignalKind::hangup())?;
     let mut next_id: RequestId = 0;
+    // When the host is read again after address changes.
+    let mut host_due: Option<tokio::time::Instant> = None;
     let mut refresh =
         tokio::time::interval_at(tokio::time::Instant::now() + host::REFRESH, host::REFRESH);
     let mut socket_stats = tokio::time::interval_at(
@@ -280,9 +286,16 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
             }
             guard = addr_monitor.readable() => {
                 let mut guard = guard?;
-                // What changed does not matter: the host is read again whole.
+                // What changed does not matter: the host is read again whole, once
+                // for a burst of changes (thousands of links coming up each add an
+                // IPv6 link-local address; reading every address of the host for
+                // each one would be quadratic).
                 drain_addr_monitor(addr_monitor.get_ref());
                 guard.clear_ready();
+                host_due.get_or_insert(tokio::time::Instant::now() + HOST_SETTLE);
+            }
+            _ = sleep_until(host_due) => {
+                host_due = None;
                 node.handle_host(clock.now(), host::read());
             }
             _ = refresh.tick() => node.handle_host(clock.now(), host::read()),

@@ -1,7 +1,9 @@
 //! The LLDPDUs the agent sends, and what it recognises of the frames it receives.
 
 use lossless_wire::frame::emit_lldp_frame;
+use lossless_wire::lldp::{Lldpdu, ETHERTYPE_LLDP};
 use lossless_wire::EmitError;
+use lossless_wire::EthernetFrame;
 
 use crate::lldp::local;
 use crate::lldp::tx::TxKind;
@@ -34,4 +36,30 @@ pub(super) fn is_lldp_frame(frame: &[u8]) -> bool {
         (frame.get(12..14), frame.get(16..18)),
         (Some([0x88, 0xcc]), _) | (Some([0x81, 0x00]), Some([0x88, 0xcc]))
     )
+}
+
+impl Agent {
+    /// Whether `frame` comes from the neighbour the port has negotiated with (its
+    /// DCBX peer): an LLDPDU with that neighbour's MSAP, or any other frame (MAC
+    /// Control) from its source MAC. Reads the Ethernet header and, for LLDP, only
+    /// the first two TLVs: cheap enough to run on every frame before deciding
+    /// whether to process it. False while the port has no negotiated peer.
+    pub fn from_peer(&self, frame: &[u8]) -> bool {
+        let Some(peer) = self.mib.neighbors().iter().find(|n| n.negotiated) else {
+            return false;
+        };
+        let Ok(eth) = EthernetFrame::new_checked(frame) else {
+            return false;
+        };
+        if eth.ethertype() != ETHERTYPE_LLDP {
+            return eth.src() == peer.mac;
+        }
+        Lldpdu::msap_of(eth.payload()).is_some_and(|(chassis, port)| {
+            let m = &peer.msap;
+            m.chassis_id.subtype == chassis.subtype
+                && m.chassis_id.id == chassis.id
+                && m.port_id.subtype == port.subtype
+                && m.port_id.id == port.id
+        })
+    }
 }

@@ -29,6 +29,8 @@ const DAEMON_KEYS: &[&str] = &[
     "packet_rcvbuf_bytes",
     "control_max_connections",
     "control_request_timeout_ms",
+    "rx_budget_per_s",
+    "rx_budget_burst",
 ];
 pub(crate) const PORT_KEYS: &[&str] = &[
     "admin_status",
@@ -188,6 +190,10 @@ fn daemon(section: &Field, d: &mut DaemonSettings, faults: &mut Vec<Fault>) {
             "control_request_timeout_ms" => {
                 d.limits.control_request_timeout_ms = bounded(&f, 10, 3_600_000, "ms")?
             }
+            "rx_budget_per_s" => {
+                d.limits.rx_budget.per_s = bounded(&f, 1, 10_000_000, "frames per second")?
+            }
+            "rx_budget_burst" => d.limits.rx_budget.burst = bounded(&f, 1, 10_000_000, "frames")?,
             _ => return Err(f.unknown(DAEMON_KEYS)),
         }
         Ok(())

@@ -99,6 +99,9 @@ pub struct DaemonLimits {
     /// How long a control connection may take to send a whole request line
     /// (`control_request_timeout_ms`).
     pub control_request_timeout_ms: u32,
+    /// Each port's receive budget for frames from others than its DCBX peer
+    /// (`rx_budget_per_s`, `rx_budget_burst`; [`crate::rx_budget`]).
+    pub rx_budget: crate::rx_budget::RxBudgetLimits,
 }
 
 /// `packet_rcvbuf_bytes` by default: 4 MiB, a burst of some 20,000 small frames.
@@ -114,6 +117,7 @@ impl Default for DaemonLimits {
             packet_rcvbuf_bytes: DEFAULT_PACKET_RCVBUF,
             control_max_connections: DEFAULT_CONTROL_MAX_CONNECTIONS,
             control_request_timeout_ms: DEFAULT_CONTROL_REQUEST_TIMEOUT_MS,
+            rx_budget: crate::rx_budget::RxBudgetLimits::default(),
         }
     }
 }

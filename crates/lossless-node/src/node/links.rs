@@ -1,6 +1,7 @@
 //! Links, frames and time: which links are ports, their link state, what arrives on
 //! them, and the timers.
 
+use crate::rx_budget::RxBudget;
 use std::collections::HashSet;
 
 use lossless_wire::MacAddr;
@@ -106,7 +107,9 @@ impl Node {
             }
         };
         info!(port = %link.name, ifindex = link.ifindex, mac = %MacAddr(mac), "port added");
-        self.ports.insert(link.name.clone(), port);
+        let mut port = port;
+        port.rx_budget = RxBudget::new(self.config.daemon.limits.rx_budget, now.mono);
+        self.ports.insert(link.name.clone(), Box::new(port));
         self.by_index.insert(link.ifindex, link.name.clone());
         self.outputs.push_back(Output::Open {
             ifindex: link.ifindex,
@@ -205,12 +208,18 @@ impl Node {
 
     /// A frame arrived on a port (a whole Ethernet frame, FCS stripped).
     pub fn handle_frame(&mut self, now: Now, ifindex: u32, frame: &[u8]) {
-        let Some(name) = self.name_of(ifindex) else {
+        let Some(port) = self
+            .by_index
+            .get(&ifindex)
+            .and_then(|name| self.ports.get_mut(name))
+        else {
             return;
         };
-        let Some(port) = self.ports.get_mut(&name) else {
+        // Before anything that costs: a flood from a stranger stops here.
+        if !port.admits(now.mono, frame) {
             return;
-        };
+        }
+        let name = port.name.clone();
         if !port.agent.link_up() {
             // A frame on a port we believe down: the netlink notification of the
             // carrier can lag (linkwatch) behind the peer's first LLDPDU. Ask for the
@@ -291,6 +300,19 @@ impl Node {
         port.io.kernel_drops += drops;
         if rcvbuf_bytes.is_some() {
             port.io.rcvbuf_bytes = rcvbuf_bytes;
+        }
+        if port.io.rx_over_budget > port.rx_over_budget_logged {
+            let b = port.rx_budget.limits();
+            warn!(
+                port = %name,
+                dropped = port.io.rx_over_budget - port.rx_over_budget_logged,
+                total = port.io.rx_over_budget,
+                rx_budget_per_s = b.per_s,
+                rx_budget_burst = b.burst,
+                "frames from others than the DCBX peer were dropped unread: the port's \
+                 receive budget was spent (a flood on the link?)"
+            );
+            port.rx_over_budget_logged = port.io.rx_over_budget;
         }
         if drops > 0 {
             warn!(

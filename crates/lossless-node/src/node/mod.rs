@@ -163,7 +163,7 @@ pub struct Node {
     persisted: PersistedState,
     /// Every link the kernel reported, by ifindex.
     links: BTreeMap<u32, Link>,
-    ports: BTreeMap<String, Port>,
+    ports: BTreeMap<String, Box<Port>>,
     by_index: HashMap<u32, String>,
     outputs: VecDeque<Output>,
     history: VecDeque<EventRecord>,
@@ -209,11 +209,11 @@ impl Node {
     }
 
     pub fn ports(&self) -> impl Iterator<Item = &Port> {
-        self.ports.values()
+        self.ports.values().map(|p| &**p)
     }
 
     pub fn port(&self, name: &str) -> Option<&Port> {
-        self.ports.get(name)
+        self.ports.get(name).map(|p| &**p)
     }
 
     pub fn boots(&self) -> u32 {
@@ -237,7 +237,7 @@ impl Node {
 
     /// When [`Node::handle_timeout`] is due next.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.ports.values().filter_map(Port::poll_timeout).min()
+        self.ports.values().filter_map(|p| p.poll_timeout()).min()
     }
 
     fn selected(&self, name: &str) -> bool {
@@ -340,7 +340,7 @@ impl Node {
     pub fn render_metrics(&self, now: Now, relay: Option<&crate::relay::RelayShow>) -> String {
         let mut text = self
             .metrics
-            .render(self.ports.values(), now.mono - self.started);
+            .render(self.ports.values().map(|p| &**p), now.mono - self.started);
         let pfc: Vec<(&str, &crate::pfc::PortPfc)> = self
             .ports
             .values()

@@ -191,6 +191,25 @@ impl<'a> Lldpdu<'a> {
         Lldpdu::parse_at(data, 0)
     }
 
+    /// The MSAP (Chassis ID, Port ID) of an LLDPDU, reading only its first two
+    /// TLVs: what a receiver needs to tell who sent a frame before paying for the
+    /// whole parse. None when those two TLVs are not there or malformed (the whole
+    /// parse would refuse the LLDPDU too).
+    pub fn msap_of(data: &'a [u8]) -> Option<(Id<'a>, Id<'a>)> {
+        let mut r = Reader::with_base(data, 0);
+        let chassis_id = parse_id(
+            expect(&mut r, tlv_type::CHASSIS_ID, "Chassis ID").ok()?,
+            "lldp.chassis_id",
+        )
+        .ok()?;
+        let port_id = parse_id(
+            expect(&mut r, tlv_type::PORT_ID, "Port ID").ok()?,
+            "lldp.port_id",
+        )
+        .ok()?;
+        Some((chassis_id, port_id))
+    }
+
     /// [`Lldpdu::parse`] for an LLDPDU that starts `base` bytes into the
     /// caller's buffer (a frame): every offset, including those kept inside
     /// the CEE TLV's feature errors, counts from the caller's start.

@@ -241,6 +241,7 @@ pub fn counters(args: PortArgs) -> Result<(), CliError> {
         "TX-ERR",
         "MACCTL",
         "K-DROP",
+        "BUDGET",
     ]);
     for p in arr(&v["ports"]) {
         let (l, d, io) = (&p["lldp"], &p["dcbx"], &p["io"]);
@@ -261,6 +262,8 @@ pub fn counters(args: PortArgs) -> Result<(), CliError> {
             io["mac_control_rx"].to_string(),
             // Absent from an older daemon's answer.
             io.get("kernel_drops").map_or("-".into(), Value::to_string),
+            io.get("rx_over_budget")
+                .map_or("-".into(), Value::to_string),
         ]);
     }
     emit(&t.render())

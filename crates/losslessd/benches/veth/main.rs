@@ -23,9 +23,10 @@
 //!   both ends agreed again, timed from the new process's start; 10 s apart,
 //!   so that the peer's 802.1AB transmit credit is full as in any real
 //!   restart (back to back, the peer's rate limiter sets the pace: ~1 s).
-//! * scale:   one losslessd with 512 ports (peers: a second losslessd in
-//!   another namespace), simultaneous link-up -> all converged; then CPU and
-//!   RSS over a steady-state window.
+//! * scale:   one losslessd with BENCH_PORTS ports (default 512; e.g.
+//!   BENCH_PORTS=4096), peers a second losslessd in another namespace,
+//!   simultaneous link-up -> all converged; then CPU and RSS over a
+//!   steady-state window (BENCH_STEADY_S, default 30 s).
 //! * headroom: two losslessd measuring the link (Adaptive PFC Headroom),
 //!   link-up -> both ports show a measured headroom, against the floor "settles
 //!   within 1 s of link-up with at most 100 frames per port"; the measurement

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use crate::common::*;
 use crate::measure::*;
 use lossless_node::protocol::Request;
+use lossless_testkit::load;
 use serde_json::Value;
 
 pub fn proc_ticks(pid: u32) -> u64 {
@@ -28,7 +29,9 @@ pub fn proc_kb(pid: u32, key: &str) -> u64 {
 }
 
 pub fn count_converged(d: &Daemon) -> usize {
-    let v = d.call(&Request::Status);
+    let Some(v) = d.try_call(&Request::Status) else {
+        return 0;
+    };
     v["ports"]
         .as_array()
         .map(|a| a.iter().filter(|p| p["all_syncd"] == true).count())
@@ -98,8 +101,10 @@ pub fn scale(n: usize) {
     });
     match ok {
         Some(_) => println!(
-            "scale: {n} ports, simultaneous link-up (ip -batch took {links_up:.0} ms) to all converged on both daemons: {:.0} ms",
-            t0.elapsed().as_secs_f64() * 1e3
+            "scale: {n} ports, simultaneous link-up (ip -batch took {links_up:.0} ms) to all converged on both daemons: {:.0} ms, RSS {} KiB ({})",
+            t0.elapsed().as_secs_f64() * 1e3,
+            proc_kb(h.pid().unwrap(), "VmRSS:"),
+            load()
         ),
         None => println!("scale: only {last}/{n} converged after 30 s"),
     }
@@ -112,10 +117,11 @@ pub fn scale(n: usize) {
     let (dt, dc) = (t1.elapsed().as_secs_f64(), proc_ticks(pid) - c1);
     let hz = 100.0; // USER_HZ on Linux
     println!(
-        "scale: steady state over {dt:.0} s: {:.2} % of one core ({dc} ticks of 10 ms), RSS {} KiB (peak {} KiB)",
+        "scale: steady state over {dt:.0} s: {:.2} % of one core ({dc} ticks of 10 ms), RSS {} KiB (peak {} KiB) ({})",
         dc as f64 / hz / dt * 100.0,
         proc_kb(pid, "VmRSS:"),
-        proc_kb(pid, "VmHWM:")
+        proc_kb(pid, "VmHWM:"),
+        load()
     );
     let c = h.call(&Request::Counters {
         port: Some("p0".into()),

@@ -5,6 +5,7 @@
 //! LOSSLESS_SKIP_ORACLES=1).
 #![allow(dead_code, unused_imports)] // each test file uses part of it
 
+pub mod flood;
 pub mod relay;
 pub mod rig;
 
@@ -18,9 +19,9 @@ use serde_json::Value;
 
 pub use lossless_testkit::oracle::{require, EMULATED_DRIVER, LLDPAD_PEER};
 pub use lossless_testkit::{
-    dcbtool_field, dcbtool_fields, http_get, machine, metric, metric_value, promtool_check_metrics,
-    scrape_metrics, sh, unique, wait_every, wait_for, LldpadPeer, Mode, Netns, Oracle, ShimEnv,
-    TempDir, Veth,
+    dcbtool_field, dcbtool_fields, http_get, load, machine, metric, metric_value,
+    promtool_check_metrics, scrape_metrics, sh, unique, wait_every, wait_for, LldpadPeer, Mode,
+    Netns, Oracle, ShimEnv, TempDir, Veth,
 };
 
 pub fn losslessd_bin() -> PathBuf {
@@ -157,6 +158,12 @@ impl Daemon {
         let mut c = Client::connect(&self.socket).expect("connect");
         c.call(req)
             .unwrap_or_else(|e| panic!("{req:?}: {e}\n{}", self.log()))
+    }
+
+    /// As [`Daemon::call`], None when the daemon does not answer (its listen queue
+    /// full while it is busy, a connection refused): for benchmarks that poll hard.
+    pub fn try_call(&self, req: &Request) -> Option<Value> {
+        Client::connect(&self.socket).ok()?.call(req).ok()
     }
 
     /// `dcbx show PORT` result for one port.

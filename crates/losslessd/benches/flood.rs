@@ -1,0 +1,141 @@
+//! A flood on one port (needs root):
+//!
+//!   cargo bench -p losslessd --bench flood
+//!
+//! One losslessd with two ports: `fa`, flooded from its link by a generator thread
+//! (LLDPDUs from 65,536 MSAPs in turn, `sendmmsg` batches of 64 on a packet socket,
+//! as fast as this machine sends them), and `pa`, whose peer is a second losslessd.
+//! Printed, for this build's receive path (batches and the receive budget) and for
+//! the old one in the same run (`LOSSLESSD_RX=per-frame`, the budget set out of
+//! reach: one receive call and one agent pass per frame):
+//!
+//! * the flood's rate (frames the generator sent per second) and what the daemon
+//!   made of it over BENCH_WINDOW_S seconds (default 3): frames read (processed or
+//!   refused past the budget), frames the kernel dropped on the full socket buffer;
+//! * the daemon's CPU over the window (% of one core) and per frame read;
+//! * `pa`'s link-up to agreed PFC 3,4 under the flood: wall (from just before
+//!   `ip link set up`, polling every 10 ms) and the daemon's own figure
+//!   (`last_convergence_ms`).
+//!
+//! BENCH_RUNS runs of each (default 3), each with new namespaces and daemons (a
+//! link flapped on the same pair waits for the peer's next fast transmission, 1 s);
+//! the convergence figures' median and worst at the end.
+#![allow(clippy::unwrap_used)]
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::flood::FloodRig;
+use common::*;
+
+/// A receive path to measure: its name, the hub's `[daemon]` section, its environment.
+type Variant = (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+);
+
+fn main() {
+    if !require("flood bench", &[Oracle::Netns]) {
+        return;
+    }
+    println!("machine: {}", machine());
+    let runs = env_or("BENCH_RUNS", 3);
+    let window = Duration::from_secs(env_or("BENCH_WINDOW_S", 3) as u64);
+    let variants: [Variant; 2] = [
+        ("batched, budget 100/s", "", &[]),
+        (
+            "per-frame, no budget (the old path)",
+            "[daemon]\nrx_budget_per_s = 10000000\nrx_budget_burst = 10000000\n",
+            &[("LOSSLESSD_RX", "per-frame")],
+        ),
+    ];
+    for (name, conf, env) in variants {
+        let (mut wall, mut own) = (Vec::new(), Vec::new());
+        for _ in 0..runs {
+            let (w, o) = run(name, conf, env, window);
+            wall.extend(w);
+            own.push(o);
+        }
+        let worst = |v: &[f64]| v.iter().copied().fold(f64::NAN, f64::max);
+        println!(
+            "{name}: pa link-up to agreed under the flood, {} of {runs} runs within 10 s: wall median {:.1} ms, worst {:.1} ms; own figure median {:.2} ms, worst {:.2} ms",
+            wall.len(),
+            median(&mut wall.clone()),
+            worst(&wall),
+            median(&mut own.clone()),
+            worst(&own),
+        );
+    }
+}
+
+/// utime + stime of `pid`, in clock ticks (10 ms).
+fn proc_ticks(pid: u32) -> u64 {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let rest = s.rsplit_once(')').map(|(_, r)| r).unwrap_or_default();
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    f.get(11).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0)
+        + f.get(12).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0)
+}
+
+/// Frames the daemon read on `fa` (processed or refused past the budget) and frames
+/// the kernel dropped for it.
+fn read_and_dropped(rig: &FloodRig) -> (u64, u64) {
+    let io = rig.flooded_io();
+    let n = |k: &str| io[k].as_u64().unwrap_or(0);
+    (n("rx_frames") + n("rx_over_budget"), n("kernel_drops"))
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// One run: a new rig, the flood, its cost over `window`, then `pa`'s link-up (wall
+/// and own figure, ms).
+fn run(name: &str, conf: &str, env: &[(&str, &str)], window: Duration) -> (Option<f64>, f64) {
+    let rig = FloodRig::start(conf, env);
+    let pid = rig.daemon.pid().unwrap();
+    let flood = rig.flood();
+    // Let the socket's buffer fill: the daemon is behind from here on, if it can be.
+    std::thread::sleep(Duration::from_secs(1));
+    let (r0, d0, s0, c0, t0) = {
+        let (r, d) = read_and_dropped(&rig);
+        (r, d, flood.sent(), proc_ticks(pid), Instant::now())
+    };
+    std::thread::sleep(window);
+    let (r1, d1) = read_and_dropped(&rig);
+    let (s1, c1, dt) = (flood.sent(), proc_ticks(pid), t0.elapsed().as_secs_f64());
+    let cpu_s = (c1 - c0) as f64 / 100.0;
+    let read = r1 - r0;
+    println!("{name}:");
+    println!(
+        "  flood: {:.0} frames/s sent; the daemon read {:.0}/s, the kernel dropped {:.0}/s ({})",
+        (s1 - s0) as f64 / dt,
+        read as f64 / dt,
+        (d1 - d0) as f64 / dt,
+        load()
+    );
+    println!(
+        "  daemon CPU: {:.0} % of one core, {:.2} us per frame read",
+        cpu_s / dt * 100.0,
+        if read > 0 {
+            cpu_s * 1e6 / read as f64
+        } else {
+            f64::NAN
+        }
+    );
+    let took = rig.peer_converges(Duration::from_secs(10));
+    let own = rig.own_ms().unwrap_or(f64::NAN);
+    match took {
+        Some(t) => println!(
+            "  pa link-up to agreed under the flood: wall {:.1} ms, own figure {own:.2} ms ({})",
+            t.as_secs_f64() * 1e3,
+            load()
+        ),
+        None => println!("  pa not agreed within 10 s under the flood ({})", load()),
+    }
+    (took.map(|t| t.as_secs_f64() * 1e3), own)
+}

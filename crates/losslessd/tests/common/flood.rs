@@ -1,0 +1,142 @@
+//! A daemon with two ports, one flooded by a device on its link, the other with a
+//! real DCBX peer: what the flood test and the flood benchmark share.
+
+use std::time::{Duration, Instant};
+
+use lossless_node::protocol::Request;
+use lossless_testkit::{Flood, Netns, TempDir, Veth};
+use serde_json::Value;
+
+use super::{converged, Daemon};
+
+/// `hub` runs the daemon under test on `fa` (flooded from `fb`) and `pa` (whose
+/// peer, a second losslessd on `pb`, is in `leaf`). Links `fa`/`fb` up, `pa`/`pb`
+/// down.
+pub struct FloodRig {
+    pub hub: Netns,
+    pub leaf: Netns,
+    pub peer_link: Veth,
+    pub daemon: Daemon,
+    pub peer: Daemon,
+    pub dir: TempDir,
+}
+
+impl FloodRig {
+    /// `hub_extra`: more of the hub's configuration file (a `[daemon]` section);
+    /// `env`: the hub daemon's extra environment.
+    pub fn start(hub_extra: &str, env: &[(&str, &str)]) -> FloodRig {
+        let dir = TempDir::new();
+        let hub = Netns::new();
+        let leaf = Netns::new();
+        let flood_link = Veth::new(
+            &hub,
+            "fa",
+            "02:00:00:00:0f:0a",
+            &leaf,
+            "fb",
+            "02:00:00:00:0f:0b",
+        );
+        let peer_link = Veth::new(
+            &hub,
+            "pa",
+            "02:00:00:00:01:0a",
+            &leaf,
+            "pb",
+            "02:00:00:00:01:0b",
+        );
+        flood_link.up(&hub, &leaf);
+        let hub_conf = dir.path().join("hub.toml");
+        std::fs::write(
+            &hub_conf,
+            format!("{hub_extra}\n[ports.\"fa\"]\n[ports.\"pa\"]\n"),
+        )
+        .expect("hub config");
+        let leaf_conf = dir.path().join("leaf.toml");
+        std::fs::write(
+            &leaf_conf,
+            "[ports.\"pb\"]\npfc = { willing = false, priorities = [3, 4] }\n",
+        )
+        .expect("leaf config");
+        let daemon = Daemon::start_with_env(
+            &hub,
+            &dir.path().join("hub"),
+            &[
+                "--config",
+                hub_conf.to_str().unwrap_or_default(),
+                "--log",
+                "info",
+            ],
+            env,
+        );
+        let peer = Daemon::start(
+            &leaf,
+            &dir.path().join("leaf"),
+            &[
+                "--config",
+                leaf_conf.to_str().unwrap_or_default(),
+                "--log",
+                "info",
+            ],
+        );
+        FloodRig {
+            hub,
+            leaf,
+            peer_link,
+            daemon,
+            peer,
+            dir,
+        }
+    }
+
+    /// Starts the flood out of `fb`.
+    pub fn flood(&self) -> Flood {
+        Flood::start(&self.leaf, "fb", 120)
+    }
+
+    /// `fa`'s I/O counters in the hub daemon.
+    pub fn flooded_io(&self) -> Value {
+        self.daemon.call(&Request::Counters {
+            port: Some("fa".into()),
+        })["ports"][0]["io"]
+            .clone()
+    }
+
+    /// Sets `pa` and `pb` up at once and waits (`limit`) until the hub's `pa` has
+    /// agreed PFC 3,4 with its peer: the time from just before the link-up, None if
+    /// not within `limit`.
+    pub fn peer_converges(&self, limit: Duration) -> Option<Duration> {
+        let t0 = Instant::now();
+        self.hub.ip(&["link", "set", "pa", "up"]);
+        self.leaf.ip(&["link", "set", "pb", "up"]);
+        while t0.elapsed() < limit {
+            let v = self.daemon.dcbx("pa");
+            // IEEE 802.1Qaz (auto, the default, against a losslessd) or CEE.
+            let pfc = match v["mode"]["running"].as_str() {
+                Some("ieee") => v["ieee"]["pfc"]["oper"].clone(),
+                _ => v["pfc"]["oper"]["priorities"].clone(),
+            };
+            if converged(&v) && pfc == serde_json::json!([3, 4]) {
+                return Some(t0.elapsed());
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        None
+    }
+
+    /// The hub's own figure for `pa`'s last negotiation: from the link event to every
+    /// feature agreed (`last_convergence_ms`).
+    pub fn own_ms(&self) -> Option<f64> {
+        let v = self.daemon.call(&Request::Status);
+        v["ports"].as_array()?.iter().find(|p| p["port"] == "pa")?["last_convergence_ms"].as_f64()
+    }
+
+    /// Sets `pa` and `pb` down and waits until the hub sees `pa` without a peer.
+    pub fn peer_down(&self) {
+        self.hub.ip(&["link", "set", "pa", "down"]);
+        self.leaf.ip(&["link", "set", "pb", "down"]);
+        let t0 = Instant::now();
+        while converged(&self.daemon.dcbx("pa")) && t0.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+}

@@ -1,0 +1,86 @@
+#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+//! A device on one link floods the daemon with LLDPDUs from ever new MSAPs, as fast as
+//! this machine can send them: a real DCBX peer on another port still converges
+//! within a bound, and the flood's frames are counted (`counters`: BUDGET and
+//! `io.rx_over_budget`, the metric `lossless_port_rx_over_budget_total`).
+
+mod common;
+
+use std::time::Duration;
+
+use common::flood::FloodRig;
+use common::*;
+
+/// The bound for link-up to agreed PFC on the other port under the flood (without a
+/// flood: a few milliseconds; the old receive path took seconds, or never converged
+/// within the test's 10 s, on the same machine). Generous: tests run debug builds on
+/// shared machines.
+const BOUND: Duration = Duration::from_millis(1000);
+
+/// Fails on the old code: every flooded frame went through the agent (some 8 us each,
+/// one receive call per frame) and through the one queue every port shares, so the
+/// peer's frames on the other port waited behind thousands of the flood's.
+#[test]
+fn a_peer_converges_on_another_port_while_one_port_is_flooded() {
+    if !require(
+        "a_peer_converges_on_another_port_while_one_port_is_flooded",
+        &[Oracle::Netns],
+    ) {
+        return;
+    }
+    let rig = FloodRig::start("[daemon]\nmetrics = \"127.0.0.1:9718\"\n", &[]);
+    let mut flood = rig.flood();
+    // The flood reaches the daemon (read, or refused past the budget), and goes on
+    // long enough to fill the socket's buffer.
+    wait_for(Duration::from_secs(10), "the flood counted", || {
+        let io = rig.flooded_io();
+        let seen = io["rx_frames"].as_u64()? + io["rx_over_budget"].as_u64().unwrap_or(0);
+        (seen > 10_000).then_some(())
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    let took = rig.peer_converges(Duration::from_secs(10));
+    let sent_so_far = flood.sent();
+    let sent = flood.stop();
+    let took = took.unwrap_or_else(|| {
+        panic!(
+            "pa did not converge within 10 s under a flood of {sent_so_far} frames: {}\n{}",
+            rig.daemon.dcbx("pa"),
+            rig.daemon.log()
+        )
+    });
+    let own = rig.own_ms();
+    eprintln!(
+        "under a flood of {sent_so_far} frames: pa converged in {took:?} (own figure {own:?} ms)"
+    );
+    assert!(took <= BOUND, "pa converged in {took:?} (bound {BOUND:?})");
+
+    // Every flooded frame the daemon read is counted, and none as processed beyond
+    // the budget (200 at once, 100 a second).
+    std::thread::sleep(Duration::from_millis(300));
+    let io = rig.flooded_io();
+    let over = io["rx_over_budget"].as_u64().unwrap();
+    let read = io["rx_frames"].as_u64().unwrap();
+    let kernel = io["kernel_drops"].as_u64().unwrap();
+    assert!(over + read + kernel <= sent, "{io} of {sent} sent");
+    assert!(read < 200 + 100 * 60, "past the budget: {io}");
+    // The table and the metric say the same.
+    let out = rig.daemon.cli(&["counters", "fa"]);
+    let table = String::from_utf8(out.stdout).unwrap();
+    let mut lines = table.lines();
+    let head: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
+    let row: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
+    let col = head.iter().position(|h| *h == "BUDGET").expect(&table);
+    let shown: u64 = row[col].parse().unwrap();
+    assert!(shown >= over, "{table}");
+    let text = scrape_metrics(&rig.hub, "127.0.0.1:9718");
+    let m = metric(&text, "lossless_port_rx_over_budget_total{port=\"fa\"}");
+    assert!(m >= over as f64, "{m} < {over}");
+    // And the log says why (at the next reading of the socket counters).
+    assert!(
+        rig.daemon
+            .log()
+            .contains("frames from others than the DCBX peer were dropped unread"),
+        "{}",
+        rig.daemon.log()
+    );
+}

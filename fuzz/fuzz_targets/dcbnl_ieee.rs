@@ -16,9 +16,10 @@ use lossless_sys::dcbnl::{
 };
 
 fn valid_trust(order: &[AppSelector]) -> bool {
-    order.iter().enumerate().all(|(i, s)| {
-        (matches!(s.0, 1..=5 | 255)) && !order[..i].contains(s)
-    })
+    order
+        .iter()
+        .enumerate()
+        .all(|(i, s)| (matches!(s.0, 1..=5 | 255)) && !order[..i].contains(s))
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -39,7 +40,12 @@ fuzz_target!(|data: &[u8]| {
     let Ok(Some(st)) = state else {
         return;
     };
-    let apps: Vec<DcbApp> = st.apps.iter().copied().filter(|a| a.check().is_ok()).collect();
+    let apps: Vec<DcbApp> = st
+        .apps
+        .iter()
+        .copied()
+        .filter(|a| a.check().is_ok())
+        .collect();
     let set = IeeeSet {
         ets: st.ets.filter(|e| e.check().is_ok()),
         pfc: st.pfc.map(|p| IeeePfcSet {

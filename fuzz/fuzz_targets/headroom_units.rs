@@ -9,8 +9,8 @@ use lossless_headroom::cells::Alpha;
 use lossless_headroom::dv::{parse_higher_layer, Inputs};
 use lossless_headroom::medium::{parse_medium, FIBER};
 use lossless_headroom::units::{
-    parse_bytes, parse_delay, parse_duration, parse_frame, parse_length, parse_rate, Delay,
-    Length, Rate,
+    parse_bytes, parse_delay, parse_duration, parse_frame, parse_length, parse_rate, Delay, Length,
+    Rate,
 };
 use lossless_headroom::{calc, Request};
 

@@ -1,14 +1,31 @@
-//! Any bytes as an LLDPDU: parse; on success emit, parse again and compare.
+//! Any bytes as an LLDPDU: parse; on success emit, parse again and compare. We read
+//! LLDPDUs longer than a standard frame's 1,500 octets (jumbo peers send them) but never
+//! emit one: emitting such a PDU must be refused with a length error.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use lossless_wire::{CeeDcbx, Lldpdu};
+use lossless_wire::lldp::MAX_LLDPDU_LEN;
+use lossless_wire::{CeeDcbx, EmitError, Lldpdu};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(pdu) = Lldpdu::parse(data) else {
         return;
     };
     let mut out = vec![0u8; pdu.buffer_len()];
+    if out.len() > MAX_LLDPDU_LEN {
+        assert!(
+            matches!(
+                pdu.emit(&mut out),
+                Err(EmitError::Length {
+                    field: "lldpdu",
+                    ..
+                })
+            ),
+            "an LLDPDU of {} octets was emitted",
+            out.len()
+        );
+        return;
+    }
     assert_eq!(pdu.emit(&mut out), Ok(out.len()));
     let again = Lldpdu::parse(&out).expect("a re-emitted LLDPDU parses");
     let mut expected = pdu.clone();

@@ -292,3 +292,24 @@ fn lldpdu_longer_than_1500_octets_is_refused() {
     );
     assert!(frame.is_empty(), "nothing half-built is left to send");
 }
+
+/// Found by the `lldpdu` fuzz target: an LLDPDU longer than 1500 octets (a jumbo-frame
+/// peer's) is read whole, but it is never sent on: emitting what was read is refused
+/// with the length, as for one built here.
+#[test]
+fn a_longer_lldpdu_is_read_but_not_emitted() {
+    let mut bytes = vec![0x02, 0x07, 4, 2, 0, 0, 0, 0, 1]; // Chassis ID, MAC
+    bytes.extend([0x04, 0x07, 3, 2, 0, 0, 0, 0, 1]); // Port ID, MAC
+    bytes.extend([0x06, 0x02, 0, 120]); // TTL 120
+    for _ in 0..4 {
+        // An organizationally specific TLV of 500 octets (an OUI nobody decodes).
+        bytes.extend([0xfe | (500u16 >> 8) as u8, (500 & 0xff) as u8, 0, 0x12, 0x34, 1]);
+        bytes.extend([0u8; 496]);
+    }
+    bytes.extend([0, 0]); // End
+    assert_eq!(bytes.len(), 2032);
+    let pdu = Lldpdu::parse(&bytes).expect("a long LLDPDU is read");
+    assert_eq!(pdu.org_specific.len(), 4);
+    assert_eq!(pdu.buffer_len(), 2032);
+    assert_eq!(emit(&pdu), Err(length("lldpdu", 2032, 0, 1500)));
+}

@@ -1,5 +1,5 @@
-//! The daemon's configuration file: any text in, a configuration or a
-//! one-line error out, no panic. An accepted file's effective port settings
+//! The daemon's configuration file: any text in, a configuration or errors out
+//! (each single error one line naming the file, however many there are), no panic. An accepted file's effective port settings
 //! render back to TOML that parses to the same settings.
 #![no_main]
 use std::path::Path;
@@ -12,7 +12,15 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     match DaemonConfig::parse(text, Path::new("fuzz.toml")) {
-        Err(e) => assert!(!e.to_string().contains('\n'), "multi-line error: {e}"),
+        Err(e) => {
+            let errors = e.errors();
+            assert_eq!(e.to_string().lines().count(), errors.len(), "{e}");
+            for one in errors {
+                let text = one.to_string();
+                assert!(!text.contains('\n'), "multi-line error: {text}");
+                assert!(text.starts_with("fuzz.toml"), "an error without its file: {text}");
+            }
+        }
         Ok(c) => {
             let mut names: Vec<String> = c.named_ports().map(str::to_string).collect();
             names.extend(["eth0", "swp1", "lo", ""].map(String::from));

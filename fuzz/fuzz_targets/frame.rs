@@ -1,15 +1,27 @@
 //! Any bytes as an Ethernet frame: parse; on success emit, parse again and
-//! compare (emission drops what parse flags as invalid, see `normalized`).
+//! compare (emission drops what parse flags as invalid, see `normalized`). An LLDPDU
+//! longer than 1500 octets is read but never emitted: its emission must be refused.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use lossless_wire::{CeeDcbx, Frame, Payload};
+use lossless_wire::lldp::MAX_LLDPDU_LEN;
+use lossless_wire::{CeeDcbx, EmitError, Frame, Payload};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(frame) = Frame::parse(data) else {
         return;
     };
     let mut out = vec![0u8; frame.buffer_len()];
+    if let Payload::Lldp(pdu) = &frame.payload {
+        if pdu.buffer_len() > MAX_LLDPDU_LEN {
+            assert!(
+                matches!(frame.emit(&mut out), Err(EmitError::Length { field: "lldpdu", .. })),
+                "a frame with an LLDPDU of {} octets was emitted",
+                pdu.buffer_len()
+            );
+            return;
+        }
+    }
     assert_eq!(frame.emit(&mut out), Ok(out.len()));
     let again = Frame::parse(&out).expect("a re-emitted frame parses");
     let mut expected = frame.clone();

@@ -67,12 +67,16 @@ impl Medium {
     /// `length * rate / (v * c)`.
     pub fn cable_bits(&self, length: Length, rate: Rate) -> u64 {
         // length is in um: bits = L_um * 1e-6 * R * den / (num * c)
-        let numer = length.0 as u128 * rate.0 as u128 * self.den as u128;
-        let denom = self.num as u128 * C_M_PER_S * 1_000_000;
-        if denom == 0 {
-            return u64::MAX;
+        // Saturates: a slow enough medium (a velocity of 0.0002c is text the parser takes)
+        // over a long enough cable has more bits in flight than u128 holds.
+        let numer = (length.0 as u128 * rate.0 as u128).checked_mul(self.den as u128);
+        let denom = (self.num as u128).checked_mul(C_M_PER_S * 1_000_000);
+        match (numer, denom) {
+            (Some(n), Some(d)) if d > 0 => u64::try_from(n.div_ceil(d)).unwrap_or(u64::MAX),
+            (_, Some(0)) | (None, _) => u64::MAX,
+            // A velocity too large to multiply: nothing is in flight on any real cable.
+            (Some(_), _) => 0,
         }
-        u64::try_from(numer.div_ceil(denom)).unwrap_or(u64::MAX)
     }
 
     /// Nanoseconds per metre, for explanations.
@@ -178,6 +182,21 @@ mod tests {
             parse_length(length).expect("length"),
             parse_rate(rate).expect("rate"),
         )
+    }
+
+    /// Found by the `headroom_units` fuzz target: the product overflowed u128.
+    #[test]
+    fn a_slow_medium_over_the_longest_cable_saturates() {
+        let m = parse_medium(".00020002c").expect("medium");
+        assert_eq!((m.num, m.den), (20_002, 100_000_000));
+        let rate = parse_rate("800G").expect("rate");
+        assert_eq!(m.cable_bits(Length(u64::MAX), rate), u64::MAX);
+        // Still exact where it fits: 1 m at 10G over 0.5c is 66.7 bit times.
+        let half = parse_medium("0.5c").expect("medium");
+        assert_eq!(
+            half.cable_bits(Length(1_000_000), parse_rate("10G").unwrap()),
+            67
+        );
     }
 
     #[test]

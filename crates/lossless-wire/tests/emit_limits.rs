@@ -303,7 +303,14 @@ fn a_longer_lldpdu_is_read_but_not_emitted() {
     bytes.extend([0x06, 0x02, 0, 120]); // TTL 120
     for _ in 0..4 {
         // An organizationally specific TLV of 500 octets (an OUI nobody decodes).
-        bytes.extend([0xfe | (500u16 >> 8) as u8, (500 & 0xff) as u8, 0, 0x12, 0x34, 1]);
+        bytes.extend([
+            0xfe | (500u16 >> 8) as u8,
+            (500 & 0xff) as u8,
+            0,
+            0x12,
+            0x34,
+            1,
+        ]);
         bytes.extend([0u8; 496]);
     }
     bytes.extend([0, 0]); // End

@@ -194,7 +194,7 @@ mod tests {
         // Still exact where it fits: 1 m at 10G over 0.5c is 66.7 bit times.
         let half = parse_medium("0.5c").expect("medium");
         assert_eq!(
-            half.cable_bits(Length(1_000_000), parse_rate("10G").unwrap()),
+            half.cable_bits(Length(1_000_000), parse_rate("10G").expect("rate")),
             67
         );
     }

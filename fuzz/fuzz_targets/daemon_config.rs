@@ -18,7 +18,10 @@ fuzz_target!(|data: &[u8]| {
             for one in errors {
                 let text = one.to_string();
                 assert!(!text.contains('\n'), "multi-line error: {text}");
-                assert!(text.starts_with("fuzz.toml"), "an error without its file: {text}");
+                assert!(
+                    text.starts_with("fuzz.toml"),
+                    "an error without its file: {text}"
+                );
             }
         }
         Ok(c) => {

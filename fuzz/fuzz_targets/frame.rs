@@ -15,7 +15,13 @@ fuzz_target!(|data: &[u8]| {
     if let Payload::Lldp(pdu) = &frame.payload {
         if pdu.buffer_len() > MAX_LLDPDU_LEN {
             assert!(
-                matches!(frame.emit(&mut out), Err(EmitError::Length { field: "lldpdu", .. })),
+                matches!(
+                    frame.emit(&mut out),
+                    Err(EmitError::Length {
+                        field: "lldpdu",
+                        ..
+                    })
+                ),
                 "a frame with an LLDPDU of {} octets was emitted",
                 pdu.buffer_len()
             );

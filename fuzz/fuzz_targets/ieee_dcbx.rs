@@ -55,7 +55,10 @@ fuzz_target!(|data: &[u8]| {
             // Read whole, never emitted (one frame carries at most 1500 octets).
             assert!(matches!(
                 parsed.emit(&mut out),
-                Err(EmitError::Length { field: "lldpdu", .. })
+                Err(EmitError::Length {
+                    field: "lldpdu",
+                    ..
+                })
             ));
             return;
         }

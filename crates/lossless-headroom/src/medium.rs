@@ -67,15 +67,14 @@ impl Medium {
     /// `length * rate / (v * c)`.
     pub fn cable_bits(&self, length: Length, rate: Rate) -> u64 {
         // length is in um: bits = L_um * 1e-6 * R * den / (num * c)
-        // Saturates: a slow enough medium (a velocity of 0.0002c is text the parser takes)
-        // over a long enough cable has more bits in flight than u128 holds.
+        // The numerator saturates: a slow enough medium (a velocity of 0.0002c is text the
+        // parser takes) over a long enough cable has more bits in flight than u128 holds.
+        // The denominator cannot overflow (u64 x 3e14 < 2^128).
         let numer = (length.0 as u128 * rate.0 as u128).checked_mul(self.den as u128);
-        let denom = (self.num as u128).checked_mul(C_M_PER_S * 1_000_000);
-        match (numer, denom) {
-            (Some(n), Some(d)) if d > 0 => u64::try_from(n.div_ceil(d)).unwrap_or(u64::MAX),
-            (_, Some(0)) | (None, _) => u64::MAX,
-            // A velocity too large to multiply: nothing is in flight on any real cable.
-            (Some(_), _) => 0,
+        let denom = self.num as u128 * C_M_PER_S * 1_000_000;
+        match numer {
+            Some(n) if denom > 0 => u64::try_from(n.div_ceil(denom)).unwrap_or(u64::MAX),
+            _ => u64::MAX,
         }
     }
 

@@ -28,7 +28,7 @@ fn a_peer_converges_on_another_port_while_one_port_is_flooded() {
     ) {
         return;
     }
-    let rig = FloodRig::start("[daemon]\nmetrics = \"127.0.0.1:9718\"\n", &[]);
+    let rig = FloodRig::start("[daemon]\nmetrics = \"127.0.0.1:9718\"\n", &losslessd_bin());
     let mut flood = rig.flood();
     // The flood reaches the daemon (read, or refused past the budget), and goes on
     // long enough to fill the socket's buffer.

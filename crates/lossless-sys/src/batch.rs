@@ -174,6 +174,30 @@ pub struct RxBatch {
     names: Vec<libc::sockaddr_ll>,
     controls: Vec<u8>,
     count: usize,
+    headers: RecvHeaders,
+}
+
+/// The headers a `recvmmsg` call needs, kept in the batch so a busy reader does not
+/// allocate per call (as [`SendScratch`] for the sender). The pointers in them are
+/// set and used within one [`recv_batch`] call only.
+struct RecvHeaders {
+    iovs: Vec<libc::iovec>,
+    msgs: Vec<libc::mmsghdr>,
+}
+
+// SAFETY: the raw pointers inside are written and dereferenced only during one
+// recv_batch call, which holds the batch mutably; between calls they are dead
+// values that nothing reads.
+unsafe impl Send for RecvHeaders {}
+// SAFETY: as above; a shared reference to the batch never reads them.
+unsafe impl Sync for RecvHeaders {}
+
+impl std::fmt::Debug for RecvHeaders {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RecvHeaders")
+            .field("capacity", &self.msgs.len())
+            .finish()
+    }
 }
 
 /// Room for one `tpacket_auxdata` control message.
@@ -192,6 +216,11 @@ impl RxBatch {
             names: vec![sockaddr_ll(0, 0); capacity],
             controls: vec![0; capacity * CONTROL_LEN],
             count: 0,
+            headers: RecvHeaders {
+                iovs: Vec::with_capacity(capacity),
+                // SAFETY: mmsghdr is plain data; all-zero is a valid value.
+                msgs: (0..capacity).map(|_| unsafe { mem::zeroed() }).collect(),
+            },
         }
     }
 
@@ -515,9 +544,10 @@ pub(crate) fn recv_batch(fd: &OwnedFd, batch: &mut RxBatch) -> io::Result<usize>
     batch.count = 0;
     let cap = batch.capacity();
     let slot = batch.slot;
+    let RecvHeaders { iovs, msgs } = &mut batch.headers;
     // Receive at VLAN_HLEN into each slot, so a tag can be put back by
     // moving the two MAC addresses down.
-    let mut iovs: Vec<libc::iovec> = Vec::with_capacity(cap);
+    iovs.clear();
     for i in 0..cap {
         iovs.push(libc::iovec {
             // SAFETY: i * slot + VLAN_HLEN is within bytes (cap * slot
@@ -527,9 +557,11 @@ pub(crate) fn recv_batch(fd: &OwnedFd, batch: &mut RxBatch) -> io::Result<usize>
             iov_len: slot - VLAN_HLEN,
         });
     }
-    // SAFETY: mmsghdr is plain data; all-zero is a valid value.
-    let mut msgs: Vec<libc::mmsghdr> = (0..cap).map(|_| unsafe { mem::zeroed() }).collect();
+    // Every field the kernel reads is set again: it wrote lengths and flags back
+    // in the last call.
     for (i, m) in msgs.iter_mut().enumerate() {
+        m.msg_len = 0;
+        m.msg_hdr.msg_flags = 0;
         m.msg_hdr.msg_name = (&mut batch.names[i] as *mut libc::sockaddr_ll).cast();
         m.msg_hdr.msg_namelen = mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
         m.msg_hdr.msg_iov = &mut iovs[i];

@@ -5,9 +5,11 @@
 //! One losslessd with two ports: `fa`, flooded from its link by a generator thread
 //! (LLDPDUs from 65,536 MSAPs in turn, `sendmmsg` batches of 64 on a packet socket,
 //! as fast as this machine sends them), and `pa`, whose peer is a second losslessd.
-//! Printed, for this build's receive path (batches and the receive budget) and for
-//! the old one in the same run (`LOSSLESSD_RX=per-frame`, the budget set out of
-//! reach: one receive call and one agent pass per frame):
+//!   BENCH_ANCHOR_BIN=/path/to/an/older/losslessd cargo bench -p losslessd --bench flood
+//!
+//! runs each measurement with that binary too, the figure to compare with (main at
+//! a4bbcd2, before batched receive and the receive budget: one receive call and one
+//! agent pass per frame). Printed, for each binary:
 //!
 //! * the flood's rate (frames the generator sent per second) and what the daemon
 //!   made of it over BENCH_WINDOW_S seconds (default 3): frames read (processed or
@@ -25,17 +27,11 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use common::flood::FloodRig;
 use common::*;
-
-/// A receive path to measure: its name, the hub's `[daemon]` section, its environment.
-type Variant = (
-    &'static str,
-    &'static str,
-    &'static [(&'static str, &'static str)],
-);
 
 fn main() {
     if !require("flood bench", &[Oracle::Netns]) {
@@ -44,18 +40,14 @@ fn main() {
     println!("machine: {}", machine());
     let runs = env_or("BENCH_RUNS", 3);
     let window = Duration::from_secs(env_or("BENCH_WINDOW_S", 3) as u64);
-    let variants: [Variant; 2] = [
-        ("batched, budget 100/s", "", &[]),
-        (
-            "per-frame, no budget (the old path)",
-            "[daemon]\nrx_budget_per_s = 10000000\nrx_budget_burst = 10000000\n",
-            &[("LOSSLESSD_RX", "per-frame")],
-        ),
-    ];
-    for (name, conf, env) in variants {
+    let mut bins = vec![("this build (batched, budget 100/s)", losslessd_bin())];
+    if let Ok(anchor) = std::env::var("BENCH_ANCHOR_BIN") {
+        bins.push(("anchor", PathBuf::from(anchor)));
+    }
+    for (name, bin) in bins {
         let (mut wall, mut own) = (Vec::new(), Vec::new());
         for _ in 0..runs {
-            let (w, o) = run(name, conf, env, window);
+            let (w, o) = run(name, &bin, window);
             wall.extend(w);
             own.push(o);
         }
@@ -81,7 +73,8 @@ fn proc_ticks(pid: u32) -> u64 {
 }
 
 /// Frames the daemon read on `fa` (processed or refused past the budget) and frames
-/// the kernel dropped for it.
+/// the kernel dropped for it (an anchor without a receive budget counts no
+/// `rx_over_budget`).
 fn read_and_dropped(rig: &FloodRig) -> (u64, u64) {
     let io = rig.flooded_io();
     let n = |k: &str| io[k].as_u64().unwrap_or(0);
@@ -95,8 +88,8 @@ fn median(v: &mut [f64]) -> f64 {
 
 /// One run: a new rig, the flood, its cost over `window`, then `pa`'s link-up (wall
 /// and own figure, ms).
-fn run(name: &str, conf: &str, env: &[(&str, &str)], window: Duration) -> (Option<f64>, f64) {
-    let rig = FloodRig::start(conf, env);
+fn run(name: &str, bin: &Path, window: Duration) -> (Option<f64>, f64) {
+    let rig = FloodRig::start("", bin);
     let pid = rig.daemon.pid().unwrap();
     let flood = rig.flood();
     // Let the socket's buffer fill: the daemon is behind from here on, if it can be.

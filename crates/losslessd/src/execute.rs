@@ -31,8 +31,6 @@ use crate::state_dir::StateDir;
 
 /// What the socket tasks hand the core task.
 pub(crate) enum Input {
-    /// One frame (the per-frame receive path, `LOSSLESSD_RX=per-frame`).
-    Frame(u32, Vec<u8>),
     /// The frames one `recvmmsg` read on a port; the permit returns to the port's
     /// reader when the core has handled them (see [`read_port`]).
     Frames(u32, FrameBatch, OwnedSemaphorePermit),
@@ -120,9 +118,6 @@ pub(crate) struct Io {
     closer: Closer,
     /// The receive buffer asked for each packet socket (`packet_rcvbuf_bytes`).
     rcvbuf: usize,
-    /// One `recv` per frame instead of batches (`LOSSLESSD_RX=per-frame`): the old
-    /// receive path, kept as the benchmark's anchor.
-    per_frame: bool,
     pfc: PfcReader,
 }
 
@@ -135,7 +130,6 @@ impl Io {
     ) -> Io {
         Io {
             rcvbuf,
-            per_frame: std::env::var("LOSSLESSD_RX").is_ok_and(|v| v == "per-frame"),
             pfc: PfcReader::for_inputs(input.clone()),
             ports: HashMap::new(),
             measure: HashMap::new(),
@@ -198,7 +192,6 @@ impl Io {
 
     pub(crate) fn handle_input(&mut self, node: &mut Node, clock: &Clock, input: Input) {
         match input {
-            Input::Frame(ifindex, frame) => node.handle_frame(clock.now(), ifindex, &frame),
             Input::Frames(ifindex, batch, _permit) => {
                 let now = clock.now();
                 for frame in batch.frames() {
@@ -523,15 +516,7 @@ fn open_port(ifindex: u32, io: &Io) -> io::Result<PortIo> {
         warn!(ifindex, bytes = io.rcvbuf, error = %e, "cannot size the packet socket's receive buffer");
     }
     let socket = Arc::new(async_fd(sock)?);
-    let reader = if io.per_frame {
-        tokio::spawn(read_port_per_frame(
-            ifindex,
-            socket.clone(),
-            io.input.clone(),
-        ))
-    } else {
-        tokio::spawn(read_port(ifindex, socket.clone(), io.input.clone()))
-    };
+    let reader = tokio::spawn(read_port(ifindex, socket.clone(), io.input.clone()));
     Ok(PortIo { socket, reader })
 }
 
@@ -561,37 +546,6 @@ async fn read_port(ifindex: u32, socket: Arc<AsyncFd<PacketSocket>>, input: mpsc
         };
         if input.send(msg).await.is_err() {
             return;
-        }
-    }
-}
-
-/// One `recv` per frame: the receive path before batches (`LOSSLESSD_RX=per-frame`).
-async fn read_port_per_frame(
-    ifindex: u32,
-    socket: Arc<AsyncFd<PacketSocket>>,
-    input: mpsc::Sender<Input>,
-) {
-    let mut buf = vec![0u8; MAX_FRAME];
-    loop {
-        let Ok(mut guard) = socket.readable().await else {
-            return;
-        };
-        match guard.try_io(|s| s.get_ref().recv(&mut buf)) {
-            Ok(Ok(n)) => {
-                if input
-                    .send(Input::Frame(ifindex, buf[..n].to_vec()))
-                    .await
-                    .is_err()
-                {
-                    return;
-                }
-            }
-            Ok(Err(_)) => {
-                if input.send(Input::RxError(ifindex)).await.is_err() {
-                    return;
-                }
-            }
-            Err(_would_block) => {}
         }
     }
 }

@@ -1,6 +1,7 @@
 //! A daemon with two ports, one flooded by a device on its link, the other with a
 //! real DCBX peer: what the flood test and the flood benchmark share.
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use lossless_node::protocol::Request;
@@ -23,8 +24,9 @@ pub struct FloodRig {
 
 impl FloodRig {
     /// `hub_extra`: more of the hub's configuration file (a `[daemon]` section);
-    /// `env`: the hub daemon's extra environment.
-    pub fn start(hub_extra: &str, env: &[(&str, &str)]) -> FloodRig {
+    /// `bin`: the hub's losslessd ([`super::losslessd_bin`], or an older build to
+    /// compare with).
+    pub fn start(hub_extra: &str, bin: &Path) -> FloodRig {
         let dir = TempDir::new();
         let hub = Netns::new();
         let leaf = Netns::new();
@@ -57,16 +59,16 @@ impl FloodRig {
             "[ports.\"pb\"]\npfc = { willing = false, priorities = [3, 4] }\n",
         )
         .expect("leaf config");
-        let daemon = Daemon::start_with_env(
+        let daemon = Daemon::start_bin(
             &hub,
             &dir.path().join("hub"),
+            bin,
             &[
                 "--config",
                 hub_conf.to_str().unwrap_or_default(),
                 "--log",
                 "info",
             ],
-            env,
         );
         let peer = Daemon::start(
             &leaf,

@@ -53,6 +53,9 @@ pub struct Daemon {
     /// A command losslessd runs under (it ends by running its arguments, e.g.
     /// `setpriv ... --`, `strace -f -o FILE`); empty: none.
     pub wrapper: Vec<String>,
+    /// The losslessd binary run: this build's ([`losslessd_bin`]) unless started with
+    /// [`Daemon::start_bin`] (a benchmark's anchor, an older build).
+    pub bin: PathBuf,
     child: Option<Child>,
     /// losslessd's own pid when it runs under a wrapper (the child is the wrapper).
     daemon_pid: Option<u32>,
@@ -78,8 +81,29 @@ impl Daemon {
         args: &[&str],
         env: &[(&str, &str)],
     ) -> Daemon {
+        let mut d = Daemon::unstarted(ns, dir, wrapper, args, env);
+        d.spawn();
+        d
+    }
+
+    /// As `start`, with the losslessd binary `bin` (e.g. `BENCH_ANCHOR_BIN`, an older
+    /// build to compare with).
+    pub fn start_bin(ns: &Netns, dir: &Path, bin: &Path, args: &[&str]) -> Daemon {
+        let mut d = Daemon::unstarted(ns, dir, &[], args, &[]);
+        d.bin = bin.to_path_buf();
+        d.spawn();
+        d
+    }
+
+    fn unstarted(
+        ns: &Netns,
+        dir: &Path,
+        wrapper: &[&str],
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Daemon {
         std::fs::create_dir_all(dir).expect("daemon dir");
-        let mut d = Daemon {
+        Daemon {
             ns: ns.name.clone(),
             dir: dir.to_path_buf(),
             socket: dir.join("sock"),
@@ -90,11 +114,10 @@ impl Daemon {
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
             wrapper: wrapper.iter().map(|s| s.to_string()).collect(),
+            bin: losslessd_bin(),
             child: None,
             daemon_pid: None,
-        };
-        d.spawn();
-        d
+        }
     }
 
     pub fn spawn(&mut self) {
@@ -107,10 +130,10 @@ impl Daemon {
         let mut command = match self.wrapper.split_first() {
             Some((wrapper, args)) => {
                 let mut c = Netns::existing(&self.ns).command(wrapper);
-                c.args(args).arg(losslessd_bin());
+                c.args(args).arg(&self.bin);
                 c
             }
-            None => Netns::existing(&self.ns).command(losslessd_bin()),
+            None => Netns::existing(&self.ns).command(&self.bin),
         };
         let child = command
             .arg("--socket")

@@ -12,6 +12,7 @@ use std::path::Path;
 
 use lossless_lab::pcap::write_captures;
 use lossless_lab::scenario;
+use lossless_testkit::tshark::{tshark_fields, Fields, PFC_FIELDS};
 
 const FIELDS: &[&str] = &[
     "frame.len",
@@ -33,15 +34,6 @@ const FIELDS: &[&str] = &[
     "mpls.exp",
     "mpls.ttl",
     "macc.opcode",
-    "macc.cbfc.enbv",
-    "macc.cbfc.pause_time.c0",
-    "macc.cbfc.pause_time.c1",
-    "macc.cbfc.pause_time.c2",
-    "macc.cbfc.pause_time.c3",
-    "macc.cbfc.pause_time.c4",
-    "macc.cbfc.pause_time.c5",
-    "macc.cbfc.pause_time.c6",
-    "macc.cbfc.pause_time.c7",
     "_ws.expert.message",
 ];
 
@@ -49,46 +41,19 @@ const DC2_GW: &str = "02:00:00:00:d2:01";
 const PE1_DC: &str = "02:00:00:00:e1:00";
 const PFC_DMAC: &str = "01:80:c2:00:00:01";
 
-/// tshark's fields for every frame of a capture, by name.
-struct Rows(Vec<Vec<String>>);
-
-impl Rows {
-    fn read(path: &Path) -> Rows {
-        let decoded = lossless_testkit::tshark_fields(
-            path,
-            &[
-                "-o",
-                "ip.check_checksum:TRUE",
-                "-o",
-                "udp.check_checksum:TRUE",
-            ],
-            FIELDS,
-        );
-        Rows(decoded.rows)
-    }
-
-    fn get(&self, row: usize, name: &str) -> &str {
-        let i = FIELDS
-            .iter()
-            .position(|f| *f == name)
-            .expect("field listed");
-        &self.0[row][i]
-    }
-
-    fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    /// The PFC content as tshark read it: vector and eight pause times.
-    fn pfc(&self, row: usize) -> (String, [String; 8]) {
-        (
-            self.get(row, "macc.cbfc.enbv").to_string(),
-            std::array::from_fn(|p| {
-                self.get(row, &format!("macc.cbfc.pause_time.c{p}"))
-                    .to_string()
-            }),
-        )
-    }
+/// tshark's fields for every frame of a capture (PFC's included), with the
+/// checksums checked.
+fn read(path: &Path) -> Fields {
+    tshark_fields(
+        path,
+        &[
+            "-o",
+            "ip.check_checksum:TRUE",
+            "-o",
+            "udp.check_checksum:TRUE",
+        ],
+        &[FIELDS, &PFC_FIELDS[..]].concat(),
+    )
 }
 
 fn times(t: [u16; 8]) -> [String; 8] {
@@ -193,7 +158,7 @@ fn tshark_decodes_the_tunnel_and_the_pfc_frame_on_every_link() {
         .zip(report.captures.chunks(4));
     for ((run, files), captures) in runs {
         let t = run.tunnel;
-        let links: Vec<Rows> = files.iter().map(|f| Rows::read(f)).collect();
+        let links: Vec<Fields> = files.iter().map(|f| read(f)).collect();
         for (rows, cap) in links.iter().zip(captures) {
             assert_eq!(rows.len(), cap.frames.len(), "{t}: tshark saw every frame");
         }

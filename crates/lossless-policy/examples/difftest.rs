@@ -16,45 +16,40 @@
 #[path = "../tests/harness/mod.rs"]
 mod harness;
 
+use clap::Parser;
 use harness::minimise::minimise;
 use std::path::PathBuf;
 
+#[derive(Parser)]
+#[command(
+    name = "difftest",
+    about = "Generated cases compared with the real OpenSM"
+)]
+struct Args {
+    /// The run's seed: case i is generated from it and i.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Stop once this many answers and tables are compared.
+    #[arg(long, default_value_t = 1000)]
+    cases: usize,
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+    /// Shrink the first disagreement of each class into a scenario directory under DIR.
+    #[arg(long, visible_alias = "minimize", value_name = "DIR")]
+    minimise: Option<PathBuf>,
+    /// OpenSM runs the minimiser may make per disagreement.
+    #[arg(long, default_value_t = 150)]
+    budget: usize,
+}
+
 fn main() {
-    let mut seed = 1u64;
-    let mut cases = 1000usize;
-    let mut threads = 2usize;
-    let mut budget = 150usize;
-    let mut out: Option<PathBuf> = None;
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let mut val = |what: &str| -> String {
-            it.next().cloned().unwrap_or_else(|| {
-                eprintln!("difftest: {a} needs {what}");
-                std::process::exit(2)
-            })
-        };
-        let num = |s: String| -> u64 {
-            s.parse().unwrap_or_else(|_| {
-                eprintln!("difftest: `{s}` is not a number");
-                std::process::exit(2)
-            })
-        };
-        match a.as_str() {
-            "--seed" => seed = num(val("a number")),
-            "--cases" => cases = num(val("a number")) as usize,
-            "--threads" => threads = num(val("a number")) as usize,
-            "--budget" => budget = num(val("a number")) as usize,
-            "--minimise" | "--minimize" => out = Some(PathBuf::from(val("a directory"))),
-            _ => {
-                eprintln!(
-                    "difftest: unknown argument `{a}`, expected --seed N, --cases N, \
-                     --threads N, --minimise DIR or --budget N"
-                );
-                std::process::exit(2)
-            }
-        }
-    }
+    let Args {
+        seed,
+        cases,
+        threads,
+        minimise: out,
+        budget,
+    } = Args::parse();
     if !lossless_testkit::require("difftest", &[lossless_testkit::Oracle::OpenSm]) {
         return;
     }

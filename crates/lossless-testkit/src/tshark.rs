@@ -16,6 +16,29 @@ use crate::netns::Netns;
 const MISSING: &str = "tshark could not be run (Debian package tshark); a test that needs it \
                        starts with lossless_testkit::require(TEST, &[Oracle::Tshark])";
 
+/// tshark's fields of a PFC frame's MAC Control PDU (IEEE 802.1Q-2018 clause 36): the
+/// priority-enable vector, then the pause time of priorities 0 to 7. A test asks them
+/// beside its own fields: `[FIELDS, &PFC_FIELDS[..]].concat()`.
+pub const PFC_FIELDS: [&str; 9] = [
+    PFC_ENABLE,
+    "macc.cbfc.pause_time.c0",
+    "macc.cbfc.pause_time.c1",
+    "macc.cbfc.pause_time.c2",
+    "macc.cbfc.pause_time.c3",
+    "macc.cbfc.pause_time.c4",
+    "macc.cbfc.pause_time.c5",
+    "macc.cbfc.pause_time.c6",
+    "macc.cbfc.pause_time.c7",
+];
+
+/// The priority-enable vector's field, first of [`PFC_FIELDS`].
+pub const PFC_ENABLE: &str = "macc.cbfc.enbv";
+
+/// The pause-time field of `priority` (0 to 7), from [`PFC_FIELDS`].
+pub fn pfc_pause_time(priority: usize) -> &'static str {
+    PFC_FIELDS[1 + priority]
+}
+
 /// tshark's fields for every frame of a capture: one row per frame, one column per
 /// requested field, in the order asked. A field that occurs several times in a frame
 /// holds every occurrence joined by `,`; an absent one is "".
@@ -45,6 +68,20 @@ impl Fields {
     pub fn get(&self, row: usize, name: &str) -> &str {
         let c = self.col(name);
         self.rows[row][c].as_str()
+    }
+
+    /// The PFC content of frame `row` as tshark read it (the innermost MAC Control
+    /// PDU's): priority-enable vector and the eight pause times. The fields asked
+    /// include [`PFC_FIELDS`].
+    pub fn pfc(&self, row: usize) -> (String, [String; 8]) {
+        let last = |name: &str| {
+            let v = self.get(row, name);
+            v.rsplit(',').next().unwrap_or(v).to_string()
+        };
+        (
+            last(PFC_ENABLE),
+            std::array::from_fn(|p| last(pfc_pause_time(p))),
+        )
     }
 
     /// Field `name` of every frame.

@@ -9,7 +9,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{decode, json_lines, run, stderr, stdout, tmp};
-use lossless_testkit::tshark::{tshark_fields, Fields};
+use lossless_testkit::tshark::{pfc_pause_time, tshark_fields, Fields, PFC_ENABLE, PFC_FIELDS};
 use serde_json::Value;
 
 const KINDS: [&str; 5] = [
@@ -40,15 +40,6 @@ const FIELDS: &[&str] = &[
     "mpls.exp",
     "mpls.ttl",
     "mpls.bottom",
-    "macc.cbfc.enbv",
-    "macc.cbfc.pause_time.c0",
-    "macc.cbfc.pause_time.c1",
-    "macc.cbfc.pause_time.c2",
-    "macc.cbfc.pause_time.c3",
-    "macc.cbfc.pause_time.c4",
-    "macc.cbfc.pause_time.c5",
-    "macc.cbfc.pause_time.c6",
-    "macc.cbfc.pause_time.c7",
 ];
 
 /// The lab's wan-relay captures, written once per test into its own directory.
@@ -96,22 +87,12 @@ fn as_tshark_shows_it(kind: &str, r: &Value) -> Vec<(&'static str, String)> {
             format!("{},{}", text(&r["dst"]), text(&inner["dst"])),
         ),
         (
-            "macc.cbfc.enbv",
+            PFC_ENABLE,
             format!("{:#06x}", inner["class_enable"].as_u64().unwrap()),
         ),
     ];
-    const PAUSE: [&str; 8] = [
-        "macc.cbfc.pause_time.c0",
-        "macc.cbfc.pause_time.c1",
-        "macc.cbfc.pause_time.c2",
-        "macc.cbfc.pause_time.c3",
-        "macc.cbfc.pause_time.c4",
-        "macc.cbfc.pause_time.c5",
-        "macc.cbfc.pause_time.c6",
-        "macc.cbfc.pause_time.c7",
-    ];
-    for (p, name) in PAUSE.iter().enumerate() {
-        f.push((name, text(&inner["quanta"][p])));
+    for p in 0..8 {
+        f.push((pfc_pause_time(p), text(&inner["quanta"][p])));
     }
     match kind {
         "srv6" | "srv6-reduced" => {
@@ -171,7 +152,7 @@ fn check_capture(kind: &str, pcap: &Path) {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let recs = json_lines(&out);
     assert!(!recs.is_empty(), "{kind}: no frames");
-    let fields = tshark_fields(pcap, &[], FIELDS);
+    let fields = tshark_fields(pcap, &[], &[FIELDS, &PFC_FIELDS[..]].concat());
     assert_eq!(fields.len(), recs.len(), "{kind}");
     let expected_kind = match kind {
         "srv6" | "srv6-reduced" => "srv6",

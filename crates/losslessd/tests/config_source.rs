@@ -149,7 +149,7 @@ fn without_config_the_daemon_runs_the_default_file_if_there_is_one() {
     // The default file selects va: no --interface.
     let wrapper = private_etc(Some(&file));
     let wrapper: Vec<&str> = wrapper.iter().map(String::as_str).collect();
-    let mut d = Daemon::start_under(&ns, &dir.path().join("a"), &wrapper, &[], &[]);
+    let mut d = Daemon::start_under(&ns, &dir.path().join("a"), &wrapper, &[], NO_ENV);
     let status = d.call(&lossless_node::protocol::Request::Status);
     assert_eq!(status["daemon"]["config"], DEFAULT_FILE, "{status}");
     let ports: Vec<&str> = status["ports"]
@@ -171,7 +171,7 @@ fn without_config_the_daemon_runs_the_default_file_if_there_is_one() {
         &dir.path().join("b"),
         &wrapper,
         &["--interface", "va"],
-        &[],
+        NO_ENV,
     );
     let status = d.call(&lossless_node::protocol::Request::Status);
     assert_eq!(

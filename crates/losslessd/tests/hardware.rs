@@ -43,7 +43,6 @@ fn setup(apply: &str, shim_on: bool) -> Setup {
     .unwrap();
     let shim = ShimEnv::new(&dir.path().join("driver"), &["vb"]).log_gets(true);
     let env: Vec<(String, String)> = if shim_on { shim.vars() } else { Vec::new() };
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     // The daemon under test runs on vb (netns B); its peer on va is willing.
     let a = Daemon::start_with_env(
         &nb,

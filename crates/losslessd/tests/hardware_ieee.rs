@@ -13,9 +13,6 @@ use std::time::Duration;
 use common::*;
 use lossless_node::protocol::Request;
 
-const MAC_A: &str = "02:00:00:00:00:0a";
-const MAC_B: &str = "02:00:00:00:00:0b";
-
 /// The switch side (va): not willing; ETS recommendation priority 3 -> class 1 at 50 %,
 /// CNP priority 6 -> class 2 strict; PFC on 3; APP DSCP 26 and UDP 4791 -> 3.
 const SWITCH: &str = r#"
@@ -44,36 +41,18 @@ fn negotiated_ieee_configuration_is_programmed_and_app_entries_withdrawn_one_by_
         return;
     }
     let dir = TempDir::new();
-    let na = Netns::new();
-    let nb = Netns::new();
-    Veth::new(&na, "va", MAC_A, &nb, "vb", MAC_B);
-    let switch_conf = dir.path().join("switch.toml");
-    std::fs::write(&switch_conf, SWITCH).unwrap();
-    let host_conf = dir.path().join("host.toml");
-    std::fs::write(&host_conf, "[ports.\"vb\"]\napply = \"dcbnl\"\n").unwrap();
     // Another tool (lldptool, `dcb app add`) put an entry in the NIC before: the
     // driver starts with it, and losslessd must leave it.
     let shim = ShimEnv::new(&dir.path().join("driver"), &["vb"])
         .log_gets(true)
         .apps(&[(1, 2, 0x8914)]);
-    let env = shim.vars();
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    let host = Daemon::start_with_env(
-        &nb,
-        &dir.path().join("host"),
-        &["--config", host_conf.to_str().unwrap()],
-        &env,
+    let net = SwitchHost::start(
+        dir.path(),
+        SWITCH,
+        "[ports.\"vb\"]\napply = \"dcbnl\"\n",
+        &shim,
     );
-    let switch = Daemon::start(
-        &na,
-        &dir.path().join("switch"),
-        &["--config", switch_conf.to_str().unwrap()],
-    );
-    na.ip(&["link", "set", "va", "up"]);
-    nb.ip(&["link", "set", "vb", "up"]);
-    wait_for(Duration::from_secs(5), "convergence", || {
-        converged(&host.dcbx("vb")).then_some(())
-    });
+    let (host, switch) = (&net.host, &net.switch);
     let dscp = (5, 3, 26);
     let udp = (3, 3, 4791);
     let foreign = (1, 2, 0x8914);
@@ -98,7 +77,7 @@ fn negotiated_ieee_configuration_is_programmed_and_app_entries_withdrawn_one_by_
         "    { selector = \"udp\", protocol = 4791, priority = 3 },\n",
         "",
     );
-    std::fs::write(&switch_conf, fewer).unwrap();
+    std::fs::write(&net.switch_conf, fewer).unwrap();
     switch.call(&Request::Reload);
     wait_for(Duration::from_secs(5), "UDP 4791 withdrawn", || {
         (shim.state("vb")?.ieee_apps() == [foreign, dscp]).then_some(())

@@ -114,55 +114,22 @@ fn events(d: &Daemon, kind: &str) -> Vec<Value> {
 }
 
 struct Pair {
-    dir: TempDir,
-    _na: Netns,
-    _nb: Netns,
+    // Drop order: the daemons before the driver's directory.
+    net: SwitchHost,
     shim: ShimEnv,
-    host: Daemon,
-    _switch: Daemon,
+    dir: TempDir,
 }
 
 fn pair(apply: &str) -> Pair {
     let dir = TempDir::new();
-    let na = Netns::new();
-    let nb = Netns::new();
-    Veth::new(&na, "va", MAC_A, &nb, "vb", MAC_B);
-    let switch_conf = dir.path().join("switch.toml");
-    std::fs::write(&switch_conf, SWITCH).unwrap();
-    let host_conf = dir.path().join("host.toml");
-    std::fs::write(&host_conf, host(apply)).unwrap();
     let shim = ShimEnv::new(&dir.path().join("driver"), &["vb"]);
     // Quiet counters before the daemon's first reading.
     let mut ind = [0u64; 8];
     ind[3] = 1000;
     ind[4] = 77;
     shim.set_pfc_counters("vb", [5; 8], ind);
-    let env = shim.vars();
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    let host = Daemon::start_with_env(
-        &nb,
-        &dir.path().join("host"),
-        &["--config", host_conf.to_str().unwrap()],
-        &env,
-    );
-    let switch = Daemon::start(
-        &na,
-        &dir.path().join("switch"),
-        &["--config", switch_conf.to_str().unwrap()],
-    );
-    na.ip(&["link", "set", "va", "up"]);
-    nb.ip(&["link", "set", "vb", "up"]);
-    wait_for(Duration::from_secs(5), "convergence", || {
-        converged(&host.dcbx("vb")).then_some(())
-    });
-    Pair {
-        dir,
-        _na: na,
-        _nb: nb,
-        shim,
-        host,
-        _switch: switch,
-    }
+    let net = SwitchHost::start(dir.path(), SWITCH, &host(apply), &shim);
+    Pair { net, shim, dir }
 }
 
 #[test]
@@ -181,7 +148,7 @@ fn a_storm_is_detected_forwarded_and_restored_on_the_driver() {
     let stuck = Stuck::start(&p.shim);
     std::thread::sleep(Duration::from_millis(500));
     assert!(
-        events(&p.host, "pfc_storm").is_empty(),
+        events(&p.net.host, "pfc_storm").is_empty(),
         "no storm while quiet"
     );
     stuck.on.store(true, Ordering::SeqCst);
@@ -189,7 +156,7 @@ fn a_storm_is_detected_forwarded_and_restored_on_the_driver() {
     wait_for(Duration::from_secs(3), "PFC off on 3 only", || {
         (pfc_en() == Some(0x10)).then_some(())
     });
-    let storm = events(&p.host, "pfc_storm");
+    let storm = events(&p.net.host, "pfc_storm");
     assert_eq!(storm.len(), 1, "{storm:?}");
     let s = &storm[0];
     assert_eq!(
@@ -207,7 +174,7 @@ fn a_storm_is_detected_forwarded_and_restored_on_the_driver() {
         latency <= DETECTION_MS + INTERVAL_MS + SLACK_MS,
         "detected {latency:.0} ms after the storm began: {s}"
     );
-    let show = p.host.cli(&["pfc", "show", "vb"]);
+    let show = p.net.host.cli(&["pfc", "show", "vb"]);
     let text = String::from_utf8_lossy(&show.stdout);
     println!("$ lossless pfc show vb\n{text}");
     assert!(show.status.success(), "{text}");
@@ -215,7 +182,7 @@ fn a_storm_is_detected_forwarded_and_restored_on_the_driver() {
         text.contains("storm rx") && text.contains("pfc-off"),
         "{text}"
     );
-    let json = p.host.call(&Request::PfcShow { port: None });
+    let json = p.net.host.call(&Request::PfcShow { port: None });
     let prio3 = &json["ports"][0]["priorities"][3];
     assert_eq!(prio3["state"], "storm", "{json}");
     assert_eq!(
@@ -225,7 +192,7 @@ fn a_storm_is_detected_forwarded_and_restored_on_the_driver() {
         ),
         (Some(false), Some(true))
     );
-    let status = p.host.call(&Request::Status);
+    let status = p.net.host.call(&Request::Status);
     assert!(status.to_string().contains("\"pfc_storm\":[3]"), "{status}");
     // Unhealthy while it storms, with the reason, per port and for the daemon.
     let problem = "PFC storm on priority 3 (the peer keeps pausing it): PFC turned off on it \
@@ -237,7 +204,7 @@ fn a_storm_is_detected_forwarded_and_restored_on_the_driver() {
         "{status}"
     );
     assert_eq!(status["ports"][0]["problems"], serde_json::json!([problem]));
-    let text = String::from_utf8_lossy(&p.host.cli(&["status"]).stdout).to_string();
+    let text = String::from_utf8_lossy(&p.net.host.cli(&["status"]).stdout).to_string();
     println!("$ lossless status\n{text}");
     assert!(text.contains("PFC storm on priority 3"), "{text}");
 
@@ -246,12 +213,12 @@ fn a_storm_is_detected_forwarded_and_restored_on_the_driver() {
     wait_for(Duration::from_secs(3), "PFC back on 3", || {
         (pfc_en() == Some(0x18)).then_some(())
     });
-    let over = events(&p.host, "pfc_storm_over");
-    for e in events(&p.host, "pfc_storm").iter().chain(&over) {
+    let over = events(&p.net.host, "pfc_storm_over");
+    for e in events(&p.net.host, "pfc_storm").iter().chain(&over) {
         println!("{e}");
     }
     assert_eq!(over.len(), 1, "{over:?}");
-    let status = p.host.call(&Request::Status);
+    let status = p.net.host.call(&Request::Status);
     assert_eq!(
         status["healthy"], true,
         "healthy again after the storm: {status}"
@@ -305,7 +272,7 @@ fn with_apply_none_a_storm_is_reported_and_nothing_reaches_the_driver() {
     let stuck = Stuck::start(&p.shim);
     stuck.on.store(true, Ordering::SeqCst);
     let storm = wait_for(Duration::from_secs(3), "the storm event", || {
-        events(&p.host, "pfc_storm").into_iter().next()
+        events(&p.net.host, "pfc_storm").into_iter().next()
     });
     assert_eq!(storm["pfc_off"].as_bool(), Some(false), "{storm}");
     assert!(
@@ -321,7 +288,7 @@ fn with_apply_none_a_storm_is_reported_and_nothing_reaches_the_driver() {
         "requests reached the driver:\n{}",
         p.shim.log_text()
     );
-    let metrics = p.host.call(&Request::PfcShow {
+    let metrics = p.net.host.call(&Request::PfcShow {
         port: Some("vb".into()),
     });
     assert_eq!(metrics["ports"][0]["priorities"][3]["forced_off"], false);
@@ -374,7 +341,7 @@ fn counters_that_go_backwards_or_wrap_are_counted_and_never_a_storm() {
         p.shim.set_pfc_counters("vb", [5; 8], ind);
     };
     let show = || {
-        p.host.call(&Request::PfcShow {
+        p.net.host.call(&Request::PfcShow {
             port: Some("vb".into()),
         })["ports"][0]
             .clone()
@@ -402,13 +369,13 @@ fn counters_that_go_backwards_or_wrap_are_counted_and_never_a_storm() {
     });
     std::thread::sleep(Duration::from_millis(300));
     assert!(
-        events(&p.host, "pfc_storm").is_empty(),
+        events(&p.net.host, "pfc_storm").is_empty(),
         "a discontinuity was taken for a storm: {:?}",
-        events(&p.host, "pfc_storm")
+        events(&p.net.host, "pfc_storm")
     );
     let resets = v["discontinuities"]["resets"].as_u64().unwrap_or(0);
     assert!(resets >= 3, "resets counted: {v}");
-    let kinds: Vec<String> = events(&p.host, "pfc_counter_discontinuity")
+    let kinds: Vec<String> = events(&p.net.host, "pfc_counter_discontinuity")
         .iter()
         .filter(|e| e["counter"] == "rx_pause" && e["priority"] == 3)
         .map(|e| e["kind"].as_str().unwrap_or_default().to_string())
@@ -424,6 +391,6 @@ fn counters_that_go_backwards_or_wrap_are_counted_and_never_a_storm() {
         "rx frames total {total}: {v}"
     );
     assert_eq!(v["priorities"][3]["state"], "ok", "{v}");
-    let status = p.host.call(&Request::Status);
+    let status = p.net.host.call(&Request::Status);
     assert_eq!(status["healthy"], true, "{status}");
 }

@@ -41,8 +41,8 @@ pub fn run_scenario(s: &Scenario) -> Result<Outcome, String> {
     let obs: Observed = observe(s)?;
     let ours_refuses = Ours::load(s).err();
     let mut s = s.clone();
-    match (obs.policy_rejected, ours_refuses) {
-        (false, Some(e)) => {
+    match (obs.policy_error.as_deref(), ours_refuses) {
+        (None, Some(e)) => {
             return Ok(Outcome {
                 answered: 0,
                 policy_rejected: false,
@@ -58,7 +58,7 @@ pub fn run_scenario(s: &Scenario) -> Result<Outcome, String> {
                 }],
             })
         }
-        (true, None) => {
+        (Some(opensm), None) => {
             return Ok(Outcome {
                 answered: 0,
                 policy_rejected: false,
@@ -66,13 +66,13 @@ pub fn run_scenario(s: &Scenario) -> Result<Outcome, String> {
                 queries: obs.queries,
                 disagreements: vec![Disagreement {
                     class: "policy accepted by us, refused by OpenSM".into(),
-                    text: format!("{}: OpenSM: {}", s.name, opensm_policy_error(&obs)),
+                    text: format!("{}: OpenSM: {opensm}", s.name),
                     key: Default::default(),
                 }],
             })
         }
-        (true, Some(_)) => s.policy_rejected = true,
-        (false, None) => {}
+        (Some(_), Some(_)) => s.policy_rejected = true,
+        (None, None) => {}
     }
     let (compared, disagreements) = compare(&s, &obs)?;
     Ok(Outcome {
@@ -82,11 +82,6 @@ pub fn run_scenario(s: &Scenario) -> Result<Outcome, String> {
         queries: obs.queries,
         disagreements,
     })
-}
-
-fn opensm_policy_error(obs: &Observed) -> String {
-    let _ = obs;
-    "ERR AC03/AC04 (see osm.log)".into()
 }
 
 /// The seed of the i-th case of a run.

@@ -38,8 +38,9 @@ pub struct Observed {
     pub ibnetdiscover: String,
     pub startup: Duration,
     pub queries: usize,
-    /// OpenSM refused the policy file (ERR AC03 / AC04) and runs without one.
-    pub policy_rejected: bool,
+    /// OpenSM refused the policy file and runs without one: its log's first ERR AC03 or
+    /// AC04 line.
+    pub policy_error: Option<String>,
 }
 
 /// The SIM_HOST the SM runs on: the first node of the net file.
@@ -96,7 +97,10 @@ pub fn observe_with(sim: &OpenSm, s: &Scenario) -> Result<Observed, String> {
         .map_err(|e| format!("{}: ibnetdiscover output: {e}\n{}", s.name, o.ibnetdiscover))?;
     o.ends = ends(&fabric, &disc);
     let log = sim.osm_log();
-    o.policy_rejected = log.contains("ERR AC03") || log.contains("ERR AC04");
+    o.policy_error = log
+        .lines()
+        .find(|l| l.contains("ERR AC03") || l.contains("ERR AC04"))
+        .map(|l| l.trim().to_string());
     let optsets: Vec<String> = if s.optsets.is_empty() {
         vec!["none".into()]
     } else {

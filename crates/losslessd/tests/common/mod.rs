@@ -42,6 +42,9 @@ pub fn lossless_bin() -> PathBuf {
     p
 }
 
+/// No extra environment, for [`Daemon::start_under`].
+pub const NO_ENV: &[(&str, &str)] = &[];
+
 /// A losslessd process in a namespace, with its own socket and state dir.
 pub struct Daemon {
     pub ns: String,
@@ -64,22 +67,27 @@ pub struct Daemon {
 impl Daemon {
     /// Starts losslessd in `ns` with `args` (e.g. --interface IF, --config F).
     pub fn start(ns: &Netns, dir: &Path, args: &[&str]) -> Daemon {
-        Daemon::start_with_env(ns, dir, args, &[])
+        Daemon::start_with_env(ns, dir, args, NO_ENV)
     }
 
-    /// As `start`, with extra environment (e.g. LD_PRELOAD).
-    pub fn start_with_env(ns: &Netns, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Daemon {
+    /// As `start`, with extra environment (e.g. LD_PRELOAD, or [`ShimEnv::vars`]).
+    pub fn start_with_env<K: AsRef<str>, V: AsRef<str>>(
+        ns: &Netns,
+        dir: &Path,
+        args: &[&str],
+        env: &[(K, V)],
+    ) -> Daemon {
         Daemon::start_under(ns, dir, &[], args, env)
     }
 
     /// As `start_with_env`, losslessd run by `wrapper` (a command that runs the
     /// command line it is given).
-    pub fn start_under(
+    pub fn start_under<K: AsRef<str>, V: AsRef<str>>(
         ns: &Netns,
         dir: &Path,
         wrapper: &[&str],
         args: &[&str],
-        env: &[(&str, &str)],
+        env: &[(K, V)],
     ) -> Daemon {
         let mut d = Daemon::unstarted(ns, dir, wrapper, args, env);
         d.spawn();
@@ -111,7 +119,7 @@ impl Daemon {
             args: args.iter().map(|s| s.to_string()).collect(),
             env: env
                 .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .map(|(k, v)| (k.as_ref().to_string(), v.as_ref().to_string()))
                 .collect(),
             wrapper: wrapper.iter().map(|s| s.to_string()).collect(),
             bin: losslessd_bin(),
@@ -247,6 +255,62 @@ impl Daemon {
 impl Drop for Daemon {
     fn drop(&mut self) {
         self.kill9();
+    }
+}
+
+/// A switch's daemon (namespace A, port `va`) and a host's (namespace B, port `vb`)
+/// over a veth pair, DCBX converged on the host's side.
+pub struct SwitchHost {
+    // Drop order: the daemons before their namespaces.
+    pub host: Daemon,
+    pub switch: Daemon,
+    pub na: Netns,
+    pub nb: Netns,
+    /// Where the switch's configuration is (rewrite it and `Reload`).
+    pub switch_conf: PathBuf,
+}
+
+impl SwitchHost {
+    /// Writes `switch.toml` and `host.toml` to `dir`, starts both daemons (the host's
+    /// over the emulated DCB driver `shim`), brings the link up and waits until the
+    /// host's `vb` has converged.
+    pub fn start(dir: &Path, switch: &str, host: &str, shim: &ShimEnv) -> SwitchHost {
+        let (na, nb) = (Netns::new(), Netns::new());
+        Veth::new(
+            &na,
+            "va",
+            "02:00:00:00:00:0a",
+            &nb,
+            "vb",
+            "02:00:00:00:00:0b",
+        );
+        let switch_conf = dir.join("switch.toml");
+        std::fs::write(&switch_conf, switch).expect("switch.toml");
+        let host_conf = dir.join("host.toml");
+        std::fs::write(&host_conf, host).expect("host.toml");
+        let host = Daemon::start_with_env(
+            &nb,
+            &dir.join("host"),
+            &["--config", host_conf.to_str().unwrap()],
+            &shim.vars(),
+        );
+        let switch = Daemon::start(
+            &na,
+            &dir.join("switch"),
+            &["--config", switch_conf.to_str().unwrap()],
+        );
+        na.ip(&["link", "set", "va", "up"]);
+        nb.ip(&["link", "set", "vb", "up"]);
+        wait_for(Duration::from_secs(5), "convergence", || {
+            converged(&host.dcbx("vb")).then_some(())
+        });
+        SwitchHost {
+            host,
+            switch,
+            na,
+            nb,
+            switch_conf,
+        }
     }
 }
 

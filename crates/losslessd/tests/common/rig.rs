@@ -136,7 +136,6 @@ impl Rig {
             ))
         });
         let env = shim.as_ref().map(ShimEnv::vars).unwrap_or_default();
-        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         let h = Daemon::start_under(
             &nh,
             &dir.path().join("h"),

@@ -61,7 +61,6 @@ impl Interop {
             .driver
             .then(|| ShimEnv::new(&dir.path().join("driver"), &["vb"]));
         let env = driver.as_ref().map(ShimEnv::vars).unwrap_or_default();
-        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         let d = Daemon::start_with_env(
             &nb,
             &dir.path().join("d"),

@@ -2,15 +2,18 @@
 //! must show of the tunnel headers and of the PFC frame inside.
 
 use std::path::Path;
+use std::rc::Rc;
 
 use lossless_relay::TunnelConfig;
+use lossless_testkit::tshark::{tshark_fields, Fields, PFC_FIELDS};
 use lossless_wire::tunnel::{ParseOptions, TunnelFrame};
 use lossless_wire::MacAddr;
 
 use super::hex;
 use crate::common::unique;
 
-pub const FIELDS: &[&str] = &[
+/// Asked of tshark beside [`PFC_FIELDS`].
+const FIELDS: &[&str] = &[
     "frame.len",
     "frame.protocols",
     "eth.dst",
@@ -36,32 +39,21 @@ pub const FIELDS: &[&str] = &[
     "mpls.exp",
     "mpls.bottom",
     "macc.opcode",
-    "macc.cbfc.enbv",
-    "macc.cbfc.pause_time.c0",
-    "macc.cbfc.pause_time.c1",
-    "macc.cbfc.pause_time.c2",
-    "macc.cbfc.pause_time.c3",
-    "macc.cbfc.pause_time.c4",
-    "macc.cbfc.pause_time.c5",
-    "macc.cbfc.pause_time.c6",
-    "macc.cbfc.pause_time.c7",
 ];
 
-/// tshark's decode of one frame: field name to its values, comma-joined
-/// (outer layer first).
+/// tshark's decode of one frame.
 pub struct Row {
     pub label: &'static str,
     pub frame: Vec<u8>,
-    pub fields: Vec<String>,
+    /// The decode of every frame; this one is row `row`.
+    fields: Rc<Fields>,
+    row: usize,
 }
 
 impl Row {
+    /// Field `name`: its values, comma-joined (outer layer first).
     pub fn get(&self, name: &str) -> &str {
-        let i = FIELDS
-            .iter()
-            .position(|f| *f == name)
-            .expect("field listed");
-        &self.fields[i]
+        self.fields.get(self.row, name)
     }
 
     #[track_caller]
@@ -93,13 +85,17 @@ impl Row {
         show("eth.dst", mac(&frame[0..6]));
         show("eth.src", mac(&frame[6..12]));
         show("macc.opcode", format!("0x{:04x}", word(14)));
-        show("macc.cbfc.enbv", format!("0x{:04x}", word(16)));
-        for p in 0..8 {
-            show(
-                &format!("macc.cbfc.pause_time.c{p}"),
-                word(18 + 2 * p).to_string(),
-            );
-        }
+        let want = (
+            format!("0x{:04x}", word(16)),
+            std::array::from_fn(|p| word(18 + 2 * p).to_string()),
+        );
+        assert_eq!(
+            self.fields.pfc(self.row),
+            want,
+            "tshark's PFC fields on {} for {}",
+            self.label,
+            hex(&self.frame)
+        );
     }
 }
 
@@ -113,7 +109,7 @@ pub fn tshark(dir: &Path, frames: &[(&'static str, Vec<u8>)]) -> Vec<Row> {
     let path = dir.join(format!("{}.pcap", unique("links")));
     let bytes: Vec<&[u8]> = frames.iter().map(|(_, f)| f.as_slice()).collect();
     lossless_testkit::write_pcap(&path, &bytes);
-    let decoded = lossless_testkit::tshark_fields(
+    let decoded = tshark_fields(
         &path,
         &[
             "-o",
@@ -121,7 +117,7 @@ pub fn tshark(dir: &Path, frames: &[(&'static str, Vec<u8>)]) -> Vec<Row> {
             "-o",
             "udp.check_checksum:TRUE",
         ],
-        FIELDS,
+        &[FIELDS, &PFC_FIELDS[..]].concat(),
     );
     let text = decoded
         .rows
@@ -129,25 +125,22 @@ pub fn tshark(dir: &Path, frames: &[(&'static str, Vec<u8>)]) -> Vec<Row> {
         .map(|r| r.join("|"))
         .collect::<Vec<_>>()
         .join("\n");
-    let rows: Vec<Row> = decoded
-        .rows
-        .into_iter()
-        .zip(frames)
-        .map(|(fields, (label, frame))| Row {
-            label,
-            frame: frame.clone(),
-            fields,
-        })
-        .collect();
     assert_eq!(
-        rows.len(),
+        decoded.len(),
         frames.len(),
         "tshark decoded every frame:\n{text}"
     );
-    for r in &rows {
-        assert_eq!(r.fields.len(), FIELDS.len(), "{text}");
-    }
-    rows
+    let decoded = Rc::new(decoded);
+    frames
+        .iter()
+        .enumerate()
+        .map(|(row, (label, frame))| Row {
+            label,
+            frame: frame.clone(),
+            fields: Rc::clone(&decoded),
+            row,
+        })
+        .collect()
 }
 
 /// What tshark must show of the tunnel headers of a frame PE2 sends with

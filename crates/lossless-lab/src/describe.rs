@@ -142,7 +142,7 @@ pub fn describe_pgid(pgid: &[u8; 8]) -> String {
 }
 
 /// The IEEE 802.1Qaz TLVs of a frame:
-/// `ETS[w] tc 0,0,0,1,0,0,2,0 bw 50/50/0 tsa e,e,s | REC .. | PFC[w] 3 | APP dscp26->3`.
+/// `ETS[w] tc 0,0,0,1,0,0,2,0 bw 50/50/0 tsa e,e,s | REC .. | PFC[w] 3 | APP dscp 26 (AF31) -> 3`.
 /// Flags in brackets: `w` willing, `cbs`, `max N` (fewer than 8 traffic classes),
 /// `mbc`, `cap N` (a PFC capability below 8), `hdrm` (adaptive headroom).
 pub fn describe_ieee(d: &IeeeDcbx) -> String {

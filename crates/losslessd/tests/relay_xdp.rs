@@ -307,10 +307,11 @@ fn the_storm_ceiling_in_xdp_gives_the_cores_verdicts_bytes_and_state() {
         let mut core = Relay::new(cfg.clone(), at(START)).unwrap();
         let mut x = XdpRelay::load(&xdp_config(&cfg).unwrap()).unwrap();
         x.set_ports(1, 1).unwrap();
-        let st = losslessd::relay::xdp::storm_state(&cfg, START)
-            .unwrap()
-            .unwrap();
-        x.storm_init(&st).unwrap();
+        x.storm_init(&losslessd::relay::xdp::storm_state(
+            core.storm().unwrap(),
+            START,
+        ))
+        .unwrap();
         let before = x.counters().unwrap();
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ kind as u64);
         let (mut deferred, mut timers) = (0, 0);

@@ -124,7 +124,6 @@ enum held { HELD_NOTHING, HELD_RESUME, HELD_REFRESH };
 struct storm_prio {
 	__u64 tokens;       /* UNIT per frame */
 	__u64 refilled;
-	__u64 ep_started;
 	__u64 ep_last_seen;
 	__u64 far_until;
 	__u64 far_refresh_at;
@@ -350,7 +349,6 @@ static __always_inline int admit_one(const struct storm_state *s, struct storm_p
 		p->ep_last_seen = now;
 	if (q > 0 && !open) {
 		p->in_episode = 1;
-		p->ep_started = now;
 		p->ep_last_seen = now;
 		p->episodes++;
 		relayed_pause(s, p, now, q);

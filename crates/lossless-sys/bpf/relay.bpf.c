@@ -416,7 +416,8 @@ static __always_inline __u64 poll_timeout(struct storm_state *s)
 }
 
 /* A legal frame's priorities (StormGuard::admit, after a flush_due that found
- * nothing due): *relay and *suppress. Under the lock. */
+ * nothing due and so ended every episode whose gap has passed, as the first
+ * loop does): *relay and *suppress. Under the lock. */
 static __always_inline void admit(struct storm_state *s, __u64 now, __u8 ce, const __u16 *quanta,
 				  __u8 *relay, __u8 *suppress)
 {
@@ -427,7 +428,6 @@ static __always_inline void admit(struct storm_state *s, __u64 now, __u8 ce, con
 		if (!(ce & bit))
 			continue;
 		refill(s, prio(s, i), now);
-		close_if_over(s, prio(s, i), now);
 		if (admit_one(s, prio(s, i), now, quanta[i]))
 			*relay |= bit;
 		else

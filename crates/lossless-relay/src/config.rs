@@ -42,6 +42,8 @@ use lossless_wire::tunnel::Vni;
 use lossless_wire::MacAddr;
 use serde::{Deserialize, Serialize};
 
+use crate::storm::StormGuard;
+
 /// The whole `[relay]` section: what this node does in draft-he-rtgwg-wan-pfc-00's
 /// figure 2.
 ///
@@ -455,6 +457,24 @@ fn unit<T>(
 }
 
 impl StormConfig {
+    /// The ceiling this section asks for, its buckets full at `now`; `None`
+    /// without `max_per_second`. The one place the defaults (`burst`:
+    /// `max_per_second`) are applied: the core's relay and the XDP program's
+    /// map both start from it.
+    pub fn guard(&self, now: lossless_dcbx::Instant) -> Result<Option<StormGuard>, ConfigError> {
+        let Some(rate) = self.max_per_second else {
+            return Ok(None);
+        };
+        let burst = self.burst.unwrap_or(rate);
+        Ok(Some(StormGuard::new(
+            now,
+            rate,
+            burst,
+            self.gap()?,
+            self.clock()?,
+        )))
+    }
+
     /// The silence that ends an episode.
     pub fn gap(&self) -> Result<Duration, ConfigError> {
         let d = unit("storm.episode_gap", &self.episode_gap, parse_duration)?;

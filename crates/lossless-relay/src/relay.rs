@@ -83,19 +83,7 @@ impl Relay {
         cfg.validate()?;
         let encap = Encapsulator::new(&cfg.tunnel, &cfg.wan, &cfg.marking)?;
         let decap = Decapsulator::new(&cfg.tunnel, &cfg.wan);
-        let storm = match cfg.storm.max_per_second {
-            Some(rate) => {
-                let burst = cfg.storm.burst.unwrap_or(rate);
-                Some(StormGuard::new(
-                    now,
-                    rate,
-                    burst,
-                    cfg.storm.gap()?,
-                    cfg.storm.clock()?,
-                ))
-            }
-            None => None,
-        };
+        let storm = cfg.storm.guard(now)?;
         let gateway_buffer = match &cfg.buffer {
             Some(b) if !b.is_measured() => Some(b.evaluate()?),
             _ => None,

@@ -66,7 +66,6 @@ const UNIT: u128 = 1_000_000_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Episode {
-    started: Instant,
     last_seen: Instant,
 }
 
@@ -351,10 +350,7 @@ impl StormGuard {
         if q > 0 && !open {
             // Rule 1: the first pause goes at once.
             let s = &mut self.prio[p];
-            s.episode = Some(Episode {
-                started: now,
-                last_seen: now,
-            });
+            s.episode = Some(Episode { last_seen: now });
             s.counters.episodes += 1;
             self.relayed_pause(p, now, q);
             return true;
@@ -466,10 +462,6 @@ impl StormGuard {
         self.prio[p].episode.is_some()
     }
 
-    pub fn episode_started(&self, p: usize) -> Option<Instant> {
-        self.prio[p].episode.map(|e| e.started)
-    }
-
     /// The held value of `p`: 0 for a resume, the pause time of a refresh.
     pub fn pending(&self, p: usize) -> Option<u16> {
         match self.prio[p].held {
@@ -534,10 +526,7 @@ mod tests {
     #[test]
     fn tokens_refill_at_the_rate_and_stop_at_the_burst() {
         let mut g = StormGuard::new(t(0), 10, 2, Duration::from_millis(100), clock_100g());
-        g.prio[0].episode = Some(Episode {
-            started: t(0),
-            last_seen: t(0),
-        });
+        g.prio[0].episode = Some(Episode { last_seen: t(0) });
         // Resumes spend tokens.
         assert_eq!(g.admit(t(0), 1, &q(0, 0)).relay, 1);
         assert_eq!(g.admit(t(0), 1, &q(0, 0)).relay, 1);

@@ -124,7 +124,6 @@ enum held { HELD_NOTHING, HELD_RESUME, HELD_REFRESH };
 struct storm_prio {
 	__u64 tokens;       /* UNIT per frame */
 	__u64 refilled;
-	__u64 ep_started;
 	__u64 ep_last_seen;
 	__u64 far_until;
 	__u64 far_refresh_at;
@@ -350,7 +349,6 @@ static __always_inline int admit_one(const struct storm_state *s, struct storm_p
 		p->ep_last_seen = now;
 	if (q > 0 && !open) {
 		p->in_episode = 1;
-		p->ep_started = now;
 		p->ep_last_seen = now;
 		p->episodes++;
 		relayed_pause(s, p, now, q);
@@ -418,7 +416,8 @@ static __always_inline __u64 poll_timeout(struct storm_state *s)
 }
 
 /* A legal frame's priorities (StormGuard::admit, after a flush_due that found
- * nothing due): *relay and *suppress. Under the lock. */
+ * nothing due and so ended every episode whose gap has passed, as the first
+ * loop does): *relay and *suppress. Under the lock. */
 static __always_inline void admit(struct storm_state *s, __u64 now, __u8 ce, const __u16 *quanta,
 				  __u8 *relay, __u8 *suppress)
 {
@@ -429,7 +428,6 @@ static __always_inline void admit(struct storm_state *s, __u64 now, __u8 ce, con
 		if (!(ce & bit))
 			continue;
 		refill(s, prio(s, i), now);
-		close_if_over(s, prio(s, i), now);
 		if (admit_one(s, prio(s, i), now, quanta[i]))
 			*relay |= bit;
 		else

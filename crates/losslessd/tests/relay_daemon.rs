@@ -13,7 +13,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::relay::show;
+use common::relay::{priority3, show};
 use common::*;
 use lossless_node::protocol::Request;
 use lossless_relay::config::BufferConfig;
@@ -54,13 +54,6 @@ fn file(mut cfg: RelayConfig) -> String {
         relay: RelaySection::Pe(cfg),
     })
     .unwrap()
-}
-
-/// A PFC frame from DC2's gateway for priority 3: `quanta` 0 resumes.
-fn pfc(quanta: u16) -> Vec<u8> {
-    let mut times = [0; 8];
-    times[3] = quanta;
-    example::pfc(DC2_GW, 0x08, times)
 }
 
 /// Priority 3's pause time of each inner PFC frame that reached the sink.
@@ -177,8 +170,8 @@ fn a_pe_waits_for_its_interfaces_ceils_a_storm_and_restarts_on_reload() {
     // 100 Gb/s), then a resume. The first pause crosses at once, the rest
     // are refreshes while the far side is paused, at most a few are sent to
     // keep it paused, and the resume crosses.
-    let mut storm: Vec<Vec<u8>> = (1..=40).map(|q| pfc(1000 + q)).collect();
-    storm.push(pfc(0));
+    let mut storm: Vec<Vec<u8>> = (1..=40).map(|q| priority3(1000 + q)).collect();
+    storm.push(priority3(0));
     gen.send_batch(storm.iter().map(Vec::as_slice)).unwrap();
     let crossed = drain_sink(&sink);
     assert!(crossed.len() >= 2 && crossed.len() < 10, "{crossed:?}");
@@ -340,11 +333,11 @@ fn a_storm_keeps_the_far_side_paused_without_gaps() {
         if let Some(wait) = due.checked_duration_since(std::time::Instant::now()) {
             std::thread::sleep(wait);
         }
-        gen.send_batch([pfc(0xffff).as_slice()]).unwrap();
+        gen.send_batch([priority3(0xffff).as_slice()]).unwrap();
         take_stamped(&near_sock, &mut near);
         take_stamped(&far_sock, &mut far);
     }
-    gen.send_batch([pfc(0).as_slice()]).unwrap();
+    gen.send_batch([priority3(0).as_slice()]).unwrap();
     wait_for(WAIT, "the relay to take the storm and the resume", || {
         take_stamped(&near_sock, &mut near);
         take_stamped(&far_sock, &mut far);

@@ -12,12 +12,12 @@
 //! frame for a tunnel reason (or, on the DC side, for a frame that is not MAC
 //! Control, which the AF_PACKET filter never hands over).
 
-use lossless_relay::example::{self, Kind, DC2_GW, DC2_GW_SYSTEM, KINDS, PE1_DC};
+use lossless_relay::example::{self, pfc, Kind, DC2_GW, DC2_GW_SYSTEM, KINDS, PE1_DC};
 use lossless_relay::tunnel::Encapsulator;
 use lossless_relay::{DropReason, Instant, Port, Relay, Verdict};
 use lossless_sys::xdp::{self, counter, Side, XdpRelay, XDP_DROP, XDP_PASS, XDP_REDIRECT};
 use lossless_wire::MacAddr;
-use losslessd::relay::xdp::xdp_config;
+use losslessd::relay::xdp::{priority_status, storm_state, xdp_config};
 
 fn can_run() -> bool {
     use lossless_testkit::{require, Oracle};
@@ -37,10 +37,6 @@ fn load(n: u8, kind: Kind) -> XdpRelay {
     // Redirects resolve to the loopback in a test run (nothing is sent).
     x.set_ports(1, 1).unwrap();
     x
-}
-
-fn pfc(src: MacAddr, vector: u16, times: [u16; 8]) -> Vec<u8> {
-    example::pfc(src, vector, times)
 }
 
 /// A legal frame, a tagged one, one from the system MAC, and every illegal
@@ -284,6 +280,27 @@ fn storm_frames(rng: &mut Rng, start_ns: u64, n: usize) -> Vec<(u64, Vec<u8>)> {
     out
 }
 
+/// The program's storm state against the core's guard, all of it that
+/// either side decides: per priority whether an episode is open, the held
+/// value, the far side's pause, whole tokens and every counter (as `relay
+/// show` gives them: `priority_status` is the daemon's own mapping), and the
+/// next deadline.
+fn same_state(x: &XdpRelay, core: &Relay, what: &str) {
+    let st = x.storm_state().unwrap();
+    let g = core.storm().unwrap();
+    assert_eq!(
+        priority_status(&st, 0),
+        g.status(),
+        "{what}: the per-priority state"
+    );
+    let ns = |t: Instant| t.since_epoch().as_nanos() as u64;
+    assert_eq!(
+        st.next_due,
+        g.poll_timeout().map_or(xdp::NEVER, ns),
+        "{what}: the next deadline"
+    );
+}
+
 /// The storm ceiling in the program's map against the core's `StormGuard`:
 /// the same frames at the same times (the test sets the program's clock,
 /// which `BPF_PROG_TEST_RUN` cannot otherwise control, and hands the core
@@ -307,10 +324,9 @@ fn the_storm_ceiling_in_xdp_gives_the_cores_verdicts_bytes_and_state() {
         let mut core = Relay::new(cfg.clone(), at(START)).unwrap();
         let mut x = XdpRelay::load(&xdp_config(&cfg).unwrap()).unwrap();
         x.set_ports(1, 1).unwrap();
-        let st = losslessd::relay::xdp::storm_state(&cfg, START)
-            .unwrap()
+        x.storm_init(&storm_state(core.storm().unwrap(), START))
             .unwrap();
-        x.storm_init(&st).unwrap();
+        same_state(&x, &core, &format!("{kind:?} at the start"));
         let before = x.counters().unwrap();
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ kind as u64);
         let (mut deferred, mut timers) = (0, 0);
@@ -322,6 +338,7 @@ fn the_storm_ceiling_in_xdp_gives_the_cores_verdicts_bytes_and_state() {
                 core.handle_timeout(at(t));
                 let flushed = x.storm_flush().unwrap();
                 assert_eq!(flushed, sent(&mut core), "{what}: the timer's frames");
+                same_state(&x, &core, &format!("{what}, after the timer"));
                 timers += flushed.len();
             }
             let v = core.handle_frame(at(t), Port::Dc, &f);
@@ -344,12 +361,7 @@ fn the_storm_ceiling_in_xdp_gives_the_cores_verdicts_bytes_and_state() {
                 other => panic!("{what}: core said {other:?}"),
             }
             assert_eq!(xdp_out, core_out, "{what}: the tunnel frames");
-            assert_eq!(
-                x.storm_state().unwrap().next_due,
-                core.poll_timeout()
-                    .map_or(xdp::NEVER, |d| d.since_epoch().as_nanos() as u64),
-                "{what}: the next deadline"
-            );
+            same_state(&x, &core, &what);
         }
         // Everything held comes out once the storm is over.
         let end = START + 3_600_000_000_000;
@@ -361,39 +373,8 @@ fn the_storm_ceiling_in_xdp_gives_the_cores_verdicts_bytes_and_state() {
             "{kind:?}: at the end"
         );
 
+        same_state(&x, &core, &format!("{kind:?} at the end"));
         let guard = core.storm().unwrap();
-        let st = x.storm_state().unwrap();
-        for p in 0..8 {
-            let c = guard.counters(p);
-            let m = &st.p[p];
-            assert_eq!(
-                (
-                    m.episodes,
-                    m.relayed,
-                    m.bypassed,
-                    m.suppressed,
-                    m.flushed,
-                    m.refreshed
-                ),
-                (
-                    c.episodes,
-                    c.relayed,
-                    c.bypassed,
-                    c.suppressed,
-                    c.flushed,
-                    c.refreshed
-                ),
-                "{kind:?} priority {p}: counters"
-            );
-            assert_eq!(m.in_episode != 0, guard.in_episode(p), "{kind:?} {p}");
-            assert_eq!(
-                (m.far_paused != 0).then_some(m.far_until),
-                guard
-                    .far_paused_until(p)
-                    .map(|t| t.since_epoch().as_nanos() as u64),
-                "{kind:?} {p}: the far side's pause"
-            );
-        }
         let d = delta(&before, &x.counters().unwrap());
         let n = |i: usize| d.iter().find(|(k, _)| *k == i).map_or(0, |(_, n)| *n);
         let e = core.egress_counters();

@@ -16,10 +16,10 @@ mod common;
 
 use std::time::Duration;
 
-use common::relay::show;
+use common::relay::{counts, illegal, legal_a, legal_b, priority3, rewritten, show};
 use common::*;
 use lossless_relay::example::{self, Kind, DC1_GW, DC2_GW, PE1_DC, PE1_WAN, PE2_DC, PE2_WAN};
-use lossless_relay::{DropReason, RelaySection};
+use lossless_relay::RelaySection;
 use lossless_sys::batch::{wait_any, BatchOptions, BatchSocket, Filter, RxBatch};
 use lossless_sys::if_nametoindex;
 use lossless_sys::netns::in_netns;
@@ -115,24 +115,12 @@ fn relays_through_xdp(kind: Kind) {
     .unwrap()
     .unwrap();
 
-    let legal_a = example::pfc(DC2_GW, 0x18, [1, 2, 3, 0xffff, 0x1234, 6, 7, 8]);
-    let legal_b = example::pfc(DC2_GW, 0x08, [0, 0, 0, 7, 0, 0, 0, 0]);
-    let mut bad_dmac = legal_a.clone();
-    bad_dmac[5] = 0x0e;
-    let bad_smac = example::pfc(MacAddr([2, 0, 0, 0, 0x66, 6]), 0x18, [0; 8]);
-    let mut pause = legal_a.clone();
-    pause[14..16].copy_from_slice(&[0x00, 0x01]);
-    let mut reserved = legal_a.clone();
-    reserved[16] = 0x01;
-    let frames = [
-        legal_a.clone(),
-        bad_dmac,
-        bad_smac,
-        legal_a[..59].to_vec(),
-        pause,
-        reserved,
-        legal_b.clone(),
-    ];
+    // The frames of the AF_PACKET relay test (`relay.rs`): every pause time
+    // and the pad set, one legal frame from the system MAC.
+    let bad = illegal();
+    let mut frames = vec![legal_a()];
+    frames.extend(bad.iter().map(|b| b.frame.clone()));
+    frames.push(legal_b());
     gen.send_batch(frames.iter().map(Vec::as_slice)).unwrap();
 
     let mut got = Vec::new();
@@ -141,34 +129,25 @@ fn relays_through_xdp(kind: Kind) {
         sink.recv_batch(&mut batch).unwrap();
         got.extend(batch.iter().map(<[u8]>::to_vec));
     }
-    let rewritten = |f: &[u8]| {
-        let mut f = f.to_vec();
-        f[6..12].copy_from_slice(&PE1_DC.0);
-        f
-    };
     assert_eq!(
         got,
-        vec![rewritten(&legal_a), rewritten(&legal_b)],
+        vec![rewritten(&legal_a()), rewritten(&legal_b())],
         "{kind:?}"
     );
 
     let s2 = wait_for(WAIT, "PE2's XDP counters", || {
         let s = show(&d2);
-        (s.xdp.as_ref()?.egress_dropped == 5).then_some(s)
+        (s.xdp.as_ref()?.egress_dropped == bad.len() as u64).then_some(s)
     });
     let x2 = s2.xdp.unwrap();
     assert_eq!((x2.egress_relayed, x2.egress_passed), (2, 0), "{x2:?}");
     let e = s2.pe.unwrap().egress;
-    assert_eq!((e.received, e.relayed), (7, 2), "{e:?}");
-    for r in [
-        DropReason::BadDmac,
-        DropReason::BadSmac,
-        DropReason::ShortFrame,
-        DropReason::NotPfc,
-        DropReason::ClassVectorReserved,
-    ] {
-        assert_eq!(e.dropped.get(r), 1, "{kind:?} {r}");
-    }
+    assert_eq!((e.received, e.relayed), (frames.len() as u64, 2), "{e:?}");
+    assert_eq!(
+        e.dropped,
+        counts(&bad.iter().map(|b| b.reason).collect::<Vec<_>>()),
+        "{kind:?}"
+    );
     assert_eq!(
         s2.ports[0].received, 0,
         "the AF_PACKET path saw none of them"
@@ -237,8 +216,7 @@ fn the_storm_ceiling_runs_in_xdp() {
     })
     .unwrap()
     .unwrap();
-    let pause = example::pfc(DC2_GW, 0x08, [0, 0, 0, 0xffff, 0, 0, 0, 0]);
-    let resume = example::pfc(DC2_GW, 0x08, [0; 8]);
+    let (pause, resume) = (priority3(0xffff), priority3(0));
     let start = std::time::Instant::now();
     let mut sent = 0;
     while start.elapsed() < Duration::from_millis(120) {

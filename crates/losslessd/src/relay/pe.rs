@@ -60,6 +60,9 @@ pub(super) fn run(shared: &Shared, cfg: &RelayConfig) {
     let mut out = TxBatch::with_capacity(2 * batch, 256);
     let mut fast = super::xdp::XdpPath::new(cfg);
     let mut last_counts = std::time::Instant::now();
+    // DC frames the XDP program passed up, kept past the lock (reused: no
+    // allocation per frame).
+    let mut deferred = TxBatch::with_capacity(batch, 128);
     while !shared.stopping() {
         dc.ensure_open(shared);
         wan.ensure_open(shared);
@@ -75,7 +78,7 @@ pub(super) fn run(shared: &Shared, cfg: &RelayConfig) {
         }
         out.clear();
         let storm_xdp = fast.storm_running();
-        let mut deferred: Vec<Vec<u8>> = Vec::new();
+        deferred.clear();
         let (received, next) = {
             let mut guard = shared.lock();
             let st = &mut *guard;
@@ -96,7 +99,9 @@ pub(super) fn run(shared: &Shared, cfg: &RelayConfig) {
                 received += link.recv(batch, io, complete, |frames| {
                     if port == Port::Dc && storm_xdp {
                         // The XDP program passed these up behind a due flush.
-                        deferred.extend(frames.iter().map(<[u8]>::to_vec));
+                        for f in frames.iter() {
+                            deferred.push(Port::Dc, priority, f);
+                        }
                     } else {
                         relay.process(now, port, frames.iter(), &mut out);
                     }
@@ -108,8 +113,8 @@ pub(super) fn run(shared: &Shared, cfg: &RelayConfig) {
         };
         let mut next = next;
         if storm_xdp {
-            for f in &deferred {
-                fast.storm_run(Some(f), priority, &mut out);
+            for f in deferred.iter() {
+                fast.storm_run(Some(f.frame), priority, &mut out);
             }
             match fast.storm_due_in() {
                 Some(d) if d.is_zero() => fast.storm_run(None, priority, &mut out),

@@ -3,7 +3,7 @@
 //! bytes are the core's), and the counters it keeps, folded into the core's
 //! status for `relay show` and `/metrics`.
 
-use lossless_relay::storm::{PriorityCounters, PriorityStatus};
+use lossless_relay::storm::{PriorityCounters, PriorityStatus, StormGuard};
 use lossless_relay::tunnel::Encapsulator;
 use lossless_relay::{DropReason, Port, RelayConfig, TunnelConfig, TxBatch};
 use lossless_sys::xdp::{counter, held, Kind, RelayCfg, StormState, HDR_MAX};
@@ -92,25 +92,19 @@ pub fn xdp_config(cfg: &RelayConfig) -> Result<RelayCfg, String> {
     Ok(c)
 }
 
-/// The storm ceiling's state for the program's map, started at `now_ns`
-/// on the program's clock, as `Relay::new` starts its `StormGuard`; `None`
-/// without a ceiling.
-pub fn storm_state(cfg: &RelayConfig, now_ns: u64) -> Result<Option<StormState>, String> {
-    let Some(rate) = cfg.storm.max_per_second else {
-        return Ok(None);
-    };
-    let burst = cfg.storm.burst.unwrap_or(rate);
-    let gap = cfg.storm.gap().map_err(|e| e.to_string())?;
-    let clock = cfg.storm.clock().map_err(|e| e.to_string())?;
+/// The storm ceiling's state for the program's map: `guard`'s settings
+/// (as `StormConfig::guard` made them for the core), buckets full at `now_ns`
+/// on the program's clock.
+pub fn storm_state(guard: &StormGuard, now_ns: u64) -> StormState {
     let ns = |d: std::time::Duration| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
-    Ok(Some(lossless_sys::xdp::StormState::new(
+    StormState::new(
         now_ns,
-        rate,
-        burst,
-        ns(gap),
-        clock.speed_bps(),
-        ns(clock.refresh_before()),
-    )))
+        guard.rate(),
+        guard.burst(),
+        ns(guard.gap()),
+        guard.clock().speed_bps(),
+        ns(guard.clock().refresh_before()),
+    )
 }
 
 /// The map's per-priority state as the core's `StormGuard::status` gives
@@ -195,9 +189,9 @@ pub struct XdpPath {
     relay: Option<lossless_sys::xdp::XdpRelay>,
     attached: Option<(u32, u32)>,
     last_try: Option<std::time::Instant>,
-    storm: bool,
-    /// The ceiling's starting state (its clock set when the program loads).
-    storm_cfg: Result<Option<lossless_sys::xdp::StormState>, String>,
+    /// The ceiling's settings (its map written from them, on the program's
+    /// clock, when the program loads).
+    storm: Result<Option<StormGuard>, String>,
 }
 
 impl XdpPath {
@@ -210,9 +204,16 @@ impl XdpPath {
             relay: None,
             attached: None,
             last_try: None,
-            storm: cfg.storm.max_per_second.is_some(),
-            storm_cfg: storm_state(cfg, 0),
+            storm: cfg
+                .storm
+                .guard(lossless_relay::Instant::ZERO)
+                .map_err(|e| e.to_string()),
         }
+    }
+
+    /// Whether the configuration has a storm ceiling.
+    fn storm_on(&self) -> bool {
+        matches!(self.storm, Ok(Some(_)))
     }
 
     /// Loads and attaches the program on `dc` and `wan` if it is not
@@ -257,7 +258,7 @@ impl XdpPath {
             Ok((relay, mode)) => {
                 self.relay = Some(relay);
                 self.attached = Some((d, w));
-                let why = if self.storm {
+                let why = if self.storm_on() {
                     "the storm ceiling's state in a BPF map; its held values sent by the relay \
                      thread when due"
                 } else {
@@ -283,16 +284,12 @@ impl XdpPath {
         x.set_ports(dc, wan)
             .map_err(|e| format!("unavailable: {e}"))?;
         let storm = self
-            .storm_cfg
+            .storm
             .as_ref()
             .map_err(|e| format!("unavailable: {e}"))?;
-        if let Some(st) = storm {
-            let now = lossless_sys::xdp::ktime_ns();
-            let mut st = *st;
-            for p in st.p.iter_mut() {
-                p.refilled = now;
-            }
-            x.storm_init(&st).map_err(|e| format!("unavailable: {e}"))?;
+        if let Some(g) = storm {
+            x.storm_init(&storm_state(g, lossless_sys::xdp::ktime_ns()))
+                .map_err(|e| format!("unavailable: {e}"))?;
         }
         let m1 = x
             .attach(lossless_sys::xdp::Side::Dc, dc)
@@ -312,12 +309,12 @@ impl XdpPath {
     /// Whether the program runs with the storm ceiling: frames the DC socket
     /// gets are then the ones it passed up behind a due flush.
     pub fn storm_running(&self) -> bool {
-        self.storm && self.relay.is_some()
+        self.storm_on() && self.relay.is_some()
     }
 
     /// How long until the ceiling holds a value due, when the program runs it.
     pub fn storm_due_in(&self) -> Option<std::time::Duration> {
-        if !self.storm {
+        if !self.storm_on() {
             return None;
         }
         let st = self.relay.as_ref()?.storm_state().ok()?;
@@ -360,7 +357,7 @@ impl XdpPath {
     pub fn counts(&self, core_now: lossless_relay::Instant) -> Option<XdpCounts> {
         let x = self.relay.as_ref()?;
         let mut counts = XdpCounts::from_counters(&x.counters().ok()?);
-        if self.storm {
+        if self.storm_on() {
             let st = x.storm_state().ok()?;
             let offset = lossless_sys::xdp::ktime_ns()
                 .saturating_sub(u64::try_from(core_now.since_epoch().as_nanos()).unwrap_or(0));

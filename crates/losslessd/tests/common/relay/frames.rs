@@ -50,6 +50,15 @@ pub fn legal_b() -> Vec<u8> {
     )
 }
 
+/// A PFC frame from DC2-GW for priority 3 alone (as `lossless_relay::example`
+/// builds it: zero pad), `quanta` its pause time; 0 resumes. The storm tests'
+/// pause and resume.
+pub fn priority3(quanta: u16) -> Vec<u8> {
+    let mut times = [0; 8];
+    times[3] = quanta;
+    lossless_relay::example::pfc(DC2_GW, 0x08, times)
+}
+
 /// A frame PE2 must refuse, the reason it must count, and the tshark field
 /// that shows what is wrong with it.
 pub struct Illegal {

@@ -27,46 +27,52 @@ pub enum PfcStat {
     Storm,
 }
 
-/// The PFC statistics drivers name: mlx5 (`rx_prio3_pause`, `tx_prio3_pause_duration`,
-/// `rx_prio3_pause_transition`, `tx_pause_storm_error_events`), ice
-/// (`rx_priority_3_xoff`), ixgbe (`rx_pb_3_pxoff`).
+/// The per-priority PFC statistics drivers name, after their `rx_` or `tx_`:
+/// `PREFIX<N>SUFFIX` with N a priority 0..=7, and the counter it is received and sent.
+/// mlx5: `rx_prio3_pause`, `tx_prio3_pause_duration`, `rx_prio3_pause_transition`; ice:
+/// `rx_priority_3_xoff`; ixgbe: `rx_pb_3_pxoff`.
+const PER_PRIORITY: [(&str, &str, Counter, Counter); 5] = [
+    ("prio", "_pause", Counter::RxPause, Counter::TxPause),
+    (
+        "prio",
+        "_pause_duration",
+        Counter::RxPauseDuration,
+        Counter::TxPauseDuration,
+    ),
+    (
+        "prio",
+        "_pause_transition",
+        Counter::RxPauseTransitions,
+        Counter::TxPauseTransitions,
+    ),
+    ("priority_", "_xoff", Counter::RxPause, Counter::TxPause),
+    ("pb_", "_pxoff", Counter::RxPause, Counter::TxPause),
+];
+
+/// mlx5's per-port storm counter: the device kept pausing and stopped.
+const STORM: &str = "tx_pause_storm_error_events";
+
+/// What a driver's statistic is for the PFC counters, by its name ([`PER_PRIORITY`],
+/// [`STORM`]).
 pub fn classify(name: &str) -> Option<PfcStat> {
-    if name == "tx_pause_storm_error_events" {
+    if name == STORM {
         return Some(PfcStat::Storm);
     }
-    let (dir, rest) = if let Some(r) = name.strip_prefix("rx_") {
-        (0, r)
-    } else {
-        (1, name.strip_prefix("tx_")?)
+    let (rx, rest) = match name.strip_prefix("rx_") {
+        Some(rest) => (true, rest),
+        None => (false, name.strip_prefix("tx_")?),
     };
-    let pick = |frames: Counter, other: Counter| if dir == 0 { frames } else { other };
-    let prio = |s: &str| -> Option<u8> {
-        let p: u8 = s.parse().ok()?;
-        (p < 8).then_some(p)
-    };
-    let xoff = |r: &str, pre: &str, post: &str| -> Option<u8> {
-        prio(r.strip_prefix(pre)?.strip_suffix(post)?)
-    };
-    // ice's `priority_N_xoff` and ixgbe's `pb_N_pxoff` first: "priority" starts with
-    // mlx5's "prio".
-    if let Some(p) = xoff(rest, "priority_", "_xoff").or_else(|| xoff(rest, "pb_", "_pxoff")) {
-        return Some(PfcStat::Counter(
-            pick(Counter::RxPause, Counter::TxPause),
-            p,
-        ));
-    }
-    if let Some(r) = rest.strip_prefix("prio") {
-        let digits: String = r.chars().take_while(char::is_ascii_digit).collect();
-        let p = prio(&digits)?;
-        let counter = match &r[digits.len()..] {
-            "_pause" => pick(Counter::RxPause, Counter::TxPause),
-            "_pause_duration" => pick(Counter::RxPauseDuration, Counter::TxPauseDuration),
-            "_pause_transition" => pick(Counter::RxPauseTransitions, Counter::TxPauseTransitions),
-            _ => return None,
-        };
-        return Some(PfcStat::Counter(counter, p));
-    }
-    None
+    PER_PRIORITY
+        .iter()
+        .find_map(|&(prefix, suffix, rx_counter, tx_counter)| {
+            let n = rest.strip_prefix(prefix)?.strip_suffix(suffix)?;
+            let priority = match n.as_bytes() {
+                [d @ b'0'..=b'7'] => d - b'0',
+                _ => return None,
+            };
+            let counter = if rx { rx_counter } else { tx_counter };
+            Some(PfcStat::Counter(counter, priority))
+        })
 }
 
 /// Which of an interface's statistics are PFC's, by index, for the count they had.
@@ -352,6 +358,10 @@ mod tests {
             ("rx_priority_5_xoff", Some(PfcStat::Counter(RxPause, 5))),
             ("tx_pb_1_pxoff", Some(PfcStat::Counter(TxPause, 1))),
             ("tx_pause_storm_warning_events", None),
+            ("rx_priority_8_xoff", None),
+            ("rx_pb_3_xoff", None),
+            ("rx_prio3_pause_durations", None),
+            ("rx_prio33_pause", None),
             ("rx_prio8_pause", None),
             ("rx_prio3_bytes", None),
             ("rx_pause_ctrl_phy", None),

@@ -125,7 +125,7 @@ fn core_cost(ports: usize, rounds: usize) -> (Duration, Duration) {
 fn reading_cost(ports: usize, rounds: usize) -> (Duration, String) {
     let mut r = Reading::default();
     let what = match r.read("lo") {
-        Ok(s) => format!("lo answered ({})", s.source),
+        Ok(s) => format!("lo answered ({})", s.source.name()),
         Err(e) => format!("lo answered: {e}"),
     };
     let cpu = thread_cpu_time();

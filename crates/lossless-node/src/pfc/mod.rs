@@ -16,7 +16,7 @@ use lossless_dcbx::{Duration, Instant};
 use lossless_wire::cee::PriorityMap;
 use serde::Serialize;
 
-pub use counters::{Counter, Discontinuity, PfcCounters, PfcSample};
+pub use counters::{Counter, Discontinuity, PfcCounters, PfcSample, PfcSource};
 pub use watchdog::{Direction, Transition, Watchdog};
 
 use crate::config::{PfcWatchdogSettings, WatchdogAction};
@@ -196,7 +196,7 @@ pub enum PfcEvent {
     PfcCounters {
         available: bool,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        source: Option<String>,
+        source: Option<PfcSource>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
     },

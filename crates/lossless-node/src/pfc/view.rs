@@ -127,7 +127,10 @@ impl PortPfcView {
         PortPfcView {
             port: port.to_string(),
             available: c.available(),
-            source: c.source.clone().filter(|_| c.available()),
+            source: c
+                .source
+                .filter(|_| c.available())
+                .map(|s| s.name().to_string()),
             reason: c.unavailable.clone().or_else(|| {
                 (c.samples == 0 && c.failures == 0).then(|| "not read yet".to_string())
             }),

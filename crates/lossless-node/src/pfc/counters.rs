@@ -228,7 +228,7 @@ fn wrap_or_reset(before: u64, after: u64) -> Discontinuity {
 }
 
 /// Discontinuities seen on a port, by kind.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DiscontinuityCounts {
     pub resets: u64,
     pub wraps: u64,

@@ -66,7 +66,8 @@ impl PortPfc {
             self.interval = interval;
             self.next = self.next.min(now + interval);
         }
-        let same = *s == self.settings && self.watchdog.watched == pfc_watched(s, pfc_priorities);
+        let same =
+            *s == self.settings && self.watchdog.watched == watchdog::watched(s, pfc_priorities);
         self.settings = *s;
         if same {
             return Vec::new();
@@ -142,10 +143,6 @@ impl PortPfc {
     pub fn action(&self) -> WatchdogAction {
         self.watchdog.action
     }
-}
-
-fn pfc_watched(s: &PfcWatchdogSettings, pfc_priorities: PriorityMap) -> PriorityMap {
-    s.priorities.unwrap_or(pfc_priorities)
 }
 
 /// A watchdog transition as it is published, with the action taken.

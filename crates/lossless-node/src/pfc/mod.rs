@@ -86,11 +86,14 @@ impl PortPfc {
             return false;
         }
         self.reading = true;
-        // Readings keep their cadence; one that was late does not push the rest.
-        self.next = (self.next + self.interval).max(now);
-        if self.next == now {
-            self.next = now + self.interval;
-        }
+        // Readings keep their cadence; one that was late does not push the rest, one
+        // later than a whole interval starts the cadence again from now.
+        let next = self.next + self.interval;
+        self.next = if next > now {
+            next
+        } else {
+            now + self.interval
+        };
         true
     }
 
@@ -202,4 +205,29 @@ pub enum PfcEvent {
 /// Milliseconds of a duration, for events and views.
 pub fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn readings_keep_their_cadence_and_a_very_late_one_restarts_it() {
+        let at = |ms: u64| Instant::ZERO + Duration::from_millis(ms);
+        let s = PfcWatchdogSettings::default(); // every 200 ms
+        let mut p = PortPfc::new(&s, PriorityMap::NONE, at(0));
+        assert!(p.due(at(0)), "the first reading is due at once");
+        assert!(!p.due(at(10)), "one reading out at a time");
+        p.reading = false;
+        assert!(!p.due(at(199)));
+        assert!(p.due(at(250)), "50 ms late");
+        p.reading = false;
+        assert_eq!(p.poll_timeout(), Some(at(400)), "the cadence holds");
+        assert!(p.due(at(900)), "more than an interval late");
+        p.reading = false;
+        assert_eq!(p.poll_timeout(), Some(at(1100)), "the cadence starts again");
+        assert!(p.due(at(1100)));
+        p.reading = false;
+        assert_eq!(p.poll_timeout(), Some(at(1300)), "exactly on time");
+    }
 }

@@ -104,19 +104,21 @@ impl EthtoolStats {
             .collect())
     }
 
-    /// The values of the `n` statistics, in the order of [`Self::names`].
-    pub fn values(&self, ifname: &str, n: u32) -> io::Result<Vec<u64>> {
+    /// The values of the `n` statistics, in the order of [`Self::names`], read into
+    /// `buf` (kept by the caller: a reading on a known driver allocates nothing).
+    pub fn values<'b>(&self, ifname: &str, n: u32, buf: &'b mut Vec<u64>) -> io::Result<&'b [u64]> {
         // struct ethtool_stats { u32 cmd; u32 n_stats; u64 data[]; }
         let room = n as usize + SLACK;
-        let mut buf = vec![0u64; 1 + room];
-        write_u32(&mut buf, 0, ETHTOOL_GSTATS);
-        write_u32(&mut buf, 4, n);
-        self.ioctl(ifname, &mut buf)?;
-        let got = read_u32(&buf, 4) as usize;
+        buf.clear();
+        buf.resize(1 + room, 0);
+        write_u32(buf, 0, ETHTOOL_GSTATS);
+        write_u32(buf, 4, n);
+        self.ioctl(ifname, buf)?;
+        let got = read_u32(buf, 4) as usize;
         if got > room {
             return Err(grew(got, n));
         }
-        Ok(buf[1..1 + got].to_vec())
+        Ok(&buf[1..1 + got])
     }
 }
 

@@ -24,16 +24,6 @@ pub fn machine() -> String {
     )
 }
 
-/// `uptime`'s line (the load the figures were taken under), or why there is none.
-pub fn uptime() -> String {
-    std::process::Command::new("uptime")
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_else(|| "uptime: not available".into())
-}
-
 /// CPU time the calling thread has used (`CLOCK_THREAD_CPUTIME_ID`): what a piece of
 /// work costs even when the machine is busy and the thread waits for a core.
 pub fn thread_cpu_time() -> std::time::Duration {
@@ -43,7 +33,8 @@ pub fn thread_cpu_time() -> std::time::Duration {
 }
 
 /// The load average as `uptime` prints it (1, 5 and 15 minutes), for figures taken
-/// on a machine others may be using.
+/// on a machine others may be using: printed beside every figure. Read from
+/// /proc/loadavg, so it needs no `uptime` binary and costs no process.
 pub fn load() -> String {
     let l = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     let f: Vec<&str> = l.split_whitespace().take(3).collect();

@@ -42,7 +42,7 @@ pub mod promtool;
 pub mod systemd;
 pub mod tshark;
 
-pub use bench::{load, machine, thread_cpu_time, uptime};
+pub use bench::{load, machine, thread_cpu_time};
 pub use dcbdrv::{DriverState, LogEntry, ShimEnv};
 pub use fanout::{batch_ip, Fanout};
 pub use flood::{Flood, FLOOD_MSAPS};

@@ -37,7 +37,8 @@ fn main() {
     if !require("limits bench", &[Oracle::Netns]) {
         return;
     }
-    machine();
+    println!("machine: {}", machine());
+    println!("{}", load());
     let mut bins = vec![("this build", losslessd_bin())];
     if let Ok(anchor) = std::env::var("BENCH_ANCHOR_BIN") {
         bins.push(("anchor", PathBuf::from(anchor)));

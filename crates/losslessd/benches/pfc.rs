@@ -125,7 +125,7 @@ fn core_cost(ports: usize, rounds: usize) -> (Duration, Duration) {
 fn reading_cost(ports: usize, rounds: usize) -> (Duration, String) {
     let mut r = Reading::default();
     let what = match r.read("lo") {
-        Ok(s) => format!("lo answered ({})", s.source),
+        Ok(s) => format!("lo answered ({})", s.source.name()),
         Err(e) => format!("lo answered: {e}"),
     };
     let cpu = thread_cpu_time();
@@ -318,7 +318,7 @@ fn latencies(storms: usize, mut late: impl FnMut(u64) -> Duration) -> Vec<f64> {
 
 fn main() {
     println!("machine: {}", common::machine());
-    println!("uptime: {}", lossless_testkit::uptime());
+    println!("{}", common::load());
     let ports = common::env_or("BENCH_PORTS", 512);
     let rounds = common::env_or("BENCH_ROUNDS", 100);
     let seconds = common::env_or("BENCH_LAG_SECONDS", 10) as u64;
@@ -383,5 +383,5 @@ fn main() {
         pct(&stressed, 0.99),
         stressed[stressed.len() - 1]
     );
-    println!("uptime: {}", lossless_testkit::uptime());
+    println!("{}", common::load());
 }

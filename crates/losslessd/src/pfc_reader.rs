@@ -7,11 +7,12 @@
 //! handled late is still judged on when it was taken.
 
 use std::collections::HashMap;
+use std::io;
 use std::sync::mpsc as std_mpsc;
 use std::thread;
 
 use lossless_node::hardware::{HardwareError, HardwareErrorKind};
-use lossless_node::pfc::{Counter, PfcSample};
+use lossless_node::pfc::{Counter, PfcSample, PfcSource};
 use lossless_sys::dcbnl::Dcbnl;
 use lossless_sys::ethtool::EthtoolStats;
 use tokio::sync::mpsc;
@@ -27,58 +28,66 @@ pub enum PfcStat {
     Storm,
 }
 
-/// The PFC statistics drivers name: mlx5 (`rx_prio3_pause`, `tx_prio3_pause_duration`,
-/// `rx_prio3_pause_transition`, `tx_pause_storm_error_events`), ice
-/// (`rx_priority_3_xoff`), ixgbe (`rx_pb_3_pxoff`).
+/// The per-priority PFC statistics drivers name, after their `rx_` or `tx_`:
+/// `PREFIX<N>SUFFIX` with N a priority 0..=7, and the counter it is received and sent.
+/// mlx5: `rx_prio3_pause`, `tx_prio3_pause_duration`, `rx_prio3_pause_transition`; ice:
+/// `rx_priority_3_xoff`; ixgbe: `rx_pb_3_pxoff`.
+const PER_PRIORITY: [(&str, &str, Counter, Counter); 5] = [
+    ("prio", "_pause", Counter::RxPause, Counter::TxPause),
+    (
+        "prio",
+        "_pause_duration",
+        Counter::RxPauseDuration,
+        Counter::TxPauseDuration,
+    ),
+    (
+        "prio",
+        "_pause_transition",
+        Counter::RxPauseTransitions,
+        Counter::TxPauseTransitions,
+    ),
+    ("priority_", "_xoff", Counter::RxPause, Counter::TxPause),
+    ("pb_", "_pxoff", Counter::RxPause, Counter::TxPause),
+];
+
+/// mlx5's per-port storm counter: the device kept pausing and stopped.
+const STORM: &str = "tx_pause_storm_error_events";
+
+/// What a driver's statistic is for the PFC counters, by its name ([`PER_PRIORITY`],
+/// [`STORM`]).
 pub fn classify(name: &str) -> Option<PfcStat> {
-    if name == "tx_pause_storm_error_events" {
+    if name == STORM {
         return Some(PfcStat::Storm);
     }
-    let (dir, rest) = if let Some(r) = name.strip_prefix("rx_") {
-        (0, r)
-    } else {
-        (1, name.strip_prefix("tx_")?)
+    let (rx, rest) = match name.strip_prefix("rx_") {
+        Some(rest) => (true, rest),
+        None => (false, name.strip_prefix("tx_")?),
     };
-    let pick = |frames: Counter, other: Counter| if dir == 0 { frames } else { other };
-    let prio = |s: &str| -> Option<u8> {
-        let p: u8 = s.parse().ok()?;
-        (p < 8).then_some(p)
-    };
-    let xoff = |r: &str, pre: &str, post: &str| -> Option<u8> {
-        prio(r.strip_prefix(pre)?.strip_suffix(post)?)
-    };
-    // ice's `priority_N_xoff` and ixgbe's `pb_N_pxoff` first: "priority" starts with
-    // mlx5's "prio".
-    if let Some(p) = xoff(rest, "priority_", "_xoff").or_else(|| xoff(rest, "pb_", "_pxoff")) {
-        return Some(PfcStat::Counter(
-            pick(Counter::RxPause, Counter::TxPause),
-            p,
-        ));
-    }
-    if let Some(r) = rest.strip_prefix("prio") {
-        let digits: String = r.chars().take_while(char::is_ascii_digit).collect();
-        let p = prio(&digits)?;
-        let counter = match &r[digits.len()..] {
-            "_pause" => pick(Counter::RxPause, Counter::TxPause),
-            "_pause_duration" => pick(Counter::RxPauseDuration, Counter::TxPauseDuration),
-            "_pause_transition" => pick(Counter::RxPauseTransitions, Counter::TxPauseTransitions),
-            _ => return None,
-        };
-        return Some(PfcStat::Counter(counter, p));
-    }
-    None
+    PER_PRIORITY
+        .iter()
+        .find_map(|&(prefix, suffix, rx_counter, tx_counter)| {
+            let n = rest.strip_prefix(prefix)?.strip_suffix(suffix)?;
+            let priority = match n.as_bytes() {
+                [d @ b'0'..=b'7'] => d - b'0',
+                _ => return None,
+            };
+            let counter = if rx { rx_counter } else { tx_counter };
+            Some(PfcStat::Counter(counter, priority))
+        })
 }
 
-/// Which of an interface's statistics are PFC's, by index, for the count they had.
-/// Empty (`stats`): the driver names none, or has no statistics at all; looked at
-/// again after [`REPROBE_READS`] readings (a driver reload may bring them).
-struct Layout {
-    count: u32,
-    stats: Vec<(usize, PfcStat)>,
-    /// Readings left before an empty layout is looked at again.
-    reprobe: u32,
-    /// Why the driver gave no statistics at all (said again while it is not asked).
-    why: Option<String>,
+/// What the reading thread knows of an interface's ethtool statistics.
+enum Layout {
+    /// The driver has `count` statistics, these of them PFC's (by index); `values` is
+    /// the buffer each reading fills (a reading allocates nothing).
+    Pfc {
+        count: u32,
+        stats: Vec<(usize, PfcStat)>,
+        values: Vec<u64>,
+    },
+    /// None of them is PFC's, or (`why`) the driver gave none at all: looked at again
+    /// after `left` more readings (a driver reload may bring them).
+    NoPfc { left: u32, why: Option<String> },
 }
 
 /// Readings between two looks at a driver that has no PFC statistics (10 s at the
@@ -159,30 +168,25 @@ impl Reading {
     /// One port's PFC counters: dcbnl's, and the driver's ethtool statistics where it
     /// has PFC ones.
     pub fn read(&mut self, name: &str) -> Result<PfcSample, HardwareError> {
-        let dcb = self.dcbnl_counters(name);
-        let eth = self.ethtool_counters(name);
-        let mut sample = match &dcb {
-            Ok(s) => s.clone(),
-            Err(_) => PfcSample::default(),
+        let (mut sample, dcb) = match self.dcbnl_counters(name) {
+            Ok(s) => (s, Ok(())),
+            Err(e) => (PfcSample::default(), Err(e)),
         };
-        match eth {
-            Ok(stats) if !stats.is_empty() => {
-                merge(&mut sample, &stats);
-                sample.source = if dcb.is_ok() {
-                    "dcbnl+ethtool".into()
-                } else {
-                    "ethtool".into()
+        match (self.ethtool_counters(name, &mut sample), dcb) {
+            (Ok(true), dcb) => {
+                sample.source = match dcb {
+                    Ok(()) => PfcSource::DcbnlEthtool,
+                    Err(_) => PfcSource::Ethtool,
                 };
                 Ok(sample)
             }
-            eth if dcb.is_ok() => {
+            (eth, Ok(())) => {
                 if let Err(e) = eth {
                     debug!(port = name, reason = %e, "no ethtool PFC statistics");
                 }
                 Ok(sample)
             }
-            eth => {
-                let Err(d) = dcb else { unreachable!() };
+            (eth, Err(d)) => {
                 let why = match eth {
                     Ok(_) => "its ethtool statistics name no PFC counter".to_string(),
                     Err(e) => format!("ethtool statistics: {e}"),
@@ -212,110 +216,108 @@ impl Reading {
         Ok(PfcSample::dcbnl(pfc.requests, pfc.indications))
     }
 
-    /// The driver's PFC statistics by name; empty when it has none. The names
+    /// Adds the driver's PFC statistics to `sample`; false when it has none. The names
     /// (`ETHTOOL_GSTRINGS`) are read once and again only when the number of statistics
     /// changes; a driver without PFC statistics is asked again only every
-    /// [`REPROBE_READS`] readings; otherwise one `ETHTOOL_GSTATS` per reading.
-    fn ethtool_counters(&mut self, name: &str) -> std::io::Result<Vec<(PfcStat, u64)>> {
-        if let Some(l) = self.layouts.get_mut(name) {
-            if l.stats.is_empty() {
-                if l.reprobe > 0 {
-                    l.reprobe -= 1;
-                    return match &l.why {
-                        Some(why) => Err(std::io::Error::other(why.clone())),
-                        None => Ok(Vec::new()),
-                    };
-                }
-                self.layouts.remove(name);
-            }
-        }
+    /// [`REPROBE_READS`] readings; otherwise one `ETHTOOL_GSTATS` per reading, into a
+    /// buffer kept for the port.
+    fn ethtool_counters(&mut self, name: &str, sample: &mut PfcSample) -> io::Result<bool> {
         let e = match &mut self.ethtool {
             Some(e) => e,
             None => self.ethtool.insert(EthtoolStats::open()?),
         };
-        let cached = match self.layouts.get(name) {
-            Some(l) => match e.values(name, l.count) {
-                Ok(v) if v.len() == l.count as usize => Some(v),
-                // The driver's statistics changed (a reload): names again.
-                Ok(_) => None,
-                Err(err) => {
-                    self.layouts.remove(name);
-                    return Err(err);
-                }
-            },
-            None => None,
-        };
-        let values = match cached {
-            Some(v) => v,
-            None => {
-                let Some(v) = Self::probe(e, &mut self.layouts, name)? else {
-                    return Ok(Vec::new());
-                };
-                v
+        match self.layouts.get_mut(name) {
+            Some(Layout::Pfc { .. }) => {}
+            Some(Layout::NoPfc { left, .. }) if *left > 0 => *left -= 1,
+            // Not looked at yet, or time to look again.
+            _ => {
+                self.layouts
+                    .insert(name.to_string(), Layout::probe(e, name));
             }
-        };
-        let layout = &self.layouts[name];
-        Ok(layout
-            .stats
-            .iter()
-            .filter_map(|(i, s)| values.get(*i).map(|v| (*s, *v)))
-            .collect())
-    }
-
-    /// Looks at a driver's statistics: their names (`ETHTOOL_GSSET_INFO`,
-    /// `ETHTOOL_GSTRINGS`) and, when some are PFC's, their values now.
-    fn probe(
-        e: &EthtoolStats,
-        layouts: &mut HashMap<String, Layout>,
-        name: &str,
-    ) -> std::io::Result<Option<Vec<u64>>> {
-        layouts.insert(name.to_string(), Layout::none(None));
-        let count = e.count(name).inspect_err(|err| {
-            layouts.insert(name.to_string(), Layout::none(Some(err.to_string())));
-        })?;
-        let stats: Vec<(usize, PfcStat)> = e
-            .names(name, count)?
-            .iter()
-            .enumerate()
-            .filter_map(|(i, n)| classify(n).map(|s| (i, s)))
-            .collect();
-        if stats.is_empty() {
-            return Ok(None);
         }
-        let values = e.values(name, count)?;
-        layouts.insert(
-            name.to_string(),
-            Layout {
-                count,
-                stats,
-                reprobe: 0,
-                why: None,
-            },
-        );
-        Ok(Some(values))
+        let Some(layout) = self.layouts.get_mut(name) else {
+            return Ok(false);
+        };
+        if let Layout::NoPfc { why, .. } = layout {
+            return match why {
+                Some(why) => Err(io::Error::other(why.clone())),
+                None => Ok(false),
+            };
+        }
+        match layout.read(e, name, sample) {
+            // The driver's statistics changed (a reload): their names again.
+            Ok(false) => {
+                *layout = Layout::probe(e, name);
+                layout.read(e, name, sample)
+            }
+            Ok(true) => Ok(true),
+            Err(err) => {
+                self.layouts.remove(name);
+                Err(err)
+            }
+        }
     }
 }
 
 impl Layout {
-    fn none(why: Option<String>) -> Layout {
-        Layout {
-            count: 0,
-            stats: Vec::new(),
-            reprobe: REPROBE_READS,
+    /// Looks at a driver's statistics: how many (`ETHTOOL_GSSET_INFO`) and their names
+    /// (`ETHTOOL_GSTRINGS`).
+    fn probe(e: &EthtoolStats, name: &str) -> Layout {
+        let no_pfc = |why: Option<String>| Layout::NoPfc {
+            left: REPROBE_READS,
             why,
+        };
+        let count = match e.count(name) {
+            Ok(n) => n,
+            Err(err) => return no_pfc(Some(err.to_string())),
+        };
+        let stats: Vec<(usize, PfcStat)> = match e.names(name, count) {
+            Ok(names) => names
+                .iter()
+                .enumerate()
+                .filter_map(|(i, n)| classify(n).map(|s| (i, s)))
+                .collect(),
+            Err(err) => return no_pfc(Some(err.to_string())),
+        };
+        if stats.is_empty() {
+            return no_pfc(None);
         }
+        Layout::Pfc {
+            count,
+            stats,
+            values: Vec::new(),
+        }
+    }
+
+    /// One `ETHTOOL_GSTATS` into the sample: false when the driver's number of
+    /// statistics is not the one the names were read for (or it has no PFC ones).
+    fn read(&mut self, e: &EthtoolStats, name: &str, sample: &mut PfcSample) -> io::Result<bool> {
+        let Layout::Pfc {
+            count,
+            stats,
+            values,
+        } = self
+        else {
+            return Ok(false);
+        };
+        let v = e.values(name, *count, values)?;
+        if v.len() != *count as usize {
+            return Ok(false);
+        }
+        merge(sample, stats.iter().map(|&(i, s)| (s, v[i])));
+        Ok(true)
     }
 }
 
 /// Adds the ethtool statistics to a sample: dcbnl's frame counts stay where it has
 /// them (the standard interface), ethtool fills what dcbnl does not report.
-fn merge(sample: &mut PfcSample, stats: &[(PfcStat, u64)]) {
+fn merge(sample: &mut PfcSample, stats: impl IntoIterator<Item = (PfcStat, u64)>) {
     for (s, v) in stats {
-        match *s {
-            PfcStat::Storm => sample.storm_events = Some(*v),
+        match s {
+            PfcStat::Storm => sample.storm_events = Some(v),
             PfcStat::Counter(c, p) => {
                 if sample.get(c, p).is_none() {
-                    sample.set(c, p, Some(*v));
+                    sample.set(c, p, Some(v));
                 }
             }
         }
@@ -352,6 +354,10 @@ mod tests {
             ("rx_priority_5_xoff", Some(PfcStat::Counter(RxPause, 5))),
             ("tx_pb_1_pxoff", Some(PfcStat::Counter(TxPause, 1))),
             ("tx_pause_storm_warning_events", None),
+            ("rx_priority_8_xoff", None),
+            ("rx_pb_3_xoff", None),
+            ("rx_prio3_pause_durations", None),
+            ("rx_prio33_pause", None),
             ("rx_prio8_pause", None),
             ("rx_prio3_bytes", None),
             ("rx_pause_ctrl_phy", None),
@@ -375,24 +381,21 @@ mod tests {
             first.contains("dcbnl: ") && first.contains("ethtool statistics: "),
             "{first}"
         );
-        assert_eq!(r.layouts["lo"].reprobe, REPROBE_READS);
+        let left = |r: &Reading| match r.layouts["lo"] {
+            Layout::NoPfc { left, .. } => left,
+            Layout::Pfc { .. } => panic!("lo has no PFC statistics"),
+        };
+        assert_eq!(left(&r), REPROBE_READS);
         let second = r
             .read("lo")
             .expect_err("lo has no PFC counters")
             .to_string();
         assert_eq!(first, second);
-        assert_eq!(
-            r.layouts["lo"].reprobe,
-            REPROBE_READS - 1,
-            "not asked again"
-        );
+        assert_eq!(left(&r), REPROBE_READS - 1, "not asked again");
         for _ in 0..REPROBE_READS {
             let _ = r.read("lo");
         }
-        assert_eq!(
-            r.layouts["lo"].reprobe, REPROBE_READS,
-            "asked again after 50 readings"
-        );
+        assert_eq!(left(&r), REPROBE_READS, "asked again after 50 readings");
     }
 
     #[test]
@@ -400,7 +403,7 @@ mod tests {
         let mut s = PfcSample::dcbnl([1; 8], [2; 8]);
         merge(
             &mut s,
-            &[
+            [
                 (PfcStat::Counter(Counter::RxPause, 3), 99),
                 (PfcStat::Counter(Counter::RxPauseDuration, 3), 1500),
                 (PfcStat::Storm, 4),

@@ -57,7 +57,7 @@ impl Node {
         if first || was != available {
             let body = PfcEvent::PfcCounters {
                 available,
-                source: port.pfc.counters.source.clone().filter(|_| available),
+                source: port.pfc.counters.source.filter(|_| available),
                 reason: port.pfc.counters.unavailable.clone(),
             };
             if !available {

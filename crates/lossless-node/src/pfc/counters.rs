@@ -16,8 +16,8 @@ use serde::{Deserialize, Serialize};
 /// the driver does not report is None.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PfcSample {
-    /// Where the counters came from: `dcbnl`, `ethtool` or `dcbnl+ethtool`.
-    pub source: String,
+    /// Where the counters came from.
+    pub source: PfcSource,
     /// One array per [`Counter`], indexed by priority.
     pub counters: [[Option<u64>; 8]; Counter::COUNT],
     /// The driver's own storm counter for the port (mlx5:
@@ -28,10 +28,7 @@ pub struct PfcSample {
 impl PfcSample {
     /// A sample with only the dcbnl pause counters.
     pub fn dcbnl(requests: [u64; 8], indications: [u64; 8]) -> PfcSample {
-        let mut s = PfcSample {
-            source: "dcbnl".into(),
-            ..PfcSample::default()
-        };
+        let mut s = PfcSample::default();
         s.counters[Counter::TxPause as usize] = requests.map(Some);
         s.counters[Counter::RxPause as usize] = indications.map(Some);
         s
@@ -48,6 +45,32 @@ impl PfcSample {
     /// Whether it holds any counter at all.
     pub fn is_empty(&self) -> bool {
         self.storm_events.is_none() && self.counters.iter().flatten().all(Option::is_none)
+    }
+}
+
+/// Where a reading's counters came from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PfcSource {
+    /// dcbnl's IEEE PFC object only.
+    #[default]
+    #[serde(rename = "dcbnl")]
+    Dcbnl,
+    /// The driver's ethtool statistics only.
+    #[serde(rename = "ethtool")]
+    Ethtool,
+    /// dcbnl's, and the driver's ethtool statistics for what dcbnl does not report.
+    #[serde(rename = "dcbnl+ethtool")]
+    DcbnlEthtool,
+}
+
+impl PfcSource {
+    /// As `pfc show` and the events name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            PfcSource::Dcbnl => "dcbnl",
+            PfcSource::Ethtool => "ethtool",
+            PfcSource::DcbnlEthtool => "dcbnl+ethtool",
+        }
     }
 }
 
@@ -205,7 +228,7 @@ fn wrap_or_reset(before: u64, after: u64) -> Discontinuity {
 }
 
 /// Discontinuities seen on a port, by kind.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DiscontinuityCounts {
     pub resets: u64,
     pub wraps: u64,
@@ -253,7 +276,7 @@ pub struct PfcCounters {
     /// Each counter's change over the last interval, per second (None: not known).
     rates: [[Option<f64>; 8]; Counter::COUNT],
     /// Where the last reading came from.
-    pub source: Option<String>,
+    pub source: Option<PfcSource>,
     /// Why the counters are not available (the last reading failed or was empty).
     pub unavailable: Option<String>,
 }
@@ -290,7 +313,7 @@ impl PfcCounters {
             self.discontinuities.count(&d);
             out.discontinuities.push((None, None, d));
         }
-        self.source = Some(sample.source.clone());
+        self.source = Some(sample.source);
         self.unavailable = sample
             .is_empty()
             .then(|| "the driver reported no PFC counter".to_string());

@@ -16,7 +16,7 @@ use lossless_dcbx::{Duration, Instant};
 use lossless_wire::cee::PriorityMap;
 use serde::Serialize;
 
-pub use counters::{Counter, Discontinuity, PfcCounters, PfcSample};
+pub use counters::{Counter, Discontinuity, PfcCounters, PfcSample, PfcSource};
 pub use watchdog::{Direction, Transition, Watchdog};
 
 use crate::config::{PfcWatchdogSettings, WatchdogAction};
@@ -66,7 +66,8 @@ impl PortPfc {
             self.interval = interval;
             self.next = self.next.min(now + interval);
         }
-        let same = *s == self.settings && self.watchdog.watched == pfc_watched(s, pfc_priorities);
+        let same =
+            *s == self.settings && self.watchdog.watched == watchdog::watched(s, pfc_priorities);
         self.settings = *s;
         if same {
             return Vec::new();
@@ -85,11 +86,14 @@ impl PortPfc {
             return false;
         }
         self.reading = true;
-        // Readings keep their cadence; one that was late does not push the rest.
-        self.next = (self.next + self.interval).max(now);
-        if self.next == now {
-            self.next = now + self.interval;
-        }
+        // Readings keep their cadence; one that was late does not push the rest, one
+        // later than a whole interval starts the cadence again from now.
+        let next = self.next + self.interval;
+        self.next = if next > now {
+            next
+        } else {
+            now + self.interval
+        };
         true
     }
 
@@ -144,10 +148,6 @@ impl PortPfc {
     }
 }
 
-fn pfc_watched(s: &PfcWatchdogSettings, pfc_priorities: PriorityMap) -> PriorityMap {
-    s.priorities.unwrap_or(pfc_priorities)
-}
-
 /// A watchdog transition as it is published, with the action taken.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
@@ -196,7 +196,7 @@ pub enum PfcEvent {
     PfcCounters {
         available: bool,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        source: Option<String>,
+        source: Option<PfcSource>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
     },
@@ -205,4 +205,29 @@ pub enum PfcEvent {
 /// Milliseconds of a duration, for events and views.
 pub fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn readings_keep_their_cadence_and_a_very_late_one_restarts_it() {
+        let at = |ms: u64| Instant::ZERO + Duration::from_millis(ms);
+        let s = PfcWatchdogSettings::default(); // every 200 ms
+        let mut p = PortPfc::new(&s, PriorityMap::NONE, at(0));
+        assert!(p.due(at(0)), "the first reading is due at once");
+        assert!(!p.due(at(10)), "one reading out at a time");
+        p.reading = false;
+        assert!(!p.due(at(199)));
+        assert!(p.due(at(250)), "50 ms late");
+        p.reading = false;
+        assert_eq!(p.poll_timeout(), Some(at(400)), "the cadence holds");
+        assert!(p.due(at(900)), "more than an interval late");
+        p.reading = false;
+        assert_eq!(p.poll_timeout(), Some(at(1100)), "the cadence starts again");
+        assert!(p.due(at(1100)));
+        p.reading = false;
+        assert_eq!(p.poll_timeout(), Some(at(1300)), "exactly on time");
+    }
 }

@@ -25,30 +25,12 @@ pub struct PortPfcView {
     /// Readings taken, and readings that failed.
     pub samples: u64,
     pub failures: u64,
-    pub discontinuities: Discontinuities,
+    pub discontinuities: DiscontinuityCounts,
     /// The driver's storm counter (mlx5 `tx_pause_storm_error_events`), where reported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub driver_storm_events: Option<u64>,
     pub watchdog: WatchdogView,
     pub priorities: Vec<PriorityView>,
-}
-
-/// Counter discontinuities seen (`DiscontinuityCounts`, as the view carries it).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Discontinuities {
-    pub resets: u64,
-    pub wraps: u64,
-    pub vanished: u64,
-}
-
-impl From<DiscontinuityCounts> for Discontinuities {
-    fn from(d: DiscontinuityCounts) -> Self {
-        Discontinuities {
-            resets: d.resets,
-            wraps: d.wraps,
-            vanished: d.vanished,
-        }
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -127,14 +109,17 @@ impl PortPfcView {
         PortPfcView {
             port: port.to_string(),
             available: c.available(),
-            source: c.source.clone().filter(|_| c.available()),
+            source: c
+                .source
+                .filter(|_| c.available())
+                .map(|s| s.name().to_string()),
             reason: c.unavailable.clone().or_else(|| {
                 (c.samples == 0 && c.failures == 0).then(|| "not read yet".to_string())
             }),
             interval_ms: pfc.settings.interval_ms,
             samples: c.samples,
             failures: c.failures,
-            discontinuities: c.discontinuities.into(),
+            discontinuities: c.discontinuities,
             driver_storm_events: c.storm_total(),
             watchdog: WatchdogView {
                 enabled: w.enabled,

@@ -234,7 +234,9 @@ impl Watchdog {
     }
 }
 
-fn watched(s: &PfcWatchdogSettings, pfc_priorities: PriorityMap) -> PriorityMap {
+/// The priorities a port's watchdog watches: those the settings name, else the port's
+/// PFC priorities.
+pub(super) fn watched(s: &PfcWatchdogSettings, pfc_priorities: PriorityMap) -> PriorityMap {
     s.priorities.unwrap_or(pfc_priorities)
 }
 

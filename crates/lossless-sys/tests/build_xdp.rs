@@ -10,13 +10,7 @@ mod build_xdp;
 
 use std::path::Path;
 
-/// A fresh directory for one test's output.
-fn scratch(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("lossless-build-xdp-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use lossless_testkit::TempDir;
 
 fn source() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/bpf/relay.bpf.c"))
@@ -24,8 +18,8 @@ fn source() -> &'static Path {
 
 #[test]
 fn without_clang_the_reason_says_to_install_it() {
-    let dir = scratch("no-clang");
-    let obj = dir.join("relay.bpf.o");
+    let dir = TempDir::new();
+    let obj = dir.path().join("relay.bpf.o");
     let why = build_xdp::compile(
         "lossless-no-such-clang",
         Path::new("/usr/include"),
@@ -40,8 +34,8 @@ fn without_clang_the_reason_says_to_install_it() {
 
 #[test]
 fn without_libbpf_headers_the_reason_says_to_install_them() {
-    let dir = scratch("no-headers");
-    let why = build_xdp::compile("clang", &dir, source(), &dir.join("o")).unwrap_err();
+    let dir = TempDir::new();
+    let why = build_xdp::compile("clang", dir.path(), source(), &dir.path().join("o")).unwrap_err();
     assert!(why.contains("install libbpf-dev"), "{why}");
 }
 
@@ -51,8 +45,16 @@ fn with_the_toolchain_the_program_is_built() {
     if !require("build_xdp", &[Oracle::Bpf]) {
         return;
     }
-    let dir = scratch("built");
-    let obj = dir.join("relay.bpf.o");
+    let dir = TempDir::new();
+    let obj = dir.path().join("relay.bpf.o");
     build_xdp::compile("clang", Path::new("/usr/include"), source(), &obj).unwrap();
-    assert!(std::fs::metadata(&obj).unwrap().len() > 1000);
+    // An ELF relocatable object for the BPF machine (e_type 1, e_machine 247), with the
+    // program's sections in it.
+    let elf = std::fs::read(&obj).unwrap();
+    assert_eq!(&elf[..4], b"\x7fELF");
+    assert_eq!(u16::from_le_bytes([elf[16], elf[17]]), 1, "ET_REL");
+    assert_eq!(u16::from_le_bytes([elf[18], elf[19]]), 247, "EM_BPF");
+    let has = |name: &[u8]| elf.windows(name.len()).any(|w| w == name);
+    assert!(has(b"xdp"), "no xdp section");
+    assert!(has(b".maps"), "no .maps section");
 }

@@ -97,18 +97,18 @@ impl Daemon {
     /// As `start`, with the losslessd binary `bin` (e.g. `BENCH_ANCHOR_BIN`, an older
     /// build to compare with).
     pub fn start_bin(ns: &Netns, dir: &Path, bin: &Path, args: &[&str]) -> Daemon {
-        let mut d = Daemon::unstarted(ns, dir, &[], args, &[]);
+        let mut d = Daemon::unstarted(ns, dir, &[], args, NO_ENV);
         d.bin = bin.to_path_buf();
         d.spawn();
         d
     }
 
-    fn unstarted(
+    fn unstarted<K: AsRef<str>, V: AsRef<str>>(
         ns: &Netns,
         dir: &Path,
         wrapper: &[&str],
         args: &[&str],
-        env: &[(&str, &str)],
+        env: &[(K, V)],
     ) -> Daemon {
         std::fs::create_dir_all(dir).expect("daemon dir");
         Daemon {

@@ -8,6 +8,7 @@
 //! port then sends, TLV by TLV, what its settings say ([`IdentitySettings`]): the
 //! host's value (the default), a configured one, or nothing.
 
+use std::collections::HashMap;
 use std::net::IpAddr;
 
 use lossless_dcbx::{MgmtAddress, PortConfig};
@@ -32,6 +33,26 @@ pub struct HostInfo {
     /// The addresses of every interface (tentative and failed ones left out by the
     /// runtime), in the kernel's order: primary IPv4 addresses before secondary ones.
     pub addresses: Vec<HostAddress>,
+}
+
+/// The host as the ports read it: what the runtime said, and its addresses
+/// ranked once for all ports (a host with thousands of ports has thousands of
+/// addresses, and a port's identity is read at every link change).
+#[derive(Debug, Clone, Default)]
+pub struct Host {
+    info: HostInfo,
+    management: ManagementAddresses,
+}
+
+impl Host {
+    pub fn new(info: HostInfo) -> Host {
+        let management = ManagementAddresses::new(&info.addresses);
+        Host { info, management }
+    }
+
+    pub fn info(&self) -> &HostInfo {
+        &self.info
+    }
 }
 
 /// One address of one interface.
@@ -114,7 +135,8 @@ pub struct LocalInfo {
 impl LocalInfo {
     /// The host's values for the port on `link`. Strings are cut to the 255 octets
     /// their TLV carries (at a character boundary).
-    pub fn of(host: &HostInfo, link: &Link) -> LocalInfo {
+    pub fn of(host: &Host, link: &Link) -> LocalInfo {
+        let (management, host) = (&host.management, &host.info);
         let port_description = link
             .alias
             .as_deref()
@@ -137,11 +159,9 @@ impl LocalInfo {
                 capabilities: caps,
                 enabled: caps,
             }),
-            management_address: management_address(&host.addresses, link.ifindex).map(|address| {
-                MgmtAddress {
-                    address,
-                    ifindex: link.ifindex,
-                }
+            management_address: management.of(link.ifindex).map(|address| MgmtAddress {
+                address,
+                ifindex: link.ifindex,
             }),
         }
     }
@@ -186,35 +206,70 @@ fn clip_to(s: &str, max: usize) -> String {
 /// address, its IPv6 address (not link-local), the host's IPv4 address, the host's
 /// IPv6 address (not link-local), the port's link-local IPv6 address (reachable from
 /// the neighbour that reads it). Primary before secondary at each step; loopback
-/// addresses never.
+/// addresses never. The first address in the host's order among equals.
 pub fn management_address(addresses: &[HostAddress], ifindex: u32) -> Option<IpAddr> {
-    let usable = |a: &&HostAddress| !a.address.is_loopback() && !a.address.is_unspecified();
-    let link_local =
-        |a: &HostAddress| matches!(a.address, IpAddr::V6(v6) if v6.is_unicast_link_local());
-    let steps: [&dyn Fn(&HostAddress) -> bool; 5] = [
-        &|a| a.ifindex == ifindex && a.address.is_ipv4(),
-        &|a| a.ifindex == ifindex && a.address.is_ipv6() && !link_local(a),
-        &|a| a.address.is_ipv4(),
-        &|a| a.address.is_ipv6() && !link_local(a),
-        &|a| a.ifindex == ifindex && link_local(a),
-    ];
-    // One pass over the host's addresses (a host with thousands of ports has
-    // thousands of link-local addresses, and this runs for every port): each
-    // address ranks by the first step it meets, primary before secondary; the best
-    // rank wins, the first address in order among equals.
-    let rank = |a: &HostAddress| {
-        let step = steps.iter().position(|step| step(a))?;
-        Some(step * 2 + usize::from(a.secondary))
-    };
-    let mut best: Option<(usize, IpAddr)> = None;
-    for a in addresses.iter().filter(usable) {
-        if let Some(r) = rank(a) {
-            if best.is_none_or(|(b, _)| r < b) {
-                best = Some((r, a.address));
+    ManagementAddresses::new(addresses).of(ifindex)
+}
+
+/// The host's addresses ranked for [`management_address`] in one pass, for
+/// every port at once: per interface the best of its own addresses (the
+/// steps that name the port), and the best of the host's (the steps that do
+/// not). A port's choice is the better of its own and the host's.
+#[derive(Debug, Clone, Default)]
+pub struct ManagementAddresses {
+    /// The best address of any interface by the host's steps, with its rank.
+    host: Option<(usize, IpAddr)>,
+    /// Per ifindex, the best of the interface's own addresses, with its rank.
+    port: HashMap<u32, (usize, IpAddr)>,
+}
+
+/// The steps, best first; the port's own ones are 0, 1 and 4.
+const PORT_V4: usize = 0;
+const PORT_V6: usize = 1;
+const HOST_V4: usize = 2;
+const HOST_V6: usize = 3;
+const PORT_LINK_LOCAL: usize = 4;
+
+impl ManagementAddresses {
+    pub fn new(addresses: &[HostAddress]) -> ManagementAddresses {
+        let mut m = ManagementAddresses::default();
+        let better =
+            |best: Option<(usize, IpAddr)>, rank: usize| best.is_none_or(|(b, _)| rank < b);
+        for a in addresses {
+            let ip = a.address;
+            if ip.is_loopback() || ip.is_unspecified() {
+                continue;
+            }
+            let link_local = matches!(ip, IpAddr::V6(v6) if v6.is_unicast_link_local());
+            // Primary before secondary within a step.
+            let rank = |step: usize| step * 2 + usize::from(a.secondary);
+            let (own, any) = match (ip, link_local) {
+                (IpAddr::V4(_), _) => (PORT_V4, Some(HOST_V4)),
+                (IpAddr::V6(_), false) => (PORT_V6, Some(HOST_V6)),
+                (IpAddr::V6(_), true) => (PORT_LINK_LOCAL, None),
+            };
+            let entry = m.port.get(&a.ifindex).copied();
+            if better(entry, rank(own)) {
+                m.port.insert(a.ifindex, (rank(own), ip));
+            }
+            if let Some(any) = any {
+                if better(m.host, rank(any)) {
+                    m.host = Some((rank(any), ip));
+                }
             }
         }
+        m
     }
-    best.map(|(_, address)| address)
+
+    /// The management address of the port on `ifindex`.
+    pub fn of(&self, ifindex: u32) -> Option<IpAddr> {
+        // The two never tie: they rank by different steps.
+        [self.port.get(&ifindex).copied(), self.host]
+            .into_iter()
+            .flatten()
+            .min_by_key(|(rank, _)| *rank)
+            .map(|(_, ip)| ip)
+    }
 }
 
 #[cfg(test)]
@@ -264,6 +319,54 @@ mod tests {
         );
     }
 
+    /// The rule as written, step by step over every address: what the one-pass
+    /// ranking must choose.
+    fn by_the_steps(addresses: &[HostAddress], ifindex: u32) -> Option<IpAddr> {
+        let link_local =
+            |a: &HostAddress| matches!(a.address, IpAddr::V6(v6) if v6.is_unicast_link_local());
+        let steps: [&dyn Fn(&HostAddress) -> bool; 5] = [
+            &|a| a.ifindex == ifindex && a.address.is_ipv4(),
+            &|a| a.ifindex == ifindex && a.address.is_ipv6() && !link_local(a),
+            &|a| a.address.is_ipv4(),
+            &|a| a.address.is_ipv6() && !link_local(a),
+            &|a| a.ifindex == ifindex && link_local(a),
+        ];
+        let usable = |a: &&HostAddress| !a.address.is_loopback() && !a.address.is_unspecified();
+        for step in steps {
+            for secondary in [false, true] {
+                if let Some(a) = addresses
+                    .iter()
+                    .filter(usable)
+                    .find(|a| step(a) && a.secondary == secondary)
+                {
+                    return Some(a.address);
+                }
+            }
+        }
+        None
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_one_pass_ranking_chooses_as_the_steps_do(
+            picks in proptest::collection::vec((1u32..5, 0usize..12, proptest::bool::ANY), 0..24),
+            port in 0u32..6,
+        ) {
+            const POOL: [&str; 12] = [
+                "127.0.0.1", "::1", "0.0.0.0", "10.0.0.1", "10.0.0.2", "169.254.1.1",
+                "2001:db8::1", "2001:db8::2", "fe80::1", "fe80::2", "fd00::1", "192.0.2.7",
+            ];
+            let addresses: Vec<HostAddress> = picks
+                .iter()
+                .map(|&(i, a, secondary)| addr(i, POOL[a], secondary))
+                .collect();
+            proptest::prop_assert_eq!(
+                management_address(&addresses, port),
+                by_the_steps(&addresses, port)
+            );
+        }
+    }
+
     #[test]
     fn long_values_are_cut_at_a_character_boundary() {
         let s = "é".repeat(200);
@@ -284,7 +387,7 @@ mod tests {
             carrier: true,
             alias: Some("a".repeat(300)),
         };
-        let local = LocalInfo::of(&h, &l);
+        let local = LocalInfo::of(&Host::new(h), &l);
         assert_eq!(local.system_name.map(|s| s.len()), Some(64));
         assert_eq!(local.port_description.map(|s| s.len()), Some(255));
     }

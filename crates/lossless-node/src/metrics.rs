@@ -435,7 +435,7 @@ fn headroom(out: &mut String, ports: &[&Port]) {
     // Adaptive headroom, on the ports that measure.
     let measuring: Vec<(&Port, &crate::headroom::PortHeadroom)> = ports
         .iter()
-        .filter_map(|p| p.headroom.as_ref().map(|h| (*p, h)))
+        .filter_map(|p| p.headroom.as_ref().map(|h| (*p, &**h)))
         .collect();
     type GetH = fn(&crate::headroom::PortHeadroom) -> Option<f64>;
     let headroom: [(&str, &str, &str, GetH); 7] = [

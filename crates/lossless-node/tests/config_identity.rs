@@ -7,7 +7,7 @@ use std::net::IpAddr;
 use std::path::Path;
 
 use lossless_node::config::DaemonConfig;
-use lossless_node::identity::{Advertise, HostAddress, HostInfo, LocalInfo};
+use lossless_node::identity::{Advertise, Host, HostAddress, HostInfo, LocalInfo};
 use lossless_node::link::Link;
 use lossless_wire::lldp::{capability, SystemCapabilities};
 use lossless_wire::MacAddr;
@@ -79,7 +79,7 @@ fn by_default_every_value_is_the_hosts() {
 
     let mac = MacAddr([2, 0, 0, 0, 0, 5]);
     let l = link("enp65s0f0", 5, Some("to leaf1 swp3"));
-    let cfg = s.port_config(mac, &LocalInfo::of(&host(), &l));
+    let cfg = s.port_config(mac, &LocalInfo::of(&Host::new(host()), &l));
     assert_eq!(cfg.port_description.as_deref(), Some("to leaf1 swp3"));
     assert_eq!(cfg.system_name.as_deref(), Some("rack7-host3"));
     assert_eq!(
@@ -99,7 +99,10 @@ fn by_default_every_value_is_the_hosts() {
     // No alias: the interface's name. A forwarding host is a router.
     let mut router = host();
     router.forwarding = true;
-    let cfg = s.port_config(mac, &LocalInfo::of(&router, &link("enp65s0f0", 5, None)));
+    let cfg = s.port_config(
+        mac,
+        &LocalInfo::of(&Host::new(router.clone()), &link("enp65s0f0", 5, None)),
+    );
     assert_eq!(cfg.port_description.as_deref(), Some("enp65s0f0"));
     assert_eq!(
         cfg.system_capabilities,
@@ -131,8 +134,10 @@ management_address = false
     );
     let mac = MacAddr([2, 0, 0, 0, 0, 5]);
     let cfg = |port: &str| {
-        c.port(port)
-            .port_config(mac, &LocalInfo::of(&host(), &link(port, 5, Some("alias"))))
+        c.port(port).port_config(
+            mac,
+            &LocalInfo::of(&Host::new(host()), &link(port, 5, Some("alias"))),
+        )
     };
     let f0 = cfg("enp65s0f0");
     assert_eq!(f0.system_name.as_deref(), Some("rack7-host3.example.net"));

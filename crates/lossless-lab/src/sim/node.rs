@@ -166,8 +166,8 @@ impl SimNode {
     }
 
     /// When its core (or session) wants its timeout next.
-    pub(super) fn poll_timeout(&self) -> Option<Instant> {
-        match &self.kind {
+    pub(super) fn poll_timeout(&mut self) -> Option<Instant> {
+        match &mut self.kind {
             Kind::Core(c) => c.node.poll_timeout(),
             Kind::Station(s) => s.session.poll_timeout(),
             Kind::Transit(_) => None,

@@ -36,10 +36,10 @@ impl Node {
     /// it: at start and whenever it may have changed (an address came or went, a
     /// reload). Every port whose identity TLVs change sends them at once.
     pub fn handle_host(&mut self, now: Now, host: HostInfo) {
-        if host == self.host {
+        if host == *self.host.info() {
             return;
         }
-        self.host = host;
+        self.host = crate::identity::Host::new(host);
         let names: Vec<String> = self.ports.keys().cloned().collect();
         for name in names {
             let Some(port) = self.ports.get_mut(&name) else {
@@ -328,13 +328,7 @@ impl Node {
 
     /// Time passed: every port whose deadline is due runs.
     pub fn handle_timeout(&mut self, now: Now) {
-        let due: Vec<String> = self
-            .ports
-            .iter()
-            .filter(|(_, p)| p.poll_timeout().is_some_and(|t| t <= now.mono))
-            .map(|(n, _)| n.clone())
-            .collect();
-        for name in due {
+        for name in self.ports.due(now.mono) {
             if let Some(p) = self.ports.get_mut(&name) {
                 p.handle_timeout(now.mono);
             }

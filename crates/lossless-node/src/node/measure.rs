@@ -88,7 +88,8 @@ impl Node {
                     port.settings.headroom,
                     port.agent.mac(),
                     round_ids(seq_base),
-                );
+                )
+                .map(Box::new);
                 let (ifindex, up) = (port.ifindex, port.agent.link_up());
                 self.open_measure(name);
                 if up {

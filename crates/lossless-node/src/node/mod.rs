@@ -18,6 +18,7 @@ mod links;
 mod log;
 mod measure;
 mod pfc;
+mod ports;
 mod program;
 mod relay;
 mod reload;
@@ -163,7 +164,7 @@ pub struct Node {
     persisted: PersistedState,
     /// Every link the kernel reported, by ifindex.
     links: BTreeMap<u32, Link>,
-    ports: BTreeMap<String, Box<Port>>,
+    ports: ports::Ports,
     by_index: HashMap<u32, String>,
     outputs: VecDeque<Output>,
     history: VecDeque<EventRecord>,
@@ -172,7 +173,7 @@ pub struct Node {
     requests: requests::Requests,
     relay: relay::RelayControl,
     /// What the runtime said the host is (nothing until it does).
-    host: crate::identity::HostInfo,
+    host: crate::identity::Host,
 }
 
 impl Node {
@@ -190,7 +191,7 @@ impl Node {
             identity,
             persisted,
             links: BTreeMap::new(),
-            ports: BTreeMap::new(),
+            ports: ports::Ports::default(),
             by_index: HashMap::new(),
             outputs: VecDeque::new(),
             history: VecDeque::new(),
@@ -198,7 +199,7 @@ impl Node {
             started: now.mono,
             requests: requests::Requests::default(),
             relay: relay::RelayControl::default(),
-            host: crate::identity::HostInfo::default(),
+            host: crate::identity::Host::default(),
         };
         node.sync_relay();
         node
@@ -209,11 +210,11 @@ impl Node {
     }
 
     pub fn ports(&self) -> impl Iterator<Item = &Port> {
-        self.ports.values().map(|p| &**p)
+        self.ports.values()
     }
 
     pub fn port(&self, name: &str) -> Option<&Port> {
-        self.ports.get(name).map(|p| &**p)
+        self.ports.get(name)
     }
 
     pub fn boots(&self) -> u32 {
@@ -236,8 +237,8 @@ impl Node {
     }
 
     /// When [`Node::handle_timeout`] is due next.
-    pub fn poll_timeout(&self) -> Option<Instant> {
-        self.ports.values().filter_map(|p| p.poll_timeout()).min()
+    pub fn poll_timeout(&mut self) -> Option<Instant> {
+        self.ports.poll_timeout()
     }
 
     fn selected(&self, name: &str) -> bool {
@@ -340,7 +341,7 @@ impl Node {
     pub fn render_metrics(&self, now: Now, relay: Option<&crate::relay::RelayShow>) -> String {
         let mut text = self
             .metrics
-            .render(self.ports.values().map(|p| &**p), now.mono - self.started);
+            .render(self.ports.values(), now.mono - self.started);
         let pfc: Vec<(&str, &crate::pfc::PortPfc)> = self
             .ports
             .values()

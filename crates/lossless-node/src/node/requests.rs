@@ -268,7 +268,7 @@ fn per_port(
     f: impl Fn(&Port) -> serde_json::Result<serde_json::Value>,
 ) -> Response {
     let selected: Vec<&Port> = match port {
-        None => node.ports.values().map(|p| &**p).collect(),
+        None => node.ports.values().collect(),
         Some(name) => match node.ports.get(name) {
             Some(p) => vec![p],
             None => return Response::err(ErrorKind::NoSuchPort, no_such_port(node, name)),

@@ -1,11 +1,19 @@
 //! The `scale` section: one losslessd with many ports against a second one,
-//! simultaneous link-up to all converged, then CPU and RSS at steady state.
+//! simultaneous link-up to all converged, then CPU and RSS at steady state;
+//! with `BENCH_ANCHOR_BIN=PATH` the same with an older losslessd, and the
+//! kernel alone: the same link-up with no daemon, and with only the 2 x N
+//! packet sockets the daemons hold open (the kernel walks every packet
+//! socket of the namespace on each device event).
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::common::*;
 use crate::measure::*;
 use lossless_node::protocol::Request;
+use lossless_sys::if_nametoindex;
+use lossless_sys::netns::in_netns;
+use lossless_sys::packet::PacketSocket;
 use lossless_testkit::load;
 use serde_json::Value;
 
@@ -38,9 +46,20 @@ pub fn count_converged(d: &Daemon) -> usize {
         .unwrap_or(0)
 }
 
-/// One losslessd with `n` ports, peers in another namespace.
+/// The scale run with this build, then (with `BENCH_ANCHOR_BIN`) with the
+/// anchor, then the kernel alone.
 pub fn scale(n: usize) {
-    let dir = TempDir::new();
+    scale_with(n, None);
+    if let Ok(bin) = std::env::var("BENCH_ANCHOR_BIN") {
+        println!("scale: the anchor ({bin}):");
+        scale_with(n, Some(Path::new(&bin)));
+    }
+    kernel_alone(n, false);
+    kernel_alone(n, true);
+}
+
+/// `n` veth pairs, `p*` in `hub` and `q*` in `leaf`, the hub's side up.
+fn pairs(n: usize, dir: &Path) -> (Netns, Netns) {
     let hub = Netns::new();
     let leaf = Netns::new();
     let mut batch = String::new();
@@ -50,7 +69,7 @@ pub fn scale(n: usize) {
             leaf.name
         ));
     }
-    let file = dir.path().join("add.batch");
+    let file = dir.join("add.batch");
     std::fs::write(&file, batch).unwrap();
     let t = Instant::now();
     hub.ip(&["-batch", file.to_str().unwrap()]);
@@ -58,6 +77,57 @@ pub fn scale(n: usize) {
         "scale: created {n} veth pairs in {:.1} s",
         t.elapsed().as_secs_f64()
     );
+    (hub, leaf)
+}
+
+fn up_batch(n: usize, prefix: &str, dir: &Path) -> std::path::PathBuf {
+    let up: String = (0..n)
+        .map(|i| format!("link set {prefix}{i} up\n"))
+        .collect();
+    let file = dir.join(format!("{prefix}-up.batch"));
+    std::fs::write(&file, up).unwrap();
+    file
+}
+
+/// The leaf's link-up with no daemon; with `sockets`, while this process
+/// holds a bound packet socket on each of the 2 x `n` interfaces, as the two
+/// daemons do.
+fn kernel_alone(n: usize, sockets: bool) {
+    let dir = TempDir::new();
+    let (hub, leaf) = pairs(n, dir.path());
+    hub.ip(&["-batch", up_batch(n, "p", dir.path()).to_str().unwrap()]);
+    let open = |ns: &Netns, prefix: &str| {
+        in_netns(&ns.name, || {
+            (0..n)
+                .map(|i| PacketSocket::open(if_nametoindex(&format!("{prefix}{i}"))?))
+                .collect::<std::io::Result<Vec<_>>>()
+        })
+        .unwrap()
+    };
+    let held = sockets.then(|| (open(&hub, "p"), open(&leaf, "q")));
+    if let Some((Err(e), _) | (_, Err(e))) = &held {
+        println!("scale: the kernel alone: could not open {n} packet sockets: {e}");
+        return;
+    }
+    let t0 = Instant::now();
+    leaf.ip(&["-batch", up_batch(n, "q", dir.path()).to_str().unwrap()]);
+    println!(
+        "scale: the kernel alone, no daemon{}: ip -batch setting the {n} links up took {:.0} ms ({})",
+        if sockets {
+            format!(", {} bound packet sockets held open", 2 * n)
+        } else {
+            String::new()
+        },
+        t0.elapsed().as_secs_f64() * 1e3,
+        load()
+    );
+}
+
+/// One losslessd with `n` ports, peers in another namespace (`bin`: an
+/// older losslessd for both).
+fn scale_with(n: usize, bin: Option<&Path>) {
+    let dir = TempDir::new();
+    let (hub, leaf) = pairs(n, dir.path());
     let hub_conf = dir.path().join("hub.toml");
     std::fs::write(
         &hub_conf,
@@ -66,25 +136,18 @@ pub fn scale(n: usize) {
     .unwrap();
     let leaf_conf = dir.path().join("leaf.toml");
     std::fs::write(&leaf_conf, "[ports.\"q*\"]\n").unwrap();
-    let h = Daemon::start(
-        &hub,
-        &dir.path().join("hub"),
-        &["--config", hub_conf.to_str().unwrap(), "--log", "warn"],
-    );
-    let l = Daemon::start(
-        &leaf,
-        &dir.path().join("leaf"),
-        &["--config", leaf_conf.to_str().unwrap(), "--log", "warn"],
-    );
-    let up = |prefix: &str| {
-        (0..n)
-            .map(|i| format!("link set {prefix}{i} up\n"))
-            .collect::<String>()
+    let start = |ns: &Netns, name: &str, conf: &Path| {
+        let args = ["--config", conf.to_str().unwrap(), "--log", "warn"];
+        let state = dir.path().join(name);
+        match bin {
+            Some(bin) => Daemon::start_bin(ns, &state, bin, &args),
+            None => Daemon::start(ns, &state, &args),
+        }
     };
-    let hub_up = dir.path().join("hub-up.batch");
-    std::fs::write(&hub_up, up("p")).unwrap();
-    let leaf_up = dir.path().join("leaf-up.batch");
-    std::fs::write(&leaf_up, up("q")).unwrap();
+    let h = start(&hub, "hub", &hub_conf);
+    let l = start(&leaf, "leaf", &leaf_conf);
+    let hub_up = up_batch(n, "p", dir.path());
+    let leaf_up = up_batch(n, "q", dir.path());
     hub.ip(&["-batch", hub_up.to_str().unwrap()]);
     std::thread::sleep(Duration::from_millis(500));
     let ports = h.call(&Request::Status)["ports"]
@@ -101,8 +164,9 @@ pub fn scale(n: usize) {
     });
     match ok {
         Some(_) => println!(
-            "scale: {n} ports, simultaneous link-up (ip -batch took {links_up:.0} ms) to all converged on both daemons: {:.0} ms, RSS {} KiB ({})",
+            "scale: {n} ports, simultaneous link-up (ip -batch took {links_up:.0} ms) to all converged on both daemons: {:.0} ms ({:.0} ms after ip -batch returned), RSS {} KiB ({})",
             t0.elapsed().as_secs_f64() * 1e3,
+            t0.elapsed().as_secs_f64() * 1e3 - links_up,
             proc_kb(h.pid().unwrap(), "VmRSS:"),
             load()
         ),

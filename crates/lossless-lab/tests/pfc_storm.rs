@@ -123,7 +123,7 @@ fn alert_only_programs_nothing() {
 fn the_scenario_reports_its_times() {
     let r = run("pfc-storm", 1).expect("known scenario");
     let text = r.render_text();
-    assert!(text.contains("storm detected at  5.400 s"), "{text}");
+    assert!(text.contains("storm detected at  5.300 s"), "{text}");
     assert!(text.contains("PFC back at        8.200 s"), "{text}");
     assert!(r.timeline.iter().any(|row| row.kind == "pfc"));
 }

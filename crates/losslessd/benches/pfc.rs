@@ -366,7 +366,9 @@ fn main() {
     );
     println!(
         "detection latency on that loop, one storm per port (detection 200 ms, readings every \
-         200 ms; bound detection + one interval = 400 ms):"
+         200 ms; target p99 <= detection + one interval = 400 ms; a reading taken when the \
+         window completes, at least half an interval after the last: under the longer of \
+         detection and 1.5 intervals = 300 ms, plus lateness):"
     );
     println!("  to the reading that proved it: {}", row(&polled.detected));
     println!(

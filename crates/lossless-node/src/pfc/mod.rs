@@ -33,6 +33,9 @@ pub struct PortPfc {
     pub settings: PfcWatchdogSettings,
     interval: Duration,
     next: Instant,
+    /// A reading out of the cadence, when the watchdog's next verdict could come
+    /// before the next round ([`watchdog::Watchdog::next_verdict`]).
+    early: Option<Instant>,
     /// A reading was asked for and not answered yet.
     pub reading: bool,
     /// The port programs its NIC (`apply = "dcbnl"` and a NIC that answered): only then
@@ -49,6 +52,7 @@ impl PortPfc {
             settings: *s,
             interval: Duration::from_millis(s.interval_ms.into()),
             next: now,
+            early: None,
             reading: false,
             can_forward: false,
         }
@@ -66,6 +70,8 @@ impl PortPfc {
             self.interval = interval;
             self.next = self.next.min(now + interval);
         }
+        // The watchdog's evidence starts again (below): so does its timing.
+        self.early = None;
         let same =
             *s == self.settings && self.watchdog.watched == watchdog::watched(s, pfc_priorities);
         self.settings = *s;
@@ -77,14 +83,25 @@ impl PortPfc {
 
     /// When the next reading is due (None while one is out).
     pub fn poll_timeout(&self) -> Option<Instant> {
-        (!self.reading).then_some(self.next)
+        let at = self.early.map_or(self.next, |e| e.min(self.next));
+        (!self.reading).then_some(at)
     }
 
     /// Whether a reading is due now; if so it counts as asked for.
     pub fn due(&mut self, now: Instant) -> bool {
-        if self.reading || now < self.next {
+        if self.reading {
             return false;
         }
+        if now < self.next {
+            // A reading out of the cadence leaves the rounds where they are.
+            if self.early.is_some_and(|e| e <= now) {
+                self.early = None;
+                self.reading = true;
+                return true;
+            }
+            return false;
+        }
+        self.early = None;
         self.reading = true;
         // Readings keep their cadence; one that was late does not push the rest, one
         // later than a whole interval starts the cadence again from now.
@@ -120,12 +137,20 @@ impl PortPfc {
             self.watchdog.gap();
             return (Vec::new(), events);
         }
-        (self.watchdog.observe(now, &i), events)
+        let transitions = self.watchdog.observe(now, &i);
+        // Half an interval of fresh evidence at least, and never a reading more
+        // often than that.
+        self.early = self
+            .watchdog
+            .next_verdict(now, self.interval / 2)
+            .filter(|t| *t < self.next);
+        (transitions, events)
     }
 
     /// A reading failed (`retry_later`: the driver has no counters at all).
     pub fn handle_failure(&mut self, now: Instant, reason: String, retry_later: bool) {
         self.reading = false;
+        self.early = None;
         self.counters.failed(reason);
         self.watchdog.gap();
         if retry_later {
@@ -229,5 +254,98 @@ mod tests {
         assert!(p.due(at(1100)));
         p.reading = false;
         assert_eq!(p.poll_timeout(), Some(at(1300)), "exactly on time");
+    }
+
+    /// A storm that begins just after a round: the first reading with pauses opens a
+    /// window that already spans the detection time, so the deciding reading comes
+    /// half an interval later, not a whole one; the rounds keep their cadence; and once
+    /// quiet, the reading that ends the storm comes when the quiet spans the
+    /// restoration time.
+    #[test]
+    fn a_verdict_is_read_when_its_window_is_complete() {
+        let at = |ms: u64| Instant::ZERO + Duration::from_millis(ms);
+        let s = PfcWatchdogSettings {
+            enabled: true,
+            ..PfcWatchdogSettings::default() // every 200 ms, detection and restoration 200 ms
+        };
+        let mut p = PortPfc::new(&s, PriorityMap(1 << 3), at(0));
+        let mut rx = 0;
+        let mut read = |p: &mut PortPfc, t: u64, pausing: bool| {
+            assert!(p.due(at(t)), "a reading is due at {t} ms");
+            rx += u64::from(pausing) * 1000;
+            let mut i = [0; 8];
+            i[3] = rx;
+            p.handle_sample(at(t), &PfcSample::dcbnl([0; 8], i)).0
+        };
+        assert!(read(&mut p, 0, false).is_empty());
+        assert_eq!(p.poll_timeout(), Some(at(200)));
+        // The storm begins at 1 ms.
+        assert!(read(&mut p, 200, true).is_empty());
+        assert_eq!(p.poll_timeout(), Some(at(300)), "half an interval after");
+        let t = read(&mut p, 300, true);
+        assert!(
+            matches!(t[..], [Transition::Storm { priority: 3, readings: 2, window, .. }]
+                if window == Duration::from_millis(300)),
+            "{t:?}"
+        );
+        assert_eq!(p.poll_timeout(), Some(at(400)), "the round at 400 ms stays");
+        assert!(read(&mut p, 400, true).is_empty());
+        // Quiet since the reading at 400 ms: the round at 600 ms spans the restoration.
+        let t = read(&mut p, 600, false);
+        assert!(
+            matches!(
+                t[..],
+                [Transition::Over {
+                    priority: 3,
+                    reason: "quiet",
+                    ..
+                }]
+            ),
+            "{t:?}"
+        );
+        assert_eq!(p.poll_timeout(), Some(at(800)));
+
+        // Longer times: the deciding reading when the window completes.
+        let long = PfcWatchdogSettings {
+            detection_ms: 500,
+            restoration_ms: 250,
+            ..s
+        };
+        let mut p = PortPfc::new(&long, PriorityMap(1 << 3), at(0));
+        let mut rx = 0;
+        let mut read = |p: &mut PortPfc, t: u64, pausing: bool| {
+            assert!(p.due(at(t)), "a reading is due at {t} ms");
+            rx += u64::from(pausing) * 1000;
+            let mut i = [0; 8];
+            i[3] = rx;
+            p.handle_sample(at(t), &PfcSample::dcbnl([0; 8], i)).0
+        };
+        read(&mut p, 0, true);
+        for t in [200, 400] {
+            assert!(read(&mut p, t, true).is_empty());
+        }
+        assert_eq!(
+            p.poll_timeout(),
+            Some(at(500)),
+            "the window from 0 ms completes"
+        );
+        assert!(matches!(
+            read(&mut p, 500, true)[..],
+            [Transition::Storm { .. }]
+        ));
+        assert_eq!(p.poll_timeout(), Some(at(600)), "the round");
+        assert!(read(&mut p, 600, false).is_empty());
+        assert_eq!(
+            p.poll_timeout(),
+            Some(at(750)),
+            "quiet since 500 ms spans 250 ms"
+        );
+        let t = read(&mut p, 750, false);
+        assert!(matches!(t[..], [Transition::Over { .. }]), "{t:?}");
+        assert_eq!(
+            p.poll_timeout(),
+            Some(at(800)),
+            "the rounds kept their cadence"
+        );
     }
 }

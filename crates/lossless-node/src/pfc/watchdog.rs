@@ -202,6 +202,36 @@ impl Watchdog {
         }
     }
 
+    /// When a reading could next change a verdict, after the reading taken at
+    /// `last`: a run of readings with new pauses that one more reading could make a
+    /// storm once its window reaches the detection time, or a storm's quiet that
+    /// could end it once it reaches the restoration time; never sooner than
+    /// `min_gap` after `last`, so that the deciding reading brings fresh evidence.
+    /// The port reads then instead of waiting for its next round: a storm is
+    /// declared when its window is complete, not up to an interval later.
+    pub fn next_verdict(&self, last: Instant, min_gap: Duration) -> Option<Instant> {
+        if !self.enabled {
+            return None;
+        }
+        let rule = &self.rule;
+        self.watched
+            .priorities()
+            .filter_map(|p| {
+                let w = &self.prios[usize::from(p)];
+                match &w.storm {
+                    Some(s) => s.quiet.map(|q| q + rule.restoration),
+                    None => [w.rx, w.tx]
+                        .into_iter()
+                        .flatten()
+                        .filter(|r| r.readings + 1 >= rule.min_readings)
+                        .map(|r| r.start + rule.detection)
+                        .min(),
+                }
+            })
+            .min()
+            .map(|t| t.max(last + min_gap))
+    }
+
     /// One reading, taken at `at`: the transitions it makes.
     pub fn observe(&mut self, at: Instant, reading: &Ingested) -> Vec<Transition> {
         let Some(prev) = reading.prev_at.filter(|_| self.enabled) else {

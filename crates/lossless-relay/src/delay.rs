@@ -5,10 +5,12 @@
 //! Each PE runs one session, both stations of the exchange: it sends requests
 //! to the far PE in its tunnel and answers the far PE's. A measurement frame
 //! out of the tunnel (EtherType 0x88B5) goes to the session, never to the DC
-//! gateway. Timestamps are the relay's clock (`now`, in picoseconds) when a
-//! frame is handed in and when one is queued: software timestamps at the
-//! core's edge, so the round trip includes both PEs' handling of a frame
-//! (microseconds), which the minimum over a round's exchanges keeps smallest.
+//! gateway. Timestamps are the relay's clock (in picoseconds): a frame's
+//! arrival as the caller says it (the kernel's receive time where the runtime
+//! has it, so a relay thread that runs late does not lengthen the round trip),
+//! and the time a frame is queued for sending: the round trip includes the
+//! PEs' sending path (microseconds), which the minimum over a round's
+//! exchanges keeps smallest.
 //!
 //! The result is the round trip PE to PE and back (T4 - T1 - (T3 - T2)) and
 //! half of it as the one-way delay: the draft's forwarding delay when
@@ -155,11 +157,12 @@ impl WanDelay {
         inner.get(12..14) == Some(&ETHERTYPE_MEASURE.to_be_bytes())
     }
 
-    /// A measurement frame out of the tunnel at `now`.
-    pub fn handle(&mut self, now: Instant, inner: &[u8]) {
+    /// A measurement frame out of the tunnel, handled at `now`, received at
+    /// `arrived` (no later than `now`).
+    pub fn handle(&mut self, now: Instant, arrived: Instant, inner: &[u8]) {
         self.handle_timeout(now);
         self.frames_received += 1;
-        self.session.handle_frame(now, inner, ps(now));
+        self.session.handle_frame(now, inner, ps(arrived.min(now)));
         self.collect();
     }
 

@@ -161,7 +161,7 @@ impl Relay {
     /// queued for [`Relay::poll_transmit`].
     pub fn handle_frame(&mut self, now: Instant, port: Port, frame: &[u8]) -> Verdict {
         let mut queue = self.take_queue();
-        let v = self.one(now, port, frame, &mut queue);
+        let v = self.one(now, now, port, frame, &mut queue);
         self.queue = queue;
         v
     }
@@ -213,7 +213,25 @@ impl Relay {
         let before = out.len();
         self.flush_due(now, out);
         for f in frames {
-            self.one(now, port, f, out);
+            self.one(now, now, port, f, out);
+        }
+        out.len() - before
+    }
+
+    /// As [`Relay::process`], each frame with the time it arrived (the
+    /// kernel's receive time): a WAN delay measurement is timed by it, not by
+    /// when this batch is handled.
+    pub fn process_arrived<'f>(
+        &mut self,
+        now: Instant,
+        port: Port,
+        frames: impl IntoIterator<Item = (&'f [u8], Instant)>,
+        out: &mut TxBatch,
+    ) -> usize {
+        let before = out.len();
+        self.flush_due(now, out);
+        for (f, arrived) in frames {
+            self.one(now, arrived, port, f, out);
         }
         out.len() - before
     }
@@ -234,13 +252,20 @@ impl Relay {
         std::mem::take(&mut self.queue)
     }
 
-    fn one(&mut self, now: Instant, port: Port, frame: &[u8], out: &mut TxBatch) -> Verdict {
+    fn one(
+        &mut self,
+        now: Instant,
+        arrived: Instant,
+        port: Port,
+        frame: &[u8],
+        out: &mut TxBatch,
+    ) -> Verdict {
         match port {
             Port::Dc => {
                 self.flush_due(now, out);
                 self.egress(now, frame, out)
             }
-            Port::Wan => self.ingress(now, frame, out),
+            Port::Wan => self.ingress(now, arrived, frame, out),
         }
     }
 
@@ -341,7 +366,13 @@ impl Relay {
         self.egress.measurement += sent;
     }
 
-    fn ingress(&mut self, now: Instant, frame: &[u8], out: &mut TxBatch) -> Verdict {
+    fn ingress(
+        &mut self,
+        now: Instant,
+        arrived: Instant,
+        frame: &[u8],
+        out: &mut TxBatch,
+    ) -> Verdict {
         self.ingress.received += 1;
         let inner = match self.decap.decapsulate(frame) {
             Ok(inner) => inner,
@@ -355,7 +386,7 @@ impl Relay {
         };
         if WanDelay::is_measurement(inner) {
             if let Some(d) = self.delay.as_mut() {
-                d.handle(now, inner);
+                d.handle(now, arrived, inner);
                 self.ingress.measurement += 1;
                 self.send_measurement(now, out);
                 return Verdict::Measured;

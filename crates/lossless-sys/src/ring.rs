@@ -109,6 +109,9 @@ pub struct RingSocket {
     scratch: Vec<u8>,
     /// Where this batch's frames are (reused: no allocation per batch).
     spans: Vec<Span>,
+    /// When the kernel received each of them (`tp_sec`, `tp_nsec`: the
+    /// real-time clock, in nanoseconds since the Unix epoch), span by span.
+    stamps: Vec<u64>,
     send: SendScratch,
 }
 
@@ -162,13 +165,24 @@ impl RxFrames<'_> {
 
     /// Each frame as it was on the wire (VLAN tag in place).
     pub fn iter(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        self.iter_stamped().map(|(f, _)| f)
+    }
+
+    /// Each frame with the time the kernel received it: nanoseconds since the
+    /// Unix epoch on the real-time clock (the ring's `tp_sec`/`tp_nsec`), taken
+    /// in the receive path, however late this thread reads the frame.
+    pub fn iter_stamped(&self) -> impl Iterator<Item = (&[u8], u64)> + '_ {
         let ring = self.sock.map.bytes();
         let scratch = &self.sock.scratch;
-        self.sock.spans.iter().filter_map(move |s| match *s {
-            Span::Ring { at, len } => Some(&ring[at..at + len]),
-            Span::Scratch { at, len } => Some(&scratch[at..at + len]),
-            Span::Skip => None,
-        })
+        self.sock
+            .spans
+            .iter()
+            .zip(&self.sock.stamps)
+            .filter_map(move |(s, t)| match *s {
+                Span::Ring { at, len } => Some((&ring[at..at + len], *t)),
+                Span::Scratch { at, len } => Some((&scratch[at..at + len], *t)),
+                Span::Skip => None,
+            })
     }
 }
 
@@ -259,6 +273,7 @@ impl RingSocket {
             next: 0,
             scratch: Vec::with_capacity(4096),
             spans: Vec::with_capacity(256),
+            stamps: Vec::with_capacity(256),
             send: SendScratch::default(),
         })
     }
@@ -300,6 +315,7 @@ impl RingSocket {
     pub fn recv_batch(&mut self, max: usize, mut complete: impl FnMut(&mut [u8])) -> RxFrames<'_> {
         let first = self.next;
         self.spans.clear();
+        self.stamps.clear();
         self.scratch.clear();
         let mut count = 0;
         // Never more than the ring: the slots of this batch are still ours.
@@ -358,6 +374,8 @@ impl RingSocket {
                 Span::Ring { at, len }
             };
             self.spans.push(span);
+            self.stamps
+                .push(u64::from(hdr.tp_sec) * 1_000_000_000 + u64::from(hdr.tp_nsec));
             count += 1;
         }
         self.next = (first + count) % self.frames;

@@ -259,3 +259,43 @@ fn the_receive_ring_takes_frames_in_order_with_tags_and_counts_overflow() {
             .unwrap_err();
     assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
 }
+
+/// The ring tells when the kernel received each frame, not when the reader got
+/// to it: frames read 300 ms after they were sent carry the time they were
+/// sent, on the real-time clock.
+#[test]
+fn the_receive_ring_stamps_each_frame_with_the_kernels_receive_time() {
+    if !require(
+        "the_receive_ring_stamps_each_frame_with_the_kernels_receive_time",
+        &[Oracle::Netns],
+    ) {
+        return;
+    }
+    let unix_ns = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos() as u64
+    };
+    let p = Pair::new();
+    let tx = open(&p.a, "va", Filter::All, BatchOptions::default());
+    let mut rx = ring(&p.b, "vb", RingOptions::default());
+    let frames: Vec<Vec<u8>> = (1..=3).map(pfc).collect();
+    let before = unix_ns();
+    tx.send_batch(frames.iter().map(Vec::as_slice)).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    // The receive path may run a moment after the send returns (a busy
+    // machine defers it to ksoftirqd): well before the read, though.
+    let after = before + 150_000_000;
+    wait_any(&[rx.as_fd()], Some(Duration::from_secs(2))).unwrap();
+    let got = rx.recv_batch(64, |_| panic!("no partial checksums here"));
+    let stamped: Vec<(Vec<u8>, u64)> = got.iter_stamped().map(|(f, t)| (f.to_vec(), t)).collect();
+    assert_eq!(stamped.len(), 3);
+    for (f, t) in &stamped {
+        assert!(frames.contains(f));
+        assert!(
+            (before..=after).contains(t),
+            "stamped {t}, sent at {before} and read 300 ms later"
+        );
+    }
+}

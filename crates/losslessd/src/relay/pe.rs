@@ -1,7 +1,7 @@
 //! A PE's data path: PFC from the DC gateway in, tunnel frames to the WAN
 //! out, and the reverse. One thread, two sockets, batches both ways.
 
-use lossless_relay::{Port, RelayConfig, TunnelConfig, TxBatch};
+use lossless_relay::{Instant, Port, RelayConfig, TunnelConfig, TxBatch};
 use lossless_sys::batch::Filter;
 use lossless_sys::if_hwaddr;
 use lossless_wire::tunnel::udp::{fill_checksum_v4, fill_checksum_v6, udp_in_frame, IpPair};
@@ -87,6 +87,8 @@ pub(super) fn run(shared: &Shared, cfg: &RelayConfig) {
             };
             let tick = std::time::Instant::now();
             let now = shared.at(tick);
+            // The real-time clock beside it: the ring stamps frames on it.
+            let wall = unix_ns();
             let mut received = 0;
             for (link, port) in [(&mut dc, Port::Dc), (&mut wan, Port::Wan)] {
                 let io = &mut st.ports[link.slot];
@@ -103,7 +105,10 @@ pub(super) fn run(shared: &Shared, cfg: &RelayConfig) {
                             deferred.push(Port::Dc, priority, f);
                         }
                     } else {
-                        relay.process(now, port, frames.iter(), &mut out);
+                        let stamped = frames
+                            .iter_stamped()
+                            .map(|(f, stamp)| (f, arrival(now, wall, stamp)));
+                        relay.process_arrived(now, port, stamped, &mut out);
                     }
                 });
                 link.read_stats(io, tick);
@@ -131,6 +136,21 @@ pub(super) fn run(shared: &Shared, cfg: &RelayConfig) {
             idle(shared, &[&dc, &wan], next);
         }
     }
+}
+
+/// The real-time clock, in nanoseconds since the Unix epoch.
+fn unix_ns() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// The relay's time of a frame the kernel stamped at `stamp` (real-time
+/// nanoseconds), by how long before `wall` (read with `now`) that was. A
+/// stamp after `wall` (a clock step) counts as `now`.
+fn arrival(now: Instant, wall: u64, stamp: u64) -> Instant {
+    let ago = std::time::Duration::from_nanos(wall.saturating_sub(stamp));
+    Instant::from_duration(now.since_epoch().saturating_sub(ago))
 }
 
 #[cfg(test)]

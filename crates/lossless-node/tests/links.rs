@@ -31,8 +31,13 @@ struct Sim {
 
 impl Sim {
     fn new() -> Sim {
+        Sim::with_daemon("")
+    }
+
+    /// Both nodes with this `[daemon]` section.
+    fn with_daemon(daemon: &str) -> Sim {
         let node = |i: usize| {
-            let text = format!("[ports.\"{}\"]\n", NAMES[i]);
+            let text = format!("[daemon]\n{daemon}\n[ports.\"{}\"]\n", NAMES[i]);
             let config = DaemonConfig::parse(&text, Path::new("links.toml")).unwrap();
             Node::new(
                 config,
@@ -119,4 +124,40 @@ fn a_frame_before_the_device_runs_is_kept_for_the_link_up() {
     }
     assert!(sent >= 1);
     assert_eq!(dcbx(&mut s)["peer_present"], true);
+}
+
+/// A frame is charged to the receive budget once, when it arrives: not again
+/// when it is handed back with the link read, nor when it is kept for the link
+/// notification. With a budget of one frame, B's first LLDPDU (B is no DCBX peer
+/// yet, so it counts) still reaches A's agent.
+#[test]
+fn a_frame_kept_for_the_link_up_is_charged_to_the_budget_once() {
+    let mut s = Sim::with_daemon("rx_budget_per_s = 1\nrx_budget_burst = 1\n");
+    let now = s.now();
+    s.d[1].handle_links(now, vec![link(1, true)]);
+    s.d[0].handle_links(now, vec![link(0, false)]);
+    let mut lldpdu = None;
+    while let Some(out) = s.d[1].poll_output() {
+        if let Output::Send { frame, .. } = out {
+            lldpdu.get_or_insert(frame);
+        }
+    }
+    while s.d[0].poll_output().is_some() {}
+    s.d[0].handle_frame(now, 10, &lldpdu.expect("B sends at link-up"));
+    let Some(Output::ReadLink { frame: f, .. }) = s.d[0].poll_output() else {
+        panic!("A reads the link")
+    };
+    let coming_up = Link {
+        oper_up: false,
+        ..link(0, true)
+    };
+    s.d[0].handle_link_read(now, Some(coming_up), &f);
+    s.d[0].handle_link_change(now, LinkChange::New(link(0, true)));
+    while s.d[0].poll_output().is_some() {}
+    let r = s.request(now, Request::Counters { port: None });
+    let io = r.result.unwrap()["ports"][0]["io"].clone();
+    assert_eq!(io["rx_over_budget"], 0, "{io}");
+    assert_eq!(io["rx_frames"], 1, "{io}");
+    let r = s.request(now, Request::DcbxShow { port: None });
+    assert_eq!(r.result.unwrap()["ports"][0]["peer_present"], true);
 }

@@ -175,7 +175,7 @@ impl Node {
         }
         self.after(now, &link.name);
         for frame in held {
-            self.handle_frame(now, link.ifindex, &frame);
+            self.handle_admitted(now, link.ifindex, &frame);
         }
     }
 
@@ -216,9 +216,21 @@ impl Node {
             return;
         };
         // Before anything that costs: a flood from a stranger stops here.
-        if !port.admits(now.mono, frame) {
-            return;
+        if port.admits(now.mono, frame) {
+            self.handle_admitted(now, ifindex, frame);
         }
+    }
+
+    /// A frame past the receive budget (charged once, when it arrived: not again
+    /// when it comes back with the link read or after the link notification).
+    fn handle_admitted(&mut self, now: Now, ifindex: u32, frame: &[u8]) {
+        let Some(port) = self
+            .by_index
+            .get(&ifindex)
+            .and_then(|name| self.ports.get_mut(name))
+        else {
+            return;
+        };
         let name = port.name.clone();
         if !port.agent.link_up() {
             // A frame on a port we believe down: the netlink notification of the
@@ -268,7 +280,7 @@ impl Node {
             .get(&link.name)
             .is_some_and(|p| p.agent.link_up())
         {
-            self.handle_frame(now, link.ifindex, frame);
+            self.handle_admitted(now, link.ifindex, frame);
         }
     }
 

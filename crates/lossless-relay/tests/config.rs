@@ -153,6 +153,7 @@ pe_system_mac = "02:00:00:00:e1:ff"
             pe_port_mac: PE1_DC,
             pe_system_mac: Some(MacAddr([2, 0, 0, 0, 0xe1, 0xff])),
             buffer: None,
+            datapath: lossless_relay::Datapath::default(),
         })
     );
 }

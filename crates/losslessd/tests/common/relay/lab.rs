@@ -150,6 +150,7 @@ impl Lab {
             pe_port_mac: PE1_DC,
             pe_system_mac: None,
             buffer: None,
+            datapath: lossless_relay::Datapath::default(),
         };
         self.daemon(&self.dc1, "gw1", RelaySection::Gateway(cfg))
     }

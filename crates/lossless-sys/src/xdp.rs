@@ -194,18 +194,19 @@ pub struct XdpRelay {
 }
 
 impl XdpRelay {
-    /// Loads both programs (the verifier runs here) and writes `cfg`.
+    /// Loads a PE's programs (the verifier runs here) and writes `cfg`.
     pub fn load(cfg: &RelayCfg) -> io::Result<XdpRelay> {
+        let mut relay =
+            XdpRelay::load_sides(&[Side::Dc, Side::Wan, Side::Gen, Side::Sink, Side::StormFlush])?;
+        relay.configure(cfg)?;
+        Ok(relay)
+    }
+
+    /// The object's maps, and of its programs those of `sides`.
+    fn load_sides(sides: &[Side]) -> io::Result<XdpRelay> {
         let obj = object().map_err(|e| io::Error::new(io::ErrorKind::Unsupported, e))?;
         let mut ebpf = Ebpf::load(obj).map_err(|e| err("loading the XDP object", e))?;
-        for side in [
-            Side::Dc,
-            Side::Wan,
-            Side::Gen,
-            Side::Sink,
-            Side::StormFlush,
-            Side::Gateway,
-        ] {
+        for side in sides {
             let prog: &mut Xdp = ebpf
                 .program_mut(side.program())
                 .ok_or_else(|| err(side.program(), "missing from the object"))?
@@ -213,9 +214,7 @@ impl XdpRelay {
                 .map_err(|e| err(side.program(), e))?;
             prog.load().map_err(|e| err(side.program(), e))?;
         }
-        let mut relay = XdpRelay { ebpf };
-        relay.configure(cfg)?;
-        Ok(relay)
+        Ok(XdpRelay { ebpf })
     }
 
     /// Replaces the configuration the programs read.

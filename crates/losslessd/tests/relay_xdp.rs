@@ -15,9 +15,7 @@
 use lossless_relay::example::{self, pfc, Kind, DC2_GW, DC2_GW_SYSTEM, KINDS, PE1_DC};
 use lossless_relay::tunnel::Encapsulator;
 use lossless_relay::{DropReason, GatewayCheck, GatewayConfig, Instant, Port, Relay, Verdict};
-use lossless_sys::xdp::{
-    self, counter, RelayCfg, Side, XdpRelay, XDP_DROP, XDP_PASS, XDP_REDIRECT,
-};
+use lossless_sys::xdp::{self, counter, Side, XdpRelay, XDP_DROP, XDP_PASS, XDP_REDIRECT};
 use lossless_wire::MacAddr;
 use losslessd::relay::xdp::{priority_status, storm_state, xdp_config};
 use losslessd::relay::xdp_gateway;
@@ -490,8 +488,7 @@ fn the_gateway_program_gives_gateway_checks_verdicts_and_counters() {
     // Control).
     let mut all = GatewayCheck::new(&cfg).unwrap();
     let mut ours = GatewayCheck::new(&cfg).unwrap();
-    let mut x = XdpRelay::load(&RelayCfg::default()).unwrap();
-    x.set_gateway(&xdp_gateway::sources(&cfg)).unwrap();
+    let mut x = XdpRelay::load_gateway(&xdp_gateway::sources(&cfg)).unwrap();
     let mut frames: Vec<(String, Vec<u8>)> = frames_from(PE1_DC, system)
         .into_iter()
         .map(|(w, f)| (w.to_string(), f))

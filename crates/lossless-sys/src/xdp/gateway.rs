@@ -5,7 +5,7 @@ use std::io;
 
 use aya::maps::{Array, PerCpuArray};
 
-use super::{err, XdpRelay};
+use super::{err, Side, XdpRelay};
 
 /// `struct sources` of the C: who may send PFC.
 #[repr(C)]
@@ -45,6 +45,13 @@ pub struct GatewayLast {
 }
 
 impl XdpRelay {
+    /// Loads `xdp_gateway` alone (the verifier runs here) and writes `s`.
+    pub fn load_gateway(s: &Sources) -> io::Result<XdpRelay> {
+        let mut relay = XdpRelay::load_sides(&[Side::Gateway])?;
+        relay.set_gateway(s)?;
+        Ok(relay)
+    }
+
     /// Sets the MACs `xdp_gateway` accepts PFC from.
     pub fn set_gateway(&mut self, s: &Sources) -> io::Result<()> {
         let map = self

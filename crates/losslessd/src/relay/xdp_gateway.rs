@@ -113,10 +113,8 @@ impl GatewayXdp {
         if let Err(e) = lossless_sys::xdp::object() {
             return Err(format!("unavailable: not built ({e})"));
         }
-        let mut x = XdpRelay::load(&lossless_sys::xdp::RelayCfg::default())
+        let mut x = XdpRelay::load_gateway(&self.sources)
             .map_err(|e| format!("unavailable: the kernel refused the program: {e}"))?;
-        x.set_gateway(&self.sources)
-            .map_err(|e| format!("unavailable: {e}"))?;
         let mode = x
             .attach(Side::Gateway, ifindex)
             .map_err(|e| format!("unavailable: {e}"))?;

@@ -24,13 +24,14 @@ pub struct RelayShow {
     /// A gateway's check.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gateway: Option<GatewayShow>,
-    /// Which data path runs and why (a PE).
+    /// Which data path runs and why (a PE, or a gateway).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub xdp: Option<XdpShow>,
 }
 
-/// The XDP fast path of a PE: whether it runs, how, or why not; what it
-/// decided itself (already counted in `pe`'s counters).
+/// The XDP fast path: whether it runs, how, or why not; what a PE's program
+/// decided itself (already counted in `pe`'s counters; a gateway's counts are
+/// in `gateway`'s, and the fields below stay 0).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct XdpShow {
     pub running: bool,

@@ -93,10 +93,11 @@ pub struct Datapath {
     pub poll: Poll,
     /// Frames per `recvmmsg`/`sendmmsg` (1..=1024).
     pub batch: u16,
-    /// `auto`: the XDP program where it loads and attaches, except on veth (a
-    /// frame redirected into a veth is lost unless its receiving end runs XDP,
-    /// which this host cannot see), the AF_PACKET path for the rest and where it
-    /// cannot; `on`: as `auto`, on veth too; `off`: AF_PACKET only.
+    /// `auto`: the XDP program where it loads and attaches, except on a PE's
+    /// veth (a frame redirected into a veth is lost unless its receiving end
+    /// runs XDP, which this host cannot see; a gateway's program redirects
+    /// nothing), the AF_PACKET path for the rest and where it cannot; `on`: as
+    /// `auto`, on veth too; `off`: AF_PACKET only.
     pub xdp: XdpMode,
 }
 
@@ -366,6 +367,12 @@ pub struct GatewayConfig {
     /// draft-he-rtgwg-wan-pfc-00's buffer condition at this gateway, for `relay show`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buffer: Option<BufferConfig>,
+    /// How losslessd reads the frames: its socket loop, and `xdp` (the
+    /// check in XDP, which drops the illegal frames before the host sees
+    /// them; `auto` attaches on veth too: the gateway's program redirects
+    /// nothing).
+    #[serde(default)]
+    pub datapath: Datapath,
 }
 
 /// A configuration value the relay cannot use, with the key and the value.
@@ -674,13 +681,7 @@ impl RelayConfig {
             }
         }
         self.storm.validate()?;
-        if !(1..=1024).contains(&self.datapath.batch) {
-            return Err(ConfigError::OutOfRange {
-                key: "datapath.batch",
-                value: self.datapath.batch.into(),
-                allowed: "1..=1024",
-            });
-        }
+        self.datapath.validate()?;
         if let Some(m) = &self.measure {
             m.session()?;
         }
@@ -698,9 +699,23 @@ impl RelayConfig {
     }
 }
 
+impl Datapath {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if !(1..=1024).contains(&self.batch) {
+            return Err(ConfigError::OutOfRange {
+                key: "datapath.batch",
+                value: self.batch.into(),
+                allowed: "1..=1024",
+            });
+        }
+        Ok(())
+    }
+}
+
 impl GatewayConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         unicast("pe_port_mac", self.pe_port_mac)?;
+        self.datapath.validate()?;
         if let Some(m) = self.pe_system_mac {
             unicast("pe_system_mac", m)?;
         }

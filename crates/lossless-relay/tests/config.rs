@@ -153,8 +153,37 @@ pe_system_mac = "02:00:00:00:e1:ff"
             pe_port_mac: PE1_DC,
             pe_system_mac: Some(MacAddr([2, 0, 0, 0, 0xe1, 0xff])),
             buffer: None,
+            datapath: lossless_relay::Datapath::default(),
         })
     );
+}
+
+/// A gateway's `[relay.datapath]`: the PE's keys, checked by the same rule.
+#[test]
+fn a_gateway_takes_the_datapath_keys() {
+    let text = |extra: &str| {
+        format!(
+            "[relay]\nrole = \"gateway\"\npe_port_mac = \"02:00:00:00:e1:00\"\n\
+             [relay.datapath]\n{extra}\n"
+        )
+    };
+    let RelaySection::Gateway(g) = section(&text("xdp = \"off\"\nbatch = 8")).expect("parses")
+    else {
+        panic!("not a gateway");
+    };
+    assert_eq!(
+        (g.datapath.xdp, g.datapath.batch),
+        (lossless_relay::XdpMode::Off, 8)
+    );
+    let RelaySection::Gateway(g) = section(&text("batch = 0")).expect("parses") else {
+        panic!("not a gateway");
+    };
+    assert_eq!(
+        g.validate().expect_err("batch 0").to_string(),
+        "datapath.batch = 0: out of range, allowed 1..=1024"
+    );
+    let e = section(&text("xdp = \"fast\"")).expect_err("unknown mode");
+    assert!(e.contains("unknown variant `fast`"), "{e}");
 }
 
 #[test]

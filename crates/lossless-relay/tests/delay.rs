@@ -167,6 +167,7 @@ fn measured_needs_a_measurement_and_a_gateway_cannot_measure() {
         pe_port_mac: PE1_DC,
         pe_system_mac: None,
         buffer: cfg.buffer.clone(),
+        datapath: lossless_relay::Datapath::default(),
     };
     let e = lossless_relay::GatewayCheck::new(&g).expect_err("a gateway does not measure");
     assert!(

@@ -281,6 +281,7 @@ fn end_to_end_rewrites_the_smac_and_keeps_vector_and_times() {
                 pe_port_mac: PE1_DC,
                 pe_system_mac: None,
                 buffer: None,
+                datapath: lossless_relay::Datapath::default(),
             })
             .expect("gateway config");
             assert!(matches!(
@@ -542,6 +543,7 @@ fn gateway_check_accepts_only_the_pe() {
         pe_port_mac: PE1_DC,
         pe_system_mac: Some(PE1_WAN),
         buffer: None,
+        datapath: lossless_relay::Datapath::default(),
     })
     .expect("config");
     let from = |mac| pfc_from(mac, 0x08, [0, 0, 0, 5, 0, 0, 0, 0]);
@@ -563,6 +565,7 @@ fn gateway_check_accepts_only_the_pe() {
         pe_port_mac: MacAddr::MAC_CONTROL,
         pe_system_mac: None,
         buffer: None,
+        datapath: lossless_relay::Datapath::default(),
     })
     .is_err());
 }

@@ -30,6 +30,15 @@
  * due (a refresh before the far side's pause lapses, a held resume), one
  * frame per run, encapsulated like the rest.
  *
+ *   xdp_gateway (on a DC gateway's interface facing its PE): every MAC
+ *           Control frame gets lossless_relay::GatewayCheck's rules (the
+ *           same functions as xdp_dc's: a legal PFC frame, to
+ *           01-80-C2-00-00-01, from the PE's port or system MAC in the
+ *           `gateway` map); an illegal one is dropped and counted under its
+ *           reason ("the source DC gateway must discard this illegal PFC
+ *           frame"), a legal one counted, recorded in `gateway_last` and
+ *           passed to the host, and any other frame passed untouched.
+ *
  * Counters are per-CPU u64, indexed as lossless_sys::xdp::Counter.
  */
 #include <linux/bpf.h>
@@ -67,14 +76,23 @@ enum counter {
 	C_EGRESS_SUPPRESSED,
 	C_EGRESS_MASKED,
 	C_EGRESS_FLUSHED,
+	C_GW_DROP,
+	C_GW_RECEIVED = C_GW_DROP + R_COUNT,
+	C_GW_ACCEPTED,
 	C_COUNT,
+};
+
+/* Who may send PFC (lossless_relay::AllowedSources): a PE's gateway, or a
+ * gateway's PE. */
+struct sources {
+	__u8 port_mac[6];
+	__u8 system_mac[6];
+	__u8 has_system_mac;
 };
 
 struct relay_cfg {
 	__u8 dc_port_mac[6];
-	__u8 gw_port_mac[6];
-	__u8 gw_system_mac[6];
-	__u8 has_system_mac;
+	struct sources gw;  /* the DC gateway's MACs */
 	__u8 kind;
 	__u8 wan_port_mac[6];
 	__u8 storm;          /* 1: the storm ceiling, state in the storm map */
@@ -98,6 +116,31 @@ struct {
 	__type(key, __u32);
 	__type(value, struct relay_cfg);
 } config SEC(".maps");
+
+/* xdp_gateway's PE. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sources);
+} gateway SEC(".maps");
+
+/* The last frame xdp_gateway accepted on this CPU (user space takes the
+ * latest of the CPUs'). */
+struct gateway_last {
+	__u64 at_ns;        /* 0: none yet */
+	__u8 src[6];
+	__u8 class_enable;
+	__u8 pad;
+	__u8 quanta[16];    /* as in the frame: big-endian */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct gateway_last);
+} gateway_last SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -210,6 +253,57 @@ static __always_inline int check_pfc(const __u8 *f, __u32 len)
 	if (!mac_eq(f, PFC_DMAC))
 		return R_BAD_DMAC;
 	return -1;
+}
+
+/* The source rule (AllowedSources::check after check_pfc): -1 if f's source
+ * MAC is one of `s`, else R_BAD_SMAC. */
+static __always_inline int check_source(const __u8 *f, const struct sources *s)
+{
+	if (mac_eq(f + 6, s->port_mac) || (s->has_system_mac && mac_eq(f + 6, s->system_mac)))
+		return -1;
+	return R_BAD_SMAC;
+}
+
+/*
+ * Reads the packet's first octets into f[64] if it is a MAC Control frame
+ * (0x8808, maybe behind one 802.1Q tag): 0 if it is not one (the host's, or
+ * under 14 octets); 1 if it is, f holding as much of it as check_pfc reads;
+ * -1 if it is one but could not be read (too short: R_SHORT_FRAME).
+ */
+static __always_inline int read_mac_control(struct xdp_md *ctx, __u8 *f, __u32 len)
+{
+	if (len < 14 || bpf_xdp_load_bytes(ctx, 0, f, 14) < 0)
+		return 0;
+	__u16 et = ((__u16)f[12] << 8) | f[13];
+	if (et == 0x8100) {
+		if (len < 18 || bpf_xdp_load_bytes(ctx, 0, f, 18) < 0)
+			return 0;
+		et = ((__u16)f[16] << 8) | f[17];
+	}
+	if (et != 0x8808)
+		return 0;
+	long ld;
+	if (len >= 64)
+		ld = bpf_xdp_load_bytes(ctx, 0, f, 64);
+	else if (len >= 60)
+		ld = bpf_xdp_load_bytes(ctx, 0, f, 60);
+	else if (len >= 18)
+		ld = bpf_xdp_load_bytes(ctx, 0, f, 18);
+	else
+		ld = bpf_xdp_load_bytes(ctx, 0, f, 14);
+	return ld < 0 ? -1 : 1;
+}
+
+/* A MAC Control frame's verdict (read_mac_control's k, f, len) under the
+ * allowed sources `s`: -1 if legal, else the reason. */
+static __always_inline int check_from(int k, const __u8 *f, __u32 len, const struct sources *s)
+{
+	if (k < 0)
+		return R_SHORT_FRAME;
+	int r = check_pfc(f, len);
+	if (r < 0)
+		r = check_source(f, s);
+	return r;
 }
 
 static __always_inline struct relay_cfg *cfg(void)
@@ -461,42 +555,12 @@ int xdp_dc(struct xdp_md *ctx)
 		return XDP_PASS;
 	__u8 f[64] = {};
 	__u32 len = ctx->data_end - ctx->data;
-	if (len >= 14) {
-		/* Only MAC Control (0x8808, maybe tagged) is ours; the host keeps the rest. */
-		if (bpf_xdp_load_bytes(ctx, 0, f, 14) < 0)
-			return XDP_PASS;
-		__u16 et = ((__u16)f[12] << 8) | f[13];
-		if (et == 0x8100) {
-			if (len < 18 || bpf_xdp_load_bytes(ctx, 0, f, 18) < 0)
-				return XDP_PASS;
-			et = ((__u16)f[16] << 8) | f[17];
-		}
-		if (et != 0x8808)
-			return XDP_PASS;
-	} else {
+	/* Only MAC Control is ours; the host keeps the rest. */
+	int k = read_mac_control(ctx, f, len);
+	if (k == 0)
 		return XDP_PASS;
-	}
 	count(C_EGRESS_RECEIVED);
-	long ld;
-	if (len >= 64)
-		ld = bpf_xdp_load_bytes(ctx, 0, f, 64);
-	else if (len >= 60)
-		ld = bpf_xdp_load_bytes(ctx, 0, f, 60);
-	else if (len >= 18)
-		ld = bpf_xdp_load_bytes(ctx, 0, f, 18);
-	else
-		ld = bpf_xdp_load_bytes(ctx, 0, f, 14);
-	if (ld < 0) {
-		count(C_EGRESS_DROP + R_SHORT_FRAME);
-		return XDP_DROP;
-	}
-	int r = check_pfc(f, len);
-	if (r < 0) {
-		int ok = mac_eq(f + 6, c->gw_port_mac) ||
-			 (c->has_system_mac && mac_eq(f + 6, c->gw_system_mac));
-		if (!ok)
-			r = R_BAD_SMAC;
-	}
+	int r = check_from(k, f, len, &c->gw);
 	if (r >= 0) {
 		count(C_EGRESS_DROP + (r & 0xf));
 		return XDP_DROP;
@@ -848,6 +912,39 @@ int xdp_wan(struct xdp_md *ctx)
 	if (act != XDP_REDIRECT)
 		count(C_REDIRECT_FAILED);
 	return act;
+}
+
+SEC("xdp")
+int xdp_gateway(struct xdp_md *ctx)
+{
+	__u32 zero = 0;
+	const struct sources *s = bpf_map_lookup_elem(&gateway, &zero);
+	if (!s)
+		return XDP_PASS;
+	__u8 f[64] = {};
+	__u32 len = ctx->data_end - ctx->data;
+	int k = read_mac_control(ctx, f, len);
+	if (k == 0)
+		return XDP_PASS;
+	count(C_GW_RECEIVED);
+	int r = check_from(k, f, len, s);
+	if (r >= 0) {
+		count(C_GW_DROP + (r & 0xf));
+		return XDP_DROP;
+	}
+	count(C_GW_ACCEPTED);
+	struct gateway_last *last = bpf_map_lookup_elem(&gateway_last, &zero);
+	if (last) {
+		/* Legal: 60 octets, or 64 with the tag. */
+		__u32 h = len == 64 ? 18 : 14;
+		last->at_ns = clock_now();
+		for (int i = 0; i < 6; i++)
+			last->src[i] = f[6 + i];
+		last->class_enable = f[(h + 3) & 0x3f];
+		for (int i = 0; i < 16; i++)
+			last->quanta[i] = f[(h + 4 + i) & 0x3f];
+	}
+	return XDP_PASS;
 }
 
 /* Passes everything: attached to a veth that only receives redirected

@@ -14,7 +14,9 @@ use aya::maps::{Array, DevMap, PerCpuArray};
 use aya::programs::{Xdp, XdpFlags};
 use aya::Ebpf;
 
+mod gateway;
 mod storm;
+pub use gateway::{GatewayLast, Sources};
 pub use storm::{held, ktime_ns, StormPrio, StormState, NEVER, UNIT};
 
 /// Largest tunnel header the program writes (`HDR_MAX` in the C).
@@ -132,7 +134,12 @@ pub mod counter {
     pub const EGRESS_MASKED: usize = 33;
     /// Held values sent later in a frame of their own (`xdp_storm_flush`).
     pub const EGRESS_FLUSHED: usize = 34;
-    pub const COUNT: usize = 35;
+    /// `xdp_gateway`'s drops by reason (the core's order) at 35..47.
+    pub const GATEWAY_DROP: usize = 35;
+    /// MAC Control frames `xdp_gateway` checked, and the legal ones.
+    pub const GATEWAY_RECEIVED: usize = 47;
+    pub const GATEWAY_ACCEPTED: usize = 48;
+    pub const COUNT: usize = 49;
 }
 
 /// Which program: the DC side's or the WAN side's.
@@ -146,6 +153,8 @@ pub enum Side {
     Sink,
     /// The storm ceiling's held values (`xdp_storm_flush`, run by user space).
     StormFlush,
+    /// A DC gateway's check of the PFC its PE forwards (`xdp_gateway`).
+    Gateway,
 }
 
 impl Side {
@@ -156,6 +165,7 @@ impl Side {
             Side::Gen => "xdp_gen",
             Side::Sink => "xdp_sink",
             Side::StormFlush => "xdp_storm_flush",
+            Side::Gateway => "xdp_gateway",
         }
     }
 }
@@ -178,17 +188,25 @@ fn err(what: &str, e: impl std::fmt::Display) -> io::Error {
     io::Error::other(format!("{what}: {e}"))
 }
 
-/// The loaded program pair and its maps.
+/// The loaded programs and their maps.
 pub struct XdpRelay {
     ebpf: Ebpf,
 }
 
 impl XdpRelay {
-    /// Loads both programs (the verifier runs here) and writes `cfg`.
+    /// Loads a PE's programs (the verifier runs here) and writes `cfg`.
     pub fn load(cfg: &RelayCfg) -> io::Result<XdpRelay> {
+        let mut relay =
+            XdpRelay::load_sides(&[Side::Dc, Side::Wan, Side::Gen, Side::Sink, Side::StormFlush])?;
+        relay.configure(cfg)?;
+        Ok(relay)
+    }
+
+    /// The object's maps, and of its programs those of `sides`.
+    fn load_sides(sides: &[Side]) -> io::Result<XdpRelay> {
         let obj = object().map_err(|e| io::Error::new(io::ErrorKind::Unsupported, e))?;
         let mut ebpf = Ebpf::load(obj).map_err(|e| err("loading the XDP object", e))?;
-        for side in [Side::Dc, Side::Wan, Side::Gen, Side::Sink, Side::StormFlush] {
+        for side in sides {
             let prog: &mut Xdp = ebpf
                 .program_mut(side.program())
                 .ok_or_else(|| err(side.program(), "missing from the object"))?
@@ -196,9 +214,7 @@ impl XdpRelay {
                 .map_err(|e| err(side.program(), e))?;
             prog.load().map_err(|e| err(side.program(), e))?;
         }
-        let mut relay = XdpRelay { ebpf };
-        relay.configure(cfg)?;
-        Ok(relay)
+        Ok(XdpRelay { ebpf })
     }
 
     /// Replaces the configuration the programs read.

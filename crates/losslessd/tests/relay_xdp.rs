@@ -14,10 +14,11 @@
 
 use lossless_relay::example::{self, pfc, Kind, DC2_GW, DC2_GW_SYSTEM, KINDS, PE1_DC};
 use lossless_relay::tunnel::Encapsulator;
-use lossless_relay::{DropReason, Instant, Port, Relay, Verdict};
+use lossless_relay::{DropReason, GatewayCheck, GatewayConfig, Instant, Port, Relay, Verdict};
 use lossless_sys::xdp::{self, counter, Side, XdpRelay, XDP_DROP, XDP_PASS, XDP_REDIRECT};
 use lossless_wire::MacAddr;
 use losslessd::relay::xdp::{priority_status, storm_state, xdp_config};
+use losslessd::relay::xdp_gateway;
 
 fn can_run() -> bool {
     use lossless_testkit::{require, Oracle};
@@ -42,7 +43,12 @@ fn load(n: u8, kind: Kind) -> XdpRelay {
 /// A legal frame, a tagged one, one from the system MAC, and every illegal
 /// kind the rules name.
 fn dc_frames() -> Vec<(&'static str, Vec<u8>)> {
-    let legal = pfc(DC2_GW, 0x18, [1, 2, 3, 0xffff, 0x1234, 6, 7, 8]);
+    frames_from(DC2_GW, DC2_GW_SYSTEM)
+}
+
+/// [`dc_frames`] from a sender with these port and system MACs.
+fn frames_from(port: MacAddr, system: MacAddr) -> Vec<(&'static str, Vec<u8>)> {
+    let legal = pfc(port, 0x18, [1, 2, 3, 0xffff, 0x1234, 6, 7, 8]);
     let mut tagged = legal[..12].to_vec();
     tagged.extend_from_slice(&[0x81, 0x00, 0xe0, 0x00]);
     tagged.extend_from_slice(&legal[12..]);
@@ -54,7 +60,7 @@ fn dc_frames() -> Vec<(&'static str, Vec<u8>)> {
     pause[14] = 0x00;
     let mut reserved = legal.clone();
     reserved[16] = 0x01;
-    let empty = pfc(DC2_GW, 0, [0; 8]);
+    let empty = pfc(port, 0, [0; 8]);
     let mut long = legal.clone();
     long.push(0);
     let mut lldp = legal.clone();
@@ -62,10 +68,7 @@ fn dc_frames() -> Vec<(&'static str, Vec<u8>)> {
     vec![
         ("legal", legal.clone()),
         ("legal, tagged", tagged),
-        (
-            "legal, from the system MAC",
-            pfc(DC2_GW_SYSTEM, 0x01, [9; 8]),
-        ),
+        ("legal, from the system MAC", pfc(system, 0x01, [9; 8])),
         ("wrong DMAC", bad_dmac),
         ("wrong SMAC", bad_smac),
         ("short", legal[..59].to_vec()),
@@ -403,4 +406,174 @@ fn the_storm_ceiling_in_xdp_gives_the_cores_verdicts_bytes_and_state() {
             e.relayed, e.masked, e.suppressed, e.flushed
         );
     }
+}
+
+/// A frame for the gateway's check: a PFC frame from `port`, `system` or a
+/// stranger, then none to three of the faults the rules name (a tag, another
+/// EtherType behind it or not, another opcode, a class-vector high byte, a
+/// vector, another DMAC, a length cut or padded); or random octets.
+fn random_frame(rng: &mut Rng, port: MacAddr, system: MacAddr) -> Vec<u8> {
+    let len = 14 + (rng.next() % 100) as usize;
+    if rng.next().is_multiple_of(8) {
+        let mut f: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+        if rng.next().is_multiple_of(2) {
+            f[12..14].copy_from_slice(&[0x88, 0x08]);
+        }
+        return f;
+    }
+    let src = rng.pick(&[port, port, system, MacAddr([2, 0, 0, 0, 0x66, 6]), PE1_DC]);
+    let any = rng.next() as u16 & 0xff;
+    let vector = rng.pick(&[0x01, 0x18, 0xff, 0x80, any]);
+    let times = std::array::from_fn(|_| rng.next() as u16);
+    let mut f = pfc(src, vector, times);
+    for _ in 0..rng.next() % 4 {
+        // h: the MAC Control header's offset.
+        let h = if f.len() >= 18 && f[12..14] == [0x81, 0x00] {
+            18
+        } else {
+            14
+        };
+        match rng.next() % 9 {
+            0 if h == 14 => {
+                let tci = (rng.next() as u16).to_be_bytes();
+                f.splice(12..12, [0x81, 0x00, tci[0], tci[1]]);
+            }
+            1 => {
+                f[h - 2..h].copy_from_slice(&rng.pick(&[[0x08, 0x00], [0x88, 0xcc], [0x88, 0x09]]))
+            }
+            2 if f.len() > h + 1 => f[h + 1] = rng.pick(&[0x01, 0x02, 0x00]),
+            3 if f.len() > h + 2 => f[h + 2] = rng.pick(&[0x00, 0x01, 0x80]),
+            4 if f.len() > h + 3 => f[h + 3] = rng.pick(&[0x00, 0x08]),
+            5 => f[rng.pick(&[0usize, 5])] ^= 1 << (rng.next() % 8),
+            6 => f.truncate(14.max(f.len().saturating_sub(1 + (rng.next() % 50) as usize))),
+            7 => f.extend((0..1 + rng.next() % 40).map(|_| rng.next() as u8)),
+            _ => {}
+        }
+    }
+    f
+}
+
+/// Whether `f` is MAC Control by its EtherType, behind one 802.1Q tag or not,
+/// as the program (and the AF_PACKET path's socket filter) takes it: a tag
+/// cut before its EtherType is not, where `check_pfc` says `short_frame`
+/// (such a frame is under Ethernet's 60 octets: no NIC passes it on).
+fn mac_control(f: &[u8]) -> bool {
+    match f.get(12..14) {
+        Some([0x81, 0x00]) => f.get(16..18) == Some(&[0x88, 0x08]),
+        t => t == Some(&[0x88, 0x08]),
+    }
+}
+
+/// The gateway's program (`xdp_gateway`) against `GatewayCheck`, its
+/// reference: legal frames from the PE's port and system MAC, every illegal
+/// kind, and 20,000 random frames (MAC Control or not) get the same verdict
+/// (`XDP_PASS` untouched for a legal frame, `XDP_DROP` for an illegal one
+/// counted under the core's reason; a frame that is not MAC Control passes
+/// untouched and uncounted), the same last accepted frame, and in the end
+/// the same counters as the daemon maps them (`xdp_gateway::counters`).
+#[test]
+fn the_gateway_program_gives_gateway_checks_verdicts_and_counters() {
+    if !can_run() {
+        return;
+    }
+    let system = MacAddr([2, 0, 0, 0, 0xe1, 0xff]);
+    let cfg = GatewayConfig {
+        interface: None,
+        pe_port_mac: PE1_DC,
+        pe_system_mac: Some(system),
+        buffer: None,
+        datapath: lossless_relay::Datapath::default(),
+    };
+    // `all` sees every frame; `ours` only those the program counts (MAC
+    // Control).
+    let mut all = GatewayCheck::new(&cfg).unwrap();
+    let mut ours = GatewayCheck::new(&cfg).unwrap();
+    let mut x = XdpRelay::load_gateway(&xdp_gateway::sources(&cfg)).unwrap();
+    let mut frames: Vec<(String, Vec<u8>)> = frames_from(PE1_DC, system)
+        .into_iter()
+        .map(|(w, f)| (w.to_string(), f))
+        .collect();
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    for i in 0..20_000 {
+        frames.push((
+            format!("random frame {i}"),
+            random_frame(&mut rng, PE1_DC, system),
+        ));
+    }
+    let before = x.counters().unwrap();
+    let mut passed_up = 0;
+    for (i, (what, f)) in frames.iter().enumerate() {
+        let t = 1_000_000 + i as u64;
+        x.set_clock(t).unwrap();
+        let v = all.check(f);
+        let was = x.counters().unwrap();
+        let (act, out) = x.test_run(Side::Gateway, f).unwrap();
+        let d = delta(&was, &x.counters().unwrap());
+        if !mac_control(f) {
+            assert_eq!((act, &out, d), (XDP_PASS, f, vec![]), "{what}: {f:02x?}");
+            assert!(
+                matches!(v, Err(DropReason::NotMacControl | DropReason::ShortFrame)),
+                "{what}: {v:?}"
+            );
+            continue;
+        }
+        match v {
+            Ok(pfc) => {
+                assert_eq!(act, XDP_PASS, "{what}: {f:02x?}");
+                assert_eq!(&out, f, "{what}: passed untouched");
+                assert_eq!(
+                    d,
+                    vec![
+                        (counter::GATEWAY_RECEIVED, 1),
+                        (counter::GATEWAY_ACCEPTED, 1)
+                    ],
+                    "{what}"
+                );
+                let l = x.gateway_last().unwrap().unwrap();
+                assert_eq!(
+                    (l.at_ns, MacAddr(l.src), l.class_enable, l.quanta),
+                    (t, pfc.src, pfc.class_enable, pfc.quanta),
+                    "{what}: the last accepted frame"
+                );
+                passed_up += 1;
+            }
+            Err(r) => {
+                assert_eq!(act, XDP_DROP, "{what}: core {r}: {f:02x?}");
+                assert_eq!(
+                    d,
+                    vec![
+                        (counter::GATEWAY_DROP + reason_index(r), 1),
+                        (counter::GATEWAY_RECEIVED, 1)
+                    ],
+                    "{what}: counted as {r}"
+                );
+            }
+        }
+        let _ = ours.check(f);
+    }
+    let mut after = x.counters().unwrap();
+    for (a, b) in after.iter_mut().zip(before) {
+        *a -= b;
+    }
+    let c = ours.counters();
+    assert_eq!(xdp_gateway::counters(&after), *c);
+    // The frames went through every rule.
+    for r in DropReason::ALL.iter().take(8) {
+        if *r != DropReason::NotMacControl {
+            assert!(
+                c.dropped.iter().any(|(k, n)| k == *r && n > 20),
+                "{r}: {c:?}"
+            );
+        }
+    }
+    assert!(passed_up > 500, "{passed_up} legal frames: {c:?}");
+    eprintln!(
+        "{} frames: {} MAC Control, {} accepted, {} dropped ({:?}), {} not MAC Control",
+        frames.len(),
+        c.received,
+        c.accepted,
+        c.dropped.total(),
+        c.dropped,
+        all.counters().received - c.received
+    );
 }

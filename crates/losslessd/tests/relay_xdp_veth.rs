@@ -11,15 +11,25 @@
 //! and `relay show` says the XDP path runs. gw1 runs a pass-through XDP
 //! program: a veth takes redirected frames only when its receiving end runs
 //! XDP (or has GRO on).
+//!
+//! A DC gateway's check in XDP (`xdp_gateway`) runs on a veth of its own:
+//!
+//! ```text
+//!  ns pe: pe ==== gw [gateway losslessd: xdp_gateway] :ns gw
+//! ```
 
 mod common;
 
 use std::time::Duration;
 
-use common::relay::{counts, illegal, legal_a, legal_b, priority3, rewritten, show};
+use common::relay::{
+    counts, illegal, legal_a, legal_b, priority3, rewritten, show, TIMES_B, VECTOR_B,
+};
 use common::*;
-use lossless_relay::example::{self, Kind, DC1_GW, DC2_GW, PE1_DC, PE1_WAN, PE2_DC, PE2_WAN};
-use lossless_relay::RelaySection;
+use lossless_relay::example::{
+    self, Kind, DC1_GW, DC2_GW, DC2_GW_SYSTEM, PE1_DC, PE1_WAN, PE2_DC, PE2_WAN,
+};
+use lossless_relay::{GatewayConfig, RelaySection, XdpMode};
 use lossless_sys::batch::{wait_any, BatchOptions, BatchSocket, Filter, RxBatch};
 use lossless_sys::if_nametoindex;
 use lossless_sys::netns::in_netns;
@@ -34,33 +44,43 @@ fn start(dir: &TempDir, ns: &Netns, n: u8, kind: Kind) -> Daemon {
 }
 
 fn start_with(dir: &TempDir, ns: &Netns, n: u8, mut pe: lossless_relay::RelayConfig) -> Daemon {
+    // On veth the daemon attaches XDP only when told to (auto leaves veth alone: the
+    // receiving ends here run the pass program that makes redirects land).
+    pe.datapath.xdp = lossless_relay::XdpMode::On;
+    start_section(dir, ns, &format!("pe{n}"), RelaySection::Pe(pe))
+}
+
+/// losslessd in `ns` running `relay`, its files under `dir`/`name`.
+fn start_section(dir: &TempDir, ns: &Netns, name: &str, relay: RelaySection) -> Daemon {
     #[derive(serde::Serialize)]
     struct File {
         relay: RelaySection,
     }
-    let conf = dir.path().join(format!("pe{n}.toml"));
-    // On veth the daemon attaches XDP only when told to (auto leaves veth alone: the
-    // receiving ends here run the pass program that makes redirects land).
-    pe.datapath.xdp = lossless_relay::XdpMode::On;
-    let text = toml::to_string(&File {
-        relay: RelaySection::Pe(pe),
-    })
-    .unwrap();
-    std::fs::write(&conf, text).unwrap();
+    let conf = dir.path().join(format!("{name}.toml"));
+    std::fs::write(&conf, toml::to_string(&File { relay }).unwrap()).unwrap();
     Daemon::start(
         ns,
-        &dir.path().join(format!("pe{n}")),
+        &dir.path().join(name),
         &["--config", conf.to_str().unwrap()],
     )
 }
 
-/// The namespaces and links, gw1 with its pass program; `None`: skipped.
-fn topology(test: &str) -> Option<(Netns, Netns, Netns, TempDir, PassProgram)> {
+/// Whether the test runs (the oracles are there; then the program must
+/// have been built).
+fn can_run(test: &str) -> bool {
     if !require(test, &[Oracle::Netns, Oracle::Bpf]) {
-        return None;
+        return false;
     }
     if let Err(why) = lossless_sys::xdp::object() {
         panic!("the relay's XDP program was not built: {why} (install clang and libbpf-dev)");
+    }
+    true
+}
+
+/// The namespaces and links, gw1 with its pass program; `None`: skipped.
+fn topology(test: &str) -> Option<(Netns, Netns, Netns, TempDir, PassProgram)> {
+    if !can_run(test) {
+        return None;
     }
     let (pe2, pe1, hosts, dir) = (Netns::new(), Netns::new(), Netns::new(), TempDir::new());
     let mac = |m: MacAddr| m.to_string();
@@ -288,4 +308,141 @@ fn the_storm_ceiling_runs_in_xdp() {
     if std::env::var_os("LOSSLESS_PRINT_SHOW").is_some() {
         eprintln!("{text}");
     }
+}
+
+/// A DC gateway whose PE sends with DC2-GW's MACs (so the relay tests'
+/// frames are its PE's): losslessd with `xdp` as given on the gateway's veth;
+/// the PE side sends the two legal frames, the five illegal ones and a frame
+/// that is not MAC Control, and a packet socket the test opens on the
+/// gateway's interface reads what the host gets. With XDP the illegal frames
+/// never reach it (dropped in XDP), the others do; with `off` they all do
+/// (the packet socket path only counts). Either way `relay show --json`
+/// counts the same.
+fn gateway_checks(xdp: XdpMode) {
+    if !can_run("relay_xdp_veth_gateway") {
+        return;
+    }
+    let (pe, gw, dir) = (Netns::new(), Netns::new(), TempDir::new());
+    let mac = |m: MacAddr| m.to_string();
+    Veth::new(&pe, "pe", &mac(PE1_DC), &gw, "gw", &mac(DC1_GW));
+    for (ns, i) in [(&pe, "pe"), (&gw, "gw")] {
+        ns.ip(&["link", "set", i, "up"]);
+    }
+    for (ns, i) in [(&pe, "pe"), (&gw, "gw")] {
+        ns.wait_running(i);
+    }
+    let mut cfg = GatewayConfig {
+        interface: Some("gw".into()),
+        pe_port_mac: DC2_GW,
+        pe_system_mac: Some(DC2_GW_SYSTEM),
+        buffer: None,
+        datapath: lossless_relay::Datapath::default(),
+    };
+    cfg.datapath.xdp = xdp;
+    let d = start_section(&dir, &gw, "gw", RelaySection::Gateway(cfg));
+    let s = wait_for(WAIT, "the data path to start", || {
+        let s = show(&d);
+        let ready = match xdp {
+            XdpMode::Off => s.ports[0].open,
+            _ => s.xdp.as_ref().is_some_and(|x| x.running),
+        };
+        ready.then_some(s)
+    });
+    if xdp != XdpMode::Off {
+        // `auto` too: the gateway's program redirects nothing, veth is fine.
+        assert_eq!(s.xdp.unwrap().mode.as_deref(), Some("native"));
+    }
+    let (gen, host) = in_netns(&pe.name, || {
+        BatchSocket::open(if_nametoindex("pe")?, Filter::Mpls, BatchOptions::default())
+    })
+    .unwrap()
+    .and_then(|g| {
+        let h = in_netns(&gw.name, || {
+            BatchSocket::open(if_nametoindex("gw")?, Filter::All, BatchOptions::default())
+        })
+        .unwrap()?;
+        Ok((g, h))
+    })
+    .unwrap();
+
+    let bad = illegal();
+    let mut other = legal_a();
+    other[12..14].copy_from_slice(&[0x88, 0xb5]); // local experimental
+    let mut frames = vec![legal_a()];
+    frames.extend(bad.iter().map(|b| b.frame.clone()));
+    frames.push(legal_b());
+    frames.push(other.clone());
+    gen.send_batch(frames.iter().map(Vec::as_slice)).unwrap();
+
+    // Everything sent before `other` arrived before it (one queue).
+    let mut got = Vec::new();
+    let mut batch = RxBatch::new(64, 2048);
+    while !got.contains(&other) && wait_any(&[host.as_fd()], Some(WAIT)).unwrap() {
+        host.recv_batch(&mut batch).unwrap();
+        got.extend(
+            batch
+                .iter()
+                .filter(|f| frames.iter().any(|s| s[..] == **f))
+                .map(<[u8]>::to_vec),
+        );
+    }
+    let expected = if xdp == XdpMode::Off {
+        frames.clone()
+    } else {
+        vec![legal_a(), legal_b(), other]
+    };
+    assert_eq!(got, expected, "{xdp:?}: what the gateway's host got");
+
+    let s = wait_for(WAIT, "the gateway's counters", || {
+        let out = d.cli(&["relay", "show", "--json"]);
+        let s: lossless_node::relay::RelayShow = serde_json::from_slice(&out.stdout).unwrap();
+        (s.gateway.as_ref()?.counters.received == frames.len() as u64 - 1).then_some(s)
+    });
+    let g = s.gateway.unwrap();
+    assert_eq!(g.counters.accepted, 2, "{g:?}");
+    assert_eq!(
+        g.counters.dropped,
+        counts(&bad.iter().map(|b| b.reason).collect::<Vec<_>>()),
+        "{xdp:?}"
+    );
+    let last = g.last_accepted.unwrap();
+    assert_eq!(
+        (last.src, u16::from(last.class_enable), last.quanta),
+        (DC2_GW_SYSTEM, VECTOR_B, TIMES_B)
+    );
+    assert!(
+        last.at_s > 0.0 && last.at_s < s.uptime_s,
+        "{last:?} {}",
+        s.uptime_s
+    );
+    let x = s.xdp.unwrap();
+    let text = String::from_utf8_lossy(&d.cli(&["relay", "show"]).stdout).into_owned();
+    if xdp == XdpMode::Off {
+        assert!(!x.running, "{x:?}");
+        assert_eq!(s.ports[0].received, frames.len() as u64 - 1);
+        assert!(
+            text.contains("data path: AF_PACKET only; XDP off in the configuration"),
+            "{text}"
+        );
+    } else {
+        assert!(x.running, "{x:?}");
+        assert_eq!(s.ports[0].received, 0, "the packet socket read none");
+        assert!(
+            text.contains("data path: XDP (native) on the interface facing the PE"),
+            "{text}"
+        );
+    }
+    if std::env::var_os("LOSSLESS_PRINT_SHOW").is_some() {
+        eprintln!("{text}");
+    }
+}
+
+#[test]
+fn the_gateway_drops_illegal_pfc_in_xdp() {
+    gateway_checks(XdpMode::Auto);
+}
+
+#[test]
+fn the_gateway_without_xdp_counts_the_same() {
+    gateway_checks(XdpMode::Off);
 }

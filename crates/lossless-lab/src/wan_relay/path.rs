@@ -141,6 +141,7 @@ pub fn gateway_config(n: u8) -> GatewayConfig {
         pe_port_mac: if n == 1 { PE1_DC } else { PE2_DC },
         pe_system_mac: None,
         buffer: None,
+        datapath: lossless_relay::Datapath::default(),
     }
 }
 

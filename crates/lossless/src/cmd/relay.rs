@@ -55,7 +55,14 @@ fn render(r: &RelayShow) -> String {
         r.datapath.batch
     );
     if let Some(x) = &r.xdp {
-        if x.running {
+        if x.running && r.gateway.is_some() {
+            // The counts are the gateway's own, below.
+            out.push_str(&format!(
+                "data path: XDP ({}) on the interface facing the PE ({})\n",
+                x.mode.as_deref().unwrap_or("?"),
+                x.why
+            ));
+        } else if x.running {
             out.push_str(&format!(
                 "data path: XDP ({}) on both interfaces: {} relayed, {} delivered, {} dropped, \
                  {} passed to the AF_PACKET path{}{}\n",

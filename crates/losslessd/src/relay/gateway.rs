@@ -3,10 +3,16 @@
 //! 01-80-C2-00-00-01, from the PE's port or system MAC). What the gateway then
 //! does with an accepted frame is its NIC's business (PFC pauses in hardware);
 //! the daemon counts and shows.
+//!
+//! Where the XDP program runs ([`super::xdp_gateway`]), it checks the frames
+//! instead, with the same rules, and drops the illegal ones before the host
+//! sees them; the packet socket is then closed and the thread reads the
+//! program's counters.
 
-use lossless_relay::{GatewayCheck, GatewayConfig};
+use lossless_relay::{GatewayCheck, GatewayConfig, GatewayCounters};
 use lossless_sys::batch::Filter;
 
+use super::xdp_gateway::GatewayXdp;
 use super::{idle, ring_options, Core, Link, Shared};
 use lossless_node::relay::{AcceptedPfc, GatewayShow};
 
@@ -15,6 +21,8 @@ pub(super) struct State {
     pe_port_mac: lossless_wire::MacAddr,
     pe_system_mac: Option<lossless_wire::MacAddr>,
     last_accepted: Option<AcceptedPfc>,
+    /// What the XDP programs counted.
+    xdp: GatewayCounters,
 }
 
 impl State {
@@ -24,14 +32,21 @@ impl State {
             pe_port_mac: cfg.pe_port_mac,
             pe_system_mac: cfg.pe_system_mac,
             last_accepted: None,
+            xdp: GatewayCounters::default(),
         }
     }
 
     pub(super) fn show(&self) -> GatewayShow {
+        let mut counters = *self.check.counters();
+        counters.received += self.xdp.received;
+        counters.accepted += self.xdp.accepted;
+        for (r, n) in self.xdp.dropped.iter() {
+            counters.dropped.add_n(r, n);
+        }
         GatewayShow {
             pe_port_mac: self.pe_port_mac,
             pe_system_mac: self.pe_system_mac,
-            counters: *self.check.counters(),
+            counters,
             last_accepted: self.last_accepted,
             buffer: self.check.buffer().cloned(),
         }
@@ -42,7 +57,12 @@ pub(super) fn run(shared: &Shared, cfg: &GatewayConfig) {
     let name = cfg.interface.clone().unwrap_or_default();
     let mut link = Link::new(0, &name, Filter::MacControl, ring_options(0, false));
     let batch = usize::from(shared.datapath.batch);
+    let mut fast = GatewayXdp::new(cfg);
     while !shared.stopping() {
+        if run_xdp(shared, &mut fast, &mut link, &name) {
+            idle(shared, &[], None);
+            continue;
+        }
         link.ensure_open(shared);
         let received = {
             let mut guard = shared.lock();
@@ -77,4 +97,29 @@ pub(super) fn run(shared: &Shared, cfg: &GatewayConfig) {
             idle(shared, &[&link], None);
         }
     }
+}
+
+/// Attaches the XDP program when it can; while it runs, keeps the packet
+/// socket closed and the program's counts in the state. Whether it runs.
+fn run_xdp(shared: &Shared, fast: &mut GatewayXdp, link: &mut Link, name: &str) -> bool {
+    let mut guard = shared.lock();
+    let st = &mut *guard;
+    fast.ensure(name, &mut st.xdp);
+    if !fast.running() {
+        return false;
+    }
+    link.close(
+        &mut st.ports[link.slot],
+        "closed: the XDP program checks the frames",
+    );
+    let (counts, last) = fast.read(shared.now());
+    if let Core::Gateway(g) = &mut st.core {
+        g.xdp = counts;
+        if let Some(l) = last {
+            if g.last_accepted.is_none_or(|a| a.at_s <= l.at_s) {
+                g.last_accepted = Some(l);
+            }
+        }
+    }
+    true
 }

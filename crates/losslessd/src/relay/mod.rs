@@ -6,6 +6,7 @@
 //!
 //! - [`pe`]: a PE's loop over its DC and WAN interfaces.
 //! - [`gateway`]: a DC gateway's loop over the interface facing its PE.
+//! - [`xdp`], [`xdp_gateway`]: their XDP fast paths.
 //!
 //! What `lossless relay show` prints and the relay's metrics are the node core's
 //! views ([`lossless_node::relay`], [`lossless_node::relay_metrics`]).
@@ -17,6 +18,7 @@
 pub mod gateway;
 pub mod pe;
 pub mod xdp;
+pub mod xdp_gateway;
 
 use std::io;
 use std::os::fd::AsFd;
@@ -206,7 +208,7 @@ impl RelayRuntime {
                 let check = GatewayCheck::new(cfg)?;
                 let ports = vec![port_io("pe", cfg.interface.as_deref())];
                 let state = gateway::State::new(check, cfg);
-                (Core::Gateway(state), ports, Datapath::default())
+                (Core::Gateway(state), ports, cfg.datapath)
             }
         };
         let shared = Arc::new(Shared {
@@ -339,6 +341,17 @@ impl Link {
                 port.open = false;
                 port.error = Some(e);
             }
+        }
+    }
+
+    /// Closes the socket (if open) because it is not needed: `why` shows.
+    fn close(&mut self, port: &mut PortIo, why: &str) {
+        if self.socket.take().is_some() {
+            info!(interface = %self.name, why, "relay port closed");
+        }
+        port.open = false;
+        if port.error.as_deref() != Some(why) {
+            port.error = Some(why.into());
         }
     }
 

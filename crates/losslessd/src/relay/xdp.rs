@@ -179,16 +179,93 @@ impl XdpCounts {
 /// How often a failed attach is tried again, and the interfaces looked up.
 const RETRY: std::time::Duration = std::time::Duration::from_secs(1);
 
+/// When a relay thread (re)loads and attaches its program: the `xdp`
+/// setting, at most one try a second, the interfaces' indexes (a program
+/// runs again after an interface came back with a new index).
+pub struct AttachGate {
+    off: Option<&'static str>,
+    /// `auto` and the program redirects: not on veth.
+    veth_off: bool,
+    attached: Option<Vec<u32>>,
+    last_try: Option<std::time::Instant>,
+}
+
+/// What [`AttachGate::check`] asks of the caller.
+pub enum Gate {
+    /// Leave the program as it is (running, or not tried again yet).
+    Keep,
+    /// Drop the program: it must not run now (`show` says why).
+    Stop,
+    /// Load and attach it on these interface indexes, then call
+    /// [`AttachGate::attached`] or `show.set_off`.
+    Start(Vec<u32>),
+}
+
+impl AttachGate {
+    /// `redirects`: the program sends frames into another interface (`auto`
+    /// then leaves veth alone).
+    pub fn new(mode: lossless_relay::XdpMode, redirects: bool) -> AttachGate {
+        AttachGate {
+            off: (mode == lossless_relay::XdpMode::Off)
+                .then_some("off in the configuration ([relay.datapath] xdp = \"off\")"),
+            veth_off: redirects && mode == lossless_relay::XdpMode::Auto,
+            attached: None,
+            last_try: None,
+        }
+    }
+
+    pub fn check(&mut self, ifaces: &[&str], show: &mut crate::relay::XdpShowSlot) -> Gate {
+        if let Some(why) = self.off {
+            show.set_off(why);
+            return Gate::Stop;
+        }
+        if self.last_try.is_some_and(|t| t.elapsed() < RETRY) {
+            return Gate::Keep;
+        }
+        self.last_try = Some(std::time::Instant::now());
+        let idx: Result<Vec<u32>, _> = ifaces
+            .iter()
+            .map(|i| lossless_sys::if_nametoindex(i))
+            .collect();
+        let Ok(idx) = idx else {
+            self.attached = None;
+            show.set_off(if ifaces.len() == 1 {
+                "waiting for the interface"
+            } else {
+                "waiting for both interfaces"
+            });
+            return Gate::Stop;
+        };
+        if self.attached.as_ref() == Some(&idx) {
+            return Gate::Keep;
+        }
+        if self.veth_off {
+            if let Some(veth) = ifaces.iter().find(|i| is_veth(i)) {
+                self.attached = None;
+                show.set_off(&format!(
+                    "not attached: {veth} is a veth, and a frame redirected into a veth is \
+                     lost unless its receiving end runs an XDP program, which this host \
+                     cannot see (xdp = \"on\" attaches anyway)"
+                ));
+                return Gate::Stop;
+            }
+        }
+        self.attached = None;
+        Gate::Start(idx)
+    }
+
+    /// The program runs on `idx`.
+    pub fn attached(&mut self, idx: Vec<u32>) {
+        self.attached = Some(idx);
+    }
+}
+
 /// The fast path of one PE thread: loaded and attached when it can be, with
 /// what `relay show` says about it.
 pub struct XdpPath {
     cfg: Result<RelayCfg, String>,
-    off: Option<&'static str>,
-    /// `auto`: not on veth.
-    auto: bool,
+    gate: AttachGate,
     relay: Option<lossless_sys::xdp::XdpRelay>,
-    attached: Option<(u32, u32)>,
-    last_try: Option<std::time::Instant>,
     /// The ceiling's settings (its map written from them, on the program's
     /// clock, when the program loads).
     storm: Result<Option<StormGuard>, String>,
@@ -198,12 +275,8 @@ impl XdpPath {
     pub fn new(cfg: &RelayConfig) -> XdpPath {
         XdpPath {
             cfg: xdp_config(cfg),
-            off: (cfg.datapath.xdp == lossless_relay::XdpMode::Off)
-                .then_some("off in the configuration ([relay.datapath] xdp = \"off\")"),
-            auto: cfg.datapath.xdp == lossless_relay::XdpMode::Auto,
+            gate: AttachGate::new(cfg.datapath.xdp, true),
             relay: None,
-            attached: None,
-            last_try: None,
             storm: cfg
                 .storm
                 .guard(lossless_relay::Instant::ZERO)
@@ -220,44 +293,19 @@ impl XdpPath {
     /// running there yet (again after an interface came back with a new
     /// index), at most once a second; records the outcome in `show`.
     pub fn ensure(&mut self, dc: &str, wan: &str, show: &mut crate::relay::XdpShowSlot) {
-        if let Some(why) = self.off {
-            show.set_off(why);
-            return;
-        }
-        if self.last_try.is_some_and(|t| t.elapsed() < RETRY) {
-            return;
-        }
-        self.last_try = Some(std::time::Instant::now());
-        let idx = (
-            lossless_sys::if_nametoindex(dc),
-            lossless_sys::if_nametoindex(wan),
-        );
-        let (Ok(d), Ok(w)) = idx else {
-            self.relay = None;
-            self.attached = None;
-            show.set_off("waiting for both interfaces");
-            return;
-        };
-        if self.attached == Some((d, w)) {
-            return;
-        }
-        if self.auto {
-            if let Some(veth) = [dc, wan].into_iter().find(|i| is_veth(i)) {
+        let idx = match self.gate.check(&[dc, wan], show) {
+            Gate::Keep => return,
+            Gate::Stop => {
                 self.relay = None;
-                self.attached = None;
-                show.set_off(&format!(
-                    "not attached: {veth} is a veth, and a frame redirected into a veth is \
-                     lost unless its receiving end runs an XDP program, which this host \
-                     cannot see (xdp = \"on\" attaches anyway)"
-                ));
                 return;
             }
-        }
+            Gate::Start(idx) => idx,
+        };
         self.relay = None;
-        match self.start(d, w) {
+        match self.start(idx[0], idx[1]) {
             Ok((relay, mode)) => {
                 self.relay = Some(relay);
-                self.attached = Some((d, w));
+                self.gate.attached(idx);
                 let why = if self.storm_on() {
                     "the storm ceiling's state in a BPF map; its held values sent by the relay \
                      thread when due"

@@ -150,6 +150,11 @@ impl Lab {
             pe_port_mac: PE1_DC,
             pe_system_mac: None,
             buffer: None,
+            // The AF_PACKET path, as the PEs' here.
+            datapath: lossless_relay::Datapath {
+                xdp: lossless_relay::XdpMode::Off,
+                ..lossless_relay::Datapath::default()
+            },
         };
         self.daemon(&self.dc1, "gw1", RelaySection::Gateway(cfg))
     }

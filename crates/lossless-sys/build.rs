@@ -11,6 +11,7 @@ const SOURCE: &str = "bpf/relay.bpf.c";
 
 fn main() {
     println!("cargo:rerun-if-changed={SOURCE}");
+    println!("cargo:rerun-if-changed=bpf/storm.bpf.h");
     println!("cargo:rerun-if-changed=build_xdp.rs");
     println!("cargo:rerun-if-env-changed=BPF_CLANG");
     println!("cargo:rerun-if-env-changed=LOSSLESS_NO_XDP");

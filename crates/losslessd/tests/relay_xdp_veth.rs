@@ -428,6 +428,11 @@ fn gateway_checks(xdp: XdpMode) {
         assert!(x.running, "{x:?}");
         assert_eq!(s.ports[0].received, 0, "the packet socket read none");
         assert!(
+            s.ports[0].open && s.ports[0].error.is_none(),
+            "served by the program: {:?}",
+            s.ports[0]
+        );
+        assert!(
             text.contains("data path: XDP (native) on the interface facing the PE"),
             "{text}"
         );

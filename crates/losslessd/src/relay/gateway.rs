@@ -108,10 +108,7 @@ fn run_xdp(shared: &Shared, fast: &mut GatewayXdp, link: &mut Link, name: &str) 
     if !fast.running() {
         return false;
     }
-    link.close(
-        &mut st.ports[link.slot],
-        "closed: the XDP program checks the frames",
-    );
+    link.serve_in_xdp(&mut st.ports[link.slot]);
     let (counts, last) = fast.read(shared.now());
     if let Core::Gateway(g) = &mut st.core {
         g.xdp = counts;

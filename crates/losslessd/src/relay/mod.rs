@@ -344,15 +344,14 @@ impl Link {
         }
     }
 
-    /// Closes the socket (if open) because it is not needed: `why` shows.
-    fn close(&mut self, port: &mut PortIo, why: &str) {
+    /// Closes the socket: the interface is served by an XDP program, which
+    /// reads every frame the socket would (the port is open, through it).
+    fn serve_in_xdp(&mut self, port: &mut PortIo) {
         if self.socket.take().is_some() {
-            info!(interface = %self.name, why, "relay port closed");
+            info!(interface = %self.name, "relay port served by the XDP program; packet socket closed");
         }
-        port.open = false;
-        if port.error.as_deref() != Some(why) {
-            port.error = Some(why.into());
-        }
+        port.open = true;
+        port.error = None;
     }
 
     /// Closes the socket after an error; it is reopened later.

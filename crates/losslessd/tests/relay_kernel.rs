@@ -3,7 +3,8 @@
 //! in the network namespaces of `common/relay` (DC2-GW, PE2, transit, PE1,
 //! DC1-GW): the kernel's `seg6local End.DX2` and a `vxlan` device decapsulate
 //! what our PE sends; `seg6 mode l2encap` and a `vxlan` device encapsulate
-//! what our PE takes. Both PEs ours is `relay.rs`.
+//! what our PE takes; our PE2 both on its AF_PACKET path and on its XDP path.
+//! Both PEs ours is `relay.rs`.
 
 mod common;
 
@@ -15,10 +16,52 @@ use lossless_relay::example::{Kind, DC2_GW, PE1_DC, PE1_WAN, PE2_DC};
 use lossless_relay::{DropCounts, DropReason};
 use lossless_sys::batch::Filter;
 use lossless_sys::netns::in_netns;
+use lossless_sys::xdp::PassProgram;
 use lossless_wire::tunnel::{Encap, IpProtocol, ParseOptions, TunnelFrame};
 
 // ---------------------------------------------------------------------------
 // The kernel as the other PE
+
+/// Which data path our PE2 runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Path {
+    AfPacket,
+    Xdp,
+}
+
+/// Our PE2 on `path` (with the pass-through program its XDP path needs on
+/// the transit side).
+fn our_pe2(lab: &Lab, kind: Kind, path: Path) -> (Daemon, Option<PassProgram>) {
+    match path {
+        Path::AfPacket => (lab.our_pe(2, kind), None),
+        Path::Xdp => {
+            let (d, pass) = lab.our_pe2_xdp(kind);
+            (d, Some(pass))
+        }
+    }
+}
+
+/// On the XDP path, the program relayed the `n` frames (not the socket's
+/// fallback).
+fn relayed_on(pe2: &Daemon, path: Path, n: u64) {
+    if path == Path::Xdp {
+        wait_for(WAIT, "PE2's program to count the frames", || {
+            let x = show(pe2).xdp?;
+            (x.egress_relayed == n && x.egress_passed == 0).then_some(())
+        });
+    }
+}
+
+/// The XDP path's oracles; its program must have been built where they are.
+fn xdp_oracles(test: &str) -> bool {
+    if !require(test, &[Oracle::Netns, Oracle::Tshark, Oracle::Bpf]) {
+        return false;
+    }
+    if let Err(why) = lossless_sys::xdp::object() {
+        panic!("the relay's XDP program was not built: {why} (install clang and libbpf-dev)");
+    }
+    true
+}
 
 fn pe2_relayed(pe2: &Daemon, n: u64) {
     let s = wait_for(WAIT, "PE2 to relay", || {
@@ -34,7 +77,7 @@ fn pe2_relayed(pe2: &Daemon, n: u64) {
 /// place decapsulates: the PFC frame reaches DC1-GW exactly as DC2-GW sent
 /// it. End.DX2 does not rewrite the source MAC, so DC1-GW's check refuses it
 /// (bad_smac): the kernel alone is not the ingress PE of the draft.
-fn kernel_end_dx2_decapsulates(kind: Kind) {
+fn kernel_end_dx2_decapsulates(kind: Kind, path: Path) {
     let lab = Lab::new(Wan::Transit);
     let k = &lab.pe1;
     k.sysctl("net.ipv6.conf.all.forwarding=1");
@@ -42,7 +85,7 @@ fn kernel_end_dx2_decapsulates(kind: Kind) {
         k,
         &format!("-6 route add {PE1_SID} encap seg6local action End.DX2 oif pe1-dc dev pe1-wan"),
     );
-    let pe2 = lab.our_pe(2, kind);
+    let (pe2, _pass) = our_pe2(&lab, kind, path);
     let gw1 = lab.gateway();
     let tx = Port::open("DC2-GW", &lab.dc2, "gw2", Filter::MacControl);
     let mut wan = Port::open("transit -> kernel PE1", k, "pe1-wan", Filter::Srv6);
@@ -55,6 +98,7 @@ fn kernel_end_dx2_decapsulates(kind: Kind) {
         "End.DX2 delivered the frame as sent"
     );
     pe2_relayed(&pe2, 1);
+    relayed_on(&pe2, path, 1);
     let g = wait_for(WAIT, "DC1-GW to check the frame", || {
         let g = show(&gw1).gateway?;
         (g.counters.received == 1).then_some(g)
@@ -81,7 +125,7 @@ fn kernel_end_dx2_decapsulates_our_srv6() {
         "kernel_end_dx2_decapsulates_our_srv6",
         &[Oracle::Netns, Oracle::Tshark],
     ) {
-        kernel_end_dx2_decapsulates(Kind::Srv6);
+        kernel_end_dx2_decapsulates(Kind::Srv6, Path::AfPacket);
     }
 }
 
@@ -91,7 +135,7 @@ fn kernel_end_dx2_decapsulates_our_reduced_srv6() {
         "kernel_end_dx2_decapsulates_our_reduced_srv6",
         &[Oracle::Netns, Oracle::Tshark],
     ) {
-        kernel_end_dx2_decapsulates(Kind::Srv6Reduced);
+        kernel_end_dx2_decapsulates(Kind::Srv6Reduced, Path::AfPacket);
     }
 }
 
@@ -277,11 +321,11 @@ fn our_pe_decapsulates_kernel_vxlan_over_ipv6() {
 /// Our PE2 encapsulates; a kernel `vxlan` device in PE1's place
 /// decapsulates (checking the UDP checksum): a packet socket on it reads the
 /// PFC frame exactly as DC2-GW sent it.
-fn kernel_vxlan_decapsulates(kind: Kind) {
+fn kernel_vxlan_decapsulates(kind: Kind, path: Path) {
     let lab = Lab::new(Wan::Transit);
     let [pe1_vtep, pe2_vtep, via, _] = vteps(kind);
     kernel_vtep(&lab.pe1, pe1_vtep, pe2_vtep, via, "pe1-wan");
-    let pe2 = lab.our_pe(2, kind);
+    let (pe2, _pass) = our_pe2(&lab, kind, path);
     let tx = Port::open("DC2-GW", &lab.dc2, "gw2", Filter::MacControl);
     let mut wan = Port::open(
         "transit -> kernel PE1",
@@ -298,6 +342,7 @@ fn kernel_vxlan_decapsulates(kind: Kind) {
         "the kernel took out the frame as sent"
     );
     pe2_relayed(&pe2, 1);
+    relayed_on(&pe2, path, 1);
 
     let frames = wan.wait(1);
     let rows = tshark(
@@ -316,7 +361,7 @@ fn kernel_vxlan_decapsulates_our_pe_over_ipv4() {
         "kernel_vxlan_decapsulates_our_pe_over_ipv4",
         &[Oracle::Netns, Oracle::Tshark],
     ) {
-        kernel_vxlan_decapsulates(Kind::Vxlan4);
+        kernel_vxlan_decapsulates(Kind::Vxlan4, Path::AfPacket);
     }
 }
 
@@ -326,6 +371,37 @@ fn kernel_vxlan_decapsulates_our_pe_over_ipv6() {
         "kernel_vxlan_decapsulates_our_pe_over_ipv6",
         &[Oracle::Netns, Oracle::Tshark],
     ) {
-        kernel_vxlan_decapsulates(Kind::Vxlan6);
+        kernel_vxlan_decapsulates(Kind::Vxlan6, Path::AfPacket);
+    }
+}
+
+// The same with our PE2 on its XDP path: the kernel takes apart what the
+// program built, byte for byte what the core builds.
+
+#[test]
+fn kernel_end_dx2_decapsulates_our_srv6_from_xdp() {
+    if xdp_oracles("kernel_end_dx2_decapsulates_our_srv6_from_xdp") {
+        kernel_end_dx2_decapsulates(Kind::Srv6, Path::Xdp);
+    }
+}
+
+#[test]
+fn kernel_end_dx2_decapsulates_our_reduced_srv6_from_xdp() {
+    if xdp_oracles("kernel_end_dx2_decapsulates_our_reduced_srv6_from_xdp") {
+        kernel_end_dx2_decapsulates(Kind::Srv6Reduced, Path::Xdp);
+    }
+}
+
+#[test]
+fn kernel_vxlan_decapsulates_our_xdp_pe_over_ipv4() {
+    if xdp_oracles("kernel_vxlan_decapsulates_our_xdp_pe_over_ipv4") {
+        kernel_vxlan_decapsulates(Kind::Vxlan4, Path::Xdp);
+    }
+}
+
+#[test]
+fn kernel_vxlan_decapsulates_our_xdp_pe_over_ipv6() {
+    if xdp_oracles("kernel_vxlan_decapsulates_our_xdp_pe_over_ipv6") {
+        kernel_vxlan_decapsulates(Kind::Vxlan6, Path::Xdp);
     }
 }

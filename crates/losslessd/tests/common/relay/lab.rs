@@ -9,6 +9,7 @@ use lossless_relay::{GatewayConfig, RelayConfig, RelaySection};
 use lossless_sys::batch::{BatchOptions, BatchSocket, Filter, RxBatch};
 use lossless_sys::if_nametoindex;
 use lossless_sys::netns::in_netns;
+use lossless_sys::xdp::PassProgram;
 use lossless_wire::MacAddr;
 
 use super::{PE1_SID, T1, T2, WAIT};
@@ -141,6 +142,28 @@ impl Lab {
         let ns = if n == 1 { &self.pe1 } else { &self.pe2 };
         let cfg = self.pe_config(n, kind);
         self.daemon(ns, &format!("pe{n}"), RelaySection::Pe(cfg))
+    }
+
+    /// Our PE 2 for `kind` on its XDP path (`xdp = "on"`, attached natively),
+    /// its WAN side's peer through the transit router (`t2`) running a
+    /// pass-through program: a veth takes redirected frames only when its
+    /// receiving end runs XDP. Keep the program as long as the PE.
+    pub fn our_pe2_xdp(&self, kind: Kind) -> (Daemon, PassProgram) {
+        let t = self
+            .transit
+            .as_ref()
+            .expect("the XDP lab has a transit router");
+        let pass = in_netns(&t.name, || PassProgram::attach(if_nametoindex("t2")?))
+            .unwrap()
+            .unwrap();
+        let mut cfg = self.pe_config(2, kind);
+        cfg.datapath.xdp = lossless_relay::XdpMode::On;
+        let d = self.daemon(&self.pe2, "pe2", RelaySection::Pe(cfg));
+        wait_for(WAIT, "PE2's XDP path", || {
+            let x = show(&d).xdp?;
+            (x.running && x.mode.as_deref() == Some("native")).then_some(())
+        });
+        (d, pass)
     }
 
     /// DC1-GW's check of what PE1 forwards.

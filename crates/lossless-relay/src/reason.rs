@@ -117,6 +117,14 @@ impl DropCounts {
         *c = c.saturating_add(n);
     }
 
+    /// Adds every count of `other` (counts kept elsewhere, such as an XDP
+    /// program's).
+    pub fn add_all(&mut self, other: &DropCounts) {
+        for (reason, n) in other.iter() {
+            self.add_n(reason, n);
+        }
+    }
+
     pub fn get(&self, reason: DropReason) -> u64 {
         self.0[reason.index()]
     }

@@ -93,3 +93,13 @@ pub struct GatewayCounters {
     pub accepted: u64,
     pub dropped: DropCounts,
 }
+
+impl GatewayCounters {
+    /// Adds what `other` counted (an XDP program's counts to the socket
+    /// path's, a reloaded program's to its predecessors').
+    pub fn add(&mut self, other: &GatewayCounters) {
+        self.received += other.received;
+        self.accepted += other.accepted;
+        self.dropped.add_all(&other.dropped);
+    }
+}

@@ -38,11 +38,7 @@ impl State {
 
     pub(super) fn show(&self) -> GatewayShow {
         let mut counters = *self.check.counters();
-        counters.received += self.xdp.received;
-        counters.accepted += self.xdp.accepted;
-        for (r, n) in self.xdp.dropped.iter() {
-            counters.dropped.add_n(r, n);
-        }
+        counters.add(&self.xdp);
         GatewayShow {
             pe_port_mac: self.pe_port_mac,
             pe_system_mac: self.pe_system_mac,

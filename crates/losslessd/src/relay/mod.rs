@@ -134,15 +134,11 @@ fn merged(mut st: lossless_relay::RelayStatus, c: &xdp::XdpCounts) -> lossless_r
         storm.priorities = prio.to_vec();
         storm.suppressed = prio.iter().map(|p| p.counters.suppressed).sum();
     }
-    for (r, n) in c.egress_dropped.iter() {
-        e.dropped.add_n(r, n);
-    }
+    e.dropped.add_all(&c.egress_dropped);
     let i = &mut st.ingress;
     i.received += c.ingress_received;
     i.delivered += c.ingress_delivered;
-    for (r, n) in c.ingress_dropped.iter() {
-        i.dropped.add_n(r, n);
-    }
+    i.dropped.add_all(&c.ingress_dropped);
     st
 }
 

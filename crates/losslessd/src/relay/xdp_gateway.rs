@@ -34,14 +34,6 @@ pub fn counters(c: &[u64; counter::COUNT]) -> GatewayCounters {
     g
 }
 
-fn add(a: &mut GatewayCounters, b: &GatewayCounters) {
-    a.received += b.received;
-    a.accepted += b.accepted;
-    for (r, n) in b.dropped.iter() {
-        a.dropped.add_n(r, n);
-    }
-}
-
 /// The program's last accepted frame as `relay show` gives it; `offset_ns`:
 /// the program's clock minus the relay's.
 pub fn accepted(last: &GatewayLast, offset_ns: u64) -> AcceptedPfc {
@@ -105,7 +97,7 @@ impl GatewayXdp {
     fn stop(&mut self) {
         if self.relay.take().is_some() {
             let c = std::mem::take(&mut self.current);
-            add(&mut self.carried, &c);
+            self.carried.add(&c);
         }
     }
 
@@ -145,7 +137,7 @@ impl GatewayXdp {
                 .map(|l| accepted(&l, offset));
         }
         let mut total = self.carried;
-        add(&mut total, &self.current);
+        total.add(&self.current);
         (total, last)
     }
 }

@@ -210,12 +210,8 @@ impl Relay {
         frames: impl IntoIterator<Item = &'f [u8]>,
         out: &mut TxBatch,
     ) -> usize {
-        let before = out.len();
-        self.flush_due(now, out);
-        for f in frames {
-            self.one(now, now, port, f, out);
-        }
-        out.len() - before
+        let frames = frames.into_iter().map(|f| (f, now));
+        self.process_arrived(now, port, frames, out)
     }
 
     /// As [`Relay::process`], each frame with the time it arrived (the

@@ -55,6 +55,30 @@ impl Sim {
         now()
     }
 
+    /// B is up and sends its first LLDPDU before A's link notification: A
+    /// reads its link, which has the carrier but is not running yet.
+    fn lldpdu_before_the_device_runs(&mut self) {
+        let now = self.now();
+        self.d[1].handle_links(now, vec![link(1, true)]);
+        self.d[0].handle_links(now, vec![link(0, false)]);
+        let mut lldpdu = None;
+        while let Some(out) = self.d[1].poll_output() {
+            if let Output::Send { frame, .. } = out {
+                lldpdu.get_or_insert(frame);
+            }
+        }
+        while self.d[0].poll_output().is_some() {}
+        self.d[0].handle_frame(now, 10, &lldpdu.expect("B sends at link-up"));
+        let Some(Output::ReadLink { frame: f, .. }) = self.d[0].poll_output() else {
+            panic!("A reads the link")
+        };
+        let coming_up = Link {
+            oper_up: false,
+            ..link(0, true)
+        };
+        self.d[0].handle_link_read(now, Some(coming_up), &f);
+    }
+
     /// Node A's answer to a request.
     fn request(&mut self, now: Now, req: Request) -> Response {
         self.d[0].handle_request(now, 7, req);
@@ -82,26 +106,7 @@ fn now() -> Now {
 fn a_frame_before_the_device_runs_is_kept_for_the_link_up() {
     let mut s = Sim::new();
     let now = s.now();
-    // B is up and sends its first LLDPDU; A's link notification has not come yet.
-    s.d[1].handle_links(now, vec![link(1, true)]);
-    s.d[0].handle_links(now, vec![link(0, false)]);
-    let mut lldpdu = None;
-    while let Some(out) = s.d[1].poll_output() {
-        if let Output::Send { frame, .. } = out {
-            lldpdu.get_or_insert(frame);
-        }
-    }
-    while s.d[0].poll_output().is_some() {}
-    let frame = lldpdu.expect("B sends at link-up");
-    s.d[0].handle_frame(now, 10, &frame);
-    let Some(Output::ReadLink { frame: f, .. }) = s.d[0].poll_output() else {
-        panic!("A reads the link")
-    };
-    let coming_up = Link {
-        oper_up: false,
-        ..link(0, true)
-    };
-    s.d[0].handle_link_read(now, Some(coming_up), &f);
+    s.lldpdu_before_the_device_runs();
     let mut outs = Vec::new();
     while let Some(out) = s.d[0].poll_output() {
         outs.push(out);
@@ -134,24 +139,7 @@ fn a_frame_before_the_device_runs_is_kept_for_the_link_up() {
 fn a_frame_kept_for_the_link_up_is_charged_to_the_budget_once() {
     let mut s = Sim::with_daemon("rx_budget_per_s = 1\nrx_budget_burst = 1\n");
     let now = s.now();
-    s.d[1].handle_links(now, vec![link(1, true)]);
-    s.d[0].handle_links(now, vec![link(0, false)]);
-    let mut lldpdu = None;
-    while let Some(out) = s.d[1].poll_output() {
-        if let Output::Send { frame, .. } = out {
-            lldpdu.get_or_insert(frame);
-        }
-    }
-    while s.d[0].poll_output().is_some() {}
-    s.d[0].handle_frame(now, 10, &lldpdu.expect("B sends at link-up"));
-    let Some(Output::ReadLink { frame: f, .. }) = s.d[0].poll_output() else {
-        panic!("A reads the link")
-    };
-    let coming_up = Link {
-        oper_up: false,
-        ..link(0, true)
-    };
-    s.d[0].handle_link_read(now, Some(coming_up), &f);
+    s.lldpdu_before_the_device_runs();
     s.d[0].handle_link_change(now, LinkChange::New(link(0, true)));
     while s.d[0].poll_output().is_some() {}
     let r = s.request(now, Request::Counters { port: None });

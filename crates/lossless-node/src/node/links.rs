@@ -175,7 +175,7 @@ impl Node {
         }
         self.after(now, &link.name);
         for frame in held {
-            self.handle_admitted(now, link.ifindex, &frame);
+            self.frame_in(now, link.ifindex, &frame, Budget::Charged);
         }
     }
 
@@ -208,6 +208,13 @@ impl Node {
 
     /// A frame arrived on a port (a whole Ethernet frame, FCS stripped).
     pub fn handle_frame(&mut self, now: Now, ifindex: u32, frame: &[u8]) {
+        self.frame_in(now, ifindex, frame, Budget::Charge);
+    }
+
+    /// A frame for `ifindex`'s port. A frame is charged to the receive budget
+    /// once, when it arrives: not again when it comes back with the link read
+    /// or after the link notification ([`Budget::Charged`]).
+    fn frame_in(&mut self, now: Now, ifindex: u32, frame: &[u8], budget: Budget) {
         let Some(port) = self
             .by_index
             .get(&ifindex)
@@ -216,21 +223,9 @@ impl Node {
             return;
         };
         // Before anything that costs: a flood from a stranger stops here.
-        if port.admits(now.mono, frame) {
-            self.handle_admitted(now, ifindex, frame);
-        }
-    }
-
-    /// A frame past the receive budget (charged once, when it arrived: not again
-    /// when it comes back with the link read or after the link notification).
-    fn handle_admitted(&mut self, now: Now, ifindex: u32, frame: &[u8]) {
-        let Some(port) = self
-            .by_index
-            .get(&ifindex)
-            .and_then(|name| self.ports.get_mut(name))
-        else {
+        if budget == Budget::Charge && !port.admits(now.mono, frame) {
             return;
-        };
+        }
         let name = port.name.clone();
         if !port.agent.link_up() {
             // A frame on a port we believe down: the netlink notification of the
@@ -280,7 +275,7 @@ impl Node {
             .get(&link.name)
             .is_some_and(|p| p.agent.link_up())
         {
-            self.handle_admitted(now, link.ifindex, frame);
+            self.frame_in(now, link.ifindex, frame, Budget::Charged);
         }
     }
 
@@ -359,4 +354,11 @@ impl Node {
             self.outputs.push_back(Output::StopRelay);
         }
     }
+}
+
+/// Whether a frame is still to be charged to its port's receive budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Budget {
+    Charge,
+    Charged,
 }

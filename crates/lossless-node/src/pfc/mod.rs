@@ -238,7 +238,6 @@ mod tests {
 
     #[test]
     fn readings_keep_their_cadence_and_a_very_late_one_restarts_it() {
-        let at = |ms: u64| Instant::ZERO + Duration::from_millis(ms);
         let s = PfcWatchdogSettings::default(); // every 200 ms
         let mut p = PortPfc::new(&s, PriorityMap::NONE, at(0));
         assert!(p.due(at(0)), "the first reading is due at once");
@@ -256,6 +255,36 @@ mod tests {
         assert_eq!(p.poll_timeout(), Some(at(1300)), "exactly on time");
     }
 
+    fn at(ms: u64) -> Instant {
+        Instant::ZERO + Duration::from_millis(ms)
+    }
+
+    /// A port watching priority 3, read at the times a test says, its pause
+    /// indications rising by 1000 between two readings when `pausing`.
+    struct Watched {
+        port: PortPfc,
+        rx: u64,
+    }
+
+    impl Watched {
+        fn new(s: &PfcWatchdogSettings) -> Watched {
+            Watched {
+                port: PortPfc::new(s, PriorityMap(1 << 3), at(0)),
+                rx: 0,
+            }
+        }
+
+        fn read(&mut self, t: u64, pausing: bool) -> Vec<Transition> {
+            assert!(self.port.due(at(t)), "a reading is due at {t} ms");
+            self.rx += u64::from(pausing) * 1000;
+            let mut i = [0; 8];
+            i[3] = self.rx;
+            self.port
+                .handle_sample(at(t), &PfcSample::dcbnl([0; 8], i))
+                .0
+        }
+    }
+
     /// A storm that begins just after a round: the first reading with pauses opens a
     /// window that already spans the detection time, so the deciding reading comes
     /// half an interval later, not a whole one; the rounds keep their cadence; and once
@@ -263,35 +292,34 @@ mod tests {
     /// restoration time.
     #[test]
     fn a_verdict_is_read_when_its_window_is_complete() {
-        let at = |ms: u64| Instant::ZERO + Duration::from_millis(ms);
         let s = PfcWatchdogSettings {
             enabled: true,
             ..PfcWatchdogSettings::default() // every 200 ms, detection and restoration 200 ms
         };
-        let mut p = PortPfc::new(&s, PriorityMap(1 << 3), at(0));
-        let mut rx = 0;
-        let mut read = |p: &mut PortPfc, t: u64, pausing: bool| {
-            assert!(p.due(at(t)), "a reading is due at {t} ms");
-            rx += u64::from(pausing) * 1000;
-            let mut i = [0; 8];
-            i[3] = rx;
-            p.handle_sample(at(t), &PfcSample::dcbnl([0; 8], i)).0
-        };
-        assert!(read(&mut p, 0, false).is_empty());
-        assert_eq!(p.poll_timeout(), Some(at(200)));
+        let mut p = Watched::new(&s);
+        assert!(p.read(0, false).is_empty());
+        assert_eq!(p.port.poll_timeout(), Some(at(200)));
         // The storm begins at 1 ms.
-        assert!(read(&mut p, 200, true).is_empty());
-        assert_eq!(p.poll_timeout(), Some(at(300)), "half an interval after");
-        let t = read(&mut p, 300, true);
+        assert!(p.read(200, true).is_empty());
+        assert_eq!(
+            p.port.poll_timeout(),
+            Some(at(300)),
+            "half an interval after"
+        );
+        let t = p.read(300, true);
         assert!(
             matches!(t[..], [Transition::Storm { priority: 3, readings: 2, window, .. }]
                 if window == Duration::from_millis(300)),
             "{t:?}"
         );
-        assert_eq!(p.poll_timeout(), Some(at(400)), "the round at 400 ms stays");
-        assert!(read(&mut p, 400, true).is_empty());
+        assert_eq!(
+            p.port.poll_timeout(),
+            Some(at(400)),
+            "the round at 400 ms stays"
+        );
+        assert!(p.read(400, true).is_empty());
         // Quiet since the reading at 400 ms: the round at 600 ms spans the restoration.
-        let t = read(&mut p, 600, false);
+        let t = p.read(600, false);
         assert!(
             matches!(
                 t[..],
@@ -303,7 +331,7 @@ mod tests {
             ),
             "{t:?}"
         );
-        assert_eq!(p.poll_timeout(), Some(at(800)));
+        assert_eq!(p.port.poll_timeout(), Some(at(800)));
 
         // Longer times: the deciding reading when the window completes.
         let long = PfcWatchdogSettings {
@@ -311,39 +339,28 @@ mod tests {
             restoration_ms: 250,
             ..s
         };
-        let mut p = PortPfc::new(&long, PriorityMap(1 << 3), at(0));
-        let mut rx = 0;
-        let mut read = |p: &mut PortPfc, t: u64, pausing: bool| {
-            assert!(p.due(at(t)), "a reading is due at {t} ms");
-            rx += u64::from(pausing) * 1000;
-            let mut i = [0; 8];
-            i[3] = rx;
-            p.handle_sample(at(t), &PfcSample::dcbnl([0; 8], i)).0
-        };
-        read(&mut p, 0, true);
+        let mut p = Watched::new(&long);
+        p.read(0, true);
         for t in [200, 400] {
-            assert!(read(&mut p, t, true).is_empty());
+            assert!(p.read(t, true).is_empty());
         }
         assert_eq!(
-            p.poll_timeout(),
+            p.port.poll_timeout(),
             Some(at(500)),
             "the window from 0 ms completes"
         );
-        assert!(matches!(
-            read(&mut p, 500, true)[..],
-            [Transition::Storm { .. }]
-        ));
-        assert_eq!(p.poll_timeout(), Some(at(600)), "the round");
-        assert!(read(&mut p, 600, false).is_empty());
+        assert!(matches!(p.read(500, true)[..], [Transition::Storm { .. }]));
+        assert_eq!(p.port.poll_timeout(), Some(at(600)), "the round");
+        assert!(p.read(600, false).is_empty());
         assert_eq!(
-            p.poll_timeout(),
+            p.port.poll_timeout(),
             Some(at(750)),
             "quiet since 500 ms spans 250 ms"
         );
-        let t = read(&mut p, 750, false);
+        let t = p.read(750, false);
         assert!(matches!(t[..], [Transition::Over { .. }]), "{t:?}");
         assert_eq!(
-            p.poll_timeout(),
+            p.port.poll_timeout(),
             Some(at(800)),
             "the rounds kept their cadence"
         );

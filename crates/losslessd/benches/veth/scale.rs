@@ -15,7 +15,6 @@ use lossless_sys::if_nametoindex;
 use lossless_sys::netns::in_netns;
 use lossless_sys::packet::PacketSocket;
 use lossless_testkit::load;
-use serde_json::Value;
 
 pub fn proc_ticks(pid: u32) -> u64 {
     let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
@@ -196,5 +195,4 @@ fn scale_with(n: usize, bin: Option<&Path>) {
     );
     drop(h);
     drop(l);
-    let _: Value = Value::Null;
 }

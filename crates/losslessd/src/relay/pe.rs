@@ -209,6 +209,21 @@ mod tests {
     }
 
     #[test]
+    fn a_kernel_stamp_is_placed_on_the_relays_clock_by_its_age() {
+        let now = Instant::from_duration(std::time::Duration::from_millis(500));
+        let wall = 1_800_000_000_000_000_000;
+        // Received 3 ms before the wall clock was read with `now`.
+        assert_eq!(
+            arrival(now, wall, wall - 3_000_000),
+            Instant::from_duration(std::time::Duration::from_millis(497))
+        );
+        // A stamp after `wall` (the clock stepped back) is now, never later.
+        assert_eq!(arrival(now, wall, wall + 9), now);
+        // Older than the relay's clock: its start.
+        assert_eq!(arrival(now, wall, wall - 600_000_000), Instant::ZERO);
+    }
+
+    #[test]
     fn a_partial_vxlan_checksum_is_completed_and_the_frame_delivered() {
         for kind in [Kind::Vxlan4, Kind::Vxlan6] {
             let sent = tunnelled(kind);

@@ -306,6 +306,25 @@ static __always_inline int check_from(int k, const __u8 *f, __u32 len, const str
 	return r;
 }
 
+/* What xdp_dc and xdp_gateway do first with a frame: read it if it is MAC
+ * Control and judge it under `s`, counting it at `received` and a drop at
+ * `drop_base` + its reason. 0: not MAC Control (the host's: pass it); -1:
+ * illegal (drop it); 1: legal, f holding it. */
+static __always_inline int judged(struct xdp_md *ctx, __u8 *f, __u32 len,
+				  const struct sources *s, __u32 received, __u32 drop_base)
+{
+	int k = read_mac_control(ctx, f, len);
+	if (k == 0)
+		return 0;
+	count(received);
+	int r = check_from(k, f, len, s);
+	if (r >= 0) {
+		count(drop_base + (r & 0xf));
+		return -1;
+	}
+	return 1;
+}
+
 static __always_inline struct relay_cfg *cfg(void)
 {
 	__u32 zero = 0;
@@ -334,15 +353,11 @@ int xdp_dc(struct xdp_md *ctx)
 	__u8 f[64] = {};
 	__u32 len = ctx->data_end - ctx->data;
 	/* Only MAC Control is ours; the host keeps the rest. */
-	int k = read_mac_control(ctx, f, len);
-	if (k == 0)
+	int v = judged(ctx, f, len, &c->gw, C_EGRESS_RECEIVED, C_EGRESS_DROP);
+	if (v == 0)
 		return XDP_PASS;
-	count(C_EGRESS_RECEIVED);
-	int r = check_from(k, f, len, &c->gw);
-	if (r >= 0) {
-		count(C_EGRESS_DROP + (r & 0xf));
+	if (v < 0)
 		return XDP_DROP;
-	}
 	if (c->storm) {
 		int act = storm_admit(ctx, f, len);
 		if (act >= 0)
@@ -701,15 +716,11 @@ int xdp_gateway(struct xdp_md *ctx)
 		return XDP_PASS;
 	__u8 f[64] = {};
 	__u32 len = ctx->data_end - ctx->data;
-	int k = read_mac_control(ctx, f, len);
-	if (k == 0)
+	int v = judged(ctx, f, len, s, C_GW_RECEIVED, C_GW_DROP);
+	if (v == 0)
 		return XDP_PASS;
-	count(C_GW_RECEIVED);
-	int r = check_from(k, f, len, s);
-	if (r >= 0) {
-		count(C_GW_DROP + (r & 0xf));
+	if (v < 0)
 		return XDP_DROP;
-	}
 	count(C_GW_ACCEPTED);
 	struct gateway_last *last = bpf_map_lookup_elem(&gateway_last, &zero);
 	if (last) {

@@ -202,21 +202,19 @@ fn clip_to(s: &str, max: usize) -> String {
     s[..end].to_string()
 }
 
-/// The address a port names as its management address, best first: the port's IPv4
-/// address, its IPv6 address (not link-local), the host's IPv4 address, the host's
-/// IPv6 address (not link-local), the port's link-local IPv6 address (reachable from
-/// the neighbour that reads it). Primary before secondary at each step; loopback
-/// addresses never. The first address in the host's order among equals.
-pub fn management_address(addresses: &[HostAddress], ifindex: u32) -> Option<IpAddr> {
-    ManagementAddresses::new(addresses).of(ifindex)
-}
-
-/// The host's addresses ranked for [`management_address`] in one pass, for
-/// every port at once: per interface the best of its own addresses (the
-/// steps that name the port), and the best of the host's (the steps that do
-/// not). A port's choice is the better of its own and the host's.
+/// The address each port names as its management address, best first: the
+/// port's IPv4 address, its IPv6 address (not link-local), the host's IPv4
+/// address, the host's IPv6 address (not link-local), the port's link-local
+/// IPv6 address (reachable from the neighbour that reads it). Primary before
+/// secondary at each step; loopback addresses never; the first address in the
+/// host's order among equals.
+///
+/// The host's addresses are ranked in one pass, for every port at once: per
+/// interface the best of its own addresses (the steps that name the port),
+/// and the best of the host's (the steps that do not). A port's choice is the
+/// better of its own and the host's.
 #[derive(Debug, Clone, Default)]
-pub struct ManagementAddresses {
+struct ManagementAddresses {
     /// The best address of any interface by the host's steps, with its rank.
     host: Option<(usize, IpAddr)>,
     /// Per ifindex, the best of the interface's own addresses, with its rank.
@@ -231,7 +229,7 @@ const HOST_V6: usize = 3;
 const PORT_LINK_LOCAL: usize = 4;
 
 impl ManagementAddresses {
-    pub fn new(addresses: &[HostAddress]) -> ManagementAddresses {
+    fn new(addresses: &[HostAddress]) -> ManagementAddresses {
         let mut m = ManagementAddresses::default();
         let better =
             |best: Option<(usize, IpAddr)>, rank: usize| best.is_none_or(|(b, _)| rank < b);
@@ -262,7 +260,7 @@ impl ManagementAddresses {
     }
 
     /// The management address of the port on `ifindex`.
-    pub fn of(&self, ifindex: u32) -> Option<IpAddr> {
+    fn of(&self, ifindex: u32) -> Option<IpAddr> {
         // The two never tie: they rank by different steps.
         [self.port.get(&ifindex).copied(), self.host]
             .into_iter()
@@ -296,7 +294,8 @@ mod tests {
             addr(3, "192.0.2.9", true),
             addr(3, "192.0.2.3", false),
         ];
-        let pick = |list: &[HostAddress], i| management_address(list, i).map(|a| a.to_string());
+        let pick =
+            |list: &[HostAddress], i| ManagementAddresses::new(list).of(i).map(|a| a.to_string());
         assert_eq!(pick(&all, 3).as_deref(), Some("192.0.2.3"));
         assert_eq!(pick(&all, 2).as_deref(), Some("10.0.0.2"));
         // Port 3 without IPv4: its global IPv6 address, not the host's IPv4.
@@ -361,7 +360,7 @@ mod tests {
                 .map(|&(i, a, secondary)| addr(i, POOL[a], secondary))
                 .collect();
             proptest::prop_assert_eq!(
-                management_address(&addresses, port),
+                ManagementAddresses::new(&addresses).of(port),
                 by_the_steps(&addresses, port)
             );
         }

@@ -135,6 +135,31 @@ fn process(out: &mut String, ports: &[&Port], uptime: Duration) {
     let _ = writeln!(out, "lossless_ports {}", ports.len());
 }
 
+/// The packet sockets shared by the ports: what the kernel dropped on them and their
+/// receive buffer.
+pub(crate) fn shared_socket(out: &mut String, s: &crate::protocol::SharedSocketCounters) {
+    header(
+        out,
+        "lossless_shared_packet_socket_drops_total",
+        "Frames the kernel dropped on the packet sockets the ports share (one per \
+         EtherType), their receive buffer full (PACKET_STATISTICS).",
+        "counter",
+    );
+    let _ = writeln!(
+        out,
+        "lossless_shared_packet_socket_drops_total {}",
+        s.kernel_drops
+    );
+    if let Some(b) = s.rcvbuf_bytes {
+        gauge(
+            out,
+            "lossless_shared_packet_socket_rcvbuf_bytes",
+            "The receive buffer the kernel granted each shared packet socket (SO_RCVBUF).",
+        );
+        let _ = writeln!(out, "lossless_shared_packet_socket_rcvbuf_bytes {b}");
+    }
+}
+
 /// The LLDP MIB's and DCBX's counters per port.
 fn port_counters(out: &mut String, ports: &[&Port]) {
     let counters: [(&str, &str, Get); 15] = [
@@ -201,8 +226,9 @@ fn port_counters(out: &mut String, ports: &[&Port]) {
         ),
         (
             "packet_socket_drops_total",
-            "Frames the kernel dropped before losslessd read them, the port's packet \
-             socket receive buffer full (PACKET_STATISTICS).",
+            "Frames the kernel dropped before losslessd read them, the receive buffer of \
+             the port's own packet socket full (PACKET_STATISTICS; 0 while the port reads \
+             the shared sockets: lossless_shared_packet_socket_drops_total).",
             |p| p.io.kernel_drops,
         ),
         (
@@ -277,10 +303,19 @@ fn port_gauges(out: &mut String, ports: &[&Port]) {
     per_port(
         out,
         "packet_socket_rcvbuf_bytes",
-        "The receive buffer the kernel granted the port's packet socket (SO_RCVBUF; \
-         [daemon] packet_rcvbuf_bytes asks for half of it).",
+        "The receive buffer the kernel granted the packet socket the port's frames wait \
+         in, its own or the shared one (SO_RCVBUF; [daemon] packet_rcvbuf_bytes asks for \
+         half of it).",
         "gauge",
         ports.iter().map(|p| (*p, p.io.rcvbuf_bytes)),
+    );
+    per_port(
+        out,
+        "port_own_packet_socket",
+        "1 when the port reads a packet socket of its own (since its receive budget was \
+         spent), 0 while it reads the shared ones.",
+        "gauge",
+        ports.iter().map(|p| (*p, Some(u8::from(p.io.own_socket)))),
     );
     per_port(
         out,

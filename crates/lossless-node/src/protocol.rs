@@ -631,6 +631,22 @@ pub struct IoCounters {
     /// budget spent (`rx_budget_per_s`, `rx_budget_burst`).
     #[serde(default)]
     pub rx_over_budget: u64,
+    /// Whether the port reads a packet socket of its own (since its receive budget was
+    /// first spent) rather than the shared ones; `kernel_drops` counts only what its
+    /// own socket dropped, the shared sockets' drops are in [`SharedSocketCounters`].
+    #[serde(default)]
+    pub own_socket: bool,
+}
+
+/// The packet sockets every port reads until it gets its own (one per EtherType:
+/// LLDP, MAC Control), as `counters` shows them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SharedSocketCounters {
+    /// Frames the kernel dropped on the shared sockets, their receive buffers full
+    /// (for no port in particular).
+    pub kernel_drops: u64,
+    /// The receive buffer the kernel granted each shared socket, bytes.
+    pub rcvbuf_bytes: Option<u64>,
 }
 
 /// `reload`: what changed.

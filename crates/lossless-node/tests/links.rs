@@ -149,3 +149,40 @@ fn a_frame_kept_for_the_link_up_is_charged_to_the_budget_once() {
     let r = s.request(now, Request::DcbxShow { port: None });
     assert_eq!(r.result.unwrap()["ports"][0]["peer_present"], true);
 }
+
+/// A port reads the shared packet sockets until its receive budget is spent; then it
+/// asks, once, for a socket of its own (`Output::ReceiveAlone`), and `counters` says
+/// which it reads.
+#[test]
+fn a_port_past_its_budget_asks_once_for_a_socket_of_its_own() {
+    let mut s = Sim::with_daemon("rx_budget_per_s = 1\nrx_budget_burst = 2\n");
+    let now = s.now();
+    s.d[0].handle_links(now, vec![link(0, true)]);
+    while s.d[0].poll_output().is_some() {}
+    let own_socket = |s: &mut Sim| {
+        let r = s.request(now, Request::Counters { port: None });
+        r.result.unwrap()["ports"][0]["io"]["own_socket"].clone()
+    };
+    // A stranger's frames: two within the budget, then five past it.
+    let stranger = [
+        0x01, 0x80, 0xc2, 0, 0, 0x01, 2, 0xee, 0, 0, 0, 1, 0x88, 0x08, 1, 1,
+    ];
+    let mut alone = Vec::new();
+    for i in 0..7 {
+        s.d[0].handle_frame(now, 10, &stranger);
+        while let Some(out) = s.d[0].poll_output() {
+            if let Output::ReceiveAlone { ifindex } = out {
+                alone.push((i, ifindex));
+            }
+        }
+        if i == 1 {
+            assert_eq!(own_socket(&mut s), false, "within the budget");
+        }
+    }
+    assert_eq!(
+        alone,
+        [(2, 10)],
+        "asked once, at the first frame past the budget"
+    );
+    assert_eq!(own_socket(&mut s), true);
+}

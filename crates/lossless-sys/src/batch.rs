@@ -172,6 +172,9 @@ pub struct RxBatch {
     /// was cut (see [`RxBatch::truncated`]).
     lens: Vec<usize>,
     names: Vec<libc::sockaddr_ll>,
+    /// Each frame's receive time (`SCM_TIMESTAMPNS`, ns since the epoch) where the
+    /// socket asked for one.
+    stamps: Vec<Option<u64>>,
     controls: Vec<u8>,
     count: usize,
     headers: RecvHeaders,
@@ -200,8 +203,9 @@ impl std::fmt::Debug for RecvHeaders {
     }
 }
 
-/// Room for one `tpacket_auxdata` control message.
-const CONTROL_LEN: usize = 64;
+/// Room for a `tpacket_auxdata` and a `SCM_TIMESTAMPNS` control message (40 and 32
+/// octets with their headers, aligned).
+const CONTROL_LEN: usize = 96;
 
 impl RxBatch {
     /// `capacity` frames of up to `max_frame` bytes each (plus room to put a
@@ -214,6 +218,7 @@ impl RxBatch {
             bytes: vec![0; capacity * slot],
             lens: vec![0; capacity],
             names: vec![sockaddr_ll(0, 0); capacity],
+            stamps: vec![None; capacity],
             controls: vec![0; capacity * CONTROL_LEN],
             count: 0,
             headers: RecvHeaders {
@@ -255,6 +260,24 @@ impl RxBatch {
 
     pub fn iter(&self) -> impl Iterator<Item = &[u8]> + '_ {
         (0..self.count).filter_map(|i| self.get(i))
+    }
+
+    /// The interface frame `i` arrived on (0 past the last frame).
+    pub fn ifindex(&self, i: usize) -> u32 {
+        if i >= self.count {
+            return 0;
+        }
+        u32::try_from(self.names[i].sll_ifindex).unwrap_or_default()
+    }
+
+    /// When the kernel received frame `i` (ns since the epoch), on a socket with
+    /// `SO_TIMESTAMPNS`.
+    pub fn stamp(&self, i: usize) -> Option<u64> {
+        self.stamps
+            .get(i)
+            .copied()
+            .flatten()
+            .filter(|_| i < self.count)
     }
 }
 
@@ -439,20 +462,36 @@ pub(crate) fn send_frames<'a>(
 
 /// The `PACKET_AUXDATA` of a received frame.
 fn aux_status(hdr: &libc::msghdr) -> Option<libc::tpacket_auxdata> {
+    control_message(hdr, libc::SOL_PACKET, libc::PACKET_AUXDATA)
+}
+
+/// The `SCM_TIMESTAMPNS` of a received frame, in ns since the epoch.
+fn rx_stamp(hdr: &libc::msghdr) -> Option<u64> {
+    let ts: libc::timespec = control_message(hdr, libc::SOL_SOCKET, libc::SCM_TIMESTAMPNS)?;
+    let s = u64::try_from(ts.tv_sec).ok()?;
+    let ns = u64::try_from(ts.tv_nsec).ok()?;
+    Some(s * 1_000_000_000 + ns)
+}
+
+/// The payload of the control message (`level`, `kind`) of a received frame, if
+/// it has one at least as long as a `T`. `T` must be plain data (any bytes valid).
+fn control_message<T: Copy>(
+    hdr: &libc::msghdr,
+    level: libc::c_int,
+    kind: libc::c_int,
+) -> Option<T> {
     // SAFETY: hdr's control buffer was filled by recvmmsg with
-    // msg_controllen valid bytes; CMSG_FIRSTHDR/NXTHDR stay within it.
+    // msg_controllen valid bytes; CMSG_FIRSTHDR/NXTHDR stay within it; the
+    // payload is read unaligned and only when the message is long enough.
     unsafe {
         let mut c = libc::CMSG_FIRSTHDR(hdr);
         while !c.is_null() {
             let cm = &*c;
-            if cm.cmsg_level == libc::SOL_PACKET
-                && cm.cmsg_type == libc::PACKET_AUXDATA
-                && cm.cmsg_len as usize
-                    >= libc::CMSG_LEN(mem::size_of::<libc::tpacket_auxdata>() as u32) as usize
+            if cm.cmsg_level == level
+                && cm.cmsg_type == kind
+                && cm.cmsg_len as usize >= libc::CMSG_LEN(mem::size_of::<T>() as u32) as usize
             {
-                return Some(std::ptr::read_unaligned(
-                    libc::CMSG_DATA(c).cast::<libc::tpacket_auxdata>(),
-                ));
+                return Some(std::ptr::read_unaligned(libc::CMSG_DATA(c).cast::<T>()));
             }
             c = libc::CMSG_NXTHDR(hdr, c);
         }
@@ -625,6 +664,8 @@ pub(crate) fn recv_batch(fd: &OwnedFd, batch: &mut RxBatch) -> io::Result<usize>
         } else {
             len
         };
+        batch.names[kept] = batch.names[i];
+        batch.stamps[kept] = rx_stamp(&m.msg_hdr);
         kept += 1;
     }
     batch.count = kept;

@@ -41,6 +41,7 @@ pub mod netns;
 pub mod packet;
 pub mod reactor;
 pub mod ring;
+pub mod shared_packet;
 mod sys;
 pub mod timestamp;
 #[cfg(test)]

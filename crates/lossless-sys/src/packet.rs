@@ -179,6 +179,24 @@ pub(crate) fn add_membership(
     index: libc::c_int,
     group: Option<[u8; 6]>,
 ) -> io::Result<()> {
+    membership(fd, libc::PACKET_ADD_MEMBERSHIP, index, group)
+}
+
+/// `PACKET_DROP_MEMBERSHIP`: undoes [`add_membership`].
+pub(crate) fn drop_membership(
+    fd: &impl AsRawFd,
+    index: libc::c_int,
+    group: Option<[u8; 6]>,
+) -> io::Result<()> {
+    membership(fd, libc::PACKET_DROP_MEMBERSHIP, index, group)
+}
+
+fn membership(
+    fd: &impl AsRawFd,
+    op: libc::c_int,
+    index: libc::c_int,
+    group: Option<[u8; 6]>,
+) -> io::Result<()> {
     let mut mr = libc::packet_mreq {
         mr_ifindex: index,
         mr_type: match group {
@@ -191,7 +209,7 @@ pub(crate) fn add_membership(
     if let Some(g) = group {
         mr.mr_address[..6].copy_from_slice(&g);
     }
-    sys::setsockopt(fd, libc::SOL_PACKET, libc::PACKET_ADD_MEMBERSHIP, &mr)
+    sys::setsockopt(fd, libc::SOL_PACKET, op, &mr)
 }
 
 /// Sends one whole Ethernet frame (destination, source, EtherType, payload; no FCS)
@@ -228,6 +246,14 @@ impl PacketSocket {
     /// namespace). Needs `CAP_NET_RAW` (and `CAP_NET_ADMIN` for the socket
     /// priority).
     pub fn open(ifindex: u32) -> io::Result<PacketSocket> {
+        PacketSocket::open_sized(ifindex, None)
+    }
+
+    /// [`open`](Self::open) with the receive buffer set to `rcvbuf` bytes (see
+    /// [`set_rcvbuf`](Self::set_rcvbuf)) before the socket is bound: the first frames
+    /// find it that large (a burst the kernel held, say, is not dropped for the
+    /// default's room).
+    pub fn open_sized(ifindex: u32, rcvbuf: Option<usize>) -> io::Result<PacketSocket> {
         let index = checked_ifindex(ifindex)?;
         let fd = sys::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_NONBLOCK, 0)?;
         let sock = PacketSocket { fd, ifindex };
@@ -253,6 +279,9 @@ impl PacketSocket {
             &(1 as libc::c_int),
         );
 
+        if let Some(bytes) = rcvbuf {
+            set_rcvbuf(&sock, bytes)?;
+        }
         bind(&sock, index, ETH_P_ALL)?;
         for group in [LLDP_MULTICAST, MAC_CONTROL_MULTICAST] {
             add_membership(&sock, index, Some(group))?;
@@ -348,6 +377,17 @@ impl PacketSocket {
     /// payload; no FCS) on the bound interface.
     pub fn send(&self, frame: &[u8]) -> io::Result<()> {
         send_frame(&self.fd, self.ifindex, frame, "packet sendto")
+    }
+
+    /// `SO_TIMESTAMPNS`: each frame read comes with the time the kernel received it
+    /// ([`RxBatch::stamp`](crate::batch::RxBatch::stamp)).
+    pub fn stamp_receives(&self) -> io::Result<()> {
+        sys::setsockopt(
+            self,
+            libc::SOL_SOCKET,
+            libc::SO_TIMESTAMPNS,
+            &(1 as libc::c_int),
+        )
     }
 
     /// `PACKET_QDISC_BYPASS`: frames sent go straight to the driver, past the

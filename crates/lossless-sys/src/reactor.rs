@@ -14,6 +14,7 @@ use tokio::io::Interest;
 use crate::addr::AddrMonitor;
 use crate::link::LinkMonitor;
 use crate::packet::PacketSocket;
+use crate::shared_packet::SharedPacketSocket;
 use crate::timestamp::MeasureSocket;
 
 mod sealed {
@@ -25,6 +26,8 @@ pub trait OwnsFd: sealed::OwnsFd {}
 
 impl sealed::OwnsFd for PacketSocket {}
 impl OwnsFd for PacketSocket {}
+impl sealed::OwnsFd for SharedPacketSocket {}
+impl OwnsFd for SharedPacketSocket {}
 impl sealed::OwnsFd for MeasureSocket {}
 impl OwnsFd for MeasureSocket {}
 impl sealed::OwnsFd for LinkMonitor {}

@@ -43,6 +43,15 @@ impl Injector {
     }
 }
 
+/// A PFC frame (MAC Control, 0x8808, opcode 0x0101) from 02:00:00:00:00:0b with no
+/// priority enabled, padded to the minimum frame size.
+pub fn pfc_frame() -> Vec<u8> {
+    let mut f = vec![0x01, 0x80, 0xc2, 0x00, 0x00, 0x01];
+    f.extend_from_slice(&[0x02, 0, 0, 0, 0, 0x0b, 0x88, 0x08, 0x01, 0x01]);
+    f.resize(60, 0);
+    f
+}
+
 /// An LLDPDU with the mandatory TLVs only, from `mac` (its Chassis ID and Port ID, MAC
 /// subtype) to the nearest-bridge address; TTL 0 is a shutdown LLDPDU.
 pub fn lldpdu(mac: [u8; 6], ttl: u16) -> Vec<u8> {

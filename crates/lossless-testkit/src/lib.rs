@@ -46,14 +46,14 @@ pub use bench::{load, machine, thread_cpu_time};
 pub use dcbdrv::{DriverState, LogEntry, ShimEnv};
 pub use fanout::{batch_ip, Fanout};
 pub use flood::{Flood, FLOOD_MSAPS};
-pub use inject::{lldpdu, Injector};
+pub use inject::{lldpdu, pfc_frame, Injector};
 pub use lldpad::{
     dcbtool_field, dcbtool_fields, lldptool_app_config, lldptool_apps, lldptool_fields, LldpadApp,
     LldpadPeer, Mode,
 };
 pub use lldpd::Lldpd;
 pub use metrics::{http_get, metric, metric_value, scrape_metrics, HttpReply};
-pub use netns::{sh, unique, wait_every, wait_for, Netns, Pair, TempDir, Veth};
+pub use netns::{packet_sockets, sh, unique, wait_every, wait_for, Netns, Pair, TempDir, Veth};
 pub use opensm::{OpenSm, PathRecord, SimInput, VlArbRead};
 pub use oracle::{require, Oracle};
 pub use pcap::{read_frames, write_pcap, write_pcap_linktype, write_pcapng};

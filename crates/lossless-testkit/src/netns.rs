@@ -172,6 +172,12 @@ impl Veth {
     }
 }
 
+/// The `AF_PACKET` sockets open in a namespace (`/proc/net/packet`, read from inside it).
+pub fn packet_sockets(ns: &Netns) -> usize {
+    let out = ns.exec(&["cat", "/proc/net/packet"]);
+    String::from_utf8_lossy(&out.stdout).lines().skip(1).count()
+}
+
 /// Two namespaces joined by veth `va` (02:00:00:00:00:0a, in `a`) / `vb`
 /// (02:00:00:00:00:0b, in `b`).
 #[derive(Debug)]

@@ -10,14 +10,12 @@ use std::sync::Arc;
 use lossless_node::hardware::{HardwareError, HardwareErrorKind, IeeeProgram, Trust, TrustOutcome};
 use lossless_node::node::{Node, Output, PersistError};
 use lossless_node::timestamps::Clock as TsClock;
-use lossless_sys::batch::RxBatch;
 use lossless_sys::dcbnl::{AppSelector, DcbError, Dcbnl, DcbxMode, PgSetting};
-use lossless_sys::packet::PacketSocket;
-use lossless_sys::reactor::{async_fd, async_fd_with_interest};
+use lossless_sys::reactor::async_fd_with_interest;
 use lossless_sys::timestamp::{realtime_ps, MeasureSocket};
 use tokio::io::unix::AsyncFd;
 use tokio::io::Interest;
-use tokio::sync::{broadcast, mpsc, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{broadcast, mpsc, OwnedSemaphorePermit};
 use tokio::task::JoinHandle;
 use tracing::{debug, error, warn};
 
@@ -25,15 +23,16 @@ use crate::closer::Closer;
 use crate::config_file;
 use crate::convert;
 use crate::pfc_reader::{PfcRead, PfcReader};
+use crate::port_sockets::{FrameBatch, PortSockets};
 use crate::relay::RelayRuntime;
 use crate::runtime::{Clock, Replies};
 use crate::state_dir::StateDir;
 
 /// What the socket tasks hand the core task.
 pub(crate) enum Input {
-    /// The frames one `recvmmsg` read on a port; the permit returns to the port's
-    /// reader when the core has handled them (see [`read_port`]).
-    Frames(u32, FrameBatch, OwnedSemaphorePermit),
+    /// The frames one `recvmmsg` read (a shared socket's or a port's own); the permit
+    /// returns to the socket's reader when the core has handled them.
+    Frames(FrameBatch, OwnedSemaphorePermit),
     RxError(u32),
     /// A measurement frame and its receive timestamp.
     Measure(u32, Vec<u8>, Option<u64>),
@@ -44,60 +43,6 @@ pub(crate) enum Input {
     Pfc(Vec<PfcRead>),
 }
 
-struct PortIo {
-    socket: Arc<AsyncFd<PacketSocket>>,
-    reader: JoinHandle<()>,
-}
-
-/// Frames read at once from one port, copied out of the shared receive batch.
-pub(crate) struct FrameBatch {
-    bytes: Vec<u8>,
-    /// Where each frame ends in `bytes`.
-    ends: Vec<usize>,
-    /// Frames longer than [`MAX_FRAME`], dropped (each a receive error).
-    too_long: usize,
-}
-
-impl FrameBatch {
-    fn copy_of(rx: &RxBatch) -> FrameBatch {
-        let mut b = FrameBatch {
-            bytes: Vec::with_capacity(rx.iter().map(<[u8]>::len).sum()),
-            ends: Vec::with_capacity(rx.len()),
-            too_long: 0,
-        };
-        for i in 0..rx.len() {
-            match rx.get(i) {
-                Some(f) if !rx.truncated(i) => {
-                    b.bytes.extend_from_slice(f);
-                    b.ends.push(b.bytes.len());
-                }
-                _ => b.too_long += 1,
-            }
-        }
-        b
-    }
-
-    fn frames(&self) -> impl Iterator<Item = &[u8]> + '_ {
-        let starts = std::iter::once(0).chain(self.ends.iter().copied());
-        starts.zip(&self.ends).map(|(a, &b)| &self.bytes[a..b])
-    }
-}
-
-/// The longest frame a port reads (a jumbo LLDPDU); longer ones are receive errors.
-const MAX_FRAME: usize = 9216;
-/// Frames one `recvmmsg` reads from a port.
-const RX_BATCH: usize = 64;
-/// Batches of one port that may wait for the core at once: a flooded port cannot
-/// fill the core's queue ahead of the other ports (the kernel's buffer holds the
-/// rest, and drops and counts what does not fit).
-const RX_IN_FLIGHT: usize = 2;
-
-thread_local! {
-    /// The one receive batch every port's reader fills in turn (all of them run on
-    /// the runtime's one thread), so a port costs no receive memory of its own.
-    static RX: std::cell::RefCell<RxBatch> = std::cell::RefCell::new(RxBatch::new(RX_BATCH, MAX_FRAME));
-}
-
 struct MeasureIo {
     socket: Arc<AsyncFd<MeasureSocket>>,
     reader: JoinHandle<()>,
@@ -105,7 +50,7 @@ struct MeasureIo {
 
 /// Everything the runtime owns for the node.
 pub(crate) struct Io {
-    ports: HashMap<u32, PortIo>,
+    ports: PortSockets,
     measure: HashMap<u32, MeasureIo>,
     input: mpsc::Sender<Input>,
     pub(crate) events: broadcast::Sender<Arc<str>>,
@@ -116,8 +61,6 @@ pub(crate) struct Io {
     pub(crate) replies: Replies,
     /// Sockets of ports gone, being closed off the loop.
     closer: Closer,
-    /// The receive buffer asked for each packet socket (`packet_rcvbuf_bytes`).
-    rcvbuf: usize,
     pfc: PfcReader,
 }
 
@@ -129,9 +72,8 @@ impl Io {
         rcvbuf: usize,
     ) -> Io {
         Io {
-            rcvbuf,
             pfc: PfcReader::for_inputs(input.clone()),
-            ports: HashMap::new(),
+            ports: PortSockets::new(input.clone(), rcvbuf),
             measure: HashMap::new(),
             input,
             events: broadcast::channel(4096).0,
@@ -144,28 +86,15 @@ impl Io {
         }
     }
 
-    /// Hands the node what the kernel counted on every packet socket since the last
+    /// Hands the node what the kernel counted on the packet sockets since the last
     /// reading: frames dropped on a full receive buffer (`PACKET_STATISTICS`, read
-    /// and reset), and the buffer's size.
+    /// and reset), and the buffers' sizes.
     pub(crate) fn read_socket_stats(&self, node: &mut Node) {
-        for (ifindex, p) in &self.ports {
-            let sock = p.socket.get_ref();
-            let drops = match sock.stats() {
-                Ok(st) => st.drops,
-                Err(e) => {
-                    debug!(ifindex, error = %e, "cannot read the packet socket's statistics");
-                    0
-                }
-            };
-            let rcvbuf = sock.rcvbuf().ok().map(|b| b as u64);
-            node.handle_socket_stats(*ifindex, drops, rcvbuf);
-        }
+        self.ports.read_stats(node);
     }
 
     fn close_port(&mut self, ifindex: u32) {
-        if let Some(p) = self.ports.remove(&ifindex) {
-            self.closer.close(p.socket, p.reader);
-        }
+        self.ports.close(ifindex, &mut self.closer);
         self.close_measure(ifindex);
     }
 
@@ -178,29 +107,17 @@ impl Io {
     /// Closes every socket still open, all at once, and waits for them (`limit` at
     /// most): the last step before the process exits.
     pub(crate) async fn close_all(&mut self, limit: std::time::Duration) {
-        let ifindexes: Vec<u32> = self
-            .ports
-            .keys()
-            .chain(self.measure.keys())
-            .copied()
-            .collect();
-        for ifindex in ifindexes {
-            self.close_port(ifindex);
+        self.ports.close_all(&mut self.closer);
+        let measured: Vec<u32> = self.measure.keys().copied().collect();
+        for ifindex in measured {
+            self.close_measure(ifindex);
         }
         self.closer.finish(limit).await;
     }
 
     pub(crate) fn handle_input(&mut self, node: &mut Node, clock: &Clock, input: Input) {
         match input {
-            Input::Frames(ifindex, batch, _permit) => {
-                let now = clock.now();
-                for frame in batch.frames() {
-                    node.handle_frame(now, ifindex, frame);
-                }
-                for _ in 0..batch.too_long {
-                    node.handle_io_error(ifindex, false);
-                }
-            }
+            Input::Frames(batch, _permit) => self.ports.deliver(node, clock.now(), &batch),
             Input::RxError(ifindex) => node.handle_io_error(ifindex, false),
             Input::Measure(ifindex, frame, rx) => {
                 node.handle_measure_frame(clock.now(), ifindex, &frame, rx)
@@ -251,6 +168,7 @@ pub(crate) fn execute(node: &mut Node, io: &mut Io, clock: &Clock) {
 fn output_kind(out: &Output) -> &'static str {
     match out {
         Output::Open { .. } => "open",
+        Output::ReceiveAlone { .. } => "receive_alone",
         Output::ReadLink { .. } => "read_link",
         Output::Close { .. } => "close",
         Output::Send { .. } => "send",
@@ -277,15 +195,15 @@ fn output_kind(out: &Output) -> &'static str {
 
 fn execute_one(node: &mut Node, io: &mut Io, clock: &Clock, out: Output) {
     match out {
-        Output::Open { ifindex, name } => match open_port(ifindex, io) {
-            Ok(p) => {
-                let rcvbuf = p.socket.get_ref().rcvbuf().ok().map(|b| b as u64);
-                if let Some(old) = io.ports.insert(ifindex, p) {
-                    io.closer.close(old.socket, old.reader);
-                }
-                node.handle_socket_stats(ifindex, 0, rcvbuf);
+        Output::Open { ifindex, name } => match io.ports.open(ifindex) {
+            Ok(rcvbuf) => node.handle_socket_stats(ifindex, 0, rcvbuf),
+            Err(e) => {
+                error!(port = %name, error = %e, "cannot receive on the port: shared packet sockets")
             }
-            Err(e) => error!(port = %name, error = %e, "cannot open packet socket"),
+        },
+        Output::ReceiveAlone { ifindex } => match io.ports.receive_alone(ifindex) {
+            Ok(rcvbuf) => node.handle_socket_stats(ifindex, 0, rcvbuf),
+            Err(e) => error!(ifindex, error = %e, "cannot open the port's own packet socket"),
         },
         Output::ReadLink { ifindex, frame } => {
             let link = lossless_sys::link::get_link(ifindex)
@@ -296,11 +214,7 @@ fn execute_one(node: &mut Node, io: &mut Io, clock: &Clock, out: Output) {
         }
         Output::Close { ifindex } => io.close_port(ifindex),
         Output::Send { ifindex, frame } => {
-            let sent = io
-                .ports
-                .get(&ifindex)
-                .map(|p| p.socket.get_ref().send(&frame));
-            if !matches!(sent, Some(Ok(()))) {
+            if io.ports.send(ifindex, &frame).is_err() {
                 node.handle_io_error(ifindex, true);
             }
         }
@@ -505,48 +419,6 @@ fn program_ieee(d: &mut Dcbnl, ifname: &str, p: &IeeeProgram) -> Result<TrustOut
         Ok(()) => Ok(TrustOutcome::Set),
         Err(DcbError::NotReported { .. }) => Ok(TrustOutcome::Unsupported),
         Err(e) => Err(e),
-    }
-}
-
-fn open_port(ifindex: u32, io: &Io) -> io::Result<PortIo> {
-    let sock = PacketSocket::open(ifindex)?;
-    // A burst (a flood from a neighbour, many ports at link-up) waits here while the
-    // loop is busy; what does not fit is dropped and counted (read_socket_stats).
-    if let Err(e) = sock.set_rcvbuf(io.rcvbuf) {
-        warn!(ifindex, bytes = io.rcvbuf, error = %e, "cannot size the packet socket's receive buffer");
-    }
-    let socket = Arc::new(async_fd(sock)?);
-    let reader = tokio::spawn(read_port(ifindex, socket.clone(), io.input.clone()));
-    Ok(PortIo { socket, reader })
-}
-
-/// Reads a port's socket in batches (one `recvmmsg` for up to [`RX_BATCH`] frames)
-/// into the shared [`RX`] batch, and hands each batch to the core with one of the
-/// port's [`RX_IN_FLIGHT`] permits.
-async fn read_port(ifindex: u32, socket: Arc<AsyncFd<PacketSocket>>, input: mpsc::Sender<Input>) {
-    let credit = Arc::new(Semaphore::new(RX_IN_FLIGHT));
-    loop {
-        let Ok(permit) = credit.clone().acquire_owned().await else {
-            return;
-        };
-        let Ok(mut guard) = socket.readable().await else {
-            return;
-        };
-        let read = guard.try_io(|s| {
-            RX.with_borrow_mut(|rx| match s.get_ref().recv_batch(rx) {
-                Ok(0) => Err(io::ErrorKind::WouldBlock.into()),
-                Ok(_) => Ok(FrameBatch::copy_of(rx)),
-                Err(e) => Err(e),
-            })
-        });
-        let msg = match read {
-            Ok(Ok(batch)) => Input::Frames(ifindex, batch, permit),
-            Ok(Err(_)) => Input::RxError(ifindex),
-            Err(_would_block) => continue,
-        };
-        if input.send(msg).await.is_err() {
-            return;
-        }
     }
 }
 

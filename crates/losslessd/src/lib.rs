@@ -12,6 +12,7 @@ pub mod host;
 pub mod logging;
 pub mod metrics_http;
 pub mod pfc_reader;
+mod port_sockets;
 pub mod relay;
 pub mod runtime;
 pub mod state_dir;

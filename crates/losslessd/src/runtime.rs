@@ -99,6 +99,14 @@ pub fn run(opts: Options, config: DaemonConfig) -> Result<(), RunError> {
     rt.block_on(run_async(opts, config))
 }
 
+/// The real-time clock in nanoseconds since the epoch: the clock of the kernel's
+/// receive stamps (`SO_TIMESTAMPNS`, a ring's `tp_sec`/`tp_nsec`).
+pub(crate) fn unix_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
 pub(crate) struct Clock {
     epoch: tokio::time::Instant,
 }

@@ -231,6 +231,7 @@ impl Sim {
             | Output::StopRelay
             | Output::ReadRelay { .. }
             | Output::Open { .. }
+            | Output::ReceiveAlone { .. }
             | Output::Close { .. }
             | Output::CloseMeasure { .. } => {}
         }

@@ -222,8 +222,15 @@ impl Node {
         else {
             return;
         };
-        // Before anything that costs: a flood from a stranger stops here.
+        // Before anything that costs: a flood from a stranger stops here, and the
+        // port's frames go to a socket of its own.
         if budget == Budget::Charge && !port.admits(now.mono, frame) {
+            if !port.io.own_socket {
+                port.io.own_socket = true;
+                warn!(port = %port.name, "receive budget spent: the port reads a packet socket \
+                    of its own from now on (the shared one stays free for the other ports)");
+                self.outputs.push_back(Output::ReceiveAlone { ifindex });
+            }
             return;
         }
         let name = port.name.clone();
@@ -293,10 +300,12 @@ impl Node {
         }
     }
 
-    /// The kernel's counters of a port's packet socket, read by the runtime
-    /// (`PACKET_STATISTICS` resets them: `drops` is new since the last reading) and
-    /// the receive buffer it has. New drops are logged: frames from the link were
-    /// lost before the daemon saw them.
+    /// The kernel's counters of the packet socket a port's frames wait in, read by the
+    /// runtime (`PACKET_STATISTICS` resets them: `drops` is new since the last
+    /// reading; always 0 for a port reading the shared sockets, whose drops are no
+    /// port's in particular: [`Node::handle_shared_socket_stats`]) and the receive
+    /// buffer it has. New drops are logged: frames from the link were lost before the
+    /// daemon saw them.
     pub fn handle_socket_stats(&mut self, ifindex: u32, drops: u64, rcvbuf_bytes: Option<u64>) {
         let Some(name) = self.name_of(ifindex) else {
             return;
@@ -328,6 +337,26 @@ impl Node {
                 total = port.io.kernel_drops,
                 rcvbuf_bytes = port.io.rcvbuf_bytes.unwrap_or_default(),
                 "the kernel dropped frames for this port: the packet socket's receive buffer \
+                 was full (raise [daemon] packet_rcvbuf_bytes if this recurs)"
+            );
+        }
+    }
+
+    /// The kernel's counters of the packet sockets shared by the ports (their drops
+    /// since the last reading, summed; the receive buffer each has). New drops are
+    /// logged.
+    pub fn handle_shared_socket_stats(&mut self, drops: u64, rcvbuf_bytes: Option<u64>) {
+        let s = &mut self.shared_socket;
+        s.kernel_drops += drops;
+        if rcvbuf_bytes.is_some() {
+            s.rcvbuf_bytes = rcvbuf_bytes;
+        }
+        if drops > 0 {
+            warn!(
+                dropped = drops,
+                total = s.kernel_drops,
+                rcvbuf_bytes = s.rcvbuf_bytes.unwrap_or_default(),
+                "the kernel dropped frames on the shared packet socket: its receive buffer \
                  was full (raise [daemon] packet_rcvbuf_bytes if this recurs)"
             );
         }

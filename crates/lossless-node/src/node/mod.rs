@@ -58,8 +58,16 @@ pub type RequestId = u64;
 /// Work for the caller.
 #[derive(Debug, Clone)]
 pub enum Output {
-    /// Open the packet socket of a new port.
+    /// Start receiving and sending on a new port. The runtime reads every port's
+    /// frames from one shared packet socket per EtherType (the kernel's cost of a
+    /// link event grows with the packet sockets of the namespace) until
+    /// [`Output::ReceiveAlone`].
     Open { ifindex: u32, name: String },
+    /// A port's receive budget was spent (a flood on the link?): from now on read
+    /// its frames from a packet socket of its own, so what the kernel holds or drops
+    /// for it is its own and the shared socket stays free for the other ports. Once
+    /// per port, for as long as the port exists.
+    ReceiveAlone { ifindex: u32 },
     /// A frame arrived on a port whose link looks down: read the link's state from
     /// the kernel now and answer with [`Node::handle_link_read`], handing the frame back.
     ReadLink { ifindex: u32, frame: Vec<u8> },
@@ -174,6 +182,8 @@ pub struct Node {
     relay: relay::RelayControl,
     /// What the runtime said the host is (nothing until it does).
     host: crate::identity::Host,
+    /// The kernel's counters of the packet sockets shared by the ports.
+    shared_socket: crate::protocol::SharedSocketCounters,
 }
 
 impl Node {
@@ -200,6 +210,7 @@ impl Node {
             requests: requests::Requests::default(),
             relay: relay::RelayControl::default(),
             host: crate::identity::Host::default(),
+            shared_socket: Default::default(),
         };
         node.sync_relay();
         node
@@ -342,6 +353,7 @@ impl Node {
         let mut text = self
             .metrics
             .render(self.ports.values(), now.mono - self.started);
+        crate::metrics::shared_socket(&mut text, &self.shared_socket);
         let pfc: Vec<(&str, &crate::pfc::PortPfc)> = self
             .ports
             .values()

@@ -81,9 +81,15 @@ pub(super) fn handle(node: &mut Node, now: Now, id: RequestId, req: Request) {
         Request::DcbxShow { port } => per_port(node, port.as_deref(), |p| {
             serde_json::to_value(dcbx_view(p, node.persisted.ports.get(&p.name)))
         }),
-        Request::Counters { port } => per_port(node, port.as_deref(), |p| {
-            serde_json::to_value(p.counters())
-        }),
+        Request::Counters { port } => {
+            let mut r = per_port(node, port.as_deref(), |p| {
+                serde_json::to_value(p.counters())
+            });
+            if let Some(serde_json::Value::Object(body)) = r.result.as_mut() {
+                body.insert("shared_socket".into(), json!(node.shared_socket));
+            }
+            r
+        }
         Request::Events { .. } => {
             let events: Vec<serde_json::Value> = node
                 .history

@@ -266,7 +266,15 @@ pub fn counters(args: PortArgs) -> Result<(), CliError> {
                 .map_or("-".into(), Value::to_string),
         ]);
     }
-    emit(&t.render())
+    let mut text = t.render();
+    // K-DROP is what a port's own socket dropped; the ports without one share two.
+    if let Some(shared) = v.get("shared_socket") {
+        text.push_str(&format!(
+            "shared packet sockets: {} frames dropped by the kernel, receive buffer {} bytes\n",
+            shared["kernel_drops"], shared["rcvbuf_bytes"]
+        ));
+    }
+    emit(&text)
 }
 
 pub fn events(args: EventsArgs) -> Result<(), CliError> {

@@ -1,9 +1,10 @@
 //! The `scale` section: one losslessd with many ports against a second one,
 //! simultaneous link-up to all converged, then CPU and RSS at steady state;
 //! with `BENCH_ANCHOR_BIN=PATH` the same with an older losslessd, and the
-//! kernel alone: the same link-up with no daemon, and with only the 2 x N
-//! packet sockets the daemons hold open (the kernel walks every packet
-//! socket of the namespace on each device event).
+//! kernel alone: the same link-up with no daemon, and with 2 x N bound
+//! packet sockets held open, a socket per port as losslessd had before its
+//! ports shared two per namespace (the kernel walks every packet socket of
+//! the namespace on each device event).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -89,8 +90,8 @@ fn up_batch(n: usize, prefix: &str, dir: &Path) -> std::path::PathBuf {
 }
 
 /// The leaf's link-up with no daemon; with `sockets`, while this process
-/// holds a bound packet socket on each of the 2 x `n` interfaces, as the two
-/// daemons do.
+/// holds a bound packet socket on each of the 2 x `n` interfaces (a socket
+/// per port, as the daemons had before they shared them).
 fn kernel_alone(n: usize, sockets: bool) {
     let dir = TempDir::new();
     let (hub, leaf) = pairs(n, dir.path());
@@ -113,7 +114,7 @@ fn kernel_alone(n: usize, sockets: bool) {
     println!(
         "scale: the kernel alone, no daemon{}: ip -batch setting the {n} links up took {:.0} ms ({})",
         if sockets {
-            format!(", {} bound packet sockets held open", 2 * n)
+            format!(", {} bound packet sockets held open (a socket per port)", 2 * n)
         } else {
             String::new()
         },
@@ -163,10 +164,11 @@ fn scale_with(n: usize, bin: Option<&Path>) {
     });
     match ok {
         Some(_) => println!(
-            "scale: {n} ports, simultaneous link-up (ip -batch took {links_up:.0} ms) to all converged on both daemons: {:.0} ms ({:.0} ms after ip -batch returned), RSS {} KiB ({})",
+            "scale: {n} ports, simultaneous link-up (ip -batch took {links_up:.0} ms) to all converged on both daemons: {:.0} ms ({:.0} ms after ip -batch returned), RSS {} KiB, {} packet sockets in the hub's namespace ({})",
             t0.elapsed().as_secs_f64() * 1e3,
             t0.elapsed().as_secs_f64() * 1e3 - links_up,
             proc_kb(h.pid().unwrap(), "VmRSS:"),
+            lossless_testkit::packet_sockets(&hub),
             load()
         ),
         None => println!("scale: only {last}/{n} converged after 30 s"),

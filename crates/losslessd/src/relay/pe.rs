@@ -88,7 +88,7 @@ pub(super) fn run(shared: &Shared, cfg: &RelayConfig) {
             let tick = std::time::Instant::now();
             let now = shared.at(tick);
             // The real-time clock beside it: the ring stamps frames on it.
-            let wall = unix_ns();
+            let wall = crate::runtime::unix_ns();
             let mut received = 0;
             for (link, port) in [(&mut dc, Port::Dc), (&mut wan, Port::Wan)] {
                 let io = &mut st.ports[link.slot];
@@ -139,12 +139,6 @@ pub(super) fn run(shared: &Shared, cfg: &RelayConfig) {
 }
 
 /// The real-time clock, in nanoseconds since the Unix epoch.
-fn unix_ns() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64)
-}
-
 /// The relay's time of a frame the kernel stamped at `stamp` (real-time
 /// nanoseconds), by how long before `wall` (read with `now`) that was. A
 /// stamp after `wall` (a clock step) counts as `now`.

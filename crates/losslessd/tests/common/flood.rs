@@ -95,6 +95,15 @@ impl FloodRig {
         Flood::start(&self.leaf, "fb", 120)
     }
 
+    /// Sends `n` PFC frames out of `fb`, back to back.
+    pub fn send_pfc_frames(&self, n: u64) {
+        let fb = lossless_testkit::Injector::open(&self.leaf, "fb");
+        let frame = lossless_testkit::pfc_frame();
+        for _ in 0..n {
+            fb.send(&frame);
+        }
+    }
+
     /// `fa`'s I/O counters in the hub daemon.
     pub fn flooded_io(&self) -> Value {
         self.daemon.call(&Request::Counters {

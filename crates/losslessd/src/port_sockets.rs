@@ -1,0 +1,422 @@
+//! The ports' packet sockets: every port reads and sends through two sockets shared
+//! by all of them (one for LLDP, one for MAC Control) until a flood makes the node
+//! give it a socket of its own ([`Output::ReceiveAlone`]).
+//!
+//! Why shared: the kernel walks every packet socket of the namespace on each device
+//! event (`packet_notifier`, under RTNL). With a socket per port, the link-up of
+//! 4,096 ports took 2.6 times as long as with no socket at all, whoever held them.
+//!
+//! Why a socket of its own after a flood: frames wait in the socket's receive buffer
+//! until the loop reads them. In a shared buffer a flood on one port could crowd out
+//! the other ports' LLDPDUs; in its own, what the kernel holds or drops is that
+//! port's alone (and counted for it: `kernel_drops`).
+//!
+//! The switch loses nothing and reads nothing twice. The port's own socket opens
+//! first; from then on its frames reach both sockets until the shared ones exclude
+//! its interface (their filter, replaced atomically). Every socket stamps each frame
+//! with the time the kernel received it (`SO_TIMESTAMPNS`), and the switch has a
+//! time, read once the own socket is open: a frame received before it is read from
+//! the shared socket, one received since from the own socket, each once. What the
+//! own socket dropped before that time the shared ones had too, and is not counted.
+//! Not exact in one case: the kernel stamps a frame when it enters its receive
+//! backlog (up to `net.core.netdev_max_backlog` frames, 1,000 by default), not when
+//! it reaches the sockets, so a frame stamped before the switch may reach them after
+//! it: if the own socket has no room for it then, its drop is counted although the
+//! shared socket read the frame; if it reaches them after the shared sockets exclude
+//! the port, the own socket leaves it (received before the switch) and it is lost
+//! uncounted. Either needs the backlog's frames to arrive within the microseconds of
+//! the switch, and the first a buffer smaller than the backlog.
+//!
+//! [`Output::ReceiveAlone`]: lossless_node::node::Output::ReceiveAlone
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::io;
+use std::sync::Arc;
+
+use lossless_node::node::{Node, Now};
+use lossless_sys::batch::RxBatch;
+use lossless_sys::packet::{
+    PacketSocket, ETH_P_LLDP, ETH_P_MAC_CONTROL, LLDP_MULTICAST, MAC_CONTROL_MULTICAST,
+};
+use lossless_sys::reactor::{async_fd, OwnsFd};
+use lossless_sys::shared_packet::{SharedPacketSocket, MAX_EXCLUDED};
+use tokio::io::unix::AsyncFd;
+use tokio::sync::{mpsc, Semaphore};
+use tokio::task::JoinHandle;
+use tracing::{debug, warn};
+
+use crate::closer::Closer;
+use crate::execute::Input;
+
+/// The longest frame a port reads (a jumbo LLDPDU); longer ones are receive errors.
+const MAX_FRAME: usize = 9216;
+/// Frames one `recvmmsg` reads.
+const RX_BATCH: usize = 64;
+/// Batches of one socket that may wait for the core at once: a flooded port's own
+/// socket cannot fill the core's queue ahead of the other ports (the kernel's buffer
+/// holds the rest, and drops and counts what does not fit).
+const RX_IN_FLIGHT: usize = 2;
+
+thread_local! {
+    /// The one receive batch every reader fills in turn (all of them run on the
+    /// runtime's one thread).
+    static RX: std::cell::RefCell<RxBatch> = std::cell::RefCell::new(RxBatch::new(RX_BATCH, MAX_FRAME));
+}
+
+/// Frames one `recvmmsg` read, copied out of the shared receive batch.
+pub(crate) struct FrameBatch {
+    bytes: Vec<u8>,
+    /// Where each frame ends in `bytes`.
+    ends: Vec<usize>,
+    /// The interface each frame came from.
+    ifindexes: Vec<u32>,
+    /// When the kernel received each frame (ns since the epoch).
+    stamps: Vec<Option<u64>>,
+    /// Read from the shared sockets (else from a port's own).
+    shared: bool,
+    /// The interface of each frame longer than [`MAX_FRAME`], dropped (a receive
+    /// error each).
+    too_long: Vec<u32>,
+}
+
+impl FrameBatch {
+    fn copy_of(rx: &RxBatch, from: Source) -> FrameBatch {
+        let n = rx.len();
+        let mut b = FrameBatch {
+            bytes: Vec::with_capacity(rx.iter().map(<[u8]>::len).sum()),
+            ends: Vec::with_capacity(n),
+            ifindexes: Vec::with_capacity(n),
+            stamps: Vec::with_capacity(n),
+            shared: from == Source::Shared,
+            too_long: Vec::new(),
+        };
+        for i in 0..n {
+            let ifindex = match from {
+                Source::Shared => rx.ifindex(i),
+                Source::Own(ifindex) => ifindex,
+            };
+            match rx.get(i) {
+                Some(f) if !rx.truncated(i) => {
+                    b.bytes.extend_from_slice(f);
+                    b.ends.push(b.bytes.len());
+                    b.ifindexes.push(ifindex);
+                    b.stamps.push(rx.stamp(i));
+                }
+                _ => b.too_long.push(ifindex),
+            }
+        }
+        b
+    }
+
+    fn frames(&self) -> impl Iterator<Item = (usize, &[u8])> + '_ {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts
+            .zip(&self.ends)
+            .enumerate()
+            .map(|(i, (a, &b))| (i, &self.bytes[a..b]))
+    }
+}
+
+/// Which socket a reader reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Source {
+    Shared,
+    Own(u32),
+}
+
+/// A socket a reader task can read in batches.
+trait BatchRead: OwnsFd + Send + Sync + 'static {
+    fn read_batch(&self, rx: &mut RxBatch) -> io::Result<usize>;
+}
+
+impl BatchRead for PacketSocket {
+    fn read_batch(&self, rx: &mut RxBatch) -> io::Result<usize> {
+        self.recv_batch(rx)
+    }
+}
+
+impl BatchRead for SharedPacketSocket {
+    fn read_batch(&self, rx: &mut RxBatch) -> io::Result<usize> {
+        self.recv_batch(rx)
+    }
+}
+
+struct Shared {
+    lldp: Arc<AsyncFd<SharedPacketSocket>>,
+    mac_control: Arc<AsyncFd<SharedPacketSocket>>,
+    readers: [JoinHandle<()>; 2],
+}
+
+impl Shared {
+    fn open(rcvbuf: usize, input: &mpsc::Sender<Input>) -> io::Result<Shared> {
+        let open = |ethertype, group| -> io::Result<Arc<AsyncFd<SharedPacketSocket>>> {
+            let sock = SharedPacketSocket::open(ethertype, group)?;
+            if let Err(e) = sock.set_rcvbuf(rcvbuf) {
+                warn!(bytes = rcvbuf, error = %e, "cannot size the shared packet socket's receive buffer");
+            }
+            Ok(Arc::new(async_fd(sock)?))
+        };
+        let lldp = open(ETH_P_LLDP, LLDP_MULTICAST)?;
+        let mac_control = open(ETH_P_MAC_CONTROL, MAC_CONTROL_MULTICAST)?;
+        let readers = [
+            tokio::spawn(read(Source::Shared, lldp.clone(), input.clone())),
+            tokio::spawn(read(Source::Shared, mac_control.clone(), input.clone())),
+        ];
+        Ok(Shared {
+            lldp,
+            mac_control,
+            readers,
+        })
+    }
+
+    fn both(&self) -> [&SharedPacketSocket; 2] {
+        [self.lldp.get_ref(), self.mac_control.get_ref()]
+    }
+}
+
+/// A port's own socket, and the time it takes over from the shared ones (ns since the
+/// epoch, read once it was open).
+struct Own {
+    socket: Arc<AsyncFd<PacketSocket>>,
+    reader: JoinHandle<()>,
+    since_ns: u64,
+}
+
+/// Every port's sockets.
+pub(crate) struct PortSockets {
+    /// Opened with the first port.
+    shared: Option<Shared>,
+    /// Ports open: their interfaces joined the group addresses on the shared sockets.
+    open: HashSet<u32>,
+    /// Ports reading their own socket.
+    own: HashMap<u32, Own>,
+    /// Interfaces that are no port whose frames reached the shared sockets: excluded
+    /// from them too (a flood there costs nothing).
+    strangers: BTreeSet<u32>,
+    /// The receive buffer asked for each socket (`packet_rcvbuf_bytes`).
+    rcvbuf: usize,
+    input: mpsc::Sender<Input>,
+}
+
+impl PortSockets {
+    pub(crate) fn new(input: mpsc::Sender<Input>, rcvbuf: usize) -> PortSockets {
+        PortSockets {
+            shared: None,
+            open: HashSet::new(),
+            own: HashMap::new(),
+            strangers: BTreeSet::new(),
+            rcvbuf,
+            input,
+        }
+    }
+
+    fn shared(&mut self) -> io::Result<&Shared> {
+        if self.shared.is_none() {
+            self.shared = Some(Shared::open(self.rcvbuf, &self.input)?);
+        }
+        Ok(self.shared.as_ref().expect("opened above"))
+    }
+
+    /// A new port: its interface joins the group addresses on the shared sockets.
+    /// Returns the receive buffer its frames wait in.
+    pub(crate) fn open(&mut self, ifindex: u32) -> io::Result<Option<u64>> {
+        if self.strangers.remove(&ifindex) {
+            self.refilter();
+        }
+        let shared = self.shared()?;
+        for s in shared.both() {
+            s.join(ifindex)?;
+        }
+        let rcvbuf = shared.lldp.get_ref().rcvbuf().ok().map(|b| b as u64);
+        self.open.insert(ifindex);
+        Ok(rcvbuf)
+    }
+
+    /// The port reads a socket of its own from now on. Returns its receive buffer.
+    pub(crate) fn receive_alone(&mut self, ifindex: u32) -> io::Result<Option<u64>> {
+        if !self.open.contains(&ifindex) || self.own.contains_key(&ifindex) {
+            return Ok(None);
+        }
+        // Sized before it is bound: frames the kernel held in its backlog reach it at
+        // once, and one it dropped for room the shared socket may have read too.
+        let sock = PacketSocket::open_sized(ifindex, Some(self.rcvbuf))?;
+        sock.stamp_receives()?;
+        let since_ns = crate::runtime::unix_ns();
+        // What it dropped so far the shared sockets had too (their exclusion comes
+        // after this): not the port's loss.
+        let _ = sock.stats();
+        let rcvbuf = sock.rcvbuf().ok().map(|b| b as u64);
+        let socket = Arc::new(async_fd(sock)?);
+        let reader = tokio::spawn(read(
+            Source::Own(ifindex),
+            socket.clone(),
+            self.input.clone(),
+        ));
+        self.own.insert(
+            ifindex,
+            Own {
+                socket,
+                reader,
+                since_ns,
+            },
+        );
+        self.refilter();
+        Ok(rcvbuf)
+    }
+
+    /// A port gone: its interface leaves the groups, its own socket (if any) closes.
+    pub(crate) fn close(&mut self, ifindex: u32, closer: &mut Closer) {
+        if !self.open.remove(&ifindex) {
+            return;
+        }
+        if let Some(shared) = &self.shared {
+            for s in shared.both() {
+                if let Err(e) = s.leave(ifindex) {
+                    debug!(ifindex, error = %e, "cannot leave the group address");
+                }
+            }
+        }
+        if let Some(own) = self.own.remove(&ifindex) {
+            closer.close(own.socket, own.reader);
+            self.refilter();
+        }
+    }
+
+    /// Every port closed, then the shared sockets.
+    pub(crate) fn close_all(&mut self, closer: &mut Closer) {
+        let open: Vec<u32> = self.open.iter().copied().collect();
+        for ifindex in open {
+            self.close(ifindex, closer);
+        }
+        if let Some(Shared {
+            lldp,
+            mac_control,
+            readers: [a, b],
+        }) = self.shared.take()
+        {
+            closer.close(lldp, a);
+            closer.close(mac_control, b);
+        }
+    }
+
+    /// Sends a frame on a port.
+    pub(crate) fn send(&self, ifindex: u32, frame: &[u8]) -> io::Result<()> {
+        match &self.shared {
+            Some(s) if self.open.contains(&ifindex) => s.lldp.get_ref().send(ifindex, frame),
+            _ => Err(io::Error::new(
+                io::ErrorKind::NotConnected,
+                format!("interface {ifindex} is not an open port"),
+            )),
+        }
+    }
+
+    /// Hands the node what the kernel counted since the last reading: on each port's
+    /// own socket, and on the shared ones.
+    pub(crate) fn read_stats(&self, node: &mut Node) {
+        for (ifindex, own) in &self.own {
+            let sock = own.socket.get_ref();
+            let drops = match sock.stats() {
+                Ok(st) => st.drops,
+                Err(e) => {
+                    debug!(ifindex, error = %e, "cannot read the packet socket's statistics");
+                    0
+                }
+            };
+            let rcvbuf = sock.rcvbuf().ok().map(|b| b as u64);
+            node.handle_socket_stats(*ifindex, drops, rcvbuf);
+        }
+        if let Some(shared) = &self.shared {
+            let drops = shared
+                .both()
+                .iter()
+                .filter_map(|s| s.stats().ok())
+                .map(|st| st.drops)
+                .sum();
+            let rcvbuf = shared.lldp.get_ref().rcvbuf().ok().map(|b| b as u64);
+            node.handle_shared_socket_stats(drops, rcvbuf);
+        }
+    }
+
+    /// Frames read: each to the node, but those the port's own socket also has, and
+    /// those of interfaces that are no port (which the shared sockets then exclude).
+    pub(crate) fn deliver(&mut self, node: &mut Node, now: Now, batch: &FrameBatch) {
+        let mut new_strangers = false;
+        for (i, frame) in batch.frames() {
+            let ifindex = batch.ifindexes[i];
+            if batch.shared && !self.open.contains(&ifindex) {
+                new_strangers |= self.strangers.insert(ifindex);
+                continue;
+            }
+            if let Some(own) = self.own.get(&ifindex) {
+                // Each frame from one socket only: before the switch the shared one's,
+                // since then the own one's.
+                let since = batch.stamps[i].is_none_or(|t| t >= own.since_ns);
+                if since == batch.shared {
+                    continue;
+                }
+            }
+            node.handle_frame(now, ifindex, frame);
+        }
+        for &ifindex in &batch.too_long {
+            node.handle_io_error(ifindex, false);
+        }
+        if new_strangers {
+            self.refilter();
+        }
+    }
+
+    /// The shared sockets drop, in the kernel, the frames of ports with their own
+    /// socket and of interfaces that are no port (the ports first, if the list is full).
+    fn refilter(&mut self) {
+        let Some(shared) = &self.shared else {
+            return;
+        };
+        let mut excluded: Vec<u32> = self.own.keys().copied().collect();
+        excluded.sort_unstable();
+        if excluded.len() + self.strangers.len() > MAX_EXCLUDED {
+            // Forgotten strangers come back with their next frame.
+            self.strangers.clear();
+        }
+        excluded.extend(self.strangers.iter().copied());
+        excluded.truncate(MAX_EXCLUDED);
+        for s in shared.both() {
+            if let Err(e) = s.exclude(&excluded) {
+                warn!(error = %e, "cannot set the shared packet socket's filter");
+            }
+        }
+    }
+}
+
+/// Reads a socket in batches (one `recvmmsg` for up to [`RX_BATCH`] frames) into the
+/// shared [`RX`] batch, and hands each batch to the core with one of the socket's
+/// [`RX_IN_FLIGHT`] permits.
+async fn read<S: BatchRead>(from: Source, socket: Arc<AsyncFd<S>>, input: mpsc::Sender<Input>) {
+    let credit = Arc::new(Semaphore::new(RX_IN_FLIGHT));
+    loop {
+        let Ok(permit) = credit.clone().acquire_owned().await else {
+            return;
+        };
+        let Ok(mut guard) = socket.readable().await else {
+            return;
+        };
+        let read = guard.try_io(|s| {
+            RX.with_borrow_mut(|rx| match s.get_ref().read_batch(rx) {
+                Ok(0) => Err(io::ErrorKind::WouldBlock.into()),
+                Ok(_) => Ok(FrameBatch::copy_of(rx, from)),
+                Err(e) => Err(e),
+            })
+        });
+        let msg = match (read, from) {
+            (Ok(Ok(batch)), _) => Input::Frames(batch, permit),
+            (Ok(Err(_)), Source::Own(ifindex)) => Input::RxError(ifindex),
+            (Ok(Err(e)), Source::Shared) => {
+                debug!(error = %e, "cannot read the shared packet socket");
+                continue;
+            }
+            (Err(_would_block), _) => continue,
+        };
+        if input.send(msg).await.is_err() {
+            return;
+        }
+    }
+}

@@ -8,10 +8,19 @@ const BPF_LD_B_ABS: u16 = 0x30;
 const BPF_LDX_MSH: u16 = 0xb1;
 const BPF_LD_H_IND: u16 = 0x48;
 const BPF_JSET_K: u16 = 0x45;
+const BPF_LD_W_ABS: u16 = 0x20;
+/// `SKF_AD_OFF + SKF_AD_IFINDEX`.
+const LOAD_IFINDEX: u32 = (-0x1000i32 + 8) as u32;
 
 /// Runs `prog` over `frame`: the number of bytes to accept (0: drop). A load
 /// beyond the frame drops it, as in the kernel.
 pub(crate) fn run(prog: &[libc::sock_filter], frame: &[u8]) -> u32 {
+    run_from(prog, frame, 0)
+}
+
+/// [`run`] for a frame received on interface `ifindex` (the ancillary load of
+/// `SKF_AD_IFINDEX`).
+pub(crate) fn run_from(prog: &[libc::sock_filter], frame: &[u8], ifindex: u32) -> u32 {
     let (mut pc, mut a, mut x) = (0usize, 0u32, 0u32);
     let half = |k: usize| {
         frame
@@ -30,6 +39,7 @@ pub(crate) fn run(prog: &[libc::sock_filter], frame: &[u8]) -> u32 {
                 Some(v) => a = v,
                 None => return 0,
             },
+            BPF_LD_W_ABS if i.k == LOAD_IFINDEX => a = ifindex,
             BPF_LD_B_ABS => match frame.get(k) {
                 Some(&b) => a = b.into(),
                 None => return 0,

@@ -20,9 +20,27 @@ pub struct Metrics {
     /// Cumulative counts per bucket, then +Inf.
     latency: [u64; BUCKETS.len() + 1],
     latency_sum: f64,
-    /// Agent notifications by port and kind.
-    events: BTreeMap<(String, &'static str), u64>,
+    /// Agent notifications by port, and by kind ([`EVENT_KINDS`]) within a port.
+    events: BTreeMap<String, [u64; EVENT_KINDS.len()]>,
 }
+
+/// The kinds of agent notification, as the metrics name them, in the order they
+/// list them (by name).
+const EVENT_KINDS: [&str; 13] = [
+    "error_cleared",
+    "error_set",
+    "feature_not_present_on_peer",
+    "frame_discarded",
+    "incompatible",
+    "mode_changed",
+    "neighbor_added",
+    "neighbor_hold_expired",
+    "neighbor_removed",
+    "oper_changed",
+    "peer_dcbx",
+    "syncd",
+    "too_many_neighbors",
+];
 
 impl Metrics {
     pub fn observe_convergence(&mut self, took: Duration) {
@@ -53,12 +71,23 @@ impl Metrics {
             Event::FrameDiscarded { .. } => "frame_discarded",
             Event::ModeChanged { .. } => "mode_changed",
         };
-        *self.events.entry((port.to_string(), kind)).or_default() += 1;
+        let i = EVENT_KINDS
+            .iter()
+            .position(|k| *k == kind)
+            .expect("every kind is listed");
+        match self.events.get_mut(port) {
+            Some(counts) => counts[i] += 1,
+            None => {
+                let mut counts = [0; EVENT_KINDS.len()];
+                counts[i] = 1;
+                self.events.insert(port.to_string(), counts);
+            }
+        }
     }
 
     /// A port that is gone: its series go with it.
     pub fn forget_port(&mut self, port: &str) {
-        self.events.retain(|(p, _), _| p != port);
+        self.events.remove(port);
     }
 
     pub fn render<'a>(&self, ports: impl Iterator<Item = &'a Port>, uptime: Duration) -> String {
@@ -85,12 +114,14 @@ impl Metrics {
              and kind.",
             "counter",
         );
-        for ((port, kind), n) in &self.events {
-            let _ = writeln!(
-                out,
-                "lossless_dcbx_events_total{{port=\"{}\",kind=\"{kind}\"}} {n}",
-                esc(port)
-            );
+        for (port, counts) in &self.events {
+            for (kind, n) in EVENT_KINDS.iter().zip(counts).filter(|(_, n)| **n > 0) {
+                let _ = writeln!(
+                    out,
+                    "lossless_dcbx_events_total{{port=\"{}\",kind=\"{kind}\"}} {n}",
+                    esc(port)
+                );
+            }
         }
     }
 
@@ -625,4 +656,47 @@ pub(crate) fn esc(v: &str) -> String {
     v.replace('\\', "\\\\")
         .replace('"', "\\\"")
         .replace('\n', "\\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use lossless_dcbx::FeatureId;
+
+    use super::*;
+
+    #[test]
+    fn event_counts_are_listed_by_port_then_kind() {
+        assert!(
+            EVENT_KINDS.windows(2).all(|w| w[0] < w[1]),
+            "the kinds are in name order"
+        );
+        let mut m = Metrics::default();
+        let syncd = Event::Syncd {
+            feature: FeatureId::Pfc,
+        };
+        let incompatible = Event::Incompatible {
+            feature: FeatureId::Ets,
+        };
+        for (port, e) in [
+            ("p1", &syncd),
+            ("p0", &syncd),
+            ("p1", &incompatible),
+            ("p0", &syncd),
+            ("p2", &incompatible),
+        ] {
+            m.count_event(port, e);
+        }
+        m.forget_port("p2");
+        let mut out = String::new();
+        m.events(&mut out);
+        let lines: Vec<&str> = out.lines().filter(|l| !l.starts_with('#')).collect();
+        assert_eq!(
+            lines,
+            [
+                "lossless_dcbx_events_total{port=\"p0\",kind=\"syncd\"} 2",
+                "lossless_dcbx_events_total{port=\"p1\",kind=\"incompatible\"} 1",
+                "lossless_dcbx_events_total{port=\"p1\",kind=\"syncd\"} 1",
+            ]
+        );
+    }
 }

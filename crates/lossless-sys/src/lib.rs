@@ -16,6 +16,7 @@
 //! * [`xdp`]: the PFC relay's XDP program: loaded (aya), configured,
 //!   attached, its counters read, run on test or live frames.
 //! * [`netns`]: run code (open sockets) inside a named network namespace.
+//! * [`heap`]: give the heap's free memory back to the system (`malloc_trim`).
 //! * [`dcbnl`]: the kernel's DCB netlink interface (`RTM_GETDCB`/`RTM_SETDCB`)
 //!   for what a CEE agent programs: DCB state, PFC, priority groups, SET_ALL;
 //!   what an IEEE 802.1Qaz agent programs: ETS, PFC with the delay allowance
@@ -34,6 +35,7 @@ pub mod batch;
 mod bpf_interp;
 pub mod dcbnl;
 pub mod ethtool;
+pub mod heap;
 pub mod host;
 pub mod link;
 mod netlink;

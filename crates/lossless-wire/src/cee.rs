@@ -17,6 +17,7 @@
 use arrayvec::ArrayVec;
 use serde::{Deserialize, Serialize};
 
+use crate::table::Table;
 use crate::DecodeError;
 
 /// The OUI of the pre-standard DCBX TLVs (offered by Intel for all parties).
@@ -44,6 +45,10 @@ pub const APP_ENTRY_LEN: usize = 6;
 /// The most APP entries that fit in a 9-bit sub-TLV length ((511 - 4) / 6):
 /// the capacity of [`AppTable`], enough for any sub-TLV a parser meets.
 pub const MAX_APP_ENTRIES: usize = 84;
+/// The APP entries an [`AppTable`] holds in place; a longer table moves to the
+/// heap (so parsing an APP sub-TLV of more entries allocates once). The tables
+/// lldpad and switches send have one to three (FCoE, iSCSI, RoCE).
+pub const INLINE_APP_ENTRIES: usize = 4;
 /// The longest value of the LLDP TLV that carries all of this (9-bit length).
 pub const MAX_TLV_VALUE_LEN: usize = 511;
 /// The most APP entries a CEE TLV can carry next to Control, PG and PFC (the
@@ -273,8 +278,9 @@ fn dcbx_oui() -> [u8; 3] {
     DCBX_OUI
 }
 
-/// The APP table: at most [`MAX_APP_ENTRIES`] entries, in wire order.
-pub type AppTable = ArrayVec<AppEntry, MAX_APP_ENTRIES>;
+/// The APP table: at most [`MAX_APP_ENTRIES`] entries, in wire order, the first
+/// [`INLINE_APP_ENTRIES`] in place.
+pub type AppTable = Table<AppEntry, MAX_APP_ENTRIES, INLINE_APP_ENTRIES>;
 
 /// Application priority configuration (CEE DCBX 1.01 APP sub-TLV).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]

@@ -12,7 +12,7 @@ use crate::{DecodeError, EmitError, MacAddr};
 
 /// What an Ethernet frame carries.
 ///
-/// `Lldp` is far larger than the others (the CEE and IEEE APP tables are
+/// `Lldp` is far larger than the others (the CEE and IEEE DCBX TLVs are
 /// inline): boxing it would cost an allocation per received LLDPDU, which the
 /// receive path is written to avoid.
 #[allow(clippy::large_enum_variant)]

@@ -55,6 +55,10 @@ pub const APP_ENTRY_LEN: usize = 3;
 /// The most entries one Application Priority TLV can carry: (511 - 5) / 3.
 /// The capacity of [`AppPriorityTable`], so a table that validates always fits.
 pub const MAX_APP_ENTRIES: usize = (crate::codec::MAX_TLV_LEN - APP_TLV_HEADER_LEN) / APP_ENTRY_LEN;
+/// The entries an [`AppPriorityTable`] holds in place; a longer table moves to
+/// the heap (so parsing an Application Priority TLV of more entries allocates
+/// once). Enough for a DSCP entry per priority and a few protocols.
+pub const INLINE_APP_ENTRIES: usize = 16;
 
 /// The number of traffic classes and of priorities (IEEE 802.1Q-2018 8.6.6, Queuing frames).
 pub const MAX_TCS: u8 = 8;

@@ -19,6 +19,7 @@ pub mod lldp;
 pub mod mac;
 pub mod mac_control;
 pub mod measure;
+pub mod table;
 pub mod tunnel;
 
 pub use cee::{CeeDcbx, InvalidValue};

@@ -3,7 +3,9 @@
 //! bytes) may follow End.
 //!
 //! [`Lldpdu`] borrows from the buffer it was parsed from, so parsing a frame
-//! with no unknown TLVs does not allocate.
+//! with no unknown TLVs does not allocate, unless an APP table holds more
+//! entries than it keeps in place (`cee::INLINE_APP_ENTRIES`,
+//! `ieee::INLINE_APP_ENTRIES`).
 
 use crate::cee::CeeDcbx;
 use crate::ieee::IeeeDcbx;

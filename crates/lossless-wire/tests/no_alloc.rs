@@ -1,7 +1,9 @@
 //! Parsing an LLDPDU without management, non-DCBX org-specific or reserved
-//! TLVs does not touch the heap (the CEE and IEEE DCBX TLVs are held inline):
-//! the receive path can run at line rate on a port that floods LLDP without
-//! allocator pressure.
+//! TLVs does not touch the heap (the CEE and IEEE DCBX TLVs are held inline,
+//! their APP tables up to `INLINE_APP_ENTRIES` entries: 4 CEE, 16 IEEE): the
+//! receive path can run at line rate on a port that floods LLDP without
+//! allocator pressure. A longer APP table costs one allocation, whatever its
+//! length.
 //!
 //! A counting global allocator sees every allocation of this test binary, so
 //! this file holds one test only (tests run on threads of one process).
@@ -12,7 +14,11 @@ mod ieee_support;
 use std::alloc::System;
 
 use common::*;
-use lossless_wire::{CeeDcbx, Frame, Lldpdu, MacControl, Payload};
+use lossless_wire::cee::{
+    self, AppConfig, AppEntry, AppSelector, FeatureHeader, FeatureTlv, PriorityMap,
+};
+use lossless_wire::ieee;
+use lossless_wire::{CeeDcbx, Frame, Lldpdu, MacAddr, MacControl, Payload};
 use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
 
 // `stats_alloc` holds the one `unsafe impl GlobalAlloc`; the workspace forbids
@@ -82,4 +88,71 @@ fn parsing_lldpad_frames_does_not_allocate() {
     let pdu = Lldpdu::parse(&with_org).expect("valid");
     assert_eq!(pdu.org_specific.len(), 1);
     assert!(region.change().allocations > 0);
+
+    // APP tables: in place up to the inline count, then one allocation of
+    // the size the TLV says, never a reallocation.
+    for (n, allocations) in [
+        (ieee::INLINE_APP_ENTRIES, 0),
+        (ieee::INLINE_APP_ENTRIES + 1, 1),
+        (ieee::MAX_APP_ENTRIES, 1),
+    ] {
+        let entries: Vec<(u8, u8, u16)> = (0..n).map(|i| (3, 2, i as u16)).collect();
+        let pdu = ieee_support::lldpdu(&[ieee_support::app_tlv(&entries)]);
+        let region = Region::new(GLOBAL);
+        let parsed = Lldpdu::parse(&pdu).expect("valid");
+        let stats = region.change();
+        assert!(matches!(&parsed.ieee_dcbx.app, Some(Ok(t)) if t.len() == n));
+        assert_eq!(
+            (stats.allocations, stats.reallocations),
+            (allocations, 0),
+            "an IEEE APP table of {n} entries"
+        );
+    }
+    for (n, allocations) in [
+        (cee::INLINE_APP_ENTRIES, 0),
+        (cee::INLINE_APP_ENTRIES + 1, 1),
+        (cee::MAX_SENT_APP_ENTRIES, 1),
+    ] {
+        let pdu = cee_app_lldpdu(n);
+        let region = Region::new(GLOBAL);
+        let parsed = Lldpdu::parse(&pdu).expect("valid");
+        let stats = region.change();
+        let app = parsed.cee_dcbx.as_ref().and_then(|c| c.app.as_ref());
+        assert!(matches!(app, Some(Ok(t)) if t.cfg.entries.len() == n));
+        assert_eq!(
+            (stats.allocations, stats.reallocations),
+            (allocations, 0),
+            "a CEE APP table of {n} entries"
+        );
+    }
+}
+
+/// An LLDPDU whose CEE DCBX TLV has an APP sub-TLV of `n` entries.
+fn cee_app_lldpdu(n: usize) -> Vec<u8> {
+    let mac = MacAddr([2, 0, 0, 0, 0, 1]);
+    let (chassis, port) = Lldpdu::mac_ids(&mac);
+    let mut pdu = Lldpdu::new(chassis, port, 120);
+    let entries = (0..n)
+        .map(|i| AppEntry {
+            selector: AppSelector::PORT,
+            protocol: i as u16,
+            oui: cee::DCBX_OUI,
+            priorities: PriorityMap(1 << 3),
+        })
+        .collect();
+    let app = FeatureTlv::new(FeatureHeader::new(true, false), AppConfig { entries });
+    let dcbx = CeeDcbx {
+        control: Some(cee::Control {
+            oper_version: 0,
+            max_version: 0,
+            seq: 1,
+            ack: 0,
+        }),
+        app: Some(Ok(app)),
+        ..CeeDcbx::default()
+    };
+    pdu.cee_dcbx = Some(dcbx);
+    let mut out = vec![0u8; pdu.buffer_len()];
+    pdu.emit(&mut out).expect("fits");
+    out
 }

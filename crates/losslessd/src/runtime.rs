@@ -306,7 +306,12 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
                 host_due = None;
                 node.handle_host(clock.now(), host::read());
             }
-            _ = refresh.tick() => node.handle_host(clock.now(), host::read()),
+            _ = refresh.tick() => {
+                node.handle_host(clock.now(), host::read());
+                // What bursts freed (every port's link-up, a `status` of
+                // thousands of ports) goes back to the system.
+                lossless_sys::heap::trim();
+            }
             _ = socket_stats.tick() => io.read_socket_stats(&mut node),
             _ = sleep_until(deadline) => node.handle_timeout(clock.now()),
             Some(msg) = core_rx.recv() => match msg {

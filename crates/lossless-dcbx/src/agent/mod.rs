@@ -417,9 +417,16 @@ impl Agent {
         false
     }
 
-    /// The next notification for the manager.
+    /// The next notification for the manager. None once they are all out, and then
+    /// the queue gives its room back: notifications come in bursts (a negotiation,
+    /// a neighbour's coming and going), and a port's queue would otherwise keep the
+    /// room of its largest burst, about 250 octets, for good.
     pub fn poll_event(&mut self) -> Option<Event> {
-        self.events.pop_front()
+        let e = self.events.pop_front();
+        if e.is_none() && self.events.capacity() > 0 {
+            self.events = VecDeque::new();
+        }
+        e
     }
 
     /// When to call `handle_timeout` next.

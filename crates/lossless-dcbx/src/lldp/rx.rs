@@ -83,10 +83,12 @@ pub struct Neighbor {
     pub system_capabilities: Option<(u16, u16)>,
     /// The IPv4 and IPv6 addresses of its Management Address TLVs, in order.
     pub management_addresses: Vec<IpAddr>,
-    /// Its CEE DCBX TLV, if its last LLDPDU had one.
-    pub dcbx: Option<CeeDcbx>,
+    /// Its CEE DCBX TLV, if its last LLDPDU had one (boxed, as `ieee`: a peer
+    /// speaks one version, and the other's 650 or 250 octets would be held empty
+    /// on every port).
+    pub dcbx: Option<Box<CeeDcbx>>,
     /// Its IEEE 802.1Qaz TLVs, if its last LLDPDU had any (malformed ones included).
-    pub ieee: Option<IeeeDcbx>,
+    pub ieee: Option<Box<IeeeDcbx>>,
     /// It sends the older CIN DCBX TLV (subtype 1), which we recognise but do not negotiate.
     pub cin_dcbx: bool,
     /// It has been the port's DCBX peer since it appeared: it holds the port for as
@@ -218,6 +220,15 @@ pub struct RemoteMib {
     pub(super) checked: Instant,
 }
 
+/// Keeps `value` in `slot`, in the box it already has when there is one (a peer's
+/// TLVs are stored again with each of its LLDPDUs).
+fn hold<T: Clone>(slot: &mut Option<Box<T>>, value: Option<&T>) {
+    match (slot.as_deref_mut(), value) {
+        (Some(held), Some(v)) => held.clone_from(v),
+        (_, v) => *slot = v.map(|v| Box::new(v.clone())),
+    }
+}
+
 fn lossy(bytes: Option<&[u8]>) -> Option<String> {
     bytes.map(|b| String::from_utf8_lossy(b).into_owned())
 }
@@ -297,8 +308,8 @@ impl RemoteMib {
             n.system_description = lossy(pdu.system_description);
             n.system_capabilities = pdu.system_capabilities.map(|c| (c.capabilities, c.enabled));
             n.management_addresses = pdu.management_addresses.iter().filter_map(ip).collect();
-            n.dcbx = pdu.cee_dcbx.clone();
-            n.ieee = (!pdu.ieee_dcbx.is_empty()).then(|| pdu.ieee_dcbx.clone());
+            hold(&mut n.dcbx, pdu.cee_dcbx.as_ref());
+            hold(&mut n.ieee, Some(&pdu.ieee_dcbx).filter(|t| !t.is_empty()));
             n.cin_dcbx = pdu.cin_dcbx.is_some();
         };
         match pos {
@@ -330,6 +341,9 @@ impl RemoteMib {
                     sharing_since,
                 };
                 fill(&mut n);
+                // Room for this one only: nearly every port has one neighbour, and
+                // a Vec's first growth would make room for four.
+                self.neighbors.reserve_exact(1);
                 self.neighbors.push(n);
                 RxOutcome::Added
             }

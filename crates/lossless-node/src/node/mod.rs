@@ -156,6 +156,10 @@ pub enum Output {
 /// Events kept for `events` without `--follow`.
 const HISTORY: usize = 1024;
 
+/// The room for outputs kept once they are all out (a turn of the loop with a
+/// few ports' work fits; a burst's room is given back).
+const OUTPUTS_KEPT: usize = 256;
+
 /// Who the node is, for `status`.
 #[derive(Debug, Clone, Default)]
 pub struct Identity {
@@ -243,8 +247,14 @@ impl Node {
         (self.persisted.boots & 0xffff) << 16
     }
 
+    /// The next output; None once they are all out, and then the room a burst took
+    /// (every port's link-up at once: thousands of outputs) is given back.
     pub fn poll_output(&mut self) -> Option<Output> {
-        self.outputs.pop_front()
+        let out = self.outputs.pop_front();
+        if out.is_none() && self.outputs.capacity() > OUTPUTS_KEPT {
+            self.outputs.shrink_to(OUTPUTS_KEPT);
+        }
+        out
     }
 
     /// When [`Node::handle_timeout`] is due next.

@@ -307,8 +307,20 @@ fn unwatching_or_disabling_ends_a_storm() {
         "{t:?}"
     );
     assert_eq!(b.wd.forced_off(), PriorityMap::NONE);
+    assert!(b.wd.prios.is_none(), "off: no per-priority state kept");
     b.rx(1);
     assert!(b.read(300).is_empty(), "disabled: nothing happens");
+    // On again: it watches from the next reading (300, while off, is not
+    // evidence of anything).
+    let on = settings(200, 200, WatchdogAction::Forward);
+    assert!(b
+        .wd
+        .set_settings(at(350), &on, PriorityMap(1 << P))
+        .is_empty());
+    b.rx(1);
+    assert!(b.read(400).is_empty());
+    b.rx(1);
+    assert!(is_storm(&b.read(500)));
 }
 
 /// What one interval between readings showed on the priority.

@@ -342,6 +342,8 @@ fn parse_app(
     }
     let header = parse_header(&mut r)?;
     let mut cfg = AppConfig::default();
+    // In place up to INLINE_APP_ENTRIES; past them, one allocation.
+    cfg.entries.reserve(entries_len / APP_ENTRY_LEN);
     while !r.is_empty() {
         let entry_at = r.offset();
         let protocol = r.u16("dcbx.app.proto")?;

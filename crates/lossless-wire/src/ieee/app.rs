@@ -3,10 +3,10 @@
 
 use std::ops::Deref;
 
-use arrayvec::ArrayVec;
 use serde::{Deserialize, Serialize};
 
-use super::{serialize_code, InvalidValue, NameOrNumber, MAX_APP_ENTRIES};
+use super::{serialize_code, InvalidValue, NameOrNumber, INLINE_APP_ENTRIES, MAX_APP_ENTRIES};
+use crate::table::Table;
 
 /// How an entry's protocol field is read (D.2.12.3, the 3-bit Sel field).
 ///
@@ -115,23 +115,24 @@ impl AppPriority {
     }
 }
 
-/// The entries of one Application Priority TLV, in wire order, held inline.
+/// The entries of one Application Priority TLV, in wire order, the first
+/// [`INLINE_APP_ENTRIES`] (16) in place, more on the heap.
 ///
 /// Its capacity, [`MAX_APP_ENTRIES`] (168), is what one TLV can carry, so a
 /// table of this type always fits its TLV: no length check can fail on
 /// emission. Serialises as the list of entries.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct AppPriorityTable(pub ArrayVec<AppPriority, MAX_APP_ENTRIES>);
+pub struct AppPriorityTable(pub Table<AppPriority, MAX_APP_ENTRIES, INLINE_APP_ENTRIES>);
 
 impl AppPriorityTable {
-    pub fn new() -> Self {
-        AppPriorityTable(ArrayVec::new())
+    pub const fn new() -> Self {
+        AppPriorityTable(Table::new())
     }
 
     /// Appends an entry; `Err` gives it back when the table is full.
     pub fn push(&mut self, entry: AppPriority) -> Result<(), AppPriority> {
-        self.0.try_push(entry).map_err(|e| e.element())
+        self.0.try_push(entry)
     }
 
     /// Every entry's rules; the error's `index` is the entry's position.

@@ -350,8 +350,7 @@ fn parse_pfc(mut r: Reader<'_>, at: usize, len: usize) -> Result<PfcConfig, Deco
     Ok(cfg)
 }
 
-/// Parses straight into `slot`: the table is held inline, and building it
-/// elsewhere to move it in would copy its 680 bytes twice per LLDPDU.
+/// Parses straight into `slot`.
 fn parse_app(
     slot: &mut Option<Result<AppPriorityTable, DecodeError>>,
     r: Reader<'_>,
@@ -388,6 +387,8 @@ fn fill_app(
         return Err(bad_length(at, APP, len, len - stray));
     }
     r.u8("ieee.app.reserved")?;
+    // In place up to INLINE_APP_ENTRIES; past them, one allocation.
+    table.0.reserve((len - APP_TLV_HEADER_LEN) / APP_ENTRY_LEN);
     while !r.is_empty() {
         let entry_at = r.offset();
         let b = r.u8("ieee.app.selector")?;

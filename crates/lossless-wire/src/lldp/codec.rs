@@ -185,8 +185,10 @@ impl<'a> Lldpdu<'a> {
     /// start of `data`.
     ///
     /// Allocates only for Management Address, non-DCBX organizationally
-    /// specific and reserved-type TLVs (the `Vec`s that hold them): the CEE
-    /// and IEEE DCBX TLVs are held inline.
+    /// specific and reserved-type TLVs (the `Vec`s that hold them), and for an
+    /// APP table longer than it keeps in place (more than 4 CEE or 16 IEEE
+    /// entries: one allocation each): the CEE and IEEE DCBX TLVs are held
+    /// inline.
     pub fn parse(data: &'a [u8]) -> Result<Lldpdu<'a>, DecodeError> {
         Lldpdu::parse_at(data, 0)
     }

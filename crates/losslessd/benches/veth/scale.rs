@@ -123,6 +123,31 @@ fn kernel_alone(n: usize, sockets: bool) {
     );
 }
 
+/// Each port's own figure, from its link event to every feature agreed
+/// (`last_convergence_ms`): how long after its own link-up a port converged.
+fn print_own_figures(d: &Daemon, which: &str) {
+    let mut ms: Vec<f64> = d.call(&Request::Status)["ports"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|p| p["last_convergence_ms"].as_f64())
+                .collect()
+        })
+        .unwrap_or_default();
+    if ms.is_empty() {
+        return;
+    }
+    ms.sort_by(f64::total_cmp);
+    let at = |q: f64| ms[((ms.len() - 1) as f64 * q).round() as usize];
+    println!(
+        "scale: {which}: each port from its link-up to converged, as the daemon measures it: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms ({} ports)",
+        at(0.5),
+        at(0.99),
+        at(1.0),
+        ms.len()
+    );
+}
+
 /// One losslessd with `n` ports, peers in another namespace (`bin`: an
 /// older losslessd for both).
 fn scale_with(n: usize, bin: Option<&Path>) {
@@ -172,6 +197,10 @@ fn scale_with(n: usize, bin: Option<&Path>) {
             load()
         ),
         None => println!("scale: only {last}/{n} converged after 30 s"),
+    }
+    if ok.is_some() {
+        print_own_figures(&h, "hub");
+        print_own_figures(&l, "leaf");
     }
     // Steady state: let the fast transmissions end, then measure.
     std::thread::sleep(Duration::from_secs(6));

@@ -131,6 +131,31 @@ pub(crate) fn set_rcvbuf(fd: &impl AsRawFd, bytes: usize) -> io::Result<()> {
     Ok(())
 }
 
+/// The receive buffer the kernel granted (`SO_RCVBUF`: twice what was asked).
+pub(crate) fn rcvbuf(fd: &impl AsRawFd) -> io::Result<usize> {
+    Ok(sys::getsockopt_int(fd, libc::SOL_SOCKET, libc::SO_RCVBUF)?.max(0) as usize)
+}
+
+/// What an LLDP agent's socket needs: `SO_PRIORITY` 7, so a DCB NIC sends its frames
+/// in the control class, and `PACKET_IGNORE_OUTGOING`, so frames leaving the host
+/// are not shown to it (refused before Linux 4.20, ENOPROTOOPT: the receive paths
+/// drop `PACKET_OUTGOING` themselves in any case).
+pub(crate) fn control_class_incoming_only(fd: &impl AsRawFd) -> io::Result<()> {
+    sys::setsockopt(
+        fd,
+        libc::SOL_SOCKET,
+        libc::SO_PRIORITY,
+        &(SOCKET_PRIORITY as libc::c_int),
+    )?;
+    let _ = sys::setsockopt(
+        fd,
+        libc::SOL_PACKET,
+        PACKET_IGNORE_OUTGOING,
+        &(1 as libc::c_int),
+    );
+    Ok(())
+}
+
 /// A non-blocking `AF_PACKET` socket bound to one interface that reads and
 /// writes whole Ethernet frames (LLDP and MAC Control only).
 #[derive(Debug)]
@@ -264,20 +289,7 @@ impl PacketSocket {
         };
         // The kernel copies the program during the call; FILTER is 'static.
         sys::setsockopt(&sock, libc::SOL_SOCKET, libc::SO_ATTACH_FILTER, &prog)?;
-        sys::setsockopt(
-            &sock,
-            libc::SOL_SOCKET,
-            libc::SO_PRIORITY,
-            &(SOCKET_PRIORITY as libc::c_int),
-        )?;
-        // Refused before Linux 4.20 (ENOPROTOOPT); recv() drops outgoing
-        // frames in any case.
-        let _ = sys::setsockopt(
-            &sock,
-            libc::SOL_PACKET,
-            PACKET_IGNORE_OUTGOING,
-            &(1 as libc::c_int),
-        );
+        control_class_incoming_only(&sock)?;
 
         if let Some(bytes) = rcvbuf {
             set_rcvbuf(&sock, bytes)?;
@@ -331,7 +343,7 @@ impl PacketSocket {
     /// The receive buffer the kernel granted (`SO_RCVBUF`: twice what was asked,
     /// the kernel's own bookkeeping included).
     pub fn rcvbuf(&self) -> io::Result<usize> {
-        Ok(sys::getsockopt_int(self, libc::SOL_SOCKET, libc::SO_RCVBUF)?.max(0) as usize)
+        rcvbuf(self)
     }
 
     /// Reads and resets the kernel's counters for this socket (`PACKET_STATISTICS`):

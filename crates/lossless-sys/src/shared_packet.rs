@@ -29,8 +29,8 @@ use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 
 use crate::batch::RxBatch;
 use crate::packet::{
-    add_membership, bind, checked_ifindex, drop_membership, packet_stats, send_frame, set_rcvbuf,
-    SocketStats, BPF_JEQ_K, BPF_RET_K, PACKET_IGNORE_OUTGOING, SOCKET_PRIORITY,
+    add_membership, bind, checked_ifindex, control_class_incoming_only, drop_membership,
+    packet_stats, rcvbuf, send_frame, set_rcvbuf, SocketStats, BPF_JEQ_K, BPF_RET_K,
 };
 use crate::sys;
 
@@ -85,20 +85,7 @@ impl SharedPacketSocket {
             group,
         };
         sock.exclude(&[])?;
-        sys::setsockopt(
-            &sock,
-            libc::SOL_SOCKET,
-            libc::SO_PRIORITY,
-            &(SOCKET_PRIORITY as libc::c_int),
-        )?;
-        // Refused before Linux 4.20 (ENOPROTOOPT); recv_batch drops outgoing
-        // frames in any case.
-        let _ = sys::setsockopt(
-            &sock,
-            libc::SOL_PACKET,
-            PACKET_IGNORE_OUTGOING,
-            &(1 as libc::c_int),
-        );
+        control_class_incoming_only(&sock)?;
         sys::setsockopt(
             &sock,
             libc::SOL_SOCKET,
@@ -169,7 +156,7 @@ impl SharedPacketSocket {
 
     /// The receive buffer the kernel granted (`SO_RCVBUF`, which it doubles).
     pub fn rcvbuf(&self) -> io::Result<usize> {
-        Ok(sys::getsockopt_int(self, libc::SOL_SOCKET, libc::SO_RCVBUF)?.max(0) as usize)
+        rcvbuf(self)
     }
 
     /// Reads and resets the kernel's counters (`PACKET_STATISTICS`).

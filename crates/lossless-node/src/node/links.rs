@@ -145,7 +145,6 @@ impl Node {
         let changed = port.set_link(now.mono, up);
         if changed {
             info!(port = %link.name, up, "link");
-            port.pfc.link_changed(now.mono);
         }
         // Frames kept while the link came up are for this link-up only; a link
         // reported down forgets them (they could be from another peer by the

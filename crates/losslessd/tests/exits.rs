@@ -7,14 +7,10 @@ mod common;
 
 use std::time::{Duration, Instant};
 
+use common::fanout::{ports, FanoutDaemons};
 use common::*;
 use lossless_node::protocol::Request;
 use lossless_testkit::Fanout;
-use serde_json::Value;
-
-fn ports(v: &Value) -> Vec<Value> {
-    v["ports"].as_array().cloned().unwrap_or_default()
-}
 
 /// Fails on the old code: each packet socket's close waited for its own RCU grace
 /// period, one after the other (about 1 s for 64 ports, 2 s for 128), after the
@@ -28,22 +24,13 @@ fn sigterm_with_64_ports_sends_every_shutdown_lldpdu_and_exits_within_half_a_sec
         return;
     }
     let n = 64;
-    let f = Fanout::new(n);
-    let dir = TempDir::new();
-    let conf = dir.path().join("leaf.toml");
-    std::fs::write(&conf, "[ports.\"q*\"]\n").unwrap();
-    let hub_conf = dir.path().join("hub.toml");
-    std::fs::write(&hub_conf, "[ports.\"p*\"]\n").unwrap();
-    let mut hub = Daemon::start(
-        &f.hub,
-        &dir.path().join("hub"),
-        &["--config", hub_conf.to_str().unwrap()],
-    );
-    let leaf = Daemon::start(
-        &f.leaf,
-        &dir.path().join("leaf"),
-        &["--config", conf.to_str().unwrap()],
-    );
+    // `_dir` holds the state directories and sockets for as long as the test runs.
+    let FanoutDaemons {
+        f,
+        mut hub,
+        leaf,
+        dir: _dir,
+    } = FanoutDaemons::start(n, "");
     f.up();
     // Every leaf port has the hub as its neighbour.
     wait_every(

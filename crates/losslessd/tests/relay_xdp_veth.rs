@@ -178,15 +178,11 @@ fn relays_through_xdp(kind: Kind) {
     });
     let i = s1.pe.unwrap().ingress;
     assert_eq!((i.received, i.delivered, i.dropped.total()), (2, 2, 0));
-    let out = d2.cli(&["relay", "show"]);
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = relay_show(&d2);
     assert!(
         text.contains("data path: XDP (native) on both interfaces: 2 relayed"),
         "{text}"
     );
-    if std::env::var_os("LOSSLESS_PRINT_SHOW").is_some() {
-        eprintln!("{text}");
-    }
 }
 
 #[test]
@@ -299,15 +295,11 @@ fn the_storm_ceiling_runs_in_xdp() {
         "the AF_PACKET path got {} frames (only those behind a due flush)",
         s2.ports[0].received
     );
-    let out = d2.cli(&["relay", "show"]);
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = relay_show(&d2);
     assert!(
         text.contains("the storm ceiling's state in a BPF map"),
         "{text}"
     );
-    if std::env::var_os("LOSSLESS_PRINT_SHOW").is_some() {
-        eprintln!("{text}");
-    }
 }
 
 /// A DC gateway whose PE sends with DC2-GW's MACs (so the relay tests'
@@ -416,7 +408,7 @@ fn gateway_checks(xdp: XdpMode) {
         s.uptime_s
     );
     let x = s.xdp.unwrap();
-    let text = String::from_utf8_lossy(&d.cli(&["relay", "show"]).stdout).into_owned();
+    let text = relay_show(&d);
     if xdp == XdpMode::Off {
         assert!(!x.running, "{x:?}");
         assert_eq!(s.ports[0].received, frames.len() as u64 - 1);
@@ -437,9 +429,6 @@ fn gateway_checks(xdp: XdpMode) {
             "{text}"
         );
     }
-    if std::env::var_os("LOSSLESS_PRINT_SHOW").is_some() {
-        eprintln!("{text}");
-    }
 }
 
 #[test]
@@ -450,4 +439,14 @@ fn the_gateway_drops_illegal_pfc_in_xdp() {
 #[test]
 fn the_gateway_without_xdp_counts_the_same() {
     gateway_checks(XdpMode::Off);
+}
+
+/// `relay show` as the operator reads it (printed too with `LOSSLESS_PRINT_SHOW` set,
+/// for the docs).
+fn relay_show(d: &Daemon) -> String {
+    let text = String::from_utf8_lossy(&d.cli(&["relay", "show"]).stdout).into_owned();
+    if std::env::var_os("LOSSLESS_PRINT_SHOW").is_some() {
+        eprintln!("{text}");
+    }
+    text
 }

@@ -8,14 +8,10 @@ mod common;
 
 use std::time::Duration;
 
+use common::fanout::{ports, FanoutDaemons};
 use common::*;
 use lossless_node::protocol::Request;
-use lossless_testkit::{packet_sockets, Fanout};
-use serde_json::Value;
-
-fn ports(v: &Value) -> Vec<Value> {
-    v["ports"].as_array().cloned().unwrap_or_default()
-}
+use lossless_testkit::packet_sockets;
 
 /// Fails on the old code: a socket per port, 2 x 256 in the two namespaces (and a
 /// link-up of 4,096 ports 2.6 times as slow as without them).
@@ -28,26 +24,13 @@ fn two_hundred_and_fifty_six_ports_converge_on_two_packet_sockets_per_daemon() {
         return;
     }
     let n = 256;
-    let f = Fanout::new(n);
-    let dir = TempDir::new();
-    let hub_conf = dir.path().join("hub.toml");
-    std::fs::write(
-        &hub_conf,
-        "[ports.\"p*\"]\npfc = { willing = false, priorities = [3, 4] }\n",
-    )
-    .unwrap();
-    let leaf_conf = dir.path().join("leaf.toml");
-    std::fs::write(&leaf_conf, "[ports.\"q*\"]\n").unwrap();
-    let hub = Daemon::start(
-        &f.hub,
-        &dir.path().join("hub"),
-        &["--config", hub_conf.to_str().unwrap()],
-    );
-    let leaf = Daemon::start(
-        &f.leaf,
-        &dir.path().join("leaf"),
-        &["--config", leaf_conf.to_str().unwrap()],
-    );
+    // `_dir` holds the state directories and sockets for as long as the test runs.
+    let FanoutDaemons {
+        f,
+        hub,
+        leaf,
+        dir: _dir,
+    } = FanoutDaemons::start(n, "pfc = { willing = false, priorities = [3, 4] }\n");
     f.up();
     wait_every(
         Duration::from_secs(30),

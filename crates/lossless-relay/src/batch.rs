@@ -26,6 +26,10 @@ pub struct Transmit<'a> {
     pub ip_offset: Option<usize>,
     /// The whole frame from its destination MAC, without FCS.
     pub frame: &'a [u8],
+    /// Ask the kernel for the time the frame left (a WAN delay measurement
+    /// frame, when the runtime said it can: [`crate::Relay::set_kernel_tx_stamps`]);
+    /// the stamp goes back to [`crate::Relay::handle_tx_stamp`].
+    pub stamp: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +37,7 @@ struct Entry {
     port: Port,
     socket_priority: u32,
     ip_offset: Option<usize>,
+    stamp: bool,
     start: usize,
     len: usize,
 }
@@ -78,6 +83,7 @@ impl TxBatch {
             socket_priority: e.socket_priority,
             ip_offset: e.ip_offset,
             frame: &self.bytes[e.start..e.start + e.len],
+            stamp: e.stamp,
         }
     }
 
@@ -112,8 +118,16 @@ impl TxBatch {
             port,
             socket_priority,
             ip_offset,
+            stamp: false,
             start,
             len,
         });
+    }
+
+    /// Asks for the transmit stamp of the frame appended last.
+    pub(crate) fn stamp_last(&mut self) {
+        if let Some(e) = self.entries.last_mut() {
+            e.stamp = true;
+        }
     }
 }

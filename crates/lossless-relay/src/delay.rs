@@ -8,9 +8,13 @@
 //! gateway. Timestamps are the relay's clock (in picoseconds): a frame's
 //! arrival as the caller says it (the kernel's receive time where the runtime
 //! has it, so a relay thread that runs late does not lengthen the round trip),
-//! and the time a frame is queued for sending: the round trip includes the
-//! PEs' sending path (microseconds), which the minimum over a round's
-//! exchanges keeps smallest.
+//! and its departure: the kernel's transmit time where the runtime can ask
+//! for it ([`WanDelay::set_kernel_tx_stamps`], the stamp back through
+//! [`WanDelay::handle_tx_stamp`]), else the time the frame is queued for
+//! sending. A queued time puts the PEs' sending path in the round trip:
+//! microseconds on an idle host, milliseconds when the relay thread waits for
+//! a CPU between the two; the minimum over a round's exchanges keeps the
+//! smallest.
 //!
 //! The result is the round trip PE to PE and back (T4 - T1 - (T3 - T2)) and
 //! half of it as the one-way delay: the draft's forwarding delay when
@@ -111,6 +115,34 @@ pub struct WanDelayStatus {
     /// Measurement frames sent into the tunnel and taken out of it.
     pub frames_sent: u64,
     pub frames_received: u64,
+    /// What times a frame's departure: the kernel's transmit stamp, or the
+    /// relay's clock when the frame is queued.
+    #[serde(default)]
+    pub departure: Departure,
+    /// Kernel transmit stamps received.
+    #[serde(default)]
+    pub tx_stamps: u64,
+}
+
+/// What times a measurement frame's departure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Departure {
+    /// The relay's clock when the frame is queued for sending.
+    #[default]
+    Queued,
+    /// The kernel's stamp when the driver takes the frame.
+    Kernel,
+}
+
+impl Departure {
+    /// How `relay show` says it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Departure::Queued => "departures timed when queued",
+            Departure::Kernel => "departures timed by the kernel",
+        }
+    }
 }
 
 /// One PE's measurement session and its last result.
@@ -122,6 +154,8 @@ pub struct WanDelay {
     last: Option<Measurement>,
     frames_sent: u64,
     frames_received: u64,
+    departure: Departure,
+    tx_stamps: u64,
 }
 
 /// Picoseconds on the relay's clock, modulo 2^64.
@@ -149,6 +183,8 @@ impl WanDelay {
             last: None,
             frames_sent: 0,
             frames_received: 0,
+            departure: Departure::Queued,
+            tx_stamps: 0,
         })
     }
 
@@ -181,14 +217,39 @@ impl WanDelay {
         self.start_at.or_else(|| self.session.poll_timeout())
     }
 
-    /// Hands every frame due to `send` (to be put in the tunnel), each
-    /// stamped as sent at `now`.
-    pub fn drain(&mut self, now: Instant, mut send: impl FnMut(&[u8])) {
+    /// Whether the runtime asks the kernel for each measurement frame's
+    /// transmit time and hands it to [`WanDelay::handle_tx_stamp`]; until
+    /// then (and when it cannot) a frame's departure is `now` when drained.
+    pub fn set_kernel_tx_stamps(&mut self, on: bool) {
+        self.departure = if on {
+            Departure::Kernel
+        } else {
+            Departure::Queued
+        };
+    }
+
+    /// Hands every frame due to `send` (to be put in the tunnel), with
+    /// whether to ask the kernel for its transmit time; without kernel
+    /// stamps each is taken as sent at `now`.
+    pub fn drain(&mut self, now: Instant, mut send: impl FnMut(&[u8], bool)) {
+        let kernel = self.departure == Departure::Kernel;
         while let Some(frame) = self.session.poll_transmit() {
-            send(&frame);
+            send(&frame, kernel);
             self.frames_sent += 1;
-            self.session.handle_tx_timestamp(now, &frame, ps(now));
+            if !kernel {
+                self.session.handle_tx_timestamp(now, &frame, ps(now));
+            }
         }
+        self.collect();
+    }
+
+    /// The kernel's transmit time `sent` (no later than `now`) of a frame
+    /// drained with a request for it (`inner`, the measurement frame as
+    /// sent). An answer's stamp queues its follow-up: drain again.
+    pub fn handle_tx_stamp(&mut self, now: Instant, inner: &[u8], sent: Instant) {
+        self.tx_stamps += 1;
+        self.session
+            .handle_tx_timestamp(now, inner, ps(sent.min(now)));
         self.collect();
     }
 
@@ -217,6 +278,8 @@ impl WanDelay {
             rounds_failed: s.rounds_failed,
             frames_sent: self.frames_sent,
             frames_received: self.frames_received,
+            departure: self.departure,
+            tx_stamps: self.tx_stamps,
         }
     }
 }

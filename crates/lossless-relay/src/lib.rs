@@ -41,7 +41,7 @@ pub use config::{
     ConfigError, Datapath, DcSide, GatewayConfig, Marking, Poll, RelayConfig, RelaySection,
     StormConfig, TunnelConfig, WanSide, XdpMode,
 };
-pub use delay::{MeasureConfig, WanDelay, WanDelayStatus};
+pub use delay::{Departure, MeasureConfig, WanDelay, WanDelayStatus};
 pub use gateway::GatewayCheck;
 pub use lossless_dcbx::{Duration, Instant};
 pub use pause::{PauseClock, PauseTimeline};

@@ -199,6 +199,40 @@ impl Relay {
         self.delay.as_ref()
     }
 
+    /// Whether the runtime asks the kernel for the transmit time of the
+    /// frames marked [`Transmit::stamp`] and hands each stamp to
+    /// [`Relay::handle_tx_stamp`]: the WAN delay measurement then times its
+    /// frames' departures by them. Off by default.
+    pub fn set_kernel_tx_stamps(&mut self, on: bool) {
+        if let Some(d) = self.delay.as_mut() {
+            d.set_kernel_tx_stamps(on);
+        }
+    }
+
+    /// A transmit stamp from the kernel: `frame` as it went to the WAN, sent
+    /// at `sent`. What it yields (a measurement's follow-up) is appended to
+    /// `out`. False when the frame is no measurement frame of ours.
+    pub fn handle_tx_stamp(
+        &mut self,
+        now: Instant,
+        frame: &[u8],
+        sent: Instant,
+        out: &mut TxBatch,
+    ) -> bool {
+        let Some(inner) = frame.get(self.encap_header_len..) else {
+            return false;
+        };
+        let Some(d) = self.delay.as_mut() else {
+            return false;
+        };
+        if !WanDelay::is_measurement(inner) {
+            return false;
+        }
+        d.handle_tx_stamp(now, inner, sent);
+        self.send_measurement(now, out);
+        true
+    }
+
     /// Handles `frames`, all received on `port` at `now`, appending what
     /// they yield to `out` (which is not cleared: clear it between batches).
     /// Deferred storm frames due by `now` come first. Returns the number of
@@ -355,8 +389,11 @@ impl Relay {
             self.cfg.marking.socket_priority,
         );
         let mut sent = 0;
-        d.drain(now, |inner| {
+        d.drain(now, |inner, stamp| {
             encapsulate(encap, len, ip, prio, inner, out);
+            if stamp {
+                out.stamp_last();
+            }
             sent += 1;
         });
         self.egress.measurement += sent;

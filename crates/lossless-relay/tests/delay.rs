@@ -175,3 +175,135 @@ fn measured_needs_a_measurement_and_a_gateway_cannot_measure() {
         "{e}"
     );
 }
+
+/// Runs PE2 and PE1 with `one_way` between them, every frame leaving `late`
+/// after it was queued (a relay thread waiting for a CPU between queueing a
+/// frame and its send). With `kernel`, the runtime asks for the transmit
+/// stamps of the frames marked for it and hands each back at the moment the
+/// frame left, as the kernel's error queue does.
+fn run_late(pes: &mut [Relay; 2], one_way: Duration, late: Duration, kernel: bool, until: Instant) {
+    for pe in pes.iter_mut() {
+        pe.set_kernel_tx_stamps(kernel);
+    }
+    // (when, sequence) -> what happens then.
+    enum Event {
+        Arrive { to: usize, frame: Vec<u8> },
+        Stamp { at: usize, frame: Vec<u8> },
+    }
+    let mut events: BTreeMap<(Instant, u64), Event> = BTreeMap::new();
+    let mut seq = 0u64;
+    let mut now = t(0);
+    let mut out = lossless_relay::TxBatch::new();
+    let mut send = |events: &mut BTreeMap<(Instant, u64), Event>,
+                    i: usize,
+                    now: Instant,
+                    frame: &[u8],
+                    stamp: bool| {
+        let left = now + late;
+        seq += 1;
+        events.insert(
+            (left + one_way, seq),
+            Event::Arrive {
+                to: 1 - i,
+                frame: frame.to_vec(),
+            },
+        );
+        if stamp {
+            assert!(kernel, "a stamp asked for only when the runtime gives them");
+            seq += 1;
+            events.insert(
+                (left, seq),
+                Event::Stamp {
+                    at: i,
+                    frame: frame.to_vec(),
+                },
+            );
+        }
+    };
+    loop {
+        for (i, pe) in pes.iter_mut().enumerate() {
+            pe.handle_timeout(now);
+            while let Some(tx) = pe.poll_transmit() {
+                assert_eq!(tx.port, Port::Wan);
+                send(&mut events, i, now, tx.frame, tx.stamp);
+            }
+        }
+        let timer = pes.iter().filter_map(Relay::poll_timeout).min();
+        let event = events.keys().next().map(|k| k.0);
+        let next = match (timer, event) {
+            (Some(a), Some(b)) => a.min(b),
+            (a, b) => match a.or(b) {
+                Some(n) => n,
+                None => return,
+            },
+        };
+        if next > until {
+            return;
+        }
+        now = next;
+        while let Some(entry) = events.first_entry() {
+            if entry.key().0 > now {
+                break;
+            }
+            match entry.remove() {
+                Event::Arrive { to, frame } => {
+                    let v = pes[to].handle_frame(now, Port::Wan, &frame);
+                    assert_eq!(v, Verdict::Measured);
+                }
+                Event::Stamp { at, frame } => {
+                    out.clear();
+                    assert!(pes[at].handle_tx_stamp(now, &frame, now, &mut out));
+                    for tx in out.iter() {
+                        send(&mut events, at, now, tx.frame, tx.stamp);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A relay thread that queues a frame and sends it 3 ms later lengthens the
+/// round trip by twice that (the request's and the answer's wait) when
+/// departures are the time a frame was queued; timed by the kernel's
+/// transmit stamps, the round trip is the WAN's alone.
+#[test]
+fn kernel_transmit_stamps_keep_a_late_sender_out_of_the_round_trip() {
+    let (one_way, late) = (Duration::from_micros(2_000), Duration::from_micros(3_000));
+    for kind in KINDS {
+        for (kernel, want) in [(false, 10_000_000), (true, 4_000_000)] {
+            let mut pes = [measuring(pe2(kind)), measuring(pe1(kind))];
+            run_late(&mut pes, one_way, late, kernel, t(5_000));
+            for (i, pe) in pes.iter().enumerate() {
+                let d = pe.status().wan_delay.expect("measuring");
+                assert_eq!(
+                    d.round_trip_ns,
+                    Some(want),
+                    "{kind:?} PE{} kernel stamps {kernel}: {d:?}",
+                    2 - i
+                );
+                assert_eq!((d.valid, d.sent), (16, 16));
+                let departure = if kernel {
+                    lossless_relay::Departure::Kernel
+                } else {
+                    lossless_relay::Departure::Queued
+                };
+                assert_eq!(d.departure, departure);
+                // Each request, answer and follow-up sent is stamped.
+                assert_eq!(d.tx_stamps, if kernel { d.frames_sent } else { 0 });
+            }
+        }
+    }
+}
+
+/// A stamp of a frame that is not a measurement frame of ours is refused and
+/// changes nothing.
+#[test]
+fn a_stamp_of_another_frame_is_refused() {
+    let mut pe = measuring(pe2(Kind::Srv6));
+    pe.set_kernel_tx_stamps(true);
+    let mut out = lossless_relay::TxBatch::new();
+    assert!(!pe.handle_tx_stamp(t(0), &[0u8; 20], t(0), &mut out));
+    assert!(!pe.handle_tx_stamp(t(0), &[0u8; 200], t(0), &mut out));
+    assert!(out.is_empty());
+    assert_eq!(pe.status().wan_delay.expect("measuring").tx_stamps, 0);
+}

@@ -392,7 +392,57 @@ impl RingSocket {
         &mut self,
         frames: impl IntoIterator<Item = &'a [u8]>,
     ) -> io::Result<usize> {
+        let frames = frames.into_iter().map(|f| (f, false));
         send_frames(&self.fd, self.ifindex, frames, &mut self.send)
+    }
+
+    /// As [`RingSocket::send_batch`], each frame with whether to ask the
+    /// kernel for its transmit time: the driver stamps it as it takes the
+    /// frame (`skb_tx_timestamp`), and the stamp comes back with a copy of
+    /// the frame on the error queue ([`RingSocket::recv_tx_stamp`]) once
+    /// [`RingSocket::report_tx_stamps`] is on. A driver that does not stamp
+    /// sends the frame all the same, and nothing comes back.
+    pub fn send_batch_stamped<'a>(
+        &mut self,
+        frames: impl IntoIterator<Item = (&'a [u8], bool)>,
+    ) -> io::Result<usize> {
+        send_frames(&self.fd, self.ifindex, frames, &mut self.send)
+    }
+
+    /// Reports the software transmit stamps frames sent with a request for
+    /// one ask for (`SO_TIMESTAMPING` with `SOF_TIMESTAMPING_SOFTWARE`):
+    /// generates none by itself, and leaves the ring's receive stamps as
+    /// they are.
+    pub fn report_tx_stamps(&self) -> io::Result<()> {
+        sys::setsockopt(
+            &self.fd,
+            libc::SOL_SOCKET,
+            crate::timestamp::SO_TIMESTAMPING,
+            &crate::timestamp::SOF_TIMESTAMPING_SOFTWARE,
+        )
+    }
+
+    /// One transmit stamp from the error queue: the copy of the frame it
+    /// belongs to (in `buf`, its length returned, at most `buf.len()`) and
+    /// the time the driver took the frame, in real-time nanoseconds (the
+    /// clock of the ring's receive stamps). `WouldBlock` when none waits.
+    pub fn recv_tx_stamp(&self, buf: &mut [u8]) -> io::Result<(usize, u64)> {
+        loop {
+            let (n, ts) = crate::timestamp::recvmsg_stamped(
+                &self.fd,
+                buf,
+                None,
+                libc::MSG_ERRQUEUE | libc::MSG_DONTWAIT,
+                false,
+            )?;
+            // Entries without a stamp (none are expected) are skipped.
+            if let Some(t) = ts {
+                let ns = (t.tv_sec as u64)
+                    .wrapping_mul(1_000_000_000)
+                    .wrapping_add(t.tv_nsec as u64);
+                return Ok((n.min(buf.len()), ns));
+            }
+        }
     }
 
     /// Reads and resets the kernel's counters (drops: the ring was full).

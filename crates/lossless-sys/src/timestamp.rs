@@ -356,60 +356,74 @@ impl MeasureSocket {
         addr: Option<&mut libc::sockaddr_ll>,
         flags: libc::c_int,
     ) -> io::Result<(usize, Option<u64>)> {
-        // Room for SCM_TIMESTAMPING and the error queue's sock_extended_err, aligned.
-        let mut control = [0u64; 32];
-        let mut iov = libc::iovec {
-            iov_base: buf.as_mut_ptr().cast::<libc::c_void>(),
-            iov_len: buf.len(),
-        };
-        // SAFETY: msghdr is plain data; all-zero is a valid value.
-        let mut msg: libc::msghdr = unsafe { mem::zeroed() };
-        if let Some(sa) = addr {
-            msg.msg_name = (sa as *mut libc::sockaddr_ll).cast::<libc::c_void>();
-            msg.msg_namelen = mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
-        }
-        msg.msg_iov = &mut iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control.as_mut_ptr().cast::<libc::c_void>();
-        msg.msg_controllen = mem::size_of_val(&control) as _;
-        let n = loop {
-            // SAFETY: msg points at a live iovec over `buf`, an optional live
-            // sockaddr_ll and the `control` buffer, each of the lengths given.
-            let n =
-                unsafe { libc::recvmsg(self.fd.as_raw_fd(), &mut msg, flags | libc::MSG_TRUNC) };
-            if n >= 0 {
-                break n as usize;
-            }
-            let e = io::Error::last_os_error();
-            if e.kind() != io::ErrorKind::Interrupted {
-                return Err(e);
-            }
-        };
         let hardware = self.clocks.rx == Clock::Hardware;
-        let mut ts = None;
-        // SAFETY: msg was filled by recvmsg; the CMSG_* walk stays within
-        // msg_controllen, and a SCM_TIMESTAMPING payload is a scm_timestamping,
-        // read unaligned.
-        unsafe {
-            let mut c = libc::CMSG_FIRSTHDR(&msg);
-            while !c.is_null() {
-                let h = &*c;
-                if h.cmsg_level == libc::SOL_SOCKET
-                    && h.cmsg_type == SCM_TIMESTAMPING
-                    && h.cmsg_len as usize
-                        >= libc::CMSG_LEN(mem::size_of::<ScmTimestamping>() as u32) as usize
-                {
-                    let s = std::ptr::read_unaligned(libc::CMSG_DATA(c).cast::<ScmTimestamping>());
-                    let t = if hardware { &s.ts[2] } else { &s.ts[0] };
-                    if t.tv_sec != 0 || t.tv_nsec != 0 {
-                        ts = Some(timespec_ps(t));
-                    }
-                }
-                c = libc::CMSG_NXTHDR(&msg, c);
-            }
-        }
-        Ok((n, ts))
+        let (n, ts) = recvmsg_stamped(&self.fd, buf, addr, flags, hardware)?;
+        Ok((n, ts.as_ref().map(timespec_ps)))
     }
+}
+
+/// `recvmsg` on a packet socket (`MSG_TRUNC` added to `flags`: the length
+/// returned is the frame's, which may exceed `buf`), with the frame's
+/// `SCM_TIMESTAMPING` stamp: the hardware one if `hardware`, else the
+/// software one; `None` when the kernel gave none.
+pub(crate) fn recvmsg_stamped(
+    fd: &OwnedFd,
+    buf: &mut [u8],
+    addr: Option<&mut libc::sockaddr_ll>,
+    flags: libc::c_int,
+    hardware: bool,
+) -> io::Result<(usize, Option<libc::timespec>)> {
+    // Room for SCM_TIMESTAMPING and the error queue's sock_extended_err, aligned.
+    let mut control = [0u64; 32];
+    let mut iov = libc::iovec {
+        iov_base: buf.as_mut_ptr().cast::<libc::c_void>(),
+        iov_len: buf.len(),
+    };
+    // SAFETY: msghdr is plain data; all-zero is a valid value.
+    let mut msg: libc::msghdr = unsafe { mem::zeroed() };
+    if let Some(sa) = addr {
+        msg.msg_name = (sa as *mut libc::sockaddr_ll).cast::<libc::c_void>();
+        msg.msg_namelen = mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
+    }
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.as_mut_ptr().cast::<libc::c_void>();
+    msg.msg_controllen = mem::size_of_val(&control) as _;
+    let n = loop {
+        // SAFETY: msg points at a live iovec over `buf`, an optional live
+        // sockaddr_ll and the `control` buffer, each of the lengths given.
+        let n = unsafe { libc::recvmsg(fd.as_raw_fd(), &mut msg, flags | libc::MSG_TRUNC) };
+        if n >= 0 {
+            break n as usize;
+        }
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    };
+    let mut ts = None;
+    // SAFETY: msg was filled by recvmsg; the CMSG_* walk stays within
+    // msg_controllen, and a SCM_TIMESTAMPING payload is a scm_timestamping,
+    // read unaligned.
+    unsafe {
+        let mut c = libc::CMSG_FIRSTHDR(&msg);
+        while !c.is_null() {
+            let h = &*c;
+            if h.cmsg_level == libc::SOL_SOCKET
+                && h.cmsg_type == SCM_TIMESTAMPING
+                && h.cmsg_len as usize
+                    >= libc::CMSG_LEN(mem::size_of::<ScmTimestamping>() as u32) as usize
+            {
+                let s = std::ptr::read_unaligned(libc::CMSG_DATA(c).cast::<ScmTimestamping>());
+                let t = if hardware { s.ts[2] } else { s.ts[0] };
+                if t.tv_sec != 0 || t.tv_nsec != 0 {
+                    ts = Some(t);
+                }
+            }
+            c = libc::CMSG_NXTHDR(&msg, c);
+        }
+    }
+    Ok((n, ts))
 }
 
 impl AsRawFd for MeasureSocket {

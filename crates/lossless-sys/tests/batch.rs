@@ -299,3 +299,55 @@ fn the_receive_ring_stamps_each_frame_with_the_kernels_receive_time() {
         );
     }
 }
+
+/// A frame sent with a request for its transmit time comes back on the
+/// error queue, byte for byte, stamped when the driver took it: after the
+/// send began and no later than the far end's receive stamp. Frames sent
+/// without the request give nothing back; the error queue wakes a waiter.
+#[test]
+fn a_frame_sent_with_a_stamp_request_comes_back_with_its_transmit_time() {
+    if !require(
+        "a_frame_sent_with_a_stamp_request_comes_back_with_its_transmit_time",
+        &[Oracle::Netns],
+    ) {
+        return;
+    }
+    let unix_ns = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos() as u64
+    };
+    let p = Pair::new();
+    let mut tx = ring(&p.a, "va", RingOptions::default());
+    tx.report_tx_stamps().unwrap();
+    let mut rx = ring(&p.b, "vb", RingOptions::default());
+    let frames: Vec<Vec<u8>> = (1..=3).map(pfc).collect();
+    let before = unix_ns();
+    let sent = tx
+        .send_batch_stamped(frames.iter().enumerate().map(|(i, f)| (&f[..], i == 1)))
+        .unwrap();
+    assert_eq!(sent, 3);
+    assert!(
+        wait_any(&[tx.as_fd()], Some(Duration::from_secs(2))).unwrap(),
+        "the error queue wakes a waiter"
+    );
+    let mut buf = [0u8; 2048];
+    let (n, stamp) = tx.recv_tx_stamp(&mut buf).unwrap();
+    assert_eq!(
+        &buf[..n],
+        &frames[1][..],
+        "the stamped frame, byte for byte"
+    );
+    let e = tx.recv_tx_stamp(&mut buf).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::WouldBlock, "one stamp, one frame");
+    wait_any(&[rx.as_fd()], Some(Duration::from_secs(2))).unwrap();
+    let got = rx.recv_batch(64, |_| panic!("no partial checksums here"));
+    let received: Vec<(Vec<u8>, u64)> = got.iter_stamped().map(|(f, t)| (f.to_vec(), t)).collect();
+    assert_eq!(received.len(), 3, "every frame sent, stamped or not");
+    let arrived = received.iter().find(|(f, _)| f == &frames[1]).unwrap().1;
+    assert!(
+        before <= stamp && stamp <= arrived,
+        "sent from {before}, stamped {stamp}, received {arrived}"
+    );
+}

@@ -10,37 +10,19 @@
 
 mod common;
 
-use std::path::PathBuf;
-use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
+use common::delayline::DelayLine;
 use common::*;
 use lossless_node::protocol::Request;
 use serde_json::Value;
-
-fn delayline_bin() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_lossless-delayline"))
-}
-
-struct Line {
-    child: Child,
-}
-
-impl Drop for Line {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// Two daemons (links down) on either side of a delay line of `delay` per direction.
 struct Setup {
     // Drop order: processes before namespaces.
     a: Daemon,
     b: Daemon,
-    _line: Line,
-    /// The line's `--report`: the holds the kernel saw.
-    line_report: PathBuf,
+    line: DelayLine,
     na: Netns,
     nb: Netns,
     _nl: Netns,
@@ -84,14 +66,7 @@ impl Setup {
         );
         nl.ip(&["link", "set", "la", "up"]);
         nl.ip(&["link", "set", "lb", "up"]);
-        let line_report = dir.path().join("line-holds");
-        let child = nl
-            .command(delayline_bin())
-            .args(["--a", "la", "--b", "lb", "--delay", delay, "--report"])
-            .arg(&line_report)
-            .stdin(Stdio::null())
-            .spawn()
-            .expect("lossless-delayline");
+        let line = DelayLine::start(&nl, "la", "lb", delay, dir.path().join("line-holds"));
         let start = |ns: &Netns,
                      ifname: &str,
                      sub: &str,
@@ -110,8 +85,7 @@ impl Setup {
         Setup {
             a,
             b,
-            _line: Line { child },
-            line_report,
+            line,
             na,
             nb,
             _nl: nl,
@@ -137,31 +111,6 @@ fn measured(d: &Daemon) -> Option<Value> {
     h["last"].is_object().then_some(h)
 }
 
-/// The line's holds as the kernel timestamped them (receive to transmit), in us, per
-/// direction, once both directions have `at_least` (the line writes them when idle).
-fn line_holds(s: &Setup, at_least: usize) -> [Vec<f64>; 2] {
-    wait_for(Duration::from_secs(2), "the delay line's report", || {
-        let text = std::fs::read_to_string(&s.line_report).ok()?;
-        let dirs: Vec<Vec<f64>> = text
-            .lines()
-            .map(|l| {
-                let mut v: Vec<f64> = l
-                    .split_whitespace()
-                    .skip(1)
-                    .filter_map(|n| n.parse::<f64>().ok())
-                    .map(|ns| ns / 1e3)
-                    .collect();
-                v.sort_by(f64::total_cmp);
-                v
-            })
-            .collect();
-        match <[Vec<f64>; 2]>::try_from(dirs) {
-            Ok(d) if d.iter().all(|v| v.len() >= at_least) => Some(d),
-            _ => None,
-        }
-    })
-}
-
 /// The injected delay from 10 us to 1 ms is measured within 5 % or 5 us (whichever is
 /// larger) of what the line held the frames, in a round of well under a second and at
 /// most 100 frames per port and round. What the line held: the set delay on a quiet
@@ -184,7 +133,7 @@ fn measured_delay_matches_the_delay_line() {
             Some((measured(&s.a)?, measured(&s.b)?))
         });
         let settled = t0.elapsed();
-        let [ab, ba] = line_holds(&s, 32);
+        let [ab, ba] = s.line.holds(32);
         let shortest = (ab[0] + ba[0]) / 2.0;
         let median = (ab[ab.len() / 2] + ba[ba.len() / 2]) / 2.0;
         report.push(format!(

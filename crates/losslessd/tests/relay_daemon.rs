@@ -13,12 +13,13 @@ mod common;
 
 use std::time::Duration;
 
+use common::delayline::DelayLine;
 use common::relay::{priority3, show};
 use common::*;
 use lossless_node::protocol::Request;
 use lossless_relay::config::BufferConfig;
 use lossless_relay::example::{self, Kind, DC1_GW, DC2_GW, PE1_DC, PE1_WAN, PE2_DC, PE2_WAN};
-use lossless_relay::Instant;
+use lossless_relay::{Departure, Instant};
 use lossless_relay::{
     MeasureConfig, PauseClock, PauseTimeline, RelayConfig, RelaySection, StormConfig,
 };
@@ -297,9 +298,9 @@ fn take_stamped(sock: &MeasureSocket, into: &mut Vec<(Instant, u8, [u16; 8])>) {
 /// DC2's gateway refreshes a 65,535-quanta pause (33.5 ms at 1 Gb/s) every
 /// 100 us for 300 ms, then resumes. By the kernel's receive timestamps on the
 /// tunnel side, the far side is paused without a gap from the first pause to
-/// the resume, and the WAN carries about one frame per 18.5 ms of pause (the
-/// pause less a 15 ms margin, wide enough for a daemon on oversubscribed
-/// vCPUs) instead of 3,000.
+/// the resume, and the WAN carries a refresh only when the far side's pause
+/// is 15 ms from its end (a margin wide enough for a daemon on oversubscribed
+/// vCPUs): about one frame per 18.5 ms instead of 3,000.
 #[test]
 fn a_storm_keeps_the_far_side_paused_without_gaps() {
     if !require("relay_daemon storm", &[Oracle::Netns]) {
@@ -376,10 +377,20 @@ fn a_storm_keeps_the_far_side_paused_without_gaps() {
         vec![],
         "the far side lapsed: {far:?}"
     );
-    // The WAN load: one refresh per 33.5 - 15 ms at most (one per 33.5 ms
-    // at least), plus the first pause and the resume.
+    // The WAN load: a refresh only when the far side's pause has less than
+    // 15 ms left, so one per 18.5 ms of the 33.5 ms pause: 16 refreshes in
+    // 300 ms, plus the first pause and the resume. On a busy machine more:
+    // a relay thread that runs late relays a pause shortened by the time
+    // its frame waited (the pause ends when the gateway's would) and
+    // refreshes that much sooner (21 frames in one run beside four busy
+    // loops, 15.2 ms apart on average). When each refresh was due is not
+    // checked frame by frame from here: the sink sees a pause from when it
+    // arrived, the relay from when it computed it, and a relay thread held
+    // up between the two (up to 8 ms beside four busy loops) makes the next
+    // refresh look early by as much. At most 30 frames: one per 10 ms,
+    // against the 3,001 the gateway sent.
     assert!(
-        (10..=20).contains(&far.len()),
+        (10..=30).contains(&far.len()),
         "{} WAN frames: {far:?}",
         far.len()
     );
@@ -387,15 +398,6 @@ fn a_storm_keeps_the_far_side_paused_without_gaps() {
     let p3 = s.storm.unwrap().priorities[3];
     assert_eq!(p3.counters.refreshed as usize, far.len() - 2, "{p3:?}");
     assert_eq!(s.egress.relayed + s.egress.flushed, far.len() as u64);
-}
-
-struct KillOnDrop<'a>(&'a mut std::process::Child);
-
-impl Drop for KillOnDrop<'_> {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 /// Two PEs measure the WAN between them inside the SRv6 tunnel: a delay line
@@ -447,14 +449,7 @@ fn two_pes_measure_the_wan_delay_in_the_tunnel() {
     ] {
         ns.ip(&["link", "set", i, "up"]);
     }
-    let mut delayline = std::process::Command::new("ip")
-        .args(["netns", "exec", &line.name])
-        .arg(env!("CARGO_BIN_EXE_lossless-delayline"))
-        .args(["--a", "la", "--b", "lb", "--delay", "2ms"])
-        .stdin(std::process::Stdio::null())
-        .spawn()
-        .expect("lossless-delayline");
-    let _line = KillOnDrop(&mut delayline);
+    let line = DelayLine::start(&line, "la", "lb", "2ms", dir.path().join("line-holds"));
     let start = |n: u8, ns: &Netns| {
         let mut cfg = example::pe(n, Kind::Srv6);
         cfg.measure = Some(MeasureConfig {
@@ -485,23 +480,43 @@ fn two_pes_measure_the_wan_delay_in_the_tunnel() {
         )
     };
     let (d2, d1) = (start(2, &pe2), start(1, &pe1));
-    for d in [&d2, &d1] {
-        let s = wait_for(Duration::from_secs(20), "a WAN delay measurement", || {
-            let pe = show(d).pe?;
-            pe.wan_delay?.round_trip_ns?;
-            Some(pe)
-        });
+    let measured: Vec<_> = [&d2, &d1]
+        .map(|d| {
+            wait_for(Duration::from_secs(20), "a WAN delay measurement", || {
+                let pe = show(d).pe?;
+                pe.wan_delay?.round_trip_ns?;
+                Some(pe)
+            })
+        })
+        .into();
+    // What the line held each frame, as the kernel stamped it (receive to
+    // transmit): 2 ms on a quiet machine, more when the line's thread ran late.
+    let [ab, ba] = line.holds(8);
+    let (shortest_ns, longest_ns) = (
+        ((ab[0] + ba[0]) * 1e3) as u64,
+        ((ab[ab.len() - 1] + ba[ba.len() - 1]) * 1e3) as u64,
+    );
+    for (d, s) in [&d2, &d1].into_iter().zip(measured) {
         let w = s.wan_delay.unwrap();
         let rtt = w.round_trip_ns.unwrap();
-        // The line's 4 ms are a floor no measurement can go under; above it
-        // is the PEs' sending path (a frame is stamped when queued): tens of
-        // microseconds. Arrivals are the kernel's receive stamps, so a relay
-        // thread that runs late (oversubscribed vCPUs) adds nothing: with
-        // software stamps on arrival, four busy loops on this 2-core machine
-        // made it 12 to 32 ms; with the kernel's, 4.0 to 4.4 ms.
+        eprintln!(
+            "round trip {rtt} ns (median {:?}); the line held {shortest_ns}..{longest_ns} ns both ways",
+            w.median_ns
+        );
+        // The round trip is the round's shortest exchange: the line's holds
+        // both ways plus the PEs' own crossings (veth, microseconds). The
+        // departures are the kernel's transmit stamps and the arrivals its
+        // receive stamps, so a relay thread that waits for a CPU adds
+        // nothing. With departures timed when queued, two busy loops and
+        // this test on one CPU made it 9.6 ms (medians 9 to 35 ms) while the
+        // line held 2.0 to 2.1 ms each way; so the bound: the line's
+        // longest holds plus 1 ms.
+        assert_eq!(w.departure, Departure::Kernel, "{w:?}");
+        assert!(w.tx_stamps >= u64::from(w.sent), "{w:?}");
         assert!(
-            (4_000_000..12_000_000).contains(&rtt),
-            "round trip {rtt} ns for 2 x 2 ms of delay line: {w:?}"
+            rtt >= shortest_ns && rtt < longest_ns + 1_000_000,
+            "round trip {rtt} ns; the line held {shortest_ns} ns at least, \
+             {longest_ns} ns at most (both ways): {w:?}\nholds a->b {ab:?} us\nb->a {ba:?} us"
         );
         assert_eq!(w.one_way_ns, Some(rtt / 2));
         assert_eq!(s.ingress.delivered, 0, "nothing reached the DC side");

@@ -216,14 +216,15 @@ fn pe_status(pe: &RelayStatus, out: &mut String) {
         match (d.round_trip_ns, d.one_way_ns) {
             (Some(rtt), Some(one)) => out.push_str(&format!(
                 "WAN delay, measured to the far PE in the tunnel: round trip {:.3} ms (median {:.3} \
-                 ms, {}/{} exchanges), one way {:.3} ms; {} rounds, {} failed\n",
+                 ms, {}/{} exchanges), one way {:.3} ms; {} rounds, {} failed; {}\n",
                 rtt as f64 / 1e6,
                 d.median_ns.unwrap_or(rtt) as f64 / 1e6,
                 d.valid,
                 d.sent,
                 one as f64 / 1e6,
                 d.rounds_completed,
-                d.rounds_failed
+                d.rounds_failed,
+                d.departure.describe()
             )),
             _ => out.push_str(&format!(
                 "WAN delay: measuring (no round completed yet; {} rounds failed, {} frames sent, {} \

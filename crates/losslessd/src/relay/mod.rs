@@ -297,7 +297,29 @@ struct Link {
     socket: Option<RingSocket>,
     last_try: Option<std::time::Instant>,
     last_stats: std::time::Instant,
+    stamps: TxStamps,
 }
+
+/// The kernel's transmit stamps on a link: asked for the frames the core
+/// marks ([`lossless_relay::Transmit::stamp`]), read back from the socket's
+/// error queue.
+#[derive(Default)]
+struct TxStamps {
+    /// Wanted: the WAN side of a PE that measures the WAN delay.
+    wanted: bool,
+    /// The open socket reports them.
+    on: bool,
+    /// Asked for and not yet read back, and when the last was asked for.
+    pending: usize,
+    asked: Option<std::time::Instant>,
+    /// A stamp's copy of its frame.
+    buf: Vec<u8>,
+}
+
+/// How long a stamp asked for is waited for: past it (the kernel dropped
+/// it, or the driver gives none) the error queue is no longer read at each
+/// turn of the loop.
+const STAMP_WAIT: Duration = Duration::from_secs(1);
 
 impl Link {
     fn new(slot: usize, name: &str, filter: Filter, opts: RingOptions) -> Link {
@@ -309,6 +331,52 @@ impl Link {
             socket: None,
             last_try: None,
             last_stats: std::time::Instant::now(),
+            stamps: TxStamps::default(),
+        }
+    }
+
+    /// Asks for the kernel's transmit stamps of marked frames on this link.
+    fn with_tx_stamps(mut self) -> Link {
+        self.stamps.wanted = true;
+        self.stamps.buf = vec![0; SLOT];
+        self
+    }
+
+    /// Whether the open socket reports transmit stamps.
+    fn tx_stamps(&self) -> bool {
+        self.socket.is_some() && self.stamps.on
+    }
+
+    /// Hands each transmit stamp waiting on the error queue to `f` (the
+    /// frame as sent, the kernel's real-time nanoseconds). Reads the queue
+    /// while stamps are awaited, or when `woke` (the thread woke from a wait
+    /// with nothing received: a late stamp makes the socket signal an
+    /// error, and is read then).
+    fn take_tx_stamps(&mut self, woke: bool, mut f: impl FnMut(&[u8], u64)) {
+        let Some(s) = &self.socket else {
+            return;
+        };
+        let st = &mut self.stamps;
+        if !st.on || (st.pending == 0 && !woke) {
+            return;
+        }
+        loop {
+            match s.recv_tx_stamp(&mut st.buf) {
+                Ok((n, at)) => {
+                    st.pending = st.pending.saturating_sub(1);
+                    f(&st.buf[..n], at);
+                }
+                Err(e) => {
+                    if e.kind() != io::ErrorKind::WouldBlock {
+                        warn!(interface = %self.name, error = %e, "reading transmit stamps failed");
+                        st.pending = 0;
+                    }
+                    break;
+                }
+            }
+        }
+        if st.pending > 0 && st.asked.is_some_and(|t| t.elapsed() > STAMP_WAIT) {
+            st.pending = 0;
         }
     }
 
@@ -326,6 +394,16 @@ impl Link {
         match opened {
             Ok(s) => {
                 info!(interface = %self.name, side = %port.side, "relay port open");
+                self.stamps.pending = 0;
+                self.stamps.on = self.stamps.wanted
+                    && match s.report_tx_stamps() {
+                        Ok(()) => true,
+                        Err(e) => {
+                            warn!(interface = %self.name, error = %e,
+                                "no kernel transmit stamps: WAN delay measurement frames timed when queued");
+                            false
+                        }
+                    };
                 port.open = true;
                 port.error = None;
                 self.socket = Some(s);
@@ -392,7 +470,20 @@ impl Link {
         if total == 0 {
             return;
         }
-        let result = s.send_batch(out.iter().filter(|t| t.port == side).map(|t| t.frame));
+        let stamps = self.stamps.on;
+        let frames = || {
+            out.iter()
+                .filter(|t| t.port == side)
+                .map(|t| (t.frame, t.stamp && stamps))
+        };
+        let result = s.send_batch_stamped(frames());
+        if let Ok(n) = result {
+            let asked = frames().take(n).filter(|f| f.1).count();
+            if asked > 0 {
+                self.stamps.pending += asked;
+                self.stamps.asked = Some(std::time::Instant::now());
+            }
+        }
         let mut st = shared.lock();
         let port = &mut st.ports[self.slot];
         match result {

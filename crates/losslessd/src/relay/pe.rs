@@ -57,12 +57,18 @@ pub(super) fn run(shared: &Shared, cfg: &RelayConfig) {
         wan_filter(&cfg.tunnel),
         ring_options(priority, promiscuous),
     );
+    if cfg.measure.is_some() {
+        // The WAN delay measurement times its frames' departures by them.
+        wan = wan.with_tx_stamps();
+    }
     let mut out = TxBatch::with_capacity(2 * batch, 256);
     let mut fast = super::xdp::XdpPath::new(cfg);
     let mut last_counts = std::time::Instant::now();
     // DC frames the XDP program passed up, kept past the lock (reused: no
     // allocation per frame).
     let mut deferred = TxBatch::with_capacity(batch, 128);
+    // The last turn ended in a wait that woke with nothing received.
+    let mut woke = false;
     while !shared.stopping() {
         dc.ensure_open(shared);
         wan.ensure_open(shared);
@@ -87,8 +93,11 @@ pub(super) fn run(shared: &Shared, cfg: &RelayConfig) {
             };
             let tick = std::time::Instant::now();
             let now = shared.at(tick);
-            // The real-time clock beside it: the ring stamps frames on it.
-            let wall = crate::runtime::unix_ns();
+            relay.set_kernel_tx_stamps(wan.tx_stamps());
+            wan.take_tx_stamps(woke, |frame, stamp| {
+                let (now, wall) = clocks(shared);
+                relay.handle_tx_stamp(now, frame, arrival(now, wall, stamp), &mut out);
+            });
             let mut received = 0;
             for (link, port) in [(&mut dc, Port::Dc), (&mut wan, Port::Wan)] {
                 let io = &mut st.ports[link.slot];
@@ -105,6 +114,7 @@ pub(super) fn run(shared: &Shared, cfg: &RelayConfig) {
                             deferred.push(Port::Dc, priority, f);
                         }
                     } else {
+                        let (now, wall) = clocks(shared);
                         let stamped = frames
                             .iter_stamped()
                             .map(|(f, stamp)| (f, arrival(now, wall, stamp)));
@@ -132,13 +142,23 @@ pub(super) fn run(shared: &Shared, cfg: &RelayConfig) {
         }
         dc.send(&out, Port::Dc, shared);
         wan.send(&out, Port::Wan, shared);
-        if received == 0 && out.is_empty() {
+        woke = received == 0 && out.is_empty();
+        if woke {
             idle(shared, &[&dc, &wan], next);
         }
     }
 }
 
-/// The real-time clock, in nanoseconds since the Unix epoch.
+/// The relay's time and the real-time clock (the one the kernel stamps
+/// frames on), read together once the frames or stamps to convert are in
+/// hand: every stamp among them was taken before, so [`arrival`] places it
+/// exactly. (Read before them, a frame stamped after the read would count
+/// as `now`, early by however long the thread was held up in between.)
+fn clocks(shared: &Shared) -> (Instant, u64) {
+    let now = shared.at(std::time::Instant::now());
+    (now, crate::runtime::unix_ns())
+}
+
 /// The relay's time of a frame the kernel stamped at `stamp` (real-time
 /// nanoseconds), by how long before `wall` (read with `now`) that was. A
 /// stamp after `wall` (a clock step) counts as `now`.

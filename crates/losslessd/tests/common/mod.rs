@@ -5,6 +5,7 @@
 //! LOSSLESS_SKIP_ORACLES=1).
 #![allow(dead_code, unused_imports)] // each test file uses part of it
 
+pub mod delayline;
 pub mod fanout;
 pub mod flood;
 pub mod relay;

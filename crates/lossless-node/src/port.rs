@@ -53,6 +53,9 @@ pub struct Port {
     pub rx_budget: RxBudget,
     /// `io.rx_over_budget` when it was last logged.
     pub rx_over_budget_logged: u64,
+    /// When the runtime could not open the port's own packet socket: not asked
+    /// again before this.
+    pub own_socket_retry: Option<Instant>,
 }
 
 /// The most frames [`Port::held`] keeps; later ones are dropped.
@@ -103,6 +106,7 @@ impl Port {
             pfc,
             rx_budget: RxBudget::new(RxBudgetLimits::default(), now),
             rx_over_budget_logged: 0,
+            own_socket_retry: None,
         })
     }
 

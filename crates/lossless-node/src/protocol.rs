@@ -636,6 +636,10 @@ pub struct IoCounters {
     /// own socket dropped, the shared sockets' drops are in [`SharedSocketCounters`].
     #[serde(default)]
     pub own_socket: bool,
+    /// Times the port's own socket could not be opened (it stayed on the shared
+    /// ones; asked again 10 s later, if its budget is still spent).
+    #[serde(default)]
+    pub own_socket_failures: u64,
 }
 
 /// The packet sockets every port reads until it gets its own (one per EtherType:

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use lossless_dcbx::Instant;
+use lossless_dcbx::{Duration, Instant};
 use lossless_node::config::DaemonConfig;
 use lossless_node::link::{Link, LinkChange};
 use lossless_node::node::{Identity, Node, Now, Output};
@@ -185,4 +185,47 @@ fn a_port_past_its_budget_asks_once_for_a_socket_of_its_own() {
         "asked once, at the first frame past the budget"
     );
     assert_eq!(own_socket(&mut s), true);
+}
+
+/// When the runtime cannot open the port's own socket, the port stays on the
+/// shared ones (`own_socket` false, the failure counted) and asks again 10 s
+/// later if its budget is still spent, not at every frame before then.
+#[test]
+fn a_socket_of_its_own_that_cannot_be_opened_is_asked_for_again_later() {
+    let mut s = Sim::with_daemon("rx_budget_per_s = 1\nrx_budget_burst = 2\n");
+    let t0 = s.now();
+    s.d[0].handle_links(t0, vec![link(0, true)]);
+    while s.d[0].poll_output().is_some() {}
+    let stranger = [
+        0x01, 0x80, 0xc2, 0, 0, 0x01, 2, 0xee, 0, 0, 0, 1, 0x88, 0x08, 1, 1,
+    ];
+    let at = |secs: u64| Now {
+        mono: t0.mono + Duration::from_secs(secs),
+        unix: secs as f64,
+    };
+    // Frames past the budget at `now`; the ReceiveAlone outputs they gave.
+    let flood = |s: &mut Sim, now: Now, n: usize| {
+        let mut asked = 0;
+        for _ in 0..n {
+            s.d[0].handle_frame(now, 10, &stranger);
+            while let Some(out) = s.d[0].poll_output() {
+                asked += usize::from(matches!(out, Output::ReceiveAlone { ifindex: 10 }));
+            }
+        }
+        asked
+    };
+    let io = |s: &mut Sim, now: Now| {
+        let r = s.request(now, Request::Counters { port: None });
+        r.result.unwrap()["ports"][0]["io"].clone()
+    };
+    assert_eq!(flood(&mut s, t0, 10), 1, "asked once");
+    s.d[0].handle_own_socket_failed(t0, 10);
+    let c = io(&mut s, t0);
+    assert_eq!(
+        (c["own_socket"].clone(), c["own_socket_failures"].clone()),
+        (false.into(), 1.into())
+    );
+    assert_eq!(flood(&mut s, at(9), 10), 0, "not again within 10 s");
+    assert_eq!(flood(&mut s, at(10), 10), 1, "asked again after 10 s");
+    assert_eq!(io(&mut s, at(10))["own_socket"], true);
 }

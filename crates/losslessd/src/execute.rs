@@ -203,7 +203,11 @@ fn execute_one(node: &mut Node, io: &mut Io, clock: &Clock, out: Output) {
         },
         Output::ReceiveAlone { ifindex } => match io.ports.receive_alone(ifindex) {
             Ok(rcvbuf) => node.handle_socket_stats(ifindex, 0, rcvbuf),
-            Err(e) => error!(ifindex, error = %e, "cannot open the port's own packet socket"),
+            Err(e) => {
+                error!(ifindex, error = %e, "cannot open the port's own packet socket: \
+                    it stays on the shared ones, asked again in 10 s");
+                node.handle_own_socket_failed(clock.now(), ifindex);
+            }
         },
         Output::ReadLink { ifindex, frame } => {
             let link = lossless_sys::link::get_link(ifindex)

@@ -14,6 +14,10 @@ use crate::link::{Link, LinkChange};
 use crate::port::{Port, MAX_HELD};
 use crate::protocol::{DaemonEvent, EventBody};
 
+/// How long after a failure to open a port's own packet socket it is asked for
+/// again (a port whose budget stays spent would otherwise ask at every frame).
+pub const OWN_SOCKET_RETRY: lossless_dcbx::Duration = lossless_dcbx::Duration::from_secs(10);
+
 impl Node {
     /// A full link dump (at start, or after a netlink overrun).
     pub fn handle_links(&mut self, now: Now, links: Vec<Link>) {
@@ -225,8 +229,9 @@ impl Node {
         // Before anything that costs: a flood from a stranger stops here, and the
         // port's frames go to a socket of its own.
         if budget == Budget::Charge && !port.admits(now.mono, frame) {
-            if !port.io.own_socket {
+            if !port.io.own_socket && port.own_socket_retry.is_none_or(|t| now.mono >= t) {
                 port.io.own_socket = true;
+                port.own_socket_retry = None;
                 warn!(port = %port.name, "receive budget spent: the port reads a packet socket \
                     of its own from now on (the shared one stays free for the other ports)");
                 self.outputs.push_back(Output::ReceiveAlone { ifindex });
@@ -283,6 +288,20 @@ impl Node {
             .is_some_and(|p| p.agent.link_up())
         {
             self.frame_in(now, link.ifindex, frame, Budget::Charged);
+        }
+    }
+
+    /// The runtime could not open the socket of its own a port asked for
+    /// ([`Output::ReceiveAlone`]): the port stays on the shared sockets, and asks
+    /// again [`OWN_SOCKET_RETRY`] later if its budget is still spent then.
+    pub fn handle_own_socket_failed(&mut self, now: Now, ifindex: u32) {
+        let Some(name) = self.name_of(ifindex) else {
+            return;
+        };
+        if let Some(port) = self.ports.get_mut(&name) {
+            port.io.own_socket = false;
+            port.io.own_socket_failures += 1;
+            port.own_socket_retry = Some(now.mono + OWN_SOCKET_RETRY);
         }
     }
 

@@ -260,6 +260,14 @@ fn the_receive_ring_takes_frames_in_order_with_tags_and_counts_overflow() {
     assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
 }
 
+/// The real-time clock, in ns: the clock of the kernel's frame stamps.
+fn unix_ns() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64
+}
+
 /// The ring tells when the kernel received each frame, not when the reader got
 /// to it: frames read 300 ms after they were sent carry the time they were
 /// sent, on the real-time clock.
@@ -271,12 +279,6 @@ fn the_receive_ring_stamps_each_frame_with_the_kernels_receive_time() {
     ) {
         return;
     }
-    let unix_ns = || {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos() as u64
-    };
     let p = Pair::new();
     let tx = open(&p.a, "va", Filter::All, BatchOptions::default());
     let mut rx = ring(&p.b, "vb", RingOptions::default());
@@ -312,12 +314,6 @@ fn a_frame_sent_with_a_stamp_request_comes_back_with_its_transmit_time() {
     ) {
         return;
     }
-    let unix_ns = || {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos() as u64
-    };
     let p = Pair::new();
     let mut tx = ring(&p.a, "va", RingOptions::default());
     tx.report_tx_stamps().unwrap();

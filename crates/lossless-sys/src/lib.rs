@@ -43,6 +43,7 @@ pub mod netns;
 pub mod packet;
 pub mod reactor;
 pub mod ring;
+mod send;
 pub mod shared_packet;
 mod sys;
 pub mod timestamp;

@@ -18,7 +18,8 @@ use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use crate::batch::{send_frames, Filter, SendScratch, SocketStats};
+use crate::batch::{Filter, SocketStats};
+use crate::send::{send_frames, SendScratch};
 use crate::packet::{
     add_membership, bind, checked_ifindex, ETH_P_8021Q, ETH_P_ALL, MAC_CONTROL_MULTICAST,
     PACKET_IGNORE_OUTGOING, PACKET_OUTGOING,

@@ -19,11 +19,11 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::batch::{Filter, SocketStats};
-use crate::send::{send_frames, SendScratch};
 use crate::packet::{
     add_membership, bind, checked_ifindex, ETH_P_8021Q, ETH_P_ALL, MAC_CONTROL_MULTICAST,
     PACKET_IGNORE_OUTGOING, PACKET_OUTGOING,
 };
+use crate::send::{send_frames, SendScratch};
 use crate::sys;
 
 const TP_STATUS_KERNEL: u32 = 0;

@@ -85,7 +85,7 @@ pub fn bind(path: &Path, group: Option<&str>) -> io::Result<UnixListener> {
                     format!(
                         "socket_group {name:?}: giving the socket to the group failed ({e}): \
                          socket_group needs CAP_CHOWN and the @chown system calls (under \
-                         systemd, the drop-in in docs/daemon.md, \"socket_group\")"
+                         systemd, the drop-in in docs/operations.md, \"socket_group\")"
                     ),
                 )
             })?;

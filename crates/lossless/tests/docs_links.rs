@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 //! Every relative link in the documentation (docs/*.md, README.md, the crates'
 //! and the fuzz directory's READMEs) names a file that exists, and every
 //! `#anchor` on a Markdown page names one of its headings (as GitHub makes

@@ -15,7 +15,7 @@ use crate::protocol::{
     FeatureSources, Hardware, IoCounters, PortCounters, PortDcbx, PortNeighbors, PortSummary,
     Source,
 };
-use crate::rx_budget::{RxBudget, RxBudgetLimits};
+use crate::rx_budget::{RxBudget, RxBudgetLimits, Traffic};
 use crate::state::PortOverrides;
 
 /// A port the daemon runs DCBX on.
@@ -167,10 +167,11 @@ impl Port {
     }
 
     /// Whether a frame that arrived at `now` is processed: always when it comes from
-    /// the DCBX peer, else while the receive budget lasts. A frame refused is counted
+    /// the DCBX peer, else while the receive budget of its kind (LLDPDUs, or the
+    /// rest) lasts. A frame refused is counted
     /// (`io.rx_over_budget`) and goes no further.
     pub fn admits(&mut self, now: Instant, frame: &[u8]) -> bool {
-        if self.agent.from_peer(frame) || self.rx_budget.take(now) {
+        if self.agent.from_peer(frame) || self.rx_budget.take(now, Traffic::of(frame)) {
             return true;
         }
         self.io.rx_over_budget += 1;

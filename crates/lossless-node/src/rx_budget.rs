@@ -29,20 +29,66 @@ impl Default for RxBudgetLimits {
     }
 }
 
-/// The token bucket; full when created.
+/// Which bucket a frame draws on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Traffic {
+    /// An LLDPDU (EtherType 0x88CC).
+    Lldp,
+    /// Anything else: MAC Control (PFC, PAUSE), measurement frames.
+    Other,
+}
+
+impl Traffic {
+    /// The bucket of a whole Ethernet frame, by its EtherType (LLDPDUs are sent
+    /// untagged).
+    pub fn of(frame: &[u8]) -> Traffic {
+        if frame.get(12..14) == Some(&[0x88, 0xcc]) {
+            Traffic::Lldp
+        } else {
+            Traffic::Other
+        }
+    }
+}
+
+/// A port's two token buckets, one per [`Traffic`]; full when created.
 #[derive(Debug, Clone)]
 pub struct RxBudget {
     limits: RxBudgetLimits,
+    lldp: Bucket,
+    other: Bucket,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Bucket {
     tokens: f64,
     last: Instant,
 }
 
+impl Bucket {
+    fn take(&mut self, limits: RxBudgetLimits, now: Instant) -> bool {
+        let elapsed = now.saturating_since(self.last).as_secs_f64();
+        self.last = self.last.max(now);
+        self.tokens =
+            (self.tokens + elapsed * f64::from(limits.per_s)).min(f64::from(limits.burst));
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
 impl RxBudget {
     pub fn new(limits: RxBudgetLimits, now: Instant) -> RxBudget {
-        RxBudget {
-            limits,
+        let full = Bucket {
             tokens: f64::from(limits.burst),
             last: now,
+        };
+        RxBudget {
+            limits,
+            lldp: full,
+            other: full,
         }
     }
 
@@ -53,20 +99,18 @@ impl RxBudget {
     /// New limits (a reload); what is left is capped at the new burst.
     pub fn set_limits(&mut self, limits: RxBudgetLimits) {
         self.limits = limits;
-        self.tokens = self.tokens.min(f64::from(limits.burst));
+        for b in [&mut self.lldp, &mut self.other] {
+            b.tokens = b.tokens.min(f64::from(limits.burst));
+        }
     }
 
-    /// Takes one frame's worth at `now`: false when the budget is spent.
-    pub fn take(&mut self, now: Instant) -> bool {
-        let elapsed = now.saturating_since(self.last).as_secs_f64();
-        self.last = self.last.max(now);
-        self.tokens = (self.tokens + elapsed * f64::from(self.limits.per_s))
-            .min(f64::from(self.limits.burst));
-        if self.tokens >= 1.0 {
-            self.tokens -= 1.0;
-            true
-        } else {
-            false
+    /// Takes one frame's worth of `traffic`'s bucket at `now`: false when it is
+    /// spent.
+    pub fn take(&mut self, now: Instant, traffic: Traffic) -> bool {
+        let limits = self.limits;
+        match traffic {
+            Traffic::Lldp => self.lldp.take(limits, now),
+            Traffic::Other => self.other.take(limits, now),
         }
     }
 }
@@ -89,13 +133,18 @@ mod tests {
             },
             at(0),
         );
-        assert_eq!((0..20).filter(|_| b.take(at(0))).count(), 5);
+        assert_eq!((0..20).filter(|_| b.take(at(0), Traffic::Other)).count(), 5);
         // 10 per second: one every 100 ms.
-        assert!(!b.take(at(50)));
-        assert!(b.take(at(100)));
-        assert!(!b.take(at(150)));
+        assert!(!b.take(at(50), Traffic::Other));
+        assert!(b.take(at(100), Traffic::Other));
+        assert!(!b.take(at(150), Traffic::Other));
         // A long pause refills to the burst, not beyond.
-        assert_eq!((0..20).filter(|_| b.take(at(60_000))).count(), 5);
+        assert_eq!(
+            (0..20)
+                .filter(|_| b.take(at(60_000), Traffic::Other))
+                .count(),
+            5
+        );
     }
 
     #[test]
@@ -107,9 +156,59 @@ mod tests {
             },
             at(1000),
         );
-        assert!(b.take(at(1000)));
-        assert!(!b.take(at(500)));
-        assert!(!b.take(at(1050)));
-        assert!(b.take(at(1100)));
+        assert!(b.take(at(1000), Traffic::Other));
+        assert!(!b.take(at(500), Traffic::Other));
+        assert!(!b.take(at(1050), Traffic::Other));
+        assert!(b.take(at(1100), Traffic::Other));
+    }
+
+    /// A flood of PFC frames spends the other bucket, not the LLDPDUs'.
+    #[test]
+    fn lldpdus_and_other_frames_have_a_bucket_each() {
+        let mut b = RxBudget::new(
+            RxBudgetLimits {
+                per_s: 10,
+                burst: 3,
+            },
+            at(0),
+        );
+        let pfc = [[0u8; 12].as_slice(), &[0x88, 0x08, 1, 1]].concat();
+        let lldp = [[0u8; 12].as_slice(), &[0x88, 0xcc, 2, 7]].concat();
+        assert_eq!(
+            (Traffic::of(&pfc), Traffic::of(&lldp)),
+            (Traffic::Other, Traffic::Lldp)
+        );
+        assert_eq!(
+            Traffic::of(&[0x88; 13]),
+            Traffic::Other,
+            "too short for an EtherType"
+        );
+        assert_eq!(
+            (0..100)
+                .filter(|_| b.take(at(0), Traffic::of(&pfc)))
+                .count(),
+            3
+        );
+        assert_eq!(
+            (0..100)
+                .filter(|_| b.take(at(0), Traffic::of(&lldp)))
+                .count(),
+            3
+        );
+        // A reload caps both.
+        b.set_limits(RxBudgetLimits {
+            per_s: 10,
+            burst: 1,
+        });
+        assert_eq!(
+            (0..100).filter(|_| b.take(at(1000), Traffic::Lldp)).count(),
+            1
+        );
+        assert_eq!(
+            (0..100)
+                .filter(|_| b.take(at(1000), Traffic::Other))
+                .count(),
+            1
+        );
     }
 }

@@ -1,6 +1,6 @@
-//! A flood on a link: a thread in a namespace sending LLDPDUs from ever new MSAPs
-//! (as a broken or hostile device would) as fast as `sendmmsg` on a packet socket
-//! can, past the qdisc, until stopped.
+//! A flood on a link: a thread in a namespace sending LLDPDUs from ever new MSAPs,
+//! or PFC frames (as a broken or hostile device would), as fast as `sendmmsg` on a
+//! packet socket can, past the qdisc, until stopped.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -9,7 +9,7 @@ use std::thread::JoinHandle;
 use lossless_sys::batch::{BatchOptions, BatchSocket, Filter};
 use lossless_sys::link::if_nametoindex;
 
-use crate::inject::lldpdu;
+use crate::inject::{lldpdu, pfc_frame};
 use crate::netns::Netns;
 
 /// Distinct MSAPs the flood cycles through (a MAC each: Chassis ID and Port ID).
@@ -28,6 +28,24 @@ impl Flood {
     /// Starts flooding out of `ifname` in `ns`: LLDPDUs with TTL `ttl` from MACs
     /// 02:ff:00:xx:xx:xx, [`FLOOD_MSAPS`] of them in turn.
     pub fn start(ns: &Netns, ifname: &str, ttl: u16) -> Flood {
+        let frames: Vec<Vec<u8>> = (0..FLOOD_MSAPS)
+            .map(|i| {
+                let [_, a, b, c] = i.to_be_bytes();
+                lldpdu([0x02, 0xff, 0x00, a, b, c], ttl)
+            })
+            .collect();
+        Flood::of_frames(ns, ifname, frames)
+    }
+
+    /// Starts flooding out of `ifname` in `ns` with [`pfc_frame`]s (from
+    /// 02:00:00:00:00:0b): a PFC storm.
+    pub fn pfc(ns: &Netns, ifname: &str) -> Flood {
+        Flood::of_frames(ns, ifname, vec![pfc_frame()])
+    }
+
+    /// Sends `frames` in turn out of `ifname` in `ns`. Before the link is up
+    /// the sends fail and are tried again.
+    fn of_frames(ns: &Netns, ifname: &str, frames: Vec<Vec<u8>>) -> Flood {
         let what = format!("{ifname} in {}", ns.name);
         let sock = ns.run(|| {
             let index = if_nametoindex(ifname).unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -38,12 +56,6 @@ impl Flood {
             BatchSocket::open(index, Filter::MacControl, opts)
                 .unwrap_or_else(|e| panic!("{what}: {e}"))
         });
-        let frames: Vec<Vec<u8>> = (0..FLOOD_MSAPS)
-            .map(|i| {
-                let [_, a, b, c] = i.to_be_bytes();
-                lldpdu([0x02, 0xff, 0x00, a, b, c], ttl)
-            })
-            .collect();
         let stop = Arc::new(AtomicBool::new(false));
         let sent = Arc::new(AtomicU64::new(0));
         let (s, n) = (stop.clone(), sent.clone());

@@ -2,7 +2,8 @@
 //! A device on one link floods the daemon with LLDPDUs from ever new MSAPs, as fast as
 //! this machine can send them: a real DCBX peer on another port still converges
 //! within a bound, and the flood's frames are counted (`counters`: BUDGET and
-//! `io.rx_over_budget`, the metric `lossless_port_rx_over_budget_total`).
+//! `io.rx_over_budget`, the metric `lossless_port_rx_over_budget_total`). A PFC storm
+//! on a port does not keep a new peer from converging there.
 
 mod common;
 
@@ -10,6 +11,7 @@ use std::time::Duration;
 
 use common::flood::FloodRig;
 use common::*;
+use lossless_testkit::Flood;
 
 /// The bound for link-up to agreed PFC on the other port under the flood (without a
 /// flood: a few milliseconds; the old receive path took seconds, or never converged
@@ -91,4 +93,91 @@ fn a_peer_converges_on_another_port_while_one_port_is_flooded() {
         "{}",
         rig.daemon.log()
     );
+}
+
+/// A PFC storm on a port from a device it has no peer in (a stranger on the link,
+/// or a NIC storming as its host boots) spends the port's budget for such frames,
+/// not its LLDPDUs': a DCBX peer that starts while the storm goes on converges.
+/// Fails on the old code, where both drew on one budget: the peer's LLDPDUs got
+/// through at some 100 a second among hundreds of thousands of PFC frames, and the
+/// port found no peer within 10 s.
+#[test]
+fn a_new_peer_converges_on_a_port_under_a_pfc_storm() {
+    if !require(
+        "a_new_peer_converges_on_a_port_under_a_pfc_storm",
+        &[Oracle::Netns],
+    ) {
+        return;
+    }
+    let (hub, leaf, dir) = (Netns::new(), Netns::new(), TempDir::new());
+    let link = Veth::new(
+        &hub,
+        "pa",
+        "02:00:00:00:01:0a",
+        &leaf,
+        "pb",
+        "02:00:00:00:01:0b",
+    );
+    let conf = |name: &str, text: &str| {
+        let p = dir.path().join(format!("{name}.toml"));
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let hub_conf = conf("hub", "[ports.\"pa\"]\n");
+    let leaf_conf = conf(
+        "leaf",
+        "[ports.\"pb\"]\npfc = { willing = false, priorities = [3, 4] }\n",
+    );
+    let daemon = Daemon::start(
+        &hub,
+        &dir.path().join("hub"),
+        &["--config", hub_conf.to_str().unwrap()],
+    );
+    link.up(&hub, &leaf);
+    let mut storm = Flood::pfc(&leaf, "pb");
+    let io = || {
+        daemon.call(&lossless_node::protocol::Request::Counters {
+            port: Some("pa".into()),
+        })["ports"][0]["io"]
+            .clone()
+    };
+    // The budget for frames from others than a peer is spent.
+    wait_for(Duration::from_secs(10), "the storm past the budget", || {
+        (io()["rx_over_budget"].as_u64()? > 10_000).then_some(())
+    });
+    let t0 = std::time::Instant::now();
+    let peer = Daemon::start(
+        &leaf,
+        &dir.path().join("leaf"),
+        &["--config", leaf_conf.to_str().unwrap()],
+    );
+    let mut took = None;
+    while t0.elapsed() < Duration::from_secs(10) {
+        let v = daemon.dcbx("pa");
+        let pfc = match v["mode"]["running"].as_str() {
+            Some("ieee") => v["ieee"]["pfc"]["oper"].clone(),
+            _ => v["pfc"]["oper"]["priorities"].clone(),
+        };
+        if converged(&v) && pfc == serde_json::json!([3, 4]) {
+            took = Some(t0.elapsed());
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let sent = storm.stop();
+    let io = io();
+    let took = took.unwrap_or_else(|| {
+        panic!(
+            "pa found no peer within 10 s under a storm of {sent} PFC frames: {io}\n{}\n{}",
+            daemon.dcbx("pa"),
+            daemon.log()
+        )
+    });
+    eprintln!("under a PFC storm of {sent} frames: pa converged {took:?} after the peer started");
+    // The peer's start (a process, its netlink dump) is in it; the budget is not.
+    assert!(
+        took <= Duration::from_secs(3),
+        "converged {took:?} after the peer started"
+    );
+    drop(peer);
 }

@@ -9,7 +9,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::flood::FloodRig;
+use common::flood::{agreed_within, peer_link, FloodRig, LEAF_CONFIG};
 use common::*;
 use lossless_testkit::Flood;
 
@@ -110,24 +110,14 @@ fn a_new_peer_converges_on_a_port_under_a_pfc_storm() {
         return;
     }
     let (hub, leaf, dir) = (Netns::new(), Netns::new(), TempDir::new());
-    let link = Veth::new(
-        &hub,
-        "pa",
-        "02:00:00:00:01:0a",
-        &leaf,
-        "pb",
-        "02:00:00:00:01:0b",
-    );
+    let link = peer_link(&hub, &leaf);
     let conf = |name: &str, text: &str| {
         let p = dir.path().join(format!("{name}.toml"));
         std::fs::write(&p, text).unwrap();
         p
     };
     let hub_conf = conf("hub", "[ports.\"pa\"]\n");
-    let leaf_conf = conf(
-        "leaf",
-        "[ports.\"pb\"]\npfc = { willing = false, priorities = [3, 4] }\n",
-    );
+    let leaf_conf = conf("leaf", LEAF_CONFIG);
     let daemon = Daemon::start(
         &hub,
         &dir.path().join("hub"),
@@ -151,19 +141,7 @@ fn a_new_peer_converges_on_a_port_under_a_pfc_storm() {
         &dir.path().join("leaf"),
         &["--config", leaf_conf.to_str().unwrap()],
     );
-    let mut took = None;
-    while t0.elapsed() < Duration::from_secs(10) {
-        let v = daemon.dcbx("pa");
-        let pfc = match v["mode"]["running"].as_str() {
-            Some("ieee") => v["ieee"]["pfc"]["oper"].clone(),
-            _ => v["pfc"]["oper"]["priorities"].clone(),
-        };
-        if converged(&v) && pfc == serde_json::json!([3, 4]) {
-            took = Some(t0.elapsed());
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    let took = agreed_within(&daemon, t0, Duration::from_secs(10));
     let sent = storm.stop();
     let io = io();
     let took = took.unwrap_or_else(|| {

@@ -10,6 +10,39 @@ use serde_json::Value;
 
 use super::{converged, Daemon};
 
+/// The peer's side of `pa`/`pb`: PFC on 3 and 4, not willing.
+pub const LEAF_CONFIG: &str = "[ports.\"pb\"]\npfc = { willing = false, priorities = [3, 4] }\n";
+
+/// The veth pair `pa` (in `hub`) and `pb` (in `leaf`), down.
+pub fn peer_link(hub: &Netns, leaf: &Netns) -> Veth {
+    Veth::new(
+        hub,
+        "pa",
+        "02:00:00:00:01:0a",
+        leaf,
+        "pb",
+        "02:00:00:00:01:0b",
+    )
+}
+
+/// Waits (`limit` from `t0`) until `daemon`'s `pa` has agreed PFC 3,4 with its
+/// peer: the time since `t0`, None if not within `limit`.
+pub fn agreed_within(daemon: &Daemon, t0: Instant, limit: Duration) -> Option<Duration> {
+    while t0.elapsed() < limit {
+        let v = daemon.dcbx("pa");
+        // IEEE 802.1Qaz (auto, the default, against a losslessd) or CEE.
+        let pfc = match v["mode"]["running"].as_str() {
+            Some("ieee") => v["ieee"]["pfc"]["oper"].clone(),
+            _ => v["pfc"]["oper"]["priorities"].clone(),
+        };
+        if converged(&v) && pfc == serde_json::json!([3, 4]) {
+            return Some(t0.elapsed());
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    None
+}
+
 /// `hub` runs the daemon under test on `fa` (flooded from `fb`) and `pa` (whose
 /// peer, a second losslessd on `pb`, is in `leaf`). Links `fa`/`fb` up, `pa`/`pb`
 /// down.
@@ -38,14 +71,7 @@ impl FloodRig {
             "fb",
             "02:00:00:00:0f:0b",
         );
-        let peer_link = Veth::new(
-            &hub,
-            "pa",
-            "02:00:00:00:01:0a",
-            &leaf,
-            "pb",
-            "02:00:00:00:01:0b",
-        );
+        let peer_link = peer_link(&hub, &leaf);
         flood_link.up(&hub, &leaf);
         let hub_conf = dir.path().join("hub.toml");
         std::fs::write(
@@ -54,11 +80,7 @@ impl FloodRig {
         )
         .expect("hub config");
         let leaf_conf = dir.path().join("leaf.toml");
-        std::fs::write(
-            &leaf_conf,
-            "[ports.\"pb\"]\npfc = { willing = false, priorities = [3, 4] }\n",
-        )
-        .expect("leaf config");
+        std::fs::write(&leaf_conf, LEAF_CONFIG).expect("leaf config");
         let daemon = Daemon::start_bin(
             &hub,
             &dir.path().join("hub"),
@@ -119,19 +141,7 @@ impl FloodRig {
         let t0 = Instant::now();
         self.hub.ip(&["link", "set", "pa", "up"]);
         self.leaf.ip(&["link", "set", "pb", "up"]);
-        while t0.elapsed() < limit {
-            let v = self.daemon.dcbx("pa");
-            // IEEE 802.1Qaz (auto, the default, against a losslessd) or CEE.
-            let pfc = match v["mode"]["running"].as_str() {
-                Some("ieee") => v["ieee"]["pfc"]["oper"].clone(),
-                _ => v["pfc"]["oper"]["priorities"].clone(),
-            };
-            if converged(&v) && pfc == serde_json::json!([3, 4]) {
-                return Some(t0.elapsed());
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        None
+        agreed_within(&self.daemon, t0, limit)
     }
 
     /// The hub's own figure for `pa`'s last negotiation: from the link event to every

@@ -27,7 +27,6 @@ use std::mem;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::time::Duration;
 
-use crate::packet::packet_stats;
 use crate::packet::set_rcvbuf;
 pub use crate::packet::SocketStats;
 use crate::packet::{
@@ -35,6 +34,7 @@ use crate::packet::{
     ETH_HLEN, ETH_P_8021Q, ETH_P_ALL, ETH_P_MAC_CONTROL, MAC_CONTROL_MULTICAST,
     PACKET_IGNORE_OUTGOING, PACKET_OUTGOING,
 };
+use crate::packet::{attach_filter, packet_stats};
 use crate::send::{send_frames, SendScratch};
 use crate::sys;
 
@@ -298,13 +298,7 @@ impl BatchSocket {
         let index = checked_ifindex(ifindex)?;
         let fd = sys::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_NONBLOCK, 0)?;
         let sock = BatchSocket { fd, ifindex };
-        let prog = filter.program();
-        let fprog = libc::sock_fprog {
-            len: prog.len() as libc::c_ushort,
-            filter: prog.as_ptr().cast_mut(),
-        };
-        // The kernel copies the program during the call.
-        sys::setsockopt(&sock, libc::SOL_SOCKET, libc::SO_ATTACH_FILTER, &fprog)?;
+        attach_filter(&sock, &filter.program())?;
         set_rcvbuf(&sock, opts.rcvbuf)?;
         sys::setsockopt(
             &sock,
@@ -387,9 +381,7 @@ fn aux_status(hdr: &libc::msghdr) -> Option<libc::tpacket_auxdata> {
 /// The `SCM_TIMESTAMPNS` of a received frame, in ns since the epoch.
 fn rx_stamp(hdr: &libc::msghdr) -> Option<u64> {
     let ts: libc::timespec = control_message(hdr, libc::SOL_SOCKET, libc::SCM_TIMESTAMPNS)?;
-    let s = u64::try_from(ts.tv_sec).ok()?;
-    let ns = u64::try_from(ts.tv_nsec).ok()?;
-    Some(s * 1_000_000_000 + ns)
+    crate::timestamp::timespec_ns(&ts)
 }
 
 /// The payload of the control message (`level`, `kind`) of a received frame, if

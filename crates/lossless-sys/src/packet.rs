@@ -237,14 +237,10 @@ fn membership(
     sys::setsockopt(fd, libc::SOL_PACKET, op, &mr)
 }
 
-/// Sends one whole Ethernet frame (destination, source, EtherType, payload; no FCS)
-/// on interface `ifindex`.
-pub(crate) fn send_frame(
-    fd: &impl AsRawFd,
-    ifindex: u32,
-    frame: &[u8],
-    what: &str,
-) -> io::Result<()> {
+/// Where a whole Ethernet frame goes when sent on interface `ifindex`: its
+/// destination MAC and EtherType, read from the frame. An error for a frame
+/// shorter than an Ethernet header.
+pub(crate) fn frame_address(ifindex: u32, frame: &[u8]) -> io::Result<libc::sockaddr_ll> {
     let (Some(dst), Some(ty)) = (frame.get(0..6), frame.get(12..ETH_HLEN)) else {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -258,7 +254,44 @@ pub(crate) fn send_frame(
     let mut sa = sockaddr_ll(ifindex, u16::from_ne_bytes([ty[0], ty[1]]));
     sa.sll_halen = 6;
     sa.sll_addr[..6].copy_from_slice(dst);
-    sys::sendto_all(fd, frame, &sa, what)
+    Ok(sa)
+}
+
+/// Sends one whole Ethernet frame (destination, source, EtherType, payload; no FCS)
+/// on interface `ifindex`.
+pub(crate) fn send_frame(
+    fd: &impl AsRawFd,
+    ifindex: u32,
+    frame: &[u8],
+    what: &str,
+) -> io::Result<()> {
+    sys::sendto_all(fd, frame, &frame_address(ifindex, frame)?, what)
+}
+
+/// `SO_ATTACH_FILTER`: `prog` becomes the socket's receive filter. The kernel copies
+/// the program during the call and replaces any earlier one atomically.
+pub(crate) fn attach_filter(fd: &impl AsRawFd, prog: &[libc::sock_filter]) -> io::Result<()> {
+    let fprog = libc::sock_fprog {
+        len: libc::c_ushort::try_from(prog.len()).map_err(|_| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("a filter of {} instructions", prog.len()),
+            )
+        })?,
+        filter: prog.as_ptr().cast_mut(),
+    };
+    sys::setsockopt(fd, libc::SOL_SOCKET, libc::SO_ATTACH_FILTER, &fprog)
+}
+
+/// `SO_TIMESTAMPNS`: each frame read comes with the time the kernel received it, on
+/// the real-time clock ([`RxBatch::stamp`](crate::batch::RxBatch::stamp)).
+pub(crate) fn stamp_receives(fd: &impl AsRawFd) -> io::Result<()> {
+    sys::setsockopt(
+        fd,
+        libc::SOL_SOCKET,
+        libc::SO_TIMESTAMPNS,
+        &(1 as libc::c_int),
+    )
 }
 
 fn to_be_field(ethertype: u16) -> u16 {
@@ -283,12 +316,7 @@ impl PacketSocket {
         let fd = sys::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_NONBLOCK, 0)?;
         let sock = PacketSocket { fd, ifindex };
 
-        let prog = libc::sock_fprog {
-            len: FILTER.len() as libc::c_ushort,
-            filter: FILTER.as_ptr().cast_mut(),
-        };
-        // The kernel copies the program during the call; FILTER is 'static.
-        sys::setsockopt(&sock, libc::SOL_SOCKET, libc::SO_ATTACH_FILTER, &prog)?;
+        attach_filter(&sock, &FILTER)?;
         control_class_incoming_only(&sock)?;
 
         if let Some(bytes) = rcvbuf {
@@ -394,12 +422,7 @@ impl PacketSocket {
     /// `SO_TIMESTAMPNS`: each frame read comes with the time the kernel received it
     /// ([`RxBatch::stamp`](crate::batch::RxBatch::stamp)).
     pub fn stamp_receives(&self) -> io::Result<()> {
-        sys::setsockopt(
-            self,
-            libc::SOL_SOCKET,
-            libc::SO_TIMESTAMPNS,
-            &(1 as libc::c_int),
-        )
+        stamp_receives(self)
     }
 
     /// `PACKET_QDISC_BYPASS`: frames sent go straight to the driver, past the

@@ -20,8 +20,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::batch::{Filter, SocketStats};
 use crate::packet::{
-    add_membership, bind, checked_ifindex, ETH_P_8021Q, ETH_P_ALL, MAC_CONTROL_MULTICAST,
-    PACKET_IGNORE_OUTGOING, PACKET_OUTGOING,
+    add_membership, attach_filter, bind, checked_ifindex, ETH_P_8021Q, ETH_P_ALL,
+    MAC_CONTROL_MULTICAST, PACKET_IGNORE_OUTGOING, PACKET_OUTGOING,
 };
 use crate::send::{send_frames, SendScratch};
 use crate::sys;
@@ -216,12 +216,7 @@ impl RingSocket {
         let blocks = opts.frames.max(1).div_ceil(per_block);
         let frames = blocks * per_block;
         let fd = sys::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_NONBLOCK, 0)?;
-        let prog = filter.program();
-        let fprog = libc::sock_fprog {
-            len: prog.len() as libc::c_ushort,
-            filter: prog.as_ptr().cast_mut(),
-        };
-        sys::setsockopt(&fd, libc::SOL_SOCKET, libc::SO_ATTACH_FILTER, &fprog)?;
+        attach_filter(&fd, &filter.program())?;
         let _ = sys::setsockopt(&fd, libc::SOL_PACKET, PACKET_IGNORE_OUTGOING, &1i32);
         let prio = libc::c_int::try_from(opts.priority)
             .map_err(|_| invalid(format!("socket priority {} is out of range", opts.priority)))?;
@@ -437,10 +432,7 @@ impl RingSocket {
                 false,
             )?;
             // Entries without a stamp (none are expected) are skipped.
-            if let Some(t) = ts {
-                let ns = (t.tv_sec as u64)
-                    .wrapping_mul(1_000_000_000)
-                    .wrapping_add(t.tv_nsec as u64);
+            if let Some(ns) = ts.as_ref().and_then(crate::timestamp::timespec_ns) {
                 return Ok((n.min(buf.len()), ns));
             }
         }

@@ -9,7 +9,7 @@ use std::io;
 use std::mem;
 use std::os::fd::{AsRawFd, OwnedFd};
 
-use crate::packet::{sockaddr_ll, ETH_HLEN};
+use crate::packet::frame_address;
 
 /// The headers a `sendmmsg` call needs, kept between calls so a busy
 /// sender does not allocate per batch. The pointers in them are set and used
@@ -19,9 +19,9 @@ pub(crate) struct SendScratch {
     names: Vec<libc::sockaddr_ll>,
     iovs: Vec<libc::iovec>,
     msgs: Vec<libc::mmsghdr>,
-    /// One `SO_TIMESTAMPING` control message per frame that asks for its
-    /// transmit time (`CMSG_SPACE(4)`: 24 octets on 64-bit Linux).
-    controls: Vec<[u64; 3]>,
+    /// Per frame, the `SO_TIMESTAMPING` control message asking for its transmit
+    /// time, if it does (`CMSG_SPACE(4)`: 24 octets on 64-bit Linux).
+    controls: Vec<Option<[u64; 3]>>,
 }
 
 /// A control message asking the kernel for a frame's software transmit
@@ -68,7 +68,6 @@ pub(crate) fn send_frames<'a>(
     frames: impl IntoIterator<Item = (&'a [u8], bool)>,
     scratch: &mut SendScratch,
 ) -> io::Result<usize> {
-    let index = libc::c_int::try_from(ifindex).unwrap_or_default();
     let SendScratch {
         names,
         iovs,
@@ -79,29 +78,13 @@ pub(crate) fn send_frames<'a>(
     iovs.clear();
     msgs.clear();
     controls.clear();
-    let mut stamped = Vec::new();
     for (f, stamp) in frames {
-        let (Some(dst), Some(ty)) = (f.get(0..6), f.get(12..ETH_HLEN)) else {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!(
-                    "a {}-byte frame is shorter than an Ethernet header",
-                    f.len()
-                ),
-            ));
-        };
-        let mut sa = sockaddr_ll(index, u16::from_ne_bytes([ty[0], ty[1]]));
-        sa.sll_halen = 6;
-        sa.sll_addr[..6].copy_from_slice(dst);
-        names.push(sa);
+        names.push(frame_address(ifindex, f)?);
         iovs.push(libc::iovec {
             iov_base: f.as_ptr().cast_mut().cast::<libc::c_void>(),
             iov_len: f.len(),
         });
-        if stamp {
-            stamped.push((names.len() - 1, controls.len()));
-            controls.push(tx_stamp_request());
-        }
+        controls.push(stamp.then(tx_stamp_request));
     }
     for i in 0..names.len() {
         // SAFETY: mmsghdr is plain data; all-zero is a valid value.
@@ -110,13 +93,12 @@ pub(crate) fn send_frames<'a>(
         m.msg_hdr.msg_namelen = mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
         m.msg_hdr.msg_iov = &mut iovs[i];
         m.msg_hdr.msg_iovlen = 1;
+        if let Some(c) = &mut controls[i] {
+            m.msg_hdr.msg_control = c.as_mut_ptr().cast();
+            // The whole buffer: CMSG_SPACE(4) is 24 octets, its size.
+            m.msg_hdr.msg_controllen = mem::size_of_val(c) as _;
+        }
         msgs.push(m);
-    }
-    for (msg, control) in stamped {
-        let m = &mut msgs[msg].msg_hdr;
-        m.msg_control = controls[control].as_mut_ptr().cast();
-        // The whole buffer: CMSG_SPACE(4) is 24 octets, its size.
-        m.msg_controllen = mem::size_of_val(&controls[control]) as _;
     }
     let mut sent = 0;
     while sent < msgs.len() {

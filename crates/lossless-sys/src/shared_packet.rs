@@ -29,8 +29,9 @@ use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 
 use crate::batch::RxBatch;
 use crate::packet::{
-    add_membership, bind, checked_ifindex, control_class_incoming_only, drop_membership,
-    packet_stats, rcvbuf, send_frame, set_rcvbuf, SocketStats, BPF_JEQ_K, BPF_RET_K,
+    add_membership, attach_filter, bind, checked_ifindex, control_class_incoming_only,
+    drop_membership, packet_stats, rcvbuf, send_frame, set_rcvbuf, stamp_receives, SocketStats,
+    BPF_JEQ_K, BPF_RET_K,
 };
 use crate::sys;
 
@@ -86,12 +87,7 @@ impl SharedPacketSocket {
         };
         sock.exclude(&[])?;
         control_class_incoming_only(&sock)?;
-        sys::setsockopt(
-            &sock,
-            libc::SOL_SOCKET,
-            libc::SO_TIMESTAMPNS,
-            &(1 as libc::c_int),
-        )?;
+        stamp_receives(&sock)?;
         bind(&sock, 0, ethertype)?;
         Ok(sock)
     }
@@ -113,13 +109,7 @@ impl SharedPacketSocket {
                 ),
             ));
         }
-        let prog = exclusion_filter(ifindexes);
-        let fprog = libc::sock_fprog {
-            len: prog.len() as libc::c_ushort,
-            filter: prog.as_ptr().cast_mut(),
-        };
-        // The kernel copies the program during the call, and swaps it atomically.
-        sys::setsockopt(self, libc::SOL_SOCKET, libc::SO_ATTACH_FILTER, &fprog)
+        attach_filter(self, &exclusion_filter(ifindexes))
     }
 
     /// Asks `ifindex`'s NIC to pass the group address up to this socket.

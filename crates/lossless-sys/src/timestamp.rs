@@ -147,6 +147,13 @@ pub fn set_realtime_priority(priority: i32) -> io::Result<()> {
     Ok(())
 }
 
+/// A real-time stamp in nanoseconds since the epoch; None before it.
+pub(crate) fn timespec_ns(ts: &libc::timespec) -> Option<u64> {
+    let s = u64::try_from(ts.tv_sec).ok()?;
+    let ns = u64::try_from(ts.tv_nsec).ok()?;
+    Some(s * 1_000_000_000 + ns)
+}
+
 pub(crate) fn timespec_ps(ts: &libc::timespec) -> u64 {
     (ts.tv_sec as u64)
         .wrapping_mul(1_000_000_000_000)

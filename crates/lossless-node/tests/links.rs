@@ -150,41 +150,62 @@ fn a_frame_kept_for_the_link_up_is_charged_to_the_budget_once() {
     assert_eq!(r.result.unwrap()["ports"][0]["peer_present"], true);
 }
 
+/// A PFC frame from a device that is not the port's peer.
+const STRANGER: [u8; 16] = [
+    0x01, 0x80, 0xc2, 0, 0, 0x01, 2, 0xee, 0, 0, 0, 1, 0x88, 0x08, 1, 1,
+];
+
+impl Sim {
+    /// Node A with a receive budget of 2 frames at once, 1 a second, its port up.
+    fn budgeted() -> Sim {
+        let mut s = Sim::with_daemon("rx_budget_per_s = 1\nrx_budget_burst = 2\n");
+        let now = s.now();
+        s.d[0].handle_links(now, vec![link(0, true)]);
+        while s.d[0].poll_output().is_some() {}
+        s
+    }
+
+    /// [`STRANGER`] on A's port at `now`: how many times A then asked for a socket
+    /// of the port's own.
+    fn stranger_frame(&mut self, now: Now) -> usize {
+        self.d[0].handle_frame(now, 10, &STRANGER);
+        let mut asked = 0;
+        while let Some(out) = self.d[0].poll_output() {
+            asked += usize::from(matches!(out, Output::ReceiveAlone { ifindex: 10 }));
+        }
+        asked
+    }
+
+    /// A's port's `io` counters.
+    fn io(&mut self, now: Now) -> serde_json::Value {
+        let r = self.request(now, Request::Counters { port: None });
+        r.result.unwrap()["ports"][0]["io"].clone()
+    }
+}
+
 /// A port reads the shared packet sockets until its receive budget is spent; then it
 /// asks, once, for a socket of its own (`Output::ReceiveAlone`), and `counters` says
 /// which it reads.
 #[test]
 fn a_port_past_its_budget_asks_once_for_a_socket_of_its_own() {
-    let mut s = Sim::with_daemon("rx_budget_per_s = 1\nrx_budget_burst = 2\n");
+    let mut s = Sim::budgeted();
     let now = s.now();
-    s.d[0].handle_links(now, vec![link(0, true)]);
-    while s.d[0].poll_output().is_some() {}
-    let own_socket = |s: &mut Sim| {
-        let r = s.request(now, Request::Counters { port: None });
-        r.result.unwrap()["ports"][0]["io"]["own_socket"].clone()
-    };
     // A stranger's frames: two within the budget, then five past it.
-    let stranger = [
-        0x01, 0x80, 0xc2, 0, 0, 0x01, 2, 0xee, 0, 0, 0, 1, 0x88, 0x08, 1, 1,
-    ];
-    let mut alone = Vec::new();
-    for i in 0..7 {
-        s.d[0].handle_frame(now, 10, &stranger);
-        while let Some(out) = s.d[0].poll_output() {
-            if let Output::ReceiveAlone { ifindex } = out {
-                alone.push((i, ifindex));
+    let asked: Vec<usize> = (0..7)
+        .map(|i| {
+            let n = s.stranger_frame(now);
+            if i == 1 {
+                assert_eq!(s.io(now)["own_socket"], false, "within the budget");
             }
-        }
-        if i == 1 {
-            assert_eq!(own_socket(&mut s), false, "within the budget");
-        }
-    }
+            n
+        })
+        .collect();
     assert_eq!(
-        alone,
-        [(2, 10)],
+        asked,
+        [0, 0, 1, 0, 0, 0, 0],
         "asked once, at the first frame past the budget"
     );
-    assert_eq!(own_socket(&mut s), true);
+    assert_eq!(s.io(now)["own_socket"], true);
 }
 
 /// When the runtime cannot open the port's own socket, the port stays on the
@@ -192,40 +213,22 @@ fn a_port_past_its_budget_asks_once_for_a_socket_of_its_own() {
 /// later if its budget is still spent, not at every frame before then.
 #[test]
 fn a_socket_of_its_own_that_cannot_be_opened_is_asked_for_again_later() {
-    let mut s = Sim::with_daemon("rx_budget_per_s = 1\nrx_budget_burst = 2\n");
+    let mut s = Sim::budgeted();
     let t0 = s.now();
-    s.d[0].handle_links(t0, vec![link(0, true)]);
-    while s.d[0].poll_output().is_some() {}
-    let stranger = [
-        0x01, 0x80, 0xc2, 0, 0, 0x01, 2, 0xee, 0, 0, 0, 1, 0x88, 0x08, 1, 1,
-    ];
     let at = |secs: u64| Now {
         mono: t0.mono + Duration::from_secs(secs),
         unix: secs as f64,
     };
-    // Frames past the budget at `now`; the ReceiveAlone outputs they gave.
-    let flood = |s: &mut Sim, now: Now, n: usize| {
-        let mut asked = 0;
-        for _ in 0..n {
-            s.d[0].handle_frame(now, 10, &stranger);
-            while let Some(out) = s.d[0].poll_output() {
-                asked += usize::from(matches!(out, Output::ReceiveAlone { ifindex: 10 }));
-            }
-        }
-        asked
-    };
-    let io = |s: &mut Sim, now: Now| {
-        let r = s.request(now, Request::Counters { port: None });
-        r.result.unwrap()["ports"][0]["io"].clone()
-    };
-    assert_eq!(flood(&mut s, t0, 10), 1, "asked once");
+    // Ten frames past the budget at `now`: the times A asked.
+    let flood = |s: &mut Sim, now: Now| (0..10).map(|_| s.stranger_frame(now)).sum::<usize>();
+    assert_eq!(flood(&mut s, t0), 1, "asked once");
     s.d[0].handle_own_socket_failed(t0, 10);
-    let c = io(&mut s, t0);
+    let c = s.io(t0);
     assert_eq!(
         (c["own_socket"].clone(), c["own_socket_failures"].clone()),
         (false.into(), 1.into())
     );
-    assert_eq!(flood(&mut s, at(9), 10), 0, "not again within 10 s");
-    assert_eq!(flood(&mut s, at(10), 10), 1, "asked again after 10 s");
-    assert_eq!(io(&mut s, at(10))["own_socket"], true);
+    assert_eq!(flood(&mut s, at(9)), 0, "not again within 10 s");
+    assert_eq!(flood(&mut s, at(10)), 1, "asked again after 10 s");
+    assert_eq!(s.io(at(10))["own_socket"], true);
 }

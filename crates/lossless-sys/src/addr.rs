@@ -14,7 +14,6 @@
 //! * a dump lists an interface's primary IPv4 addresses before its secondary ones.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 
 use crate::link::{dump, recv_monitored, LinkError, RECV_BUF};
 use crate::netlink::{self, Msg, MsgBuilder, NetlinkError, NlSocket, NLM_F_DUMP, NLM_F_REQUEST};
@@ -204,17 +203,7 @@ impl AddrMonitor {
     }
 }
 
-impl AsRawFd for AddrMonitor {
-    fn as_raw_fd(&self) -> RawFd {
-        self.sock.as_raw_fd()
-    }
-}
-
-impl AsFd for AddrMonitor {
-    fn as_fd(&self) -> BorrowedFd<'_> {
-        self.sock.as_fd()
-    }
-}
+crate::sys::fd_traits!(AddrMonitor, sock);
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test

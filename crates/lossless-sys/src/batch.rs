@@ -24,7 +24,7 @@
 
 use std::io;
 use std::mem;
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
 use std::time::Duration;
 
 use crate::packet::set_rcvbuf;
@@ -475,17 +475,7 @@ pub fn wait_any(fds: &[BorrowedFd<'_>], timeout: Option<Duration>) -> io::Result
     }
 }
 
-impl AsRawFd for BatchSocket {
-    fn as_raw_fd(&self) -> RawFd {
-        self.fd.as_raw_fd()
-    }
-}
-
-impl AsFd for BatchSocket {
-    fn as_fd(&self) -> BorrowedFd<'_> {
-        self.fd.as_fd()
-    }
-}
+crate::sys::fd_traits!(BatchSocket, fd);
 
 /// Receives up to `batch.capacity()` queued frames on `fd` with one `recvmmsg`,
 /// without waiting; returns how many (0 when nothing is queued). Frames this host

@@ -25,7 +25,7 @@
 
 use std::io;
 use std::mem;
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
+use std::os::fd::AsRawFd;
 use std::time::Duration;
 
 use crate::netlink::{
@@ -247,17 +247,7 @@ impl LinkMonitor {
     }
 }
 
-impl AsRawFd for LinkMonitor {
-    fn as_raw_fd(&self) -> RawFd {
-        self.sock.as_raw_fd()
-    }
-}
-
-impl AsFd for LinkMonitor {
-    fn as_fd(&self) -> BorrowedFd<'_> {
-        self.sock.as_fd()
-    }
-}
+crate::sys::fd_traits!(LinkMonitor, sock);
 
 /// The request [`dump_links`] sends: `RTM_GETLINK`, `NLM_F_REQUEST |
 /// NLM_F_DUMP`, an all-zero `struct ifinfomsg` (family `AF_UNSPEC`).

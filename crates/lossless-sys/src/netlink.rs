@@ -15,7 +15,7 @@
 
 use std::io;
 use std::mem;
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::time::Duration;
 
 use crate::sys;
@@ -484,17 +484,7 @@ impl NlSocket {
     }
 }
 
-impl AsRawFd for NlSocket {
-    fn as_raw_fd(&self) -> RawFd {
-        self.fd.as_raw_fd()
-    }
-}
-
-impl AsFd for NlSocket {
-    fn as_fd(&self) -> BorrowedFd<'_> {
-        self.fd.as_fd()
-    }
-}
+crate::sys::fd_traits!(NlSocket, fd);
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test

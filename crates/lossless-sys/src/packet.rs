@@ -31,7 +31,7 @@
 
 use std::io;
 use std::mem;
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 
 use crate::sys;
 
@@ -439,17 +439,7 @@ impl PacketSocket {
     }
 }
 
-impl AsRawFd for PacketSocket {
-    fn as_raw_fd(&self) -> RawFd {
-        self.fd.as_raw_fd()
-    }
-}
-
-impl AsFd for PacketSocket {
-    fn as_fd(&self) -> BorrowedFd<'_> {
-        self.fd.as_fd()
-    }
-}
+crate::sys::fd_traits!(PacketSocket, fd);
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test

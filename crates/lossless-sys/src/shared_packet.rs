@@ -25,7 +25,7 @@
 //! frames up. A frame received is read with the interface it came from.
 
 use std::io;
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
+use std::os::fd::OwnedFd;
 
 use crate::batch::RxBatch;
 use crate::packet::{
@@ -155,17 +155,7 @@ impl SharedPacketSocket {
     }
 }
 
-impl AsRawFd for SharedPacketSocket {
-    fn as_raw_fd(&self) -> RawFd {
-        self.fd.as_raw_fd()
-    }
-}
-
-impl AsFd for SharedPacketSocket {
-    fn as_fd(&self) -> BorrowedFd<'_> {
-        self.fd.as_fd()
-    }
-}
+crate::sys::fd_traits!(SharedPacketSocket, fd);
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]

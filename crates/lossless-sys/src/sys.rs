@@ -169,3 +169,22 @@ pub(crate) fn recvfrom_trunc<A: SockAddr>(
         return Ok((n as usize, len as usize));
     }
 }
+
+/// `AsRawFd` and `AsFd` for a type that holds its descriptor in `field` (an
+/// `OwnedFd`, or another type that has both).
+macro_rules! fd_traits {
+    ($type:ty, $field:ident) => {
+        impl std::os::fd::AsRawFd for $type {
+            fn as_raw_fd(&self) -> std::os::fd::RawFd {
+                std::os::fd::AsRawFd::as_raw_fd(&self.$field)
+            }
+        }
+
+        impl std::os::fd::AsFd for $type {
+            fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+                std::os::fd::AsFd::as_fd(&self.$field)
+            }
+        }
+    };
+}
+pub(crate) use fd_traits;

@@ -23,7 +23,7 @@
 
 use std::io;
 use std::mem;
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 
 use crate::packet::{
     add_membership, bind, checked_ifindex, send_frame, ETH_P_ALL, LLDP_MULTICAST,
@@ -433,17 +433,7 @@ pub(crate) fn recvmsg_stamped(
     Ok((n, ts))
 }
 
-impl AsRawFd for MeasureSocket {
-    fn as_raw_fd(&self) -> RawFd {
-        self.fd.as_raw_fd()
-    }
-}
-
-impl AsFd for MeasureSocket {
-    fn as_fd(&self) -> BorrowedFd<'_> {
-        self.fd.as_fd()
-    }
-}
+crate::sys::fd_traits!(MeasureSocket, fd);
 
 #[cfg(test)]
 mod tests {

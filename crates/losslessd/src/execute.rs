@@ -204,8 +204,9 @@ fn execute_one(node: &mut Node, io: &mut Io, clock: &Clock, out: Output) {
         Output::ReceiveAlone { ifindex } => match io.ports.receive_alone(ifindex) {
             Ok(rcvbuf) => node.handle_socket_stats(ifindex, 0, rcvbuf),
             Err(e) => {
-                error!(ifindex, error = %e, "cannot open the port's own packet socket: \
-                    it stays on the shared ones, asked again in 10 s");
+                error!(ifindex, error = %e,
+                    retry_s = lossless_node::node::OWN_SOCKET_RETRY.as_secs(),
+                    "cannot open the port's own packet socket: it stays on the shared ones");
                 node.handle_own_socket_failed(clock.now(), ifindex);
             }
         },

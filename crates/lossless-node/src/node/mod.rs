@@ -15,6 +15,7 @@
 
 mod hardware;
 mod links;
+pub use links::OWN_SOCKET_RETRY;
 mod log;
 mod measure;
 mod pfc;

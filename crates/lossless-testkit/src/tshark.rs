@@ -222,6 +222,13 @@ pub fn concatenate(parts: &[PathBuf], out: &Path) {
     );
 }
 
+/// How long a capture runs on once asked to stop. libpcap hands dumpcap the
+/// frames of its receive ring a block at a time, when the block fills or its
+/// timeout passes; frames in a block not yet handed over when the capture ends are
+/// lost. Measured here: a frame sent 150 ms before the stop was lost, 2 runs of 2;
+/// 250 ms before, kept, 2 of 2.
+pub const DRAIN: Duration = Duration::from_millis(500);
+
 /// A live capture (`tshark -i DEV -f FILTER -w FILE -F pcap`) in a namespace;
 /// [`Capture::stop`] (or drop) ends it.
 #[derive(Debug)]
@@ -232,8 +239,9 @@ pub struct Capture {
 
 impl Capture {
     /// Starts capturing on `dev` in `ns` frames that match the capture `filter` (BPF
-    /// syntax, e.g. `ether proto 0x88cc`) into `path` (pcap), and returns once tshark
-    /// says it is capturing.
+    /// syntax, e.g. `ether proto 0x88cc`) into `path` (pcap), and returns once the
+    /// capture's packet socket is on `dev` with the filter in place (see
+    /// [`capturing`]): from then on no frame is missed.
     pub fn start(ns: &Netns, dev: &str, filter: &str, path: &Path) -> Capture {
         let mut child = ns
             .command("tshark")
@@ -260,20 +268,77 @@ impl Capture {
             Ok(Err(said)) => panic!("tshark -i {dev} ended before capturing: {said}"),
             Err(_) => panic!("tshark -i {dev} did not start capturing within 15 s"),
         }
+        // tshark says "Capturing on" before dumpcap, its capture process, has even
+        // opened the socket (tens of milliseconds here, more on a busy machine):
+        // frames sent then were missed.
+        let deadline = std::time::Instant::now() + Duration::from_secs(15);
+        while !capturing(ns, dev, child.id(), !filter.is_empty()) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "tshark -i {dev}: its capture socket was not on {dev} within 15 s"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
         Capture {
             child: Some(child),
             path: path.to_path_buf(),
         }
     }
 
-    /// Ends the capture (SIGINT, so tshark writes out what it has) and waits for it.
+    /// Ends the capture (SIGINT, so tshark writes out what it has) and waits for it,
+    /// [`DRAIN`] after the call: every frame the interface had by then is in the file.
     pub fn stop(&mut self) {
         if let Some(mut c) = self.child.take() {
+            std::thread::sleep(DRAIN);
             let pid = nix::unistd::Pid::from_raw(c.id() as i32);
             let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT);
             let _ = c.wait();
         }
     }
+}
+
+/// Whether a packet socket of `tshark`'s dumpcap (its child) is on `dev` in `ns`,
+/// with a classic BPF filter of more than one instruction when `filtered`: libpcap
+/// binds the socket, attaches a filter that rejects everything, drains what came
+/// before it, then attaches the capture filter; from then on it misses nothing
+/// (`ss --packet --bpf --processes`).
+pub fn capturing(ns: &Netns, dev: &str, tshark: u32, filtered: bool) -> bool {
+    let out = ns.exec(&["ss", "--packet", "--bpf", "--processes"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    lines.iter().enumerate().any(|(i, line)| {
+        let ours = line.contains(&format!("*:{dev} "))
+            && line.contains("\"dumpcap\"")
+            && dumpcap_pids(line).any(|pid| parent_of(pid) == Some(tshark));
+        let filter_len = lines
+            .get(i + 1)
+            .and_then(|l| l.trim().strip_prefix("bpf filter ("))
+            .and_then(|l| l.split(')').next())
+            .and_then(|n| n.parse::<usize>().ok());
+        ours && (!filtered || filter_len.is_some_and(|n| n > 1))
+    })
+}
+
+/// The pids `ss --processes` names on a line (`pid=N`).
+fn dumpcap_pids(line: &str) -> impl Iterator<Item = u32> + '_ {
+    line.split("pid=").skip(1).filter_map(|rest| {
+        rest.split(|c: char| !c.is_ascii_digit())
+            .next()?
+            .parse()
+            .ok()
+    })
+}
+
+/// The parent of process `pid` (`/proc/PID/stat`, field 4).
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name, in parentheses, may hold spaces: count from its end.
+    stat.rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
 }
 
 impl Drop for Capture {

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use common::*;
+use lossless_node::identity::Advertise;
 use lossless_testkit::{systemd_verify, unit_values};
 
 fn repo() -> PathBuf {
@@ -201,6 +202,82 @@ fn install_into_a_staging_destdir() {
     assert_eq!(
         std::fs::read_to_string(&config).unwrap(),
         "[defaults]\npfc.priorities = [4]\n"
+    );
+}
+
+/// The keys that say who the host is to its switch (the identity TLVs, the Chassis and
+/// Port IDs): a value of their own in the installed file would make every host installed
+/// from it say the same (`true` and `false`, the host's value or none, are not fixed).
+const IDENTITY_KEYS: &[&str] = &[
+    "system_name",
+    "system_description",
+    "management_address",
+    "system_capabilities",
+    "port_description",
+    "chassis_id",
+    "port_id",
+];
+
+/// Every identity key given a value of its own, as `SECTION.KEY = VALUE`, in `[defaults]`
+/// and every `[ports."..."]` section (dotted keys, sub-tables and inline tables alike:
+/// TOML makes them one tree).
+fn fixed_identity(text: &str) -> Vec<String> {
+    let doc: toml::Table = text.parse().unwrap();
+    let mut sections: Vec<(String, &toml::Table)> = Vec::new();
+    if let Some(d) = doc.get("defaults").and_then(toml::Value::as_table) {
+        sections.push(("defaults".into(), d));
+    }
+    if let Some(ports) = doc.get("ports").and_then(toml::Value::as_table) {
+        for (name, section) in ports {
+            sections.push((format!("ports.{name:?}"), section.as_table().unwrap()));
+        }
+    }
+    let mut fixed = Vec::new();
+    for (path, section) in sections {
+        for key in IDENTITY_KEYS {
+            match section.get(*key) {
+                None | Some(toml::Value::Boolean(_)) => {}
+                Some(v) => fixed.push(format!("{path}.{key} = {v}")),
+            }
+        }
+    }
+    fixed
+}
+
+/// Fails on the old example: `system_name = "host17"` in `[defaults]` (and a port
+/// description naming one switch port) made every host installed from it call itself
+/// host17 to its switch. The installed configuration leaves who the host is to the host.
+#[test]
+fn the_installed_configuration_fixes_no_identity() {
+    let stage = TempDir::new();
+    let destdir = format!("DESTDIR={}", stage.path().display());
+    let out = install(&["--bin-dir", bin_dir().to_str().unwrap(), &destdir]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    for file in [
+        "etc/lossless/losslessd.toml",
+        "usr/local/share/doc/lossless/examples/losslessd.toml",
+    ] {
+        let installed = std::fs::read_to_string(stage.path().join(file)).unwrap();
+        assert_eq!(fixed_identity(&installed), Vec::<String>::new(), "{file}");
+        // And as the daemon reads it: every port it selects takes the host's values.
+        let cfg = lossless_node::config::DaemonConfig::parse(&installed, Path::new(file))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut names: Vec<&str> = cfg.named_ports().collect();
+        names.extend(["enp65s0f0np0", "enp65s0f1np1", "eth0"]);
+        for name in names {
+            let id = cfg.port(name).identity;
+            let fixed = [
+                matches!(id.system_name, Advertise::Value(_)),
+                matches!(id.system_description, Advertise::Value(_)),
+                matches!(id.management_address, Advertise::Value(_)),
+            ];
+            assert_eq!(fixed, [false; 3], "{file}: {name}: {id:?}");
+        }
+    }
+    // The check finds a fixed identity where there is one.
+    assert_eq!(
+        fixed_identity("[defaults]\nsystem_name = \"host17\"\n[ports.\"eth0\"]\nmanagement_address = \"192.0.2.1\"\nsystem_description = false\n"),
+        ["defaults.system_name = \"host17\"", "ports.\"eth0\".management_address = \"192.0.2.1\""]
     );
 }
 

@@ -501,13 +501,15 @@ fn the_example_file_parses_to_its_documented_values() {
             },
         }
     );
-    for name in ["enp65s0f0", "enp65s0f1", "eno1"] {
+    for name in ["enp65s0f0np0", "enp65s0f1np1", "eno1"] {
         assert!(c.selects(name), "{name}");
     }
-    assert!(!c.selects("enp65s0f10"));
+    // Not a ConnectX port's name: no physical port name after the function.
+    assert!(!c.selects("enp65s0f0"));
+    assert!(!c.selects("enp3s0"));
     assert!(!c.selects("lo"));
 
-    let f0 = c.port("enp65s0f0");
+    let f0 = c.port("enp65s0f0np0");
     assert_eq!(f0.apply, Apply::Dcbnl);
     // Who the host is stays the host's: the file is installed on every host.
     assert_eq!(f0.identity.system_name, Advertise::Host);
@@ -547,7 +549,7 @@ fn the_example_file_parses_to_its_documented_values() {
     let roce = app(AppSelector::PORT, 4791, &[3]);
     assert_eq!(d.app.cfg.entries.as_slice(), [roce]);
 
-    let f1 = c.port("enp65s0f1");
+    let f1 = c.port("enp65s0f1np1");
     assert_eq!(f1.apply, Apply::Dcbnl);
     assert_eq!(f1.identity, f0.identity);
     assert_eq!(f1.identity.port_description, Advertise::Host);
@@ -570,12 +572,37 @@ fn the_example_file_parses_to_its_documented_values() {
     assert_eq!(mgmt.admin_status, AdminStatus::RxTx);
 
     // Every section's settings are valid agent configurations.
-    for name in ["enp65s0f0", "enp65s0f1", "eno1", "lo"] {
+    for name in ["enp65s0f0np0", "enp65s0f1np1", "eno1", "lo"] {
         c.port(name)
             .port_config(MacAddr([2, 0, 0, 0, 0, 1]), &LocalInfo::longest())
             .validate()
             .unwrap_or_else(|e| panic!("{name}: {e}"));
     }
+}
+
+/// Fails on the old example, whose `enp65s0f?` and `enp65s0f1` match no ConnectX port:
+/// under systemd's predictable naming mlx5 ports end in `np<N>`, the physical port name
+/// the driver reports (`enp65s0f0np0`, `enp65s0f1np1`). Matched by the daemon's own rule
+/// (`DaemonConfig::selects`, `DaemonConfig::port`), the example's sections select both
+/// ports of the NIC, and the second one's section is the second port's.
+#[test]
+fn the_example_selects_connectx_port_names() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/losslessd.toml");
+    let text = std::fs::read_to_string(&path).expect("examples/losslessd.toml");
+    let c = DaemonConfig::parse(&text, &path).unwrap_or_else(|e| panic!("{e}"));
+    for name in ["enp65s0f0np0", "enp65s0f1np1"] {
+        assert!(c.selects(name), "{name} is not selected");
+        assert_eq!(c.port(name).apply, Apply::Dcbnl, "{name}");
+    }
+    assert!(
+        c.named_ports().any(|n| n == "enp65s0f1np1"),
+        "no [ports.\"enp65s0f1np1\"] section: {:?}",
+        c.named_ports().collect::<Vec<_>>()
+    );
+    let (f0, f1) = (c.port("enp65s0f0np0"), c.port("enp65s0f1np1"));
+    assert_eq!(f0.dcbx().mode, lossless_dcbx::DcbxMode::Auto);
+    assert_eq!(f1.dcbx().mode, lossless_dcbx::DcbxMode::Ieee);
+    assert_eq!(f1.dcbx().pfc.cfg.priorities, PriorityMap(0b0001_1000));
 }
 
 #[test]

@@ -539,7 +539,7 @@ fn the_example_config_runs() {
     let dir = TempDir::new();
     let host = Netns::new();
     let leaf = Netns::new();
-    for (i, name) in ["enp65s0f0", "enp65s0f1", "eno1"].iter().enumerate() {
+    for (i, name) in ["enp65s0f0np0", "enp65s0f1np1", "eno1"].iter().enumerate() {
         Veth::new(
             &host,
             name,
@@ -574,7 +574,7 @@ fn the_example_config_runs() {
     for i in 0..3 {
         leaf.ip(&["link", "set", &format!("leaf{i}"), "up"]);
     }
-    for name in ["enp65s0f0", "enp65s0f1", "eno1"] {
+    for name in ["enp65s0f0np0", "enp65s0f1np1", "eno1"] {
         host.ip(&["link", "set", name, "up"]);
     }
     let st = wait_for(Duration::from_secs(5), "the RoCE ports to converge", || {
@@ -599,7 +599,7 @@ fn the_example_config_runs() {
             assert_eq!(mode, "report_only", "{p:#}");
         }
     }
-    let d = h.dcbx("enp65s0f1");
+    let d = h.dcbx("enp65s0f1np1");
     assert_eq!(priorities(&d["pfc"]["desired"]), [3, 4]);
     // IEEE 802.1Qaz, as the section says, with the RoCEv2 classes and DSCP entries.
     assert_eq!(d["mode"]["running"], "ieee", "{d:#}");

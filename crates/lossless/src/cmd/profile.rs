@@ -39,7 +39,7 @@ Examples:
   lossless profile roce                                  [defaults] section, priority 3, DSCP 26
   lossless profile roce --port 'enp65s0f*' >> /etc/lossless/losslessd.toml
   lossless profile roce --priority 4 --dscp af41 --cnp-priority 6 --cnp-dscp cs6
-  lossless profile roce --port enp65s0f0 --apply-to-daemon    the same, to the running daemon
+  lossless profile roce --port enp65s0f0np0 --apply-to-daemon    the same, to the running daemon
 
 What it writes: PFC on the data priority; ETS traffic classes: TC 1 = data (ETS,
 --bandwidth %), TC 2 = CNP (strict), TC 0 = every other priority (ETS, the rest);

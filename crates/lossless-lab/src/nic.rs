@@ -10,12 +10,12 @@
 
 use lossless_dcbx::{Instant, Version};
 use lossless_node::hardware::{
-    DcbBuffer, EtsProgram, HardwareError, HardwareErrorKind, IeeePfc, IeeeProgram, IeeeReadback,
-    Trust, TrustOutcome,
+    DcbBuffer, EtsProgram, HardwareError, HardwareErrorKind, IeeeOutcome, IeeePfc, IeeeProgram,
+    IeeeReadback, NicState, Trust, TrustOutcome,
 };
 use lossless_node::pfc::PfcSample;
 use lossless_wire::cee::{PfcConfig, PgConfig};
-use lossless_wire::ieee::AppPriority;
+use lossless_wire::ieee::{AppPriority, Selector};
 
 /// What kind of driver the node's port has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,6 +48,8 @@ pub struct Nic {
     pub app_deletes: Vec<AppPriority>,
     /// The driver has a trust table (Linux 6.2+ drivers such as mlx5).
     pub has_trust: bool,
+    /// The driver takes DSCP APP entries only (mlx5, ice, hns3).
+    pub dscp_only: bool,
     pub trust: Option<Trust>,
     /// IEEE programming rounds.
     pub ieee_programs: usize,
@@ -111,6 +113,7 @@ impl Nic {
             apps: Vec::new(),
             app_deletes: Vec::new(),
             has_trust: true,
+            dscp_only: false,
             trust: None,
             ieee_programs: 0,
             refuse: None,
@@ -127,40 +130,84 @@ impl Nic {
         Ok(())
     }
 
-    /// IEEE_SET of ETS and PFC, IEEE_SET of the new APP entries (those present are
-    /// left, as the runtime reads first), one IEEE_DEL per entry withdrawn (an
-    /// absent one is refused, as the kernel answers ENOENT), then the trust order.
-    pub fn program_ieee(&mut self, p: &IeeeProgram) -> Result<TrustOutcome, HardwareError> {
-        self.probe()?;
-        self.refused()?;
+    /// ETS, PFC, each new APP entry (those present are left, as the runtime reads
+    /// first), one IEEE_DEL per entry withdrawn (an absent one is gone already), then
+    /// the trust order; each answered on its own, then what the NIC holds. A driver
+    /// set to `refuse` refuses every part; `dscp_only` refuses every APP entry but
+    /// DSCP with `EINVAL`, as mlx5's `mlx5e_dcbnl_ieee_setapp` does.
+    pub fn program_ieee(&mut self, p: &IeeeProgram) -> IeeeOutcome {
+        if let Err(e) = self.probe().and_then(|()| self.refused()) {
+            return IeeeOutcome::failed(p, &e);
+        }
         self.ieee_programs += 1;
         if let Some(ets) = p.ets {
             self.ets = Some(ets);
         }
         self.ieee_pfc = Some(p.pfc_enabled);
         self.pfc_history.push(p.pfc_enabled);
+        let mut apps_added = Vec::new();
         for e in &p.app_add {
-            if !self.apps.contains(e) {
-                self.apps.push(*e);
-            }
-        }
-        for e in &p.app_del {
-            let Some(i) = self.apps.iter().position(|a| a == e) else {
-                return Err(HardwareError::new(
+            let r = if self.dscp_only && e.selector != Selector::DSCP {
+                Err(HardwareError::new(
                     HardwareErrorKind::Refused,
-                    format!("IEEE_DEL of an absent APP entry {e:?} (ENOENT)"),
-                ));
+                    "IEEE_SET: the driver refused (status 234 = -EINVAL)",
+                )
+                .with_code("EINVAL"))
+            } else {
+                if !self.apps.contains(e) {
+                    self.apps.push(*e);
+                }
+                Ok(())
             };
-            self.apps.remove(i);
-            self.app_deletes.push(*e);
+            apps_added.push((*e, r));
         }
-        Ok(match p.trust {
+        let mut apps_deleted = Vec::new();
+        for e in &p.app_del {
+            if let Some(i) = self.apps.iter().position(|a| a == e) {
+                self.apps.remove(i);
+                self.app_deletes.push(*e);
+            }
+            apps_deleted.push((*e, Ok(())));
+        }
+        let trust = Ok(match p.trust {
             None => TrustOutcome::Untouched,
             Some(_) if !self.has_trust => TrustOutcome::Unsupported,
             Some(t) => {
                 self.trust = Some(t);
                 TrustOutcome::Set
             }
+        });
+        IeeeOutcome {
+            ets: p.ets.map(|_| Ok(())),
+            pfc: Ok(()),
+            apps_added,
+            apps_deleted,
+            trust,
+            nic: Some(self.state()),
+        }
+    }
+
+    /// `DCB_CMD_IEEE_GET` as a read-back: what the NIC holds.
+    pub fn state(&self) -> Result<NicState, HardwareError> {
+        self.probe()?;
+        Ok(NicState {
+            ets: self.ets.map(|e| e.table),
+            pfc: Some(IeeePfc {
+                cap: 8,
+                enabled: self.ieee_pfc.unwrap_or(0),
+                delay: self.pfc_sets.last().map_or(0, |s| s.1),
+                ..IeeePfc::default()
+            }),
+            apps: self.apps.clone(),
+            trust: self.has_trust.then(|| match self.trust {
+                Some(Trust::DscpThenPcp) => vec![Selector::DSCP.0, 255],
+                _ => vec![255],
+            }),
+            buffer: match self.driver {
+                Driver::Dcbnl { buffer } => buffer,
+                Driver::NoDcbnl => None,
+            },
+            dcbx: None,
         })
     }
 

@@ -114,6 +114,10 @@ impl HardwareErrorKind {
 pub struct HardwareError {
     pub kind: HardwareErrorKind,
     pub message: String,
+    /// The driver's or the kernel's answer by its symbolic name (`EINVAL`,
+    /// `EOPNOTSUPP`), when it gave an errno.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
 }
 
 impl HardwareError {
@@ -121,6 +125,21 @@ impl HardwareError {
         HardwareError {
             kind,
             message: message.into(),
+            code: None,
+        }
+    }
+
+    /// The same, with the errno's symbolic name.
+    pub fn with_code(mut self, code: impl Into<String>) -> Self {
+        self.code = Some(code.into());
+        self
+    }
+
+    /// The answer in a word or two: the errno's name, else the kind.
+    pub fn answer(&self) -> String {
+        match &self.code {
+            Some(c) => c.clone(),
+            None => self.kind.name().replace('_', " "),
         }
     }
 }
@@ -185,6 +204,101 @@ impl IeeeProgram {
     /// Only APP entries to withdraw (the port left IEEE).
     pub fn is_withdrawal(&self) -> bool {
         self.ets.is_none() && self.app_add.is_empty()
+    }
+}
+
+/// What the NIC holds for IEEE 802.1Qaz, as `DCB_CMD_IEEE_GET` reports it: the
+/// read-back that `dcbx show`'s `nic` row shows and drift is judged on. Each object is
+/// absent when the driver lacks the op that reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct NicState {
+    /// ETS as the driver holds it (`ieee_getets`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ets: Option<lossless_wire::ieee::EtsTable>,
+    /// PFC as the driver holds it (`ieee_getpfc`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pfc: Option<IeeePfc>,
+    /// The kernel's APP table for the device: every entry, whoever set it.
+    pub apps: Vec<lossless_wire::ieee::AppPriority>,
+    /// The selector trust order, first trusted first (`dcbnl_getapptrust`; Linux 6.2+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trust: Option<Vec<u8>>,
+    /// The DCB buffer (`dcbnl_getbuffer`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<DcbBuffer>,
+    /// The DCBX mode bits (`getdcbx`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dcbx: Option<u8>,
+}
+
+impl NicState {
+    /// The priorities the NIC runs PFC on, when it reports PFC.
+    pub fn pfc_enabled(&self) -> Option<u8> {
+        self.pfc.map(|p| p.enabled)
+    }
+
+    /// The NIC trusts DSCP before anything else (or, without a trust table to read,
+    /// `None`: unknown).
+    pub fn trusts_dscp(&self) -> Option<bool> {
+        self.trust
+            .as_ref()
+            .map(|t| t.first() == Some(&lossless_wire::ieee::Selector::DSCP.0))
+    }
+}
+
+/// The driver's answer to one part of an IEEE programming.
+pub type PartResult = Result<(), HardwareError>;
+
+/// What the driver answered to each part of an [`IeeeProgram`], each sent in a
+/// request of its own (`dcbnl_ieee_set` stops at the first object or APP entry the
+/// driver refuses, and a positive answer counts as one: everything after it in the
+/// same request would be left unset, without a word), and what the NIC holds after.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IeeeOutcome {
+    /// ETS, when the program had one.
+    pub ets: Option<PartResult>,
+    pub pfc: PartResult,
+    /// Each APP entry added, with the driver's answer.
+    pub apps_added: Vec<(lossless_wire::ieee::AppPriority, PartResult)>,
+    /// Each APP entry withdrawn (one `IEEE_DEL` each), with the answer.
+    pub apps_deleted: Vec<(lossless_wire::ieee::AppPriority, PartResult)>,
+    pub trust: Result<TrustOutcome, HardwareError>,
+    /// `DCB_CMD_IEEE_GET` right after: what the NIC holds now.
+    pub nic: Option<Result<NicState, HardwareError>>,
+}
+
+impl IeeeOutcome {
+    /// Every part the driver refused, in the order sent.
+    pub fn refusals(&self) -> impl Iterator<Item = &HardwareError> {
+        let parts = self
+            .ets
+            .iter()
+            .chain(std::iter::once(&self.pfc))
+            .chain(self.apps_added.iter().map(|(_, r)| r))
+            .chain(self.apps_deleted.iter().map(|(_, r)| r));
+        parts
+            .filter_map(|r| r.as_ref().err())
+            .chain(self.trust.as_ref().err())
+    }
+
+    /// An outcome in which every part failed the same way (the socket, the device).
+    pub fn failed(program: &IeeeProgram, e: &HardwareError) -> IeeeOutcome {
+        IeeeOutcome {
+            ets: program.ets.map(|_| Err(e.clone())),
+            pfc: Err(e.clone()),
+            apps_added: program
+                .app_add
+                .iter()
+                .map(|a| (*a, Err(e.clone())))
+                .collect(),
+            apps_deleted: program
+                .app_del
+                .iter()
+                .map(|a| (*a, Err(e.clone())))
+                .collect(),
+            trust: Err(e.clone()),
+            nic: None,
+        }
     }
 }
 

@@ -19,8 +19,12 @@
 //! ports', each after the port's name.
 
 use lossless_dcbx::{FeatureId, PortStatus, Reason, Version};
+use lossless_wire::ieee::{AppPriority, PriorityMap, Selector, Tsa};
 use serde::Serialize;
 
+use crate::hardware::{NicState, Trust};
+use crate::headroom::BufferState;
+use crate::nic::{app_text, priorities_text, Difference, NicWatch, Part, Refusal};
 use crate::pfc::{Direction, PortPfc};
 use crate::protocol::Hardware;
 
@@ -73,6 +77,27 @@ pub enum Problem {
     NoDcbnl(String),
     /// The last dcbnl programming failed.
     Programming(String),
+    /// The driver refused a part of the IEEE programming (an APP entry, ETS, PFC,
+    /// the trust order): it is not in the NIC.
+    Refused(Refusal),
+    /// The read-back shows the NIC holding something else than was programmed.
+    NicDiffers(Difference),
+    /// An APP entry of a class the configuration makes lossless maps, in operation,
+    /// to a priority without PFC: its traffic is lossy.
+    LossyClass {
+        entry: AppPriority,
+        pfc: PriorityMap,
+        why: Reason,
+    },
+    /// A PFC priority sits in an ETS traffic class with 0 % of the bandwidth.
+    PfcInStarvedClass {
+        priority: u8,
+        tc: u8,
+    },
+    /// The PFC watchdog is on, and the port gives it no counters to watch.
+    BlindWatchdog(String),
+    /// The headroom the link needs does not fit the port's buffer.
+    HeadroomDoesNotFit(String),
     /// The PFC watchdog declared a storm on a priority (`pfc_off`: and `forward`
     /// turned PFC off on it).
     PfcStorm {
@@ -112,6 +137,27 @@ impl std::fmt::Display for Problem {
             }
             Problem::NoDcbnl(why) => write!(f, "dcbnl: {why}: nothing is programmed"),
             Problem::Programming(e) => write!(f, "dcbnl programming failed: {e}"),
+            Problem::Refused(r) => write!(f, "{r}: not in the NIC"),
+            Problem::NicDiffers(d) => write!(f, "read back: {d}"),
+            Problem::LossyClass { entry, pfc, why } => write!(
+                f,
+                "APP {} carries a class the configuration makes lossless, but priority {} \
+                 has no PFC in operation (PFC on {}: {}): that traffic is lossy",
+                app_text(entry),
+                entry.priority,
+                priorities_text(pfc.0),
+                why.describe()
+            ),
+            Problem::PfcInStarvedClass { priority, tc } => write!(
+                f,
+                "PFC priority {priority} is in traffic class {tc}, an ETS class with 0 % of \
+                 the bandwidth: it may never be sent"
+            ),
+            Problem::BlindWatchdog(why) => write!(
+                f,
+                "the PFC watchdog is on but sees no counters ({why}): a storm would go unseen"
+            ),
+            Problem::HeadroomDoesNotFit(why) => write!(f, "headroom: {why}"),
             Problem::PfcStorm {
                 priority,
                 direction,
@@ -184,8 +230,21 @@ fn ieee_view<C>(id: FeatureId, f: &lossless_dcbx::status::IeeeFeatureStatus<C>) 
     }
 }
 
-/// A port's problems: the link, then DCBX, then the NIC, then PFC storms.
-pub fn problems(s: &PortStatus, hardware: &Hardware, pfc: &PortPfc) -> Vec<Problem> {
+/// What health reads of a port.
+pub struct Facts<'a> {
+    pub status: &'a PortStatus,
+    pub hardware: &'a Hardware,
+    pub pfc: &'a PortPfc,
+    /// What the driver refused, and the read-back.
+    pub nic: &'a NicWatch,
+    /// The headroom's buffer, where the port sizes one.
+    pub buffer: Option<BufferState>,
+}
+
+/// A port's problems: the link, then DCBX, then the NIC, then what makes lossless
+/// traffic lossy, then PFC storms.
+pub fn problems(f: &Facts<'_>) -> Vec<Problem> {
+    let s = f.status;
     if !s.link_up {
         return vec![Problem::LinkDown];
     }
@@ -198,18 +257,156 @@ pub fn problems(s: &PortStatus, hardware: &Hardware, pfc: &PortPfc) -> Vec<Probl
             _ => out.extend(judged.iter().filter_map(feature_problem)),
         }
     }
-    match hardware {
+    let ieee = s.mode.running == Version::Ieee;
+    match f.hardware {
         Hardware::ReportOnly => {}
         Hardware::Probing => out.push(Problem::Probing),
         Hardware::Unsupported { reason } => out.push(Problem::NoDcbnl(reason.clone())),
         Hardware::Dcbnl { error, .. } => {
-            if let Some(e) = error {
+            if ieee && !f.nic.refused.is_empty() {
+                out.extend(refusals(f.nic));
+            } else if let Some(e) = error {
                 out.push(Problem::Programming(e.clone()));
+            }
+            if ieee {
+                out.extend(f.nic.differences().into_iter().map(Problem::NicDiffers));
             }
         }
     }
-    out.extend(storms(pfc));
+    if ieee {
+        out.extend(lossy_classes(s));
+        out.extend(starved_pfc(s));
+    }
+    if let Some(BufferState::DoesNotFit { reason, .. }) = &f.buffer {
+        out.push(Problem::HeadroomDoesNotFit(reason.clone()));
+    }
+    if let Some(why) = blind(f.pfc) {
+        out.push(Problem::BlindWatchdog(why));
+    }
+    out.extend(storms(f.pfc));
     out
+}
+
+/// The refusals that leave traffic unclassified. An entry other than DSCP that the
+/// driver refused is no problem where the NIC classifies by DSCP (trusted first) and
+/// holds a DSCP entry to the same priority: RoCEv2 is classified by its DSCP, which
+/// mlx5, ice and hns3 (DSCP entries only) expect. Such a refusal is still listed in
+/// `dcbx show`'s `nic` row.
+fn refusals(nic: &NicWatch) -> impl Iterator<Item = Problem> + '_ {
+    nic.refused
+        .iter()
+        .filter(|r| !covered(nic, r))
+        .cloned()
+        .map(Problem::Refused)
+}
+
+/// See [`refusals`].
+pub fn covered(nic: &NicWatch, r: &Refusal) -> bool {
+    let Part::App(e) = r.part else {
+        return false;
+    };
+    let dscp_trusted = match nic.state.as_ref().and_then(NicState::trusts_dscp) {
+        Some(t) => t,
+        None => nic
+            .meant
+            .as_ref()
+            .is_some_and(|m| m.trust == Some(Trust::DscpThenPcp)),
+    };
+    let held = nic.meant.as_ref().map_or(&[][..], |m| &m.apps[..]);
+    e.selector != Selector::DSCP
+        && dscp_trusted
+        && held
+            .iter()
+            .any(|h| h.selector == Selector::DSCP && h.priority == e.priority)
+}
+
+/// RoCEv2's UDP port.
+const ROCE_V2_PORT: u16 = 4791;
+
+/// The APP entries of the configuration's lossless classes that run on a priority
+/// without PFC. A class is lossless when its entry maps to a priority the
+/// configuration gives PFC, or when it is RoCEv2 (UDP 4791) or another entry to
+/// RoCEv2's priority (its DSCP), while the configuration runs PFC at all.
+fn lossy_classes(s: &PortStatus) -> Vec<Problem> {
+    let i = &s.ieee;
+    let admin_pfc = if i.pfc.enable {
+        i.pfc.admin
+    } else {
+        PriorityMap::NONE
+    };
+    if admin_pfc.0 == 0 || !i.app.oper_mode {
+        return Vec::new();
+    }
+    let oper_pfc = if i.pfc.oper_mode {
+        i.pfc.oper
+    } else {
+        PriorityMap::NONE
+    };
+    let roce = |e: &AppPriority| {
+        matches!(e.selector, Selector::UDP | Selector::PORT) && e.protocol == ROCE_V2_PORT
+    };
+    let roce_prios: Vec<u8> = i
+        .app
+        .admin
+        .iter()
+        .filter(|e| roce(e))
+        .map(|e| e.priority)
+        .collect();
+    let mut out = Vec::new();
+    for ours in i.app.admin.iter() {
+        let lossless =
+            admin_pfc.contains(ours.priority) || roce(ours) || roce_prios.contains(&ours.priority);
+        if !lossless {
+            continue;
+        }
+        let running = i
+            .app
+            .oper
+            .iter()
+            .find(|o| o.selector == ours.selector && o.protocol == ours.protocol)
+            .copied()
+            .unwrap_or(*ours);
+        if !oper_pfc.contains(running.priority) {
+            out.push(Problem::LossyClass {
+                entry: running,
+                pfc: oper_pfc,
+                why: i.pfc.reason,
+            });
+        }
+    }
+    out
+}
+
+/// PFC priorities in an ETS class with no bandwidth.
+fn starved_pfc(s: &PortStatus) -> Vec<Problem> {
+    let i = &s.ieee;
+    if !i.ets.oper_mode || !i.pfc.oper_mode {
+        return Vec::new();
+    }
+    let ets = &i.ets.oper;
+    (0..8u8)
+        .filter(|&p| i.pfc.oper.contains(p))
+        .filter_map(|p| {
+            let tc = ets.prio_tc[usize::from(p)] & 7;
+            let t = usize::from(tc);
+            (ets.tsa[t] == Tsa::ETS && ets.tc_bw[t] == 0)
+                .then_some(Problem::PfcInStarvedClass { priority: p, tc })
+        })
+        .collect()
+}
+
+/// Why the watchdog is blind, when it is on and the port has given it no counters
+/// (after the first attempt to read them).
+fn blind(pfc: &PortPfc) -> Option<String> {
+    let c = &pfc.counters;
+    if !pfc.settings.enabled || c.available() || (c.samples == 0 && c.failures == 0) {
+        return None;
+    }
+    Some(
+        c.unavailable
+            .clone()
+            .unwrap_or_else(|| "the driver reports no PFC counters".to_string()),
+    )
 }
 
 /// The watchdog's storms, each priority once.
@@ -243,13 +440,8 @@ fn feature_problem(f: &FeatureView) -> Option<Problem> {
 }
 
 /// A port's health.
-pub fn port(s: &PortStatus, hardware: &Hardware, pfc: &PortPfc) -> Health {
-    Health::of(
-        problems(s, hardware, pfc)
-            .iter()
-            .map(Problem::to_string)
-            .collect(),
-    )
+pub fn port(f: &Facts<'_>) -> Health {
+    Health::of(problems(f).iter().map(Problem::to_string).collect())
 }
 
 /// The node's health: every port's problems after its name, and each interface named

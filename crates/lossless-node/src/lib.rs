@@ -24,6 +24,7 @@ pub mod health;
 pub mod identity;
 pub mod link;
 pub mod metrics;
+pub mod nic;
 pub mod node;
 pub mod pfc;
 pub mod port;

@@ -195,7 +195,11 @@ impl Port {
             .headroom
             .as_ref()
             .and_then(|h| h.session.poll_timeout());
-        [self.agent.poll_timeout(), m, self.pfc.poll_timeout()]
+        let nic =
+            self.ieee_hw.nic.next_read.filter(|_| {
+                matches!(self.hardware, Hardware::Dcbnl { .. }) && self.agent.link_up()
+            });
+        [self.agent.poll_timeout(), m, self.pfc.poll_timeout(), nic]
             .into_iter()
             .flatten()
             .min()
@@ -286,7 +290,22 @@ impl Port {
 
     /// The port's health ([`crate::health`]): its link, DCBX, NIC and PFC storms.
     pub fn health(&self) -> Health {
-        crate::health::port(&self.agent.status(), &self.hardware, &self.pfc)
+        let status = self.agent.status();
+        crate::health::port(&self.facts(&status))
+    }
+
+    /// What health reads of the port, around its agent's `status`.
+    pub fn facts<'a>(&'a self, status: &'a lossless_dcbx::PortStatus) -> crate::health::Facts<'a> {
+        crate::health::Facts {
+            status,
+            hardware: &self.hardware,
+            pfc: &self.pfc,
+            nic: &self.ieee_hw.nic,
+            buffer: self
+                .headroom
+                .as_ref()
+                .map(|h| h.buffer_state(self.settings.apply, &self.hardware)),
+        }
     }
 
     pub fn neighbors(&self, now: Instant) -> PortNeighbors {
@@ -343,6 +362,8 @@ pub struct IeeeHardware {
     pub trust_supported: Option<bool>,
     /// The DCBX version the NIC was told through SDCBX.
     pub dcbx_mode: Option<lossless_dcbx::Version>,
+    /// What the driver refused, what it holds, and drift.
+    pub nic: crate::nic::NicWatch,
     /// The program sent and not answered yet.
     #[serde(skip)]
     pub pending: Option<IeeeProgram>,

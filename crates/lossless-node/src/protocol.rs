@@ -722,6 +722,13 @@ pub enum DaemonEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         kind: Option<crate::hardware::HardwareErrorKind>,
     },
+    /// A read-back found the NIC changed behind the daemon's back (`dcb`,
+    /// `mlnx_qos`, lldpad, a firmware reset): what differs now, and whether it is
+    /// being programmed back (`nic_drift = "repair"`).
+    NicDrift {
+        differences: Vec<String>,
+        repairing: bool,
+    },
     /// A link-delay measurement round ended (`measured` with its result, or `failed`).
     HeadroomMeasured {
         result: lossless_headroom::session::MeasureEvent,

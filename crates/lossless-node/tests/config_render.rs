@@ -226,6 +226,11 @@ fn settings() -> impl Strategy<Value = PortSettings> {
         .prop_map(
             |(a, t, (enabled, max_version), pg, pfc, app, (rules, ets, mbc, mode))| PortSettings {
                 apply: a.0,
+                nic_drift: if mbc {
+                    lossless_node::nic::DriftPolicy::Report
+                } else {
+                    lossless_node::nic::DriftPolicy::Repair
+                },
                 admin_status: a.1,
                 identity: a.2,
                 chassis_id: a.3,

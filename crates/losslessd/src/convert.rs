@@ -2,7 +2,7 @@
 //! it reasons about): links, dcbnl objects and errors, timestamping clocks.
 
 use lossless_node::hardware::{
-    DcbBuffer, EtsProgram, HardwareError, HardwareErrorKind, IeeePfc, IeeeReadback,
+    DcbBuffer, EtsProgram, HardwareError, HardwareErrorKind, IeeePfc, IeeeReadback, NicState,
 };
 use lossless_node::link::{Link, LinkChange};
 use lossless_node::timestamps::{Clock, Clocks, TimestampMode};
@@ -42,7 +42,12 @@ pub fn hardware_error(e: DcbError) -> HardwareError {
         DcbErrorKind::Malformed => HardwareErrorKind::Malformed,
         DcbErrorKind::Io | DcbErrorKind::Errno(_) => HardwareErrorKind::Other,
     };
-    HardwareError::new(kind, e.to_string())
+    let code = e.errno().map(sys_dcb::errno_name);
+    let error = HardwareError::new(kind, e.to_string());
+    match code {
+        Some(c) => error.with_code(c),
+        None => error,
+    }
 }
 
 pub fn ieee_readback(c: sys_dcb::IeeeConfig) -> IeeeReadback {
@@ -118,5 +123,43 @@ pub fn clocks(c: sys_ts::Clocks) -> Clocks {
     Clocks {
         rx: clock(c.rx),
         tx: clock(c.tx),
+    }
+}
+
+/// A `struct dcb_app` back as the node's APP entry.
+pub fn app_priority(a: sys_dcb::DcbApp) -> AppPriority {
+    AppPriority {
+        priority: a.priority,
+        selector: lossless_wire::ieee::Selector(a.selector.0),
+        protocol: a.protocol,
+    }
+}
+
+/// What `DCB_CMD_IEEE_GET` says the NIC holds, as the node compares it. The PFC
+/// counters are left out (the counter thread reads them; a read-back compares
+/// configuration).
+pub fn nic_state(s: sys_dcb::IeeeState) -> NicState {
+    NicState {
+        ets: s.ets.map(|e| lossless_wire::ieee::EtsTable {
+            prio_tc: e.prio_tc,
+            tc_bw: e.tc_tx_bw,
+            tsa: e.tc_tsa.map(|t| lossless_wire::ieee::Tsa(t.0)),
+        }),
+        pfc: s.pfc.map(|p| IeeePfc {
+            cap: p.cap,
+            enabled: p.enabled,
+            mbc: p.mbc,
+            delay: p.delay,
+            requests: [0; 8],
+            indications: [0; 8],
+        }),
+        apps: s.apps.into_iter().map(app_priority).collect(),
+        trust: s.trust.map(|t| t.into_iter().map(|sel| sel.0).collect()),
+        buffer: s.buffer.map(|b| DcbBuffer {
+            prio2buffer: b.prio2buffer,
+            buffer_size: b.buffer_size,
+            total_size: b.total_size,
+        }),
+        dcbx: s.dcbx.map(|m| m.0),
     }
 }

@@ -7,7 +7,9 @@ use std::io;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use lossless_node::hardware::{HardwareError, HardwareErrorKind, IeeeProgram, Trust, TrustOutcome};
+use lossless_node::hardware::{
+    HardwareError, HardwareErrorKind, IeeeOutcome, IeeeProgram, NicState, Trust, TrustOutcome,
+};
 use lossless_node::node::{Node, Output, PersistError};
 use lossless_node::timestamps::Clock as TsClock;
 use lossless_sys::dcbnl::{AppSelector, DcbError, Dcbnl, DcbxMode, PgSetting};
@@ -138,13 +140,21 @@ impl Io {
         &mut self,
         f: impl FnOnce(&mut Dcbnl) -> Result<T, DcbError>,
     ) -> Result<T, HardwareError> {
-        let d = match &mut self.dcbnl {
-            Some(d) => d,
-            None => self.dcbnl.insert(Dcbnl::open().map_err(|e| {
-                HardwareError::new(HardwareErrorKind::Other, format!("dcbnl socket: {e}"))
-            })?),
-        };
+        let d = self.dcbnl()?;
         f(d).map_err(convert::hardware_error)
+    }
+
+    /// The dcbnl socket, opened at first use.
+    fn dcbnl(&mut self) -> Result<&mut Dcbnl, HardwareError> {
+        if self.dcbnl.is_none() {
+            let d = Dcbnl::open().map_err(|e| {
+                HardwareError::new(HardwareErrorKind::Other, format!("dcbnl socket: {e}"))
+            })?;
+            self.dcbnl = Some(d);
+        }
+        self.dcbnl
+            .as_mut()
+            .ok_or_else(|| HardwareError::new(HardwareErrorKind::Other, "dcbnl socket: not open"))
     }
 }
 
@@ -175,6 +185,7 @@ fn output_kind(out: &Output) -> &'static str {
         Output::Probe { .. } => "probe",
         Output::ProgramCee { .. } => "program_cee",
         Output::ProgramIeee { .. } => "program_ieee",
+        Output::ReadNic { .. } => "read_nic",
         Output::SetDcbxMode { .. } => "set_dcbx_mode",
         Output::OpenMeasure { .. } => "open_measure",
         Output::CloseMeasure { .. } => "close_measure",
@@ -241,8 +252,12 @@ fn execute_one(node: &mut Node, io: &mut Io, clock: &Clock, out: Output) {
             name,
             program,
         } => {
-            let result = io.with_dcbnl(|d| program_ieee(d, &name, &program));
-            node.handle_ieee_programmed(clock.now(), ifindex, result);
+            let outcome = program_ieee(io, &name, &program);
+            node.handle_ieee_programmed(clock.now(), ifindex, outcome);
+        }
+        Output::ReadNic { ifindex, name } => {
+            let result = io.with_dcbnl(|d| d.get_ieee_state(&name).map(convert::nic_state));
+            node.handle_nic_read(clock.now(), ifindex, result);
         }
         Output::SetDcbxMode {
             ifindex,
@@ -403,28 +418,72 @@ fn program_cee(
     Ok(())
 }
 
-/// Programs IEEE 802.1Qaz: ETS, PFC (keeping the delay allowance the headroom set),
-/// the APP entries we add, then those we withdraw (one IEEE_DEL each, only ours), then
-/// the trust order. The driver's lack of a trust table is an answer, not a failure.
-fn program_ieee(d: &mut Dcbnl, ifname: &str, p: &IeeeProgram) -> Result<TrustOutcome, DcbError> {
-    if let Some(ets) = &p.ets {
-        d.set_ieee_ets(ifname, &convert::ieee_ets(ets))?;
-    }
-    d.set_ieee_pfc_keep_delay(ifname, p.pfc_enabled)?;
-    d.add_ieee_apps(ifname, &convert::dcb_apps(&p.app_add))?;
-    d.del_ieee_apps(ifname, &convert::dcb_apps(&p.app_del))?;
-    let Some(trust) = p.trust else {
-        return Ok(TrustOutcome::Untouched);
+/// Programs IEEE 802.1Qaz, each part in a request of its own so that one the driver
+/// refuses (mlx5 takes DSCP APP entries only; ice answers success with a positive
+/// status) neither hides nor blocks the others: ETS, PFC (keeping the delay
+/// allowance the headroom set), each APP entry added, each of ours withdrawn (one
+/// IEEE_DEL each), then the trust order (a driver without a trust table is an
+/// answer, not a failure). Then reads back what the NIC holds.
+fn program_ieee(io: &mut Io, ifname: &str, p: &IeeeProgram) -> IeeeOutcome {
+    let d = match io.dcbnl() {
+        Ok(d) => d,
+        Err(e) => return IeeeOutcome::failed(p, &e),
     };
-    let order: &[AppSelector] = match trust {
-        Trust::DscpThenPcp => &[AppSelector::DSCP, AppSelector::PCP],
-        Trust::Pcp => &[AppSelector::PCP],
+    let part = |r: Result<(), DcbError>| r.map_err(convert::hardware_error);
+    let ets = p
+        .ets
+        .as_ref()
+        .map(|ets| part(d.set_ieee_ets(ifname, &convert::ieee_ets(ets))));
+    let pfc = part(d.set_ieee_pfc_keep_delay(ifname, p.pfc_enabled).map(|_| ()));
+    let each = |r: Result<Vec<(lossless_sys::dcbnl::DcbApp, Result<(), DcbError>)>, DcbError>,
+                asked: &[lossless_wire::ieee::AppPriority]| match r {
+        Ok(list) => list
+            .into_iter()
+            .map(|(a, r)| (convert::app_priority(a), part(r)))
+            .collect(),
+        Err(e) => {
+            let e = convert::hardware_error(e);
+            asked.iter().map(|a| (*a, Err(e.clone()))).collect()
+        }
     };
-    match d.set_app_trust(ifname, order) {
-        Ok(()) => Ok(TrustOutcome::Set),
-        Err(DcbError::NotReported { .. }) => Ok(TrustOutcome::Unsupported),
-        Err(e) => Err(e),
+    let apps_added = each(
+        d.add_ieee_apps_each(ifname, &convert::dcb_apps(&p.app_add)),
+        &p.app_add,
+    );
+    let apps_deleted = each(
+        d.del_ieee_apps_each(ifname, &convert::dcb_apps(&p.app_del)),
+        &p.app_del,
+    );
+    let trust = match p.trust {
+        None => Ok(TrustOutcome::Untouched),
+        Some(trust) => {
+            let order: &[AppSelector] = match trust {
+                Trust::DscpThenPcp => &[AppSelector::DSCP, AppSelector::PCP],
+                Trust::Pcp => &[AppSelector::PCP],
+            };
+            match d.set_app_trust(ifname, order) {
+                Ok(()) => Ok(TrustOutcome::Set),
+                Err(DcbError::NotReported { .. }) => Ok(TrustOutcome::Unsupported),
+                Err(e) => Err(convert::hardware_error(e)),
+            }
+        }
+    };
+    let nic = Some(read_nic(d, ifname));
+    IeeeOutcome {
+        ets,
+        pfc,
+        apps_added,
+        apps_deleted,
+        trust,
+        nic,
     }
+}
+
+/// What the NIC holds (`DCB_CMD_IEEE_GET`).
+fn read_nic(d: &mut Dcbnl, ifname: &str) -> Result<NicState, HardwareError> {
+    d.get_ieee_state(ifname)
+        .map(convert::nic_state)
+        .map_err(convert::hardware_error)
 }
 
 /// The line rate the kernel reports, Mb/s (`/sys/class/net/IF/speed`; -1 or absent

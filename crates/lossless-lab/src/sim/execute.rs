@@ -179,6 +179,10 @@ impl Sim {
                 let r = c.nic.program_ieee(&program);
                 c.node.handle_ieee_programmed(now, ifindex, r);
             }
+            Output::ReadNic { ifindex, .. } => {
+                let r = c.nic.state();
+                c.node.handle_nic_read(now, ifindex, r);
+            }
             Output::SetDcbxMode {
                 ifindex, version, ..
             } => {

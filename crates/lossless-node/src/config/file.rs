@@ -35,6 +35,7 @@ const DAEMON_KEYS: &[&str] = &[
 pub(crate) const PORT_KEYS: &[&str] = &[
     "admin_status",
     "apply",
+    "nic_drift",
     "port_description",
     "system_name",
     "system_description",
@@ -261,6 +262,7 @@ fn port_keys(section: &Field, layer: &mut Layer, faults: &mut Vec<Fault>) {
     each(section.entries(), faults, |f, faults| {
         let setting = match f.name {
             "apply" => Setting::Apply(word(&f)?),
+            "nic_drift" => Setting::NicDrift(word(&f)?),
             "admin_status" => Setting::AdminStatus(word(&f)?),
             "port_description"
             | "system_name"

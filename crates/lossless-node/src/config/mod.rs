@@ -153,6 +153,8 @@ pub enum Apply {
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct PortSettings {
     pub apply: Apply,
+    /// What to do when a read-back finds the NIC changed behind our back.
+    pub nic_drift: crate::nic::DriftPolicy,
     pub chassis_id: Option<String>,
     pub port_id: Option<String>,
     /// Port Description, System Name, System Description, System Capabilities,
@@ -196,6 +198,7 @@ impl Default for PortSettings {
         } = PortConfig::new(MacAddr([0; 6]));
         PortSettings {
             apply: Apply::None,
+            nic_drift: crate::nic::DriftPolicy::Repair,
             chassis_id,
             port_id,
             identity: IdentitySettings::default(),

@@ -28,6 +28,7 @@ impl PortSettings {
                 Apply::Dcbnl => "dcbnl",
             }),
         );
+        line("nic_drift", word(self.nic_drift.name()));
         let admin = match self.admin_status {
             lossless_dcbx::AdminStatus::RxTx => "rxtx",
             lossless_dcbx::AdminStatus::TxOnly => "txonly",

@@ -97,6 +97,7 @@ impl Flag {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Key {
     Apply,
+    NicDrift,
     AdminStatus,
     SystemName,
     PortDescription,
@@ -135,6 +136,7 @@ pub(crate) enum Key {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Setting {
     Apply(Apply),
+    NicDrift(crate::nic::DriftPolicy),
     AdminStatus(AdminStatus),
     SystemName(Advertise<String>),
     PortDescription(Advertise<String>),
@@ -174,6 +176,7 @@ impl Setting {
     pub fn key(&self) -> Key {
         match self {
             Setting::Apply(_) => Key::Apply,
+            Setting::NicDrift(_) => Key::NicDrift,
             Setting::AdminStatus(_) => Key::AdminStatus,
             Setting::SystemName(_) => Key::SystemName,
             Setting::PortDescription(_) => Key::PortDescription,
@@ -218,6 +221,7 @@ impl Setting {
         let d = &mut s.dcbx;
         match self {
             Setting::Apply(v) => s.apply = *v,
+            Setting::NicDrift(v) => s.nic_drift = *v,
             Setting::AdminStatus(v) => s.admin_status = *v,
             Setting::SystemName(v) => s.identity.system_name = v.clone(),
             Setting::PortDescription(v) => s.identity.port_description = v.clone(),

@@ -26,6 +26,9 @@ impl Node {
                     applied: 0,
                 };
                 port.pfc.can_forward = true;
+                // A driver answering anew (a new port, a driver reloaded): nothing
+                // it refused or held before counts.
+                port.ieee_hw.nic = crate::nic::NicWatch::default();
                 let outs = program::outputs(port, &[], true);
                 self.outputs.extend(outs);
                 if let Some(out) = apply_headroom(port) {

@@ -388,6 +388,7 @@ impl Node {
                 p.handle_timeout(now.mono);
             }
             self.pfc_due(now, &name);
+            self.nic_due(now, &name);
             self.after(now, &name);
         }
     }

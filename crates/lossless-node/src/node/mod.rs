@@ -18,6 +18,7 @@ mod links;
 pub use links::OWN_SOCKET_RETRY;
 mod log;
 mod measure;
+mod nic;
 mod pfc;
 mod ports;
 mod program;
@@ -95,6 +96,9 @@ pub enum Output {
         name: String,
         program: Box<IeeeProgram>,
     },
+    /// Read what the NIC holds (`DCB_CMD_IEEE_GET`: ETS, PFC, the APP table, the
+    /// trust order, the buffer); answer with [`Node::handle_nic_read`].
+    ReadNic { ifindex: u32, name: String },
     /// Tell the NIC which DCBX version the host runs (`DCB_CMD_SDCBX`, HOST and
     /// VER_IEEE or VER_CEE); answer with [`Node::handle_dcbx_mode_set`].
     SetDcbxMode {

@@ -12,7 +12,8 @@ use lossless_wire::ieee::{AppPriority, Selector};
 use tracing::warn;
 
 use super::{Node, Now, Output};
-use crate::hardware::{EtsProgram, HardwareError, IeeeProgram, Trust, TrustOutcome};
+use crate::hardware::{EtsProgram, HardwareError, IeeeOutcome, IeeeProgram, Trust, TrustOutcome};
+use crate::nic::{Meant, Part};
 use crate::port::Port;
 use crate::protocol::{DaemonEvent, EventBody, Hardware};
 
@@ -80,6 +81,9 @@ pub(super) fn program_ieee(port: &mut Port) -> Option<Output> {
         return None;
     }
     let program = desired(port)?;
+    if port.ieee_hw.nic.holds(&program) {
+        return None;
+    }
     Some(issue(port, program))
 }
 
@@ -116,10 +120,26 @@ fn desired(port: &Port) -> Option<IeeeProgram> {
         Vec::new()
     };
     let have = &port.ieee_hw.apps;
-    let app_add: Vec<AppPriority> = want.iter().filter(|e| !have.contains(e)).copied().collect();
-    let app_del: Vec<AppPriority> = have.iter().filter(|e| !want.contains(e)).copied().collect();
-    let dscp = want.iter().any(|e| e.selector == Selector::DSCP);
+    let nic = &port.ieee_hw.nic;
+    // What the driver refused is not sent again until what is wanted changes (a
+    // refusal is the driver's final word on that value; asking again at every answer
+    // would be a loop, and on ice every accepted change is a link flap).
+    let app_add: Vec<AppPriority> = want
+        .iter()
+        .filter(|e| !have.contains(e) && nic.refusal(&Part::App(**e)).is_none())
+        .copied()
+        .collect();
+    let app_del: Vec<AppPriority> = have
+        .iter()
+        .filter(|e| !want.contains(e) && nic.refusal(&Part::Withdrawal(**e)).is_none())
+        .copied()
+        .collect();
+    let dscp = want
+        .iter()
+        .any(|e| e.selector == Selector::DSCP && nic.refusal(&Part::App(*e)).is_none());
+    let trust_refused = nic.refusal(&Part::Trust).is_some();
     let trust = match (dscp, port.ieee_hw.trust) {
+        _ if trust_refused => None,
         (true, None | Some(Trust::Pcp)) if port.ieee_hw.trust_supported != Some(false) => {
             Some(Trust::DscpThenPcp)
         }
@@ -138,14 +158,12 @@ fn desired(port: &Port) -> Option<IeeeProgram> {
 }
 
 impl Node {
-    /// The answer to [`Output::ProgramIeee`]: the APP entries are ours from now on when
-    /// it went through; a failure is reported and the next change tries again.
-    pub fn handle_ieee_programmed(
-        &mut self,
-        now: Now,
-        ifindex: u32,
-        result: Result<TrustOutcome, HardwareError>,
-    ) {
+    /// The answer to [`Output::ProgramIeee`]: each part the driver took is the NIC's
+    /// from now on (the APP entries ours to withdraw later), each part it refused is
+    /// kept with its answer (a health problem, not sent again until what is wanted
+    /// changes), and the read-back taken right after is the baseline drift is judged
+    /// against.
+    pub fn handle_ieee_programmed(&mut self, now: Now, ifindex: u32, outcome: IeeeOutcome) {
         let Some(name) = self.name_of(ifindex) else {
             return;
         };
@@ -155,29 +173,81 @@ impl Node {
         let Some(program) = port.ieee_hw.pending.take() else {
             return;
         };
-        if let Ok(trust) = &result {
-            let hw = &mut port.ieee_hw;
-            hw.apps.retain(|e| !program.app_del.contains(e));
-            for e in &program.app_add {
-                if !hw.apps.contains(e) {
-                    hw.apps.push(*e);
-                }
-            }
-            match trust {
-                TrustOutcome::Set => {
-                    hw.trust = program.trust;
-                    hw.trust_supported = Some(true);
-                }
-                TrustOutcome::Unsupported => hw.trust_supported = Some(false),
-                TrustOutcome::Untouched => {}
+        let hw = &mut port.ieee_hw;
+        if let Some(r) = &outcome.ets {
+            hw.nic.answer(Part::Ets, r);
+        }
+        hw.nic.answer(Part::Pfc, &outcome.pfc);
+        for (e, r) in &outcome.apps_added {
+            hw.nic.answer(Part::App(*e), r);
+            if r.is_ok() && !hw.apps.contains(e) {
+                hw.apps.push(*e);
             }
         }
-        let ok = result.is_ok();
-        self.record_programmed(now, &name, result.map(|_| ()));
+        for (e, r) in &outcome.apps_deleted {
+            hw.nic.answer(Part::Withdrawal(*e), r);
+            if r.is_ok() {
+                hw.apps.retain(|a| a != e);
+            }
+        }
+        match &outcome.trust {
+            Ok(TrustOutcome::Set) => {
+                hw.trust = program.trust;
+                hw.trust_supported = Some(true);
+                hw.nic.answer(Part::Trust, &Ok(()));
+            }
+            Ok(TrustOutcome::Unsupported) => hw.trust_supported = Some(false),
+            Ok(TrustOutcome::Untouched) => {}
+            Err(e) => hw.nic.answer(Part::Trust, &Err(e.clone())),
+        }
+        let previous = hw.nic.meant.take().unwrap_or_default();
+        hw.nic.meant = Some(Meant {
+            ets: match (&outcome.ets, program.ets) {
+                (Some(Ok(())), Some(e)) => Some(e.table),
+                (None, _) => None,
+                _ => previous.ets,
+            },
+            pfc: if outcome.pfc.is_ok() {
+                Some(program.pfc_enabled)
+            } else {
+                previous.pfc
+            },
+            apps: hw.apps.clone(),
+            trust: hw.trust,
+            ets_program: match &outcome.ets {
+                Some(Ok(())) => program.ets,
+                _ => previous.ets_program,
+            },
+        });
+        match outcome.nic.clone() {
+            Some(Ok(state)) => {
+                hw.nic.baseline = Some(state.clone());
+                hw.nic.state = Some(state);
+                hw.nic.read_at = Some(now.mono);
+                hw.nic.read_error = None;
+            }
+            Some(Err(e)) => hw.nic.read_error = Some(e.to_string()),
+            None => {}
+        }
+        hw.nic.next_read = Some(now.mono + crate::nic::READ_INTERVAL);
+        let refusals: Vec<HardwareError> = outcome.refusals().cloned().collect();
+        let result = match refusals.first() {
+            None => Ok(()),
+            Some(first) => {
+                let words: Vec<String> = hw.nic.refused.iter().map(ToString::to_string).collect();
+                let mut e = HardwareError::new(first.kind, words.join("; "));
+                e.code = first.code.clone();
+                Err(e)
+            }
+        };
+        for e in refusals.iter().skip(1) {
+            port.hw_errors.count(e.kind);
+        }
+        self.record_programmed(now, &name, result);
         // What changed while the program was out goes now; nothing when the NIC runs
-        // what runs (each answer would otherwise ask again), nor after a failure (the
-        // next change tries again, rather than a loop against a refusing driver).
-        let Some(port) = self.ports.get_mut(&name).filter(|_| ok) else {
+        // what runs (each answer would otherwise ask again). Refused parts are left
+        // out of what is wanted, so a refusing driver is not asked again in a loop.
+        let Some(port) = self.ports.get_mut(&name) else {
             return;
         };
         if let Some(next) = desired(port) {

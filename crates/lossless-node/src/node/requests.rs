@@ -253,7 +253,7 @@ fn status(node: &Node, now: Now) -> serde_json::Value {
                     summary: p.summary(),
                     mode: s.mode,
                     any_error: s.any_error,
-                    health: health::port(&s, &p.hardware, &p.pfc),
+                    health: health::port(&p.facts(&s)),
                 }
             })
             .collect(),

@@ -103,6 +103,11 @@ impl Dcbnl {
     ) -> Result<(), DcbError> {
         match self.u8_cmd(cmd, ifname, encode)? {
             0 => Ok(()),
+            // `dcbnl_ieee_set`/`dcbnl_ieee_del` put the driver's return in the status
+            // byte: a negative errno is >= 128 there, and a positive return (ice's
+            // `ice_dcbnl_setapp` answers ICE_DCB_NO_HW_CHG = 1 or ICE_DCB_HW_CHG = 2
+            // when the entry went through) is the driver's success, not a refusal.
+            1..=127 if matches!(cmd, DcbCmd::IeeeSet | DcbCmd::IeeeDel) => Ok(()),
             status => Err(DcbError::Status {
                 ifname: ifname.to_owned(),
                 cmd,
@@ -303,6 +308,66 @@ impl Dcbnl {
             encode_set_ieee_apps(s, ifname, &add)
         })?;
         Ok(add.len())
+    }
+
+    /// Adds these APP entries one `IEEE_SET` each, so that a driver refusing one
+    /// (mlx5, ice and hns3 take DSCP entries only) leaves the others set, and a
+    /// driver's positive answer (ice) cannot stop the rest: `dcbnl_ieee_set` stops
+    /// at the first entry whose `ieee_setapp` answers anything but 0. Entries the
+    /// kernel already holds (read with one `IEEE_GET` first) are answered `Ok`
+    /// without a request. The outer error is a failure before any entry was sent.
+    pub fn add_ieee_apps_each(
+        &mut self,
+        ifname: &str,
+        apps: &[DcbApp],
+    ) -> Result<Vec<(DcbApp, Result<(), DcbError>)>, DcbError> {
+        if apps.is_empty() {
+            return Ok(Vec::new());
+        }
+        super::app::check_apps(apps)?;
+        let have = self.get_ieee_state(ifname)?.apps;
+        let mut out: Vec<(DcbApp, Result<(), DcbError>)> = Vec::new();
+        for app in apps {
+            if out.iter().any(|(a, _)| a == app) {
+                continue;
+            }
+            let r = if have.contains(app) {
+                Ok(())
+            } else {
+                self.set_cmd(DcbCmd::IeeeSet, ifname, |s| {
+                    encode_set_ieee_apps(s, ifname, std::slice::from_ref(app))
+                })
+            };
+            out.push((*app, r));
+        }
+        Ok(out)
+    }
+
+    /// Removes these APP entries, one `IEEE_DEL` each, each answered on its own (an
+    /// entry the kernel no longer holds is `Ok`: it is gone, which was the aim).
+    pub fn del_ieee_apps_each(
+        &mut self,
+        ifname: &str,
+        apps: &[DcbApp],
+    ) -> Result<Vec<(DcbApp, Result<(), DcbError>)>, DcbError> {
+        if apps.is_empty() {
+            return Ok(Vec::new());
+        }
+        super::app::check_apps(apps)?;
+        let have = self.get_ieee_state(ifname)?.apps;
+        let mut out: Vec<(DcbApp, Result<(), DcbError>)> = Vec::new();
+        for app in apps {
+            if out.iter().any(|(a, _)| a == app) {
+                continue;
+            }
+            let r = if have.contains(app) {
+                self.del_ieee_app(ifname, app)
+            } else {
+                Ok(())
+            };
+            out.push((*app, r));
+        }
+        Ok(out)
     }
 
     /// Removes these APP entries, one `IEEE_DEL` per entry, and only those

@@ -1,0 +1,445 @@
+//! What the NIC holds against what this daemon meant it to hold: the parts of a
+//! programming the driver refused, and the differences a read-back
+//! (`DCB_CMD_IEEE_GET`) shows, each in words a person reads in `status` and
+//! `dcbx show`.
+//!
+//! Two kinds of difference are told apart. Right after a programming, the NIC is read
+//! back: what it holds then is the *baseline*, and where it differs from what was
+//! meant, the driver did not keep what it was given (a normalisation, a firmware
+//! agent): reported, never programmed again in a loop. A later read that differs from
+//! the baseline is *drift*: someone changed the NIC behind the daemon's back (`dcb`,
+//! `mlnx_qos`, lldpad, a firmware reset). Drift is counted and, with
+//! `nic_drift = "repair"` (the default), programmed back once; with `"report"`, only
+//! reported.
+
+use lossless_wire::app_name;
+use lossless_wire::ieee::{AppPriority, EtsTable, Selector, Tsa};
+use serde::{Deserialize, Serialize};
+
+use crate::hardware::{HardwareError, NicState, Trust};
+
+/// How often a port with `apply = "dcbnl"` reads its NIC back when nothing else
+/// made it (a programming, `dcbx show`).
+pub const READ_INTERVAL: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// What to do when the NIC no longer holds what was programmed (`nic_drift`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DriftPolicy {
+    /// Program it back (once per read), count it, report it.
+    #[default]
+    Repair,
+    /// Count it and report it (a health problem); leave the NIC as it is.
+    Report,
+}
+
+impl DriftPolicy {
+    pub fn name(self) -> &'static str {
+        match self {
+            DriftPolicy::Repair => "repair",
+            DriftPolicy::Report => "report",
+        }
+    }
+}
+
+/// One part of an IEEE programming.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "part", content = "entry")]
+pub enum Part {
+    Ets,
+    Pfc,
+    /// An APP entry to add.
+    App(AppPriority),
+    /// An APP entry of ours to withdraw.
+    Withdrawal(AppPriority),
+    /// The selector trust order.
+    Trust,
+}
+
+/// A part the driver refused, and its answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Refusal {
+    #[serde(flatten)]
+    pub part: Part,
+    pub error: HardwareError,
+}
+
+/// `dscp 26 (AF31) -> 3`.
+pub fn app_text(e: &AppPriority) -> String {
+    app_name::app_entry(e.selector.into(), e.protocol, e.priority)
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let answer = self.error.answer();
+        match &self.part {
+            Part::Ets => write!(f, "ETS: refused by the driver ({answer})"),
+            Part::Pfc => write!(f, "PFC: refused by the driver ({answer})"),
+            Part::App(e) => write!(f, "APP {}: refused by the driver ({answer})", app_text(e)),
+            Part::Withdrawal(e) => write!(
+                f,
+                "APP {}: the driver refused to remove it ({answer})",
+                app_text(e)
+            ),
+            Part::Trust => write!(f, "DSCP trust: refused by the driver ({answer})"),
+        }
+    }
+}
+
+/// The driver took DSCP entries and refused every other selector with `EINVAL`, as
+/// mlx5 (`mlx5e_dcbnl_ieee_setapp`), ice (`ice_dcbnl_setapp`) and hns3 do: said once
+/// beside the refusals, so the reader knows why.
+pub fn dscp_only(refused: &[Refusal], held: &[AppPriority]) -> bool {
+    let mut any = false;
+    for r in refused {
+        if let Part::App(e) = r.part {
+            if e.selector == Selector::DSCP || r.error.code.as_deref() != Some("EINVAL") {
+                return false;
+            }
+            any = true;
+        }
+    }
+    any && held.iter().any(|e| e.selector == Selector::DSCP)
+}
+
+/// What this daemon meant the NIC to hold after its last programming.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Meant {
+    /// ETS, when this daemon programs it (`None`: the driver's own is left).
+    pub ets: Option<EtsTable>,
+    /// PFC priorities, bit p = priority p.
+    pub pfc: Option<u8>,
+    /// Our APP entries the driver took.
+    pub apps: Vec<AppPriority>,
+    /// The trust order we set.
+    pub trust: Option<Trust>,
+    /// ETS as it was last programmed (willing, recommendation and all): a program
+    /// that asks for nothing else is not sent again.
+    #[serde(default, skip_serializing)]
+    pub ets_program: Option<crate::hardware::EtsProgram>,
+}
+
+/// One way the NIC differs from what was meant.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Difference {
+    /// The NIC runs PFC on other priorities.
+    Pfc { nic: u8, meant: u8 },
+    /// The NIC's ETS differs in a priority's class, or a used class's algorithm or
+    /// share.
+    Ets { nic: EtsTable, meant: EtsTable },
+    /// An APP entry of ours the NIC's table no longer holds.
+    AppMissing { entry: AppPriority },
+    /// An entry someone else put in the table for a selector and protocol of ours,
+    /// to another priority.
+    AppConflict {
+        theirs: AppPriority,
+        ours: AppPriority,
+    },
+    /// DSCP trust was set and the NIC trusts something else first.
+    Trust { nic: Vec<u8> },
+}
+
+/// `3,4` or `none`.
+pub fn priorities_text(bits: u8) -> String {
+    let list: Vec<String> = (0..8u8)
+        .filter(|p| bits & (1 << p) != 0)
+        .map(|p| p.to_string())
+        .collect();
+    if list.is_empty() {
+        "none".into()
+    } else {
+        list.join(",")
+    }
+}
+
+fn selector_word(s: u8) -> String {
+    match s {
+        255 => "pcp".into(),
+        s => Selector(s)
+            .name()
+            .map_or_else(|| format!("selector {s}"), str::to_string),
+    }
+}
+
+impl std::fmt::Display for Difference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Difference::Pfc { nic, meant } => write!(
+                f,
+                "the NIC runs PFC on {}, not on {} as programmed",
+                priorities_text(*nic),
+                priorities_text(*meant)
+            ),
+            Difference::Ets { nic, meant } => {
+                let moved: Vec<String> = (0..8)
+                    .filter(|&p| nic.prio_tc[p] != meant.prio_tc[p])
+                    .map(|p| {
+                        format!(
+                            "priority {p} in TC {} not {}",
+                            nic.prio_tc[p], meant.prio_tc[p]
+                        )
+                    })
+                    .collect();
+                if moved.is_empty() {
+                    f.write_str(
+                        "the NIC's ETS bandwidth or algorithms differ from what was programmed",
+                    )
+                } else {
+                    write!(f, "the NIC's ETS differs: {}", moved.join(", "))
+                }
+            }
+            Difference::AppMissing { entry } => {
+                write!(f, "APP {}: no longer in the NIC's table", app_text(entry))
+            }
+            Difference::AppConflict { theirs, ours } => write!(
+                f,
+                "APP {} in the NIC's table (not set by losslessd) conflicts with {}",
+                app_text(theirs),
+                app_text(ours)
+            ),
+            Difference::Trust { nic } => {
+                let words: Vec<String> = nic.iter().map(|s| selector_word(*s)).collect();
+                let order = if words.is_empty() {
+                    "nothing".to_string()
+                } else {
+                    words.join(" then ")
+                };
+                write!(
+                    f,
+                    "the NIC trusts {order} first, not DSCP: the DSCP entries do not classify"
+                )
+            }
+        }
+    }
+}
+
+/// The classes that carry a priority (every class a priority maps to).
+fn used_tcs(t: &EtsTable) -> u8 {
+    t.prio_tc.iter().fold(0u8, |m, &tc| m | (1u8 << (tc & 7)))
+}
+
+fn ets_differs(nic: &EtsTable, meant: &EtsTable) -> bool {
+    if nic.prio_tc != meant.prio_tc {
+        return true;
+    }
+    let used = used_tcs(meant);
+    (0..8).filter(|tc| used & (1 << tc) != 0).any(|tc| {
+        nic.tsa[tc] != meant.tsa[tc]
+            || (meant.tsa[tc] == Tsa::ETS && nic.tc_bw[tc] != meant.tc_bw[tc])
+    })
+}
+
+/// Where the NIC differs from what was meant, from a read-back.
+pub fn differences(meant: &Meant, nic: &NicState) -> Vec<Difference> {
+    let mut out = Vec::new();
+    if let (Some(m), Some(n)) = (meant.pfc, nic.pfc_enabled()) {
+        if m != n {
+            out.push(Difference::Pfc { nic: n, meant: m });
+        }
+    }
+    if let (Some(m), Some(n)) = (meant.ets, nic.ets) {
+        if ets_differs(&n, &m) {
+            out.push(Difference::Ets { nic: n, meant: m });
+        }
+    }
+    for ours in &meant.apps {
+        if !nic.apps.contains(ours) {
+            out.push(Difference::AppMissing { entry: *ours });
+        }
+        for theirs in &nic.apps {
+            let same_key = theirs.selector == ours.selector && theirs.protocol == ours.protocol;
+            if same_key && theirs.priority != ours.priority && !meant.apps.contains(theirs) {
+                out.push(Difference::AppConflict {
+                    theirs: *theirs,
+                    ours: *ours,
+                });
+            }
+        }
+    }
+    if meant.trust == Some(Trust::DscpThenPcp) && nic.trusts_dscp() == Some(false) {
+        out.push(Difference::Trust {
+            nic: nic.trust.clone().unwrap_or_default(),
+        });
+    }
+    out
+}
+
+/// What a port knows of its NIC: refusals, the last read, the baseline, drift.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct NicWatch {
+    /// Parts of the programming the driver refused (not sent again until what is
+    /// wanted changes, the link comes back or the configuration is reloaded).
+    pub refused: Vec<Refusal>,
+    /// What the last programming meant the NIC to hold.
+    pub meant: Option<Meant>,
+    /// The last read-back.
+    pub state: Option<NicState>,
+    /// When it was taken (the node's monotonic clock).
+    #[serde(skip)]
+    pub read_at: Option<lossless_dcbx::Instant>,
+    /// Why the last read-back failed.
+    pub read_error: Option<String>,
+    /// What the NIC held right after the last programming.
+    #[serde(skip)]
+    pub baseline: Option<NicState>,
+    /// Reads that found drift, and the programmings that repaired it.
+    pub drift_detected: u64,
+    pub drift_repaired: u64,
+    /// The next periodic read.
+    #[serde(skip)]
+    pub next_read: Option<lossless_dcbx::Instant>,
+}
+
+impl NicWatch {
+    /// Where the NIC differs from what was meant, by the last read.
+    pub fn differences(&self) -> Vec<Difference> {
+        match (&self.meant, &self.state) {
+            (Some(m), Some(s)) => differences(m, s),
+            _ => Vec::new(),
+        }
+    }
+
+    /// A read that differs from the baseline: someone changed the NIC since.
+    pub fn drifted(&self, read: &NicState) -> bool {
+        self.baseline.as_ref().is_some_and(|b| b != read)
+    }
+
+    /// The NIC holds all of `program` already, by what was last programmed and the
+    /// last read-back: sending it again would change nothing (and on ice, whose
+    /// driver closes and reopens the netdev for a change, would flap the link for
+    /// nothing).
+    pub fn holds(&self, program: &crate::hardware::IeeeProgram) -> bool {
+        let Some(m) = &self.meant else {
+            return false;
+        };
+        let ets_same = match &program.ets {
+            None => true,
+            Some(e) => m.ets_program.as_ref() == Some(e),
+        };
+        ets_same
+            && m.pfc == Some(program.pfc_enabled)
+            && program.app_add.is_empty()
+            && program.app_del.is_empty()
+            && program.trust.is_none()
+            && self.differences().is_empty()
+    }
+
+    /// The refusal of `part`, if the driver refused it.
+    pub fn refusal(&self, part: &Part) -> Option<&Refusal> {
+        self.refused.iter().find(|r| &r.part == part)
+    }
+
+    /// Records the driver's answer to `part`: a refusal replaces an older one.
+    pub fn answer(&mut self, part: Part, result: &Result<(), HardwareError>) {
+        self.refused.retain(|r| r.part != part);
+        if let Err(e) = result {
+            self.refused.push(Refusal {
+                part,
+                error: e.clone(),
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::hardware::{HardwareErrorKind, IeeePfc};
+
+    fn app(selector: Selector, protocol: u16, priority: u8) -> AppPriority {
+        AppPriority {
+            priority,
+            selector,
+            protocol,
+        }
+    }
+
+    fn einval() -> HardwareError {
+        HardwareError::new(HardwareErrorKind::Refused, "refused").with_code("EINVAL")
+    }
+
+    #[test]
+    fn a_refused_entry_says_which_and_the_drivers_answer() {
+        let r = Refusal {
+            part: Part::App(app(Selector::UDP, 4791, 3)),
+            error: einval(),
+        };
+        assert_eq!(
+            r.to_string(),
+            "APP udp 4791 (RoCEv2) -> 3: refused by the driver (EINVAL)"
+        );
+        assert!(dscp_only(&[r.clone()], &[app(Selector::DSCP, 26, 3)]));
+        assert!(
+            !dscp_only(&[r], &[]),
+            "no DSCP entry held: nothing to conclude"
+        );
+    }
+
+    #[test]
+    fn someone_elses_entry_for_our_dscp_is_a_conflict_and_a_missing_one_is_named() {
+        let ours = app(Selector::DSCP, 26, 3);
+        let meant = Meant {
+            apps: vec![ours, app(Selector::DSCP, 48, 6)],
+            pfc: Some(0x08),
+            ..Meant::default()
+        };
+        let nic = NicState {
+            apps: vec![ours, app(Selector::DSCP, 26, 5)],
+            pfc: Some(IeeePfc {
+                enabled: 0x10,
+                ..IeeePfc::default()
+            }),
+            ..NicState::default()
+        };
+        let d = differences(&meant, &nic);
+        let text: Vec<String> = d.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            text,
+            [
+                "the NIC runs PFC on 4, not on 3 as programmed",
+                "APP dscp 26 (AF31) -> 5 in the NIC's table (not set by losslessd) conflicts with dscp 26 (AF31) -> 3",
+                "APP dscp 48 (CS6) -> 6: no longer in the NIC's table",
+            ]
+        );
+    }
+
+    #[test]
+    fn the_same_ets_in_unused_classes_is_no_difference() {
+        let mut meant = EtsTable::default();
+        meant.prio_tc = [0, 0, 0, 1, 0, 0, 2, 0];
+        meant.tsa = [
+            Tsa::ETS,
+            Tsa::ETS,
+            Tsa::STRICT,
+            Tsa::STRICT,
+            Tsa::STRICT,
+            Tsa::STRICT,
+            Tsa::STRICT,
+            Tsa::STRICT,
+        ];
+        meant.tc_bw = [50, 50, 0, 0, 0, 0, 0, 0];
+        let mut nic = meant;
+        nic.tc_bw[5] = 7; // a class no priority uses
+        assert!(!ets_differs(&nic, &meant));
+        nic.tc_bw[1] = 40;
+        assert!(ets_differs(&nic, &meant));
+    }
+
+    #[test]
+    fn trust_other_than_dscp_is_named() {
+        let meant = Meant {
+            trust: Some(Trust::DscpThenPcp),
+            ..Meant::default()
+        };
+        let nic = NicState {
+            trust: Some(vec![255]),
+            ..NicState::default()
+        };
+        assert_eq!(
+            differences(&meant, &nic)[0].to_string(),
+            "the NIC trusts pcp first, not DSCP: the DSCP entries do not classify"
+        );
+    }
+}

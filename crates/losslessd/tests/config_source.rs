@@ -216,3 +216,53 @@ fn reload_refuses_a_config_file_that_is_gone() {
     assert_eq!(d.dcbx("va")["ieee"]["pfc"]["admin"], serde_json::json!([3]));
     assert_eq!(d.stop(), Some(0));
 }
+
+/// `--check` in a network namespace holding `lo` and one veth: the section whose
+/// glob takes the veth and the `--interface` naming `lo` pass silently; the section
+/// and the `--interface` that match nothing there are each named in a warning on
+/// stderr, after the usual line; the file is valid all the same (exit 0). Fails on the
+/// old code, which said nothing of them.
+#[test]
+fn check_warns_of_sections_and_interfaces_that_match_no_interface_here() {
+    if !lossless_testkit::require(
+        "check_warns_of_sections_and_interfaces_that_match_no_interface_here",
+        &[lossless_testkit::Oracle::Netns],
+    ) {
+        return;
+    }
+    let host = Netns::new();
+    let peer = Netns::new();
+    Veth::new(
+        &host,
+        "enp65s0f0np0",
+        "02:00:00:00:00:0a",
+        &peer,
+        "leaf0",
+        "02:00:00:00:00:0b",
+    );
+    let dir = TempDir::new();
+    let file = dir.path().join("losslessd.toml");
+    std::fs::write(
+        &file,
+        "[ports.\"enp*s0f*np*\"]\napply = \"dcbnl\"\n\n[ports.\"enp65s0f1np1\"]\npfc.priorities = [3, 4]\n",
+    )
+    .unwrap();
+    let out = host
+        .command(losslessd_bin())
+        .args(["--config", file.to_str().unwrap(), "--check"])
+        .args(["--interface", "lo", "--interface", "eth9"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        format!("{}: configuration is valid\n", file.display())
+    );
+    assert_eq!(
+        text(&out.stderr),
+        "losslessd: warning: ports.\"enp65s0f1np1\": matches no interface on this host \
+         (interfaces here: lo, enp65s0f0np0)\n\
+         losslessd: warning: --interface eth9: matches no interface on this host \
+         (interfaces here: lo, enp65s0f0np0)\n"
+    );
+}

@@ -24,6 +24,7 @@ mod read;
 mod relay;
 mod render;
 mod setting;
+pub mod unmatched;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
+use lossless_node::config::unmatched::{describe, unmatched_interfaces, unmatched_patterns};
+use lossless_node::config::DaemonConfig;
 use losslessd::config_file::{ConfigSource, DEFAULT_CONFIG_PATH};
 use losslessd::logging::{self, LogFormat, Stderr};
 use losslessd::runtime::{self, Options};
@@ -52,7 +54,10 @@ struct Args {
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = LogFormat::Text)]
     log_format: LogFormat,
     /// Check the configuration (the file --config names, else the default file if it
-    /// exists, else the built-in defaults), say which, and exit (0: valid).
+    /// exists, else the built-in defaults), say which, and exit (0: valid, 2: not).
+    /// Each [ports."..."] section and --interface name of a valid configuration that
+    /// matches no interface in this network namespace is named in a warning on
+    /// stderr; the exit status is 0 all the same.
     #[arg(long)]
     check: bool,
     /// Write the man page, losslessd(8), into DIR (created if missing) and exit.
@@ -82,6 +87,28 @@ fn interface_name(name: &str) -> Result<String, String> {
     lossless_node::config::check_interface_name(name).map(|()| name.to_string())
 }
 
+/// `--check`'s warnings: each port section and `--interface` name that matches no
+/// interface in this network namespace, with the interfaces there. They leave the
+/// file valid: an interface may come later, and one file may serve several hosts.
+fn warn_unmatched(config: &DaemonConfig, named: &[String]) {
+    let links = match lossless_sys::link::dump_links() {
+        Ok(links) => links,
+        Err(e) => {
+            eprintln!(
+                "losslessd: warning: cannot list the interfaces here ({e}): which port \
+                 sections match none is not checked"
+            );
+            return;
+        }
+    };
+    let here: Vec<&str> = links.iter().map(|l| l.name.as_str()).collect();
+    let mut unmatched = unmatched_patterns(config, &here);
+    unmatched.extend(unmatched_interfaces(named, &here));
+    for u in &unmatched {
+        eprintln!("losslessd: warning: {}", describe(u, &here));
+    }
+}
+
 fn main() -> ExitCode {
     let args = Args::parse();
     if let Some(dir) = &args.man {
@@ -108,6 +135,7 @@ fn main() -> ExitCode {
     };
     if args.check {
         println!("{}: configuration is valid", source.describe());
+        warn_unmatched(&config, &opts.interfaces);
         return ExitCode::SUCCESS;
     }
     let filter = std::env::var("RUST_LOG").unwrap_or_else(|_| config.daemon.log.clone());

@@ -20,6 +20,11 @@ pub enum DcbxMode {
     Ieee,
     /// CEE DCBX only.
     Cee,
+    /// No negotiation: the configuration runs as written (IEEE 802.1Qaz objects are
+    /// programmed), for switches that send LLDP but no DCBX (SONiC, statically
+    /// configured fabrics). No DCBX TLV is sent; a neighbour's DCBX TLVs are read
+    /// and compared, not followed.
+    Static,
 }
 
 impl DcbxMode {
@@ -28,6 +33,7 @@ impl DcbxMode {
             DcbxMode::Auto => "auto",
             DcbxMode::Ieee => "ieee",
             DcbxMode::Cee => "cee",
+            DcbxMode::Static => "static",
         }
     }
 
@@ -36,6 +42,7 @@ impl DcbxMode {
             "auto" => Some(DcbxMode::Auto),
             "ieee" => Some(DcbxMode::Ieee),
             "cee" => Some(DcbxMode::Cee),
+            "static" => Some(DcbxMode::Static),
             _ => None,
         }
     }
@@ -72,6 +79,8 @@ pub enum ModeReason {
     LinkReset,
     /// Auto: back to IEEE because the peer went away.
     PeerGone,
+    /// `mode = "static"`: the configuration runs, nothing is negotiated.
+    Static,
 }
 
 impl ModeReason {
@@ -84,6 +93,10 @@ impl ModeReason {
             ModeReason::PeerCeeOnly => "auto: the peer sends CEE DCBX and no IEEE 802.1Qaz TLV",
             ModeReason::LinkReset => "auto: back to IEEE 802.1Qaz after a link reset",
             ModeReason::PeerGone => "auto: back to IEEE 802.1Qaz after the peer went away",
+            ModeReason::Static => {
+                "static: the configuration runs as written (IEEE 802.1Qaz objects), no DCBX \
+                 negotiation"
+            }
         }
     }
 }
@@ -119,6 +132,7 @@ impl ModeMachine {
             DcbxMode::Auto => (Version::Ieee, ModeReason::AutoDefault),
             DcbxMode::Ieee => (Version::Ieee, ModeReason::Configured),
             DcbxMode::Cee => (Version::Cee, ModeReason::Configured),
+            DcbxMode::Static => (Version::Ieee, ModeReason::Static),
         }
     }
 

@@ -68,6 +68,8 @@ pub enum Reason {
     PeerDiffers,
     /// IEEE APP, willing: our entries, then the peer's.
     Merged,
+    /// `mode = "static"`: the configuration runs, nothing is negotiated.
+    Static,
 }
 
 impl Reason {
@@ -113,6 +115,7 @@ impl Reason {
                 "neither side takes the other's configuration and they differ (mismatch)"
             }
             Reason::Merged => "running our entries plus the peer's",
+            Reason::Static => "static mode: running the configuration, not negotiated",
         }
     }
 

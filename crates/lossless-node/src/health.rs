@@ -89,6 +89,9 @@ pub enum Problem {
         pfc: PriorityMap,
         why: Reason,
     },
+    /// `mode = "static"`, and the neighbour's DCBX TLVs say otherwise than the
+    /// configuration: PFC on other priorities, or an APP entry to another priority.
+    StaticPeerDiffers(String),
     /// A PFC priority sits in an ETS traffic class with 0 % of the bandwidth.
     PfcInStarvedClass {
         priority: u8,
@@ -147,6 +150,11 @@ impl std::fmt::Display for Problem {
                 entry.priority,
                 priorities_text(pfc.0),
                 why.describe()
+            ),
+            Problem::StaticPeerDiffers(what) => write!(
+                f,
+                "static mode: the neighbour's DCBX TLVs differ from the configuration \
+                 ({what}): one end is not configured like the other"
             ),
             Problem::PfcInStarvedClass { priority, tc } => write!(
                 f,
@@ -273,6 +281,9 @@ pub fn problems(f: &Facts<'_>) -> Vec<Problem> {
             }
         }
     }
+    if s.mode.configured == lossless_dcbx::DcbxMode::Static && s.link_up {
+        out.extend(static_peer(s));
+    }
     if ieee {
         out.extend(lossy_classes(s));
         out.extend(starved_pfc(s));
@@ -318,6 +329,45 @@ pub fn covered(nic: &NicWatch, r: &Refusal) -> bool {
         && held
             .iter()
             .any(|h| h.selector == Selector::DSCP && h.priority == e.priority)
+}
+
+/// `mode = "static"`: what the neighbour's IEEE DCBX TLVs, when it sends any, say
+/// differently from what this port runs (PFC, and APP entries for the same selector
+/// and protocol to another priority; ETS may differ between the ends).
+fn static_peer(s: &PortStatus) -> Vec<Problem> {
+    let i = &s.ieee;
+    let mut out = Vec::new();
+    if let Some(peer) = i.pfc.peer {
+        let ours = if i.pfc.oper_mode {
+            i.pfc.oper
+        } else {
+            PriorityMap::NONE
+        };
+        if peer != ours {
+            out.push(Problem::StaticPeerDiffers(format!(
+                "PFC on {} there, on {} here",
+                priorities_text(peer.0),
+                priorities_text(ours.0)
+            )));
+        }
+    }
+    if let Some(peer) = &i.app.peer {
+        for theirs in peer.iter() {
+            let ours = i
+                .app
+                .oper
+                .iter()
+                .find(|o| o.selector == theirs.selector && o.protocol == theirs.protocol);
+            if let Some(ours) = ours.filter(|o| o.priority != theirs.priority) {
+                out.push(Problem::StaticPeerDiffers(format!(
+                    "APP {} there, {} here",
+                    app_text(theirs),
+                    app_text(ours)
+                )));
+            }
+        }
+    }
+    out
 }
 
 /// RoCEv2's UDP port.

@@ -391,7 +391,7 @@ fn dcbx_features(out: &mut String, ports: &[&Port]) {
         out,
         "lossless_dcbx_mode",
         "The DCBX version the port runs (running) and the one configured (configured: \
-             auto, ieee, cee): 1 on the port's current pair.",
+             auto, ieee, cee, static): 1 on the port's current pair.",
         "gauge",
     );
     for p in ports {

@@ -39,6 +39,8 @@ pub struct Port {
     /// Since when the port has been negotiating (link up or a change), until
     /// every feature is in sync with a DCBX peer.
     pub negotiating_since: Option<Instant>,
+    /// When the link last came up (None while it is down).
+    pub link_up_at: Option<Instant>,
     /// The last negotiation time, link-up (or change) to all features Syncd.
     pub last_convergence: Option<Duration>,
     /// Adaptive headroom, on ports that advertise the measurement capability
@@ -100,6 +102,7 @@ impl Port {
             ieee_hw: IeeeHardware::default(),
             io: IoCounters::default(),
             negotiating_since: None,
+            link_up_at: None,
             last_convergence: None,
             headroom,
             held: Vec::new(),
@@ -163,6 +166,7 @@ impl Port {
         }
         self.agent.handle_link(now, up);
         self.negotiating_since = up.then_some(now);
+        self.link_up_at = up.then_some(now);
         true
     }
 
@@ -195,14 +199,22 @@ impl Port {
             .headroom
             .as_ref()
             .and_then(|h| h.session.poll_timeout());
-        let nic =
-            self.ieee_hw.nic.next_read.filter(|_| {
-                matches!(self.hardware, Hardware::Dcbnl { .. }) && self.agent.link_up()
-            });
-        [self.agent.poll_timeout(), m, self.pfc.poll_timeout(), nic]
-            .into_iter()
-            .flatten()
-            .min()
+        let dcbnl = matches!(self.hardware, Hardware::Dcbnl { .. }) && self.agent.link_up();
+        let nic = self.ieee_hw.nic.next_read.filter(|_| dcbnl);
+        let settle = self
+            .link_up_at
+            .map(|t| t + crate::node::PROGRAM_SETTLE)
+            .filter(|_| dcbnl && self.ieee_hw.held);
+        [
+            self.agent.poll_timeout(),
+            m,
+            self.pfc.poll_timeout(),
+            nic,
+            settle,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     /// Runs whatever of the port is due at `now`.
@@ -364,6 +376,8 @@ pub struct IeeeHardware {
     pub dcbx_mode: Option<lossless_dcbx::Version>,
     /// What the driver refused, what it holds, and drift.
     pub nic: crate::nic::NicWatch,
+    /// A programming waits for the negotiation to settle after a link-up.
+    pub held: bool,
     /// The program sent and not answered yet.
     #[serde(skip)]
     pub pending: Option<IeeeProgram>,

@@ -236,7 +236,7 @@ fn execute_one(node: &mut Node, io: &mut Io, clock: &Clock, out: Output) {
         }
         Output::Probe { ifindex, name } => {
             let result = io.with_dcbnl(|d| d.get_state(&name).map(|_| ()));
-            node.handle_probe(ifindex, result);
+            node.handle_probe(clock.now(), ifindex, result);
         }
         Output::ProgramCee {
             ifindex,

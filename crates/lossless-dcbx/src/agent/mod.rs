@@ -32,7 +32,7 @@ use crate::ieee::{self, IeeeMachines};
 use crate::lldp::peer::PeerView;
 use crate::lldp::rx::{Limits, Msap, Neighbor, RemoteMib, RxOutcome};
 use crate::lldp::tx::{TxKind, TxMachine};
-use crate::mode::{ModeChange, ModeMachine, Version};
+use crate::mode::{DcbxMode, ModeChange, ModeMachine, Version};
 use crate::reason::Reason;
 use crate::stats::{DcbxStats, DecodeErrors, LldpStats};
 use crate::time::Instant;
@@ -166,6 +166,17 @@ impl Agent {
 
     /// DCBX runs: link up, LLDP rx and tx enabled, DCBX not switched off (CEE DCBX 2.3).
     pub fn dcbx_active(&self) -> bool {
+        self.dcbx_allowed() && self.cfg.dcbx.mode != DcbxMode::Static
+    }
+
+    /// `mode = "static"` runs: the configuration as written, a neighbour's DCBX TLVs
+    /// read and compared, not followed.
+    pub fn static_mode(&self) -> bool {
+        self.dcbx_allowed() && self.cfg.dcbx.mode == DcbxMode::Static
+    }
+
+    /// Link up, LLDP both ways, DCBX not switched off.
+    fn dcbx_allowed(&self) -> bool {
         self.link_up && self.cfg.admin_status == crate::AdminStatus::RxTx && self.cfg.dcbx.enabled
     }
 
@@ -507,6 +518,15 @@ impl Agent {
     /// The DCBX machines after any input; `fresh`: what the LLDPDU just received
     /// brought (nothing, for a timer or a configuration change).
     fn run_dcbx(&mut self, now: Instant, fresh: &Fresh) {
+        if self.static_mode() {
+            // The single neighbour's IEEE TLVs, to show and compare; never followed.
+            let neighbor = match self.mib.dcbx_view(now, self.cfg.neighbor_hold()) {
+                PeerView::One(n) => n.ieee.clone(),
+                PeerView::None | PeerView::Multiple => None,
+            };
+            self.run_ieee(ieee::PeerView::Static(neighbor.as_deref()));
+            return;
+        }
         if !self.dcbx_active() {
             match self.mode.running() {
                 Version::Cee => self.cee.inactive(&self.cfg.dcbx, &mut self.events),

@@ -137,6 +137,7 @@ pub(super) fn ets(d: &DcbxConfig, view: PeerView<'_>) -> Outcome<EtsTable> {
     }
     let tlvs = match view {
         PeerView::Inactive => return local(ours, true, Reason::DcbxInactive),
+        PeerView::Static(_) => return local(ours, true, Reason::Static),
         PeerView::Absent(r) => return local(ours, true, r),
         PeerView::Present { tlvs, .. } => tlvs,
     };
@@ -195,6 +196,7 @@ pub(super) fn pfc(d: &DcbxConfig, local_mac: MacAddr, view: PeerView<'_>) -> Out
     }
     let (tlvs, peer_mac) = match view {
         PeerView::Inactive => return local(ours, true, Reason::DcbxInactive),
+        PeerView::Static(_) => return local(ours, true, Reason::Static),
         PeerView::Absent(r) => return local(ours, true, r),
         PeerView::Present { tlvs, mac } => (tlvs, mac),
     };
@@ -236,6 +238,7 @@ pub(super) fn app(d: &DcbxConfig, view: PeerView<'_>) -> Outcome<AppPriorityTabl
     }
     let tlvs = match view {
         PeerView::Inactive => return local(ours, true, Reason::DcbxInactive),
+        PeerView::Static(_) => return local(ours, true, Reason::Static),
         PeerView::Absent(r) => return local(ours, true, r),
         PeerView::Present { tlvs, .. } => tlvs,
     };

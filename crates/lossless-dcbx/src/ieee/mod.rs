@@ -43,6 +43,9 @@ pub enum PeerView<'a> {
     Absent(Reason),
     /// The single neighbour's IEEE TLVs, and its MAC (for PFC's tie-break).
     Present { tlvs: &'a IeeeDcbx, mac: MacAddr },
+    /// `mode = "static"`: the configuration runs; the single neighbour's IEEE TLVs,
+    /// if it sends any, are kept to show and compare, never followed.
+    Static(Option<&'a IeeeDcbx>),
 }
 
 /// The peer's TLVs as last received (the valid ones).
@@ -87,7 +90,7 @@ impl IeeeMachines {
         events: &mut VecDeque<Event>,
     ) {
         self.peer = match view {
-            PeerView::Present { tlvs, .. } => PeerTlvs {
+            PeerView::Present { tlvs, .. } | PeerView::Static(Some(tlvs)) => PeerTlvs {
                 ets_config: ok(&tlvs.ets_config),
                 ets_recommendation: ok(&tlvs.ets_recommendation),
                 pfc: ok(&tlvs.pfc),

@@ -92,13 +92,13 @@ impl LldpduBound {
         let d = &cfg.dcbx;
         let cee = match d.mode {
             DcbxMode::Cee | DcbxMode::Auto => CEE_MAX_TLV_LEN,
-            DcbxMode::Ieee => 0,
+            DcbxMode::Ieee | DcbxMode::Static => 0,
         };
         let ieee = match d.mode {
             DcbxMode::Ieee | DcbxMode::Auto => IeeeMachines::new(d)
                 .advertise(d, d.headroom_measurement)
                 .buffer_len(),
-            DcbxMode::Cee => 0,
+            DcbxMode::Cee | DcbxMode::Static => 0,
         };
         LldpduBound {
             identity,

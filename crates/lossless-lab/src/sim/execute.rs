@@ -165,7 +165,7 @@ impl Sim {
             }
             Output::Probe { ifindex, .. } => {
                 let r = c.nic.probe();
-                c.node.handle_probe(ifindex, r);
+                c.node.handle_probe(now, ifindex, r);
             }
             Output::ProgramCee {
                 ifindex, pfc, pg, ..

@@ -12,7 +12,7 @@ impl Node {
     /// The answer to an [`Output::Probe`](super::Output::Probe): Ok(()) when the NIC
     /// speaks dcbnl. The operational configuration, and a headroom sized while the probe
     /// was out, are programmed at once.
-    pub fn handle_probe(&mut self, ifindex: u32, result: Result<(), HardwareError>) {
+    pub fn handle_probe(&mut self, now: Now, ifindex: u32, result: Result<(), HardwareError>) {
         let Some(name) = self.name_of(ifindex) else {
             return;
         };
@@ -29,7 +29,7 @@ impl Node {
                 // A driver answering anew (a new port, a driver reloaded): nothing
                 // it refused or held before counts.
                 port.ieee_hw.nic = crate::nic::NicWatch::default();
-                let outs = program::outputs(port, &[], true);
+                let outs = program::outputs(port, now.mono, &[], true);
                 self.outputs.extend(outs);
                 if let Some(out) = apply_headroom(port) {
                     self.outputs.push_back(out);

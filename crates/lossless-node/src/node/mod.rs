@@ -22,6 +22,7 @@ mod nic;
 mod pfc;
 mod ports;
 mod program;
+pub use program::PROGRAM_SETTLE;
 mod relay;
 mod reload;
 mod requests;
@@ -349,7 +350,7 @@ impl Node {
             return;
         };
         // Only a NIC that answered the dcbnl probe is programmed.
-        let outs = program::outputs(port, &drained.events, false);
+        let outs = program::outputs(port, now.mono, &drained.events, false);
         self.outputs.extend(outs);
         let Some(port) = self.ports.get(name) else {
             return;

@@ -7,7 +7,7 @@
 //! entries another tool set stay (lldpad's blanket resets are a known complaint). A
 //! port that leaves IEEE withdraws its entries.
 
-use lossless_dcbx::{Event, FeatureId, Version};
+use lossless_dcbx::{Duration, Event, FeatureId, Instant, Version};
 use lossless_wire::ieee::{AppPriority, Selector};
 use tracing::warn;
 
@@ -17,10 +17,34 @@ use crate::nic::{Meant, Part};
 use crate::port::Port;
 use crate::protocol::{DaemonEvent, EventBody, Hardware};
 
+/// After a link-up, how long an IEEE port without a DCBX peer waits before its NIC is
+/// programmed: the peer's first LLDPDUs come within it, and programming our own
+/// configuration first, then the peer's a moment later, is two reconfigurations
+/// where one does (on ice each is a link flap, which would start it all over).
+pub const PROGRAM_SETTLE: Duration = Duration::from_secs(3);
+
+/// The negotiation has settled enough to program the NIC: the link is up, and a
+/// DCBX peer is in view, or DCBX does not run (static mode, DCBX off), or the link
+/// has been up for [`PROGRAM_SETTLE`].
+fn settled(port: &Port, now: Instant) -> bool {
+    let a = &port.agent;
+    a.link_up()
+        && (a.peer_present()
+            || !a.dcbx_active()
+            || port.link_up_at.is_some_and(|t| now >= t + PROGRAM_SETTLE))
+}
+
 /// The outputs that bring a port's NIC to what the agent runs now. `events`: what the
 /// agent just reported; `force`: program whatever the events say (after a probe).
-pub(super) fn outputs(port: &mut Port, events: &[Event], force: bool) -> Vec<Output> {
+/// Nothing is programmed while the link is down (the NIC keeps what it holds, and what
+/// runs on a down link is not what the link will run); an IEEE programming waits for
+/// the negotiation to settle after a link-up ([`PROGRAM_SETTLE`]), then goes once.
+pub(super) fn outputs(port: &mut Port, now: Instant, events: &[Event], force: bool) -> Vec<Output> {
     if !matches!(port.hardware, Hardware::Dcbnl { .. }) {
+        return Vec::new();
+    }
+    if !port.agent.link_up() {
+        port.ieee_hw.held |= force;
         return Vec::new();
     }
     let mut out = Vec::new();
@@ -44,7 +68,8 @@ pub(super) fn outputs(port: &mut Port, events: &[Event], force: bool) -> Vec<Out
     };
     match running {
         Version::Cee => {
-            if force || mode_changed || changed(true) {
+            if force || mode_changed || changed(true) || port.ieee_hw.held {
+                port.ieee_hw.held = false;
                 out.push(program_cee(port));
             }
             // Entries installed while IEEE ran are withdrawn.
@@ -53,7 +78,11 @@ pub(super) fn outputs(port: &mut Port, events: &[Event], force: bool) -> Vec<Out
             }
         }
         Version::Ieee => {
-            if force || mode_changed || changed(false) {
+            let wanted = force || mode_changed || changed(false) || port.ieee_hw.held;
+            if wanted && !settled(port, now) {
+                port.ieee_hw.held = true;
+            } else if wanted {
+                port.ieee_hw.held = false;
                 out.extend(program_ieee(port));
             }
         }

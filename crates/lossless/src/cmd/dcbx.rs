@@ -54,6 +54,7 @@ Examples:
   lossless dcbx set eth0 app del dscp 26
   lossless dcbx set eth0 app --willing no
   lossless dcbx set eth0 mode ieee                IEEE 802.1Qaz only (auto: as the peer speaks)
+  lossless dcbx set eth0 mode static              no DCBX: program the configuration (SONiC)
   lossless dcbx set eth0 pg --pgid 0,0,0,1,1,1,15,2 --percent 25,75,0,0,0,0,0,0
 
 pfc, app and the flags serve both CEE DCBX and IEEE 802.1Qaz; pg is CEE DCBX's, ets
@@ -94,7 +95,9 @@ pub enum SetWhat {
     /// Example: lossless dcbx set eth0 ets --tc 0:0,1,2,4,5,7:50 --tc 1:3:50 --tc 2:6:strict
     Ets(EtsArgs),
     /// Which DCBX version the port runs: auto (IEEE 802.1Qaz, CEE DCBX for a peer
-    /// that speaks only that), ieee or cee.
+    /// that speaks only that), ieee, cee, or static (no negotiation: the
+    /// configuration is programmed as written, for switches without DCBX such as
+    /// SONiC; a neighbour's differing DCBX TLVs are reported).
     ///
     /// Example: lossless dcbx set eth0 mode ieee
     Mode {
@@ -120,6 +123,8 @@ pub enum ModeArg {
     Auto,
     Ieee,
     Cee,
+    /// No DCBX negotiation: the configuration runs as written.
+    Static,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -414,6 +419,7 @@ pub fn change(what: &SetWhat) -> Result<FeatureChange, CliError> {
                 ModeArg::Auto => lossless_dcbx::DcbxMode::Auto,
                 ModeArg::Ieee => lossless_dcbx::DcbxMode::Ieee,
                 ModeArg::Cee => lossless_dcbx::DcbxMode::Cee,
+                ModeArg::Static => lossless_dcbx::DcbxMode::Static,
             }),
             ..FeatureChange {
                 feature: FeatureName::Mode,

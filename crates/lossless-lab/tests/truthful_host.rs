@@ -1,0 +1,291 @@
+#![allow(clippy::unwrap_used)]
+//! A host's health says "ok" only when the traffic its configuration calls lossless
+//! is lossless, on the virtual clock with the node core losslessd runs:
+//!
+//! - a RoCE class left on a priority whose PFC the switch took away is a problem;
+//! - a driver that takes DSCP APP entries only (mlx5, ice, hns3) gets every entry it
+//!   takes, each refused one is named with the driver's answer, and the trust order
+//!   still goes through; RoCEv2 classified by DSCP is not a problem;
+//! - the NIC read back: an entry removed behind the daemon's back is drift, repaired
+//!   (`nic_drift = "repair"`) or reported (`"report"`);
+//! - the NIC is not programmed again with what it holds (ice flaps its link for each
+//!   programming);
+//! - `mode = "static"` runs the file's configuration beside a neighbour that sends no
+//!   DCBX, healthy; a neighbour whose DCBX TLVs differ is reported.
+
+use lossless_dcbx::{DcbxMode, Duration, PortConfig};
+use lossless_lab::nic::Driver;
+use lossless_lab::scenario::{ieee_host_config, ieee_switch_config};
+use lossless_lab::{NodeId, Sim};
+use lossless_node::config::{Apply, PortSettings};
+use lossless_node::nic::DriftPolicy;
+use lossless_node::protocol::Request;
+use lossless_wire::cee::PriorityMap;
+use lossless_wire::ieee::{AppPriority, AppPriorityTable, Selector};
+use lossless_wire::MacAddr;
+use serde_json::{json, Value};
+
+fn app(selector: Selector, protocol: u16, priority: u8) -> AppPriority {
+    AppPriority {
+        priority,
+        selector,
+        protocol,
+    }
+}
+
+fn table(entries: &[AppPriority]) -> AppPriorityTable {
+    let mut t = AppPriorityTable::new();
+    for e in entries {
+        t.push(*e).unwrap();
+    }
+    t
+}
+
+/// The RoCE host: willing, PFC on 3, DSCP 26 and UDP 4791 on 3, CNP DSCP 48 on 6.
+fn roce_host() -> PortConfig {
+    let mut c = ieee_host_config();
+    c.dcbx.pfc.cfg.priorities = PriorityMap(1 << 3);
+    c.dcbx.ieee.app = table(&[
+        app(Selector::DSCP, 26, 3),
+        app(Selector::DSCP, 48, 6),
+        app(Selector::UDP, 4791, 3),
+    ]);
+    c
+}
+
+struct Lab {
+    sim: Sim,
+    switch: NodeId,
+    host: NodeId,
+    seg: lossless_lab::SegmentId,
+}
+
+/// A switch node (no dcbnl) and a host node whose NIC is programmed.
+fn lab(switch: PortConfig, host: PortSettings, dscp_only: bool) -> Lab {
+    let mut sim = Sim::new(1);
+    let sw = PortSettings::from_port_config(&switch);
+    let switch = sim
+        .add_node(
+            "switch",
+            MacAddr([2, 0, 0, 0, 0, 0x0a]),
+            sw,
+            Driver::NoDcbnl,
+        )
+        .unwrap();
+    let host = sim
+        .add_node(
+            "host",
+            MacAddr([2, 0, 0, 0, 0, 0x0b]),
+            host,
+            Driver::Dcbnl { buffer: None },
+        )
+        .unwrap();
+    sim.nic_mut(host).dscp_only = dscp_only;
+    let seg = sim.connect(switch, host);
+    sim.set_link(seg, true);
+    sim.run_for(Duration::from_secs(3));
+    Lab {
+        sim,
+        switch,
+        host,
+        seg,
+    }
+}
+
+fn dcbnl(c: &PortConfig) -> PortSettings {
+    let mut s = PortSettings::from_port_config(c);
+    s.apply = Apply::Dcbnl;
+    s
+}
+
+fn port_status(sim: &mut Sim, node: NodeId) -> Value {
+    let r = sim.request(node, Request::Status);
+    assert!(r.ok, "{r:?}");
+    r.result.unwrap()["ports"][0].clone()
+}
+
+#[test]
+fn a_roce_class_on_a_priority_the_switch_took_pfc_from_is_unhealthy() {
+    // The switch (not willing) runs PFC on 4 and sends no APP entries, as lldpad
+    // told `-T -V PFC enabled=4` does.
+    let mut sw = ieee_switch_config();
+    sw.dcbx.pfc.cfg.priorities = PriorityMap(1 << 4);
+    sw.dcbx.ieee.app = AppPriorityTable::new();
+    let mut l = lab(sw, dcbnl(&roce_host()), false);
+    // The host did what IEEE 802.1Qaz says: it runs the switch's PFC ...
+    assert_eq!(l.sim.nic(l.host).ieee_pfc, Some(1 << 4));
+    // ... and its RoCE classes still go to 3, which has no PFC now.
+    let port = port_status(&mut l.sim, l.host);
+    assert_eq!(port["healthy"], false, "{port:#}");
+    let lossy = "carries a class the configuration makes lossless, but priority 3 has no PFC \
+                 in operation (PFC on 4: willing: running the peer's configuration): that \
+                 traffic is lossy";
+    assert_eq!(
+        port["problems"],
+        json!([
+            format!("APP dscp 26 (AF31) -> 3 {lossy}"),
+            format!("APP udp 4791 (RoCEv2) -> 3 {lossy}"),
+        ]),
+        "{port:#}"
+    );
+    // The CNP (DSCP 48 -> 6) is no lossless class: not named.
+    let metrics = l.sim.metrics(l.host);
+    assert!(
+        metrics.contains("lossless_port_healthy{port=\"p0\"} 0"),
+        "{metrics}"
+    );
+
+    // The same switch with PFC on 3: nothing to say.
+    let mut sw = ieee_switch_config();
+    sw.dcbx.ieee.app = AppPriorityTable::new();
+    let mut l = lab(sw, dcbnl(&roce_host()), false);
+    let port = port_status(&mut l.sim, l.host);
+    assert_eq!(port["problems"], json!([]), "{port:#}");
+    let _ = l.switch;
+}
+
+#[test]
+fn a_dscp_only_driver_gets_every_entry_it_takes_and_each_refusal_is_named() {
+    let mut l = lab(ieee_switch_config(), dcbnl(&roce_host()), true);
+    let nic = l.sim.nic(l.host).clone();
+    // Every DSCP entry reached the NIC, and the trust order after them, although
+    // the UDP entry between them was refused.
+    assert!(
+        nic.apps.contains(&app(Selector::DSCP, 26, 3)),
+        "{:?}",
+        nic.apps
+    );
+    assert!(
+        nic.apps.contains(&app(Selector::DSCP, 48, 6)),
+        "{:?}",
+        nic.apps
+    );
+    assert!(!nic.apps.contains(&app(Selector::UDP, 4791, 3)));
+    assert_eq!(nic.trust, Some(lossless_node::hardware::Trust::DscpThenPcp));
+    // RoCEv2 is classified by its DSCP on this NIC: no problem.
+    let port = port_status(&mut l.sim, l.host);
+    assert_eq!(port["problems"], json!([]), "{port:#}");
+    // Nothing sent again for the refused entry, however long it runs.
+    let programs = l.sim.nic(l.host).ieee_programs;
+    l.sim.run_for(Duration::from_secs(120));
+    assert_eq!(l.sim.nic(l.host).ieee_programs, programs);
+
+    // FCoE has no DSCP to fall back on: its refused entry is a problem, by name.
+    let mut host = roce_host();
+    host.dcbx.pfc.cfg.priorities = PriorityMap((1 << 3) | (1 << 4));
+    host.dcbx.ieee.app = table(&[
+        app(Selector::DSCP, 26, 3),
+        app(Selector::ETHERTYPE, 0x8906, 4),
+    ]);
+    let mut sw = ieee_switch_config();
+    sw.dcbx.pfc.cfg.priorities = PriorityMap((1 << 3) | (1 << 4));
+    let mut l = lab(sw, dcbnl(&host), true);
+    let port = port_status(&mut l.sim, l.host);
+    assert_eq!(
+        port["problems"],
+        json!(["APP ethertype 0x8906 (FCoE) -> 4: refused by the driver (EINVAL): not in the NIC"]),
+        "{port:#}"
+    );
+}
+
+fn events(sim: &mut Sim, node: NodeId) -> Vec<Value> {
+    let r = sim.request(node, Request::Events { follow: false });
+    assert!(r.ok, "{r:?}");
+    r.result.unwrap()["events"].as_array().unwrap().clone()
+}
+
+#[test]
+fn an_entry_removed_behind_the_daemons_back_is_drift_repaired_or_reported() {
+    for policy in [DriftPolicy::Repair, DriftPolicy::Report] {
+        let mut host = dcbnl(&roce_host());
+        host.nic_drift = policy;
+        let mut l = lab(ieee_switch_config(), host, false);
+        let gone = app(Selector::DSCP, 26, 3);
+        assert!(l.sim.nic(l.host).apps.contains(&gone));
+        // `dcb app del dev p0 dscp-prio 26:3`, as someone would.
+        l.sim.nic_mut(l.host).apps.retain(|a| *a != gone);
+        l.sim.run_for(Duration::from_secs(31));
+        let drift: Vec<Value> = events(&mut l.sim, l.host)
+            .into_iter()
+            .filter(|e| e["event"] == "nic_drift")
+            .collect();
+        assert_eq!(drift.len(), 1, "{drift:#?}");
+        assert_eq!(
+            drift[0]["differences"],
+            json!(["APP dscp 26 (AF31) -> 3: no longer in the NIC's table"])
+        );
+        let port = port_status(&mut l.sim, l.host);
+        match policy {
+            DriftPolicy::Repair => {
+                assert_eq!(drift[0]["repairing"], true);
+                assert!(l.sim.nic(l.host).apps.contains(&gone));
+                assert_eq!(port["problems"], json!([]), "{port:#}");
+            }
+            DriftPolicy::Report => {
+                assert_eq!(drift[0]["repairing"], false);
+                assert!(!l.sim.nic(l.host).apps.contains(&gone));
+                assert_eq!(
+                    port["problems"],
+                    json!(["read back: APP dscp 26 (AF31) -> 3: no longer in the NIC's table"]),
+                    "{port:#}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn what_the_nic_holds_is_not_programmed_again_after_a_link_flap() {
+    let mut l = lab(ieee_switch_config(), dcbnl(&roce_host()), false);
+    let programs = l.sim.nic(l.host).ieee_programs;
+    assert!(programs >= 1);
+    for _ in 0..3 {
+        l.sim.set_link(l.seg, false);
+        l.sim.run_for(Duration::from_secs(1));
+        l.sim.set_link(l.seg, true);
+        l.sim.run_for(Duration::from_secs(3));
+    }
+    assert_eq!(l.sim.nic(l.host).ieee_programs, programs);
+    let port = port_status(&mut l.sim, l.host);
+    assert_eq!(port["problems"], json!([]), "{port:#}");
+}
+
+#[test]
+fn static_mode_is_healthy_beside_a_switch_without_dcbx_and_reports_one_that_differs() {
+    // A SONiC-like neighbour: LLDP, no DCBX TLV.
+    let mut sw = ieee_switch_config();
+    sw.dcbx.enabled = false;
+    let mut host = roce_host();
+    host.dcbx.mode = DcbxMode::Static;
+    let mut l = lab(sw.clone(), dcbnl(&host), false);
+    let port = port_status(&mut l.sim, l.host);
+    assert_eq!(port["healthy"], true, "{port:#}");
+    // The file's configuration is in the NIC.
+    let nic = l.sim.nic(l.host);
+    assert_eq!(nic.ieee_pfc, Some(1 << 3));
+    assert!(nic.apps.contains(&app(Selector::DSCP, 26, 3)));
+    // In auto mode the same neighbour leaves the host without a peer: unhealthy.
+    let mut l = lab(sw, dcbnl(&roce_host()), false);
+    let port = port_status(&mut l.sim, l.host);
+    assert_eq!(
+        port["problems"],
+        json!(["the LLDP neighbour sends no DCBX TLV"]),
+        "{port:#}"
+    );
+
+    // A neighbour that does send DCBX, with PFC on 4: followed in auto mode, and
+    // in static mode reported, not followed.
+    let mut sw = ieee_switch_config();
+    sw.dcbx.pfc.cfg.priorities = PriorityMap(1 << 4);
+    let mut l = lab(sw, dcbnl(&host), false);
+    assert_eq!(l.sim.nic(l.host).ieee_pfc, Some(1 << 3));
+    let port = port_status(&mut l.sim, l.host);
+    assert_eq!(
+        port["problems"],
+        json!([
+            "static mode: the neighbour's DCBX TLVs differ from the configuration (PFC on 4 \
+                there, on 3 here): one end is not configured like the other"
+        ]),
+        "{port:#}"
+    );
+}

@@ -431,6 +431,92 @@ fn profile_roce_applies_to_a_running_daemon() {
     );
 }
 
+/// `profile roce --apply-to-daemon` on a port with `apply = "none"` (the default) sets
+/// what the port advertises, and the NIC is never told: the CLI says so, in text and in
+/// JSON (`nic_programmed`), rather than report the host lossless. The same on a port with
+/// `apply = "dcbnl"` whose device has no dcbnl (a veth). Fails on the old code, which
+/// printed "RoCEv2 profile applied" alone for both.
+#[test]
+fn profile_roce_says_when_the_nic_is_not_programmed() {
+    if !require(
+        "profile_roce_says_when_the_nic_is_not_programmed",
+        &[Oracle::Netns],
+    ) {
+        return;
+    }
+    let dir = TempDir::new();
+    let host = Netns::new();
+    let peer = Netns::new();
+    for (name, other, i) in [("va", "pa", 0), ("vc", "pc", 1)] {
+        Veth::new(
+            &host,
+            name,
+            &format!("02:00:00:00:00:0{i}"),
+            &peer,
+            other,
+            &format!("02:00:00:00:01:0{i}"),
+        );
+    }
+    let conf = dir.path().join("host.toml");
+    std::fs::write(
+        &conf,
+        "[ports.\"va\"]\n\n[ports.\"vc\"]\napply = \"dcbnl\"\n",
+    )
+    .unwrap();
+    let d = Daemon::start(
+        &host,
+        &dir.path().join("d"),
+        &["--config", conf.to_str().unwrap()],
+    );
+    // vc's dcbnl probe answered (a veth has none).
+    wait_for(Duration::from_secs(5), "vc's dcbnl probe", || {
+        let st = d.call(&lossless_node::protocol::Request::Status);
+        let ports = st["ports"].as_array()?;
+        let vc = ports.iter().find(|p| p["port"] == "vc")?;
+        (ports.len() == 2 && vc["hardware"]["mode"] == "unsupported").then_some(())
+    });
+
+    let out = ok(d.cli(&["profile", "roce", "--port", "v?", "--apply-to-daemon"]));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 4, "{out}");
+    assert!(lines[0].starts_with("va: RoCEv2 profile applied"), "{out}");
+    assert_eq!(
+        lines[1],
+        "va: applied to the DCBX advertisement only: apply = \"none\", the NIC was not \
+         programmed; set apply = \"dcbnl\" in the configuration to program it",
+        "{out}"
+    );
+    assert!(lines[2].starts_with("vc: RoCEv2 profile applied"), "{out}");
+    assert!(
+        lines[3].starts_with(
+            "vc: applied to the DCBX advertisement only: apply = \"dcbnl\", but the NIC was \
+             not programmed: it has no dcbnl"
+        ),
+        "{out}"
+    );
+
+    for (port, apply, hardware) in [
+        ("va", "none", "report_only"),
+        ("vc", "dcbnl", "unsupported"),
+    ] {
+        let v = json(d.cli(&[
+            "profile",
+            "roce",
+            "--port",
+            port,
+            "--apply-to-daemon",
+            "--json",
+        ]));
+        // The port as `dcbx set` answers it, and whether the daemon programs its NIC.
+        assert_eq!(v["port"], port, "{v:#}");
+        assert_eq!(v["nic_programmed"], false, "{port}: {v:#}");
+        assert_eq!(v["apply"], apply, "{port}: {v:#}");
+        assert_eq!(v["hardware"]["mode"], hardware, "{port}: {v:#}");
+        // The port's DCBX state is there as before.
+        assert_eq!(nums(&v["pfc"]["desired"]["priorities"]), [3], "{v:#}");
+    }
+}
+
 /// Runs `lossless profile roce ARGS` and `losslessd --check` on what it printed.
 fn profile(dir: &Path, name: &str, args: &[&str]) -> (String, Output) {
     let out = Command::new(lossless_bin())

@@ -51,7 +51,10 @@ when the switch pushes one, these values otherwise (--willing no imposes them).
 With --apply-to-daemon the values go to every port of the running losslessd that
 --port matches (all of them without --port) as `dcbx set` changes: persisted, they
 survive restarts; `lossless dcbx reset PORT` gives the file's values back. The APP
-list replaces the port's.";
+list replaces the port's. Each port's line then says whether the daemon programs
+its NIC: with apply = \"none\" (the default) only the DCBX advertisement changes and
+the NIC is not programmed (set apply = \"dcbnl\" in the configuration); --json adds
+apply, nic_programmed and hardware to each port's object.";
 
 #[derive(Debug, clap::Subcommand)]
 pub enum ProfileCommand {
@@ -409,6 +412,12 @@ pub fn run(cmd: ProfileCommand) -> Result<(), CliError> {
         ));
     }
     for port in &ports {
+        let hardware = arr(&status["ports"])
+            .iter()
+            .find(|p| s(&p["port"]) == *port)
+            .map(|p| p["hardware"].clone())
+            .unwrap_or_default();
+        let nic = Nic::of(&hardware);
         let mut last = serde_json::Value::Null;
         for (i, change) in roce.changes().into_iter().enumerate() {
             let feature = change.feature.name();
@@ -431,17 +440,111 @@ pub fn run(cmd: ProfileCommand) -> Result<(), CliError> {
             })?;
         }
         if args.json {
+            // The port as `dcbx set` answers it, and what becomes of its NIC.
+            if let Some(p) = last.as_object_mut() {
+                p.insert("apply".into(), nic.apply.into());
+                p.insert("nic_programmed".into(), nic.programmed.into());
+                p.insert("hardware".into(), hardware);
+            }
             print_json(&last)?;
         } else {
             emit(&format!(
                 "{port}: RoCEv2 profile applied (pfc, ets, pg, app{}): data priority {}, \
-                 CNP priority {}; mode {}\n",
+                 CNP priority {}; mode {}\n{port}: {}\n",
                 if roce.mode.is_some() { ", mode" } else { "" },
                 roce.priority,
                 roce.cnp_priority,
-                s(&last["mode"]["running"])
+                s(&last["mode"]["running"]),
+                nic.text,
             ))?;
         }
     }
     Ok(())
+}
+
+/// Whether the daemon programs a port's NIC, from its `status` (`hardware`, what the
+/// APPLY column shows): with `apply = "none"` (the default), or a device without dcbnl,
+/// the profile changes what the port advertises and nothing in the NIC.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Nic {
+    /// The port's `apply`: `none` or `dcbnl`.
+    apply: &'static str,
+    /// The daemon programs the NIC: `apply = "dcbnl"`, the device answers dcbnl, and
+    /// its last programming did not fail.
+    programmed: bool,
+    /// What that means, in a sentence.
+    text: String,
+}
+
+impl Nic {
+    fn of(hardware: &serde_json::Value) -> Nic {
+        use lossless_node::protocol::Hardware;
+        let none = |text: String| Nic {
+            apply: "dcbnl",
+            programmed: false,
+            text,
+        };
+        match serde_json::from_value::<Hardware>(hardware.clone()) {
+            Ok(Hardware::ReportOnly) => Nic {
+                apply: "none",
+                programmed: false,
+                text: "applied to the DCBX advertisement only: apply = \"none\", the NIC was \
+                       not programmed; set apply = \"dcbnl\" in the configuration to program it"
+                    .into(),
+            },
+            Ok(Hardware::Unsupported { reason }) => none(format!(
+                "applied to the DCBX advertisement only: apply = \"dcbnl\", but the NIC was not \
+                 programmed: it has no dcbnl ({reason})"
+            )),
+            Ok(Hardware::Probing) => none(
+                "applied to the DCBX advertisement; the NIC is not programmed yet: apply = \
+                 \"dcbnl\", and the daemon has not had its answer to the dcbnl probe \
+                 (`lossless status` shows APPLY dcbnl once it programs it)"
+                    .into(),
+            ),
+            Ok(Hardware::Dcbnl { error: Some(e), .. }) => none(format!(
+                "apply = \"dcbnl\": the daemon programs the NIC with the negotiated \
+                 configuration, but its last programming failed: {e} (`lossless status` shows \
+                 whether this one takes)"
+            )),
+            Ok(Hardware::Dcbnl { error: None, .. }) => Nic {
+                apply: "dcbnl",
+                programmed: true,
+                text: "apply = \"dcbnl\": the daemon programs the NIC with the negotiated \
+                       configuration"
+                    .into(),
+            },
+            Err(_) => Nic {
+                apply: "unknown",
+                programmed: false,
+                text: format!(
+                    "whether the NIC was programmed is unknown: the daemon reports {hardware}"
+                ),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Nic;
+    use serde_json::json;
+
+    #[test]
+    fn only_a_port_the_daemon_programs_says_so() {
+        let none = Nic::of(&json!({"mode": "report_only"}));
+        assert_eq!((none.apply, none.programmed), ("none", false));
+        assert!(none.text.contains("the NIC was not programmed"), "{none:?}");
+        for h in [
+            json!({"mode": "probing"}),
+            json!({"mode": "unsupported", "reason": "no ops"}),
+            json!({"mode": "dcbnl", "applied": 3, "error": "EINVAL"}),
+        ] {
+            let n = Nic::of(&h);
+            assert_eq!((n.apply, n.programmed), ("dcbnl", false), "{h}");
+        }
+        let yes = Nic::of(&json!({"mode": "dcbnl", "applied": 3}));
+        assert_eq!((yes.apply, yes.programmed), ("dcbnl", true));
+        assert!(!Nic::of(&json!(null)).programmed);
+    }
 }

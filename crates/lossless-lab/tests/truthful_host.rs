@@ -165,6 +165,19 @@ fn a_dscp_only_driver_gets_every_entry_it_takes_and_each_refusal_is_named() {
     // RoCEv2 is classified by its DSCP on this NIC: no problem.
     let port = port_status(&mut l.sim, l.host);
     assert_eq!(port["problems"], json!([]), "{port:#}");
+    // `dcbx show` reads the NIC back and says what it holds and what it refused.
+    let r = l.sim.request(l.host, Request::DcbxShow { port: None });
+    let nic = r.result.unwrap()["ports"][0]["nic"].clone();
+    assert_eq!(nic["read_s_ago"], json!(0.0), "{nic:#}");
+    assert_eq!(nic["pfc"], json!([3]), "{nic:#}");
+    assert_eq!(nic["trust"], json!(["dscp", "pcp"]), "{nic:#}");
+    assert_eq!(nic["apps"].as_array().unwrap().len(), 2, "{nic:#}");
+    assert_eq!(
+        nic["refused"][0]["text"],
+        "APP udp 4791 (RoCEv2) -> 3: refused by the driver (EINVAL)"
+    );
+    assert_eq!(nic["refused"][0]["covered"], true);
+    assert_eq!(nic["dscp_only"], true);
     // Nothing sent again for the refused entry, however long it runs.
     let programs = l.sim.nic(l.host).ieee_programs;
     l.sim.run_for(Duration::from_secs(120));

@@ -370,7 +370,10 @@ mod tests {
             r.to_string(),
             "APP udp 4791 (RoCEv2) -> 3: refused by the driver (EINVAL)"
         );
-        assert!(dscp_only(&[r.clone()], &[app(Selector::DSCP, 26, 3)]));
+        assert!(dscp_only(
+            std::slice::from_ref(&r),
+            &[app(Selector::DSCP, 26, 3)]
+        ));
         assert!(
             !dscp_only(&[r], &[]),
             "no DSCP entry held: nothing to conclude"
@@ -407,19 +410,21 @@ mod tests {
 
     #[test]
     fn the_same_ets_in_unused_classes_is_no_difference() {
-        let mut meant = EtsTable::default();
-        meant.prio_tc = [0, 0, 0, 1, 0, 0, 2, 0];
-        meant.tsa = [
-            Tsa::ETS,
-            Tsa::ETS,
-            Tsa::STRICT,
-            Tsa::STRICT,
-            Tsa::STRICT,
-            Tsa::STRICT,
-            Tsa::STRICT,
-            Tsa::STRICT,
-        ];
-        meant.tc_bw = [50, 50, 0, 0, 0, 0, 0, 0];
+        let strict = Tsa::STRICT;
+        let meant = EtsTable {
+            prio_tc: [0, 0, 0, 1, 0, 0, 2, 0],
+            tsa: [
+                Tsa::ETS,
+                Tsa::ETS,
+                strict,
+                strict,
+                strict,
+                strict,
+                strict,
+                strict,
+            ],
+            tc_bw: [50, 50, 0, 0, 0, 0, 0, 0],
+        };
         let mut nic = meant;
         nic.tc_bw[5] = 7; // a class no priority uses
         assert!(!ets_differs(&nic, &meant));

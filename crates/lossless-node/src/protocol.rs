@@ -557,6 +557,50 @@ pub struct DcbxView {
     /// The port's APP rules, one list for both versions (what `ieee.app.admin` and
     /// `app.desired` are made of).
     pub app_rules: crate::config::AppRules,
+    /// What the NIC holds, read back, beside admin / peer / oper; absent where the
+    /// daemon does not program the NIC (`apply = "none"`, no dcbnl).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nic: Option<NicView>,
+}
+
+/// `dcbx show`'s `nic`: the last read-back and what it says.
+#[derive(Debug, Clone, Serialize)]
+pub struct NicView {
+    /// Seconds since the read-back (None: not read yet).
+    pub read_s_ago: Option<f64>,
+    /// Why the last read-back failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_error: Option<String>,
+    /// ETS as the NIC holds it (`prio_tc`, `tc_bw`, `tsa`; None: not reported).
+    pub ets: Option<lossless_wire::ieee::EtsTable>,
+    /// The PFC priorities the NIC runs.
+    pub pfc: Option<lossless_wire::cee::PriorityMap>,
+    /// The PFC delay allowance the NIC holds, bit times.
+    pub pfc_delay: Option<u16>,
+    /// The NIC's whole APP table, whoever set each entry.
+    pub apps: Vec<lossless_wire::ieee::AppPriority>,
+    /// The selector trust order: `dscp`, `pcp`, ... (None: no trust table to read).
+    pub trust: Option<Vec<String>>,
+    /// Each part the driver refused, with its answer; `covered`: no problem for the
+    /// traffic (see `status`).
+    pub refused: Vec<RefusedView>,
+    /// Where the NIC differs from what was programmed.
+    pub differences: Vec<String>,
+    /// The driver took DSCP entries and refused every other selector.
+    pub dscp_only: bool,
+    /// `nic_drift`, and the drift found and repaired so far.
+    pub drift_policy: crate::nic::DriftPolicy,
+    pub drift_detected: u64,
+    pub drift_repaired: u64,
+}
+
+/// One refused part.
+#[derive(Debug, Clone, Serialize)]
+pub struct RefusedView {
+    #[serde(flatten)]
+    pub refusal: crate::nic::Refusal,
+    pub text: String,
+    pub covered: bool,
 }
 
 /// Where every setting `dcbx set` changes comes from.

@@ -435,7 +435,7 @@ fn program_ieee(io: &mut Io, ifname: &str, p: &IeeeProgram) -> IeeeOutcome {
         .as_ref()
         .map(|ets| part(d.set_ieee_ets(ifname, &convert::ieee_ets(ets))));
     let pfc = part(d.set_ieee_pfc_keep_delay(ifname, p.pfc_enabled).map(|_| ()));
-    let each = |r: Result<Vec<(lossless_sys::dcbnl::DcbApp, Result<(), DcbError>)>, DcbError>,
+    let each = |r: Result<lossless_sys::dcbnl::AppAnswers, DcbError>,
                 asked: &[lossless_wire::ieee::AppPriority]| match r {
         Ok(list) => list
             .into_iter()

@@ -35,6 +35,11 @@ impl Node {
         ifindex: u32,
         result: Result<NicState, HardwareError>,
     ) {
+        self.take_nic_read(now, ifindex, result);
+        self.nic_read_done(now, ifindex);
+    }
+
+    fn take_nic_read(&mut self, now: Now, ifindex: u32, result: Result<NicState, HardwareError>) {
         let Some(name) = self.name_of(ifindex) else {
             return;
         };

@@ -15,9 +15,10 @@ use super::{Node, Now, Output, RequestId};
 use crate::config::{ConfigFileError, PortSettings};
 use crate::health::{self, Health};
 use crate::port::{sources, Port};
+use crate::protocol::Hardware;
 use crate::protocol::{
     DaemonEvent, DaemonInfo, DcbxView, ErrorKind, EventBody, FeatureChange, FeatureName, IeeeAdmin,
-    PortStatusLine, ReloadResult, Request, Response, Source, StatusResult,
+    NicView, PortStatusLine, RefusedView, ReloadResult, Request, Response, Source, StatusResult,
 };
 use crate::state::{PersistedState, PortOverrides};
 
@@ -61,6 +62,45 @@ enum Queued {
 pub(super) struct Requests {
     pub(super) busy: Option<Busy>,
     queued: VecDeque<Queued>,
+    /// `dcbx show` requests waiting for their ports' NIC read-backs.
+    shows: Vec<PendingShow>,
+}
+
+/// A `dcbx show` waiting for read-backs.
+#[derive(Debug)]
+struct PendingShow {
+    id: RequestId,
+    port: Option<String>,
+    /// The ports (ifindex) whose read-back has not come back yet.
+    waiting: Vec<u32>,
+}
+
+/// `dcbx show`, for one port or all.
+fn dcbx_show(node: &Node, port: Option<&str>, now: Now) -> Response {
+    per_port(node, port, |p| {
+        serde_json::to_value(dcbx_view(p, node.persisted.ports.get(&p.name), now))
+    })
+}
+
+impl Node {
+    /// A read-back for `ifindex` came back (or failed, or its port went away): the
+    /// `dcbx show` requests that waited only for it are answered.
+    pub(super) fn nic_read_done(&mut self, now: Now, ifindex: u32) {
+        let mut ready = Vec::new();
+        self.requests.shows.retain_mut(|s| {
+            s.waiting.retain(|i| *i != ifindex);
+            if s.waiting.is_empty() {
+                ready.push((s.id, s.port.take()));
+                false
+            } else {
+                true
+            }
+        });
+        for (id, port) in ready {
+            let response = dcbx_show(self, port.as_deref(), now);
+            self.reply(id, response);
+        }
+    }
 }
 
 /// Answers `req`, or starts the change it asks for.
@@ -78,9 +118,30 @@ pub(super) fn handle(node: &mut Node, now: Now, id: RequestId, req: Request) {
         Request::Neighbors { port } => per_port(node, port.as_deref(), |p| {
             serde_json::to_value(p.neighbors(now.mono))
         }),
-        Request::DcbxShow { port } => per_port(node, port.as_deref(), |p| {
-            serde_json::to_value(dcbx_view(p, node.persisted.ports.get(&p.name)))
-        }),
+        Request::DcbxShow { port } => {
+            // The NIC is read back first, so the `nic` row says what it holds now.
+            let reads: Vec<(u32, String)> = match port.as_deref() {
+                None => node.ports.values().collect::<Vec<_>>(),
+                Some(name) => node.ports.get(name).into_iter().collect(),
+            }
+            .into_iter()
+            .filter(|p| matches!(p.hardware, Hardware::Dcbnl { .. }))
+            .map(|p| (p.ifindex, p.name.clone()))
+            .collect();
+            if reads.is_empty() {
+                dcbx_show(node, port.as_deref(), now)
+            } else {
+                node.requests.shows.push(PendingShow {
+                    id,
+                    port,
+                    waiting: reads.iter().map(|(i, _)| *i).collect(),
+                });
+                for (ifindex, name) in reads {
+                    node.outputs.push_back(Output::ReadNic { ifindex, name });
+                }
+                return;
+            }
+        }
         Request::Counters { port } => {
             let mut r = per_port(node, port.as_deref(), |p| {
                 serde_json::to_value(p.counters())
@@ -111,11 +172,13 @@ pub(super) fn handle(node: &mut Node, now: Now, id: RequestId, req: Request) {
             Ok(()) => return,
             Err((kind, msg)) => Response::err(kind, msg),
         },
-        Request::DcbxReset { port, feature } => match start_dcbx_reset(node, id, &port, feature) {
-            Ok(None) => return,
-            Ok(Some(unchanged)) => unchanged,
-            Err((kind, msg)) => Response::err(kind, msg),
-        },
+        Request::DcbxReset { port, feature } => {
+            match start_dcbx_reset(node, now, id, &port, feature) {
+                Ok(None) => return,
+                Ok(Some(unchanged)) => unchanged,
+                Err((kind, msg)) => Response::err(kind, msg),
+            }
+        }
         Request::Reload => {
             node.requests.busy = Some(Busy::ReadConfig { id: Some(id) });
             node.outputs.push_back(Output::ReadConfig);
@@ -326,6 +389,7 @@ fn start_dcbx_set(
 /// was nothing to drop; the answer is the port as it runs.
 fn start_dcbx_reset(
     node: &mut Node,
+    now: Now,
     id: RequestId,
     name: &str,
     feature: Option<FeatureName>,
@@ -335,7 +399,7 @@ fn start_dcbx_reset(
     };
     let mut overrides = node.persisted.ports.get(name).cloned().unwrap_or_default();
     if !overrides.reset(feature) {
-        let view = dcbx_view(port, node.persisted.ports.get(name));
+        let view = dcbx_view(port, node.persisted.ports.get(name), now);
         return Ok(Some(match serde_json::to_value(view) {
             Ok(v) => Response::ok(v),
             Err(e) => Response::err(ErrorKind::Unavailable, e.to_string()),
@@ -404,7 +468,7 @@ fn finish_dcbx_set(
     port.settings = settings;
     port.sources = sources(Some(&overrides));
     port.negotiating_since = Some(now.mono);
-    let dcbx = dcbx_view(port, Some(&overrides));
+    let dcbx = dcbx_view(port, Some(&overrides), now);
     node.publish(
         now,
         name,
@@ -421,7 +485,7 @@ fn finish_dcbx_set(
 
 /// A port's `dcbx show`: the agent's view, where each setting comes from, the local
 /// IEEE settings the feature views leave out, the APP rules.
-fn dcbx_view(p: &Port, overrides: Option<&PortOverrides>) -> DcbxView {
+fn dcbx_view(p: &Port, overrides: Option<&PortOverrides>, now: Now) -> DcbxView {
     let d = &p.settings.dcbx;
     DcbxView {
         dcbx: p.dcbx(),
@@ -434,5 +498,49 @@ fn dcbx_view(p: &Port, overrides: Option<&PortOverrides>) -> DcbxView {
             ets_recommend: d.ieee.ets.cfg.recommend,
         },
         app_rules: p.settings.app.clone(),
+        nic: nic_view(p, now),
     }
+}
+
+/// `dcbx show`'s `nic`, for a port whose NIC this daemon programs.
+fn nic_view(p: &Port, now: Now) -> Option<NicView> {
+    if !matches!(p.hardware, Hardware::Dcbnl { .. }) {
+        return None;
+    }
+    let n = &p.ieee_hw.nic;
+    let st = n.state.as_ref();
+    let selector = |s: &u8| match *s {
+        255 => "pcp".to_string(),
+        s => lossless_wire::ieee::Selector(s)
+            .name()
+            .map_or_else(|| s.to_string(), str::to_string),
+    };
+    let held = n.meant.as_ref().map_or(&[][..], |m| &m.apps[..]);
+    Some(NicView {
+        read_s_ago: n
+            .read_at
+            .map(|t| crate::node::log::round2((now.mono - t).as_secs_f64())),
+        read_error: n.read_error.clone(),
+        ets: st.and_then(|s| s.ets),
+        pfc: st
+            .and_then(|s| s.pfc_enabled())
+            .map(lossless_wire::cee::PriorityMap),
+        pfc_delay: st.and_then(|s| s.pfc.map(|p| p.delay)),
+        apps: st.map(|s| s.apps.clone()).unwrap_or_default(),
+        trust: st.and_then(|s| s.trust.as_ref().map(|t| t.iter().map(selector).collect())),
+        refused: n
+            .refused
+            .iter()
+            .map(|r| RefusedView {
+                refusal: r.clone(),
+                text: r.to_string(),
+                covered: health::covered(n, r),
+            })
+            .collect(),
+        differences: n.differences().iter().map(ToString::to_string).collect(),
+        dscp_only: crate::nic::dscp_only(&n.refused, held),
+        drift_policy: p.settings.nic_drift,
+        drift_detected: n.drift_detected,
+        drift_repaired: n.drift_repaired,
+    })
 }

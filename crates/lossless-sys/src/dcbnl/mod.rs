@@ -81,7 +81,7 @@ pub use ieee::{
     Tsa, MAX_TCS,
 };
 pub use msg::{decode_u8_reply, DcbCmd, RTM_GETDCB, RTM_SETDCB};
-pub use socket::{Dcbnl, REPLY_TIMEOUT};
+pub use socket::{AppAnswers, Dcbnl, REPLY_TIMEOUT};
 
 #[cfg(test)]
 pub(crate) use app::{

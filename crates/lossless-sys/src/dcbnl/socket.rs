@@ -14,6 +14,9 @@ use super::ieee::{
     encode_set_ieee_pfc, IeeeConfig, IeeeEts, IeeeSet, IeeeState,
 };
 use super::msg::{decode_u8_reply, DcbCmd};
+
+/// Each APP entry with the driver's answer to it.
+pub type AppAnswers = Vec<(DcbApp, Result<(), DcbError>)>;
 use crate::netlink::NlSocket;
 
 /// How long [`Dcbnl`] waits for the kernel's answer.
@@ -320,7 +323,7 @@ impl Dcbnl {
         &mut self,
         ifname: &str,
         apps: &[DcbApp],
-    ) -> Result<Vec<(DcbApp, Result<(), DcbError>)>, DcbError> {
+    ) -> Result<AppAnswers, DcbError> {
         if apps.is_empty() {
             return Ok(Vec::new());
         }
@@ -349,7 +352,7 @@ impl Dcbnl {
         &mut self,
         ifname: &str,
         apps: &[DcbApp],
-    ) -> Result<Vec<(DcbApp, Result<(), DcbError>)>, DcbError> {
+    ) -> Result<AppAnswers, DcbError> {
         if apps.is_empty() {
             return Ok(Vec::new());
         }

@@ -111,6 +111,7 @@ fn ieee(p: &Value, out: &mut String) {
     let a = &p["ieee_admin"];
     let peer = &ieee["peer_tlvs"];
     let mut t = Table::new(["FEATURE", "", "CONFIG"]);
+    let nic = &p["nic"];
     let rows = |t: &mut Table, f: &str, cells: [String; 3]| {
         for (i, (which, cell)) in ["admin", "peer", "oper"].iter().zip(cells).enumerate() {
             t.row([
@@ -118,6 +119,24 @@ fn ieee(p: &Value, out: &mut String) {
                 which.to_string(),
                 cell,
             ]);
+        }
+        // What the NIC holds, read back, where the daemon programs it.
+        if !nic.is_null() {
+            let cell = match f {
+                "ets" => ets(&nic["ets"]),
+                "pfc" => priorities(&nic["pfc"]),
+                _ => {
+                    let trust = match &nic["trust"] {
+                        Value::Null => String::new(),
+                        t => format!(
+                            "  (trust {})",
+                            arr(t).iter().map(s).collect::<Vec<_>>().join(" then ")
+                        ),
+                    };
+                    format!("{}{trust}", app_ieee(&nic["apps"]))
+                }
+            };
+            t.row([String::new(), "nic".into(), cell]);
         }
     };
     let e = &ieee["ets"];
@@ -191,6 +210,40 @@ fn ieee(p: &Value, out: &mut String) {
         ],
     );
     out.push_str(&t.render());
+    if !nic.is_null() {
+        nic_lines(nic, out);
+    }
+}
+
+/// Below the table: when the NIC was read, what the driver refused, where the NIC
+/// differs from what was programmed, drift.
+fn nic_lines(nic: &Value, out: &mut String) {
+    let read = match (&nic["read_s_ago"], &nic["read_error"]) {
+        (_, Value::String(e)) => format!("the last read-back failed: {e}"),
+        (Value::Null, _) => "not read back yet".to_string(),
+        (ago, _) => format!("read back {ago} s ago (DCB_CMD_IEEE_GET)"),
+    };
+    let _ = writeln!(
+        out,
+        "  nic: {read}; drift found {}, repaired {} (nic_drift = \"{}\")",
+        nic["drift_detected"],
+        nic["drift_repaired"],
+        s(&nic["drift_policy"])
+    );
+    for r in arr(&nic["refused"]) {
+        let note = if b(&r["covered"]) {
+            "; no problem: the NIC classifies by DSCP, and a DSCP entry maps to the same priority"
+        } else {
+            ""
+        };
+        let _ = writeln!(out, "  nic: {}{note}", s(&r["text"]));
+    }
+    if b(&nic["dscp_only"]) {
+        out.push_str("  nic: the driver takes DSCP APP entries only (as mlx5, ice and hns3 do)\n");
+    }
+    for d in arr(&nic["differences"]) {
+        let _ = writeln!(out, "  nic differs: {}", s(d));
+    }
 }
 
 /// An ETS table per traffic class, the classes that serve a priority or have a

@@ -110,6 +110,47 @@ pub enum Problem {
     },
 }
 
+impl Problem {
+    /// A stable name of the kind of problem, for metrics labels
+    /// (`lossless_port_problem{problem="..."}`) and alert rules.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Problem::LinkDown => "link_down",
+            Problem::NoPeer(_) => "no_peer",
+            Problem::Feature { .. } => "feature",
+            Problem::Probing => "probing",
+            Problem::NoDcbnl(_) => "no_dcbnl",
+            Problem::Programming(_) => "programming",
+            Problem::Refused(_) => "refused",
+            Problem::NicDiffers(_) => "nic_differs",
+            Problem::LossyClass { .. } => "lossy_class",
+            Problem::StaticPeerDiffers(_) => "static_peer_differs",
+            Problem::PfcInStarvedClass { .. } => "pfc_in_starved_class",
+            Problem::BlindWatchdog(_) => "blind_watchdog",
+            Problem::HeadroomDoesNotFit(_) => "headroom_does_not_fit",
+            Problem::PfcStorm { .. } => "pfc_storm",
+        }
+    }
+
+    /// Every kind, in the order [`Problem::kind`] lists them.
+    pub const KINDS: [&'static str; 14] = [
+        "link_down",
+        "no_peer",
+        "feature",
+        "probing",
+        "no_dcbnl",
+        "programming",
+        "refused",
+        "nic_differs",
+        "lossy_class",
+        "static_peer_differs",
+        "pfc_in_starved_class",
+        "blind_watchdog",
+        "headroom_does_not_fit",
+        "pfc_storm",
+    ];
+}
+
 /// How a feature falls short, the worst first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fault {
@@ -494,14 +535,18 @@ pub fn port(f: &Facts<'_>) -> Health {
     Health::of(problems(f).iter().map(Problem::to_string).collect())
 }
 
-/// The node's health: every port's problems after its name, and each interface named
-/// on the command line that does not exist.
+/// The node's health: every port's problems after its name, each interface named
+/// on the command line that does not exist, each `[ports."..."]` section that matches
+/// no interface here, and no port at all ("nothing managed" is not "ok").
 pub fn node<'a>(
     ports: impl IntoIterator<Item = (&'a str, &'a Health)>,
     missing: &[&str],
+    unmatched: &[crate::config::unmatched::Unmatched],
 ) -> Health {
     let mut problems = Vec::new();
+    let mut managed = 0usize;
     for (name, h) in ports {
+        managed += 1;
         problems.extend(h.problems.iter().map(|p| format!("{name}: {p}")));
     }
     problems.extend(
@@ -509,5 +554,16 @@ pub fn node<'a>(
             .iter()
             .map(|n| format!("{n}: no such interface (named with --interface)")),
     );
+    problems.extend(
+        unmatched
+            .iter()
+            .map(|u| format!("{u}: matches no interface on this host")),
+    );
+    if managed == 0 {
+        problems.push(
+            "no port managed: no interface here matches the configuration or --interface"
+                .to_string(),
+        );
+    }
     Health::of(problems)
 }

@@ -359,6 +359,65 @@ fn port_gauges(out: &mut String, ports: &[&Port]) {
             .iter()
             .map(|p| (*p, Some(u64::from(p.health().healthy)))),
     );
+    header(
+        out,
+        "lossless_port_problem",
+        "1 for each kind of problem a port has, by kind (lossy_class: an APP entry of a \
+         lossless class on a priority without PFC; refused: the driver refused a part of the \
+         programming; nic_differs: the NIC holds other than was programmed; ...); `lossless \
+         status` says each in words. No series: no problem of that kind.",
+        "gauge",
+    );
+    for p in ports {
+        let status = p.agent.status();
+        let mut kinds: Vec<&str> = crate::health::problems(&p.facts(&status))
+            .iter()
+            .map(crate::health::Problem::kind)
+            .collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        for k in kinds {
+            let _ = writeln!(
+                out,
+                "lossless_port_problem{{port=\"{}\",problem=\"{k}\"}} 1",
+                esc(&p.name)
+            );
+        }
+    }
+    let dcbnl: Vec<&Port> = ports
+        .iter()
+        .copied()
+        .filter(|p| matches!(p.hardware, crate::protocol::Hardware::Dcbnl { .. }))
+        .collect();
+    per_port(
+        out,
+        "nic_refused",
+        "Parts of the NIC programming (APP entries, ETS, PFC, the trust order) the driver \
+         refused, as last answered (ports with apply = dcbnl).",
+        "gauge",
+        dcbnl
+            .iter()
+            .map(|p| (*p, Some(p.ieee_hw.nic.refused.len()))),
+    );
+    per_port(
+        out,
+        "nic_drift_total",
+        "Read-backs that found the NIC changed behind the daemon's back (dcb, mlnx_qos, \
+         lldpad, a firmware reset).",
+        "counter",
+        dcbnl
+            .iter()
+            .map(|p| (*p, Some(p.ieee_hw.nic.drift_detected))),
+    );
+    per_port(
+        out,
+        "nic_drift_repaired_total",
+        "Programmings that put back what drift had changed (nic_drift = \"repair\").",
+        "counter",
+        dcbnl
+            .iter()
+            .map(|p| (*p, Some(p.ieee_hw.nic.drift_repaired))),
+    );
 }
 
 /// The running DCBX version and each of its features per port, and the malformed IEEE

@@ -272,6 +272,13 @@ impl Node {
         self.identity.cli_ports.iter().any(|p| p == name) || self.config.selects(name)
     }
 
+    /// The `[ports."..."]` sections that select no port: they match no interface
+    /// here (every interface a section matches is a port).
+    pub fn unmatched_patterns(&self) -> Vec<crate::config::unmatched::Unmatched> {
+        let names: Vec<&str> = self.ports.keys().map(String::as_str).collect();
+        crate::config::unmatched::unmatched_patterns(&self.config, &names)
+    }
+
     /// The interfaces named on the command line that do not exist (yet).
     pub fn missing_cli_ports(&self) -> Vec<&str> {
         self.identity

@@ -327,6 +327,7 @@ fn status(node: &Node, now: Now) -> serde_json::Value {
             .iter()
             .map(|p| (p.summary.port.as_str(), &p.health)),
         &node.missing_cli_ports(),
+        &node.unmatched_patterns(),
     );
     serde_json::to_value(result).unwrap_or_default()
 }

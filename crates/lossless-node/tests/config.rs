@@ -175,7 +175,7 @@ fn bad_enumerations() {
     assert_eq!(
         refuse("[defaults.dcbx]\nmode = \"ieee8021qaz\"\n"),
         "/etc/lossless/losslessd.toml:2:8: defaults.dcbx.mode: unknown DCBX mode \"ieee8021qaz\"; \
-         expected \"auto\", \"ieee\" or \"cee\""
+         expected \"auto\", \"ieee\", \"cee\" or \"static\""
     );
 }
 
@@ -553,16 +553,12 @@ fn the_example_file_parses_to_its_documented_values() {
     assert_eq!(f1.apply, Apply::Dcbnl);
     assert_eq!(f1.identity, f0.identity);
     assert_eq!(f1.identity.port_description, Advertise::Host);
-    assert_eq!(f1.dcbx().mode, lossless_dcbx::DcbxMode::Ieee);
-    assert_eq!(f1.dcbx().pfc.cfg.priorities, PriorityMap(0b0001_1000));
-    assert_eq!(
-        ieee(&f1),
-        [(5, 26, 3), (5, 48, 6), (3, 4791, 3), (1, 0x8906, 4)]
-    );
-    assert_eq!(
-        f1.dcbx().app.cfg.entries.as_slice(),
-        [roce, app(AppSelector::ETHERTYPE, 0x8906, &[4])]
-    );
+    // The second port faces a switch without DCBX: static mode, the same classes.
+    assert_eq!(f1.dcbx().mode, lossless_dcbx::DcbxMode::Static);
+    assert_eq!(f1.dcbx().pfc.cfg.priorities, PriorityMap(0b0000_1000));
+    assert_eq!(ieee(&f1), ieee(&f0));
+    assert_eq!(f1.dcbx().app.cfg.entries.as_slice(), [roce]);
+    assert_eq!(f1.nic_drift, lossless_node::nic::DriftPolicy::Repair);
     assert_eq!(f1.dcbx().pg, d.pg);
     assert_eq!(f1.dcbx().ieee.ets, d.ieee.ets);
 
@@ -601,8 +597,8 @@ fn the_example_selects_connectx_port_names() {
     );
     let (f0, f1) = (c.port("enp65s0f0np0"), c.port("enp65s0f1np1"));
     assert_eq!(f0.dcbx().mode, lossless_dcbx::DcbxMode::Auto);
-    assert_eq!(f1.dcbx().mode, lossless_dcbx::DcbxMode::Ieee);
-    assert_eq!(f1.dcbx().pfc.cfg.priorities, PriorityMap(0b0001_1000));
+    assert_eq!(f1.dcbx().mode, lossless_dcbx::DcbxMode::Static);
+    assert_eq!(f1.dcbx().pfc.cfg.priorities, PriorityMap(0b0000_1000));
 }
 
 #[test]

@@ -559,17 +559,17 @@ fn the_example_config_runs() {
             "127.0.0.1:9718",
         ],
     );
+    // The second leaf sends LLDP and no DCBX, as SONiC does: the example's static port.
+    let leaf_cfg = dir.path().join("leaf.toml");
+    std::fs::write(
+        &leaf_cfg,
+        "[ports.\"leaf*\"]\n[ports.\"leaf1\"]\ndcbx.enabled = false\n",
+    )
+    .unwrap();
     let _l = Daemon::start(
         &leaf,
         &dir.path().join("leaf"),
-        &[
-            "--interface",
-            "leaf0",
-            "--interface",
-            "leaf1",
-            "--interface",
-            "leaf2",
-        ],
+        &["--config", leaf_cfg.to_str().unwrap()],
     );
     for i in 0..3 {
         leaf.ip(&["link", "set", &format!("leaf{i}"), "up"]);
@@ -580,15 +580,16 @@ fn the_example_config_runs() {
     let st = wait_for(Duration::from_secs(5), "the RoCE ports to converge", || {
         let v = h.call(&Request::Status);
         let ports = v["ports"].as_array()?;
-        let roce = ports.iter().filter(|p| {
-            p["port"]
-                .as_str()
-                .is_some_and(|n| n.starts_with("enp65s0f"))
-        });
-        (ports.len() == 3
-            && roce.clone().count() == 2
-            && roce.clone().all(|p| p["all_syncd"] == true))
-        .then_some(v)
+        let f0 = ports.iter().find(|p| p["port"] == "enp65s0f0np0")?;
+        let f1 = ports.iter().find(|p| p["port"] == "enp65s0f1np1")?;
+        // The static port's only problem is the veth's lack of dcbnl: no DCBX
+        // peer is asked of it, and its LLDP-only neighbour is what it is for.
+        let f1_ok = f1["neighbors"] == 1
+            && f1["problems"].as_array()?.iter().all(|x| {
+                x.as_str()
+                    .is_some_and(|t| t.starts_with("dcbnl:") && t.ends_with("nothing is programmed"))
+            });
+        (ports.len() == 3 && f0["all_syncd"] == true && f1_ok).then_some(v)
     });
     for p in st["ports"].as_array().unwrap() {
         let name = p["port"].as_str().unwrap();
@@ -600,9 +601,13 @@ fn the_example_config_runs() {
         }
     }
     let d = h.dcbx("enp65s0f1np1");
-    assert_eq!(priorities(&d["pfc"]["desired"]), [3, 4]);
-    // IEEE 802.1Qaz, as the section says, with the RoCEv2 classes and DSCP entries.
+    assert_eq!(priorities(&d["pfc"]["desired"]), [3]);
+    // Static: the configuration's IEEE 802.1Qaz objects run, the RoCEv2 classes and
+    // DSCP entries, nothing negotiated.
+    assert_eq!(d["mode"]["configured"], "static", "{d:#}");
     assert_eq!(d["mode"]["running"], "ieee", "{d:#}");
+    assert_eq!(d["dcbx_active"], false, "{d:#}");
+    assert_eq!(d["ieee"]["pfc"]["reason"], "static", "{d:#}");
     assert_eq!(
         d["ieee"]["ets"]["oper"]["prio_tc"],
         serde_json::json!([0, 0, 0, 1, 0, 0, 2, 0])

@@ -305,7 +305,7 @@ fn port_keys(section: &Field, layer: &mut Layer, faults: &mut Vec<Fault>) {
                             let m = d.str()?;
                             Setting::DcbxMode(DcbxMode::from_name(m).ok_or_else(|| {
                                 d.fault(format!(
-                                    "unknown DCBX mode {}; expected \"auto\", \"ieee\" or \"cee\"",
+                                    "unknown DCBX mode {}; expected \"auto\", \"ieee\", \"cee\" or \"static\"",
                                     quoted(m)
                                 ))
                             })?)

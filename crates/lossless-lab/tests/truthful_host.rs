@@ -15,7 +15,7 @@
 
 use lossless_dcbx::{DcbxMode, Duration, PortConfig};
 use lossless_lab::nic::Driver;
-use lossless_lab::scenario::{ieee_host_config, ieee_switch_config};
+use lossless_lab::scenario::{host_config, ieee_host_config, ieee_switch_config, switch_config};
 use lossless_lab::{NodeId, Sim};
 use lossless_node::config::{Apply, PortSettings};
 use lossless_node::nic::DriftPolicy;
@@ -298,6 +298,38 @@ fn static_mode_is_healthy_beside_a_switch_without_dcbx_and_reports_one_that_diff
         json!([
             "static mode: the neighbour's DCBX TLVs differ from the configuration (PFC on 4 \
                 there, on 3 here): one end is not configured like the other"
+        ]),
+        "{port:#}"
+    );
+}
+
+#[test]
+fn cee_too_a_roce_class_on_a_priority_without_pfc_is_unhealthy() {
+    use lossless_wire::cee::{AppEntry, AppSelector, AppTable, DCBX_OUI};
+    // A willing CEE host: PFC on 3, RoCEv2 (port 4791) on 3.
+    let mut host = host_config();
+    host.dcbx.pfc.cfg.priorities = PriorityMap(1 << 3);
+    let mut entries = AppTable::new();
+    entries
+        .push(AppEntry {
+            selector: AppSelector::PORT,
+            protocol: 4791,
+            oui: DCBX_OUI,
+            priorities: PriorityMap(1 << 3),
+        })
+        .unwrap();
+    host.dcbx.app.cfg.entries = entries;
+    // The CEE switch (not willing) runs PFC on 4 only and its APP table has FCoE.
+    let mut sw = switch_config();
+    sw.dcbx.pfc.cfg.priorities = PriorityMap(1 << 4);
+    let mut l = lab(sw, dcbnl(&host), false);
+    let port = port_status(&mut l.sim, l.host);
+    assert_eq!(
+        port["problems"],
+        json!([
+            "APP port 4791 (RoCEv2) -> 3 carries a class the configuration makes lossless, \
+                but not every one of its priorities has PFC in operation (PFC on 4: willing: \
+                running the peer's configuration): that traffic is lossy"
         ]),
         "{port:#}"
     );

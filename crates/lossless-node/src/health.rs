@@ -19,6 +19,7 @@
 //! ports', each after the port's name.
 
 use lossless_dcbx::{FeatureId, PortStatus, Reason, Version};
+use lossless_wire::app_name;
 use lossless_wire::ieee::{AppPriority, PriorityMap, Selector, Tsa};
 use serde::Serialize;
 
@@ -92,6 +93,13 @@ pub enum Problem {
     /// `mode = "static"`, and the neighbour's DCBX TLVs say otherwise than the
     /// configuration: PFC on other priorities, or an APP entry to another priority.
     StaticPeerDiffers(String),
+    /// CEE DCBX: an APP entry of a lossless class maps, in operation, to priorities
+    /// of which some have no PFC.
+    LossyCeeClass {
+        entry: lossless_wire::cee::AppEntry,
+        pfc: PriorityMap,
+        why: Reason,
+    },
     /// A PFC priority sits in an ETS traffic class with 0 % of the bandwidth.
     PfcInStarvedClass {
         priority: u8,
@@ -123,7 +131,7 @@ impl Problem {
             Problem::Programming(_) => "programming",
             Problem::Refused(_) => "refused",
             Problem::NicDiffers(_) => "nic_differs",
-            Problem::LossyClass { .. } => "lossy_class",
+            Problem::LossyClass { .. } | Problem::LossyCeeClass { .. } => "lossy_class",
             Problem::StaticPeerDiffers(_) => "static_peer_differs",
             Problem::PfcInStarvedClass { .. } => "pfc_in_starved_class",
             Problem::BlindWatchdog(_) => "blind_watchdog",
@@ -196,6 +204,18 @@ impl std::fmt::Display for Problem {
                 f,
                 "static mode: the neighbour's DCBX TLVs differ from the configuration \
                  ({what}): one end is not configured like the other"
+            ),
+            Problem::LossyCeeClass { entry, pfc, why } => write!(
+                f,
+                "APP {} carries a class the configuration makes lossless, but not every one of \
+                 its priorities has PFC in operation (PFC on {}: {}): that traffic is lossy",
+                app_name::app_entry(
+                    entry.selector.into(),
+                    entry.protocol,
+                    priorities_text(entry.priorities.0)
+                ),
+                priorities_text(pfc.0),
+                why.describe()
             ),
             Problem::PfcInStarvedClass { priority, tc } => write!(
                 f,
@@ -328,6 +348,8 @@ pub fn problems(f: &Facts<'_>) -> Vec<Problem> {
     if ieee {
         out.extend(lossy_classes(s));
         out.extend(starved_pfc(s));
+    } else {
+        out.extend(lossy_cee_classes(s));
     }
     if let Some(BufferState::DoesNotFit { reason, .. }) = &f.buffer {
         out.push(Problem::HeadroomDoesNotFit(reason.clone()));
@@ -462,6 +484,49 @@ fn lossy_classes(s: &PortStatus) -> Vec<Problem> {
                 entry: running,
                 pfc: oper_pfc,
                 why: i.pfc.reason,
+            });
+        }
+    }
+    out
+}
+
+/// CEE DCBX's counterpart of [`lossy_classes`]: an entry (ethertype or port) maps to
+/// a set of priorities; it is lossless when one of its configured priorities has PFC
+/// in the configuration, or it is RoCEv2's port; in operation every priority it maps
+/// to must have PFC.
+fn lossy_cee_classes(s: &PortStatus) -> Vec<Problem> {
+    let admin_pfc = if s.pfc.enable {
+        s.pfc.desired.priorities
+    } else {
+        PriorityMap::NONE
+    };
+    if admin_pfc.0 == 0 || !s.app.oper_mode {
+        return Vec::new();
+    }
+    let oper_pfc = s
+        .pfc
+        .applied
+        .as_ref()
+        .map_or(PriorityMap::NONE, |p| p.priorities);
+    let mut out = Vec::new();
+    for ours in s.app.desired.entries.iter() {
+        let roce =
+            ours.selector == lossless_wire::cee::AppSelector::PORT && ours.protocol == ROCE_V2_PORT;
+        if !roce && ours.priorities.0 & admin_pfc.0 == 0 {
+            continue;
+        }
+        let running = s
+            .app
+            .oper
+            .entries
+            .iter()
+            .find(|o| o.selector == ours.selector && o.protocol == ours.protocol)
+            .unwrap_or(ours);
+        if running.priorities.0 & !oper_pfc.0 != 0 {
+            out.push(Problem::LossyCeeClass {
+                entry: *running,
+                pfc: oper_pfc,
+                why: s.pfc.reason,
             });
         }
     }

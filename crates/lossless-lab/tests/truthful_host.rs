@@ -310,18 +310,27 @@ fn cee_too_a_roce_class_on_a_priority_without_pfc_is_unhealthy() {
     let mut host = host_config();
     host.dcbx.pfc.cfg.priorities = PriorityMap(1 << 3);
     let mut entries = AppTable::new();
-    entries
-        .push(AppEntry {
-            selector: AppSelector::PORT,
-            protocol: 4791,
-            oui: DCBX_OUI,
-            priorities: PriorityMap(1 << 3),
-        })
-        .unwrap();
+    entries.push(AppEntry {
+        selector: AppSelector::PORT,
+        protocol: 4791,
+        oui: DCBX_OUI,
+        priorities: PriorityMap(1 << 3),
+    });
     host.dcbx.app.cfg.entries = entries;
-    // The CEE switch (not willing) runs PFC on 4 only and its APP table has FCoE.
+    // The CEE switch (not willing) runs PFC on 4 only and its APP table has FCoE on
+    // 4 and no RoCEv2 entry: the willing host takes that table, and RoCE keeps the
+    // host's priority 3, without PFC. (With the lab switch's own table, RoCEv2 on 4,
+    // the host would run RoCE on 4 with PFC: nothing to say.)
     let mut sw = switch_config();
     sw.dcbx.pfc.cfg.priorities = PriorityMap(1 << 4);
+    let mut fcoe = AppTable::new();
+    fcoe.push(AppEntry {
+        selector: AppSelector::ETHERTYPE,
+        protocol: 0x8906,
+        oui: DCBX_OUI,
+        priorities: PriorityMap(1 << 4),
+    });
+    sw.dcbx.app.cfg.entries = fcoe;
     let mut l = lab(sw, dcbnl(&host), false);
     let port = port_status(&mut l.sim, l.host);
     assert_eq!(

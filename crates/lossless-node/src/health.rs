@@ -447,14 +447,10 @@ fn lossy_classes(s: &PortStatus) -> Vec<Problem> {
     } else {
         PriorityMap::NONE
     };
-    if admin_pfc.0 == 0 || !i.app.oper_mode {
+    if admin_pfc.0 == 0 || !i.app.oper_mode || !i.pfc.oper_mode {
         return Vec::new();
     }
-    let oper_pfc = if i.pfc.oper_mode {
-        i.pfc.oper
-    } else {
-        PriorityMap::NONE
-    };
+    let oper_pfc = i.pfc.oper;
     let roce = |e: &AppPriority| {
         matches!(e.selector, Selector::UDP | Selector::PORT) && e.protocol == ROCE_V2_PORT
     };
@@ -503,11 +499,12 @@ fn lossy_cee_classes(s: &PortStatus) -> Vec<Problem> {
     if admin_pfc.0 == 0 || !s.app.oper_mode {
         return Vec::new();
     }
-    let oper_pfc = s
-        .pfc
-        .applied
-        .as_ref()
-        .map_or(PriorityMap::NONE, |p| p.priorities);
+    // PFC off for an error (a mismatch, a peer gone) is that feature's problem,
+    // reported as such; this rule is for PFC that runs, on other priorities.
+    if !s.pfc.oper_mode {
+        return Vec::new();
+    }
+    let oper_pfc = s.pfc.oper.priorities;
     let mut out = Vec::new();
     for ours in s.app.desired.entries.iter() {
         let roce =

@@ -1,0 +1,233 @@
+#![allow(clippy::unwrap_used)]
+//! A RoCE host's status against real peers, as a GPU-cluster operator would try it:
+//! losslessd with `lossless profile roce`'s section (willing, `apply = "dcbnl"` on the
+//! emulated driver) beside
+//!
+//! - lldpad in IEEE 802.1Qaz mode, not willing, pushing PFC on 4 only: the host takes
+//!   it (the driver gets `pfc.en=0x10`), its APP entries still send RoCE to 3, and
+//!   `status` must say the RoCE class is lossy (it said "ok");
+//! - lldpad in CEE DCBX mode doing the same;
+//! - lldpd (no DCBX, as SONiC): in `auto` the host has no DCBX peer (unhealthy, as it
+//!   should be), in `static` the file's configuration is programmed and the host is
+//!   healthy; then `dcbx set PORT mode static` at run time does the same.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use lossless_node::protocol::Request;
+use lossless_testkit::Lldpd;
+use serde_json::{json, Value};
+
+const LIMIT: Duration = Duration::from_secs(20);
+
+/// `lossless profile roce --port vb`, with the NIC programmed.
+fn roce_profile() -> String {
+    let out = std::process::Command::new(lossless_bin())
+        .args(["profile", "roce", "--port", "vb"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    format!(
+        "[defaults]\napply = \"dcbnl\"\n\n{}",
+        String::from_utf8(out.stdout).unwrap()
+    )
+}
+
+/// losslessd in namespace B on `vb` under the emulated driver, the peer's side `va`
+/// in namespace A.
+struct Host {
+    d: Daemon,
+    shim: ShimEnv,
+    na: Netns,
+    _nb: Netns,
+    dir: TempDir,
+}
+
+impl Host {
+    fn start(conf: &str) -> Host {
+        let dir = TempDir::new();
+        let na = Netns::new();
+        let nb = Netns::new();
+        let veth = Veth::new(
+            &na,
+            "va",
+            "02:00:00:00:00:0a",
+            &nb,
+            "vb",
+            "02:00:00:00:00:0b",
+        );
+        veth.up(&na, &nb);
+        let file = dir.path().join("b.toml");
+        std::fs::write(&file, conf).unwrap();
+        let shim = ShimEnv::new(&dir.path().join("driver"), &["vb"]);
+        let d = Daemon::start_with_env(
+            &nb,
+            &dir.path().join("d"),
+            &["--config", file.to_str().unwrap()],
+            &shim.vars(),
+        );
+        Host {
+            d,
+            shim,
+            na,
+            _nb: nb,
+            dir,
+        }
+    }
+
+    fn port(&self) -> Value {
+        self.d.call(&Request::Status)["ports"][0].clone()
+    }
+}
+
+const LOSSY_3: &str = "carries a class the configuration makes lossless, but priority 3 has no \
+                       PFC in operation (PFC on 4: willing: running the peer's configuration): \
+                       that traffic is lossy";
+
+#[test]
+fn lldpad_ieee_pushing_pfc_on_4_makes_roce_lossy_and_status_says_so() {
+    if !require(
+        "lldpad_ieee_pushing_pfc_on_4_makes_roce_lossy_and_status_says_so",
+        LLDPAD_PEER,
+    ) {
+        return;
+    }
+    let h = Host::start(&roce_profile());
+    let l = LldpadPeer::start(&h.na, "va", Mode::Ieee);
+    l.lldptool_ok(&[
+        "-T",
+        "-i",
+        "va",
+        "-V",
+        "PFC",
+        "enableTx=yes",
+        "willing=no",
+        "enabled=4",
+    ]);
+    // The host adopts lldpad's PFC and programs it ...
+    wait_for(LIMIT, "the driver to run PFC on 4", || {
+        (h.shim.state("vb")?.ieee_pfc_en() == 1 << 4).then_some(())
+    });
+    // ... and its status says what that does to RoCE.
+    let port = wait_for(LIMIT, "the lossy class in status", || {
+        let p = h.port();
+        (p["problems"].as_array()?.len() == 2).then_some(p)
+    });
+    assert_eq!(port["healthy"], false, "{port:#}");
+    assert_eq!(
+        port["problems"],
+        json!([
+            format!("APP dscp 26 (AF31) -> 3 {LOSSY_3}"),
+            format!("APP udp 4791 (RoCEv2) -> 3 {LOSSY_3}"),
+        ]),
+        "{port:#}"
+    );
+    // The same from the CLI, and the metric the alert reads.
+    let out = h.d.cli(&["status"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("APP dscp 26 (AF31) -> 3 carries"), "{text}");
+
+    // lldpad back on PFC 3: nothing to say any more.
+    l.lldptool_ok(&[
+        "-T",
+        "-i",
+        "va",
+        "-V",
+        "PFC",
+        "enableTx=yes",
+        "willing=no",
+        "enabled=3",
+    ]);
+    wait_for(LIMIT, "the host healthy again", || {
+        (h.port()["healthy"] == true).then_some(())
+    });
+    assert_eq!(h.shim.state("vb").unwrap().ieee_pfc_en(), 1 << 3);
+}
+
+#[test]
+fn lldpad_cee_pushing_pfc_on_4_makes_roce_lossy_and_status_says_so() {
+    if !require(
+        "lldpad_cee_pushing_pfc_on_4_makes_roce_lossy_and_status_says_so",
+        LLDPAD_PEER,
+    ) {
+        return;
+    }
+    let h = Host::start(&roce_profile());
+    let l = LldpadPeer::start(&h.na, "va", Mode::Cee);
+    l.dcbtool_ok(&["sc", "va", "pfc", "e:1", "a:1", "w:0", "pfcup:00001000"]);
+    let port = wait_for(LIMIT, "the lossy class in status", || {
+        let p = h.port();
+        let lossy = p["problems"].as_array()?.iter().any(|x| {
+            x.as_str()
+                .is_some_and(|t| t.starts_with("APP port 4791 (RoCEv2) -> 3 carries"))
+        });
+        lossy.then_some(p)
+    });
+    assert_eq!(port["mode"]["running"], "cee", "{port:#}");
+    assert_eq!(
+        port["problems"],
+        json!([
+            "APP port 4791 (RoCEv2) -> 3 carries a class the configuration makes lossless, \
+                but not every one of its priorities has PFC in operation (PFC on 4: willing: \
+                running the peer's configuration): that traffic is lossy"
+        ]),
+        "{port:#}"
+    );
+    // The driver runs what lldpad pushed (CEE: per priority).
+    let st = h.shim.state("vb").unwrap();
+    assert_eq!(st.cee_pfc(), [0, 0, 0, 0, 1, 0, 0, 0]);
+}
+
+#[test]
+fn static_mode_beside_lldpd_programs_the_file_and_is_healthy() {
+    if !require(
+        "static_mode_beside_lldpd_programs_the_file_and_is_healthy",
+        &[Oracle::Netns, Oracle::Lldpd, Oracle::Gcc],
+    ) {
+        return;
+    }
+    // auto mode: the neighbour sends no DCBX TLV, so there is no DCBX peer: unhealthy,
+    // which is true (nothing was agreed), and the reason to have static mode.
+    let h = Host::start(&roce_profile());
+    let lldpd = Lldpd::start(&h.na, "va");
+    lldpd.wait_neighbor(LIMIT, |_| true);
+    let port = wait_for(LIMIT, "no DCBX peer in auto mode", || {
+        let p = h.port();
+        (p["problems"] == json!(["the LLDP neighbour sends no DCBX TLV"])).then_some(p)
+    });
+    assert_eq!(port["healthy"], false);
+
+    // At run time: static mode, persisted like any `dcbx set`.
+    let out = h.d.cli(&["dcbx", "set", "vb", "mode", "static"]);
+    assert!(out.status.success(), "{out:?}");
+    let port = wait_for(LIMIT, "healthy in static mode", || {
+        let p = h.port();
+        (p["healthy"] == true).then_some(p)
+    });
+    assert_eq!(port["mode"]["configured"], "static", "{port:#}");
+    // The file's configuration is in the NIC: PFC on 3, the DSCP entries, DSCP trust.
+    let st = h.shim.state("vb").unwrap();
+    assert_eq!(st.ieee_pfc_en(), 1 << 3);
+    assert!(st.ieee_apps().contains(&(5, 3, 26)), "{:?}", st.ieee_apps());
+    assert!(st.ieee_apps().contains(&(5, 6, 48)), "{:?}", st.ieee_apps());
+    assert_eq!(st.list("ieee_ets_prio_tc"), [0, 0, 0, 1, 0, 0, 2, 0]);
+    // No DCBX TLV leaves the host: lldpd sees none.
+    let n = lldpd.neighbors().to_string();
+    assert!(!n.contains("dcbx") && !n.contains("PFC"), "{n}");
+
+    // From the file, from the start: the same.
+    drop(h);
+    let conf = roce_profile().replace(
+        "[ports.\"vb\"]\n",
+        "[ports.\"vb\"]\ndcbx.mode = \"static\"\n",
+    );
+    let h = Host::start(&conf);
+    let _lldpd = Lldpd::start(&h.na, "va");
+    wait_for(LIMIT, "healthy in static mode from the file", || {
+        let p = h.port();
+        (p["healthy"] == true && p["neighbors"] == 1).then_some(())
+    });
+    let _ = h.dir.path();
+}

@@ -586,8 +586,9 @@ fn the_example_config_runs() {
         // peer is asked of it, and its LLDP-only neighbour is what it is for.
         let f1_ok = f1["neighbors"] == 1
             && f1["problems"].as_array()?.iter().all(|x| {
-                x.as_str()
-                    .is_some_and(|t| t.starts_with("dcbnl:") && t.ends_with("nothing is programmed"))
+                x.as_str().is_some_and(|t| {
+                    t.starts_with("dcbnl:") && t.ends_with("nothing is programmed")
+                })
             });
         (ports.len() == 3 && f0["all_syncd"] == true && f1_ok).then_some(v)
     });

@@ -6,10 +6,19 @@ use std::path::PathBuf;
 use std::process::Command;
 
 /// The driver's sources; every one includes c/dcbdrv.h.
-const SOURCES: [&str; 5] = [
+const SOURCES: [&str; 14] = [
     "c/state.c",
+    "c/statefile.c",
     "c/nlmsg.c",
     "c/ops.c",
+    "c/ieee.c",
+    "c/models.c",
+    "c/drv_mlx5.c",
+    "c/drv_ice.c",
+    "c/drv_i40e.c",
+    "c/drv_ixgbe.c",
+    "c/drv_bnxt.c",
+    "c/drv_hns3.c",
     "c/shim.c",
     "c/lldpad_fix.c",
 ];

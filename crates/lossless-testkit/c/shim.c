@@ -7,7 +7,7 @@
  */
 #include "dcbdrv.h"
 
-/* Guards the reply queues and the driver state (drv_get() and what it returns). */
+/* Guards the reply queues and the driver state (nic_get() and what it returns). */
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- the real libc calls ---------------------------------------------- */
@@ -195,7 +195,7 @@ static int intercept(int fd, const void *buf, size_t len, const struct sockaddr 
 	struct sockaddr_nl self;
 	socklen_t sl = sizeof self;
 	static struct mb r; /* under mu */
-	char lg[4096] = "";
+	static struct note lg; /* under mu */
 	int err, status, cmd;
 	struct drv *d;
 
@@ -228,7 +228,8 @@ static int intercept(int fd, const void *buf, size_t len, const struct sockaddr 
 		self.nl_pid = 0;
 
 	pthread_mutex_lock(&mu);
-	d = drv_get(ifname);
+	lg.s[0] = '\0';
+	d = nic_get(ifname);
 	if (!d) {
 		pthread_mutex_unlock(&mu);
 		return 0;
@@ -237,7 +238,7 @@ static int intercept(int fd, const void *buf, size_t len, const struct sockaddr 
 	r.len = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof *dm);
 	if (cmd == DCB_CMD_IEEE_GET)
 		put(&r, DCB_ATTR_IFNAME, ifname, strlen(ifname) + 1);
-	err = run(d, cmd, tb, &r, &status, lg, sizeof lg);
+	err = run(d, cmd, tb, &r, &status, &lg);
 	if (err) {
 		queue_error(fd, req, err, self.nl_pid);
 	} else {
@@ -265,14 +266,17 @@ static int intercept(int fd, const void *buf, size_t len, const struct sockaddr 
 			snprintf(res, sizeof res, "status=%d", status);
 		else
 			snprintf(res, sizeof res, "ok");
-		logline(ifname, cmd_names[cmd], "%s %s", res, lg);
+		logline(ifname, cmd_names[cmd], "%s %s", res, lg.s);
 	}
 	if (reply_type(cmd) == RTM_SETDCB && !err) {
 		d->sets++;
-		if (cmd != DCB_CMD_SET_ALL)
+		if (cmd == DCB_CMD_SET_ALL)
+			d->set_all++;
+		else if (d->model == M_GENERIC)
 			d->changed = 1;
-		write_state(d);
+		model_sync(d);
 	}
+	nic_put(d, reply_type(cmd) == RTM_SETDCB && !err);
 	pthread_mutex_unlock(&mu);
 	return 1;
 }

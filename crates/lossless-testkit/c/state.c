@@ -1,17 +1,60 @@
 /*
- * dcbdrv, the emulated DCB driver (see dcbdrv.h): the log and the state file
- * a test reads, and the emulated interfaces: which they are and the driver
- * state each starts with (DCB on, DCB buffer, APP entries from the
- * environment; PFC counters from DIR/IF.pfc_counters).
+ * dcbdrv, the emulated DCB driver (see dcbdrv.h): the log a test reads, the
+ * details of a log line, and the emulated interfaces: which they are and the
+ * power-on state of their NIC (model, firmware agent, DCB on, DCB buffer, APP
+ * entries from the environment; PFC counters from DIR/IF.pfc_counters).
  */
 #include "dcbdrv.h"
 
-/* ---- log and state file ------------------------------------------------ */
+/* ---- environment and log ----------------------------------------------- */
 
 int env_on(const char *k)
 {
 	const char *v = getenv(k);
 	return v && *v && strcmp(v, "0") != 0;
+}
+
+/* 1 when the variable is "1", or a comma-separated list naming ifname. */
+int env_lists(const char *k, const char *ifname)
+{
+	const char *v = getenv(k);
+	size_t n = strlen(ifname);
+
+	if (!v || !*v || strcmp(v, "0") == 0)
+		return 0;
+	if (strcmp(v, "1") == 0)
+		return 1;
+	for (const char *p = v; *p;) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (len == n && memcmp(p, ifname, n) == 0)
+			return 1;
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	return 0;
+}
+
+/* Appends "key=value" words to a log line's details. */
+void note(struct note *n, const char *fmt, ...)
+{
+	size_t len = strlen(n->s);
+	va_list ap;
+
+	if (len + 2 >= sizeof n->s)
+		return;
+	if (len)
+		n->s[len++] = ' ';
+	va_start(ap, fmt);
+	vsnprintf(n->s + len, sizeof n->s - len, fmt, ap);
+	va_end(ap);
+}
+
+void note8(struct note *n, const char *key, const uint8_t *v)
+{
+	note(n, "%s=%u,%u,%u,%u,%u,%u,%u,%u", key, v[0], v[1], v[2], v[3], v[4], v[5], v[6],
+	     v[7]);
 }
 
 void logline(const char *ifname, const char *cmd, const char *fmt, ...)
@@ -45,101 +88,7 @@ void logline(const char *ifname, const char *cmd, const char *fmt, ...)
 	r_close(fd);
 }
 
-static void list8(FILE *f, const char *key, const uint8_t *v, int hex)
-{
-	fprintf(f, "%s=", key);
-	for (int i = 0; i < 8; i++)
-		fprintf(f, hex ? "%s0x%02x" : "%s%u", i ? "," : "", v[i]);
-	fputc('\n', f);
-}
-
-void write_state(const struct drv *d)
-{
-	const char *dir = getenv("LOSSLESS_DCBDRV_DIR");
-	char path[4096], tmp[4200];
-	FILE *f;
-
-	if (!dir)
-		return;
-	snprintf(path, sizeof path, "%s/%s.state", dir, d->ifname);
-	snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
-	f = fopen(tmp, "we");
-	if (!f)
-		return;
-	fprintf(f, "format=lossless-dcbdrv-state 1\n");
-	fprintf(f, "ifname=%s\npid=%d\nsets=%u\nset_all=%u\n", d->ifname, (int)getpid(),
-		d->sets, d->set_all);
-	fprintf(f, "dcb_state=%u\ndcbx=0x%02x\nnumtcs_pg=%u\nnumtcs_pfc=%u\n", d->dcb_state,
-		d->dcbx, d->numtcs_pg, d->numtcs_pfc);
-	fprintf(f, "cee_pfc_state=%u\n", d->pfc_state);
-	list8(f, "cee_pfc_up", d->pfc_up, 0);
-	for (int dir_ = 0; dir_ < 2; dir_++) {
-		const struct pg *p = &d->pg[dir_];
-		const char *n = dir_ ? "cee_pgrx" : "cee_pgtx";
-		char key[64];
-		uint8_t up2tc[8];
-
-		snprintf(key, sizeof key, "%s_tc_pgid", n);
-		list8(f, key, p->pgid, 0);
-		snprintf(key, sizeof key, "%s_tc_up_map", n);
-		list8(f, key, p->up_map, 1);
-		snprintf(key, sizeof key, "%s_tc_strict", n);
-		list8(f, key, p->strict, 0);
-		snprintf(key, sizeof key, "%s_tc_bw_pct", n);
-		list8(f, key, p->bw_pct, 0);
-		snprintf(key, sizeof key, "%s_pg_bw_pct", n);
-		list8(f, key, p->pg_bw, 0);
-		for (int up = 0; up < 8; up++) {
-			up2tc[up] = UNDEF;
-			for (int tc = 0; tc < 8; tc++)
-				if (p->up_map[tc] & (1u << up)) {
-					up2tc[up] = tc;
-					break;
-				}
-		}
-		snprintf(key, sizeof key, "%s_up2tc", n);
-		list8(f, key, up2tc, 0);
-	}
-	for (int i = 0; i < d->n_app; i++)
-		if (d->app[i].cee)
-			fprintf(f, "cee_app=%u,0x%04x,0x%02x\n", d->app[i].selector,
-				d->app[i].protocol, d->app[i].priority);
-	fprintf(f, "ieee_ets_willing=%u\nieee_ets_cap=%u\nieee_ets_cbs=%u\n", d->ets.willing,
-		d->ets.ets_cap, d->ets.cbs);
-	list8(f, "ieee_ets_tc_tx_bw", d->ets.tc_tx_bw, 0);
-	list8(f, "ieee_ets_tc_rx_bw", d->ets.tc_rx_bw, 0);
-	list8(f, "ieee_ets_tc_tsa", d->ets.tc_tsa, 0);
-	list8(f, "ieee_ets_prio_tc", d->ets.prio_tc, 0);
-	list8(f, "ieee_ets_tc_reco_bw", d->ets.tc_reco_bw, 0);
-	list8(f, "ieee_ets_tc_reco_tsa", d->ets.tc_reco_tsa, 0);
-	list8(f, "ieee_ets_reco_prio_tc", d->ets.reco_prio_tc, 0);
-	fprintf(f, "ieee_pfc_cap=%u\nieee_pfc_en=0x%02x\nieee_pfc_mbc=%u\nieee_pfc_delay=%u\n",
-		d->pfc.pfc_cap, d->pfc.pfc_en, d->pfc.mbc, d->pfc.delay);
-	for (int i = 0; i < d->n_app; i++)
-		if (!d->app[i].cee)
-			fprintf(f, "ieee_app=%u,%u,%u\n", d->app[i].selector, d->app[i].priority,
-				d->app[i].protocol);
-	fprintf(f, "app_trust=");
-	for (int i = 0; i < d->n_trust; i++)
-		fprintf(f, "%s%u", i ? "," : "", d->trust[i]);
-	fprintf(f, "\nbuffer=%d\n", d->has_buffer);
-	if (d->has_buffer) {
-		list8(f, "buffer_prio2buffer", d->buf.prio2buffer, 0);
-		fprintf(f, "buffer_size=");
-		for (int i = 0; i < 8; i++)
-			fprintf(f, "%s%u", i ? "," : "", d->buf.buffer_size[i]);
-		fprintf(f, "\nbuffer_total=%u\n", d->buf.total_size);
-	}
-	if (fclose(f) == 0)
-		rename(tmp, path);
-	else
-		unlink(tmp);
-}
-
 /* ---- interfaces --------------------------------------------------------- */
-
-static struct drv drvs[MAXDRV];
-static int ndrv;
 
 int emulated(const char *ifname)
 {
@@ -171,13 +120,18 @@ static void parse_list_u32(const char *s, uint32_t *out, int n)
 	}
 }
 
-static void init_buffer(struct drv *d)
+/* The DCB buffer from LOSSLESS_DCBDRV_BUFFER; with `always` (a driver that has
+ * the buffer ops whatever the environment says) the defaults without it. */
+static void init_buffer(struct drv *d, int always)
 {
 	const char *v = getenv("LOSSLESS_DCBDRV_BUFFER");
 	uint32_t tmp[8] = {0};
 
-	if (!v || !*v || strcmp(v, "0") == 0)
-		return;
+	if (!v || !*v || strcmp(v, "0") == 0) {
+		if (!always)
+			return;
+		v = "1";
+	}
 	d->has_buffer = 1;
 	/* defaults: one 256 KiB buffer holds every priority, 1 MiB in all */
 	d->buf.buffer_size[0] = 262144;
@@ -218,19 +172,31 @@ static void init_apps(struct drv *d)
 	}
 }
 
-struct drv *drv_get(const char *ifname)
+/* The power-on state of d's NIC: the generic driver's, then the model's. The
+ * per-process fields (statefile.c's view of the shared file) are kept. */
+void drv_power_on(struct drv *d)
 {
-	struct drv *d;
+	static int warned;
+	struct drv keep = *d;
+	const char *name = getenv("LOSSLESS_DCBDRV_MODEL");
 
-	for (int i = 0; i < ndrv; i++)
-		if (strcmp(drvs[i].ifname, ifname) == 0)
-			return &drvs[i];
-	if (ndrv == MAXDRV)
-		return NULL;
-	d = &drvs[ndrv++];
 	memset(d, 0, sizeof *d);
-	snprintf(d->ifname, sizeof d->ifname, "%s", ifname);
-	d->dcb_state = env_on("LOSSLESS_DCBDRV_DCB_ON");
+	memcpy(d->ifname, keep.ifname, sizeof d->ifname);
+	d->lockfd = keep.lockfd;
+	d->known = keep.known;
+	d->seen_dev = keep.seen_dev;
+	d->seen_ino = keep.seen_ino;
+	d->seen_size = keep.seen_size;
+	d->seen_mtime = keep.seen_mtime;
+
+	d->model = name && *name ? model_by_name(name) : M_GENERIC;
+	if (d->model < 0) {
+		if (!warned++)
+			logline("-", "model", "unknown=%s using=generic", name);
+		d->model = M_GENERIC;
+	}
+	d->fw_agent = (uint8_t)env_lists("LOSSLESS_DCBDRV_FW_AGENT", d->ifname);
+	d->dcb_state = (uint8_t)env_on("LOSSLESS_DCBDRV_DCB_ON");
 	d->dcbx = DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_CEE | DCB_CAP_DCBX_VER_IEEE;
 	d->numtcs_pg = d->numtcs_pfc = 8;
 	for (int dir = 0; dir < 2; dir++)
@@ -246,9 +212,11 @@ struct drv *drv_get(const char *ifname)
 	for (int i = 1; i < 8; i++)
 		d->ets.tc_tsa[i] = IEEE_8021QAZ_TSA_ETS;
 	d->pfc.pfc_cap = 8;
-	init_buffer(d);
+	init_buffer(d, d->model == M_MLX5);
 	init_apps(d);
-	return d;
+	if (models[d->model]->init)
+		models[d->model]->init(d);
+	model_sync(d);
 }
 
 /* The PFC frame counters a driver would report: read on every IEEE_GET from

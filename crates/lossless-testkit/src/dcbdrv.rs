@@ -1,11 +1,15 @@
 //! The emulated DCB driver (the C in `c/`, described in `c/dcbdrv.h`, built by build.rs):
-//! the library, the environment that preloads it into a process ([`ShimEnv`]), and what it
-//! recorded: the per-interface state file ([`DriverState`]) and the log of requests
-//! ([`LogEntry`]). The formats are described in the crate's README.
+//! the library, the driver it models ([`Model`]), the environment that preloads it into a
+//! process ([`ShimEnv`]), what it recorded: the per-interface state file ([`DriverState`])
+//! and the log of requests ([`LogEntry`]), and iproute2's `dcb` run under it
+//! ([`dcb_tool`]). The formats are described in the crate's README.
 
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
+
+use crate::netns::Netns;
 
 /// The compiled library, to put in `LD_PRELOAD`. Panics with the reason when it could
 /// not be built (no gcc).
@@ -24,8 +28,102 @@ pub fn library() -> PathBuf {
     so
 }
 
+/// The DCB driver the emulated NIC behaves as (`LOSSLESS_DCBDRV_MODEL`), each modelled
+/// from its Linux dcbnl ops (`c/drv_*.c` cite the kernel functions; the crate's README has
+/// a table of what each refuses and how).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Model {
+    /// The permissive driver the library always emulated: every op, every selector.
+    Generic,
+    /// NVIDIA/Mellanox ConnectX (mlx5_core).
+    Mlx5,
+    /// Intel E810 (ice).
+    Ice,
+    /// Intel XL710 (i40e).
+    I40e,
+    /// Broadcom NetXtreme-C/E (bnxt_en).
+    Bnxt,
+    /// HiSilicon HNS3 (hns3, hclge).
+    Hns3,
+    /// Intel 82599 (ixgbe).
+    Ixgbe,
+}
+
+impl Model {
+    pub const ALL: [Model; 7] = [
+        Model::Generic,
+        Model::Mlx5,
+        Model::Ice,
+        Model::I40e,
+        Model::Bnxt,
+        Model::Hns3,
+        Model::Ixgbe,
+    ];
+
+    /// The name `LOSSLESS_DCBDRV_MODEL` takes and the state file's `model=` holds.
+    pub fn name(self) -> &'static str {
+        match self {
+            Model::Generic => "generic",
+            Model::Mlx5 => "mlx5",
+            Model::Ice => "ice",
+            Model::I40e => "i40e",
+            Model::Bnxt => "bnxt",
+            Model::Hns3 => "hns3",
+            Model::Ixgbe => "ixgbe",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Model> {
+        Model::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// What sets the model apart, in a line.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Model::Generic => {
+                "every CEE and IEEE op, APP trust, buffer ops on request; accepts every APP \
+                 selector and ETS (prio_tc under 8)"
+            }
+            Model::Mlx5 => {
+                "APP: DSCP only (EINVAL), a DSCP is replaced; ETS bandwidths of ETS TCs sum to \
+                 100, strict TCs read back 100 %; a PFC change toggles the link; no CEE PG ops \
+                 (SET_ALL answers 1); DCB buffer ops"
+            }
+            Model::Ice => {
+                "APP: DSCP only, the first switches to DSCP QoS; ETS bandwidths of the TCs in \
+                 use sum to 100; a change closes and reopens the netdev (link flap), a repeat \
+                 does not; positive statuses (1 no change, 2 changed); refuses all with the \
+                 firmware LLDP agent"
+            }
+            Model::I40e => {
+                "any APP selector; ETS TSA of used TCs must be ETS or strict, bandwidth not \
+                 checked; a change restarts the port; refuses all with the firmware LLDP agent"
+            }
+            Model::Bnxt => {
+                "IEEE only (no CEE op, no GCAP); PFC needs an ETS first and at most 2 lossless \
+                 TCs; ETS bandwidth may sum under 100; refuses all with the firmware agent"
+            }
+            Model::Hns3 => {
+                "IEEE only; APP DSCP only, a wrong delete is EINVAL; ETS: no 0 % ETS TC, no ETS \
+                 on an unused TC, sum 100; ETS map or PFC changes restart the port"
+            }
+            Model::Ixgbe => {
+                "CEE by default (IEEE sets refused until SDCBX host|ieee); any APP selector; ETS \
+                 kept even when refused; SET_ALL 0/1/2"
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for Model {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// The environment that preloads the emulated driver into a process for some
-/// interfaces, and reads back what that process programmed.
+/// interfaces, and reads back what that process programmed. Processes with the same
+/// directory share one emulated NIC per interface (the state file, under a lock).
 #[derive(Debug, Clone)]
 pub struct ShimEnv {
     dir: PathBuf,
@@ -34,6 +132,8 @@ pub struct ShimEnv {
     buffer: Option<String>,
     log_gets: bool,
     apps: Vec<(u8, u8, u16)>,
+    model: Model,
+    fw_agent: Vec<String>,
 }
 
 impl ShimEnv {
@@ -48,7 +148,25 @@ impl ShimEnv {
             buffer: None,
             log_gets: false,
             apps: Vec::new(),
+            model: Model::Generic,
+            fw_agent: Vec::new(),
         }
+    }
+
+    /// The driver the NIC behaves as from power-on (a NIC whose state file says
+    /// otherwise keeps its own model).
+    pub fn model(mut self, model: Model) -> ShimEnv {
+        self.model = model;
+        self
+    }
+
+    /// The interfaces whose NIC has its firmware LLDP/DCBX agent on from power-on
+    /// (`LOSSLESS_DCBDRV_FW_AGENT`): ice, i40e and bnxt then refuse host DCB
+    /// programming, mlx5 starts with firmware-run DCBX; hns3, ixgbe and the generic
+    /// driver have no such state.
+    pub fn fw_agent(mut self, ifaces: &[&str]) -> ShimEnv {
+        self.fw_agent = ifaces.iter().map(|s| s.to_string()).collect();
+        self
     }
 
     /// APP entries (selector, priority, protocol) the driver holds from the start, as
@@ -96,6 +214,8 @@ impl ShimEnv {
                 "LOSSLESS_DCBDRV_LOG_GETS".into(),
                 if self.log_gets { "1" } else { "0" }.into(),
             ),
+            ("LOSSLESS_DCBDRV_MODEL".into(), self.model.name().into()),
+            ("LOSSLESS_DCBDRV_FW_AGENT".into(), self.fw_agent.join(",")),
         ];
         if let Some(b) = &self.buffer {
             v.push(("LOSSLESS_DCBDRV_BUFFER".into(), b.clone()));
@@ -116,7 +236,45 @@ impl ShimEnv {
         cmd.envs(self.vars())
     }
 
-    /// The state file of `ifname`, once the process programmed something.
+    /// A firmware reset of `ifname`'s NIC behind the processes' backs: under the NIC's
+    /// lock the state file goes (and a `FW_RESET` line into the log), so every process
+    /// that preloads the driver with this directory finds the power-on state at its
+    /// next request.
+    pub fn reset_nic(&self, ifname: &str) {
+        let lock = self.dir.join(format!("{ifname}.lock"));
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock)
+            .unwrap_or_else(|e| panic!("{}: {e}", lock.display()));
+        let _held = nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusive)
+            .unwrap_or_else(|(_, e)| panic!("flock {}: {e}", lock.display()));
+        let state = self.dir.join(format!("{ifname}.state"));
+        match std::fs::remove_file(&state) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => panic!("{}: {e}", state.display()),
+        }
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        let line = format!(
+            "{}.{:03} {} {ifname} FW_RESET ok\n",
+            now.as_secs(),
+            now.subsec_millis(),
+            std::process::id()
+        );
+        let log = self.dir.join("dcbdrv.log");
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&log)
+            .and_then(|mut f| f.write_all(line.as_bytes()))
+            .unwrap_or_else(|e| panic!("{}: {e}", log.display()));
+    }
+
+    /// The state file of `ifname`, once a process programmed something.
     pub fn state(&self, ifname: &str) -> Option<DriverState> {
         DriverState::read(&self.dir.join(format!("{ifname}.state")))
     }
@@ -159,6 +317,17 @@ impl ShimEnv {
     }
 }
 
+/// iproute2's `dcb ARGS` in `ns` under the emulated driver `env` (a new process each
+/// time; processes with the same directory share the NIC, so `dcb ... show` reads what
+/// any of them programmed).
+pub fn dcb_tool(ns: &Netns, env: &ShimEnv, args: &[&str]) -> Output {
+    let mut c = ns.command("dcb");
+    env.apply(&mut c);
+    c.args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("dcb {} (Debian package iproute2): {e}", args.join(" ")))
+}
+
 /// What the emulated driver of one interface holds, from its state file
 /// (`key=value` lines; a key may repeat, e.g. `ieee_app`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -167,7 +336,7 @@ pub struct DriverState {
 }
 
 /// First line of a state file of the format this parser reads.
-pub const STATE_FORMAT: &str = "format=lossless-dcbdrv-state 1";
+pub const STATE_FORMAT: &str = "format=lossless-dcbdrv-state 2";
 
 impl DriverState {
     /// Parses a state file's text; Err names what is wrong.
@@ -225,6 +394,24 @@ impl DriverState {
             .get(key)
             .unwrap_or_else(|| panic!("{key} not in the driver state:\n{self}"));
         split_nums(v).unwrap_or_else(|| panic!("{key}={v}: not a list of numbers"))
+    }
+
+    /// The driver the NIC behaves as.
+    pub fn model(&self) -> Model {
+        let v = self
+            .get("model")
+            .unwrap_or_else(|| panic!("no model in the driver state:\n{self}"));
+        Model::from_name(v).unwrap_or_else(|| panic!("model={v}: not a model"))
+    }
+
+    /// Set requests the NIC answered (any process).
+    pub fn sets(&self) -> u64 {
+        self.num("sets")
+    }
+
+    /// How often the driver closed and reopened the port (a link flap).
+    pub fn link_resets(&self) -> u64 {
+        self.num("link_resets")
     }
 
     /// Whether DCB is on.

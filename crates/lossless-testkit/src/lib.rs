@@ -10,8 +10,10 @@
 //!   live captures;
 //! * [`pcap`]: capture files written from a test's frames;
 //! * [`dcbdrv`]: an emulated DCB-capable driver, a C library preloaded into a process
-//!   (lldpad, losslessd, a probe) that answers dcbnl as the kernel does for a driver
-//!   with the CEE and IEEE 802.1Qaz ops, and what it recorded;
+//!   (lldpad, losslessd, a probe, iproute2's `dcb`) that answers dcbnl as the kernel does
+//!   for the driver it models (generic, mlx5, ice, i40e, bnxt, hns3, ixgbe), one NIC per
+//!   interface shared by the processes that preload it with the same directory, and
+//!   what it recorded;
 //! * [`lldpad`]: Debian's lldpad as a DCBX peer on veth, under that driver;
 //! * [`lldpd`]: Debian's lldpd as an LLDP neighbour on veth, and its view of us;
 //! * [`inject`]: LLDPDUs from a device on the link that only the far end hears;
@@ -43,7 +45,7 @@ pub mod systemd;
 pub mod tshark;
 
 pub use bench::{load, machine, thread_cpu_time};
-pub use dcbdrv::{DriverState, LogEntry, ShimEnv};
+pub use dcbdrv::{dcb_tool, DriverState, LogEntry, Model, ShimEnv};
 pub use fanout::{batch_ip, Fanout};
 pub use flood::{Flood, FLOOD_MSAPS};
 pub use inject::{lldpdu, pfc_frame, Injector};

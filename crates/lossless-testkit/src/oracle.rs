@@ -63,13 +63,16 @@ pub enum Oracle {
     /// gcc with the libc and kernel uapi headers: the emulated DCB driver (built with
     /// lossless-testkit) and the C oracles compiled at test time.
     Gcc,
+    /// iproute2's `dcb`, a dcbnl client we did not write: it programs and reads the
+    /// emulated DCB driver.
+    Dcb,
 }
 
 /// Where the umad2sim library of ibsim-utils is (OpenSM talks to ibsim through it).
 use crate::opensm::UMAD2SIM;
 
 impl Oracle {
-    pub const ALL: [Oracle; 10] = [
+    pub const ALL: [Oracle; 11] = [
         Oracle::Netns,
         Oracle::Tshark,
         Oracle::Lldpad,
@@ -80,6 +83,7 @@ impl Oracle {
         Oracle::Strace,
         Oracle::Bpf,
         Oracle::Gcc,
+        Oracle::Dcb,
     ];
 
     /// What it is, in a sentence's words.
@@ -95,6 +99,7 @@ impl Oracle {
             Oracle::Strace => "strace",
             Oracle::Bpf => "clang with the BPF target and libbpf (the relay's XDP program)",
             Oracle::Gcc => "gcc (the emulated DCB driver, the C oracles)",
+            Oracle::Dcb => "iproute2's dcb",
         }
     }
 
@@ -111,6 +116,7 @@ impl Oracle {
             Oracle::Strace => &["strace"],
             Oracle::Bpf => &["clang", "llvm", "libbpf-dev"],
             Oracle::Gcc => &["gcc", "libc6-dev", "linux-libc-dev"],
+            Oracle::Dcb => &["iproute2"],
         }
     }
 
@@ -134,6 +140,7 @@ impl Oracle {
             Oracle::Strace => &["strace"],
             Oracle::Bpf => &["clang"],
             Oracle::Gcc => &["gcc"],
+            Oracle::Dcb => &["dcb"],
         }
     }
 
@@ -388,3 +395,6 @@ pub const LLDPAD_PEER: &[Oracle] = &[Oracle::Netns, Oracle::Lldpad, Oracle::Gcc]
 /// What a process under the emulated DCB driver ([`crate::ShimEnv`]) in a namespace
 /// needs.
 pub const EMULATED_DRIVER: &[Oracle] = &[Oracle::Netns, Oracle::Gcc];
+
+/// What iproute2's `dcb` under the emulated DCB driver ([`crate::dcb_tool`]) needs.
+pub const DCB_TOOL: &[Oracle] = &[Oracle::Netns, Oracle::Gcc, Oracle::Dcb];

@@ -1,7 +1,7 @@
 //! The emulated DCB driver against a dcbnl client we did not write: iproute2's `dcb`
 //! (libmnl) reads and writes it under LD_PRELOAD; what it decodes and what the driver
-//! recorded must agree. Each `dcb` run is a new process, so a new driver: state does
-//! not carry from one run to the next.
+//! recorded must agree. Each `dcb` run is a new process; with the same directory they
+//! share the emulated NIC, so what one run programmed the next one reads.
 
 use std::process::Output;
 
@@ -159,7 +159,8 @@ fn the_dcb_buffer_exists_only_when_asked_for() {
     assert_eq!(st.list("buffer_size"), [262_144, 131_072, 0, 0, 0, 0, 0, 0]);
     assert_eq!(st.list("buffer_prio2buffer"), [0, 0, 0, 1, 1, 0, 0, 0]);
     // More than the port has: refused with the status byte of the reply (which `dcb`
-    // does not look at), nothing changed.
+    // 6.1 does not look at for buffers), nothing changed: the NIC keeps what the last
+    // run programmed.
     dcb(
         &p,
         &shim,
@@ -168,5 +169,7 @@ fn the_dcb_buffer_exists_only_when_asked_for() {
     let last = shim.log().pop().expect("log");
     assert_eq!(last.result, "status=-22", "{last:?}");
     let st = shim.state("va").expect("state");
-    assert_eq!(st.list("buffer_size"), [131_072, 65_536, 0, 0, 0, 0, 0, 0]);
+    assert_eq!(st.list("buffer_size"), [262_144, 131_072, 0, 0, 0, 0, 0, 0]);
+    let show = text(&dcb(&p, &shim, &["buffer", "show", "dev", "va"]));
+    assert!(show.contains("buffer-size 0:256Kb 1:128Kb 2:0b"), "{show}");
 }

@@ -1,0 +1,499 @@
+/*
+ * dcbdrv, the emulated DCB driver (see dcbdrv.h): the state file and its
+ * lock, which make one NIC per interface of the processes that preload the
+ * library with the same LOSSLESS_DCBDRV_DIR.
+ *
+ * Every request takes an exclusive flock on DIR/IF.lock, loads DIR/IF.state
+ * when the file changed since this process last read or wrote it (device,
+ * inode, size and mtime differ), runs, writes the state back after a set
+ * (a temporary file renamed over the old one, so a reader never sees half),
+ * and unlocks. A state file that disappears (ShimEnv::reset_nic removes it
+ * under the lock) is a firmware reset: the next request starts from the
+ * power-on state. Without LOSSLESS_DCBDRV_DIR each process keeps its own NIC.
+ *
+ * The file is `key=value` lines (../README.md); one table below says which
+ * member of struct drv each key holds, and for the model's hardware ("hw."
+ * and "fw." keys) which models hold it, so that a file holds what its model
+ * uses and nothing else.
+ */
+#include "dcbdrv.h"
+
+#define STATE_FORMAT "format=lossless-dcbdrv-state 2"
+
+enum {
+	K_U8,    /* decimal u8 list */
+	K_X8,    /* hex u8 list */
+	K_U16,   /* decimal u16 */
+	K_U32,   /* decimal u32 list */
+	K_UINT,  /* unsigned */
+	K_INT,   /* int */
+	K_BITS,  /* 8 bytes written as one 64-bit hex number */
+	K_DERIVED, /* written, not read: cee_pg*_up2tc */
+	K_FWAPPS,  /* struct fwcfg's APP table */
+};
+
+struct field {
+	const char *key;
+	size_t off;
+	uint8_t n, kind;
+	unsigned models; /* bit per model that holds it; 0: every model */
+};
+
+#define B(m) (1u << (m))
+#define F(key, member, n, kind, models) {key, offsetof(struct drv, member), n, kind, models}
+
+#define ETS_FIELDS(p, base, models)                                      \
+	F(p "willing", base.willing, 1, K_U8, models),                   \
+	F(p "cap", base.ets_cap, 1, K_U8, models),                       \
+	F(p "cbs", base.cbs, 1, K_U8, models),                           \
+	F(p "tc_tx_bw", base.tc_tx_bw, 8, K_U8, models),                 \
+	F(p "tc_rx_bw", base.tc_rx_bw, 8, K_U8, models),                 \
+	F(p "tc_tsa", base.tc_tsa, 8, K_U8, models),                     \
+	F(p "prio_tc", base.prio_tc, 8, K_U8, models),                   \
+	F(p "tc_reco_bw", base.tc_reco_bw, 8, K_U8, models),             \
+	F(p "tc_reco_tsa", base.tc_reco_tsa, 8, K_U8, models),           \
+	F(p "reco_prio_tc", base.reco_prio_tc, 8, K_U8, models)
+
+#define PFC_FIELDS(p, base, models)                      \
+	F(p "cap", base.pfc_cap, 1, K_U8, models),       \
+	F(p "en", base.pfc_en, 1, K_X8, models),         \
+	F(p "mbc", base.mbc, 1, K_U8, models),           \
+	F(p "delay", base.delay, 1, K_U16, models)
+
+#define PG_FIELDS(p, base, models)                        \
+	F(p "tc_pgid", base.pgid, 8, K_U8, models),       \
+	F(p "tc_up_map", base.up_map, 8, K_X8, models),   \
+	F(p "tc_strict", base.strict, 8, K_U8, models),   \
+	F(p "tc_bw_pct", base.bw_pct, 8, K_U8, models),   \
+	F(p "pg_bw_pct", base.pg_bw, 8, K_U8, models)
+
+#define FW_FIELDS(p, base, models)                               \
+	ETS_FIELDS(p "ets_", base.ets, models),                  \
+	F(p "pfc_cap", base.pfc_cap, 1, K_U8, models),           \
+	F(p "pfc_en", base.pfc_en, 1, K_X8, models),             \
+	F(p "pfc_willing", base.pfc_willing, 1, K_U8, models),   \
+	F(p "dscp_mode", base.dscp_mode, 1, K_U8, models),       \
+	F(p "dscp", base.dscp, 64, K_U8, models),                \
+	F(p "dscp_mapped", base.mapped, 8, K_BITS, models),      \
+	F(p "apps", base, 0, K_FWAPPS, models)
+
+#define MLX5 B(M_MLX5)
+#define ICE B(M_ICE)
+#define I40E B(M_I40E)
+#define BNXT B(M_BNXT)
+#define HNS3 B(M_HNS3)
+#define IXGBE B(M_IXGBE)
+
+/* In file order, after the header lines and before the APP, trust and buffer
+ * lines (written by hand below). */
+static const struct field fields[] = {
+	F("dcb_state", dcb_state, 1, K_U8, 0),
+	F("dcbx", dcbx, 1, K_X8, 0),
+	F("numtcs_pg", numtcs_pg, 1, K_U8, 0),
+	F("numtcs_pfc", numtcs_pfc, 1, K_U8, 0),
+	F("cee_pfc_state", pfc_state, 1, K_U8, 0),
+	F("cee_pfc_up", pfc_up, 8, K_U8, 0),
+	PG_FIELDS("cee_pgtx_", pg[0], 0),
+	F("cee_pgtx_up2tc", pg[0], 8, K_DERIVED, 0),
+	PG_FIELDS("cee_pgrx_", pg[1], 0),
+	F("cee_pgrx_up2tc", pg[1], 8, K_DERIVED, 0),
+	F("cee_changed", changed, 1, K_INT, 0),
+	ETS_FIELDS("ieee_ets_", ets, 0),
+	PFC_FIELDS("ieee_pfc_", pfc, 0),
+	/* the model's hardware */
+	ETS_FIELDS("hw.ets_", hw.ets, MLX5 | BNXT | HNS3 | IXGBE),
+	PFC_FIELDS("hw.pfc_", hw.pfc, MLX5 | BNXT | HNS3 | IXGBE),
+	F("hw.has_ets", hw.has_ets, 1, K_U8, BNXT | IXGBE),
+	F("hw.has_pfc", hw.has_pfc, 1, K_U8, BNXT | IXGBE),
+	F("hw.num_tc", hw.num_tc, 1, K_U8, BNXT | HNS3 | IXGBE),
+	F("hw.trust_dscp", hw.trust, 1, K_U8, MLX5 | HNS3),
+	F("hw.dscp_cnt", hw.dscp_cnt, 1, K_U8, MLX5 | HNS3),
+	F("hw.fcoe_up", hw.fcoe_up, 1, K_U8, IXGBE),
+	F("hw.dcb_on", hw.dcb_on, 1, K_U8, ICE | I40E),
+	F("hw.fw_mode", hw.fw_mode, 1, K_U8, MLX5),
+	F("hw.tc_group", hw.tc_group, 8, K_U8, MLX5),
+	F("hw.tc_bw", hw.bw, 8, K_U8, MLX5),
+	F("hw.tc_qidx", hw.qidx, 8, K_U8, BNXT),
+	F("hw.pfc_map", hw.pfc_map, 1, K_X8, HNS3),
+	F("hw.dscp_prio", hw.dscp, 64, K_U8, MLX5 | HNS3),
+	FW_FIELDS("fw.local.", hw.local, ICE | I40E),
+	FW_FIELDS("fw.want.", hw.want, ICE | I40E),
+	PG_FIELDS("hw.cee_pgtx_", hw.cee_pg[0], IXGBE),
+	PG_FIELDS("hw.cee_pgrx_", hw.cee_pg[1], IXGBE),
+	F("hw.cee_pfc_up", hw.cee_pfc, 8, K_U8, MLX5 | IXGBE),
+	F("hw.cee_pfc_state", hw.cee_pfc_state, 1, K_U8, MLX5 | IXGBE),
+};
+#define NFIELDS ((int)(sizeof fields / sizeof fields[0]))
+
+/* ---- writing ------------------------------------------------------------- */
+
+static void write_field(FILE *f, const struct drv *d, const struct field *fl)
+{
+	const unsigned char *p = (const unsigned char *)d + fl->off;
+
+	if (fl->models && !(fl->models & B(d->model)))
+		return;
+	fprintf(f, "%s=", fl->key);
+	switch (fl->kind) {
+	case K_U8:
+	case K_X8:
+		for (int i = 0; i < fl->n; i++)
+			fprintf(f, fl->kind == K_X8 ? "%s0x%02x" : "%s%u", i ? "," : "", p[i]);
+		break;
+	case K_U16: {
+		uint16_t v;
+		memcpy(&v, p, 2);
+		fprintf(f, "%u", v);
+		break;
+	}
+	case K_U32:
+		for (int i = 0; i < fl->n; i++) {
+			uint32_t v;
+			memcpy(&v, p + 4 * i, 4);
+			fprintf(f, "%s%u", i ? "," : "", v);
+		}
+		break;
+	case K_UINT:
+	case K_INT: {
+		int v;
+		memcpy(&v, p, sizeof v);
+		fprintf(f, fl->kind == K_INT ? "%d" : "%u", v);
+		break;
+	}
+	case K_BITS: {
+		unsigned long long v = 0;
+		for (int i = 7; i >= 0; i--)
+			v = v << 8 | p[i];
+		fprintf(f, "0x%016llx", v);
+		break;
+	}
+	case K_DERIVED: { /* per priority: the TC whose map holds it (255: none) */
+		const struct pg *pg = (const struct pg *)p;
+		for (int up = 0; up < 8; up++) {
+			int tc = UNDEF;
+			for (int t = 0; t < 8 && tc == UNDEF; t++)
+				if (pg->up_map[t] & (1u << up))
+					tc = t;
+			fprintf(f, "%s%d", up ? "," : "", tc);
+		}
+		break;
+	}
+	case K_FWAPPS: {
+		const struct fwcfg *c = (const struct fwcfg *)p;
+		for (int i = 0; i < c->napp && i < FWAPPS; i++)
+			fprintf(f, "%s%u,%u,%u", i ? ";" : "", c->app[i].sel, c->app[i].prio,
+				c->app[i].proto);
+		break;
+	}
+	}
+	fputc('\n', f);
+}
+
+static void write_state(struct drv *d)
+{
+	const char *dir = getenv("LOSSLESS_DCBDRV_DIR");
+	char path[4096], tmp[4200];
+	struct stat st;
+	FILE *f;
+
+	if (!dir)
+		return;
+	snprintf(path, sizeof path, "%s/%s.state", dir, d->ifname);
+	snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
+	f = fopen(tmp, "we");
+	if (!f)
+		return;
+	d->gen++;
+	fprintf(f, "%s\n", STATE_FORMAT);
+	fprintf(f, "ifname=%s\npid=%d\nmodel=%s\nfw_agent=%u\ngen=%u\nsets=%u\nset_all=%u\n"
+		   "link_resets=%u\n",
+		d->ifname, (int)getpid(), models[d->model]->name, d->fw_agent, d->gen, d->sets,
+		d->set_all, d->link_resets);
+	for (int i = 0; i < NFIELDS; i++)
+		write_field(f, d, &fields[i]);
+	/* the kernel's APP table, in the order added */
+	for (int i = 0; i < d->n_app; i++)
+		if (d->app[i].cee)
+			fprintf(f, "cee_app=%u,0x%04x,0x%02x\n", d->app[i].selector,
+				d->app[i].protocol, d->app[i].priority);
+		else
+			fprintf(f, "ieee_app=%u,%u,%u\n", d->app[i].selector, d->app[i].priority,
+				d->app[i].protocol);
+	fprintf(f, "app_trust=");
+	for (int i = 0; i < d->n_trust; i++)
+		fprintf(f, "%s%u", i ? "," : "", d->trust[i]);
+	fprintf(f, "\nbuffer=%d\n", d->has_buffer);
+	if (d->has_buffer) {
+		fprintf(f, "buffer_prio2buffer=");
+		for (int i = 0; i < 8; i++)
+			fprintf(f, "%s%u", i ? "," : "", d->buf.prio2buffer[i]);
+		fprintf(f, "\nbuffer_size=");
+		for (int i = 0; i < 8; i++)
+			fprintf(f, "%s%u", i ? "," : "", d->buf.buffer_size[i]);
+		fprintf(f, "\nbuffer_total=%u\n", d->buf.total_size);
+	}
+	if (fclose(f) != 0 || rename(tmp, path) != 0) {
+		unlink(tmp);
+		return;
+	}
+	if (stat(path, &st) == 0) {
+		d->seen_dev = st.st_dev;
+		d->seen_ino = st.st_ino;
+		d->seen_size = st.st_size;
+		d->seen_mtime = st.st_mtim;
+		d->known = 1;
+	}
+}
+
+/* ---- reading ------------------------------------------------------------- */
+
+/* Up to n numbers, comma-separated (0x.. hex); returns how many. */
+static int nums(const char *s, unsigned long long *out, int n)
+{
+	int i = 0;
+
+	while (i < n && *s) {
+		char *end;
+		out[i++] = strtoull(s, &end, 0);
+		if (end == s || (*end != ',' && *end != '\0'))
+			return -1;
+		s = *end == ',' ? end + 1 : end;
+	}
+	return i;
+}
+
+static int read_field(struct drv *d, const struct field *fl, const char *v)
+{
+	unsigned char *p = (unsigned char *)d + fl->off;
+	unsigned long long x[64];
+	int n;
+
+	if (fl->kind == K_DERIVED)
+		return 0;
+	if (fl->kind == K_FWAPPS) {
+		struct fwcfg *c = (struct fwcfg *)p;
+		c->napp = 0;
+		while (*v && c->napp < FWAPPS) {
+			unsigned sel, prio, proto;
+			if (sscanf(v, "%u,%u,%u", &sel, &prio, &proto) != 3)
+				return -1;
+			c->app[c->napp++] = (struct fwapp){(uint16_t)proto, (uint8_t)sel,
+							   (uint8_t)prio};
+			v = strchr(v, ';');
+			if (!v)
+				break;
+			v++;
+		}
+		return 0;
+	}
+	n = nums(v, x, fl->kind == K_U16 || fl->kind == K_UINT || fl->kind == K_INT ||
+				       fl->kind == K_BITS
+			       ? 1
+			       : fl->n);
+	if (n != ((fl->kind == K_U8 || fl->kind == K_X8 || fl->kind == K_U32) ? fl->n : 1))
+		return -1;
+	switch (fl->kind) {
+	case K_U8:
+	case K_X8:
+		for (int i = 0; i < fl->n; i++)
+			p[i] = (uint8_t)x[i];
+		break;
+	case K_U16: {
+		uint16_t w = (uint16_t)x[0];
+		memcpy(p, &w, 2);
+		break;
+	}
+	case K_U32:
+		for (int i = 0; i < fl->n; i++) {
+			uint32_t w = (uint32_t)x[i];
+			memcpy(p + 4 * i, &w, 4);
+		}
+		break;
+	case K_UINT:
+	case K_INT: {
+		int w = (int)x[0];
+		memcpy(p, &w, sizeof w);
+		break;
+	}
+	case K_BITS:
+		for (int i = 0; i < 8; i++)
+			p[i] = (uint8_t)(x[0] >> (8 * i));
+		break;
+	}
+	return 0;
+}
+
+/* One line of the file; -1 when it does not parse. */
+static int read_line(struct drv *d, const char *k, const char *v)
+{
+	unsigned long long x[8];
+	unsigned a, b, c;
+
+	if (strcmp(k, "model") == 0) {
+		int m = model_by_name(v);
+		if (m < 0)
+			return -1;
+		d->model = m;
+	} else if (strcmp(k, "fw_agent") == 0) {
+		d->fw_agent = (uint8_t)strtoul(v, NULL, 0);
+	} else if (strcmp(k, "gen") == 0) {
+		d->gen = (unsigned)strtoul(v, NULL, 0);
+	} else if (strcmp(k, "sets") == 0) {
+		d->sets = (unsigned)strtoul(v, NULL, 0);
+	} else if (strcmp(k, "set_all") == 0) {
+		d->set_all = (unsigned)strtoul(v, NULL, 0);
+	} else if (strcmp(k, "link_resets") == 0) {
+		d->link_resets = (unsigned)strtoul(v, NULL, 0);
+	} else if (strcmp(k, "ieee_app") == 0 || strcmp(k, "cee_app") == 0) {
+		int cee = k[0] == 'c';
+		if (sscanf(v, cee ? "%u,%x,%x" : "%u,%u,%u", &a, &b, &c) != 3 || d->n_app == MAXAPP)
+			return -1;
+		d->app[d->n_app++] = cee ? (struct app){(uint8_t)a, (uint8_t)c, (uint16_t)b, 1}
+					 : (struct app){(uint8_t)a, (uint8_t)b, (uint16_t)c, 0};
+	} else if (strcmp(k, "app_trust") == 0) {
+		const char *s = v;
+		d->n_trust = 0;
+		while (*s && d->n_trust < 256) {
+			char *end;
+			unsigned long t = strtoul(s, &end, 0);
+			if (end == s)
+				return -1;
+			d->trust[d->n_trust++] = (uint8_t)t;
+			s = *end == ',' ? end + 1 : end;
+		}
+	} else if (strcmp(k, "buffer") == 0) {
+		d->has_buffer = atoi(v);
+	} else if (strcmp(k, "buffer_prio2buffer") == 0) {
+		if (nums(v, x, 8) != 8)
+			return -1;
+		for (int i = 0; i < 8; i++)
+			d->buf.prio2buffer[i] = (uint8_t)x[i];
+	} else if (strcmp(k, "buffer_size") == 0) {
+		if (nums(v, x, 8) != 8)
+			return -1;
+		for (int i = 0; i < 8; i++)
+			d->buf.buffer_size[i] = (uint32_t)x[i];
+	} else if (strcmp(k, "buffer_total") == 0) {
+		d->buf.total_size = (uint32_t)strtoul(v, NULL, 0);
+	} else {
+		for (int i = 0; i < NFIELDS; i++)
+			if (strcmp(k, fields[i].key) == 0)
+				return read_field(d, &fields[i], v);
+		/* format, ifname, pid and keys of other versions: ignored */
+	}
+	return 0;
+}
+
+/* Replaces d's NIC with the one in the file; 0, or -1 (d left as it was). */
+static int load_state(struct drv *d, const char *path)
+{
+	static char text[65536];
+	struct drv *next = malloc(sizeof *next);
+	size_t len;
+	char *line, *save = NULL;
+	FILE *f = fopen(path, "re");
+	int ok = 0;
+
+	if (!f || !next) {
+		if (f)
+			fclose(f);
+		free(next);
+		return -1;
+	}
+	len = fread(text, 1, sizeof text - 1, f);
+	fclose(f);
+	text[len] = '\0';
+	*next = *d;
+	drv_power_on(next);
+	next->n_app = next->n_trust = next->has_buffer = 0;
+	next->hw.local.napp = next->hw.want.napp = 0;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *eq = strchr(line, '=');
+		if (!ok) {
+			if (strcmp(line, STATE_FORMAT) != 0)
+				break;
+			ok = 1;
+			continue;
+		}
+		if (!eq || (*eq = '\0', read_line(next, line, eq + 1) < 0)) {
+			if (eq)
+				*eq = '=';
+			logline(d->ifname, "state-file", "unreadable line=%.200s", line);
+			ok = 0;
+			break;
+		}
+	}
+	if (ok) {
+		model_sync(next);
+		*d = *next;
+	}
+	free(next);
+	return ok ? 0 : -1;
+}
+
+/* ---- the shared NIC ------------------------------------------------------ */
+
+static struct drv drvs[MAXDRV];
+static int ndrv;
+
+struct drv *nic_get(const char *ifname)
+{
+	const char *dir = getenv("LOSSLESS_DCBDRV_DIR");
+	char path[4096];
+	struct drv *d = NULL;
+	struct stat st;
+	int fresh = 0;
+
+	for (int i = 0; i < ndrv && !d; i++)
+		if (strcmp(drvs[i].ifname, ifname) == 0)
+			d = &drvs[i];
+	if (!d) {
+		if (ndrv == MAXDRV)
+			return NULL;
+		d = &drvs[ndrv++];
+		memset(d, 0, sizeof *d);
+		snprintf(d->ifname, sizeof d->ifname, "%s", ifname);
+		d->lockfd = -1;
+		fresh = 1;
+	}
+	if (!dir) {
+		if (fresh)
+			drv_power_on(d);
+		return d;
+	}
+	snprintf(path, sizeof path, "%s/%s.lock", dir, ifname);
+	d->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (d->lockfd >= 0)
+		while (flock(d->lockfd, LOCK_EX) < 0 && errno == EINTR)
+			;
+	snprintf(path, sizeof path, "%s/%s.state", dir, ifname);
+	if (stat(path, &st) == 0) {
+		if (fresh || !d->known || st.st_dev != d->seen_dev || st.st_ino != d->seen_ino ||
+		    st.st_size != d->seen_size || st.st_mtim.tv_sec != d->seen_mtime.tv_sec ||
+		    st.st_mtim.tv_nsec != d->seen_mtime.tv_nsec) {
+			if (load_state(d, path) < 0 && fresh)
+				drv_power_on(d);
+			d->seen_dev = st.st_dev;
+			d->seen_ino = st.st_ino;
+			d->seen_size = st.st_size;
+			d->seen_mtime = st.st_mtim;
+			d->known = 1;
+		}
+	} else if (fresh || d->known) {
+		/* never written, or removed: a firmware reset */
+		d->known = 0;
+		drv_power_on(d);
+	}
+	return d;
+}
+
+void nic_put(struct drv *d, int write)
+{
+	if (write)
+		write_state(d);
+	if (d->lockfd >= 0) {
+		flock(d->lockfd, LOCK_UN);
+		r_close(d->lockfd);
+		d->lockfd = -1;
+	}
+}

@@ -343,3 +343,39 @@ fn cee_too_a_roce_class_on_a_priority_without_pfc_is_unhealthy() {
         "{port:#}"
     );
 }
+
+#[test]
+fn cnps_on_a_priority_with_pfc_and_pfc_in_a_starved_class_are_problems() {
+    // The switch (not willing) runs PFC on 3 and 6: CNPs (DSCP 48 -> 6) on the host
+    // now run with PFC.
+    let mut sw = ieee_switch_config();
+    sw.dcbx.pfc.cfg.priorities = PriorityMap((1 << 3) | (1 << 6));
+    sw.dcbx.ieee.app = AppPriorityTable::new();
+    let mut l = lab(sw, dcbnl(&roce_host()), false);
+    let port = port_status(&mut l.sim, l.host);
+    assert_eq!(
+        port["problems"],
+        json!([
+            "CNPs (APP dscp 48 (CS6) -> 6) run on a priority with PFC: congestion \
+                notifications can be paused behind the data they are about; give them a \
+                priority without PFC"
+        ]),
+        "{port:#}"
+    );
+
+    // The switch recommends ETS that gives RoCE's class nothing: PFC priority 3 sits
+    // in a class with 0 %.
+    let mut sw = ieee_switch_config();
+    sw.dcbx.ieee.app = AppPriorityTable::new();
+    sw.dcbx.ieee.ets.cfg.table.tc_bw = [100, 0, 0, 0, 0, 0, 0, 0];
+    let mut l = lab(sw, dcbnl(&roce_host()), false);
+    let port = port_status(&mut l.sim, l.host);
+    assert_eq!(
+        port["problems"],
+        json!([
+            "PFC priority 3 is in traffic class 1, an ETS class with 0 % of the bandwidth: \
+                it may never be sent"
+        ]),
+        "{port:#}"
+    );
+}

@@ -100,6 +100,11 @@ pub enum Problem {
         pfc: PriorityMap,
         why: Reason,
     },
+    /// The configuration's CNP class (DSCP 48, what ConnectX marks congestion
+    /// notifications with by default) runs on a priority with PFC.
+    CnpWithPfc {
+        entry: AppPriority,
+    },
     /// A PFC priority sits in an ETS traffic class with 0 % of the bandwidth.
     PfcInStarvedClass {
         priority: u8,
@@ -133,6 +138,7 @@ impl Problem {
             Problem::NicDiffers(_) => "nic_differs",
             Problem::LossyClass { .. } | Problem::LossyCeeClass { .. } => "lossy_class",
             Problem::StaticPeerDiffers(_) => "static_peer_differs",
+            Problem::CnpWithPfc { .. } => "cnp_with_pfc",
             Problem::PfcInStarvedClass { .. } => "pfc_in_starved_class",
             Problem::BlindWatchdog(_) => "blind_watchdog",
             Problem::HeadroomDoesNotFit(_) => "headroom_does_not_fit",
@@ -141,7 +147,7 @@ impl Problem {
     }
 
     /// Every kind, in the order [`Problem::kind`] lists them.
-    pub const KINDS: [&'static str; 14] = [
+    pub const KINDS: [&'static str; 15] = [
         "link_down",
         "no_peer",
         "feature",
@@ -152,6 +158,7 @@ impl Problem {
         "nic_differs",
         "lossy_class",
         "static_peer_differs",
+        "cnp_with_pfc",
         "pfc_in_starved_class",
         "blind_watchdog",
         "headroom_does_not_fit",
@@ -216,6 +223,12 @@ impl std::fmt::Display for Problem {
                 ),
                 priorities_text(pfc.0),
                 why.describe()
+            ),
+            Problem::CnpWithPfc { entry } => write!(
+                f,
+                "CNPs (APP {}) run on a priority with PFC: congestion notifications can be \
+                 paused behind the data they are about; give them a priority without PFC",
+                app_text(entry)
             ),
             Problem::PfcInStarvedClass { priority, tc } => write!(
                 f,
@@ -347,6 +360,7 @@ pub fn problems(f: &Facts<'_>) -> Vec<Problem> {
     }
     if ieee {
         out.extend(lossy_classes(s));
+        out.extend(cnp_with_pfc(s));
         out.extend(starved_pfc(s));
     } else {
         out.extend(lossy_cee_classes(s));
@@ -528,6 +542,40 @@ fn lossy_cee_classes(s: &PortStatus) -> Vec<Problem> {
         }
     }
     out
+}
+
+/// The DSCP ConnectX marks CNPs with by default (`cnp_dscp` 48, CS6), which
+/// `lossless profile roce` maps to the CNP priority.
+const CNP_DSCP: u16 = 48;
+
+/// The configuration's CNP entry (DSCP 48) runs, in operation, on a priority with PFC
+/// that is not RoCEv2's own: congestion notifications paused behind data. Judged only
+/// where RoCEv2 is configured (a UDP 4791 entry) and PFC runs.
+fn cnp_with_pfc(s: &PortStatus) -> Option<Problem> {
+    let i = &s.ieee;
+    if !i.pfc.oper_mode || !i.app.oper_mode {
+        return None;
+    }
+    let configured = |sel: Selector, proto: u16| {
+        i.app
+            .admin
+            .iter()
+            .any(|e| e.selector == sel && e.protocol == proto)
+    };
+    if !configured(Selector::DSCP, CNP_DSCP) || !configured(Selector::UDP, ROCE_V2_PORT) {
+        return None;
+    }
+    let running = |sel: Selector, proto: u16| {
+        i.app
+            .oper
+            .iter()
+            .find(|e| e.selector == sel && e.protocol == proto)
+            .copied()
+    };
+    let cnp = running(Selector::DSCP, CNP_DSCP)?;
+    let data = running(Selector::UDP, ROCE_V2_PORT).map(|e| e.priority);
+    (i.pfc.oper.contains(cnp.priority) && data != Some(cnp.priority))
+        .then_some(Problem::CnpWithPfc { entry: cnp })
 }
 
 /// PFC priorities in an ETS class with no bandwidth.

@@ -260,13 +260,12 @@ fn ieee_settings_change_show_persist_and_reset_through_the_cli() {
     // APP rules one at a time: added, removed, refused.
     ok(p.a.cli(&["dcbx", "set", "va", "app", "add", "dscp", "ef", "5"]));
     ok(p.a.cli(&["dcbx", "set", "va", "app", "del", "dscp", "48"]));
+    // Two changes, each its own LLDPDU: wait for the second to be run too.
+    let want = [e("dscp", 26, 3), e("udp", 4791, 3), e("dscp", 46, 5)];
     let b = wait_port(&p.b, "vb", "B to run the new APP entries", |v| {
-        app(&v["ieee"]["app"]["oper"]).contains(&e("dscp", 46, 5))
+        app(&v["ieee"]["app"]["oper"]) == want
     });
-    assert_eq!(
-        app(&b["ieee"]["app"]["oper"]),
-        [e("dscp", 26, 3), e("udp", 4791, 3), e("dscp", 46, 5)]
-    );
+    assert_eq!(app(&b["ieee"]["app"]["oper"]), want);
     let e1 = refused(p.a.cli(&["dcbx", "set", "va", "app", "add", "dscp", "64", "3"]));
     assert!(
         e1.contains("DSCP 64 is outside 0..63; nothing changed"),
@@ -394,8 +393,12 @@ fn profile_roce_applies_to_a_running_daemon() {
         "--apply-to-daemon",
     ]));
     assert!(out.starts_with("va: RoCEv2 profile applied"), "{out}");
+    // Each feature of the profile is its own change: wait for the last one too.
+    let want = [e("dscp", 34, 4), e("dscp", 48, 7), e("udp", 4791, 4)];
     let b = wait_port(&p.b, "vb", "B to run the profile", |v| {
-        converged(v) && nums(&v["ieee"]["pfc"]["oper"]) == [4]
+        converged(v)
+            && nums(&v["ieee"]["pfc"]["oper"]) == [4]
+            && app(&v["ieee"]["app"]["oper"]) == want
     });
     assert_eq!(
         app(&b["ieee"]["app"]["oper"]),

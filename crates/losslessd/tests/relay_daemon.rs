@@ -515,8 +515,12 @@ fn two_pes_measure_the_wan_delay_in_the_tunnel() {
         // longest holds plus 1 ms.
         assert_eq!(w.departure, Departure::Kernel, "{w:?}");
         assert!(w.tx_stamps >= u64::from(w.sent), "{w:?}");
+        // Below: the line's own stamps and the PEs' are taken at different points of
+        // each crossing (software stamps, each in its own driver call): under load a
+        // round came out 5.2 us shorter than the line's two shortest holds (4.0075
+        // against 4.0127 ms), so 20 us of slack there.
         assert!(
-            rtt >= shortest_ns && rtt < longest_ns + 1_000_000,
+            rtt + 20_000 >= shortest_ns && rtt < longest_ns + 1_000_000,
             "round trip {rtt} ns; the line held {shortest_ns} ns at least, \
              {longest_ns} ns at most (both ways): {w:?}\nholds a->b {ab:?} us\nb->a {ba:?} us"
         );

@@ -23,7 +23,8 @@
  *                            interfaces: the NIC's firmware LLDP/DCBX agent
  *                            owns DCBX there (where the modelled driver knows
  *                            such a state)
- *   LOSSLESS_DCBDRV_DCB_ON   1: DCB is on from the start (default off)
+ *   LOSSLESS_DCBDRV_DCB_ON   1: DCB is on from the start (default off; the
+ *                            generic and ixgbe models, the others decide)
  *   LOSSLESS_DCBDRV_BUFFER   1, or "total=N size=a,b,.. prio2buffer=a,b,..":
  *                            the generic driver has DCB buffer ops (mlx5
  *                            always has them; this gives their power-on sizes)

@@ -176,7 +176,8 @@ impl ShimEnv {
         self
     }
 
-    /// DCB on from the start (a NIC whose DCB is already enabled).
+    /// DCB on from the start (a NIC whose DCB is already enabled): the generic and ixgbe
+    /// models; mlx5 and ice report DCB on always, i40e when more than one TC is used.
     pub fn dcb_on(mut self, on: bool) -> ShimEnv {
         self.dcb_on = on;
         self

@@ -765,6 +765,25 @@ fn dcbnl_child() {
             );
             println!("child: apps={:?}", r.map_err(|e| e.to_string()));
         }
+        "cee" => {
+            let said = |r: Result<String, lossless_sys::DcbError>| {
+                r.unwrap_or_else(|e| format!("err:{}", e.kind().label()))
+            };
+            let bits = |p: [bool; 8]| p.iter().map(|&b| if b { '1' } else { '0' }).collect();
+            let mut pfc = [false; 8];
+            pfc[3] = true;
+            let state = said(nl.get_state("va").map(|b| b.to_string()));
+            let set = said(nl.set_pfc("va", pfc).map(|()| "ok".into()));
+            let before = said(nl.get_pfc("va").map(bits));
+            let all = said(nl.set_all("va").map(|s| s.to_string()));
+            let after = said(nl.get_pfc("va").map(bits));
+            let again = said(nl.set_all("va").map(|s| s.to_string()));
+            let pg = said(nl.get_pg_tx("va").map(|_| "ok".into()));
+            println!(
+                "child: state={state} set_pfc={set} pfc={before} set_all={all} pfc={after} \
+                 set_all={again} pg_tx={pg}"
+            );
+        }
         "reader" => {
             for line in std::io::stdin().lock().lines() {
                 let line = line.expect("stdin");
@@ -774,6 +793,57 @@ fn dcbnl_child() {
             }
         }
         other => panic!("no child {other}"),
+    }
+}
+
+#[test]
+fn cee_commands_answer_as_each_driver_does() {
+    if !require("cee_commands_answer_as_each_driver_does", DCB_TOOL) {
+        return;
+    }
+    // GSTATE, PFC_SCFG of priority 3, PFC_GCFG, SET_ALL, PFC_GCFG, SET_ALL, PGTX_GCFG.
+    let unsupported = "state=err:unsupported set_pfc=err:unsupported pfc=err:unsupported \
+                       set_all=err:unsupported pfc=err:unsupported set_all=err:unsupported \
+                       pg_tx=err:unsupported";
+    for (model, want) in [
+        // applied at once; SET_ALL 2 after a change, then 1
+        (
+            Model::Generic,
+            "state=false set_pfc=ok pfc=00010000 set_all=2 pfc=00010000 set_all=1 pg_tx=ok",
+        ),
+        // PFC_GCFG reads the IEEE PFC; SET_ALL never programs (1); no Rx PG ops
+        (
+            Model::Mlx5,
+            "state=true set_pfc=ok pfc=00000000 set_all=1 pfc=00000000 set_all=1 \
+             pg_tx=err:unsupported",
+        ),
+        // in IEEE mode the CEE ops do nothing, SET_ALL answers ICE_DCB_NO_HW_CHG
+        (
+            Model::Ice,
+            "state=true set_pfc=ok pfc=00000000 set_all=1 pfc=00000000 set_all=1 pg_tx=ok",
+        ),
+        (
+            Model::I40e,
+            "state=false set_pfc=ok pfc=00000000 set_all=1 pfc=00000000 set_all=1 pg_tx=ok",
+        ),
+        // pending until SET_ALL: 2 for a PFC change, then 1
+        (
+            Model::Ixgbe,
+            "state=false set_pfc=ok pfc=00000000 set_all=2 pfc=00010000 set_all=1 pg_tx=ok",
+        ),
+        // no CEE op at all
+        (Model::Bnxt, unsupported),
+        (Model::Hns3, unsupported),
+    ] {
+        let n = Nic::new(model);
+        let out = child(&n.p.a, &n.shim, "cee").output().expect("the child");
+        let said = text(&out);
+        assert!(out.status.success(), "{model}: {said}");
+        let got = said
+            .split_once("child: ")
+            .and_then(|(_, l)| l.lines().next())
+            .unwrap_or_else(|| panic!("{model}: {said}"));
+        assert_eq!(got, want, "{model}\n{}", n.shim.log_text());
     }
 }
 

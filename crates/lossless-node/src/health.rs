@@ -351,7 +351,12 @@ pub fn problems(f: &Facts<'_>) -> Vec<Problem> {
                 out.push(Problem::Programming(e.clone()));
             }
             if ieee {
-                out.extend(f.nic.differences().into_iter().map(Problem::NicDiffers));
+                out.extend(
+                    f.nic
+                        .problem_differences()
+                        .into_iter()
+                        .map(Problem::NicDiffers),
+                );
             }
         }
     }
@@ -393,14 +398,20 @@ pub fn covered(nic: &NicWatch, r: &Refusal) -> bool {
     let Part::App(e) = r.part else {
         return false;
     };
+    let held = nic.meant.as_ref().map_or(&[][..], |m| &m.apps[..]);
+    // The trust order as read back; without a trust table to read (kernels before
+    // 6.2, drivers without `dcbnl_getapptrust`), the one set, or a driver that takes
+    // DSCP entries only: mlx5 (`mlx5e_dcbnl_ieee_setapp`) and ice switch the port to
+    // DSCP trust at its first DSCP entry.
     let dscp_trusted = match nic.state.as_ref().and_then(NicState::trusts_dscp) {
         Some(t) => t,
-        None => nic
-            .meant
-            .as_ref()
-            .is_some_and(|m| m.trust == Some(Trust::DscpThenPcp)),
+        None => {
+            nic.meant
+                .as_ref()
+                .is_some_and(|m| m.trust == Some(Trust::DscpThenPcp))
+                || crate::nic::dscp_only(&nic.refused, held)
+        }
     };
-    let held = nic.meant.as_ref().map_or(&[][..], |m| &m.apps[..]);
     e.selector != Selector::DSCP
         && dscp_trusted
         && held

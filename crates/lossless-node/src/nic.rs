@@ -54,6 +54,8 @@ pub enum Part {
     Withdrawal(AppPriority),
     /// The selector trust order.
     Trust,
+    /// The DCBX mode (`DCB_CMD_SDCBX`: host-managed, the version that runs).
+    DcbxMode,
 }
 
 /// A part the driver refused, and its answer.
@@ -82,6 +84,10 @@ impl std::fmt::Display for Refusal {
                 app_text(e)
             ),
             Part::Trust => write!(f, "DSCP trust: refused by the driver ({answer})"),
+            Part::DcbxMode => write!(
+                f,
+                "DCBX mode (host-managed): refused by the driver ({answer}); a firmware agent may own DCBX"
+            ),
         }
     }
 }
@@ -214,6 +220,42 @@ impl std::fmt::Display for Difference {
     }
 }
 
+impl Difference {
+    /// The same thing differs (the values aside): a PFC, ETS or trust difference, or
+    /// one about the same APP entry. Drift is a difference of another kind than the
+    /// read-back after the last programming had: a driver that keeps ETS its own way
+    /// may report other bandwidths from one read to the next.
+    pub fn same_kind(&self, other: &Difference) -> bool {
+        match (self, other) {
+            (Difference::Pfc { .. }, Difference::Pfc { .. })
+            | (Difference::Ets { .. }, Difference::Ets { .. })
+            | (Difference::Trust { .. }, Difference::Trust { .. }) => true,
+            (Difference::AppMissing { entry: a }, Difference::AppMissing { entry: b }) => a == b,
+            (
+                Difference::AppConflict { theirs: a, .. },
+                Difference::AppConflict { theirs: b, .. },
+            ) => a == b,
+            _ => false,
+        }
+    }
+
+    /// Whether this difference, in the NIC as read (`nic`), can make lossless
+    /// traffic lossy: PFC elsewhere, a missing or conflicting APP entry, trust other
+    /// than DSCP, or an ETS that leaves a PFC priority in an ETS class with 0 %.
+    pub fn risks_loss(&self, nic: &NicState) -> bool {
+        match self {
+            Difference::Ets { nic: t, .. } => {
+                let pfc = nic.pfc_enabled().unwrap_or(0);
+                (0..8).filter(|p| pfc & (1 << p) != 0).any(|p| {
+                    let tc = usize::from(t.prio_tc[p] & 7);
+                    t.tsa[tc] == Tsa::ETS && t.tc_bw[tc] == 0
+                })
+            }
+            _ => true,
+        }
+    }
+}
+
 /// The classes that carry a priority (every class a priority maps to).
 fn used_tcs(t: &EtsTable) -> u8 {
     t.prio_tc.iter().fold(0u8, |m, &tc| m | (1u8 << (tc & 7)))
@@ -300,6 +342,34 @@ impl NicWatch {
         }
     }
 
+    /// Where the NIC differed from what was meant right after the last programming:
+    /// what the driver did not keep of it.
+    pub fn baseline_differences(&self) -> Vec<Difference> {
+        match (&self.meant, &self.baseline) {
+            (Some(m), Some(b)) => differences(m, b),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The differences that are health problems: every drift (what changed since
+    /// the last programming), and of what the driver never kept, what can make
+    /// lossless traffic lossy (ETS the driver keeps its own way is reported in `dcbx
+    /// show`, and a problem only where it leaves a PFC priority in a class with no
+    /// bandwidth: ice, in DSCP mode, keeps priority n on class n whatever it is told).
+    pub fn problem_differences(&self) -> Vec<Difference> {
+        let baseline = self.baseline_differences();
+        self.differences()
+            .into_iter()
+            .filter(|d| {
+                !baseline.iter().any(|b| b.same_kind(d))
+                    || match &self.state {
+                        Some(s) => d.risks_loss(s),
+                        None => true,
+                    }
+            })
+            .collect()
+    }
+
     /// A read that differs from the baseline: someone changed the NIC since.
     pub fn drifted(&self, read: &NicState) -> bool {
         self.baseline.as_ref().is_some_and(|b| b != read)
@@ -322,7 +392,18 @@ impl NicWatch {
             && program.app_add.is_empty()
             && program.app_del.is_empty()
             && program.trust.is_none()
-            && self.differences().is_empty()
+            && self.drifted_differences().is_empty()
+    }
+
+    /// The differences the last programming's read-back did not have: drift. What
+    /// the driver never kept (ice keeps priority n on class n in DSCP mode) is not
+    /// programmed again: each time would be the same answer, and on ice a link flap.
+    pub fn drifted_differences(&self) -> Vec<Difference> {
+        let baseline = self.baseline_differences();
+        self.differences()
+            .into_iter()
+            .filter(|d| !baseline.iter().any(|b| b.same_kind(d)))
+            .collect()
     }
 
     /// The refusal of `part`, if the driver refused it.

@@ -235,7 +235,10 @@ fn execute_one(node: &mut Node, io: &mut Io, clock: &Clock, out: Output) {
             }
         }
         Output::Probe { ifindex, name } => {
-            let result = io.with_dcbnl(|d| d.get_state(&name).map(|_| ()));
+            // DCB_CMD_IEEE_GET, not GSTATE: the kernel answers it for every driver with
+            // dcbnl ops, and bnxt_en and hns3 have the IEEE ops without the CEE ones
+            // (GSTATE is EOPNOTSUPP there, a NIC that takes IEEE 802.1Qaz all the same).
+            let result = io.with_dcbnl(|d| d.get_ieee_state(&name).map(|_| ()));
             node.handle_probe(clock.now(), ifindex, result);
         }
         Output::ProgramCee {
@@ -268,7 +271,8 @@ fn execute_one(node: &mut Node, io: &mut Io, clock: &Clock, out: Output) {
                 lossless_dcbx::Version::Ieee => DcbxMode::VER_IEEE,
                 lossless_dcbx::Version::Cee => DcbxMode::VER_CEE,
             };
-            let result = io.with_dcbnl(|d| d.set_dcbx(&name, DcbxMode::HOST | flag));
+            let want = DcbxMode::HOST | flag;
+            let result = io.with_dcbnl(|d| set_dcbx_mode(d, &name, want));
             node.handle_dcbx_mode_set(clock.now(), ifindex, version, result);
         }
         Output::OpenMeasure {
@@ -420,21 +424,16 @@ fn program_cee(
 
 /// Programs IEEE 802.1Qaz, each part in a request of its own so that one the driver
 /// refuses (mlx5 takes DSCP APP entries only; ice answers success with a positive
-/// status) neither hides nor blocks the others: ETS, PFC (keeping the delay
-/// allowance the headroom set), each APP entry added, each of ours withdrawn (one
-/// IEEE_DEL each), then the trust order (a driver without a trust table is an
-/// answer, not a failure). Then reads back what the NIC holds.
+/// status) neither hides nor blocks the others: each APP entry added, each of ours
+/// withdrawn (one IEEE_DEL each), the trust order (a driver without a trust table is
+/// an answer, not a failure), then ETS and PFC (keeping the delay allowance the
+/// headroom set). Then reads back what the NIC holds.
 fn program_ieee(io: &mut Io, ifname: &str, p: &IeeeProgram) -> IeeeOutcome {
     let d = match io.dcbnl() {
         Ok(d) => d,
         Err(e) => return IeeeOutcome::failed(p, &e),
     };
     let part = |r: Result<(), DcbError>| r.map_err(convert::hardware_error);
-    let ets = p
-        .ets
-        .as_ref()
-        .map(|ets| part(d.set_ieee_ets(ifname, &convert::ieee_ets(ets))));
-    let pfc = part(d.set_ieee_pfc_keep_delay(ifname, p.pfc_enabled).map(|_| ()));
     let each = |r: Result<lossless_sys::dcbnl::AppAnswers, DcbError>,
                 asked: &[lossless_wire::ieee::AppPriority]| match r {
         Ok(list) => list
@@ -468,6 +467,14 @@ fn program_ieee(io: &mut Io, ifname: &str, p: &IeeeProgram) -> IeeeOutcome {
             }
         }
     };
+    // ETS and PFC last: ice switches a port to DSCP QoS at its first DSCP entry and
+    // rewrites ETS and PFC then (`ice_dcbnl_setapp`: every class ETS, class 0 at
+    // 100 %, the others at 0 %); sent after, ours is what the NIC runs.
+    let ets = p
+        .ets
+        .as_ref()
+        .map(|ets| part(d.set_ieee_ets(ifname, &convert::ieee_ets(ets))));
+    let pfc = part(d.set_ieee_pfc_keep_delay(ifname, p.pfc_enabled).map(|_| ()));
     let nic = Some(read_nic(d, ifname));
     IeeeOutcome {
         ets,
@@ -476,6 +483,23 @@ fn program_ieee(io: &mut Io, ifname: &str, p: &IeeeProgram) -> IeeeOutcome {
         apps_deleted,
         trust,
         nic,
+    }
+}
+
+/// Tells the NIC the host runs DCBX in `want`'s version. A driver already in that
+/// mode is not asked (ice answers a request for the mode it has with
+/// ICE_DCB_NO_HW_CHG, a non-zero status); a non-zero answer is taken for a refusal
+/// only when the mode read back is not the one asked for.
+fn set_dcbx_mode(d: &mut Dcbnl, ifname: &str, want: DcbxMode) -> Result<(), DcbError> {
+    if matches!(d.get_dcbx(ifname), Ok(m) if m == want) {
+        return Ok(());
+    }
+    match d.set_dcbx(ifname, want) {
+        Ok(()) => Ok(()),
+        Err(e) => match d.get_dcbx(ifname) {
+            Ok(m) if m == want => Ok(()),
+            _ => Err(e),
+        },
     }
 }
 

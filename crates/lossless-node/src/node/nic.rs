@@ -70,7 +70,7 @@ impl Node {
         };
         let new: Vec<Difference> = after
             .iter()
-            .filter(|d| !baseline.contains(d))
+            .filter(|d| !baseline.iter().any(|b| b.same_kind(d)))
             .cloned()
             .collect();
         if new.is_empty() {
@@ -109,7 +109,6 @@ impl Node {
                 | Difference::Ets { .. } => {}
             }
         }
-        hw.nic.meant = None;
         if let Some(out) = program::program_ieee(port) {
             port.ieee_hw.nic.drift_repaired += 1;
             self.outputs.push_back(out);

@@ -49,7 +49,9 @@ pub(super) fn outputs(port: &mut Port, now: Instant, events: &[Event], force: bo
     }
     let mut out = Vec::new();
     let running = port.agent.running();
-    if port.ieee_hw.dcbx_mode != Some(running) {
+    // A refused mode is not asked again (every frame would): until a new probe.
+    let refused = port.ieee_hw.nic.refusal(&Part::DcbxMode).is_some();
+    if port.ieee_hw.dcbx_mode != Some(running) && !refused {
         out.push(Output::SetDcbxMode {
             ifindex: port.ifindex,
             name: port.name.clone(),
@@ -306,6 +308,7 @@ impl Node {
         let Some(port) = self.ports.get_mut(&name) else {
             return;
         };
+        port.ieee_hw.nic.answer(Part::DcbxMode, &result);
         match result {
             Ok(()) => port.ieee_hw.dcbx_mode = Some(version),
             Err(error) => {

@@ -278,3 +278,103 @@ fn a_change_behind_the_daemons_back_is_drift_repaired_or_reported() {
     assert_eq!(d["nic"]["drift_detected"], 1, "{:#}", d["nic"]);
     programmed(&net, &shim, Model::Mlx5);
 }
+
+/// examples/losslessd.toml as shipped, on ConnectX names, under every driver model:
+/// the negotiating port (a leaf with DCBX, not willing) and the static one (a leaf
+/// that sends LLDP only, as SONiC) each get the RoCE classes into the NIC, or name
+/// what the driver refused; neither says "ok" unless it is.
+#[test]
+fn the_example_programs_every_driver_model_or_names_each_refusal() {
+    if !require(
+        "the_example_programs_every_driver_model_or_names_each_refusal",
+        EMULATED_DRIVER,
+    ) {
+        return;
+    }
+    let example =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/losslessd.toml");
+    let leaf_conf = SWITCH.replace("[ports.\"va\"", "[ports.\"leaf0\"")
+        + "\n[ports.\"leaf1\"]\ndcbx.enabled = false\n";
+    let ports = ["enp65s0f0np0", "enp65s0f1np1"];
+    for model in Model::ALL {
+        let dir = TempDir::new();
+        let (host, leaf) = (Netns::new(), Netns::new());
+        for (i, name) in ports.iter().enumerate() {
+            Veth::new(
+                &host,
+                name,
+                &format!("02:00:00:00:01:0{i}"),
+                &leaf,
+                &format!("leaf{i}"),
+                &format!("02:00:00:00:02:0{i}"),
+            );
+        }
+        let shim = ShimEnv::new(&dir.path().join("driver"), &ports).model(model);
+        let leaf_file = dir.path().join("leaf.toml");
+        std::fs::write(&leaf_file, &leaf_conf).unwrap();
+        let h = Daemon::start_with_env(
+            &host,
+            &dir.path().join("host"),
+            &[
+                "--config",
+                example.to_str().unwrap(),
+                "--metrics",
+                "127.0.0.1:9718",
+            ],
+            &shim.vars(),
+        );
+        let _l = Daemon::start(
+            &leaf,
+            &dir.path().join("leaf"),
+            &["--config", leaf_file.to_str().unwrap()],
+        );
+        for i in 0..2 {
+            leaf.ip(&["link", "set", &format!("leaf{i}"), "up"]);
+            host.ip(&["link", "set", ports[i], "up"]);
+        }
+        let t0 = std::time::Instant::now();
+        loop {
+            let held = ports.iter().all(|p| {
+                shim.state(p).is_some_and(|st| {
+                    st.ieee_pfc_en() == 1 << 3
+                        && st.ieee_apps().contains(&(5, 3, 26))
+                        && st.ieee_apps().contains(&(5, 6, 48))
+                })
+            });
+            let st = h.call(&Request::Status);
+            let settled = st["ports"].as_array().is_some_and(|ps| {
+                ps.len() == 2
+                    && ps.iter().all(|p| {
+                        // What is left must be a named refusal, nothing else.
+                        p["problems"].as_array().is_some_and(|v| {
+                            v.iter().all(|x| {
+                                x.as_str()
+                                    .is_some_and(|t| t.contains(": refused by the driver (E"))
+                            })
+                        })
+                    })
+            });
+            if held && settled {
+                let summary: Vec<String> = st["ports"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|p| format!("{} healthy {} {}", p["port"], p["healthy"], p["problems"]))
+                    .collect();
+                eprintln!("{:8} {}", model.name(), summary.join("; "));
+                // The static port is static, the other negotiated.
+                let f1 = h.dcbx("enp65s0f1np1");
+                assert_eq!(f1["mode"]["configured"], "static");
+                assert!(converged(&h.dcbx("enp65s0f0np0")));
+                break;
+            }
+            assert!(
+                t0.elapsed() < LIMIT,
+                "{}: the example not programmed: {st:#}\n{}",
+                model.name(),
+                std::fs::read_to_string(shim.dir().join("dcbdrv.log")).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}

@@ -261,20 +261,53 @@ impl Node {
             None => {}
         }
         hw.nic.next_read = Some(now.mono + crate::nic::READ_INTERVAL);
+        // Every refusal is counted and published; the programming failed (`dcbnl
+        // failed` in status) only for those that leave traffic unclassified: a UDP
+        // entry a DSCP-only driver refuses, beside a DSCP entry to the same priority,
+        // is no failure of the port (see `health::covered`).
         let refusals: Vec<HardwareError> = outcome.refusals().cloned().collect();
-        let result = match refusals.first() {
+        for e in &refusals {
+            port.hw_errors.count(e.kind);
+        }
+        for e in &refusals {
+            warn!(port = %name, error = %e, "the driver refused a part of the programming");
+            let ev = DaemonEvent::HardwareError {
+                error: e.to_string(),
+                kind: Some(e.kind),
+            };
+            self.publish(now, &name, EventBody::Daemon(ev));
+        }
+        let Some(port) = self.ports.get_mut(&name) else {
+            return;
+        };
+        let hw = &port.ieee_hw;
+        let uncovered: Vec<&crate::nic::Refusal> = hw
+            .nic
+            .refused
+            .iter()
+            .filter(|r| !crate::health::covered(&hw.nic, r))
+            .collect();
+        let result = match uncovered.first() {
             None => Ok(()),
             Some(first) => {
-                let words: Vec<String> = hw.nic.refused.iter().map(ToString::to_string).collect();
-                let mut e = HardwareError::new(first.kind, words.join("; "));
-                e.code = first.code.clone();
+                let words: Vec<String> = uncovered.iter().map(ToString::to_string).collect();
+                let mut e = HardwareError::new(first.error.kind, words.join("; "));
+                e.code = first.error.code.clone();
                 Err(e)
             }
         };
-        for e in refusals.iter().skip(1) {
-            port.hw_errors.count(e.kind);
+        if let Hardware::Dcbnl { error, applied } = &mut port.hardware {
+            match &result {
+                Ok(()) => {
+                    *error = None;
+                    *applied += 1;
+                }
+                Err(e) => *error = Some(e.to_string()),
+            }
         }
-        self.record_programmed(now, &name, result);
+        if refusals.is_empty() {
+            self.publish(now, &name, EventBody::Daemon(DaemonEvent::HardwareApplied));
+        }
         // What changed while the program was out goes now; nothing when the NIC runs
         // what runs (each answer would otherwise ask again). Refused parts are left
         // out of what is wanted, so a refusing driver is not asked again in a loop.

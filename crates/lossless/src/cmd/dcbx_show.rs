@@ -267,7 +267,8 @@ fn ets(table: &Value) -> String {
         let i = usize::try_from(tc).unwrap_or(0);
         let bw = table["tc_bw"][i].as_u64().unwrap_or(0);
         let tsa = s(&table["tsa"][i]);
-        if prios.is_empty() && bw == 0 && tsa == "strict" {
+        // A strict class without a priority is nothing (mlx5 reports 100 % on each).
+        if prios.is_empty() && tsa == "strict" {
             continue;
         }
         let mut cell = format!("tc{tc} {{{}}} {tsa}", prios.join(","));

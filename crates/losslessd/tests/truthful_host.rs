@@ -231,3 +231,42 @@ fn static_mode_beside_lldpd_programs_the_file_and_is_healthy() {
     });
     let _ = h.dir.path();
 }
+
+#[test]
+fn a_section_that_matches_nothing_and_no_port_at_all_are_not_ok() {
+    if !require(
+        "a_section_that_matches_nothing_and_no_port_at_all_are_not_ok",
+        &[Oracle::Netns],
+    ) {
+        return;
+    }
+    // A file written for other hardware: one section matches, one matches nothing.
+    let h = Host::start("[ports.\"vb\"]\n\n[ports.\"enp9s0f0np0\"]\napply = \"dcbnl\"\n");
+    let st = wait_for(LIMIT, "the unmatched section in status", || {
+        let v = h.d.call(&Request::Status);
+        (v["problems"].as_array()?.iter().any(|p| {
+            p.as_str()
+                .is_some_and(|t| t.starts_with("ports.\"enp9s0f0np0\""))
+        }))
+        .then_some(v)
+    });
+    assert_eq!(st["healthy"], false, "{st:#}");
+    assert!(
+        st["problems"].as_array().unwrap().contains(&json!(
+            "ports.\"enp9s0f0np0\": matches no interface on this host"
+        )),
+        "{st:#}"
+    );
+    // Nothing managed at all: not "ok" either.
+    let h = Host::start("[ports.\"enp9s0f0np0\"]\n");
+    let st = wait_for(LIMIT, "no port in status", || {
+        let v = h.d.call(&Request::Status);
+        (v["problems"].as_array()?.len() == 2).then_some(v)
+    });
+    assert_eq!(st["healthy"], false, "{st:#}");
+    assert_eq!(
+        st["problems"][1],
+        "no port managed: no interface here matches the configuration or --interface",
+        "{st:#}"
+    );
+}

@@ -328,9 +328,9 @@ fn the_example_programs_every_driver_model_or_names_each_refusal() {
             &dir.path().join("leaf"),
             &["--config", leaf_file.to_str().unwrap()],
         );
-        for i in 0..2 {
+        for (i, port) in ports.iter().enumerate() {
             leaf.ip(&["link", "set", &format!("leaf{i}"), "up"]);
-            host.ip(&["link", "set", ports[i], "up"]);
+            host.ip(&["link", "set", port, "up"]);
         }
         let t0 = std::time::Instant::now();
         loop {

@@ -24,36 +24,12 @@ use serde_json::Value;
 
 const LIMIT: Duration = Duration::from_secs(20);
 
-/// The switch: not willing; the profile's classes (PFC 3, data class 50 %, CNP
-/// strict), DSCP 26 and UDP 4791 on 3.
-const SWITCH: &str = r#"
-[ports."va"]
-dcbx.mode = "ieee"
-pfc = { willing = false, priorities = [3] }
-app.willing = false
-app.entries = [
-    { selector = "dscp", protocol = 26, priority = 3 },
-    { selector = "udp", protocol = 4791, priority = 3 },
-]
+/// The switch: not willing, the profile's classes.
+const SWITCH: &str = IEEE_SWITCH;
 
-[ports."va".ets]
-willing = false
-prio_tc = [0, 0, 0, 1, 0, 0, 2, 0]
-tc_bw = [50, 50, 0, 0, 0, 0, 0, 0]
-tsa = ["ets", "ets", "strict", "strict", "strict", "strict", "strict", "strict"]
-"#;
-
-/// `lossless profile roce --port vb`, programming the NIC.
-fn roce_profile(extra: &str) -> String {
-    let out = std::process::Command::new(lossless_bin())
-        .args(["profile", "roce", "--port", "vb"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    format!(
-        "[defaults]\napply = \"dcbnl\"\n{extra}\n{}",
-        String::from_utf8(out.stdout).unwrap()
-    )
+/// `lossless profile roce --port vb`, programming the NIC, `extra` in `[defaults]`.
+fn roce(extra: &str) -> String {
+    roce_profile("vb", extra)
 }
 
 /// The port's `dcbx show` once the NIC was read back after its programming.
@@ -96,7 +72,7 @@ fn the_roce_profile_programs_every_driver_model_or_names_each_refusal() {
     for model in Model::ALL {
         let dir = TempDir::new();
         let shim = ShimEnv::new(&dir.path().join("driver"), &["vb"]).model(model);
-        let net = SwitchHost::start(dir.path(), SWITCH, &roce_profile(""), &shim);
+        let net = SwitchHost::start(dir.path(), SWITCH, &roce(""), &shim);
         let d = programmed(&net, &shim, model);
         let nic = &d["nic"];
         let st = shim.state("vb").unwrap();
@@ -201,7 +177,7 @@ fn a_change_behind_the_daemons_back_is_drift_repaired_or_reported() {
     for (policy, model) in [("repair", Model::Mlx5), ("report", Model::Ice)] {
         let dir = TempDir::new();
         let shim = ShimEnv::new(&dir.path().join("driver"), &["vb"]).model(model);
-        let conf = roce_profile(&format!("nic_drift = \"{policy}\"\n"));
+        let conf = roce(&format!("nic_drift = \"{policy}\"\n"));
         let net = SwitchHost::start(dir.path(), SWITCH, &conf, &shim);
         programmed(&net, &shim, model);
         // `dcb app del dev vb dscp-prio 26:3`, as an operator would, on the same NIC.
@@ -271,7 +247,7 @@ fn a_change_behind_the_daemons_back_is_drift_repaired_or_reported() {
     // A firmware reset: the NIC back to its power-on state, all of it repaired.
     let dir = TempDir::new();
     let shim = ShimEnv::new(&dir.path().join("driver"), &["vb"]).model(Model::Mlx5);
-    let net = SwitchHost::start(dir.path(), SWITCH, &roce_profile(""), &shim);
+    let net = SwitchHost::start(dir.path(), SWITCH, &roce(""), &shim);
     programmed(&net, &shim, Model::Mlx5);
     shim.reset_nic("vb");
     let d = net.host.dcbx("vb");

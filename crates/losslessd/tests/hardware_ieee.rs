@@ -13,24 +13,8 @@ use std::time::Duration;
 use common::*;
 use lossless_node::protocol::Request;
 
-/// The switch side (va): not willing; ETS recommendation priority 3 -> class 1 at 50 %,
-/// CNP priority 6 -> class 2 strict; PFC on 3; APP DSCP 26 and UDP 4791 -> 3.
-const SWITCH: &str = r#"
-[ports."va"]
-dcbx.mode = "ieee"
-pfc = { willing = false, priorities = [3] }
-app.willing = false
-app.entries = [
-    { selector = "dscp", protocol = 26, priority = 3 },
-    { selector = "udp", protocol = 4791, priority = 3 },
-]
-
-[ports."va".ets]
-willing = false
-prio_tc = [0, 0, 0, 1, 0, 0, 2, 0]
-tc_bw = [50, 50, 0, 0, 0, 0, 0, 0]
-tsa = ["ets", "ets", "strict", "strict", "strict", "strict", "strict", "strict"]
-"#;
+/// The switch side (va).
+const SWITCH: &str = IEEE_SWITCH;
 
 #[test]
 fn negotiated_ieee_configuration_is_programmed_and_app_entries_withdrawn_one_by_one() {

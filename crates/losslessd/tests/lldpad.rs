@@ -15,43 +15,16 @@ use serde_json::Value;
 
 /// lldpad in netns A on `va`, losslessd in netns B on `vb`.
 struct Interop {
-    // Drop order: the daemon and lldpad before the namespaces.
-    d: Daemon,
+    // Drop order: lldpad, then the daemon and the namespaces.
     lldpad: LldpadPeer,
-    _na: Netns,
-    _nb: Netns,
-    _dir: TempDir,
+    on: OnVeth,
 }
 
 impl Interop {
     fn new(losslessd_config: &str) -> Interop {
-        let dir = TempDir::new();
-        let na = Netns::new();
-        let nb = Netns::new();
-        let veth = Veth::new(
-            &na,
-            "va",
-            "02:00:00:00:00:0a",
-            &nb,
-            "vb",
-            "02:00:00:00:00:0b",
-        );
-        veth.up(&na, &nb);
-        let conf = dir.path().join("b.toml");
-        std::fs::write(&conf, losslessd_config).unwrap();
-        let d = Daemon::start(
-            &nb,
-            &dir.path().join("d"),
-            &["--config", conf.to_str().unwrap()],
-        );
-        let lldpad = LldpadPeer::start(&na, "va", Mode::Cee);
-        Interop {
-            d,
-            lldpad,
-            _na: na,
-            _nb: nb,
-            _dir: dir,
-        }
+        let on = OnVeth::start(losslessd_config, &[]);
+        let lldpad = LldpadPeer::start(&on.na, "va", Mode::Cee);
+        Interop { lldpad, on }
     }
 
     /// `dcbtool ARGS` on lldpad's side; it must succeed.
@@ -118,7 +91,7 @@ fn a_lldpad_willing_adopts_ours() {
     );
     // Ours: in sync, the peer willing.
     let v = wait_for(Duration::from_secs(5), "losslessd in sync", || {
-        let v = i.d.dcbx("vb");
+        let v = i.on.d.dcbx("vb");
         converged(&v).then_some(v)
     });
     assert_eq!(v["pfc"]["peer_willing"], true);
@@ -146,7 +119,7 @@ fn b_ours_willing_adopts_lldpads() {
         Duration::from_secs(15),
         "losslessd to adopt lldpad's",
         || {
-            let v = i.d.dcbx("vb");
+            let v = i.on.d.dcbx("vb");
             (converged(&v) && priorities(&v["pfc"]["oper"]) == [3, 4]).then_some(v)
         },
     );
@@ -182,7 +155,7 @@ fn c_neither_willing_both_report_the_mismatch() {
         Duration::from_secs(10),
         "losslessd to report the mismatch",
         || {
-            let v = i.d.dcbx("vb");
+            let v = i.on.d.dcbx("vb");
             (v["pfc"]["error"] == true && v["pfc"]["oper_mode"] == false).then_some(v)
         },
     );
@@ -199,7 +172,7 @@ fn d_a_change_on_each_side_resyncs_both() {
     let i = Interop::new(WILLING);
     i.dcbtool(&["sc", "va", "pfc", "e:1", "a:1", "w:0", "pfcup:00011000"]);
     wait_for(Duration::from_secs(15), "first agreement", || {
-        let v = i.d.dcbx("vb");
+        let v = i.on.d.dcbx("vb");
         (converged(&v) && priorities(&v["pfc"]["oper"]) == [3, 4]).then_some(())
     });
     // lldpad's side changes: ours follows.
@@ -208,13 +181,13 @@ fn d_a_change_on_each_side_resyncs_both() {
         Duration::from_secs(15),
         "ours to follow lldpad's change",
         || {
-            let v = i.d.dcbx("vb");
+            let v = i.on.d.dcbx("vb");
             (converged(&v) && priorities(&v["pfc"]["oper"]) == [1, 7]).then_some(())
         },
     );
     // Our side changes (we become the authority, lldpad willing): lldpad follows.
     i.dcbtool(&["sc", "va", "pfc", "w:1"]);
-    i.d.call(&Request::DcbxSet {
+    i.on.d.call(&Request::DcbxSet {
         port: "vb".into(),
         change: FeatureChange {
             feature: FeatureName::Pfc,
@@ -227,7 +200,7 @@ fn d_a_change_on_each_side_resyncs_both() {
         dcbtool_field(f, "Syncd") == "true" && dcbtool_field(f, "pfcup") == "0 0 1 0 0 0 1 0"
     });
     let v: Value = wait_for(Duration::from_secs(10), "ours in sync", || {
-        let v = i.d.dcbx("vb");
+        let v = i.on.d.dcbx("vb");
         converged(&v).then_some(v)
     });
     assert_eq!(priorities(&v["pfc"]["oper"]), [2, 6]);
@@ -257,11 +230,11 @@ fn e_capability_bit_on_lldpad_still_negotiates() {
         (i.driver()?.cee_pfc() == [0, 0, 0, 1, 1, 0, 0, 0]).then_some(())
     });
     let v = wait_for(Duration::from_secs(5), "losslessd in sync", || {
-        let v = i.d.dcbx("vb");
+        let v = i.on.d.dcbx("vb");
         converged(&v).then_some(v)
     });
     assert_eq!(priorities(&v["pfc"]["oper"]), [3, 4]);
-    let h = &i.d.call(&Request::HeadroomShow { port: None })["ports"][0];
+    let h = &i.on.d.call(&Request::HeadroomShow { port: None })["ports"][0];
     assert_eq!(
         h["running"], false,
         "lldpad does not advertise the capability: {h}"

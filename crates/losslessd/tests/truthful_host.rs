@@ -23,62 +23,31 @@ use serde_json::{json, Value};
 const LIMIT: Duration = Duration::from_secs(20);
 
 /// `lossless profile roce --port vb`, with the NIC programmed.
-fn roce_profile() -> String {
-    let out = std::process::Command::new(lossless_bin())
-        .args(["profile", "roce", "--port", "vb"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    format!(
-        "[defaults]\napply = \"dcbnl\"\n\n{}",
-        String::from_utf8(out.stdout).unwrap()
-    )
+fn roce() -> String {
+    roce_profile("vb", "")
 }
 
-/// losslessd in namespace B on `vb` under the emulated driver, the peer's side `va`
-/// in namespace A.
+/// losslessd on `vb` under the emulated driver, the peer's side `va`.
 struct Host {
-    d: Daemon,
+    on: OnVeth,
     shim: ShimEnv,
-    na: Netns,
-    _nb: Netns,
-    dir: TempDir,
+    _shim_dir: TempDir,
 }
 
 impl Host {
     fn start(conf: &str) -> Host {
         let dir = TempDir::new();
-        let na = Netns::new();
-        let nb = Netns::new();
-        let veth = Veth::new(
-            &na,
-            "va",
-            "02:00:00:00:00:0a",
-            &nb,
-            "vb",
-            "02:00:00:00:00:0b",
-        );
-        veth.up(&na, &nb);
-        let file = dir.path().join("b.toml");
-        std::fs::write(&file, conf).unwrap();
         let shim = ShimEnv::new(&dir.path().join("driver"), &["vb"]);
-        let d = Daemon::start_with_env(
-            &nb,
-            &dir.path().join("d"),
-            &["--config", file.to_str().unwrap()],
-            &shim.vars(),
-        );
+        let on = OnVeth::start(conf, &shim.vars());
         Host {
-            d,
+            on,
             shim,
-            na,
-            _nb: nb,
-            dir,
+            _shim_dir: dir,
         }
     }
 
     fn port(&self) -> Value {
-        self.d.call(&Request::Status)["ports"][0].clone()
+        self.on.d.call(&Request::Status)["ports"][0].clone()
     }
 }
 
@@ -94,8 +63,8 @@ fn lldpad_ieee_pushing_pfc_on_4_makes_roce_lossy_and_status_says_so() {
     ) {
         return;
     }
-    let h = Host::start(&roce_profile());
-    let l = LldpadPeer::start(&h.na, "va", Mode::Ieee);
+    let h = Host::start(&roce());
+    let l = LldpadPeer::start(&h.on.na, "va", Mode::Ieee);
     l.lldptool_ok(&[
         "-T",
         "-i",
@@ -125,7 +94,7 @@ fn lldpad_ieee_pushing_pfc_on_4_makes_roce_lossy_and_status_says_so() {
         "{port:#}"
     );
     // The same from the CLI, and the metric the alert reads.
-    let out = h.d.cli(&["status"]);
+    let out = h.on.d.cli(&["status"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("APP dscp 26 (AF31) -> 3 carries"), "{text}");
 
@@ -151,8 +120,8 @@ fn lldpad_cee_pushing_pfc_on_4_is_never_ok() {
     if !require("lldpad_cee_pushing_pfc_on_4_is_never_ok", LLDPAD_PEER) {
         return;
     }
-    let h = Host::start(&roce_profile());
-    let l = LldpadPeer::start(&h.na, "va", Mode::Cee);
+    let h = Host::start(&roce());
+    let l = LldpadPeer::start(&h.on.na, "va", Mode::Cee);
     l.dcbtool_ok(&["sc", "va", "pfc", "e:1", "a:1", "w:0", "pfcup:00001000"]);
     // The host takes lldpad's PFC and programs it (CEE: per priority) ...
     wait_for(LIMIT, "the driver to run PFC on 4", || {
@@ -190,8 +159,8 @@ fn static_mode_beside_lldpd_programs_the_file_and_is_healthy() {
     }
     // auto mode: the neighbour sends no DCBX TLV, so there is no DCBX peer: unhealthy,
     // which is true (nothing was agreed), and the reason to have static mode.
-    let h = Host::start(&roce_profile());
-    let lldpd = Lldpd::start(&h.na, "va");
+    let h = Host::start(&roce());
+    let lldpd = Lldpd::start(&h.on.na, "va");
     lldpd.wait_neighbor(LIMIT, |_| true);
     let port = wait_for(LIMIT, "no DCBX peer in auto mode", || {
         let p = h.port();
@@ -200,7 +169,7 @@ fn static_mode_beside_lldpd_programs_the_file_and_is_healthy() {
     assert_eq!(port["healthy"], false);
 
     // At run time: static mode, persisted like any `dcbx set`.
-    let out = h.d.cli(&["dcbx", "set", "vb", "mode", "static"]);
+    let out = h.on.d.cli(&["dcbx", "set", "vb", "mode", "static"]);
     assert!(out.status.success(), "{out:?}");
     let port = wait_for(LIMIT, "healthy in static mode", || {
         let p = h.port();
@@ -219,17 +188,16 @@ fn static_mode_beside_lldpd_programs_the_file_and_is_healthy() {
 
     // From the file, from the start: the same.
     drop(h);
-    let conf = roce_profile().replace(
+    let conf = roce().replace(
         "[ports.\"vb\"]\n",
         "[ports.\"vb\"]\ndcbx.mode = \"static\"\n",
     );
     let h = Host::start(&conf);
-    let _lldpd = Lldpd::start(&h.na, "va");
+    let _lldpd = Lldpd::start(&h.on.na, "va");
     wait_for(LIMIT, "healthy in static mode from the file", || {
         let p = h.port();
         (p["healthy"] == true && p["neighbors"] == 1).then_some(())
     });
-    let _ = h.dir.path();
 }
 
 #[test]
@@ -243,7 +211,7 @@ fn a_section_that_matches_nothing_and_no_port_at_all_are_not_ok() {
     // A file written for other hardware: one section matches, one matches nothing.
     let h = Host::start("[ports.\"vb\"]\n\n[ports.\"enp9s0f0np0\"]\napply = \"dcbnl\"\n");
     let st = wait_for(LIMIT, "the unmatched section in status", || {
-        let v = h.d.call(&Request::Status);
+        let v = h.on.d.call(&Request::Status);
         (v["problems"].as_array()?.iter().any(|p| {
             p.as_str()
                 .is_some_and(|t| t.starts_with("ports.\"enp9s0f0np0\""))
@@ -260,7 +228,7 @@ fn a_section_that_matches_nothing_and_no_port_at_all_are_not_ok() {
     // Nothing managed at all: not "ok" either.
     let h = Host::start("[ports.\"enp9s0f0np0\"]\n");
     let st = wait_for(LIMIT, "no port in status", || {
-        let v = h.d.call(&Request::Status);
+        let v = h.on.d.call(&Request::Status);
         (v["problems"].as_array()?.len() == 2).then_some(v)
     });
     assert_eq!(st["healthy"], false, "{st:#}");

@@ -324,26 +324,14 @@ impl Dcbnl {
         ifname: &str,
         apps: &[DcbApp],
     ) -> Result<AppAnswers, DcbError> {
-        if apps.is_empty() {
-            return Ok(Vec::new());
-        }
-        super::app::check_apps(apps)?;
-        let have = self.get_ieee_state(ifname)?.apps;
-        let mut out: Vec<(DcbApp, Result<(), DcbError>)> = Vec::new();
-        for app in apps {
-            if out.iter().any(|(a, _)| a == app) {
-                continue;
+        self.each_app(ifname, apps, |d, app, held| {
+            if held {
+                return Ok(());
             }
-            let r = if have.contains(app) {
-                Ok(())
-            } else {
-                self.set_cmd(DcbCmd::IeeeSet, ifname, |s| {
-                    encode_set_ieee_apps(s, ifname, std::slice::from_ref(app))
-                })
-            };
-            out.push((*app, r));
-        }
-        Ok(out)
+            d.set_cmd(DcbCmd::IeeeSet, ifname, |s| {
+                encode_set_ieee_apps(s, ifname, std::slice::from_ref(app))
+            })
+        })
     }
 
     /// Removes these APP entries, one `IEEE_DEL` each, each answered on its own (an
@@ -353,21 +341,34 @@ impl Dcbnl {
         ifname: &str,
         apps: &[DcbApp],
     ) -> Result<AppAnswers, DcbError> {
+        self.each_app(ifname, apps, |d, app, held| {
+            if held {
+                d.del_ieee_app(ifname, app)
+            } else {
+                Ok(())
+            }
+        })
+    }
+
+    /// Runs `one` for each distinct entry of `apps` (checked first), telling it
+    /// whether the kernel holds the entry (one `IEEE_GET` before the first).
+    fn each_app(
+        &mut self,
+        ifname: &str,
+        apps: &[DcbApp],
+        mut one: impl FnMut(&mut Self, &DcbApp, bool) -> Result<(), DcbError>,
+    ) -> Result<AppAnswers, DcbError> {
         if apps.is_empty() {
             return Ok(Vec::new());
         }
         super::app::check_apps(apps)?;
         let have = self.get_ieee_state(ifname)?.apps;
-        let mut out: Vec<(DcbApp, Result<(), DcbError>)> = Vec::new();
+        let mut out: AppAnswers = Vec::new();
         for app in apps {
             if out.iter().any(|(a, _)| a == app) {
                 continue;
             }
-            let r = if have.contains(app) {
-                self.del_ieee_app(ifname, app)
-            } else {
-                Ok(())
-            };
+            let r = one(self, app, have.contains(app));
             out.push((*app, r));
         }
         Ok(out)

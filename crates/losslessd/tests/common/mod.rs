@@ -336,3 +336,73 @@ pub fn env_or(k: &str, d: usize) -> usize {
         .and_then(|v| v.parse().ok())
         .unwrap_or(d)
 }
+
+/// A not-willing IEEE 802.1Qaz switch port `va`: ETS recommendation priority 3 ->
+/// class 1 at 50 %, CNP priority 6 -> class 2 strict; PFC on 3; APP DSCP 26 and UDP
+/// 4791 -> 3 (what `lossless profile roce` configures, imposed).
+pub const IEEE_SWITCH: &str = r#"
+[ports."va"]
+dcbx.mode = "ieee"
+pfc = { willing = false, priorities = [3] }
+app.willing = false
+app.entries = [
+    { selector = "dscp", protocol = 26, priority = 3 },
+    { selector = "udp", protocol = 4791, priority = 3 },
+]
+
+[ports."va".ets]
+willing = false
+prio_tc = [0, 0, 0, 1, 0, 0, 2, 0]
+tc_bw = [50, 50, 0, 0, 0, 0, 0, 0]
+tsa = ["ets", "ets", "strict", "strict", "strict", "strict", "strict", "strict"]
+"#;
+
+/// `lossless profile roce --port PORT` (the CLI's own output), after a `[defaults]`
+/// section that programs the NIC and holds `extra`.
+pub fn roce_profile(port: &str, extra: &str) -> String {
+    let out = std::process::Command::new(lossless_bin())
+        .args(["profile", "roce", "--port", port])
+        .output()
+        .expect("lossless profile roce");
+    assert!(out.status.success(), "{out:?}");
+    format!(
+        "[defaults]\napply = \"dcbnl\"\n{extra}\n{}",
+        String::from_utf8_lossy(&out.stdout)
+    )
+}
+
+/// losslessd on `vb` in namespace B with the configuration `conf` (and `env`, e.g. the
+/// emulated driver's), the other end `va` in namespace A, the link up.
+pub struct OnVeth {
+    // Drop order: the daemon before the namespaces.
+    pub d: Daemon,
+    pub na: Netns,
+    pub nb: Netns,
+    pub dir: TempDir,
+}
+
+impl OnVeth {
+    pub fn start(conf: &str, env: &[(String, String)]) -> OnVeth {
+        let dir = TempDir::new();
+        let na = Netns::new();
+        let nb = Netns::new();
+        let veth = Veth::new(
+            &na,
+            "va",
+            "02:00:00:00:00:0a",
+            &nb,
+            "vb",
+            "02:00:00:00:00:0b",
+        );
+        veth.up(&na, &nb);
+        let file = dir.path().join("b.toml");
+        std::fs::write(&file, conf).expect("b.toml");
+        let d = Daemon::start_with_env(
+            &nb,
+            &dir.path().join("d"),
+            &["--config", file.to_str().unwrap_or_default()],
+            env,
+        );
+        OnVeth { d, na, nb, dir }
+    }
+}

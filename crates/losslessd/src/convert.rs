@@ -42,7 +42,12 @@ pub fn hardware_error(e: DcbError) -> HardwareError {
         DcbErrorKind::Malformed => HardwareErrorKind::Malformed,
         DcbErrorKind::Io | DcbErrorKind::Errno(_) => HardwareErrorKind::Other,
     };
-    let code = e.errno().map(sys_dcb::errno_name);
+    // The errno by name; a CEE or SDCBX set's driver-defined status by number.
+    let code = match (&e, e.errno()) {
+        (_, Some(errno)) => Some(sys_dcb::errno_name(errno)),
+        (DcbError::Status { status, .. }, None) => Some(format!("status {status}")),
+        _ => None,
+    };
     let error = HardwareError::new(kind, e.to_string());
     match code {
         Some(c) => error.with_code(c),

@@ -354,3 +354,55 @@ fn the_example_programs_every_driver_model_or_names_each_refusal() {
         }
     }
 }
+
+/// A NIC whose firmware LLDP agent owns DCBX (ice with `fw-lldp-agent` on): the
+/// driver refuses host-managed DCBX and every IEEE set; status names each refusal and
+/// says a firmware agent may own DCBX, never "ok".
+#[test]
+fn a_firmware_agent_owning_dcbx_is_named_never_ok() {
+    if !require(
+        "a_firmware_agent_owning_dcbx_is_named_never_ok",
+        EMULATED_DRIVER,
+    ) {
+        return;
+    }
+    let dir = TempDir::new();
+    let shim = ShimEnv::new(&dir.path().join("driver"), &["vb"])
+        .model(Model::Ice)
+        .fw_agent(&["vb"]);
+    let net = SwitchHost::start(dir.path(), SWITCH, &roce(""), &shim);
+    let port = wait_for(LIMIT, "the refusals in status", || {
+        let p = net.host.call(&Request::Status)["ports"][0].clone();
+        let problems = p["problems"].as_array()?;
+        problems
+            .iter()
+            .any(|x| {
+                x.as_str()
+                    .is_some_and(|t| t.starts_with("DCBX mode (host-managed): refused by the driver (status 1); a firmware agent may own DCBX"))
+            })
+            .then_some(p)
+    });
+    assert_eq!(port["healthy"], false, "{port:#}");
+    let problems: Vec<&str> = port["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    for part in ["ETS", "PFC", "APP dscp 26 (AF31) -> 3"] {
+        assert!(
+            problems
+                .iter()
+                .any(|t| t.starts_with(&format!("{part}: refused by the driver (EINVAL)"))),
+            "{part}: {problems:#?}"
+        );
+    }
+    // Nothing was taken: the NIC runs its firmware's defaults.
+    let st = shim.state("vb").unwrap();
+    assert_eq!(st.ieee_pfc_en(), 0);
+    assert!(
+        st.ieee_apps().iter().all(|a| a.0 != 5),
+        "{:?}",
+        st.ieee_apps()
+    );
+}

@@ -187,6 +187,17 @@ impl Nic {
         }
     }
 
+    /// CEE's objects as a read-back: the last CEE programming (PFC per priority
+    /// and its state, the priority groups), None before any.
+    pub fn cee_state(&self) -> Option<lossless_node::hardware::CeeNic> {
+        let (pfc, pg) = self.cee.last()?;
+        Some(lossless_node::hardware::CeeNic {
+            pfc: pfc.map_or(0, |p| p.priorities.0),
+            pfc_state: pfc.is_some(),
+            pg: pg.map(|g| (g.pgid, g.percent)),
+        })
+    }
+
     /// `DCB_CMD_IEEE_GET` as a read-back: what the NIC holds.
     pub fn state(&self) -> Result<NicState, HardwareError> {
         self.probe()?;
@@ -208,6 +219,7 @@ impl Nic {
                 Driver::NoDcbnl => None,
             },
             dcbx: None,
+            cee: None,
         })
     }
 

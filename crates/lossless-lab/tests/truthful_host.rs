@@ -401,3 +401,42 @@ fn a_watchdog_without_counters_is_blind_and_says_so() {
         assert_eq!(port["healthy"], !blind, "{driver:?}: {port:#}");
     }
 }
+
+#[test]
+fn cee_too_the_nic_is_read_back_and_drift_repaired() {
+    // A willing CEE host, programmed through dcbnl, beside the lab's CEE switch.
+    let mut l = lab(switch_config(), dcbnl(&host_config()), false);
+    let programmed = l.sim.nic(l.host).cee.len();
+    assert!(programmed >= 1);
+    let r = l.sim.request(l.host, Request::DcbxShow { port: None });
+    let v = r.result.unwrap()["ports"][0].clone();
+    assert_eq!(v["mode"]["running"], "cee", "{v:#}");
+    let cee = &v["nic"]["cee"];
+    assert_eq!(cee["pfc"], 0b0001_1000, "{v:#}");
+    assert_eq!(cee["pfc_state"], true);
+    assert_eq!(cee["pg"][0], json!([0, 0, 0, 1, 1, 1, 15, 2]));
+    assert_eq!(v["nic"]["differences"], json!([]));
+    // Someone switches PFC off on the NIC behind the daemon's back (lldpad's
+    // `dcbtool sc IF pfc e:0` would).
+    let last = l.sim.nic(l.host).cee.last().copied().unwrap();
+    l.sim.nic_mut(l.host).cee.push((None, last.1));
+    l.sim.run_for(Duration::from_secs(31));
+    let drift: Vec<Value> = events(&mut l.sim, l.host)
+        .into_iter()
+        .filter(|e| e["event"] == "nic_drift")
+        .collect();
+    assert_eq!(drift.len(), 1, "{drift:#?}");
+    assert_eq!(
+        drift[0]["differences"],
+        json!(["the NIC runs PFC on none, not on 3,4 as programmed"])
+    );
+    // Programmed back: PFC on 3,4 again, nothing to say.
+    let nic = l.sim.nic(l.host);
+    assert_eq!(nic.cee.len(), programmed + 2);
+    assert_eq!(
+        nic.cee.last().unwrap().0.map(|p| p.priorities),
+        Some(PriorityMap(0b0001_1000))
+    );
+    let port = port_status(&mut l.sim, l.host);
+    assert_eq!(port["problems"], json!([]), "{port:#}");
+}

@@ -229,6 +229,35 @@ pub struct NicState {
     /// The DCBX mode bits (`getdcbx`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dcbx: Option<u8>,
+    /// CEE DCBX's objects, read where the port runs CEE (`PFC_GCFG`, `PFC_GSTATE`,
+    /// `PGTX_GCFG`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cee: Option<CeeNic>,
+}
+
+/// What a CEE driver holds: PFC per priority and its state, the transmit priority
+/// groups as CEE writes them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct CeeNic {
+    /// Bit p: PFC on priority p (`PFC_GCFG`).
+    pub pfc: u8,
+    /// PFC switched on (`PFC_GSTATE`).
+    pub pfc_state: bool,
+    /// The PGID of each priority (15: strict) and each PG's share; None where the
+    /// driver does not report them (mlx5 has no receive PG getters, and dcbnl.c
+    /// answers `PGTX_GCFG` only for a driver with both).
+    pub pg: Option<crate::nic::CeePg>,
+}
+
+impl CeeNic {
+    /// The priorities PFC runs on: none while PFC is off.
+    pub fn pfc_running(&self) -> u8 {
+        if self.pfc_state {
+            self.pfc
+        } else {
+            0
+        }
+    }
 }
 
 impl NicState {

@@ -108,6 +108,10 @@ pub fn dscp_only(refused: &[Refusal], held: &[AppPriority]) -> bool {
     any && held.iter().any(|e| e.selector == Selector::DSCP)
 }
 
+/// CEE DCBX's priority groups as programmed: the PGID of each priority, each PG's
+/// share.
+pub type CeePg = ([u8; 8], [u8; 8]);
+
 /// What this daemon meant the NIC to hold after its last programming.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Meant {
@@ -123,6 +127,12 @@ pub struct Meant {
     /// that asks for nothing else is not sent again.
     #[serde(default, skip_serializing)]
     pub ets_program: Option<crate::hardware::EtsProgram>,
+    /// CEE DCBX, when the port runs it: the PFC priorities and the priority groups
+    /// (PGIDs, shares) last programmed.
+    #[serde(default)]
+    pub cee_pfc: Option<u8>,
+    #[serde(default)]
+    pub cee_pg: Option<CeePg>,
 }
 
 /// One way the NIC differs from what was meant.
@@ -144,6 +154,9 @@ pub enum Difference {
     },
     /// DSCP trust was set and the NIC trusts something else first.
     Trust { nic: Vec<u8> },
+    /// CEE DCBX: the NIC's priority groups differ (PGID per priority, or a used
+    /// group's share).
+    Pg { nic: [u8; 8], meant: [u8; 8] },
 }
 
 /// `3,4` or `none`.
@@ -204,6 +217,15 @@ impl std::fmt::Display for Difference {
                 app_text(theirs),
                 app_text(ours)
             ),
+            Difference::Pg { nic, meant } => {
+                let list = |v: &[u8; 8]| v.iter().map(u8::to_string).collect::<Vec<_>>().join(",");
+                write!(
+                    f,
+                    "the NIC's priority groups differ: PGIDs {} (shares aside), not {}",
+                    list(nic),
+                    list(meant)
+                )
+            }
             Difference::Trust { nic } => {
                 let words: Vec<String> = nic.iter().map(|s| selector_word(*s)).collect();
                 let order = if words.is_empty() {
@@ -229,7 +251,8 @@ impl Difference {
         match (self, other) {
             (Difference::Pfc { .. }, Difference::Pfc { .. })
             | (Difference::Ets { .. }, Difference::Ets { .. })
-            | (Difference::Trust { .. }, Difference::Trust { .. }) => true,
+            | (Difference::Trust { .. }, Difference::Trust { .. })
+            | (Difference::Pg { .. }, Difference::Pg { .. }) => true,
             (Difference::AppMissing { entry: a }, Difference::AppMissing { entry: b }) => a == b,
             (
                 Difference::AppConflict { theirs: a, .. },
@@ -299,6 +322,26 @@ pub fn differences(meant: &Meant, nic: &NicState) -> Vec<Difference> {
             }
         }
     }
+    if let Some(c) = nic.cee {
+        if let Some(m) = meant.cee_pfc.filter(|m| *m != c.pfc_running()) {
+            out.push(Difference::Pfc {
+                nic: c.pfc_running(),
+                meant: m,
+            });
+        }
+        if let (Some((pgid, percent)), Some((nic_pgid, nic_percent))) = (meant.cee_pg, c.pg) {
+            let used = |g: u8| pgid.contains(&g);
+            let shares = (0..8u8)
+                .filter(|g| used(*g))
+                .any(|g| nic_percent[usize::from(g)] != percent[usize::from(g)]);
+            if nic_pgid != pgid || shares {
+                out.push(Difference::Pg {
+                    nic: nic_pgid,
+                    meant: pgid,
+                });
+            }
+        }
+    }
     if meant.trust == Some(Trust::DscpThenPcp) && nic.trusts_dscp() == Some(false) {
         out.push(Difference::Trust {
             nic: nic.trust.clone().unwrap_or_default(),
@@ -331,6 +374,10 @@ pub struct NicWatch {
     /// The next periodic read.
     #[serde(skip)]
     pub next_read: Option<lossless_dcbx::Instant>,
+    /// The next read is the baseline (a CEE programming, which reads nothing back
+    /// itself, asked for it).
+    #[serde(skip)]
+    pub baseline_next: bool,
 }
 
 impl NicWatch {

@@ -378,6 +378,9 @@ pub struct IeeeHardware {
     pub nic: crate::nic::NicWatch,
     /// A programming waits for the negotiation to settle after a link-up.
     pub held: bool,
+    /// The CEE programming out: PFC priorities and the priority groups.
+    #[serde(skip)]
+    pub cee_sent: Option<(u8, Option<crate::nic::CeePg>)>,
     /// The program sent and not answered yet.
     #[serde(skip)]
     pub pending: Option<IeeeProgram>,

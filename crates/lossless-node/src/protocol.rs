@@ -581,6 +581,9 @@ pub struct NicView {
     pub apps: Vec<lossless_wire::ieee::AppPriority>,
     /// The selector trust order: `dscp`, `pcp`, ... (None: no trust table to read).
     pub trust: Option<Vec<String>>,
+    /// CEE DCBX's objects, where the port runs CEE (`pfc`: bit p = priority p).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cee: Option<crate::hardware::CeeNic>,
     /// Each part the driver refused, with its answer; `covered`: no problem for the
     /// traffic (see `status`).
     pub refused: Vec<RefusedView>,

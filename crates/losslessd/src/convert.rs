@@ -166,5 +166,6 @@ pub fn nic_state(s: sys_dcb::IeeeState) -> NicState {
             total_size: b.total_size,
         }),
         dcbx: s.dcbx.map(|m| m.0),
+        cee: None,
     }
 }

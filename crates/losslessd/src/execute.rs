@@ -258,8 +258,14 @@ fn execute_one(node: &mut Node, io: &mut Io, clock: &Clock, out: Output) {
             let outcome = program_ieee(io, &name, &program);
             node.handle_ieee_programmed(clock.now(), ifindex, outcome);
         }
-        Output::ReadNic { ifindex, name } => {
-            let result = io.with_dcbnl(|d| d.get_ieee_state(&name).map(convert::nic_state));
+        Output::ReadNic { ifindex, name, cee } => {
+            let result = io.with_dcbnl(|d| {
+                let mut nic = convert::nic_state(d.get_ieee_state(&name)?);
+                if cee {
+                    nic.cee = read_cee(d, &name);
+                }
+                Ok(nic)
+            });
             node.handle_nic_read(clock.now(), ifindex, result);
         }
         Output::SetDcbxMode {
@@ -400,7 +406,12 @@ fn program_cee(
     pfc: Option<&lossless_wire::cee::PfcConfig>,
     pg: Option<&lossless_wire::cee::PgConfig>,
 ) -> Result<(), DcbError> {
-    d.set_state(ifname, true)?;
+    // Drivers without `setstate` (mlx5: DCB is always on there) answer EOPNOTSUPP;
+    // their PFC and PG are set all the same.
+    match d.set_state(ifname, true) {
+        Err(DcbError::Unsupported { .. }) => {}
+        other => other?,
+    }
     let mut prios = [false; 8];
     if let Some(pfc) = pfc {
         for p in pfc.priorities.priorities() {
@@ -409,17 +420,23 @@ fn program_cee(
     }
     d.set_pfc(ifname, prios)?;
     d.set_pfc_state(ifname, pfc.is_some())?;
-    if let Some(pg) = pg {
-        d.set_pg(
+    // A driver without the PG setters dcbnl.c asks for (mlx5 has no receive ones):
+    // PFC is committed all the same, and the PG's refusal reported after.
+    let pg = match pg {
+        Some(pg) => d.set_pg(
             ifname,
             &PgSetting {
                 pgid: pg.pgid,
                 percent: pg.percent,
             },
-        )?;
+        ),
+        None => Ok(()),
+    };
+    if !matches!(pg, Ok(()) | Err(DcbError::Unsupported { .. })) {
+        return pg;
     }
     d.set_all(ifname)?;
-    Ok(())
+    pg
 }
 
 /// Programs IEEE 802.1Qaz, each part in a request of its own so that one the driver
@@ -501,6 +518,26 @@ fn set_dcbx_mode(d: &mut Dcbnl, ifname: &str, want: DcbxMode) -> Result<(), DcbE
             _ => Err(e),
         },
     }
+}
+
+/// CEE DCBX's objects as the driver holds them (`PFC_GCFG`, `PFC_GSTATE`,
+/// `PGTX_GCFG`); None where the driver lacks those ops (bnxt_en, hns3).
+fn read_cee(d: &mut Dcbnl, ifname: &str) -> Option<lossless_node::hardware::CeeNic> {
+    let pfc = d.get_pfc(ifname).ok()?;
+    let pfc_state = d.get_pfc_state(ifname).ok()?;
+    let pg = d.get_pg_tx(ifname).ok().map(|pg| {
+        let c = pg.to_cee();
+        (c.pgid, c.percent)
+    });
+    let bits = pfc
+        .iter()
+        .enumerate()
+        .fold(0u8, |m, (p, on)| if *on { m | (1 << p) } else { m });
+    Some(lossless_node::hardware::CeeNic {
+        pfc: bits,
+        pfc_state,
+        pg,
+    })
 }
 
 /// What the NIC holds (`DCB_CMD_IEEE_GET`).

@@ -179,8 +179,13 @@ impl Sim {
                 let r = c.nic.program_ieee(&program);
                 c.node.handle_ieee_programmed(now, ifindex, r);
             }
-            Output::ReadNic { ifindex, .. } => {
-                let r = c.nic.state();
+            Output::ReadNic { ifindex, cee, .. } => {
+                let r = c.nic.state().map(|mut s| {
+                    if cee {
+                        s.cee = c.nic.cee_state();
+                    }
+                    s
+                });
                 c.node.handle_nic_read(now, ifindex, r);
             }
             Output::SetDcbxMode {

@@ -53,6 +53,30 @@ impl Node {
         let Some(name) = self.name_of(ifindex) else {
             return;
         };
+        // Taken: what it meant is what the NIC should hold; the read that follows is
+        // the baseline drift is judged against (a CEE programming reads nothing back).
+        if let Some(port) = self.ports.get_mut(&name) {
+            let sent = port.ieee_hw.cee_sent.take();
+            if let (Ok(()), Some((pfc, pg))) = (&result, sent) {
+                let nic = &mut port.ieee_hw.nic;
+                // CEE runs: only CEE's objects are compared (the IEEE ones of a
+                // driver that maps both to one table would look changed).
+                let apps = nic.meant.take().map(|m| m.apps).unwrap_or_default();
+                nic.meant = Some(crate::nic::Meant {
+                    apps,
+                    cee_pfc: Some(pfc),
+                    cee_pg: pg,
+                    ..crate::nic::Meant::default()
+                });
+                nic.baseline_next = true;
+                nic.next_read = Some(now.mono + crate::nic::READ_INTERVAL);
+                self.outputs.push_back(super::Output::ReadNic {
+                    ifindex,
+                    name: name.clone(),
+                    cee: true,
+                });
+            }
+        }
         self.record_programmed(now, &name, result);
     }
 

@@ -99,7 +99,12 @@ pub enum Output {
     },
     /// Read what the NIC holds (`DCB_CMD_IEEE_GET`: ETS, PFC, the APP table, the
     /// trust order, the buffer); answer with [`Node::handle_nic_read`].
-    ReadNic { ifindex: u32, name: String },
+    ReadNic {
+        ifindex: u32,
+        name: String,
+        /// The port runs CEE DCBX: read its objects too.
+        cee: bool,
+    },
     /// Tell the NIC which DCBX version the host runs (`DCB_CMD_SDCBX`, HOST and
     /// VER_IEEE or VER_CEE); answer with [`Node::handle_dcbx_mode_set`].
     SetDcbxMode {

@@ -24,6 +24,7 @@ impl Node {
         self.outputs.push_back(Output::ReadNic {
             ifindex: port.ifindex,
             name: name.to_string(),
+            cee: port.agent.running() == lossless_dcbx::Version::Cee,
         });
     }
 
@@ -58,6 +59,11 @@ impl Node {
         };
         nic.read_error = None;
         nic.read_at = Some(now.mono);
+        if std::mem::take(&mut nic.baseline_next) {
+            nic.baseline = Some(read.clone());
+            nic.state = Some(read);
+            return;
+        }
         let before = nic.differences();
         nic.state = Some(read);
         let after = nic.differences();
@@ -106,10 +112,15 @@ impl Node {
                 // Someone else's entry is never deleted by us: reported only.
                 Difference::AppConflict { .. }
                 | Difference::Pfc { .. }
-                | Difference::Ets { .. } => {}
+                | Difference::Ets { .. }
+                | Difference::Pg { .. } => {}
             }
         }
-        if let Some(out) = program::program_ieee(port) {
+        let out = match port.agent.running() {
+            lossless_dcbx::Version::Cee => Some(program::program_cee(port)),
+            lossless_dcbx::Version::Ieee => program::program_ieee(port),
+        };
+        if let Some(out) = out {
             port.ieee_hw.nic.drift_repaired += 1;
             self.outputs.push_back(out);
         }

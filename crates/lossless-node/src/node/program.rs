@@ -93,8 +93,13 @@ pub(super) fn outputs(port: &mut Port, now: Instant, events: &[Event], force: bo
 }
 
 /// The CEE programming for a port's operational configuration.
-pub(super) fn program_cee(port: &Port) -> Output {
+pub(super) fn program_cee(port: &mut Port) -> Output {
     let s = port.agent.status();
+    // What this programming means the NIC to hold, once it answers.
+    port.ieee_hw.cee_sent = Some((
+        s.pfc.applied.map_or(0, |p| p.priorities.0),
+        s.pg.applied.map(|g| (g.pgid, g.percent)),
+    ));
     Output::ProgramCee {
         ifindex: port.ifindex,
         name: port.name.clone(),
@@ -204,6 +209,7 @@ impl Node {
         let Some(program) = port.ieee_hw.pending.take() else {
             return;
         };
+        let running_cee = port.agent.running() == Version::Cee;
         let hw = &mut port.ieee_hw;
         if let Some(r) = &outcome.ets {
             hw.nic.answer(Part::Ets, r);
@@ -232,33 +238,45 @@ impl Node {
             Err(e) => hw.nic.answer(Part::Trust, &Err(e.clone())),
         }
         let previous = hw.nic.meant.take().unwrap_or_default();
-        hw.nic.meant = Some(Meant {
-            ets: match (&outcome.ets, program.ets) {
-                (Some(Ok(())), Some(e)) => Some(e.table),
-                (None, _) => None,
-                _ => previous.ets,
-            },
-            pfc: if outcome.pfc.is_ok() {
-                Some(program.pfc_enabled)
-            } else {
-                previous.pfc
-            },
-            apps: hw.apps.clone(),
-            trust: hw.trust,
-            ets_program: match &outcome.ets {
-                Some(Ok(())) => program.ets,
-                _ => previous.ets_program,
-            },
-        });
-        match outcome.nic.clone() {
-            Some(Ok(state)) => {
-                hw.nic.baseline = Some(state.clone());
-                hw.nic.state = Some(state);
-                hw.nic.read_at = Some(now.mono);
-                hw.nic.read_error = None;
+        if running_cee {
+            // A withdrawal while CEE runs: what CEE meant stays, our entries changed;
+            // the IEEE objects read now are no baseline for CEE's.
+            hw.nic.meant = Some(Meant {
+                apps: hw.apps.clone(),
+                ..previous
+            });
+        } else {
+            hw.nic.meant = Some(Meant {
+                ets: match (&outcome.ets, program.ets) {
+                    (Some(Ok(())), Some(e)) => Some(e.table),
+                    (None, _) => None,
+                    _ => previous.ets,
+                },
+                pfc: if outcome.pfc.is_ok() {
+                    Some(program.pfc_enabled)
+                } else {
+                    previous.pfc
+                },
+                apps: hw.apps.clone(),
+                trust: hw.trust,
+                ets_program: match &outcome.ets {
+                    Some(Ok(())) => program.ets,
+                    _ => previous.ets_program,
+                },
+                // IEEE runs now: CEE's objects are not compared.
+                cee_pfc: None,
+                cee_pg: None,
+            });
+            match outcome.nic.clone() {
+                Some(Ok(state)) => {
+                    hw.nic.baseline = Some(state.clone());
+                    hw.nic.state = Some(state);
+                    hw.nic.read_at = Some(now.mono);
+                    hw.nic.read_error = None;
+                }
+                Some(Err(e)) => hw.nic.read_error = Some(e.to_string()),
+                None => {}
             }
-            Some(Err(e)) => hw.nic.read_error = Some(e.to_string()),
-            None => {}
         }
         hw.nic.next_read = Some(now.mono + crate::nic::READ_INTERVAL);
         // Every refusal is counted and published; the programming failed (`dcbnl

@@ -120,13 +120,16 @@ pub(super) fn handle(node: &mut Node, now: Now, id: RequestId, req: Request) {
         }),
         Request::DcbxShow { port } => {
             // The NIC is read back first, so the `nic` row says what it holds now.
-            let reads: Vec<(u32, String)> = match port.as_deref() {
+            let reads: Vec<(u32, String, bool)> = match port.as_deref() {
                 None => node.ports.values().collect::<Vec<_>>(),
                 Some(name) => node.ports.get(name).into_iter().collect(),
             }
             .into_iter()
             .filter(|p| matches!(p.hardware, Hardware::Dcbnl { .. }))
-            .map(|p| (p.ifindex, p.name.clone()))
+            .map(|p| {
+                let cee = p.agent.running() == lossless_dcbx::Version::Cee;
+                (p.ifindex, p.name.clone(), cee)
+            })
             .collect();
             if reads.is_empty() {
                 dcbx_show(node, port.as_deref(), now)
@@ -134,10 +137,11 @@ pub(super) fn handle(node: &mut Node, now: Now, id: RequestId, req: Request) {
                 node.requests.shows.push(PendingShow {
                     id,
                     port,
-                    waiting: reads.iter().map(|(i, _)| *i).collect(),
+                    waiting: reads.iter().map(|(i, _, _)| *i).collect(),
                 });
-                for (ifindex, name) in reads {
-                    node.outputs.push_back(Output::ReadNic { ifindex, name });
+                for (ifindex, name, cee) in reads {
+                    node.outputs
+                        .push_back(Output::ReadNic { ifindex, name, cee });
                 }
                 return;
             }
@@ -529,6 +533,7 @@ fn nic_view(p: &Port, now: Now) -> Option<NicView> {
         pfc_delay: st.and_then(|s| s.pfc.map(|p| p.delay)),
         apps: st.map(|s| s.apps.clone()).unwrap_or_default(),
         trust: st.and_then(|s| s.trust.as_ref().map(|t| t.iter().map(selector).collect())),
+        cee: st.and_then(|s| s.cee),
         refused: n
             .refused
             .iter()

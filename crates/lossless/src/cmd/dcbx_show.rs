@@ -352,6 +352,7 @@ fn cee(p: &Value, out: &mut String) {
         ("SYNCD", "syncd"),
     ));
     let mut t = Table::new(["FEATURE", "", "CONFIG"]);
+    let nic = &p["nic"]["cee"];
     for f in ["pg", "pfc", "app"] {
         for which in ["desired", "peer", "oper"] {
             t.row([
@@ -360,8 +361,47 @@ fn cee(p: &Value, out: &mut String) {
                 cee_cfg(f, &p[f][which]),
             ]);
         }
+        // What the NIC holds, read back (PG and PFC; CEE's APP is not read).
+        if !nic.is_null() && f != "app" {
+            let cell = if f == "pfc" {
+                if b(&nic["pfc_state"]) {
+                    let on: Vec<String> = (0..8)
+                        .filter(|i| nic["pfc"].as_u64().unwrap_or(0) & (1 << i) != 0)
+                        .map(|i: u64| i.to_string())
+                        .collect();
+                    format!(
+                        "priorities {}",
+                        if on.is_empty() {
+                            "none".into()
+                        } else {
+                            on.join(",")
+                        }
+                    )
+                } else {
+                    "off".into()
+                }
+            } else {
+                let list = |v: &Value| {
+                    arr(v)
+                        .iter()
+                        .map(Value::to_string)
+                        .collect::<Vec<_>>()
+                        .join(",")
+                };
+                match &nic["pg"] {
+                    Value::Array(pg) if pg.len() == 2 => {
+                        format!("pgid {}  percent {}", list(&pg[0]), list(&pg[1]))
+                    }
+                    _ => "- (the driver does not report it)".into(),
+                }
+            };
+            t.row([String::new(), "nic".into(), cell]);
+        }
     }
     out.push_str(&t.render());
+    if !p["nic"].is_null() {
+        nic_lines(&p["nic"], out);
+    }
     let dscp: Vec<String> = arr(&p["app_rules"]["entries"])
         .iter()
         .filter(|r| r["selector"] == "dscp")

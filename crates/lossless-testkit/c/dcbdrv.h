@@ -45,7 +45,8 @@
  *   ops.c         the dcbnl commands: the CEE ones and the dispatch (run())
  *   ieee.c        the IEEE 802.1Qaz commands, the kernel's APP table
  *   models.c      the table of driver models, the generic driver, what the
- *                 models share (the link reset)
+ *                 models share (the link reset, checks and answers several
+ *                 drivers' ops have alike, ice's and i40e's common code)
  *   drv_mlx5.c    the mlx5 model (ConnectX: en_dcbnl.c, en/port_buffer.c)
  *   drv_ice.c     the ice model (E810: ice_dcb_nl.c, ice_dcb_lib.c)
  *   drv_i40e.c    the i40e model (XL710: i40e_dcb_nl.c, i40e_main.c)
@@ -250,6 +251,12 @@ struct model {
 
 enum { M_GENERIC, M_MLX5, M_ICE, M_I40E, M_BNXT, M_HNS3, M_IXGBE, M_COUNT };
 
+/* The GCAP answers of a driver with PG and PFC over 8 TCs (PG, PFC 1; PG_TCS,
+ * PFC_TCS 0x80), for a struct model's caps: {CAPS_PG_PFC_8TCS, ...}. */
+#define CAPS_PG_PFC_8TCS                                                              \
+	[DCB_CAP_ATTR_PG] = 1, [DCB_CAP_ATTR_PFC] = 1, [DCB_CAP_ATTR_PG_TCS] = 0x80, \
+	[DCB_CAP_ATTR_PFC_TCS] = 0x80
+
 /* The wrapped libc calls (shim.c): the library's only exported symbols. */
 #define DCBDRV_EXPORT __attribute__((visibility("default")))
 
@@ -298,6 +305,7 @@ size_t nest(struct mb *m, int type);
 void nest_end(struct mb *m, size_t at);
 int parse(const void *p, int len, const struct nlattr **tb, int max);
 int u8_of(const struct nlattr *a, uint8_t *v);
+int payload_of(const struct nlattr *a, void *out, size_t size);
 
 /* ops.c: the dcbnl commands */
 extern const char *const cmd_names[]; /* the log's name of each DCB_CMD_* */
@@ -305,6 +313,7 @@ extern const int ncmd;                /* entries in cmd_names */
 int reply_type(int cmd);
 int run(struct drv *d, int cmd, const struct nlattr **tb, struct mb *r, int *status,
 	struct note *n);
+int status_reply(struct mb *r, int attr, int *status, int value);
 void cee_pg_get(const struct pg *p, const struct nlattr *req, struct mb *r);
 void cee_pg_set(struct pg *p, const struct nlattr *req, struct note *n);
 void cee_pfc_get(const uint8_t *up, const struct nlattr *cfg, struct mb *r);
@@ -325,8 +334,19 @@ const struct model *model_of(const struct drv *d);
 int model_by_name(const char *name); /* -1: unknown */
 void model_sync(struct drv *d);      /* d->ets/d->pfc as IEEE_GET reports them */
 void link_reset(struct drv *d, int open_always, struct note *n);
+int ieee_gate(const struct drv *d, const char *what, int lld, struct note *n);
+int ets_as_set(const struct drv *d, struct ieee_ets *e, uint8_t cap);
+int pfc_as_set(const struct drv *d, struct ieee_pfc *p, uint8_t cap);
+int dcbx_unsupported(uint8_t mode);
+uint8_t dcbx_take(struct drv *d, uint8_t mode, const char *why, struct note *n);
 int num_tc_contig(const uint8_t *prio_tc); /* ice/i40e_dcb_get_num_tc() */
 int fwapp_find(const struct fwcfg *c, uint8_t sel, uint16_t proto, uint8_t prio, int from);
+void fwapp_remove(struct fwcfg *c, int i, const struct fwcfg *from);
+void fwcfg_sw_default(struct fwcfg *c);
+void fwcfg_reco_from_cfg(struct fwcfg *c);
+int fwcfg_cee_on(const struct drv *d);
+int fwcfg_cee(struct drv *d, int cmd, const struct nlattr **tb, struct mb *r, int *status,
+	      struct note *n, const char *pending);
 extern const struct model model_generic, model_mlx5, model_ice, model_i40e, model_ixgbe,
 	model_bnxt, model_hns3;
 

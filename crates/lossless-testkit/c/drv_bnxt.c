@@ -119,17 +119,7 @@ static int bnxt_setets(struct drv *d, const struct ieee_ets *e, struct note *n)
 
 static int bnxt_getets(struct drv *d, struct ieee_ets *e)
 {
-	const struct hw *h = &d->hw;
-
-	e->ets_cap = BNXT_MAX_TC;
-	if (!h->has_ets)
-		return 0;
-	e->cbs = h->ets.cbs;
-	memcpy(e->tc_tx_bw, h->ets.tc_tx_bw, 8);
-	memcpy(e->tc_rx_bw, h->ets.tc_rx_bw, 8);
-	memcpy(e->tc_tsa, h->ets.tc_tsa, 8);
-	memcpy(e->prio_tc, h->ets.prio_tc, 8);
-	return 0;
+	return ets_as_set(d, e, BNXT_MAX_TC);
 }
 
 /* bnxt_queue_remap(): lossless TCs to lossless queues first */
@@ -200,13 +190,7 @@ static int bnxt_setpfc(struct drv *d, const struct ieee_pfc *p, struct note *n)
 
 static int bnxt_getpfc(struct drv *d, struct ieee_pfc *p)
 {
-	p->pfc_cap = BNXT_MAX_LLTC;
-	if (d->hw.has_pfc) {
-		p->pfc_en = d->hw.pfc.pfc_en;
-		p->mbc = d->hw.pfc.mbc;
-		p->delay = d->hw.pfc.delay;
-	}
-	return 0;
+	return pfc_as_set(d, p, BNXT_MAX_LLTC);
 }
 
 static int bnxt_dscp_prep(const struct dcb_app *a, struct note *n)
@@ -244,16 +228,13 @@ static int bnxt_delapp(struct drv *d, const struct dcb_app *a, struct note *n)
 
 static uint8_t bnxt_setdcbx(struct drv *d, uint8_t mode, struct note *n)
 {
-	if (d->dcbx & LLD) {
-		note(n, "dcbx.refused=fw_dcbx_agent");
-		return 1;
-	}
-	if ((mode & HOST) && (d->fw_agent || (mode & CEE) || !(mode & IEEE))) {
-		note(n, "dcbx.refused=%s", d->fw_agent ? "fw_lldp_agent" : "ieee_only");
-		return 1;
-	}
-	d->dcbx = mode;
-	return 0;
+	const char *why = NULL;
+
+	if (d->dcbx & LLD)
+		why = "fw_dcbx_agent";
+	else if ((mode & HOST) && (d->fw_agent || (mode & CEE) || !(mode & IEEE)))
+		why = d->fw_agent ? "fw_lldp_agent" : "ieee_only";
+	return dcbx_take(d, mode, why, n);
 }
 
 const struct model model_bnxt = {

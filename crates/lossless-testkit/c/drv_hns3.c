@@ -62,12 +62,10 @@ static void hns3_init(struct drv *d)
 static int hns3_setets(struct drv *d, const struct ieee_ets *e, struct note *n)
 {
 	struct hw *h = &d->hw;
-	int num = 0, changed = 0, total = 0, has = 0;
+	int num = 0, changed = 0, total = 0, has = 0, err = ieee_gate(d, "ets", 0, n);
 
-	if (!(d->dcbx & IEEE)) {
-		note(n, "ets.refused=dcbx_not_ieee");
-		return -EINVAL;
-	}
+	if (err)
+		return err;
 	for (int i = 0; i < 8; i++) {
 		if (e->prio_tc[i] != h->ets.prio_tc[i])
 			changed = 1;
@@ -137,11 +135,10 @@ static int hns3_setpfc(struct drv *d, const struct ieee_pfc *p, struct note *n)
 {
 	struct hw *h = &d->hw;
 	uint8_t map = 0;
+	int err = ieee_gate(d, "pfc", 0, n);
 
-	if (!(d->dcbx & IEEE)) {
-		note(n, "pfc.refused=dcbx_not_ieee");
-		return -EINVAL;
-	}
+	if (err)
+		return err;
 	if (p->pfc_en == h->pfc.pfc_en)
 		return 0;
 	for (int i = 0; i < h->num_tc; i++)
@@ -219,12 +216,9 @@ static int hns3_delapp(struct drv *d, const struct dcb_app *a, struct note *n)
 
 static uint8_t hns3_setdcbx(struct drv *d, uint8_t mode, struct note *n)
 {
-	if ((mode & LLD) || (mode & CEE) || !(mode & HOST)) {
-		note(n, "dcbx.refused=mode_unsupported");
-		return 1;
-	}
-	d->dcbx = mode;
-	return 0;
+	int bad = (mode & LLD) || (mode & CEE) || !(mode & HOST);
+
+	return dcbx_take(d, mode, bad ? "mode_unsupported" : NULL, n);
 }
 
 const struct model model_hns3 = {

@@ -46,32 +46,24 @@
  *   failure). The IEEE setters overwrite tmp_cfg with the applied
  *   configuration. GSTATE is DCB on; PFC_GSTATE any PFC on; PFC_SSTATE does
  *   nothing.
+ * What i40e does as ice does is in models.c, each kernel driver having its
+ *   own copy of that code: the software defaults, the ETS recommendation,
+ *   the number of TCs, the firmware APP table, the IEEE setters' check, the
+ *   refused DCBX modes, and the CEE ops but SSTATE, PFC_SSTATE, SET_ALL,
+ *   SNUMTCS (fwcfg_cee).
  */
 #include "dcbdrv.h"
 
 #define HOST DCB_CAP_DCBX_HOST
 #define LLD DCB_CAP_DCBX_LLD_MANAGED
-#define CEE DCB_CAP_DCBX_VER_CEE
 #define IEEE DCB_CAP_DCBX_VER_IEEE
-#define FCOE 0x8906
 
 static void i40e_init(struct drv *d)
 {
-	struct fwcfg *c = &d->hw.local;
-
 	d->dcbx = (uint8_t)((d->fw_agent ? LLD : HOST) | IEEE);
 	d->dcb_state = 0;
-	memset(c, 0, sizeof *c);
-	c->ets.willing = 1;
-	c->ets.tc_tx_bw[0] = 100;
-	c->ets.tc_tsa[0] = X_TSA_ETS;
-	c->ets.tc_reco_bw[0] = 100;
-	c->ets.tc_reco_tsa[0] = X_TSA_ETS;
-	c->pfc_willing = 1;
-	c->pfc_cap = 8;
-	c->napp = 1;
-	c->app[0] = (struct fwapp){FCOE, IEEE_8021QAZ_APP_SEL_ETHERTYPE, 3};
-	d->hw.want = *c;
+	fwcfg_sw_default(&d->hw.local); /* i40e_dcb_sw_default_config */
+	d->hw.want = d->hw.local;
 }
 
 /* i40e_hw_dcb_config(): 0 or -EINVAL */
@@ -94,35 +86,31 @@ static int i40e_apply(struct drv *d, struct fwcfg *next, struct note *n)
 		link_reset(d, 0, n); /* i40e_pf_quiesce_all_vsi ... unquiesce */
 	}
 	*old = *next;
-	if (need) { /* i40e_hw_set_dcb_config: etsrec = etscfg */
-		memcpy(old->ets.tc_reco_bw, old->ets.tc_tx_bw, 8);
-		memcpy(old->ets.tc_reco_tsa, old->ets.tc_tsa, 8);
-		memcpy(old->ets.reco_prio_tc, old->ets.prio_tc, 8);
-	}
+	if (need) /* i40e_hw_set_dcb_config: etsrec = etscfg */
+		fwcfg_reco_from_cfg(old);
 	return 0;
 }
 
-static int i40e_gate(const struct drv *d, const char *what, struct note *n)
+/* i40e_dcbnl_ieee_setets/setpfc: tmp_cfg, the applied configuration for the
+ * request to go into; NULL (EINVAL) without IEEE in the cap, or LLD_MANAGED */
+static struct fwcfg *i40e_tmp_cfg(struct drv *d, const char *what, struct note *n)
 {
-	if (!(d->dcbx & IEEE) || (d->dcbx & LLD)) {
-		note(n, "%s.refused=%s", what, d->dcbx & LLD ? "fw_lldp_agent" : "dcbx_not_ieee");
-		return -EINVAL;
-	}
-	return 0;
+	if (ieee_gate(d, what, 1, n))
+		return NULL;
+	d->hw.want = d->hw.local;
+	return &d->hw.want;
 }
 
 static int i40e_setets(struct drv *d, const struct ieee_ets *e, struct note *n)
 {
-	struct fwcfg *t = &d->hw.want;
-	int err = i40e_gate(d, "ets", n);
+	struct fwcfg *t = i40e_tmp_cfg(d, "ets", n);
 
-	if (err)
-		return err;
-	*t = d->hw.local;
+	if (!t)
+		return -EINVAL;
 	t->ets = *e;
 	t->ets.ets_cap = 8;
 	memset(t->ets.tc_rx_bw, 0, 8);
-	return i40e_apply(d, t, n) ? -EINVAL : 0;
+	return i40e_apply(d, t, n);
 }
 
 static int i40e_getets(struct drv *d, struct ieee_ets *e)
@@ -140,15 +128,13 @@ static int i40e_getets(struct drv *d, struct ieee_ets *e)
 
 static int i40e_setpfc(struct drv *d, const struct ieee_pfc *p, struct note *n)
 {
-	struct fwcfg *t = &d->hw.want;
-	int err = i40e_gate(d, "pfc", n);
+	struct fwcfg *t = i40e_tmp_cfg(d, "pfc", n);
 
-	if (err)
-		return err;
-	*t = d->hw.local;
+	if (!t)
+		return -EINVAL;
 	t->pfc_cap = p->pfc_cap ? p->pfc_cap : 8;
 	t->pfc_en = p->pfc_en;
-	return i40e_apply(d, t, n) ? -EINVAL : 0;
+	return i40e_apply(d, t, n);
 }
 
 static int i40e_getpfc(struct drv *d, struct ieee_pfc *p)
@@ -163,7 +149,7 @@ static int i40e_getpfc(struct drv *d, struct ieee_pfc *p)
 static int i40e_setapp(struct drv *d, const struct dcb_app *a, struct note *n)
 {
 	struct fwcfg *t = &d->hw.want;
-	int err = i40e_gate(d, "app", n);
+	int err = ieee_gate(d, "app", 1, n);
 
 	if (err)
 		return err;
@@ -177,13 +163,13 @@ static int i40e_setapp(struct drv *d, const struct dcb_app *a, struct note *n)
 		return 0;
 	*t = d->hw.local;
 	t->app[t->napp++] = (struct fwapp){a->protocol, a->selector, a->priority};
-	return i40e_apply(d, t, n) ? -EINVAL : 0;
+	return i40e_apply(d, t, n);
 }
 
 static int i40e_delapp(struct drv *d, const struct dcb_app *a, struct note *n)
 {
 	struct fwcfg *t = &d->hw.want;
-	int err = i40e_gate(d, "app", n), i;
+	int err = ieee_gate(d, "app", 1, n), i;
 
 	if (err)
 		return err;
@@ -199,119 +185,50 @@ static int i40e_delapp(struct drv *d, const struct dcb_app *a, struct note *n)
 		note(n, "app.refused=not_in_firmware_table_from_entry_1");
 		return -EINVAL;
 	}
-	t->app[i] = (struct fwapp){0, 0, 0};
-	t->napp--;
-	for (int j = i; j < t->napp; j++)
-		t->app[j] = d->hw.local.app[j + 1];
-	return i40e_apply(d, t, n) ? -EINVAL : 0;
+	fwapp_remove(t, i, &d->hw.local);
+	return i40e_apply(d, t, n);
 }
 
 static uint8_t i40e_setdcbx(struct drv *d, uint8_t mode, struct note *n)
 {
-	if ((d->dcbx & LLD) || (mode & LLD) || ((mode & IEEE) && (mode & CEE)) ||
-	    !(mode & HOST)) {
-		note(n, "dcbx.refused=%s", d->dcbx & LLD ? "fw_lldp_agent" : "mode_unsupported");
-		return 1;
-	}
-	d->dcbx = mode;
-	return 0;
+	const char *why = NULL;
+
+	if (d->dcbx & LLD)
+		why = "fw_lldp_agent";
+	else if (dcbx_unsupported(mode))
+		why = "mode_unsupported";
+	return dcbx_take(d, mode, why, n);
 }
 
+/* The CEE ops ice has alike are fwcfg_cee() (models.c); these are i40e's own. */
 static int i40e_cee(struct drv *d, int cmd, const struct nlattr **tb, struct mb *r,
 		    int *status, struct note *n)
 {
 	struct hw *h = &d->hw;
-	int on = (d->dcbx & CEE) && !(d->dcbx & LLD), rx = 0;
-	const struct nlattr *pg[DCB_PG_ATTR_MAX + 1], *pt[DCB_TC_ATTR_PARAM_MAX + 1];
-	const struct nlattr *sub[DCB_PFC_UP_ATTR_MAX + 1];
-	struct pg view;
-	uint8_t up[8], v;
+	int on = fwcfg_cee_on(d);
+	uint8_t v;
 
 	switch (cmd) {
 	case DCB_CMD_SSTATE:
 		u8_of(tb[DCB_ATTR_STATE], &v);
 		if (on && !v != !h->dcb_on)
 			d->dcb_state = h->dcb_on = v ? 1 : 0;
-		put_u8(r, DCB_ATTR_STATE, (uint8_t)(*status = 0));
-		return 0;
-	case DCB_CMD_PGRX_GCFG:
-		rx = 1;
-		/* fall through */
-	case DCB_CMD_PGTX_GCFG:
-		memset(&view, UNDEF, sizeof view);
-		for (int i = 0; i < 8 && on; i++) {
-			view.pgid[i] = h->local.ets.prio_tc[i];
-			view.pg_bw[i] = rx ? 0 : h->local.ets.tc_tx_bw[i];
-		}
-		cee_pg_get(&view, tb[DCB_ATTR_PG_CFG], r);
-		return 0;
-	case DCB_CMD_PGTX_SCFG:
-		parse(DATA(tb[DCB_ATTR_PG_CFG]), DLEN(tb[DCB_ATTR_PG_CFG]), pg, DCB_PG_ATTR_MAX);
-		for (int tc = 0; tc < 8 && on; tc++) {
-			uint8_t map = UNDEF;
-			if (!pg[DCB_PG_ATTR_TC_0 + tc])
-				continue;
-			parse(DATA(pg[DCB_PG_ATTR_TC_0 + tc]), DLEN(pg[DCB_PG_ATTR_TC_0 + tc]), pt,
-			      DCB_TC_ATTR_PARAM_MAX);
-			u8_of(pt[DCB_TC_ATTR_PARAM_UP_MAPPING], &map);
-			for (int i = 0; i < 8; i++)
-				if (map & (1u << i))
-					h->want.ets.prio_tc[i] = (uint8_t)tc;
-			h->want.ets.tc_tsa[tc] = X_TSA_ETS;
-		}
-		for (int i = 0; i < 8 && on; i++)
-			if (u8_of(pg[DCB_PG_ATTR_BW_ID_0 + i], &v))
-				h->want.ets.tc_tx_bw[i] = v;
-		note(n, "i40e.cee=%s", on ? "tmp_cfg" : "ignored_not_cee");
-		put_u8(r, DCB_ATTR_PG_CFG, (uint8_t)(*status = 0));
-		return 0;
-	case DCB_CMD_PGRX_SCFG:
-		put_u8(r, DCB_ATTR_PG_CFG, (uint8_t)(*status = 0));
-		return 0;
-	case DCB_CMD_PFC_GCFG:
-		for (int i = 0; i < 8; i++)
-			up[i] = on ? (h->local.pfc_en >> i) & 1 : 0;
-		cee_pfc_get(up, tb[DCB_ATTR_PFC_CFG], r);
-		return 0;
-	case DCB_CMD_PFC_SCFG:
-		parse(DATA(tb[DCB_ATTR_PFC_CFG]), DLEN(tb[DCB_ATTR_PFC_CFG]), sub,
-		      DCB_PFC_UP_ATTR_MAX);
-		for (int i = 0; i < 8 && on; i++)
-			if (u8_of(sub[DCB_PFC_UP_ATTR_0 + i], &v)) {
-				h->want.pfc_cap = 8;
-				if (v)
-					h->want.pfc_en |= (uint8_t)(1u << i);
-				else
-					h->want.pfc_en &= (uint8_t)~(1u << i);
-			}
-		put_u8(r, DCB_ATTR_PFC_CFG, (uint8_t)(*status = 0));
-		return 0;
-	case DCB_CMD_PFC_GSTATE:
-		put_u8(r, DCB_ATTR_PFC_STATE, h->local.pfc_en ? 1 : 0);
-		return 0;
+		return status_reply(r, DCB_ATTR_STATE, status, 0);
 	case DCB_CMD_PFC_SSTATE:
-		put_u8(r, DCB_ATTR_PFC_STATE, (uint8_t)(*status = 0));
-		return 0;
+		return status_reply(r, DCB_ATTR_PFC_STATE, status, 0);
 	case DCB_CMD_SET_ALL:
-		*status = on ? (i40e_apply(d, &h->want, n) ? 1 : 0) : 1;
-		put_u8(r, DCB_ATTR_SET_ALL, (uint8_t)*status);
-		return 0;
+		return status_reply(r, DCB_ATTR_SET_ALL, status, !on || i40e_apply(d, &h->want, n));
 	case DCB_CMD_SNUMTCS:
 		note(n, "i40e.setnumtcs=EINVAL");
-		put_u8(r, DCB_ATTR_NUMTCS, (uint8_t)(*status = 1));
-		return 0;
-	case DCB_CMD_GAPP:
-		return on ? CEE_DEFAULT : -EINVAL;
-	default:
-		return CEE_DEFAULT;
+		return status_reply(r, DCB_ATTR_NUMTCS, status, 1);
 	}
+	return fwcfg_cee(d, cmd, tb, r, status, n, "tmp_cfg");
 }
 
 const struct model model_i40e = {
 	.name = "i40e",
 	.ops = OP_CEE_ALL,
-	.caps = {[DCB_CAP_ATTR_PG] = 1, [DCB_CAP_ATTR_PFC] = 1, [DCB_CAP_ATTR_PG_TCS] = 0x80,
-		 [DCB_CAP_ATTR_PFC_TCS] = 0x80},
+	.caps = {CAPS_PG_PFC_8TCS},
 	.init = i40e_init,
 	.getets = i40e_getets,
 	.setets = i40e_setets,

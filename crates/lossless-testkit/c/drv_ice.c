@@ -74,37 +74,25 @@
  *   configuration copied from the applied one when turned on). GSTATE is 1
  *   (DCB capable); PG getters read the applied priority table and
  *   bandwidths (Rx bandwidth 0); GNUMTCS 8.
+ * What ice does as i40e does is in models.c, each kernel driver having its
+ *   own copy of that code: the software defaults, the ETS recommendation,
+ *   the number of TCs, the firmware APP table, the IEEE setters' check, the
+ *   refused DCBX modes, and the CEE ops but GSTATE, SSTATE, SET_ALL and
+ *   PFC_SCFG's log word (fwcfg_cee).
  */
 #include "dcbdrv.h"
 
 enum { RST = 0, NO_HW_CHG = 1, HW_CHG = 2 };
 #define HOST DCB_CAP_DCBX_HOST
 #define LLD DCB_CAP_DCBX_LLD_MANAGED
-#define CEE DCB_CAP_DCBX_VER_CEE
 #define IEEE DCB_CAP_DCBX_VER_IEEE
 
-/* ice_dcb_sw_dflt_cfg's configuration (willing ETS) */
+/* ice_dcb_sw_dflt_cfg's configuration (willing ETS), the one i40e has too,
+ * with ets_cap (maxtcs) 8 */
 static void sw_default(struct fwcfg *c)
 {
-	memset(c, 0, sizeof *c);
-	c->ets.willing = 1;
+	fwcfg_sw_default(c);
 	c->ets.ets_cap = 8;
-	c->ets.tc_tx_bw[0] = 100;
-	c->ets.tc_tsa[0] = X_TSA_ETS;
-	c->ets.tc_reco_bw[0] = 100;
-	c->ets.tc_reco_tsa[0] = X_TSA_ETS;
-	c->pfc_willing = 1;
-	c->pfc_cap = 8;
-	c->napp = 1;
-	c->app[0] = (struct fwapp){0x8906, IEEE_8021QAZ_APP_SEL_ETHERTYPE, 3};
-}
-
-/* the ETS recommendation made equal to the ETS configuration */
-static void reco_from_cfg(struct fwcfg *c)
-{
-	memcpy(c->ets.tc_reco_bw, c->ets.tc_tx_bw, 8);
-	memcpy(c->ets.tc_reco_tsa, c->ets.tc_tsa, 8);
-	memcpy(c->ets.reco_prio_tc, c->ets.prio_tc, 8);
 }
 
 static void init(struct drv *d)
@@ -112,7 +100,7 @@ static void init(struct drv *d)
 	d->dcb_state = 1; /* ice_dcbnl_getstate: DCB capable */
 	d->dcbx = (uint8_t)((d->fw_agent ? LLD : HOST) | IEEE);
 	sw_default(&d->hw.local);
-	reco_from_cfg(&d->hw.local);
+	fwcfg_reco_from_cfg(&d->hw.local);
 	d->hw.want = d->hw.local;
 }
 
@@ -149,23 +137,10 @@ static int pf_dcb_cfg(struct drv *d, struct fwcfg *next, struct note *n)
 	if (bwchk(next, n))
 		return -EINVAL;
 	h->local = *next;
-	reco_from_cfg(&h->local);
-	reco_from_cfg(next);
+	fwcfg_reco_from_cfg(&h->local);
+	fwcfg_reco_from_cfg(next);
 	note(n, "ice.applied=1");
 	return RST;
-}
-
-static int gate(const struct drv *d, const char *what, struct note *n)
-{
-	if (d->dcbx & LLD) {
-		note(n, "%s.refused=fw_lldp_agent", what);
-		return -EINVAL;
-	}
-	if (!(d->dcbx & IEEE)) {
-		note(n, "%s.refused=dcbx_not_ieee", what);
-		return -EINVAL;
-	}
-	return 0;
 }
 
 /* what ice_dcbnl_setets/setpfc answer for ice_pf_dcb_cfg's answer */
@@ -179,7 +154,7 @@ static int after_apply(struct drv *d, int err, struct note *n)
 static int setets(struct drv *d, const struct ieee_ets *e, struct note *n)
 {
 	struct fwcfg *w = &d->hw.want;
-	int bwcfg = 0, bwrec = 0, err = gate(d, "ets", n);
+	int bwcfg = 0, bwrec = 0, err = ieee_gate(d, "ets", 1, n);
 
 	if (err)
 		return err;
@@ -219,7 +194,7 @@ static int getets(struct drv *d, struct ieee_ets *e)
 
 static int setpfc(struct drv *d, const struct ieee_pfc *p, struct note *n)
 {
-	int err = gate(d, "pfc", n);
+	int err = ieee_gate(d, "pfc", 1, n);
 
 	if (err)
 		return err;
@@ -250,7 +225,7 @@ static int setapp(struct drv *d, const struct dcb_app *a, struct note *n)
 		note(n, "app.refused=sel_%u_not_dscp", a->selector);
 		return -EINVAL;
 	}
-	if ((err = gate(d, "app", n)) != 0)
+	if ((err = ieee_gate(d, "app", 1, n)) != 0)
 		return err;
 	if (a->protocol >= 64 || a->priority >= 8) {
 		note(n, "app.refused=dscp_%u_prio_%u_out_of_range", a->protocol, a->priority);
@@ -307,10 +282,7 @@ static int delapp(struct drv *d, const struct dcb_app *a, struct note *n)
 		note(n, "app.refused=not_in_firmware_table");
 		return -EINVAL;
 	}
-	w->app[i] = (struct fwapp){0, 0, 0};
-	w->napp--;
-	for (int j = i; j < w->napp; j++)
-		w->app[j] = h->local.app[j + 1];
+	fwapp_remove(w, i, &h->local);
 	if (a->selector != X_SEL_DSCP) {
 		note(n, "app.status=ICE_DCB_HW_CHG");
 		return HW_CHG;
@@ -342,29 +314,25 @@ static uint8_t setdcbx(struct drv *d, uint8_t mode, struct note *n)
 
 	if (d->fw_agent)
 		why = "fw_lldp_agent";
-	else if ((mode & LLD) || ((mode & IEEE) && (mode & CEE)) || !(mode & HOST))
+	else if (dcbx_unsupported(mode))
 		why = "mode_unsupported";
 	else if (mode == d->dcbx)
 		why = "mode_unchanged";
 	else if (d->hw.local.dscp_mode)
 		why = "dscp_qos_mode";
-	if (why) {
-		note(n, "dcbx.refused=%s ice.status=ICE_DCB_NO_HW_CHG", why);
-		return NO_HW_CHG;
-	}
-	d->dcbx = mode;
-	return RST;
+	if (dcbx_take(d, mode, why, n) == 0)
+		return RST;
+	note(n, "ice.status=ICE_DCB_NO_HW_CHG");
+	return NO_HW_CHG;
 }
 
+/* The CEE ops i40e has alike are fwcfg_cee() (models.c); these are ice's own. */
 static int cee(struct drv *d, int cmd, const struct nlattr **tb, struct mb *r, int *status,
 	       struct note *n)
 {
 	struct hw *h = &d->hw;
-	int on = (d->dcbx & CEE) && !(d->dcbx & LLD), rx = 0;
-	const struct nlattr *pg[DCB_PG_ATTR_MAX + 1], *pt[DCB_TC_ATTR_PARAM_MAX + 1];
-	const struct nlattr *sub[DCB_PFC_UP_ATTR_MAX + 1];
-	struct pg view;
-	uint8_t up[8], v;
+	int on = fwcfg_cee_on(d);
+	uint8_t v;
 
 	switch (cmd) {
 	case DCB_CMD_GSTATE:
@@ -372,81 +340,21 @@ static int cee(struct drv *d, int cmd, const struct nlattr **tb, struct mb *r, i
 		return 0;
 	case DCB_CMD_SSTATE:
 		u8_of(tb[DCB_ATTR_STATE], &v);
-		if (!on || !!v == h->dcb_on) {
-			*status = NO_HW_CHG;
-		} else {
-			h->dcb_on = !!v;
-			if (v)
-				h->want = h->local;
-			*status = HW_CHG;
-		}
-		put_u8(r, DCB_ATTR_STATE, (uint8_t)*status);
-		return 0;
-	case DCB_CMD_PGRX_GCFG:
-		rx = 1;
-		/* fall through */
-	case DCB_CMD_PGTX_GCFG:
-		memset(&view, UNDEF, sizeof view);
-		for (int i = 0; i < 8 && on; i++) {
-			view.pgid[i] = h->local.ets.prio_tc[i];
-			view.pg_bw[i] = rx ? 0 : h->local.ets.tc_tx_bw[i];
-		}
-		cee_pg_get(&view, tb[DCB_ATTR_PG_CFG], r);
-		return 0;
-	case DCB_CMD_PGTX_SCFG:
-		parse(DATA(tb[DCB_ATTR_PG_CFG]), DLEN(tb[DCB_ATTR_PG_CFG]), pg, DCB_PG_ATTR_MAX);
-		for (int tc = 0; tc < 8 && on; tc++) {
-			uint8_t map = UNDEF;
-			if (!pg[DCB_PG_ATTR_TC_0 + tc])
-				continue;
-			parse(DATA(pg[DCB_PG_ATTR_TC_0 + tc]), DLEN(pg[DCB_PG_ATTR_TC_0 + tc]), pt,
-			      DCB_TC_ATTR_PARAM_MAX);
-			u8_of(pt[DCB_TC_ATTR_PARAM_UP_MAPPING], &map);
-			for (int i = 0; i < 8; i++)
-				if (map & (1u << i))
-					h->want.ets.prio_tc[i] = (uint8_t)tc;
-			h->want.ets.tc_tsa[tc] = X_TSA_ETS;
-		}
-		for (int i = 0; i < 8 && on; i++)
-			if (u8_of(pg[DCB_PG_ATTR_BW_ID_0 + i], &v))
-				h->want.ets.tc_tx_bw[i] = v;
+		if (!on || !!v == h->dcb_on)
+			return status_reply(r, DCB_ATTR_STATE, status, NO_HW_CHG);
+		h->dcb_on = !!v;
+		if (v)
+			h->want = h->local;
+		return status_reply(r, DCB_ATTR_STATE, status, HW_CHG);
+	case DCB_CMD_PFC_SCFG: /* noted here, then set as i40e sets it */
 		note(n, "ice.cee=%s", on ? "desired" : "ignored_not_cee");
-		put_u8(r, DCB_ATTR_PG_CFG, (uint8_t)(*status = 0));
-		return 0;
-	case DCB_CMD_PGRX_SCFG:
-		put_u8(r, DCB_ATTR_PG_CFG, (uint8_t)(*status = 0));
-		return 0;
-	case DCB_CMD_PFC_GCFG:
-		for (int i = 0; i < 8; i++)
-			up[i] = on ? (h->local.pfc_en >> i) & 1 : 0;
-		cee_pfc_get(up, tb[DCB_ATTR_PFC_CFG], r);
-		return 0;
-	case DCB_CMD_PFC_SCFG:
-		parse(DATA(tb[DCB_ATTR_PFC_CFG]), DLEN(tb[DCB_ATTR_PFC_CFG]), sub,
-		      DCB_PFC_UP_ATTR_MAX);
-		for (int i = 0; i < 8 && on; i++)
-			if (u8_of(sub[DCB_PFC_UP_ATTR_0 + i], &v)) {
-				h->want.pfc_cap = 8;
-				if (v)
-					h->want.pfc_en |= (uint8_t)(1u << i);
-				else
-					h->want.pfc_en &= (uint8_t)~(1u << i);
-			}
-		note(n, "ice.cee=%s", on ? "desired" : "ignored_not_cee");
-		put_u8(r, DCB_ATTR_PFC_CFG, (uint8_t)(*status = 0));
-		return 0;
-	case DCB_CMD_PFC_GSTATE:
-		put_u8(r, DCB_ATTR_PFC_STATE, h->local.pfc_en ? 1 : 0);
-		return 0;
+		break;
 	case DCB_CMD_SET_ALL:
-		*status = on && pf_dcb_cfg(d, &h->want, n) == RST ? RST : NO_HW_CHG;
-		put_u8(r, DCB_ATTR_SET_ALL, (uint8_t)*status);
-		return 0;
-	case DCB_CMD_GAPP:
-		return on ? CEE_DEFAULT : -EINVAL;
-	default:
-		return CEE_DEFAULT;
+		if (on && pf_dcb_cfg(d, &h->want, n) == RST)
+			return status_reply(r, DCB_ATTR_SET_ALL, status, RST);
+		return status_reply(r, DCB_ATTR_SET_ALL, status, NO_HW_CHG);
 	}
+	return fwcfg_cee(d, cmd, tb, r, status, n, "desired");
 }
 
 const struct model model_ice = {
@@ -454,8 +362,7 @@ const struct model model_ice = {
 	.ops = OP_GETSTATE | OP_SETSTATE | OP_PG_GET | OP_PG_SET | OP_PFCCFG_GET |
 	       OP_PFCCFG_SET | OP_SETALL | OP_GETCAP | OP_GETNUMTCS | OP_PFCSTATE_GET |
 	       OP_PERMHWADDR,
-	.caps = {[DCB_CAP_ATTR_PG] = 1, [DCB_CAP_ATTR_PFC] = 1, [DCB_CAP_ATTR_PG_TCS] = 0x80,
-		 [DCB_CAP_ATTR_PFC_TCS] = 0x80},
+	.caps = {CAPS_PG_PFC_8TCS},
 	.init = init,
 	.getets = getets,
 	.setets = setets,

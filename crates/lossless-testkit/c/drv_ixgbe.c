@@ -43,7 +43,6 @@
 #include "dcbdrv.h"
 
 #define HOST DCB_CAP_DCBX_HOST
-#define LLD DCB_CAP_DCBX_LLD_MANAGED
 #define CEE DCB_CAP_DCBX_VER_CEE
 #define IEEE DCB_CAP_DCBX_VER_IEEE
 #define FCOE 0x8906
@@ -77,12 +76,10 @@ static void ixgbe_setup_tc(struct drv *d, int tc, struct note *n)
 static int ixgbe_setets(struct drv *d, const struct ieee_ets *e, struct note *n)
 {
 	struct hw *h = &d->hw;
-	int max = 0, chg = 0;
+	int max = 0, chg = 0, err = ieee_gate(d, "ets", 0, n);
 
-	if (!(d->dcbx & IEEE)) {
-		note(n, "ets.refused=dcbx_not_ieee");
-		return -EINVAL;
-	}
+	if (err)
+		return err;
 	if (!h->has_ets) {
 		h->has_ets = 1;
 		memset(h->ets.prio_tc, 0, 8); /* the hardware's up2tc at power-on */
@@ -109,25 +106,15 @@ static int ixgbe_setets(struct drv *d, const struct ieee_ets *e, struct note *n)
 
 static int ixgbe_getets(struct drv *d, struct ieee_ets *e)
 {
-	const struct hw *h = &d->hw;
-
-	e->ets_cap = 8;
-	if (!h->has_ets)
-		return 0;
-	e->cbs = h->ets.cbs;
-	memcpy(e->tc_tx_bw, h->ets.tc_tx_bw, 8);
-	memcpy(e->tc_rx_bw, h->ets.tc_rx_bw, 8);
-	memcpy(e->tc_tsa, h->ets.tc_tsa, 8);
-	memcpy(e->prio_tc, h->ets.prio_tc, 8);
-	return 0;
+	return ets_as_set(d, e, 8);
 }
 
 static int ixgbe_setpfc(struct drv *d, const struct ieee_pfc *p, struct note *n)
 {
-	if (!(d->dcbx & IEEE)) {
-		note(n, "pfc.refused=dcbx_not_ieee");
-		return -EINVAL;
-	}
+	int err = ieee_gate(d, "pfc", 0, n);
+
+	if (err)
+		return err;
 	d->hw.has_pfc = 1;
 	d->hw.pfc.pfc_cap = p->pfc_cap;
 	d->hw.pfc.pfc_en = p->pfc_en;
@@ -138,13 +125,7 @@ static int ixgbe_setpfc(struct drv *d, const struct ieee_pfc *p, struct note *n)
 
 static int ixgbe_getpfc(struct drv *d, struct ieee_pfc *p)
 {
-	p->pfc_cap = 8;
-	if (d->hw.has_pfc) {
-		p->pfc_en = d->hw.pfc.pfc_en;
-		p->mbc = d->hw.pfc.mbc;
-		p->delay = d->hw.pfc.delay;
-	}
-	return 0;
+	return pfc_as_set(d, p, 8);
 }
 
 /* dcb_ieee_getapp_mask(): the priority bit of the first FCoE entry the kernel
@@ -160,13 +141,9 @@ static uint8_t fcoe_mask(const struct drv *d)
 
 static int ixgbe_setapp(struct drv *d, const struct dcb_app *a, struct note *n)
 {
-	int err;
+	int err = ieee_gate(d, "app", 0, n);
 
-	if (!(d->dcbx & IEEE)) {
-		note(n, "app.refused=dcbx_not_ieee");
-		return -EINVAL;
-	}
-	if ((err = kapp_add(d, a)) != 0)
+	if (err || (err = kapp_add(d, a)) != 0)
 		return err;
 	if (a->selector == IEEE_8021QAZ_APP_SEL_ETHERTYPE && a->protocol == FCOE &&
 	    !(fcoe_mask(d) & (1u << d->hw.fcoe_up))) {
@@ -178,21 +155,18 @@ static int ixgbe_setapp(struct drv *d, const struct dcb_app *a, struct note *n)
 
 static int ixgbe_delapp(struct drv *d, const struct dcb_app *a, struct note *n)
 {
-	int err;
+	int err = ieee_gate(d, "app", 0, n);
 
-	if (!(d->dcbx & IEEE)) {
-		note(n, "app.refused=dcbx_not_ieee");
-		return -EINVAL;
-	}
-	err = kapp_del(d, a);
-	if (!err && a->selector == IEEE_8021QAZ_APP_SEL_ETHERTYPE && a->protocol == FCOE) {
+	if (err || (err = kapp_del(d, a)) != 0)
+		return err;
+	if (a->selector == IEEE_8021QAZ_APP_SEL_ETHERTYPE && a->protocol == FCOE) {
 		uint8_t mask = fcoe_mask(d);
 		if (!(mask & (1u << d->hw.fcoe_up))) {
 			d->hw.fcoe_up = mask ? (uint8_t)(__builtin_ffs(mask) - 1) : 3;
 			link_reset(d, 0, n);
 		}
 	}
-	return err;
+	return 0;
 }
 
 /* ixgbe_copy_dcb_cfg() and ixgbe_dcbnl_set_all(): the SET_ALL status; `force`
@@ -245,14 +219,12 @@ static uint8_t ixgbe_setdcbx(struct drv *d, uint8_t mode, struct note *n)
 {
 	struct ieee_ets ets;
 	struct ieee_pfc pfc;
+	uint8_t was = d->dcbx;
 
-	if ((mode & LLD) || ((mode & IEEE) && (mode & CEE)) || !(mode & HOST)) {
-		note(n, "dcbx.refused=mode_unsupported");
+	if (dcbx_take(d, mode, dcbx_unsupported(mode) ? "mode_unsupported" : NULL, n))
 		return 1;
-	}
-	if (mode == d->dcbx)
+	if (mode == was)
 		return 0;
-	d->dcbx = mode;
 	memset(&ets, 0, sizeof ets);
 	memset(&pfc, 0, sizeof pfc);
 	ets.ets_cap = 8;
@@ -280,20 +252,15 @@ static int ixgbe_cee(struct drv *d, int cmd, const struct nlattr **tb, struct mb
 	switch (cmd) {
 	case DCB_CMD_SSTATE:
 		u8_of(tb[DCB_ATTR_STATE], &v);
-		if (!(d->dcbx & CEE)) {
-			*status = 1;
-		} else {
-			if (!v != !d->dcb_state)
-				ixgbe_setup_tc(d, v ? 8 : 0, n);
-			*status = 0;
-		}
-		put_u8(r, DCB_ATTR_STATE, (uint8_t)*status);
-		return 0;
+		if (!(d->dcbx & CEE))
+			return status_reply(r, DCB_ATTR_STATE, status, 1);
+		if (!v != !d->dcb_state)
+			ixgbe_setup_tc(d, v ? 8 : 0, n);
+		return status_reply(r, DCB_ATTR_STATE, status, 0);
 	case DCB_CMD_PGTX_SCFG:
 	case DCB_CMD_PGRX_SCFG:
 		cee_pg_set(&h->cee_pg[cmd == DCB_CMD_PGRX_SCFG], tb[DCB_ATTR_PG_CFG], n);
-		put_u8(r, DCB_ATTR_PG_CFG, (uint8_t)(*status = 0));
-		return 0;
+		return status_reply(r, DCB_ATTR_PG_CFG, status, 0);
 	case DCB_CMD_PFC_SCFG:
 		parse(DATA(tb[DCB_ATTR_PFC_CFG]), DLEN(tb[DCB_ATTR_PFC_CFG]), sub,
 		      DCB_PFC_UP_ATTR_MAX);
@@ -304,22 +271,17 @@ static int ixgbe_cee(struct drv *d, int cmd, const struct nlattr **tb, struct mb
 					h->cee_pfc_state = 1;
 			}
 		note8(n, "cee.pfc_up", h->cee_pfc);
-		put_u8(r, DCB_ATTR_PFC_CFG, (uint8_t)(*status = 0));
-		return 0;
+		return status_reply(r, DCB_ATTR_PFC_CFG, status, 0);
 	case DCB_CMD_PFC_SSTATE:
 		u8_of(tb[DCB_ATTR_PFC_STATE], &v);
 		h->cee_pfc_state = v;
-		put_u8(r, DCB_ATTR_PFC_STATE, (uint8_t)(*status = 0));
-		return 0;
+		return status_reply(r, DCB_ATTR_PFC_STATE, status, 0);
 	case DCB_CMD_SET_ALL:
-		*status = ixgbe_set_all(d, 0, n);
-		put_u8(r, DCB_ATTR_SET_ALL, (uint8_t)*status);
-		return 0;
+		return status_reply(r, DCB_ATTR_SET_ALL, status, ixgbe_set_all(d, 0, n));
 	case DCB_CMD_GNUMTCS:
 		return d->dcb_state ? CEE_DEFAULT : -EINVAL;
 	case DCB_CMD_SNUMTCS:
-		put_u8(r, DCB_ATTR_NUMTCS, (uint8_t)(*status = 1));
-		return 0;
+		return status_reply(r, DCB_ATTR_NUMTCS, status, 1);
 	case DCB_CMD_GAPP:
 		return d->dcbx & CEE ? CEE_DEFAULT : -EINVAL;
 	default:
@@ -330,8 +292,7 @@ static int ixgbe_cee(struct drv *d, int cmd, const struct nlattr **tb, struct mb
 const struct model model_ixgbe = {
 	.name = "ixgbe",
 	.ops = OP_CEE_ALL,
-	.caps = {[DCB_CAP_ATTR_PG] = 1, [DCB_CAP_ATTR_PFC] = 1, [DCB_CAP_ATTR_PG_TCS] = 0x80,
-		 [DCB_CAP_ATTR_PFC_TCS] = 0x80, [DCB_CAP_ATTR_GSP] = 1},
+	.caps = {CAPS_PG_PFC_8TCS, [DCB_CAP_ATTR_GSP] = 1},
 	.init = ixgbe_init,
 	.getets = ixgbe_getets,
 	.setets = ixgbe_setets,

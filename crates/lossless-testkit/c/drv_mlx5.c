@@ -384,20 +384,17 @@ static int cee(struct drv *d, int cmd, const struct nlattr **tb, struct mb *r, i
 			if (u8_of(sub[DCB_PFC_UP_ATTR_0 + i], &v) && v <= 1)
 				d->hw.cee_pfc[i] = v;
 		note8(n, "cee.pfc_up", d->hw.cee_pfc);
-		put_u8(r, DCB_ATTR_PFC_CFG, (uint8_t)(*status = 0));
-		return 0;
+		return status_reply(r, DCB_ATTR_PFC_CFG, status, 0);
 	case DCB_CMD_PFC_GSTATE:
 		put_u8(r, DCB_ATTR_PFC_STATE, d->hw.pfc.pfc_en ? 1 : 0);
 		return 0;
 	case DCB_CMD_PFC_SSTATE:
 		if (u8_of(tb[DCB_ATTR_PFC_STATE], &v) && v <= 1)
 			d->hw.cee_pfc_state = v;
-		put_u8(r, DCB_ATTR_PFC_STATE, (uint8_t)(*status = 0));
-		return 0;
+		return status_reply(r, DCB_ATTR_PFC_STATE, status, 0);
 	case DCB_CMD_SET_ALL:
 		note(n, "cee.refused=pg_bw_sum_0_not_100 mlx5.status=MLX5_DCB_NO_CHG");
-		put_u8(r, DCB_ATTR_SET_ALL, (uint8_t)(*status = 1));
-		return 0;
+		return status_reply(r, DCB_ATTR_SET_ALL, status, 1);
 	default:
 		return CEE_DEFAULT;
 	}
@@ -407,8 +404,7 @@ const struct model model_mlx5 = {
 	.name = "mlx5",
 	.ops = OP_GETSTATE | OP_PFCCFG_GET | OP_PFCCFG_SET | OP_SETALL | OP_GETCAP |
 	       OP_GETNUMTCS | OP_PFCSTATE_GET | OP_PFCSTATE_SET | OP_PERMHWADDR,
-	.caps = {[DCB_CAP_ATTR_PG] = 1, [DCB_CAP_ATTR_PFC] = 1, [DCB_CAP_ATTR_PG_TCS] = 0x80,
-		 [DCB_CAP_ATTR_PFC_TCS] = 0x80},
+	.caps = {CAPS_PG_PFC_8TCS},
 	.init = init,
 	.cap_dcbx = cap_dcbx,
 	.getets = getets,

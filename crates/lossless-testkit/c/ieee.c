@@ -126,9 +126,8 @@ static int set_ets(struct drv *d, const struct nlattr *a, struct note *n)
 	const struct model *m = model_of(d);
 	struct ieee_ets e;
 
-	if (DLEN(a) < (int)sizeof e)
+	if (payload_of(a, &e, sizeof e))
 		return -ERANGE;
-	memcpy(&e, DATA(a), sizeof e);
 	note(n, "ets.willing=%u", e.willing);
 	note8(n, "ets.tc_tsa", e.tc_tsa);
 	note8(n, "ets.tc_tx_bw", e.tc_tx_bw);
@@ -153,9 +152,8 @@ static int set_pfc(struct drv *d, const struct nlattr *a, struct note *n)
 	const struct model *m = model_of(d);
 	struct ieee_pfc p;
 
-	if (DLEN(a) < (int)sizeof p)
+	if (payload_of(a, &p, sizeof p))
 		return -ERANGE;
-	memcpy(&p, DATA(a), sizeof p);
 	note(n, "pfc.en=0x%02x pfc.mbc=%u pfc.delay=%u", p.pfc_en, p.mbc, p.delay);
 	if (m->setpfc)
 		return m->setpfc(d, &p, n);
@@ -171,9 +169,8 @@ static int set_buffer(struct drv *d, const struct nlattr *a, struct note *n)
 	struct xbuffer b;
 	uint64_t sum = 0;
 
-	if (DLEN(a) < (int)sizeof b)
+	if (payload_of(a, &b, sizeof b))
 		return -ERANGE;
-	memcpy(&b, DATA(a), sizeof b);
 	note8(n, "buffer.prio2buffer", b.prio2buffer);
 	note(n, "buffer.size=%u,%u,%u,%u,%u,%u,%u,%u", b.buffer_size[0], b.buffer_size[1],
 	     b.buffer_size[2], b.buffer_size[3], b.buffer_size[4], b.buffer_size[5],
@@ -212,9 +209,8 @@ static int setdel_apps(struct drv *d, int del, const struct nlattr *table, struc
 			left++;
 			continue;
 		}
-		if (DLEN(a) < (int)sizeof app)
+		if (payload_of(a, &app, sizeof app))
 			return -ERANGE;
-		memcpy(&app, DATA(a), sizeof app);
 		if (!app_valid(TYPE(a), app.selector)) {
 			note(n, "app.refused=sel_%u_not_attr_type_%u", app.selector, TYPE(a));
 			return -EINVAL;

@@ -55,3 +55,13 @@ int u8_of(const struct nlattr *a, uint8_t *v)
 	*v = DATA(a)[0];
 	return 1;
 }
+
+/* A struct's worth of an attribute's payload into out: 0, or -ERANGE when
+ * the payload is shorter (the minimum length dcbnl.c's policy sets). */
+int payload_of(const struct nlattr *a, void *out, size_t size)
+{
+	if (DLEN(a) < (int)size)
+		return -ERANGE;
+	memcpy(out, DATA(a), size);
+	return 0;
+}

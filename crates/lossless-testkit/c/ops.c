@@ -31,6 +31,16 @@ int reply_type(int cmd)
 	}
 }
 
+/* A set command's reply: its status as the one attribute, cut to u8
+ * (dcbnl.c's nla_put_u8(skb, DCB_ATTR_..., ret)), kept whole in *status for
+ * the log; returns 0, the command's answer. */
+int status_reply(struct mb *r, int attr, int *status, int value)
+{
+	*status = value;
+	put_u8(r, attr, (uint8_t)value);
+	return 0;
+}
+
 /* The PG_CFG reply for the TCs and PGs the request names, from p. */
 void cee_pg_get(const struct pg *p, const struct nlattr *req, struct mb *r)
 {
@@ -180,7 +190,7 @@ int run(struct drv *d, int cmd, const struct nlattr **tb, struct mb *r, int *sta
 	const struct model *m = model_of(d);
 	const struct nlattr *sub[64];
 	uint8_t v;
-	int err;
+	int err, ret;
 
 	*status = -1;
 	if (cmd < (int)(sizeof need / sizeof need[0]) && need[cmd].op) {
@@ -204,16 +214,14 @@ int run(struct drv *d, int cmd, const struct nlattr **tb, struct mb *r, int *sta
 			return -EINVAL;
 		d->dcb_state = v ? 1 : 0;
 		note(n, "state=%u", d->dcb_state);
-		put_u8(r, DCB_ATTR_STATE, (uint8_t)(*status = 0));
-		return 0;
+		return status_reply(r, DCB_ATTR_STATE, status, 0);
 	case DCB_CMD_PFC_GCFG:
 		cee_pfc_get(d->pfc_up, tb[DCB_ATTR_PFC_CFG], r);
 		return 0;
 	case DCB_CMD_PFC_SCFG:
 		cee_pfc_set(d->pfc_up, tb[DCB_ATTR_PFC_CFG], n);
 		d->changed = 1;
-		put_u8(r, DCB_ATTR_PFC_CFG, (uint8_t)(*status = 0));
-		return 0;
+		return status_reply(r, DCB_ATTR_PFC_CFG, status, 0);
 	case DCB_CMD_PFC_GSTATE:
 		put_u8(r, DCB_ATTR_PFC_STATE, d->pfc_state);
 		return 0;
@@ -223,8 +231,7 @@ int run(struct drv *d, int cmd, const struct nlattr **tb, struct mb *r, int *sta
 		d->pfc_state = v ? 1 : 0;
 		d->changed = 1;
 		note(n, "pfc_state=%u", d->pfc_state);
-		put_u8(r, DCB_ATTR_PFC_STATE, (uint8_t)(*status = 0));
-		return 0;
+		return status_reply(r, DCB_ATTR_PFC_STATE, status, 0);
 	case DCB_CMD_PGTX_GCFG:
 	case DCB_CMD_PGRX_GCFG:
 		cee_pg_get(&d->pg[cmd == DCB_CMD_PGRX_GCFG], tb[DCB_ATTR_PG_CFG], r);
@@ -233,16 +240,14 @@ int run(struct drv *d, int cmd, const struct nlattr **tb, struct mb *r, int *sta
 	case DCB_CMD_PGRX_SCFG:
 		cee_pg_set(&d->pg[cmd == DCB_CMD_PGRX_SCFG], tb[DCB_ATTR_PG_CFG], n);
 		d->changed = 1;
-		put_u8(r, DCB_ATTR_PG_CFG, (uint8_t)(*status = 0));
-		return 0;
+		return status_reply(r, DCB_ATTR_PG_CFG, status, 0);
 	case DCB_CMD_SET_ALL:
 		/* ixgbe's answers: 2 = changed without a link reset, 1 = nothing to do */
-		*status = d->changed ? 2 : 1;
+		ret = d->changed ? 2 : 1;
 		d->changed = 0;
 		note(n, "dcb_state=%u pfc_state=%u", d->dcb_state, d->pfc_state);
 		note8(n, "pfc_up", d->pfc_up);
-		put_u8(r, DCB_ATTR_SET_ALL, (uint8_t)*status);
-		return 0;
+		return status_reply(r, DCB_ATTR_SET_ALL, status, ret);
 	case DCB_CMD_GPERM_HWADDR: {
 		uint8_t mac[32];
 		perm_hwaddr(d->ifname, mac);
@@ -276,22 +281,21 @@ int run(struct drv *d, int cmd, const struct nlattr **tb, struct mb *r, int *sta
 	}
 	case DCB_CMD_SNUMTCS:
 		parse(DATA(tb[DCB_ATTR_NUMTCS]), DLEN(tb[DCB_ATTR_NUMTCS]), sub, DCB_NUMTCS_ATTR_MAX);
-		*status = 0;
+		ret = 0;
 		if (u8_of(sub[DCB_NUMTCS_ATTR_PG], &v)) {
 			if (v >= 1 && v <= 8)
 				d->numtcs_pg = v;
 			else
-				*status = -EINVAL;
+				ret = -EINVAL;
 		}
 		if (u8_of(sub[DCB_NUMTCS_ATTR_PFC], &v)) {
 			if (v >= 1 && v <= 8)
 				d->numtcs_pfc = v;
 			else
-				*status = -EINVAL;
+				ret = -EINVAL;
 		}
 		note(n, "pg=%u pfc=%u", d->numtcs_pg, d->numtcs_pfc);
-		put_u8(r, DCB_ATTR_NUMTCS, (uint8_t)*status);
-		return 0;
+		return status_reply(r, DCB_ATTR_NUMTCS, status, ret);
 	case DCB_CMD_GAPP:
 	case DCB_CMD_SAPP: {
 		uint8_t idtype, up = 0;
@@ -319,7 +323,7 @@ int run(struct drv *d, int cmd, const struct nlattr **tb, struct mb *r, int *sta
 		if (!u8_of(sub[DCB_APP_ATTR_PRIORITY], &up))
 			return -EINVAL;
 		/* dcb_setapp(): replace, delete on priority 0, or add */
-		*status = 0;
+		ret = 0;
 		if (i >= 0 && up)
 			d->app[i].priority = up;
 		else if (i >= 0)
@@ -327,10 +331,9 @@ int run(struct drv *d, int cmd, const struct nlattr **tb, struct mb *r, int *sta
 		else if (up && d->n_app < MAXAPP)
 			d->app[d->n_app++] = (struct app){idtype, up, id, 1};
 		else if (up)
-			*status = -ENOMEM;
+			ret = -ENOMEM;
 		note(n, "idtype=%u id=0x%04x priority_map=0x%02x", idtype, id, up);
-		put_u8(r, DCB_ATTR_APP, (uint8_t)*status);
-		return 0;
+		return status_reply(r, DCB_ATTR_APP, status, ret);
 	}
 	case DCB_CMD_IEEE_GET:
 		ieee_fill(d, r);
@@ -339,9 +342,8 @@ int run(struct drv *d, int cmd, const struct nlattr **tb, struct mb *r, int *sta
 	case DCB_CMD_IEEE_DEL:
 		if (!tb[DCB_ATTR_IEEE])
 			return -EINVAL;
-		*status = ieee_setdel(d, cmd == DCB_CMD_IEEE_DEL, tb[DCB_ATTR_IEEE], n);
-		put_u8(r, DCB_ATTR_IEEE, (uint8_t)*status);
-		return 0;
+		ret = ieee_setdel(d, cmd == DCB_CMD_IEEE_DEL, tb[DCB_ATTR_IEEE], n);
+		return status_reply(r, DCB_ATTR_IEEE, status, ret);
 	case DCB_CMD_GDCBX:
 		put_u8(r, DCB_ATTR_DCBX, d->dcbx);
 		return 0;
@@ -349,18 +351,14 @@ int run(struct drv *d, int cmd, const struct nlattr **tb, struct mb *r, int *sta
 		if (!u8_of(tb[DCB_ATTR_DCBX], &v))
 			return -EINVAL;
 		note(n, "mode=0x%02x", v);
-		if (m->setdcbx) {
-			*status = m->setdcbx(d, v, n);
-		} else if ((v & DCB_CAP_DCBX_LLD_MANAGED) || !(v & DCB_CAP_DCBX_HOST) ||
-			   !(v & (DCB_CAP_DCBX_VER_CEE | DCB_CAP_DCBX_VER_IEEE))) {
-			/* the generic driver: host-managed DCBX only */
-			*status = 1;
-		} else {
-			d->dcbx = v;
-			*status = 0;
-		}
-		put_u8(r, DCB_ATTR_DCBX, (uint8_t)*status);
-		return 0;
+		if (m->setdcbx)
+			return status_reply(r, DCB_ATTR_DCBX, status, m->setdcbx(d, v, n));
+		/* the generic driver: host-managed DCBX only */
+		if ((v & DCB_CAP_DCBX_LLD_MANAGED) || !(v & DCB_CAP_DCBX_HOST) ||
+		    !(v & (DCB_CAP_DCBX_VER_CEE | DCB_CAP_DCBX_VER_IEEE)))
+			return status_reply(r, DCB_ATTR_DCBX, status, 1);
+		d->dcbx = v;
+		return status_reply(r, DCB_ATTR_DCBX, status, 0);
 	default:
 		/* BCN, FEATCFG and CEE_GET: ops no model has */
 		return -EOPNOTSUPP;

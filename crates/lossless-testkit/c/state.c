@@ -14,17 +14,12 @@ int env_on(const char *k)
 	return v && *v && strcmp(v, "0") != 0;
 }
 
-/* 1 when the variable is "1", or a comma-separated list naming ifname. */
-int env_lists(const char *k, const char *ifname)
+/* 1 when the comma-separated list names ifname. */
+static int list_names(const char *list, const char *ifname)
 {
-	const char *v = getenv(k);
 	size_t n = strlen(ifname);
 
-	if (!v || !*v || strcmp(v, "0") == 0)
-		return 0;
-	if (strcmp(v, "1") == 0)
-		return 1;
-	for (const char *p = v; *p;) {
+	for (const char *p = list; *p;) {
 		const char *e = strchr(p, ',');
 		size_t len = e ? (size_t)(e - p) : strlen(p);
 		if (len == n && memcmp(p, ifname, n) == 0)
@@ -34,6 +29,16 @@ int env_lists(const char *k, const char *ifname)
 		p = e + 1;
 	}
 	return 0;
+}
+
+/* 1 when the variable is "1", or a comma-separated list naming ifname. */
+int env_lists(const char *k, const char *ifname)
+{
+	const char *v = getenv(k);
+
+	if (!v || !*v || strcmp(v, "0") == 0)
+		return 0;
+	return strcmp(v, "1") == 0 || list_names(v, ifname);
 }
 
 /* Appends "key=value" words to a log line's details. */
@@ -93,20 +98,10 @@ void logline(const char *ifname, const char *cmd, const char *fmt, ...)
 int emulated(const char *ifname)
 {
 	const char *list = getenv("LOSSLESS_DCBDRV_IFACES");
-	size_t n = strlen(ifname);
 
 	if (!list)
 		return strcmp(ifname, "lo") != 0;
-	for (const char *p = list; *p;) {
-		const char *e = strchr(p, ',');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-		if (len == n && memcmp(p, ifname, n) == 0)
-			return 1;
-		if (!e)
-			break;
-		p = e + 1;
-	}
-	return 0;
+	return list_names(list, ifname);
 }
 
 static void parse_list_u32(const char *s, uint32_t *out, int n)

@@ -21,60 +21,58 @@
 #define STATE_FORMAT "format=lossless-dcbdrv-state 2"
 
 enum {
-	K_U8,    /* decimal u8 list */
-	K_X8,    /* hex u8 list */
-	K_U16,   /* decimal u16 */
-	K_U32,   /* decimal u32 list */
-	K_UINT,  /* unsigned */
-	K_INT,   /* int */
-	K_BITS,  /* 8 bytes written as one 64-bit hex number */
+	K_DEC,     /* n unsigned numbers, decimal */
+	K_HEX,     /* n unsigned numbers, 0x%02x */
+	K_INT,     /* n ints, decimal */
+	K_BITS,    /* 8 bytes written as one 64-bit hex number */
 	K_DERIVED, /* written, not read: cee_pg*_up2tc */
 	K_FWAPPS,  /* struct fwcfg's APP table */
 };
 
 struct field {
 	const char *key;
-	size_t off;
+	size_t off, size; /* the member's; K_DEC, K_HEX, K_INT: n elements of size / n bytes */
 	uint8_t n, kind;
 	unsigned models; /* bit per model that holds it; 0: every model */
 };
 
 #define B(m) (1u << (m))
-#define F(key, member, n, kind, models) {key, offsetof(struct drv, member), n, kind, models}
+#define F(key, member, n, kind, models) \
+	{key, offsetof(struct drv, member), sizeof(((struct drv *)0)->member), n, kind, models}
 
-#define ETS_FIELDS(p, base, models)                                      \
-	F(p "willing", base.willing, 1, K_U8, models),                   \
-	F(p "cap", base.ets_cap, 1, K_U8, models),                       \
-	F(p "cbs", base.cbs, 1, K_U8, models),                           \
-	F(p "tc_tx_bw", base.tc_tx_bw, 8, K_U8, models),                 \
-	F(p "tc_rx_bw", base.tc_rx_bw, 8, K_U8, models),                 \
-	F(p "tc_tsa", base.tc_tsa, 8, K_U8, models),                     \
-	F(p "prio_tc", base.prio_tc, 8, K_U8, models),                   \
-	F(p "tc_reco_bw", base.tc_reco_bw, 8, K_U8, models),             \
-	F(p "tc_reco_tsa", base.tc_reco_tsa, 8, K_U8, models),           \
-	F(p "reco_prio_tc", base.reco_prio_tc, 8, K_U8, models)
+#define ETS_FIELDS(p, base, models)                             \
+	F(p "willing", base.willing, 1, K_DEC, models),         \
+	F(p "cap", base.ets_cap, 1, K_DEC, models),             \
+	F(p "cbs", base.cbs, 1, K_DEC, models),                 \
+	F(p "tc_tx_bw", base.tc_tx_bw, 8, K_DEC, models),       \
+	F(p "tc_rx_bw", base.tc_rx_bw, 8, K_DEC, models),       \
+	F(p "tc_tsa", base.tc_tsa, 8, K_DEC, models),           \
+	F(p "prio_tc", base.prio_tc, 8, K_DEC, models),         \
+	F(p "tc_reco_bw", base.tc_reco_bw, 8, K_DEC, models),   \
+	F(p "tc_reco_tsa", base.tc_reco_tsa, 8, K_DEC, models), \
+	F(p "reco_prio_tc", base.reco_prio_tc, 8, K_DEC, models)
 
-#define PFC_FIELDS(p, base, models)                      \
-	F(p "cap", base.pfc_cap, 1, K_U8, models),       \
-	F(p "en", base.pfc_en, 1, K_X8, models),         \
-	F(p "mbc", base.mbc, 1, K_U8, models),           \
-	F(p "delay", base.delay, 1, K_U16, models)
+#define PFC_FIELDS(p, base, models)                 \
+	F(p "cap", base.pfc_cap, 1, K_DEC, models), \
+	F(p "en", base.pfc_en, 1, K_HEX, models),   \
+	F(p "mbc", base.mbc, 1, K_DEC, models),     \
+	F(p "delay", base.delay, 1, K_DEC, models)
 
-#define PG_FIELDS(p, base, models)                        \
-	F(p "tc_pgid", base.pgid, 8, K_U8, models),       \
-	F(p "tc_up_map", base.up_map, 8, K_X8, models),   \
-	F(p "tc_strict", base.strict, 8, K_U8, models),   \
-	F(p "tc_bw_pct", base.bw_pct, 8, K_U8, models),   \
-	F(p "pg_bw_pct", base.pg_bw, 8, K_U8, models)
+#define PG_FIELDS(p, base, models)                       \
+	F(p "tc_pgid", base.pgid, 8, K_DEC, models),     \
+	F(p "tc_up_map", base.up_map, 8, K_HEX, models), \
+	F(p "tc_strict", base.strict, 8, K_DEC, models), \
+	F(p "tc_bw_pct", base.bw_pct, 8, K_DEC, models), \
+	F(p "pg_bw_pct", base.pg_bw, 8, K_DEC, models)
 
-#define FW_FIELDS(p, base, models)                               \
-	ETS_FIELDS(p "ets_", base.ets, models),                  \
-	F(p "pfc_cap", base.pfc_cap, 1, K_U8, models),           \
-	F(p "pfc_en", base.pfc_en, 1, K_X8, models),             \
-	F(p "pfc_willing", base.pfc_willing, 1, K_U8, models),   \
-	F(p "dscp_mode", base.dscp_mode, 1, K_U8, models),       \
-	F(p "dscp", base.dscp, 64, K_U8, models),                \
-	F(p "dscp_mapped", base.mapped, 8, K_BITS, models),      \
+#define FW_FIELDS(p, base, models)                              \
+	ETS_FIELDS(p "ets_", base.ets, models),                 \
+	F(p "pfc_cap", base.pfc_cap, 1, K_DEC, models),         \
+	F(p "pfc_en", base.pfc_en, 1, K_HEX, models),           \
+	F(p "pfc_willing", base.pfc_willing, 1, K_DEC, models), \
+	F(p "dscp_mode", base.dscp_mode, 1, K_DEC, models),     \
+	F(p "dscp", base.dscp, 64, K_DEC, models),              \
+	F(p "dscp_mapped", base.mapped, 8, K_BITS, models),     \
 	F(p "apps", base, 0, K_FWAPPS, models)
 
 #define MLX5 B(M_MLX5)
@@ -84,15 +82,20 @@ struct field {
 #define HNS3 B(M_HNS3)
 #define IXGBE B(M_IXGBE)
 
-/* In file order, after the header lines and before the APP, trust and buffer
- * lines (written by hand below). */
+/* In file order, after the format, ifname, pid and model lines and before the
+ * APP and trust lines (written by hand below). */
 static const struct field fields[] = {
-	F("dcb_state", dcb_state, 1, K_U8, 0),
-	F("dcbx", dcbx, 1, K_X8, 0),
-	F("numtcs_pg", numtcs_pg, 1, K_U8, 0),
-	F("numtcs_pfc", numtcs_pfc, 1, K_U8, 0),
-	F("cee_pfc_state", pfc_state, 1, K_U8, 0),
-	F("cee_pfc_up", pfc_up, 8, K_U8, 0),
+	F("fw_agent", fw_agent, 1, K_DEC, 0),
+	F("gen", gen, 1, K_DEC, 0),
+	F("sets", sets, 1, K_DEC, 0),
+	F("set_all", set_all, 1, K_DEC, 0),
+	F("link_resets", link_resets, 1, K_DEC, 0),
+	F("dcb_state", dcb_state, 1, K_DEC, 0),
+	F("dcbx", dcbx, 1, K_HEX, 0),
+	F("numtcs_pg", numtcs_pg, 1, K_DEC, 0),
+	F("numtcs_pfc", numtcs_pfc, 1, K_DEC, 0),
+	F("cee_pfc_state", pfc_state, 1, K_DEC, 0),
+	F("cee_pfc_up", pfc_up, 8, K_DEC, 0),
 	PG_FIELDS("cee_pgtx_", pg[0], 0),
 	F("cee_pgtx_up2tc", pg[0], 8, K_DERIVED, 0),
 	PG_FIELDS("cee_pgrx_", pg[1], 0),
@@ -103,27 +106,76 @@ static const struct field fields[] = {
 	/* the model's hardware */
 	ETS_FIELDS("hw.ets_", hw.ets, MLX5 | BNXT | HNS3 | IXGBE),
 	PFC_FIELDS("hw.pfc_", hw.pfc, MLX5 | BNXT | HNS3 | IXGBE),
-	F("hw.has_ets", hw.has_ets, 1, K_U8, BNXT | IXGBE),
-	F("hw.has_pfc", hw.has_pfc, 1, K_U8, BNXT | IXGBE),
-	F("hw.num_tc", hw.num_tc, 1, K_U8, BNXT | HNS3 | IXGBE),
-	F("hw.trust_dscp", hw.trust, 1, K_U8, MLX5 | HNS3),
-	F("hw.dscp_cnt", hw.dscp_cnt, 1, K_U8, MLX5 | HNS3),
-	F("hw.fcoe_up", hw.fcoe_up, 1, K_U8, IXGBE),
-	F("hw.dcb_on", hw.dcb_on, 1, K_U8, ICE | I40E),
-	F("hw.fw_mode", hw.fw_mode, 1, K_U8, MLX5),
-	F("hw.tc_group", hw.tc_group, 8, K_U8, MLX5),
-	F("hw.tc_bw", hw.bw, 8, K_U8, MLX5),
-	F("hw.tc_qidx", hw.qidx, 8, K_U8, BNXT),
-	F("hw.pfc_map", hw.pfc_map, 1, K_X8, HNS3),
-	F("hw.dscp_prio", hw.dscp, 64, K_U8, MLX5 | HNS3),
+	F("hw.has_ets", hw.has_ets, 1, K_DEC, BNXT | IXGBE),
+	F("hw.has_pfc", hw.has_pfc, 1, K_DEC, BNXT | IXGBE),
+	F("hw.num_tc", hw.num_tc, 1, K_DEC, BNXT | HNS3 | IXGBE),
+	F("hw.trust_dscp", hw.trust, 1, K_DEC, MLX5 | HNS3),
+	F("hw.dscp_cnt", hw.dscp_cnt, 1, K_DEC, MLX5 | HNS3),
+	F("hw.fcoe_up", hw.fcoe_up, 1, K_DEC, IXGBE),
+	F("hw.dcb_on", hw.dcb_on, 1, K_DEC, ICE | I40E),
+	F("hw.fw_mode", hw.fw_mode, 1, K_DEC, MLX5),
+	F("hw.tc_group", hw.tc_group, 8, K_DEC, MLX5),
+	F("hw.tc_bw", hw.bw, 8, K_DEC, MLX5),
+	F("hw.tc_qidx", hw.qidx, 8, K_DEC, BNXT),
+	F("hw.pfc_map", hw.pfc_map, 1, K_HEX, HNS3),
+	F("hw.dscp_prio", hw.dscp, 64, K_DEC, MLX5 | HNS3),
 	FW_FIELDS("fw.local.", hw.local, ICE | I40E),
 	FW_FIELDS("fw.want.", hw.want, ICE | I40E),
 	PG_FIELDS("hw.cee_pgtx_", hw.cee_pg[0], IXGBE),
 	PG_FIELDS("hw.cee_pgrx_", hw.cee_pg[1], IXGBE),
-	F("hw.cee_pfc_up", hw.cee_pfc, 8, K_U8, MLX5 | IXGBE),
-	F("hw.cee_pfc_state", hw.cee_pfc_state, 1, K_U8, MLX5 | IXGBE),
+	F("hw.cee_pfc_up", hw.cee_pfc, 8, K_DEC, MLX5 | IXGBE),
+	F("hw.cee_pfc_state", hw.cee_pfc_state, 1, K_DEC, MLX5 | IXGBE),
 };
 #define NFIELDS ((int)(sizeof fields / sizeof fields[0]))
+
+/* After the trust line: buffer=0|1, then, with a DCB buffer, its keys. */
+static const struct field buffer_fields[] = {
+	F("buffer", has_buffer, 1, K_INT, 0),
+	F("buffer_prio2buffer", buf.prio2buffer, 8, K_DEC, 0),
+	F("buffer_size", buf.buffer_size, 8, K_DEC, 0),
+	F("buffer_total", buf.total_size, 1, K_DEC, 0),
+};
+#define NBUFFER_FIELDS ((int)(sizeof buffer_fields / sizeof buffer_fields[0]))
+
+/* Element i of a member of w-byte elements (1, 2 or 4), and setting it. */
+static unsigned long long elem_get(const unsigned char *p, size_t w, int i)
+{
+	uint16_t v16;
+	uint32_t v32;
+
+	if (w == 2) {
+		memcpy(&v16, p + 2 * i, 2);
+		return v16;
+	}
+	if (w == 4) {
+		memcpy(&v32, p + 4 * i, 4);
+		return v32;
+	}
+	return p[i];
+}
+
+static void elem_set(unsigned char *p, size_t w, int i, unsigned long long v)
+{
+	uint16_t v16 = (uint16_t)v;
+	uint32_t v32 = (uint32_t)v;
+
+	if (w == 2)
+		memcpy(p + 2 * i, &v16, 2);
+	else if (w == 4)
+		memcpy(p + 4 * i, &v32, 4);
+	else
+		p[i] = (uint8_t)v;
+}
+
+/* The state file as this process last read or wrote it. */
+static void seen(struct drv *d, const struct stat *st)
+{
+	d->seen_dev = st->st_dev;
+	d->seen_ino = st->st_ino;
+	d->seen_size = st->st_size;
+	d->seen_mtime = st->st_mtim;
+	d->known = 1;
+}
 
 /* ---- writing ------------------------------------------------------------- */
 
@@ -135,31 +187,19 @@ static void write_field(FILE *f, const struct drv *d, const struct field *fl)
 		return;
 	fprintf(f, "%s=", fl->key);
 	switch (fl->kind) {
-	case K_U8:
-	case K_X8:
-		for (int i = 0; i < fl->n; i++)
-			fprintf(f, fl->kind == K_X8 ? "%s0x%02x" : "%s%u", i ? "," : "", p[i]);
-		break;
-	case K_U16: {
-		uint16_t v;
-		memcpy(&v, p, 2);
-		fprintf(f, "%u", v);
-		break;
-	}
-	case K_U32:
+	case K_DEC:
+	case K_HEX:
+	case K_INT:
 		for (int i = 0; i < fl->n; i++) {
-			uint32_t v;
-			memcpy(&v, p + 4 * i, 4);
-			fprintf(f, "%s%u", i ? "," : "", v);
+			unsigned long long v = elem_get(p, fl->size / fl->n, i);
+			if (fl->kind == K_HEX)
+				fprintf(f, "%s0x%02llx", i ? "," : "", v);
+			else if (fl->kind == K_INT)
+				fprintf(f, "%s%d", i ? "," : "", (int)v);
+			else
+				fprintf(f, "%s%llu", i ? "," : "", v);
 		}
 		break;
-	case K_UINT:
-	case K_INT: {
-		int v;
-		memcpy(&v, p, sizeof v);
-		fprintf(f, fl->kind == K_INT ? "%d" : "%u", v);
-		break;
-	}
 	case K_BITS: {
 		unsigned long long v = 0;
 		for (int i = 7; i >= 0; i--)
@@ -205,10 +245,8 @@ static void write_state(struct drv *d)
 		return;
 	d->gen++;
 	fprintf(f, "%s\n", STATE_FORMAT);
-	fprintf(f, "ifname=%s\npid=%d\nmodel=%s\nfw_agent=%u\ngen=%u\nsets=%u\nset_all=%u\n"
-		   "link_resets=%u\n",
-		d->ifname, (int)getpid(), models[d->model]->name, d->fw_agent, d->gen, d->sets,
-		d->set_all, d->link_resets);
+	fprintf(f, "ifname=%s\npid=%d\nmodel=%s\n", d->ifname, (int)getpid(),
+		models[d->model]->name);
 	for (int i = 0; i < NFIELDS; i++)
 		write_field(f, d, &fields[i]);
 	/* the kernel's APP table, in the order added */
@@ -222,27 +260,15 @@ static void write_state(struct drv *d)
 	fprintf(f, "app_trust=");
 	for (int i = 0; i < d->n_trust; i++)
 		fprintf(f, "%s%u", i ? "," : "", d->trust[i]);
-	fprintf(f, "\nbuffer=%d\n", d->has_buffer);
-	if (d->has_buffer) {
-		fprintf(f, "buffer_prio2buffer=");
-		for (int i = 0; i < 8; i++)
-			fprintf(f, "%s%u", i ? "," : "", d->buf.prio2buffer[i]);
-		fprintf(f, "\nbuffer_size=");
-		for (int i = 0; i < 8; i++)
-			fprintf(f, "%s%u", i ? "," : "", d->buf.buffer_size[i]);
-		fprintf(f, "\nbuffer_total=%u\n", d->buf.total_size);
-	}
+	fputc('\n', f);
+	for (int i = 0; i < (d->has_buffer ? NBUFFER_FIELDS : 1); i++)
+		write_field(f, d, &buffer_fields[i]);
 	if (fclose(f) != 0 || rename(tmp, path) != 0) {
 		unlink(tmp);
 		return;
 	}
-	if (stat(path, &st) == 0) {
-		d->seen_dev = st.st_dev;
-		d->seen_ino = st.st_ino;
-		d->seen_size = st.st_size;
-		d->seen_mtime = st.st_mtim;
-		d->known = 1;
-	}
+	if (stat(path, &st) == 0)
+		seen(d, &st);
 }
 
 /* ---- reading ------------------------------------------------------------- */
@@ -266,7 +292,6 @@ static int read_field(struct drv *d, const struct field *fl, const char *v)
 {
 	unsigned char *p = (unsigned char *)d + fl->off;
 	unsigned long long x[64];
-	int n;
 
 	if (fl->kind == K_DERIVED)
 		return 0;
@@ -286,47 +311,23 @@ static int read_field(struct drv *d, const struct field *fl, const char *v)
 		}
 		return 0;
 	}
-	n = nums(v, x, fl->kind == K_U16 || fl->kind == K_UINT || fl->kind == K_INT ||
-				       fl->kind == K_BITS
-			       ? 1
-			       : fl->n);
-	if (n != ((fl->kind == K_U8 || fl->kind == K_X8 || fl->kind == K_U32) ? fl->n : 1))
-		return -1;
-	switch (fl->kind) {
-	case K_U8:
-	case K_X8:
-		for (int i = 0; i < fl->n; i++)
-			p[i] = (uint8_t)x[i];
-		break;
-	case K_U16: {
-		uint16_t w = (uint16_t)x[0];
-		memcpy(p, &w, 2);
-		break;
-	}
-	case K_U32:
-		for (int i = 0; i < fl->n; i++) {
-			uint32_t w = (uint32_t)x[i];
-			memcpy(p + 4 * i, &w, 4);
-		}
-		break;
-	case K_UINT:
-	case K_INT: {
-		int w = (int)x[0];
-		memcpy(p, &w, sizeof w);
-		break;
-	}
-	case K_BITS:
+	if (fl->kind == K_BITS) {
+		if (nums(v, x, 1) != 1)
+			return -1;
 		for (int i = 0; i < 8; i++)
 			p[i] = (uint8_t)(x[0] >> (8 * i));
-		break;
+		return 0;
 	}
+	if (nums(v, x, fl->n) != fl->n)
+		return -1;
+	for (int i = 0; i < fl->n; i++)
+		elem_set(p, fl->size / fl->n, i, x[i]);
 	return 0;
 }
 
 /* One line of the file; -1 when it does not parse. */
 static int read_line(struct drv *d, const char *k, const char *v)
 {
-	unsigned long long x[8];
 	unsigned a, b, c;
 
 	if (strcmp(k, "model") == 0) {
@@ -334,16 +335,6 @@ static int read_line(struct drv *d, const char *k, const char *v)
 		if (m < 0)
 			return -1;
 		d->model = m;
-	} else if (strcmp(k, "fw_agent") == 0) {
-		d->fw_agent = (uint8_t)strtoul(v, NULL, 0);
-	} else if (strcmp(k, "gen") == 0) {
-		d->gen = (unsigned)strtoul(v, NULL, 0);
-	} else if (strcmp(k, "sets") == 0) {
-		d->sets = (unsigned)strtoul(v, NULL, 0);
-	} else if (strcmp(k, "set_all") == 0) {
-		d->set_all = (unsigned)strtoul(v, NULL, 0);
-	} else if (strcmp(k, "link_resets") == 0) {
-		d->link_resets = (unsigned)strtoul(v, NULL, 0);
 	} else if (strcmp(k, "ieee_app") == 0 || strcmp(k, "cee_app") == 0) {
 		int cee = k[0] == 'c';
 		if (sscanf(v, cee ? "%u,%x,%x" : "%u,%u,%u", &a, &b, &c) != 3 || d->n_app == MAXAPP)
@@ -361,24 +352,13 @@ static int read_line(struct drv *d, const char *k, const char *v)
 			d->trust[d->n_trust++] = (uint8_t)t;
 			s = *end == ',' ? end + 1 : end;
 		}
-	} else if (strcmp(k, "buffer") == 0) {
-		d->has_buffer = atoi(v);
-	} else if (strcmp(k, "buffer_prio2buffer") == 0) {
-		if (nums(v, x, 8) != 8)
-			return -1;
-		for (int i = 0; i < 8; i++)
-			d->buf.prio2buffer[i] = (uint8_t)x[i];
-	} else if (strcmp(k, "buffer_size") == 0) {
-		if (nums(v, x, 8) != 8)
-			return -1;
-		for (int i = 0; i < 8; i++)
-			d->buf.buffer_size[i] = (uint32_t)x[i];
-	} else if (strcmp(k, "buffer_total") == 0) {
-		d->buf.total_size = (uint32_t)strtoul(v, NULL, 0);
 	} else {
 		for (int i = 0; i < NFIELDS; i++)
 			if (strcmp(k, fields[i].key) == 0)
 				return read_field(d, &fields[i], v);
+		for (int i = 0; i < NBUFFER_FIELDS; i++)
+			if (strcmp(k, buffer_fields[i].key) == 0)
+				return read_field(d, &buffer_fields[i], v);
 		/* format, ifname, pid and keys of other versions: ignored */
 	}
 	return 0;
@@ -473,11 +453,7 @@ struct drv *nic_get(const char *ifname)
 		    st.st_mtim.tv_nsec != d->seen_mtime.tv_nsec) {
 			if (load_state(d, path) < 0 && fresh)
 				drv_power_on(d);
-			d->seen_dev = st.st_dev;
-			d->seen_ino = st.st_ino;
-			d->seen_size = st.st_size;
-			d->seen_mtime = st.st_mtim;
-			d->known = 1;
+			seen(d, &st);
 		}
 	} else if (fresh || d->known) {
 		/* never written, or removed: a firmware reset */

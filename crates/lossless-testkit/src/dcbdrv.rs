@@ -2,7 +2,8 @@
 //! the library, the driver it models ([`Model`]), the environment that preloads it into a
 //! process ([`ShimEnv`]), what it recorded: the per-interface state file ([`DriverState`])
 //! and the log of requests ([`LogEntry`]), and iproute2's `dcb` run under it
-//! ([`dcb_tool`]). The formats are described in the crate's README.
+//! ([`dcb_tool`]; what it said: [`output_text`]). The formats are described in the
+//! crate's README.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -327,6 +328,16 @@ pub fn dcb_tool(ns: &Netns, env: &ShimEnv, args: &[&str]) -> Output {
     c.args(args)
         .output()
         .unwrap_or_else(|e| panic!("dcb {} (Debian package iproute2): {e}", args.join(" ")))
+}
+
+/// What a process said, for an assertion's message: its standard output, then its
+/// standard error (a [`dcb_tool`] run's answer and its complaint).
+pub fn output_text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
 }
 
 /// What the emulated driver of one interface holds, from its state file

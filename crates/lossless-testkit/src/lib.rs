@@ -45,7 +45,7 @@ pub mod systemd;
 pub mod tshark;
 
 pub use bench::{load, machine, thread_cpu_time};
-pub use dcbdrv::{dcb_tool, DriverState, LogEntry, Model, ShimEnv};
+pub use dcbdrv::{dcb_tool, output_text, DriverState, LogEntry, Model, ShimEnv};
 pub use fanout::{batch_ip, Fanout};
 pub use flood::{Flood, FLOOD_MSAPS};
 pub use inject::{lldpdu, pfc_frame, Injector};

@@ -3,26 +3,8 @@
 //! recorded must agree. Each `dcb` run is a new process; with the same directory they
 //! share the emulated NIC, so what one run programmed the next one reads.
 
-use std::process::Output;
-
 use lossless_testkit::oracle::{require, EMULATED_DRIVER};
-use lossless_testkit::{Pair, ShimEnv, TempDir};
-
-fn dcb(p: &Pair, shim: &ShimEnv, args: &[&str]) -> Output {
-    let mut c = p.a.command("dcb");
-    shim.apply(&mut c);
-    c.args(args)
-        .output()
-        .expect("dcb (Debian package iproute2)")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+use lossless_testkit::{dcb_tool, output_text, Pair, ShimEnv, TempDir};
 
 #[test]
 fn dcb_reads_the_defaults_and_the_kernel_keeps_other_devices() {
@@ -35,24 +17,28 @@ fn dcb_reads_the_defaults_and_the_kernel_keeps_other_devices() {
     let p = Pair::up();
     let tmp = TempDir::new();
     let shim = ShimEnv::new(tmp.path(), &["va"]);
-    let ets = text(&dcb(&p, &shim, &["ets", "show", "dev", "va"]));
+    let ets = output_text(&dcb_tool(&p.a, &shim, &["ets", "show", "dev", "va"]));
     assert!(ets.contains("willing off ets-cap 8 cbs off"), "{ets}");
     assert!(ets.contains("tc-bw 0:100 1:0"), "{ets}");
-    let pfc = text(&dcb(&p, &shim, &["pfc", "show", "dev", "va"]));
+    let pfc = output_text(&dcb_tool(&p.a, &shim, &["pfc", "show", "dev", "va"]));
     assert!(pfc.contains("pfc-cap 8 macsec-bypass off delay 0"), "{pfc}");
     assert!(pfc.contains("prio-pfc 0:off 1:off"), "{pfc}");
-    let dcbx = text(&dcb(&p, &shim, &["dcbx", "show", "dev", "va"]));
+    let dcbx = output_text(&dcb_tool(&p.a, &shim, &["dcbx", "show", "dev", "va"]));
     assert_eq!(dcbx.trim(), "host cee ieee");
     // Without buffer ops the kernel leaves DCB_ATTR_DCB_BUFFER out of IEEE_GET.
-    let buf = dcb(&p, &shim, &["buffer", "show", "dev", "va"]);
-    assert!(!text(&buf).contains("buffer-size"), "{}", text(&buf));
+    let buf = dcb_tool(&p.a, &shim, &["buffer", "show", "dev", "va"]);
+    assert!(
+        !output_text(&buf).contains("buffer-size"),
+        "{}",
+        output_text(&buf)
+    );
     // lo is not emulated: the kernel answers, and has no dcbnl ops for it.
-    let lo = dcb(&p, &shim, &["ets", "show", "dev", "lo"]);
+    let lo = dcb_tool(&p.a, &shim, &["ets", "show", "dev", "lo"]);
     assert!(!lo.status.success());
     assert!(
-        text(&lo).contains("Operation not supported"),
+        output_text(&lo).contains("Operation not supported"),
         "{}",
-        text(&lo)
+        output_text(&lo)
     );
     // Gets leave no state file and no log line unless asked to.
     assert!(!shim.any_state());
@@ -67,14 +53,14 @@ fn dcb_sets_are_recorded() {
     let p = Pair::up();
     let tmp = TempDir::new();
     let shim = ShimEnv::new(tmp.path(), &["va"]);
-    let o = dcb(
-        &p,
+    let o = dcb_tool(
+        &p.a,
         &shim,
         &[
             "pfc", "set", "dev", "va", "prio-pfc", "3:on", "4:on", "delay", "4096",
         ],
     );
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", output_text(&o));
     let st = shim.state("va").expect("state after a set");
     assert_eq!(st.ieee_pfc_en(), 0x18);
     assert_eq!(st.num("ieee_pfc_delay"), 4096);
@@ -84,8 +70,8 @@ fn dcb_sets_are_recorded() {
     assert_eq!(set.field("pfc.en"), Some("0x18"));
     assert_eq!(set.field("pfc.delay"), Some("4096"));
 
-    let o = dcb(
-        &p,
+    let o = dcb_tool(
+        &p.a,
         &shim,
         &[
             "app",
@@ -98,14 +84,14 @@ fn dcb_sets_are_recorded() {
             "0x8906:4",
         ],
     );
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", output_text(&o));
     let st = shim.state("va").expect("state");
     let mut apps = st.ieee_apps();
     apps.sort();
     assert_eq!(apps, [(1, 4, 0x8906), (5, 3, 26)]);
 
-    let o = dcb(
-        &p,
+    let o = dcb_tool(
+        &p.a,
         &shim,
         &[
             "ets",
@@ -120,7 +106,7 @@ fn dcb_sets_are_recorded() {
             "1:100",
         ],
     );
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", output_text(&o));
     let st = shim.state("va").expect("state");
     assert_eq!(st.list("ieee_ets_tc_tsa"), [0, 2, 0, 0, 0, 0, 0, 0]);
     assert_eq!(st.list("ieee_ets_tc_tx_bw"), [0, 100, 0, 0, 0, 0, 0, 0]);
@@ -136,12 +122,12 @@ fn the_dcb_buffer_exists_only_when_asked_for() {
     let shim = ShimEnv::new(tmp.path(), &["va"]).buffer(Some(
         "total=524288 size=131072,65536 prio2buffer=0,0,0,1,1,0,0,0",
     ));
-    let show = text(&dcb(&p, &shim, &["buffer", "show", "dev", "va"]));
+    let show = output_text(&dcb_tool(&p.a, &shim, &["buffer", "show", "dev", "va"]));
     assert!(show.contains("prio-buffer 0:0 1:0 2:0 3:1 4:1"), "{show}");
     assert!(show.contains("buffer-size 0:128Kb 1:64Kb 2:0b"), "{show}");
     assert!(show.contains("total-size 512Kb"), "{show}");
-    let o = dcb(
-        &p,
+    let o = dcb_tool(
+        &p.a,
         &shim,
         &[
             "buffer",
@@ -154,15 +140,15 @@ fn the_dcb_buffer_exists_only_when_asked_for() {
             "1:128K",
         ],
     );
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", output_text(&o));
     let st = shim.state("va").expect("state");
     assert_eq!(st.list("buffer_size"), [262_144, 131_072, 0, 0, 0, 0, 0, 0]);
     assert_eq!(st.list("buffer_prio2buffer"), [0, 0, 0, 1, 1, 0, 0, 0]);
     // More than the port has: refused with the status byte of the reply (which `dcb`
     // 6.1 does not look at for buffers), nothing changed: the NIC keeps what the last
     // run programmed.
-    dcb(
-        &p,
+    dcb_tool(
+        &p.a,
         &shim,
         &["buffer", "set", "dev", "va", "buffer-size", "0:1M"],
     );
@@ -170,6 +156,6 @@ fn the_dcb_buffer_exists_only_when_asked_for() {
     assert_eq!(last.result, "status=-22", "{last:?}");
     let st = shim.state("va").expect("state");
     assert_eq!(st.list("buffer_size"), [262_144, 131_072, 0, 0, 0, 0, 0, 0]);
-    let show = text(&dcb(&p, &shim, &["buffer", "show", "dev", "va"]));
+    let show = output_text(&dcb_tool(&p.a, &shim, &["buffer", "show", "dev", "va"]));
     assert!(show.contains("buffer-size 0:256Kb 1:128Kb 2:0b"), "{show}");
 }

@@ -17,17 +17,20 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use lossless_testkit::oracle::{require, DCB_TOOL};
-use lossless_testkit::{dcb_tool, DriverState, LogEntry, Model, Netns, Pair, ShimEnv, TempDir};
+use lossless_testkit::{
+    dcb_tool, output_text, DriverState, LogEntry, Model, Pair, ShimEnv, TempDir,
+};
 
 const CHILD: &str = "LOSSLESS_TESTKIT_DCBNL_CHILD";
 const WAIT: Duration = Duration::from_secs(10);
 
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
+/// The words of `dcb OBJECT VERB dev va ARGS..` for `cmd`, "OBJECT VERB ARGS.." (split
+/// at white space): every command of these tests is on `va`.
+fn argv(cmd: &str) -> Vec<&str> {
+    let mut words: Vec<&str> = cmd.split_whitespace().collect();
+    assert!(words.len() >= 2, "not OBJECT VERB ..: {cmd}");
+    words.splice(2..2, ["dev", "va"]);
+    words
 }
 
 /// One emulated NIC, `va` of a veth pair, under `dcb`.
@@ -52,26 +55,23 @@ impl Nic {
         }
     }
 
-    fn dcb(&self, args: &[&str]) -> Output {
-        dcb_tool(&self.p.a, &self.shim, args)
+    /// `dcb CMD` on va ([`argv`]).
+    fn dcb(&self, cmd: &str) -> Output {
+        dcb_tool(&self.p.a, &self.shim, &argv(cmd))
     }
 
-    /// `dcb ARGS`, which must succeed; its standard output.
-    fn ok(&self, args: &[&str]) -> String {
-        let o = self.dcb(args);
+    /// `dcb -N WHAT show dev va`, which must succeed; its lines, each trimmed.
+    fn show(&self, what: &str) -> String {
+        let args = ["-N", what, "show", "dev", "va"];
+        let o = dcb_tool(&self.p.a, &self.shim, &args);
         assert!(
             o.status.success(),
             "dcb {}: {}\n{}",
             args.join(" "),
-            text(&o),
+            output_text(&o),
             self.shim.log_text()
         );
-        String::from_utf8_lossy(&o.stdout).into_owned()
-    }
-
-    /// `dcb -N WHAT show dev va`, each line trimmed.
-    fn show(&self, what: &str) -> String {
-        self.ok(&["-N", what, "show", "dev", "va"])
+        String::from_utf8_lossy(&o.stdout)
             .lines()
             .map(str::trim_end)
             .collect::<Vec<_>>()
@@ -84,10 +84,10 @@ impl Nic {
             .unwrap_or_else(|| panic!("no state file\n{}", self.shim.log_text()))
     }
 
-    /// The log line of the last set command `dcb ARGS` sent.
-    fn set(&self, args: &[&str]) -> (Output, LogEntry) {
+    /// The log line of the last set command `dcb CMD` sent.
+    fn set(&self, cmd: &str) -> (Output, LogEntry) {
         let before = self.shim.log().len();
-        let o = self.dcb(args);
+        let o = self.dcb(cmd);
         let entry = self.shim.log()[before..]
             .iter()
             .rev()
@@ -95,9 +95,8 @@ impl Nic {
             .cloned()
             .unwrap_or_else(|| {
                 panic!(
-                    "dcb {} sent no set: {}\n{}",
-                    args.join(" "),
-                    text(&o),
+                    "dcb {cmd} sent no set: {}\n{}",
+                    output_text(&o),
                     self.shim.log_text()
                 )
             });
@@ -106,17 +105,34 @@ impl Nic {
 
     /// A set the driver refuses with `status` (negative errno, or a driver's positive
     /// status) for the reason `why` (a word of the log line).
-    fn refused(&self, args: &[&str], status: i32, why: &str) -> Output {
-        let (o, e) = self.set(args);
+    fn refused(&self, cmd: &str, status: i32, why: &str) -> Output {
+        let (o, e) = self.set(cmd);
         assert_eq!(e.result, format!("status={status}"), "{e:?}");
         assert!(e.words.iter().any(|w| w == why), "{why} not in {e:?}");
         o
     }
 
+    /// A `dcb app` set the driver refuses with the errno `-status`, as [`Nic::refused`]:
+    /// `dcb` fails, naming the errno.
+    fn app_refused(&self, cmd: &str, status: i32, why: &str) {
+        let o = self.refused(cmd, status, why);
+        let errno = std::io::Error::from_raw_os_error(-status).to_string();
+        let errno = errno.split(" (os error").next().unwrap_or_default();
+        assert!(!o.status.success(), "{}", output_text(&o));
+        assert!(output_text(&o).contains(errno), "{}", output_text(&o));
+    }
+
+    /// PFC and APP sets refused with EINVAL, the log saying `pfc.refused=WHY` and
+    /// `app.refused=WHY`.
+    fn ieee_sets_refused(&self, why: &str) {
+        self.refused("pfc set prio-pfc 3:on", -22, &format!("pfc.refused={why}"));
+        self.app_refused("app add dscp-prio 26:3", -22, &format!("app.refused={why}"));
+    }
+
     /// A set the driver takes: the reply's status is 0.
-    fn taken(&self, args: &[&str]) -> LogEntry {
-        let (o, e) = self.set(args);
-        assert!(e.ok(), "{e:?}\n{}", text(&o));
+    fn taken(&self, cmd: &str) -> LogEntry {
+        let (o, e) = self.set(cmd);
+        assert!(e.ok(), "{e:?}\n{}", output_text(&o));
         e
     }
 
@@ -132,12 +148,22 @@ impl Nic {
     fn link_resets(&self) -> u64 {
         self.state().link_resets()
     }
-}
 
-/// An `dcb app` refusal: `dcb` fails naming the errno.
-fn app_refused(o: &Output, errno_text: &str) {
-    assert!(!o.status.success(), "{}", text(o));
-    assert!(text(o).contains(errno_text), "{}", text(o));
+    /// This test binary run again under the driver, in va's namespace, as the child
+    /// `what`.
+    fn child(&self, what: &str) -> Command {
+        let exe = std::env::current_exe().expect("this test binary");
+        let mut c = self.p.a.command(exe);
+        self.shim.apply(&mut c);
+        c.env(CHILD, what).args([
+            "--exact",
+            "dcbnl_child",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ]);
+        c
+    }
 }
 
 #[test]
@@ -159,65 +185,33 @@ fn mlx5_takes_dscp_app_entries_only_and_reads_back_what_it_programmed() {
     assert!(n.show("buffer").contains("total-size 1Mb"));
 
     // APP: DSCP taken, anything else EINVAL, the table unchanged.
-    n.taken(&["app", "add", "dev", "va", "dscp-prio", "26:3"]);
+    n.taken("app add dscp-prio 26:3");
     assert_eq!(n.show("app"), "dscp-prio 26:3");
-    let o = n.refused(
-        &["app", "add", "dev", "va", "dgram-port-prio", "4791:3"],
+    n.app_refused(
+        "app add dgram-port-prio 4791:3",
         -22,
         "app.refused=sel_3_not_dscp",
     );
-    app_refused(&o, "Invalid argument");
     assert_eq!(n.show("app"), "dscp-prio 26:3");
     // A DSCP again is a replacement, never EEXIST.
-    n.taken(&["app", "add", "dev", "va", "dscp-prio", "26:5"]);
+    n.taken("app add dscp-prio 26:5");
     assert_eq!(n.show("app"), "dscp-prio 26:5");
     // Deleting a priority the NIC does not map is ENOENT.
-    let o = n.refused(
-        &["app", "del", "dev", "va", "dscp-prio", "26:3"],
+    n.app_refused(
+        "app del dscp-prio 26:3",
         -2,
         "app.refused=dscp_26_programmed_prio_5",
     );
-    app_refused(&o, "No such file or directory");
     assert_eq!(n.state().num("hw.trust_dscp"), 1);
 
     // ETS: the bandwidths of the ETS TCs sum to 100 (dcb checks all TCs together).
     n.refused(
-        &[
-            "ets",
-            "set",
-            "dev",
-            "va",
-            "tc-tsa",
-            "all:strict",
-            "0:ets",
-            "1:ets",
-            "tc-bw",
-            "all:0",
-            "0:50",
-            "1:30",
-            "2:20",
-        ],
+        "ets set tc-tsa all:strict 0:ets 1:ets tc-bw all:0 0:50 1:30 2:20",
         -22,
         "ets.refused=ets_bw_sum_80_not_100",
     );
     assert!(n.show("ets").contains("tc-tsa 0:vendor"));
-    n.taken(&[
-        "ets",
-        "set",
-        "dev",
-        "va",
-        "tc-tsa",
-        "all:strict",
-        "0:ets",
-        "1:ets",
-        "tc-bw",
-        "all:0",
-        "0:60",
-        "1:40",
-        "prio-tc",
-        "all:0",
-        "3:1",
-    ]);
+    n.taken("ets set tc-tsa all:strict 0:ets 1:ets tc-bw all:0 0:60 1:40 prio-tc all:0 3:1");
     // Read back as programmed: a strict TC runs at 100 %.
     let ets = n.show("ets");
     assert!(
@@ -230,13 +224,13 @@ fn mlx5_takes_dscp_app_entries_only_and_reads_back_what_it_programmed() {
     // PFC: a change toggles the port link, the same again does not; the delay is the
     // cable length, kept.
     let carrier = n.carrier_changes();
-    let e = n.taken(&["pfc", "set", "dev", "va", "prio-pfc", "3:on"]);
+    let e = n.taken("pfc set prio-pfc 3:on");
     assert_eq!(e.field("link.reset"), Some("down_up"), "{e:?}");
     assert_eq!(n.link_resets(), 1);
     assert!(n.carrier_changes() > carrier);
-    n.taken(&["pfc", "set", "dev", "va", "prio-pfc", "3:on"]);
+    n.taken("pfc set prio-pfc 3:on");
     assert_eq!(n.link_resets(), 1);
-    n.taken(&["pfc", "set", "dev", "va", "delay", "30"]);
+    n.taken("pfc set delay 30");
     let pfc = n.show("pfc");
     assert!(pfc.contains("delay 30"), "{pfc}");
     assert!(
@@ -248,22 +242,18 @@ fn mlx5_takes_dscp_app_entries_only_and_reads_back_what_it_programmed() {
     // Buffer: buffer 0 holds priority 3, now lossless, so it must hold a PFC round
     // trip; sizes are kept in 128-byte cells.
     n.refused(
-        &["buffer", "set", "dev", "va", "buffer-size", "0:64K"],
+        "buffer set buffer-size 0:64K",
         -12,
         "buffer.refused=lossless_buffer_0_size_65536_under_101918",
     );
     assert!(n.show("buffer").contains("buffer-size 0:256Kb"));
-    n.taken(&["buffer", "set", "dev", "va", "buffer-size", "0:300000"]);
+    n.taken("buffer set buffer-size 0:300000");
     assert_eq!(n.state().list("buffer_size")[0], 300_032);
 
     // DCBX: host-managed modes taken as given; LLD_MANAGED refused with status 1.
-    n.taken(&["dcbx", "set", "dev", "va", "host", "ieee"]);
+    n.taken("dcbx set host ieee");
     assert_eq!(n.show("dcbx"), "host ieee");
-    n.refused(
-        &["dcbx", "set", "dev", "va", "lld-managed", "ieee"],
-        1,
-        "mode=0x0a",
-    );
+    n.refused("dcbx set lld-managed ieee", 1, "mode=0x0a");
     assert_eq!(n.show("dcbx"), "host ieee");
 }
 
@@ -278,8 +268,8 @@ fn mlx5_with_the_firmware_agent_starts_with_firmware_dcbx() {
     let n = Nic::with(|s| s.model(Model::Mlx5).fw_agent(&["va"]));
     assert_eq!(n.show("dcbx"), "cee ieee");
     // mlx5 programs anyway, and a host mode takes DCBX back from the firmware.
-    n.taken(&["app", "add", "dev", "va", "dscp-prio", "10:1"]);
-    n.taken(&["dcbx", "set", "dev", "va", "host", "cee", "ieee"]);
+    n.taken("app add dscp-prio 10:1");
+    n.taken("dcbx set host cee ieee");
     assert_eq!(n.show("dcbx"), "host cee ieee");
     assert_eq!(n.state().num("hw.fw_mode"), 0);
 }
@@ -298,32 +288,24 @@ fn ice_refuses_app_and_ets_as_the_driver_and_flaps_the_link_on_a_change_only() {
     assert!(ets.contains("willing on"), "{ets}");
     assert!(ets.contains("tc-tsa 0:ets 1:strict 2:strict"), "{ets}");
     // The mode already set: ICE_DCB_NO_HW_CHG, a positive status dcb reports.
-    let o = n.refused(
-        &["dcbx", "set", "dev", "va", "host", "ieee"],
-        1,
-        "dcbx.refused=mode_unchanged",
-    );
-    assert!(!o.status.success(), "{}", text(&o));
-    let o = n.refused(
-        &["app", "add", "dev", "va", "dgram-port-prio", "4791:3"],
+    let o = n.refused("dcbx set host ieee", 1, "dcbx.refused=mode_unchanged");
+    assert!(!o.status.success(), "{}", output_text(&o));
+    n.app_refused(
+        "app add dgram-port-prio 4791:3",
         -22,
         "app.refused=sel_3_not_dscp",
     );
-    app_refused(&o, "Invalid argument");
 
     // ETS: the TCs the priorities use (0 and 1) sum to 70: refused, and the refused ETS
     // stays in the driver's desired configuration, so PFC is refused too.
     n.refused(
-        &[
-            "ets", "set", "dev", "va", "prio-tc", "all:0", "3:1", "tc-tsa", "0:ets", "1:ets",
-            "2:ets", "tc-bw", "0:50", "1:20", "2:30",
-        ],
+        "ets set prio-tc all:0 3:1 tc-tsa 0:ets 1:ets 2:ets tc-bw 0:50 1:20 2:30",
         -22,
         "ice.refused=bw_sum_70_over_2_tcs_not_100",
     );
     assert!(n.show("ets").contains("prio-tc 0:0 1:0 2:0 3:0"));
     n.refused(
-        &["pfc", "set", "dev", "va", "prio-pfc", "3:on"],
+        "pfc set prio-pfc 3:on",
         -22,
         "ice.refused=bw_sum_70_over_2_tcs_not_100",
     );
@@ -332,15 +314,12 @@ fn ice_refuses_app_and_ets_as_the_driver_and_flaps_the_link_on_a_change_only() {
     // A good ETS: applied, the netdev closed and reopened; the same again changes
     // nothing and does not flap.
     let carrier = n.carrier_changes();
-    let ets = [
-        "ets", "set", "dev", "va", "prio-tc", "all:0", "3:1", "4:1", "tc-tsa", "0:ets", "1:ets",
-        "2:strict", "tc-bw", "0:50", "1:50", "2:0",
-    ];
-    let e = n.taken(&ets);
+    let ets = "ets set prio-tc all:0 3:1 4:1 tc-tsa 0:ets 1:ets 2:strict tc-bw 0:50 1:50 2:0";
+    let e = n.taken(ets);
     assert_eq!(e.field("link.reset"), Some("down_up"), "{e:?}");
     assert_eq!(n.link_resets(), 1);
     assert!(n.carrier_changes() >= carrier + 2);
-    let e = n.taken(&ets);
+    let e = n.taken(ets);
     assert_eq!(e.field("ice.applied"), Some("no_change"), "{e:?}");
     assert_eq!(n.link_resets(), 1);
     assert!(n.show("ets").contains("prio-tc 0:0 1:0 2:0 3:1 4:1 5:0"));
@@ -348,13 +327,13 @@ fn ice_refuses_app_and_ets_as_the_driver_and_flaps_the_link_on_a_change_only() {
     assert!(n
         .show("pfc")
         .contains("prio-pfc 0:off 1:off 2:off 3:on 4:off"));
-    n.taken(&["pfc", "set", "dev", "va", "prio-pfc", "4:on"]);
+    n.taken("pfc set prio-pfc 4:on");
     assert_eq!(n.link_resets(), 2);
-    n.taken(&["pfc", "set", "dev", "va", "prio-pfc", "4:on"]);
+    n.taken("pfc set prio-pfc 4:on");
     assert_eq!(n.link_resets(), 2);
 
     // The first DSCP entry switches the port to DSCP QoS: priority i on TC i.
-    let e = n.taken(&["app", "add", "dev", "va", "dscp-prio", "10:1"]);
+    let e = n.taken("app add dscp-prio 10:1");
     assert_eq!(e.field("ice.qos_mode"), Some("dscp"), "{e:?}");
     assert_eq!(n.link_resets(), 3);
     let ets = n.show("ets");
@@ -364,21 +343,16 @@ fn ice_refuses_app_and_ets_as_the_driver_and_flaps_the_link_on_a_change_only() {
         "{ets}"
     );
     // A DSCP mapped already is EINVAL (the driver does not replace).
-    let o = n.refused(
-        &["app", "add", "dev", "va", "dscp-prio", "10:2"],
+    n.app_refused(
+        "app add dscp-prio 10:2",
         -22,
         "app.refused=dscp_10_already_mapped",
     );
-    app_refused(&o, "Invalid argument");
     assert_eq!(n.show("app"), "dscp-prio 10:1");
     // In DSCP mode the DCBX mode stays.
-    n.refused(
-        &["dcbx", "set", "dev", "va", "host", "cee"],
-        1,
-        "dcbx.refused=dscp_qos_mode",
-    );
+    n.refused("dcbx set host cee", 1, "dcbx.refused=dscp_qos_mode");
     // The last DSCP entry deleted: back to VLAN QoS with the software defaults.
-    let e = n.taken(&["app", "del", "dev", "va", "dscp-prio", "10:1"]);
+    let e = n.taken("app del dscp-prio 10:1");
     assert_eq!(e.field("ice.qos_mode"), Some("vlan"), "{e:?}");
     assert!(n.show("pfc").contains("3:off 4:off"));
     assert!(n.show("ets").contains("willing on"));
@@ -395,24 +369,15 @@ fn ice_positive_statuses_stop_the_app_table_at_that_entry() {
     // The kernel's table holds the firmware's FCoE entry (as the driver puts it there
     // while the firmware agent runs).
     let n = Nic::with(|s| s.model(Model::Ice).apps(&[(1, 3, 0x8906)]));
-    n.taken(&["app", "add", "dev", "va", "dscp-prio", "10:1"]);
+    n.taken("app add dscp-prio 10:1");
     // Deleting the non-DSCP entry answers ICE_DCB_HW_CHG (2): dcbnl stops there, so
     // the DSCP entry deleted in the same request stays.
     let o = n.refused(
-        &[
-            "app",
-            "del",
-            "dev",
-            "va",
-            "ethtype-prio",
-            "0x8906:3",
-            "dscp-prio",
-            "10:1",
-        ],
+        "app del ethtype-prio 0x8906:3 dscp-prio 10:1",
         2,
         "app.not_reached=1",
     );
-    assert!(!o.status.success(), "{}", text(&o));
+    assert!(!o.status.success(), "{}", output_text(&o));
     assert_eq!(n.show("app"), "dscp-prio 10:1");
 
     // An ETS whose strict TC has bandwidth (which dcb cannot send; our own client
@@ -420,10 +385,8 @@ fn ice_positive_statuses_stop_the_app_table_at_that_entry() {
     // configuration; then two DSCP entries in one request: the first is added to the
     // kernel's table but cannot be applied, ICE_DCB_NO_HW_CHG (1), and the second is
     // never set.
-    let out = child(&n.p.a, &n.shim, "ice-positive")
-        .output()
-        .expect("the child");
-    let said = text(&out);
+    let out = n.child("ice-positive").output().expect("the child");
+    let said = output_text(&out);
     assert!(out.status.success(), "{said}");
     assert!(said.contains("child: ets=Err"), "{said}");
     let e = n
@@ -452,20 +415,10 @@ fn ice_and_i40e_and_bnxt_refuse_everything_while_the_firmware_agent_runs_dcbx() 
     for model in [Model::Ice, Model::I40e, Model::Bnxt] {
         let n = Nic::with(|s| s.model(model).fw_agent(&["va"]));
         assert_eq!(n.show("dcbx"), "lld-managed ieee", "{model}");
-        n.refused(
-            &["pfc", "set", "dev", "va", "prio-pfc", "3:on"],
-            -22,
-            "pfc.refused=fw_lldp_agent",
-        );
-        let o = n.refused(
-            &["app", "add", "dev", "va", "dscp-prio", "26:3"],
-            -22,
-            "app.refused=fw_lldp_agent",
-        );
-        app_refused(&o, "Invalid argument");
+        n.ieee_sets_refused("fw_lldp_agent");
         assert_eq!(n.show("app"), "", "{model}");
-        let o = n.dcb(&["dcbx", "set", "dev", "va", "host", "ieee"]);
-        assert!(!o.status.success(), "{model}: {}", text(&o));
+        let o = n.dcb("dcbx set host ieee");
+        assert!(!o.status.success(), "{model}: {}", output_text(&o));
         assert_eq!(n.show("dcbx"), "lld-managed ieee", "{model}");
         assert_eq!(n.state().model(), model);
     }
@@ -482,34 +435,24 @@ fn i40e_takes_any_selector_and_checks_only_the_tsa_of_used_tcs() {
     let n = Nic::new(Model::I40e);
     assert_eq!(n.show("dcbx"), "host ieee");
     // Any selector; a change of the firmware's APP table restarts the port.
-    let e = n.taken(&["app", "add", "dev", "va", "dgram-port-prio", "4791:3"]);
+    let e = n.taken("app add dgram-port-prio 4791:3");
     assert_eq!(e.field("link.reset"), Some("down_up"), "{e:?}");
     assert_eq!(n.show("app"), "dgram-port-prio 4791:3");
     // A TC in use must be ETS or strict.
     n.refused(
-        &[
-            "ets", "set", "dev", "va", "prio-tc", "all:0", "3:1", "tc-tsa", "0:ets", "1:cbs",
-            "tc-bw", "0:100",
-        ],
+        "ets set prio-tc all:0 3:1 tc-tsa 0:ets 1:cbs tc-bw 0:100",
         -22,
         "i40e.refused=tc_1_tsa_1_not_ets_or_strict",
     );
     // The bandwidths are not checked: ETS TCs at 80 % in all are held.
-    n.taken(&[
-        "ets", "set", "dev", "va", "prio-tc", "all:0", "3:1", "4:2", "tc-tsa", "0:ets", "1:ets",
-        "2:strict", "tc-bw", "0:50", "1:30", "2:20",
-    ]);
+    n.taken("ets set prio-tc all:0 3:1 4:2 tc-tsa 0:ets 1:ets 2:strict tc-bw 0:50 1:30 2:20");
     let ets = n.show("ets");
     assert!(ets.contains("tc-bw 0:50 1:30 2:20 3:0"), "{ets}");
     assert!(ets.contains("prio-tc 0:0 1:0 2:0 3:1 4:2"), "{ets}");
     // CEE and IEEE together are refused; CEE alone hides the IEEE objects.
-    n.refused(
-        &["dcbx", "set", "dev", "va", "host", "cee", "ieee"],
-        1,
-        "dcbx.refused=mode_unsupported",
-    );
-    n.taken(&["dcbx", "set", "dev", "va", "host", "cee"]);
-    assert!(!n.dcb(&["ets", "show", "dev", "va"]).status.success());
+    n.refused("dcbx set host cee ieee", 1, "dcbx.refused=mode_unsupported");
+    n.taken("dcbx set host cee");
+    assert!(!n.dcb("ets show").status.success());
 }
 
 #[test]
@@ -523,53 +466,36 @@ fn bnxt_needs_an_ets_before_pfc_and_lossless_queues_for_it() {
     let n = Nic::new(Model::Bnxt);
     assert_eq!(n.show("dcbx"), "host ieee");
     assert!(n.show("pfc").contains("pfc-cap 2"), "{}", n.show("pfc"));
-    n.refused(
-        &["pfc", "set", "dev", "va", "prio-pfc", "3:on"],
-        -22,
-        "pfc.refused=no_ets_set_yet",
-    );
+    n.refused("pfc set prio-pfc 3:on", -22, "pfc.refused=no_ets_set_yet");
     // The ETS TCs below the highest TC may sum to less than 100; a TC count change
     // closes and reopens the NIC.
-    let e = n.taken(&[
-        "ets", "set", "dev", "va", "prio-tc", "all:0", "3:1", "4:2", "tc-tsa", "0:ets", "1:ets",
-        "2:strict", "tc-bw", "0:50", "1:30", "2:20",
-    ]);
+    let e =
+        n.taken("ets set prio-tc all:0 3:1 4:2 tc-tsa 0:ets 1:ets 2:strict tc-bw 0:50 1:30 2:20");
     assert_eq!(e.field("bnxt.tcs"), Some("3"), "{e:?}");
     assert_eq!(n.link_resets(), 1);
     assert!(n.show("ets").contains("tc-bw 0:50 1:30 2:20"));
     // An ETS TC at 0 % while the others have 100: starved, refused.
     n.refused(
-        &[
-            "ets", "set", "dev", "va", "prio-tc", "5:3", "tc-tsa", "2:ets", "3:strict", "tc-bw",
-            "0:60", "1:40", "2:0", "3:0",
-        ],
+        "ets set prio-tc 5:3 tc-tsa 2:ets 3:strict tc-bw 0:60 1:40 2:0 3:0",
         -22,
         "ets.refused=ets_tc_at_0_starved",
     );
     // PFC on TC1 (queue 1, lossless) is taken as is; on three TCs it is refused; on
     // TC0 (queue 0, lossy) the queues are remapped, the NIC restarted.
-    n.taken(&["pfc", "set", "dev", "va", "prio-pfc", "3:on"]);
+    n.taken("pfc set prio-pfc 3:on");
     assert_eq!(n.link_resets(), 1);
     n.refused(
-        &[
-            "pfc", "set", "dev", "va", "prio-pfc", "0:on", "3:on", "4:on",
-        ],
+        "pfc set prio-pfc 0:on 3:on 4:on",
         -22,
         "pfc.refused=3_lossless_tcs_over_2",
     );
-    let e = n.taken(&[
-        "pfc", "set", "dev", "va", "prio-pfc", "0:on", "3:on", "4:off",
-    ]);
+    let e = n.taken("pfc set prio-pfc 0:on 3:on 4:off");
     assert_eq!(e.field("link.reset"), Some("down_up"), "{e:?}");
     assert!(n.show("pfc").contains("prio-pfc 0:on 1:off 2:off 3:on"));
     // Any APP selector; IEEE only.
-    n.taken(&["app", "add", "dev", "va", "dgram-port-prio", "4791:3"]);
+    n.taken("app add dgram-port-prio 4791:3");
     assert_eq!(n.show("app"), "dgram-port-prio 4791:3");
-    n.refused(
-        &["dcbx", "set", "dev", "va", "host", "cee"],
-        1,
-        "dcbx.refused=ieee_only",
-    );
+    n.refused("dcbx set host cee", 1, "dcbx.refused=ieee_only");
 }
 
 #[test]
@@ -588,62 +514,47 @@ fn hns3_checks_ets_per_tc_and_restarts_the_port_on_a_map_change() {
     assert!(ets.contains("tc-tsa 0:ets 1:strict"), "{ets}");
     // ETS on a TC no priority uses, an ETS TC at 0 %, ETS TCs not at 100 %: EINVAL.
     n.refused(
-        &[
-            "ets", "set", "dev", "va", "tc-tsa", "2:ets", "tc-bw", "0:50", "2:50",
-        ],
+        "ets set tc-tsa 2:ets tc-bw 0:50 2:50",
         -22,
         "ets.refused=tc_2_disabled_cannot_set_ets_bw",
     );
     n.refused(
-        &[
-            "ets", "set", "dev", "va", "prio-tc", "3:1", "tc-tsa", "1:ets", "tc-bw", "0:100", "1:0",
-        ],
+        "ets set prio-tc 3:1 tc-tsa 1:ets tc-bw 0:100 1:0",
         -22,
         "ets.refused=tc_1_ets_bw_0",
     );
     n.refused(
-        &[
-            "ets", "set", "dev", "va", "prio-tc", "3:1", "4:2", "tc-tsa", "1:ets", "2:strict",
-            "tc-bw", "0:50", "1:30", "2:20",
-        ],
+        "ets set prio-tc 3:1 4:2 tc-tsa 1:ets 2:strict tc-bw 0:50 1:30 2:20",
         -22,
         "ets.refused=ets_bw_sum_80_not_100",
     );
     assert!(n.show("ets").contains("prio-tc 0:0 1:0 2:0 3:0"));
     // A map change restarts the port, the same again does not, nor a bandwidth change.
-    let ets = [
-        "ets", "set", "dev", "va", "prio-tc", "3:1", "tc-tsa", "1:ets", "tc-bw", "0:50", "1:50",
-    ];
-    n.taken(&ets);
+    let ets = "ets set prio-tc 3:1 tc-tsa 1:ets tc-bw 0:50 1:50";
+    n.taken(ets);
     assert_eq!(n.link_resets(), 1);
-    n.taken(&ets);
+    n.taken(ets);
     assert_eq!(n.link_resets(), 1);
-    n.taken(&["ets", "set", "dev", "va", "tc-bw", "0:40", "1:60"]);
+    n.taken("ets set tc-bw 0:40 1:60");
     assert_eq!(n.link_resets(), 1);
     assert!(n.show("ets").contains("tc-bw 0:40 1:60 2:0"));
-    n.taken(&["pfc", "set", "dev", "va", "prio-pfc", "3:on"]);
+    n.taken("pfc set prio-pfc 3:on");
     assert_eq!(n.link_resets(), 2);
     // APP: DSCP only; a DSCP is replaced; a delete of another priority is EINVAL.
-    let o = n.refused(
-        &["app", "add", "dev", "va", "dgram-port-prio", "4791:3"],
+    n.app_refused(
+        "app add dgram-port-prio 4791:3",
         -22,
         "app.refused=not_dscp",
     );
-    app_refused(&o, "Invalid argument");
-    n.taken(&["app", "add", "dev", "va", "dscp-prio", "10:1"]);
-    n.taken(&["app", "add", "dev", "va", "dscp-prio", "10:2"]);
+    n.taken("app add dscp-prio 10:1");
+    n.taken("app add dscp-prio 10:2");
     assert_eq!(n.show("app"), "dscp-prio 10:2");
-    let o = n.refused(
-        &["app", "del", "dev", "va", "dscp-prio", "10:1"],
+    n.app_refused(
+        "app del dscp-prio 10:1",
         -22,
         "app.refused=dscp_10_not_mapped_to_prio_1",
     );
-    app_refused(&o, "Invalid argument");
-    n.refused(
-        &["dcbx", "set", "dev", "va", "host", "cee"],
-        1,
-        "dcbx.refused=mode_unsupported",
-    );
+    n.refused("dcbx set host cee", 1, "dcbx.refused=mode_unsupported");
 }
 
 #[test]
@@ -656,38 +567,19 @@ fn ixgbe_is_cee_until_told_ieee_and_then_takes_any_ets() {
     }
     let n = Nic::new(Model::Ixgbe);
     assert_eq!(n.show("dcbx"), "host cee");
-    n.refused(
-        &["pfc", "set", "dev", "va", "prio-pfc", "3:on"],
-        -22,
-        "pfc.refused=dcbx_not_ieee",
-    );
-    let o = n.refused(
-        &["app", "add", "dev", "va", "dscp-prio", "26:3"],
-        -22,
-        "app.refused=dcbx_not_ieee",
-    );
-    app_refused(&o, "Invalid argument");
-    n.taken(&["dcbx", "set", "dev", "va", "host", "ieee"]);
+    n.ieee_sets_refused("dcbx_not_ieee");
+    n.taken("dcbx set host ieee");
     assert_eq!(n.show("dcbx"), "host ieee");
     // Switching to IEEE set an empty ETS and PFC.
     assert!(n.show("ets").contains("tc-tsa 0:strict 1:strict"));
     // Any ETS: bandwidths and TSAs unchecked; a TC count change sets the TCs up.
-    let e = n.taken(&[
-        "ets", "set", "dev", "va", "prio-tc", "3:1", "4:2", "tc-tsa", "0:ets", "1:ets", "2:strict",
-        "tc-bw", "0:50", "1:30", "2:20",
-    ]);
+    let e = n.taken("ets set prio-tc 3:1 4:2 tc-tsa 0:ets 1:ets 2:strict tc-bw 0:50 1:30 2:20");
     assert_eq!(e.field("ixgbe.tcs"), Some("3"), "{e:?}");
     assert!(n.show("ets").contains("tc-bw 0:50 1:30 2:20"));
-    n.taken(&["app", "add", "dev", "va", "dgram-port-prio", "4791:3"]);
-    n.taken(&[
-        "pfc", "set", "dev", "va", "prio-pfc", "3:on", "delay", "4096",
-    ]);
+    n.taken("app add dgram-port-prio 4791:3");
+    n.taken("pfc set prio-pfc 3:on delay 4096");
     assert!(n.show("pfc").contains("delay 4096"));
-    n.refused(
-        &["dcbx", "set", "dev", "va", "host", "cee", "ieee"],
-        1,
-        "dcbx.refused=mode_unsupported",
-    );
+    n.refused("dcbx set host cee ieee", 1, "dcbx.refused=mode_unsupported");
 }
 
 #[test]
@@ -696,31 +588,13 @@ fn the_generic_driver_takes_what_the_others_refuse() {
         return;
     }
     let n = Nic::new(Model::Generic);
-    n.taken(&["app", "add", "dev", "va", "dgram-port-prio", "4791:3"]);
-    n.taken(&["pfc", "set", "dev", "va", "prio-pfc", "3:on"]);
-    n.taken(&[
-        "ets", "set", "dev", "va", "tc-tsa", "0:ets", "1:ets", "2:strict", "tc-bw", "0:50", "1:30",
-        "2:20",
-    ]);
+    n.taken("app add dgram-port-prio 4791:3");
+    n.taken("pfc set prio-pfc 3:on");
+    n.taken("ets set tc-tsa 0:ets 1:ets 2:strict tc-bw 0:50 1:30 2:20");
     assert_eq!(n.show("app"), "dgram-port-prio 4791:3");
     assert!(n.show("ets").contains("tc-bw 0:50 1:30 2:20"));
     assert_eq!(n.link_resets(), 0);
     assert_eq!(n.state().model(), Model::Generic);
-}
-
-/// A test binary run again, under the driver `shim` in `ns`, as the child `what`.
-fn child(ns: &Netns, shim: &ShimEnv, what: &str) -> Command {
-    let exe = std::env::current_exe().expect("this test binary");
-    let mut c = ns.command(exe);
-    shim.apply(&mut c);
-    c.env(CHILD, what).args([
-        "--exact",
-        "dcbnl_child",
-        "--ignored",
-        "--nocapture",
-        "--test-threads=1",
-    ]);
-    c
 }
 
 #[test]
@@ -836,8 +710,8 @@ fn cee_commands_answer_as_each_driver_does() {
         (Model::Hns3, unsupported),
     ] {
         let n = Nic::new(model);
-        let out = child(&n.p.a, &n.shim, "cee").output().expect("the child");
-        let said = text(&out);
+        let out = n.child("cee").output().expect("the child");
+        let said = output_text(&out);
         assert!(out.status.success(), "{model}: {said}");
         let got = said
             .split_once("child: ")
@@ -855,7 +729,8 @@ struct Reader {
 
 impl Reader {
     fn start(n: &Nic) -> Reader {
-        let mut child = child(&n.p.a, &n.shim, "reader")
+        let mut child = n
+            .child("reader")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -911,7 +786,7 @@ fn processes_with_one_directory_share_the_nic_and_a_reset_reaches_them_all() {
     let mut reader = Reader::start(&n);
     assert_eq!(reader.pfc_en("before"), "pfc_en=0x00");
     // Another process (dcb) programs the NIC behind the reader's back...
-    n.taken(&["pfc", "set", "dev", "va", "prio-pfc", "3:on", "4:on"]);
+    n.taken("pfc set prio-pfc 3:on 4:on");
     assert_eq!(reader.pfc_en("after-set"), "pfc_en=0x18");
     // ...and a third one reads what it holds.
     assert!(n.show("pfc").contains("3:on 4:on"));
@@ -928,14 +803,10 @@ fn processes_with_one_directory_share_the_nic_and_a_reset_reaches_them_all() {
         Some("FW_RESET".to_string())
     );
     // The NIC keeps its model whatever a later process's environment says.
-    n.taken(&["pfc", "set", "dev", "va", "prio-pfc", "5:on"]);
+    n.taken("pfc set prio-pfc 5:on");
     let other = n.shim.clone().model(Model::Mlx5);
-    let o = dcb_tool(
-        &n.p.a,
-        &other,
-        &["app", "add", "dev", "va", "dscp-prio", "8:1"],
-    );
-    assert!(o.status.success(), "{}", text(&o));
+    let o = dcb_tool(&n.p.a, &other, &argv("app add dscp-prio 8:1"));
+    assert!(o.status.success(), "{}", output_text(&o));
     assert_eq!(n.state().model(), Model::Ice);
     assert_eq!(reader.pfc_en("last"), "pfc_en=0x20");
 }

@@ -166,9 +166,8 @@ int pfc_as_set(const struct drv *d, struct ieee_pfc *p, uint8_t cap)
 	return 0;
 }
 
-/* The DCBX modes ice, i40e and ixgbe refuse, each driver's setdcbx with the
- * same check ("no support for LLD_MANAGED modes or CEE+IEEE"): LLD_MANAGED,
- * CEE and IEEE together, or no HOST. */
+/* The DCBX modes ice, i40e and ixgbe refuse, each driver's setdcbx making
+ * the same check: LLD_MANAGED, CEE and IEEE together, or no HOST. */
 int dcbx_unsupported(uint8_t mode)
 {
 	return (mode & DCB_CAP_DCBX_LLD_MANAGED) ||

@@ -445,6 +445,22 @@ fn opensm_conf_warnings_from_every_command() {
             );
         }
         if cmd[1] == "compile" {
+            // The same tables as text: OpenSM's `VL:weight` lists and SL2VL rows, no
+            // Rust tuples.
+            let text_cmd: Vec<&str> = cmd.iter().copied().filter(|a| *a != "--json").collect();
+            let (code, text, err) = lossless(&text_cmd);
+            assert_eq!(code, 0, "{err}");
+            let ca = text
+                .split("\nHca1/P1 ")
+                .nth(1)
+                .or_else(|| text.strip_prefix("Hca1/P1 "))
+                .unwrap_or_else(|| panic!("no Hca1/P1 in:\n{text}"));
+            assert!(
+                ca.contains("\n  VLArb low  0:44,1:4,0:2,0:0,0:0,0:0,0:0,0:0\n"),
+                "{text}"
+            );
+            assert!(ca.contains("SL->VL"), "{text}");
+            assert!(!text.contains("[("), "Debug tuples in:\n{text}");
             let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
             let ca = v["ports"]
                 .as_array()

@@ -349,14 +349,10 @@ fn run_compile(a: CompileArgs) -> Result<(), CliError> {
         return print_json(&json!({ "ports": tables, "diagnostics": diags }));
     }
     for t in &tables {
-        outln!(
-            "{} ({})  VLArb high {:?} low {:?} limit {}",
-            t.port,
-            t.guid,
-            t.vlarb_high,
-            t.vlarb_low,
-            t.vl_high_limit
-        )?;
+        outln!("{} ({})", t.port, t.guid)?;
+        outln!("  VLArb high {}", vl_weights(&t.vlarb_high))?;
+        outln!("  VLArb low  {}", vl_weights(&t.vlarb_low))?;
+        outln!("  VL high limit {}", t.vl_high_limit)?;
         for (inp, tbl) in &t.sl2vl {
             let row: Vec<String> = tbl.iter().map(|v| format!("{v:>2}")).collect();
             outln!("  in {inp:>3}: SL->VL {}", row.join(" "))?;
@@ -372,6 +368,19 @@ fn run_compile(a: CompileArgs) -> Result<(), CliError> {
         )?;
     }
     Ok(())
+}
+
+/// A VL arbitration table as OpenSM's configuration writes one (`qos_vlarb_high`):
+/// `VL:weight` pairs, `0:4,1:0,...`; `(empty)` for none.
+fn vl_weights(table: &[(u8, u8)]) -> String {
+    if table.is_empty() {
+        return "(empty)".into();
+    }
+    table
+        .iter()
+        .map(|(vl, w)| format!("{vl}:{w}"))
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 fn run_compile_ethernet(a: CompileArgs) -> Result<(), CliError> {

@@ -348,6 +348,12 @@ fn port_gauges(out: &mut String, ports: &[&Port]) {
         "gauge",
         ports.iter().map(|p| (*p, Some(u8::from(p.io.own_socket)))),
     );
+    // Each port's problems once (its agent's status is a copy of every table): the
+    // gauge and the kinds below both read them.
+    let problems: Vec<Vec<crate::health::Problem>> = ports
+        .iter()
+        .map(|p| crate::health::problems(&p.facts(&p.agent.status())))
+        .collect();
     per_port(
         out,
         "port_healthy",
@@ -357,7 +363,8 @@ fn port_gauges(out: &mut String, ports: &[&Port]) {
         "gauge",
         ports
             .iter()
-            .map(|p| (*p, Some(u64::from(p.health().healthy)))),
+            .zip(&problems)
+            .map(|(p, pr)| (*p, Some(u64::from(pr.is_empty())))),
     );
     header(
         out,
@@ -368,12 +375,8 @@ fn port_gauges(out: &mut String, ports: &[&Port]) {
          status` says each in words. No series: no problem of that kind.",
         "gauge",
     );
-    for p in ports {
-        let status = p.agent.status();
-        let mut kinds: Vec<&str> = crate::health::problems(&p.facts(&status))
-            .iter()
-            .map(crate::health::Problem::kind)
-            .collect();
+    for (p, pr) in ports.iter().zip(&problems) {
+        let mut kinds: Vec<&str> = pr.iter().map(crate::health::Problem::kind).collect();
         kinds.sort_unstable();
         kinds.dedup();
         for k in kinds {

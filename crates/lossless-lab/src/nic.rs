@@ -50,6 +50,8 @@ pub struct Nic {
     pub has_trust: bool,
     /// The driver takes DSCP APP entries only (mlx5, ice, hns3).
     pub dscp_only: bool,
+    /// When set, reading the NIC back (`DCB_CMD_IEEE_GET`) fails with this error.
+    pub read_fails: Option<HardwareError>,
     pub trust: Option<Trust>,
     /// IEEE programming rounds.
     pub ieee_programs: usize,
@@ -114,6 +116,7 @@ impl Nic {
             app_deletes: Vec::new(),
             has_trust: true,
             dscp_only: false,
+            read_fails: None,
             trust: None,
             ieee_programs: 0,
             refuse: None,
@@ -201,6 +204,9 @@ impl Nic {
     /// `DCB_CMD_IEEE_GET` as a read-back: what the NIC holds.
     pub fn state(&self) -> Result<NicState, HardwareError> {
         self.probe()?;
+        if let Some(e) = &self.read_fails {
+            return Err(e.clone());
+        }
         Ok(NicState {
             ets: self.ets.map(|e| e.table),
             pfc: Some(IeeePfc {

@@ -440,3 +440,30 @@ fn cee_too_the_nic_is_read_back_and_drift_repaired() {
     let port = port_status(&mut l.sim, l.host);
     assert_eq!(port["problems"], json!([]), "{port:#}");
 }
+
+#[test]
+fn a_nic_that_cannot_be_read_back_is_not_ok() {
+    let mut l = lab(ieee_switch_config(), dcbnl(&roce_host()), false);
+    let port = port_status(&mut l.sim, l.host);
+    assert_eq!(port["problems"], json!([]), "{port:#}");
+    // The driver stops answering IEEE_GET: what the NIC holds is no longer known.
+    l.sim.nic_mut(l.host).read_fails = Some(lossless_node::hardware::HardwareError::new(
+        lossless_node::hardware::HardwareErrorKind::Timeout,
+        "p0: DCB_CMD_IEEE_GET: no dcbnl reply within 2s",
+    ));
+    l.sim.run_for(Duration::from_secs(31));
+    let port = port_status(&mut l.sim, l.host);
+    assert_eq!(
+        port["problems"],
+        json!([
+            "the NIC could not be read back (p0: DCB_CMD_IEEE_GET: no dcbnl reply within \
+                2s): what it holds is not known"
+        ]),
+        "{port:#}"
+    );
+    // It answers again: the next read clears it.
+    l.sim.nic_mut(l.host).read_fails = None;
+    l.sim.run_for(Duration::from_secs(31));
+    let port = port_status(&mut l.sim, l.host);
+    assert_eq!(port["problems"], json!([]), "{port:#}");
+}

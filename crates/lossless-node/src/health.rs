@@ -83,6 +83,8 @@ pub enum Problem {
     Refused(Refusal),
     /// The read-back shows the NIC holding something else than was programmed.
     NicDiffers(Difference),
+    /// The NIC could not be read back: what it holds is not known.
+    ReadBackFailed(String),
     /// An APP entry of a class the configuration makes lossless maps, in operation,
     /// to a priority without PFC: its traffic is lossy.
     LossyClass {
@@ -136,6 +138,7 @@ impl Problem {
             Problem::Programming(_) => "programming",
             Problem::Refused(_) => "refused",
             Problem::NicDiffers(_) => "nic_differs",
+            Problem::ReadBackFailed(_) => "read_back_failed",
             Problem::LossyClass { .. } | Problem::LossyCeeClass { .. } => "lossy_class",
             Problem::StaticPeerDiffers(_) => "static_peer_differs",
             Problem::CnpWithPfc { .. } => "cnp_with_pfc",
@@ -147,7 +150,7 @@ impl Problem {
     }
 
     /// Every kind, in the order [`Problem::kind`] lists them.
-    pub const KINDS: [&'static str; 15] = [
+    pub const KINDS: [&'static str; 16] = [
         "link_down",
         "no_peer",
         "feature",
@@ -156,6 +159,7 @@ impl Problem {
         "programming",
         "refused",
         "nic_differs",
+        "read_back_failed",
         "lossy_class",
         "static_peer_differs",
         "cnp_with_pfc",
@@ -198,6 +202,10 @@ impl std::fmt::Display for Problem {
             Problem::Programming(e) => write!(f, "dcbnl programming failed: {e}"),
             Problem::Refused(r) => write!(f, "{r}: not in the NIC"),
             Problem::NicDiffers(d) => write!(f, "read back: {d}"),
+            Problem::ReadBackFailed(e) => write!(
+                f,
+                "the NIC could not be read back ({e}): what it holds is not known"
+            ),
             Problem::LossyClass { entry, pfc, why } => write!(
                 f,
                 "APP {} carries a class the configuration makes lossless, but priority {} \
@@ -349,6 +357,10 @@ pub fn problems(f: &Facts<'_>) -> Vec<Problem> {
                 out.extend(refusals(f.nic));
             } else if let Some(e) = error {
                 out.push(Problem::Programming(e.clone()));
+            }
+            // "Cannot see" is not "ok".
+            if let Some(e) = &f.nic.read_error {
+                out.push(Problem::ReadBackFailed(e.clone()));
             }
             if ieee {
                 out.extend(

@@ -303,34 +303,36 @@ fn static_mode_is_healthy_beside_a_switch_without_dcbx_and_reports_one_that_diff
     );
 }
 
+/// A CEE APP table of one entry.
+fn cee_table(
+    selector: lossless_wire::cee::AppSelector,
+    protocol: u16,
+    priority: u8,
+) -> lossless_wire::cee::AppTable {
+    let mut t = lossless_wire::cee::AppTable::new();
+    t.push(lossless_wire::cee::AppEntry {
+        selector,
+        protocol,
+        oui: lossless_wire::cee::DCBX_OUI,
+        priorities: PriorityMap(1 << priority),
+    });
+    t
+}
+
 #[test]
 fn cee_too_a_roce_class_on_a_priority_without_pfc_is_unhealthy() {
-    use lossless_wire::cee::{AppEntry, AppSelector, AppTable, DCBX_OUI};
+    use lossless_wire::cee::AppSelector;
     // A willing CEE host: PFC on 3, RoCEv2 (port 4791) on 3.
     let mut host = host_config();
     host.dcbx.pfc.cfg.priorities = PriorityMap(1 << 3);
-    let mut entries = AppTable::new();
-    entries.push(AppEntry {
-        selector: AppSelector::PORT,
-        protocol: 4791,
-        oui: DCBX_OUI,
-        priorities: PriorityMap(1 << 3),
-    });
-    host.dcbx.app.cfg.entries = entries;
+    host.dcbx.app.cfg.entries = cee_table(AppSelector::PORT, 4791, 3);
     // The CEE switch (not willing) runs PFC on 4 only and its APP table has FCoE on
     // 4 and no RoCEv2 entry: the willing host takes that table, and RoCE keeps the
     // host's priority 3, without PFC. (With the lab switch's own table, RoCEv2 on 4,
     // the host would run RoCE on 4 with PFC: nothing to say.)
     let mut sw = switch_config();
     sw.dcbx.pfc.cfg.priorities = PriorityMap(1 << 4);
-    let mut fcoe = AppTable::new();
-    fcoe.push(AppEntry {
-        selector: AppSelector::ETHERTYPE,
-        protocol: 0x8906,
-        oui: DCBX_OUI,
-        priorities: PriorityMap(1 << 4),
-    });
-    sw.dcbx.app.cfg.entries = fcoe;
+    sw.dcbx.app.cfg.entries = cee_table(AppSelector::ETHERTYPE, 0x8906, 4);
     let mut l = lab(sw, dcbnl(&host), false);
     let port = port_status(&mut l.sim, l.host);
     assert_eq!(

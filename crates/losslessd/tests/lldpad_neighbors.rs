@@ -20,53 +20,29 @@ const EVERY: Duration = Duration::from_millis(20);
 
 /// lldpad in netns A on `va`, losslessd in netns B on `vb`, and the fake's socket.
 struct Link {
-    // Drop order: the socket, the daemon and lldpad before the namespaces.
+    // Drop order: the socket and lldpad, then the daemon and the namespaces.
     fake: Injector,
-    d: Daemon,
     lldpad: Option<LldpadPeer>,
     mode: Mode,
-    na: Netns,
-    _nb: Netns,
-    _dir: TempDir,
+    on: OnVeth,
 }
 
 impl Link {
     /// losslessd with `[ports."vb"]` plus `extra`; lldpad not started yet.
     fn new(extra: &str, mode: Mode) -> Link {
-        let dir = TempDir::new();
-        let na = Netns::new();
-        let nb = Netns::new();
-        let veth = Veth::new(
-            &na,
-            "va",
-            "02:00:00:00:00:0a",
-            &nb,
-            "vb",
-            "02:00:00:00:00:0b",
-        );
-        veth.up(&na, &nb);
-        na.wait_running("va");
-        let conf = dir.path().join("b.toml");
-        std::fs::write(&conf, format!("[ports.\"vb\"]\n{extra}")).unwrap();
-        let d = Daemon::start(
-            &nb,
-            &dir.path().join("d"),
-            &["--config", conf.to_str().unwrap()],
-        );
+        let on = OnVeth::start(&format!("[ports.\"vb\"]\n{extra}"), &[]);
+        on.na.wait_running("va");
         Link {
-            fake: Injector::open(&na, "va"),
-            d,
+            fake: Injector::open(&on.na, "va"),
             lldpad: None,
             mode,
-            na,
-            _nb: nb,
-            _dir: dir,
+            on,
         }
     }
 
     /// lldpad on `va`, not willing, PFC on 3 and 4.
     fn start_lldpad(&mut self) {
-        let lldpad = LldpadPeer::start(&self.na, "va", self.mode);
+        let lldpad = LldpadPeer::start(&self.on.na, "va", self.mode);
         match self.mode {
             Mode::Cee => {
                 lldpad.dcbtool_ok(&["sc", "va", "pfc", "e:1", "a:1", "w:0", "pfcup:00011000"]);
@@ -100,7 +76,7 @@ impl Link {
     }
 
     fn ours(&self) -> Value {
-        self.d.dcbx("vb")
+        self.on.d.dcbx("vb")
     }
 
     /// The PFC feature of the version the port runs.
@@ -142,21 +118,21 @@ impl Link {
                 "{:?}: no {what} after {limit:?}: {}\n{}",
                 self.mode,
                 self.pfc(&v),
-                self.d.log()
+                self.on.d.log()
             );
             std::thread::sleep(EVERY);
         }
     }
 
     fn counter(&self, name: &str) -> u64 {
-        let v = self.d.call(&Request::Counters {
+        let v = self.on.d.call(&Request::Counters {
             port: Some("vb".into()),
         });
         v["ports"][0]["lldp"][name].as_u64().unwrap()
     }
 
     fn neighbors(&self) -> Value {
-        let v = self.d.call(&Request::Neighbors {
+        let v = self.on.d.call(&Request::Neighbors {
             port: Some("vb".into()),
         });
         v["ports"][0].clone()

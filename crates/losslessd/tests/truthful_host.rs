@@ -51,6 +51,21 @@ impl Host {
     }
 }
 
+/// lldpad, not willing, advertises PFC on `priorities` (`lldptool -T -V PFC`).
+fn lldpad_pfc(l: &LldpadPeer, priorities: &str) {
+    let enabled = format!("enabled={priorities}");
+    l.lldptool_ok(&[
+        "-T",
+        "-i",
+        "va",
+        "-V",
+        "PFC",
+        "enableTx=yes",
+        "willing=no",
+        &enabled,
+    ]);
+}
+
 const LOSSY_3: &str = "carries a class the configuration makes lossless, but priority 3 has no \
                        PFC in operation (PFC on 4: willing: running the peer's configuration): \
                        that traffic is lossy";
@@ -65,16 +80,7 @@ fn lldpad_ieee_pushing_pfc_on_4_makes_roce_lossy_and_status_says_so() {
     }
     let h = Host::start(&roce());
     let l = LldpadPeer::start(&h.on.na, "va", Mode::Ieee);
-    l.lldptool_ok(&[
-        "-T",
-        "-i",
-        "va",
-        "-V",
-        "PFC",
-        "enableTx=yes",
-        "willing=no",
-        "enabled=4",
-    ]);
+    lldpad_pfc(&l, "4");
     // The host adopts lldpad's PFC and programs it ...
     wait_for(LIMIT, "the driver to run PFC on 4", || {
         (h.shim.state("vb")?.ieee_pfc_en() == 1 << 4).then_some(())
@@ -93,22 +99,13 @@ fn lldpad_ieee_pushing_pfc_on_4_makes_roce_lossy_and_status_says_so() {
         ]),
         "{port:#}"
     );
-    // The same from the CLI, and the metric the alert reads.
+    // The same from the CLI.
     let out = h.on.d.cli(&["status"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("APP dscp 26 (AF31) -> 3 carries"), "{text}");
 
     // lldpad back on PFC 3: nothing to say any more.
-    l.lldptool_ok(&[
-        "-T",
-        "-i",
-        "va",
-        "-V",
-        "PFC",
-        "enableTx=yes",
-        "willing=no",
-        "enabled=3",
-    ]);
+    lldpad_pfc(&l, "3");
     wait_for(LIMIT, "the host healthy again", || {
         (h.port()["healthy"] == true).then_some(())
     });

@@ -469,3 +469,44 @@ fn a_nic_that_cannot_be_read_back_is_not_ok() {
     let port = port_status(&mut l.sim, l.host);
     assert_eq!(port["problems"], json!([]), "{port:#}");
 }
+
+#[test]
+fn a_programming_held_for_the_peer_is_not_ok_until_it_goes() {
+    // No DCBX peer on the link (the switch's LLDP is off): the programming waits
+    // 3 s after link-up for one, and status says so meanwhile.
+    let mut sw = ieee_switch_config();
+    sw.admin_status = lossless_dcbx::AdminStatus::Disabled;
+    let mut sim = Sim::new(1);
+    let s = sim
+        .add_node(
+            "switch",
+            MacAddr([2, 0, 0, 0, 0, 0x0a]),
+            PortSettings::from_port_config(&sw),
+            Driver::NoDcbnl,
+        )
+        .unwrap();
+    let h = sim
+        .add_node(
+            "host",
+            MacAddr([2, 0, 0, 0, 0, 0x0b]),
+            dcbnl(&roce_host()),
+            Driver::Dcbnl { buffer: None },
+        )
+        .unwrap();
+    let seg = sim.connect(s, h);
+    sim.set_link(seg, true);
+    sim.run_for(Duration::from_secs(1));
+    let problems = port_status(&mut sim, h)["problems"].clone();
+    assert!(
+        problems.as_array().unwrap().iter().any(|p| p
+            .as_str()
+            .unwrap()
+            .starts_with("dcbnl: the programming waits for the DCBX peer")),
+        "{problems:#}"
+    );
+    assert_eq!(sim.nic(h).ieee_programs, 0);
+    sim.run_for(Duration::from_secs(3));
+    assert_eq!(sim.nic(h).ieee_programs, 1);
+    let problems = port_status(&mut sim, h)["problems"].clone();
+    assert_eq!(problems, json!(["no DCBX peer heard since link up"]));
+}

@@ -85,6 +85,9 @@ pub enum Problem {
     NicDiffers(Difference),
     /// The NIC could not be read back: what it holds is not known.
     ReadBackFailed(String),
+    /// A programming waits (at most a few seconds after a link-up) for the
+    /// negotiation to settle: the NIC does not run it yet.
+    Held,
     /// An APP entry of a class the configuration makes lossless maps, in operation,
     /// to a priority without PFC: its traffic is lossy.
     LossyClass {
@@ -139,6 +142,7 @@ impl Problem {
             Problem::Refused(_) => "refused",
             Problem::NicDiffers(_) => "nic_differs",
             Problem::ReadBackFailed(_) => "read_back_failed",
+            Problem::Held => "held",
             Problem::LossyClass { .. } | Problem::LossyCeeClass { .. } => "lossy_class",
             Problem::StaticPeerDiffers(_) => "static_peer_differs",
             Problem::CnpWithPfc { .. } => "cnp_with_pfc",
@@ -150,7 +154,7 @@ impl Problem {
     }
 
     /// Every kind, in the order [`Problem::kind`] lists them.
-    pub const KINDS: [&'static str; 16] = [
+    pub const KINDS: [&'static str; 17] = [
         "link_down",
         "no_peer",
         "feature",
@@ -160,6 +164,7 @@ impl Problem {
         "refused",
         "nic_differs",
         "read_back_failed",
+        "held",
         "lossy_class",
         "static_peer_differs",
         "cnp_with_pfc",
@@ -202,6 +207,10 @@ impl std::fmt::Display for Problem {
             Problem::Programming(e) => write!(f, "dcbnl programming failed: {e}"),
             Problem::Refused(r) => write!(f, "{r}: not in the NIC"),
             Problem::NicDiffers(d) => write!(f, "read back: {d}"),
+            Problem::Held => f.write_str(
+                "dcbnl: the programming waits for the DCBX peer (at most 3 s after link-up): \
+                 the NIC does not run it yet",
+            ),
             Problem::ReadBackFailed(e) => write!(
                 f,
                 "the NIC could not be read back ({e}): what it holds is not known"
@@ -329,6 +338,8 @@ pub struct Facts<'a> {
     pub nic: &'a NicWatch,
     /// The headroom's buffer, where the port sizes one.
     pub buffer: Option<BufferState>,
+    /// A programming waits for the negotiation to settle after a link-up.
+    pub held: bool,
 }
 
 /// A port's problems: the link, then DCBX, then the NIC, then what makes lossless
@@ -357,6 +368,9 @@ pub fn problems(f: &Facts<'_>) -> Vec<Problem> {
                 out.extend(refusals(f.nic));
             } else if let Some(e) = error {
                 out.push(Problem::Programming(e.clone()));
+            }
+            if f.held {
+                out.push(Problem::Held);
             }
             // "Cannot see" is not "ok".
             if let Some(e) = &f.nic.read_error {

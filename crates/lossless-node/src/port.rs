@@ -317,6 +317,7 @@ impl Port {
                 .headroom
                 .as_ref()
                 .map(|h| h.buffer_state(self.settings.apply, &self.hardware)),
+            held: self.ieee_hw.held,
         }
     }
 

@@ -152,27 +152,6 @@ impl Problem {
             Problem::PfcStorm { .. } => "pfc_storm",
         }
     }
-
-    /// Every kind, in the order [`Problem::kind`] lists them.
-    pub const KINDS: [&'static str; 17] = [
-        "link_down",
-        "no_peer",
-        "feature",
-        "probing",
-        "no_dcbnl",
-        "programming",
-        "refused",
-        "nic_differs",
-        "read_back_failed",
-        "held",
-        "lossy_class",
-        "static_peer_differs",
-        "cnp_with_pfc",
-        "pfc_in_starved_class",
-        "blind_watchdog",
-        "headroom_does_not_fit",
-        "pfc_storm",
-    ];
 }
 
 /// How a feature falls short, the worst first.

@@ -417,11 +417,6 @@ impl NicWatch {
             .collect()
     }
 
-    /// A read that differs from the baseline: someone changed the NIC since.
-    pub fn drifted(&self, read: &NicState) -> bool {
-        self.baseline.as_ref().is_some_and(|b| b != read)
-    }
-
     /// The NIC holds all of `program` already, by what was last programmed and the
     /// last read-back: sending it again would change nothing (and on ice, whose
     /// driver closes and reopens the netdev for a change, would flap the link for

@@ -69,16 +69,11 @@ impl Node {
         let after = nic.differences();
         // Drift: differences the baseline (what the NIC held right after our last
         // programming) did not have. What the driver never kept is reported, not
-        // programmed again in a loop.
-        let baseline: Vec<Difference> = match (&nic.meant, &nic.baseline) {
-            (Some(m), Some(b)) => crate::nic::differences(m, b),
-            _ => return,
-        };
-        let new: Vec<Difference> = after
-            .iter()
-            .filter(|d| !baseline.iter().any(|b| b.same_kind(d)))
-            .cloned()
-            .collect();
+        // programmed again in a loop. No baseline yet: nothing to judge against.
+        if nic.meant.is_none() || nic.baseline.is_none() {
+            return;
+        }
+        let new = nic.drifted_differences();
         if new.is_empty() {
             return;
         }

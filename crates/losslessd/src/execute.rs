@@ -450,6 +450,12 @@ fn program_ieee(io: &mut Io, ifname: &str, p: &IeeeProgram) -> IeeeOutcome {
         Ok(d) => d,
         Err(e) => return IeeeOutcome::failed(p, &e),
     };
+    // One IEEE_GET before, one after (each may cost a firmware command on mlx5):
+    // what the kernel holds, whether the driver has a trust table, the delay to keep.
+    let before = match d.get_ieee_state(ifname) {
+        Ok(s) => s,
+        Err(e) => return IeeeOutcome::failed(p, &convert::hardware_error(e)),
+    };
     let part = |r: Result<(), DcbError>| r.map_err(convert::hardware_error);
     let each = |r: Result<lossless_sys::dcbnl::AppAnswers, DcbError>,
                 asked: &[lossless_wire::ieee::AppPriority]| match r {
@@ -463,11 +469,11 @@ fn program_ieee(io: &mut Io, ifname: &str, p: &IeeeProgram) -> IeeeOutcome {
         }
     };
     let apps_added = each(
-        d.add_ieee_apps_each(ifname, &convert::dcb_apps(&p.app_add)),
+        d.add_ieee_apps_each(ifname, &convert::dcb_apps(&p.app_add), &before.apps),
         &p.app_add,
     );
     let apps_deleted = each(
-        d.del_ieee_apps_each(ifname, &convert::dcb_apps(&p.app_del)),
+        d.del_ieee_apps_each(ifname, &convert::dcb_apps(&p.app_del), &before.apps),
         &p.app_del,
     );
     let trust = match p.trust {
@@ -477,7 +483,7 @@ fn program_ieee(io: &mut Io, ifname: &str, p: &IeeeProgram) -> IeeeOutcome {
                 Trust::DscpThenPcp => &[AppSelector::DSCP, AppSelector::PCP],
                 Trust::Pcp => &[AppSelector::PCP],
             };
-            match d.set_app_trust(ifname, order) {
+            match d.set_app_trust_known(ifname, order, before.trust.is_some()) {
                 Ok(()) => Ok(TrustOutcome::Set),
                 Err(DcbError::NotReported { .. }) => Ok(TrustOutcome::Unsupported),
                 Err(e) => Err(convert::hardware_error(e)),
@@ -491,7 +497,17 @@ fn program_ieee(io: &mut Io, ifname: &str, p: &IeeeProgram) -> IeeeOutcome {
         .ets
         .as_ref()
         .map(|ets| part(d.set_ieee_ets(ifname, &convert::ieee_ets(ets))));
-    let pfc = part(d.set_ieee_pfc_keep_delay(ifname, p.pfc_enabled).map(|_| ()));
+    // The delay allowance the headroom set is kept (a driver without ieee_getpfc
+    // leaves it unknown: refused, as before).
+    let pfc = part(match before.pfc {
+        Some(pfc) => d.set_ieee_pfc(ifname, p.pfc_enabled, pfc.delay),
+        None => Err(DcbError::NotReported {
+            ifname: ifname.to_owned(),
+            cmd: lossless_sys::dcbnl::DcbCmd::IeeeGet,
+            what: "DCB_ATTR_IEEE_PFC",
+            why: "it has no ieee_getpfc, so the delay to keep is unknown",
+        }),
+    });
     let nic = Some(read_nic(d, ifname));
     IeeeOutcome {
         ets,

@@ -318,13 +318,16 @@ impl Dcbnl {
     /// driver's positive answer (ice) cannot stop the rest: `dcbnl_ieee_set` stops
     /// at the first entry whose `ieee_setapp` answers anything but 0. Entries the
     /// kernel already holds (read with one `IEEE_GET` first) are answered `Ok`
-    /// without a request. The outer error is a failure before any entry was sent.
+    /// without a request: `held` is the kernel's table as the caller read it (one
+    /// `IEEE_GET` for a whole programming). The outer error is a failure before any
+    /// entry was sent.
     pub fn add_ieee_apps_each(
         &mut self,
         ifname: &str,
         apps: &[DcbApp],
+        held: &[DcbApp],
     ) -> Result<AppAnswers, DcbError> {
-        self.each_app(ifname, apps, |d, app, held| {
+        self.each_app(apps, held, |d, app, held| {
             if held {
                 return Ok(());
             }
@@ -335,13 +338,15 @@ impl Dcbnl {
     }
 
     /// Removes these APP entries, one `IEEE_DEL` each, each answered on its own (an
-    /// entry the kernel no longer holds is `Ok`: it is gone, which was the aim).
+    /// entry the kernel no longer holds, by `held`, is `Ok`: it is gone, which was the
+    /// aim).
     pub fn del_ieee_apps_each(
         &mut self,
         ifname: &str,
         apps: &[DcbApp],
+        held: &[DcbApp],
     ) -> Result<AppAnswers, DcbError> {
-        self.each_app(ifname, apps, |d, app, held| {
+        self.each_app(apps, held, |d, app, held| {
             if held {
                 d.del_ieee_app(ifname, app)
             } else {
@@ -351,18 +356,17 @@ impl Dcbnl {
     }
 
     /// Runs `one` for each distinct entry of `apps` (checked first), telling it
-    /// whether the kernel holds the entry (one `IEEE_GET` before the first).
+    /// whether the kernel holds the entry (`have`).
     fn each_app(
         &mut self,
-        ifname: &str,
         apps: &[DcbApp],
+        have: &[DcbApp],
         mut one: impl FnMut(&mut Self, &DcbApp, bool) -> Result<(), DcbError>,
     ) -> Result<AppAnswers, DcbError> {
         if apps.is_empty() {
             return Ok(Vec::new());
         }
         super::app::check_apps(apps)?;
-        let have = self.get_ieee_state(ifname)?.apps;
         let mut out: AppAnswers = Vec::new();
         for app in apps {
             if out.iter().any(|(a, _)| a == app) {
@@ -410,7 +414,20 @@ impl Dcbnl {
     /// the attribute without a word).
     pub fn set_app_trust(&mut self, ifname: &str, order: &[AppSelector]) -> Result<(), DcbError> {
         super::app::check_trust(order)?;
-        if self.get_ieee_state(ifname)?.trust.is_none() {
+        let has_table = self.get_ieee_state(ifname)?.trust.is_some();
+        self.set_app_trust_known(ifname, order, has_table)
+    }
+
+    /// [`Dcbnl::set_app_trust`] where the caller read `IEEE_GET` already: `has_table`,
+    /// the driver reports a trust table.
+    pub fn set_app_trust_known(
+        &mut self,
+        ifname: &str,
+        order: &[AppSelector],
+        has_table: bool,
+    ) -> Result<(), DcbError> {
+        super::app::check_trust(order)?;
+        if !has_table {
             return Err(DcbError::NotReported {
                 ifname: ifname.to_owned(),
                 cmd: DcbCmd::IeeeGet,

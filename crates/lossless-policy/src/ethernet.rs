@@ -1,5 +1,5 @@
-//! The Ethernet profile: the same policy drives DCB on Ethernet ports, as CEE DCBX
-//! configuration for `losslessd`.
+//! The Ethernet profile: the same policy drives DCB on Ethernet ports, as `losslessd`
+//! configuration for both DCBX versions (CEE priority groups, IEEE 802.1Qaz ETS).
 //!
 //! The mapping (docs/policy.md, "Ethernet profile"):
 //!
@@ -13,6 +13,8 @@
 //!   `vlarb-scope`; `vlarb-high` and `vlarb-low` weights added, since CEE has one weighted
 //!   table), split over the groups that carry a priority; without a scope, equal shares
 //!   (module `bandwidth`);
+//! * IEEE 802.1Qaz ETS means the same as the priority groups: traffic class = PG, its
+//!   bandwidth the PG's share (module `ets`);
 //! * levels marked lossless (`lossless: yes`, `<lossless/>`, or `--lossless LEVEL`) put PFC on
 //!   their priority, on every port;
 //! * `qos-class` rules become IEEE 802.1Qaz APP entries, DSCP (TClass >> 2) -> the level's
@@ -24,6 +26,7 @@
 
 mod app;
 mod bandwidth;
+mod ets;
 mod levels;
 mod ports;
 mod render;
@@ -34,6 +37,7 @@ use crate::check::{Diagnostic, Emit, Severity};
 use serde::Serialize;
 
 pub use app::EthApp;
+pub use ets::EthEts;
 use ports::Interface;
 
 /// Where findings about the options (`--ports`, `--lossless`) point: the top of the file.
@@ -56,6 +60,8 @@ pub struct EthPort {
     pub pgid: [u8; 8],
     /// Bandwidth percentage of PG 0..7; sums to 100.
     pub percent: [u8; 8],
+    /// IEEE 802.1Qaz ETS meaning the same: traffic class = priority group.
+    pub ets: EthEts,
     /// Priorities with PFC on, ascending.
     pub pfc: Vec<u8>,
     /// IEEE 802.1Qaz APP entries from the `qos-class` rules: DSCP -> priority.
@@ -134,10 +140,12 @@ fn port(
     let vlarb = scopes::last_vlarb(policy, names, &iface.name);
     let pgid = scopes::priority_groups(sl2vl);
     let weights = bandwidth::weights(&iface.name, &pgid, vlarb, used, d);
+    let percent = bandwidth::percentages(&weights);
     EthPort {
         name: iface.name.clone(),
         pgid,
-        percent: bandwidth::percentages(&weights),
+        percent,
+        ets: ets::from_pg(&pgid, &percent),
         pfc: pfc.to_vec(),
         app,
         groups: ports::groups_of(policy, &iface.name),

@@ -146,6 +146,78 @@ fn ethernet_profile_is_what_losslessd_loads() {
     assert_eq!(v["levels"][1]["lossless"], true);
 }
 
+/// IEEE 802.1Qaz ETS as losslessd reads it from the compiled file means what the CEE priority
+/// groups mean: priorities share a traffic class exactly when they share a group, each class
+/// that carries priorities is served by ETS with its group's share, and the classes that
+/// carry none get nothing. A port on the default `auto` mode runs IEEE first, so without
+/// this it would run the driver's ETS, not the policy's.
+#[test]
+fn ethernet_profile_ets_means_the_priority_groups() {
+    use lossless_wire::ieee::Tsa;
+    let (code, toml, stderr) = lossless(&[
+        "policy",
+        "compile",
+        &data("ethernet-policy.conf"),
+        "--ethernet",
+        "--ports",
+        "eth9",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let file = temp("losslessd-ets.toml", &toml);
+    let cfg = DaemonConfig::parse(&toml, &file)
+        .unwrap_or_else(|e| panic!("losslessd refuses the compiled configuration: {e}\n{toml}"));
+    for port in ["enp65s0f0", "enp65s0f1", "enp3s0", "eth9"] {
+        let d = cfg.port(port).dcbx().clone();
+        let (pgid, percent) = (d.pg.cfg.pgid, d.pg.cfg.percent);
+        let ets = d.ieee.ets.cfg.table;
+        assert_ne!(
+            ets,
+            lossless_wire::ieee::EtsTable::default(),
+            "{port}: ETS left at the default\n{toml}"
+        );
+        for p in 0..8 {
+            for q in 0..8 {
+                assert_eq!(
+                    pgid[p] == pgid[q],
+                    ets.prio_tc[p] == ets.prio_tc[q],
+                    "{port}: priorities {p} and {q}: PGs {pgid:?}, classes {:?}",
+                    ets.prio_tc
+                );
+            }
+            let tc = usize::from(ets.prio_tc[p]);
+            assert_eq!(ets.tsa[tc], Tsa::ETS, "{port}: class {tc} of priority {p}");
+            assert_eq!(
+                ets.tc_bw[tc],
+                percent[usize::from(pgid[p])],
+                "{port}: the share of priority {p}'s class"
+            );
+        }
+        for tc in 0..8u8 {
+            if !ets.prio_tc.contains(&tc) {
+                assert_eq!(ets.tc_bw[usize::from(tc)], 0, "{port}: unused class {tc}");
+            }
+        }
+    }
+    // --json carries the same tables.
+    let (code, out, _) = lossless(&[
+        "policy",
+        "compile",
+        &data("ethernet-policy.conf"),
+        "--ethernet",
+        "--json",
+    ]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let p = &v["ports"][1];
+    assert_eq!(p["name"], "enp65s0f1");
+    assert_eq!(p["ets"]["prio_tc"], p["pgid"]);
+    assert_eq!(p["ets"]["tc_bw"], p["percent"]);
+    assert_eq!(
+        p["ets"]["tsa"],
+        serde_json::json!(["ets", "ets", "ets", "strict", "strict", "strict", "strict", "strict"])
+    );
+}
+
 #[test]
 fn ethernet_profile_same_from_the_xml_form() {
     let xml = "\

@@ -46,6 +46,7 @@ fn header(source: &str, levels: &[EthLevel], notes: &[Diagnostic]) -> String {
          # by `lossless policy compile --ethernet` (docs/policy.md, \"Ethernet profile\").\n\
          # Priority = the level's SL; PFC on the lossless levels' priorities; priority\n\
          # group = the VL of the port's SL2VL table; PG bandwidth = the VLArb weights;\n\
+         # IEEE 802.1Qaz ETS the same: traffic class = priority group, its bandwidth the PG's;\n\
          # APP (IEEE 802.1Qaz): a qos-class rule's DSCP (TClass >> 2) -> its level's priority.\n#\n"
     );
     for l in levels {
@@ -82,6 +83,12 @@ fn port_section(p: &EthPort) -> String {
     ));
     s.push_str(&format!("pg.pgid = {}\n", list(p.pgid)));
     s.push_str(&format!("pg.percent = {}\n", list(p.percent)));
+    s.push_str(&format!("ets.prio_tc = {}\n", list(p.ets.prio_tc)));
+    s.push_str(&format!("ets.tc_bw = {}\n", list(p.ets.tc_bw)));
+    s.push_str(&format!(
+        "ets.tsa = {}\n",
+        list(p.ets.tsa.iter().map(|t| toml_str(t)))
+    ));
     s.push_str(&format!("pfc.priorities = {}\n", list(&p.pfc)));
     s.push_str(&app::to_toml(&p.app));
     s

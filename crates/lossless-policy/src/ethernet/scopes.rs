@@ -57,7 +57,7 @@ fn vls_not_pgs(s: &Sl2VlScope, d: &mut Emit<'_>) {
     }
 }
 
-/// Each vlarb-scope's parts that have no CEE equivalent.
+/// Each vlarb-scope's parts that have no CEE PG or IEEE ETS equivalent.
 pub(super) fn vlarb_notes(policy: &Policy, d: &mut Emit<'_>) {
     for s in &policy.vlarb_scopes {
         if !s.across.is_empty() {
@@ -69,7 +69,7 @@ pub(super) fn vlarb_notes(policy: &Policy, d: &mut Emit<'_>) {
             );
         }
         if s.high.is_some() || s.high_limit.is_some() {
-            d(Severity::Warning, "vlarb-high", s.loc, "vlarb-high and vl-high-limit have no CEE equivalent: high and low weights are added into one bandwidth table".to_string());
+            d(Severity::Warning, "vlarb-high", s.loc, "vlarb-high and vl-high-limit have no equivalent in CEE priority groups or IEEE 802.1Qaz ETS: high and low weights are added into one bandwidth table".to_string());
         }
     }
 }

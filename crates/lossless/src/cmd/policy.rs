@@ -43,8 +43,10 @@ fabric dump; every answer says which.
 compile --ethernet writes the [ports.\"NAME\"] sections of a losslessd configuration file: a
 level's SL is its 802.1p priority, port-name entries without /P<port> are interface names,
 the SL2VL table of a port gives each priority's group and the VLArb weights the groups'
-bandwidth, and levels marked lossless (`lossless: yes` in the level, <lossless/> in the XML
-form, or --lossless LEVEL) get PFC. See docs/policy.md.";
+bandwidth (written twice, as CEE DCBX priority groups, pg.*, and as IEEE 802.1Qaz ETS,
+ets.*, traffic class = group, so a port runs them in either version), and levels marked
+lossless (`lossless: yes` in the level, <lossless/> in the XML form, or --lossless LEVEL)
+get PFC. See docs/policy.md.";
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -60,7 +62,8 @@ pub enum PolicyCmd {
     /// whose mistakes are all reported at once, each with line:column and what was expected.
     Check(CheckArgs),
     /// Per-port SL2VL and VLArb tables for a fabric; with --ethernet, losslessd's DCBX
-    /// configuration (priorities, priority groups and bandwidth, PFC) per interface.
+    /// configuration (priority groups and bandwidth as CEE PG and IEEE ETS, PFC, APP) per
+    /// interface.
     ///
     /// Example: lossless policy compile qos-policy.conf --ethernet --ports enp65s0f0
     Compile(CompileArgs),
@@ -105,7 +108,8 @@ pub struct CheckArgs {
 pub struct CompileArgs {
     #[command(flatten)]
     pub inputs: Inputs,
-    /// Emit losslessd's per-port DCBX configuration (TOML) for Ethernet instead of IB tables.
+    /// Emit losslessd's per-port DCBX configuration (TOML) for Ethernet instead of IB tables:
+    /// CEE priority groups (pg.*) and IEEE 802.1Qaz ETS (ets.*) meaning the same, PFC, APP.
     #[arg(long)]
     pub ethernet: bool,
     /// With --ethernet: interfaces to configure besides the policy's interface names

@@ -41,6 +41,7 @@ pub mod opensm;
 pub mod oracle;
 pub mod pcap;
 pub mod promtool;
+pub mod sysfs;
 pub mod systemd;
 pub mod tshark;
 

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 /// The driver's sources; every one includes c/dcbdrv.h.
-const SOURCES: [&str; 14] = [
+const SOURCES: [&str; 15] = [
     "c/state.c",
     "c/statefile.c",
     "c/nlmsg.c",
@@ -21,6 +21,7 @@ const SOURCES: [&str; 14] = [
     "c/drv_hns3.c",
     "c/shim.c",
     "c/lldpad_fix.c",
+    "c/sysfs.c",
 ];
 const HEADER: &str = "c/dcbdrv.h";
 

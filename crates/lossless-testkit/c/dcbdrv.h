@@ -31,6 +31,11 @@
  *   LOSSLESS_DCBDRV_APPS     "SEL,PRIO,PROTO;...": APP entries at power-on
  *   LOSSLESS_DCBDRV_LOG_GETS 1: log get requests too (sets are always logged)
  *   LOSSLESS_DCBDRV_LLDPAD_FIX 0: do not patch lldpad (see lldpad_fix())
+ *   LOSSLESS_DCBDRV_SYSFS    ROOT of an emulated host tree (sysfs, configfs at
+ *                            ROOT/kernel/config, debugfs at ROOT/kernel/debug,
+ *                            laid by src/sysfs.rs): opens, writes, mkdir,
+ *                            rmdir, unlink under ROOT get the kernel's answers
+ *                            and are logged (sysfs.c); unset: nothing changes
  *
  * The state file format and the log format are documented in ../README.md;
  * the Rust side (src/dcbdrv.rs) parses them.
@@ -56,6 +61,8 @@
  *   shim.c        the real libc calls, the reply queues, the request path,
  *                 the wrapped libc calls, the load-time constructor
  *   lldpad_fix.c  the patch for Debian 12's lldpad
+ *   sysfs.c       the kernel's write semantics on an emulated sysfs,
+ *                 configfs and debugfs (LOSSLESS_DCBDRV_SYSFS)
  *
  * Only the wrapped libc calls are exported: build.rs compiles every file with
  * -fvisibility=hidden and the wrappers carry DCBDRV_EXPORT; the declarations
@@ -352,6 +359,13 @@ extern const struct model model_generic, model_mlx5, model_ice, model_i40e, mode
 
 /* lldpad_fix.c: called by the constructor in shim.c */
 void lldpad_fix(void);
+
+/* sysfs.c: the emulated host tree (LOSSLESS_DCBDRV_SYSFS); shim.c's read and close
+ * call these. sysfs_read answers a read of an fd sysfs.c opened under the root (at
+ * `at` when use_at, else at the fd's offset): 1 with *n set (-1 and errno on error),
+ * 0 when fd is not one of them. */
+int sysfs_read(int fd, void *buf, size_t len, ssize_t *n, off_t at, int use_at);
+void sysfs_forget(int fd);
 
 #pragma GCC visibility pop
 

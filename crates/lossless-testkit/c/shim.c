@@ -385,6 +385,8 @@ ssize_t read(int fd, void *buf, size_t len)
 
 	resolve();
 	n = take(fd, &iov, 1, 0, &trunc);
+	if (n < 0 && sysfs_read(fd, buf, len, &n, 0, 0))
+		return n;
 	return n < 0 ? r_read(fd, buf, len) : n;
 }
 
@@ -392,6 +394,7 @@ DCBDRV_EXPORT
 int close(int fd)
 {
 	resolve();
+	sysfs_forget(fd);
 	if (__atomic_load_n(&pending, __ATOMIC_SEQ_CST)) {
 		pthread_mutex_lock(&mu);
 		drop_queue(fd);

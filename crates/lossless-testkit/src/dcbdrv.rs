@@ -135,6 +135,7 @@ pub struct ShimEnv {
     apps: Vec<(u8, u8, u16)>,
     model: Model,
     fw_agent: Vec<String>,
+    sysfs: Option<PathBuf>,
 }
 
 impl ShimEnv {
@@ -151,6 +152,7 @@ impl ShimEnv {
             apps: Vec::new(),
             model: Model::Generic,
             fw_agent: Vec::new(),
+            sysfs: None,
         }
     }
 
@@ -192,6 +194,14 @@ impl ShimEnv {
         self
     }
 
+    /// The emulated host tree at `root` ([`crate::sysfs::HostTree::root`]): the
+    /// library answers opens, writes, mkdir, rmdir and unlink under it as the kernel
+    /// does and logs them (`LOSSLESS_DCBDRV_SYSFS`, `c/sysfs.c`).
+    pub fn sysfs(mut self, root: &Path) -> ShimEnv {
+        self.sysfs = Some(root.to_path_buf());
+        self
+    }
+
     /// Log get requests too (sets are always logged).
     pub fn log_gets(mut self, on: bool) -> ShimEnv {
         self.log_gets = on;
@@ -221,6 +231,9 @@ impl ShimEnv {
         ];
         if let Some(b) = &self.buffer {
             v.push(("LOSSLESS_DCBDRV_BUFFER".into(), b.clone()));
+        }
+        if let Some(root) = &self.sysfs {
+            v.push(("LOSSLESS_DCBDRV_SYSFS".into(), root.display().to_string()));
         }
         if !self.apps.is_empty() {
             let list: Vec<String> = self
@@ -526,6 +539,34 @@ impl LogEntry {
             fields,
             words,
         })
+    }
+
+    /// A file operation of the emulated host tree (`SYSFS_WRITE`, `SYSFS_OPEN`,
+    /// `SYSFS_MKDIR`, `SYSFS_RMDIR`, `SYSFS_UNLINK`): its path under the root.
+    pub fn path(&self) -> Option<&str> {
+        if self.cmd.starts_with("SYSFS_") {
+            self.field("path")
+        } else {
+            None
+        }
+    }
+
+    /// What a `SYSFS_WRITE` wrote (the bytes, unescaped).
+    pub fn value(&self) -> Option<Vec<u8>> {
+        self.field("value").map(crate::sysfs::unescape)
+    }
+
+    /// What the file showed after a `SYSFS_WRITE` that was taken.
+    pub fn shown(&self) -> Option<String> {
+        self.field("shown")
+            .map(|s| String::from_utf8_lossy(&crate::sysfs::unescape(s)).into_owned())
+    }
+
+    /// The errno of a refusal (`err=-22`: 22), None when it went through.
+    pub fn errno(&self) -> Option<i32> {
+        self.result
+            .strip_prefix("err=-")
+            .and_then(|n| n.parse().ok())
     }
 
     /// Every line that parses.

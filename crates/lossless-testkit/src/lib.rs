@@ -14,6 +14,9 @@
 //!   for the driver it models (generic, mlx5, ice, i40e, bnxt, hns3, ixgbe), one NIC per
 //!   interface shared by the processes that preload it with the same directory, and
 //!   what it recorded;
+//! * [`sysfs`]: an emulated host tree of RoCE NICs (sysfs, configfs, debugfs) laid as
+//!   the kernel lays them per driver model and flavour (inbox, MLNX_OFED), with the
+//!   kernel's write semantics enforced by the emulated driver library;
 //! * [`lldpad`]: Debian's lldpad as a DCBX peer on veth, under that driver;
 //! * [`lldpd`]: Debian's lldpd as an LLDP neighbour on veth, and its view of us;
 //! * [`inject`]: LLDPDUs from a device on the link that only the far end hears;
@@ -61,6 +64,7 @@ pub use opensm::{OpenSm, PathRecord, SimInput, VlArbRead};
 pub use oracle::{require, Oracle};
 pub use pcap::{read_frames, write_pcap, write_pcap_linktype, write_pcapng};
 pub use promtool::{exposition_names, exposition_samples, promtool_check_metrics, promtool_run};
+pub use sysfs::{Flavour, HostTree, Port};
 pub use systemd::{
     syscall_set, systemd_security, systemd_verify, unit_syscalls_allowed, unit_values, Trace,
 };

@@ -22,6 +22,10 @@
 //!   what an IEEE 802.1Qaz agent programs: ETS, PFC with the delay allowance
 //!   adaptive headroom sizes, APP entries, the trust order, the DCBX mode;
 //!   and the DCB buffer.
+//! * [`ethtool`]: a driver's statistics by name (the `SIOCETHTOOL` ioctl);
+//!   [`ethtool_nl`]: ethtool's generic netlink family, a NIC's link flow control
+//!   (pause) and its driver's private flags, refusals with the driver's errno and
+//!   the kernel's extack message.
 //!
 //! Sockets are non-blocking where the daemon polls them (packet, link
 //! monitor) and implement [`AsRawFd`](std::os::fd::AsRawFd) and
@@ -35,6 +39,7 @@ pub mod batch;
 mod bpf_interp;
 pub mod dcbnl;
 pub mod ethtool;
+pub mod ethtool_nl;
 pub mod heap;
 pub mod host;
 pub mod link;
@@ -56,6 +61,7 @@ pub use dcbnl::{
     AppSelector, DcbApp, DcbBuffer, DcbCmd, DcbError, DcbErrorKind, Dcbnl, DcbxMode, IeeeConfig,
     IeeeEts, IeeePfc, IeeeSet, IeeeState, PfcSetting, PgConfig, PgDir, PgSetting, TcConfig, Tsa,
 };
+pub use ethtool_nl::{EthtoolError, EthtoolNl, EthtoolOp, Pause};
 pub use link::{
     dump_links, if_hwaddr, if_nametoindex, parse_link_messages, LinkError, LinkEvent, LinkInfo,
     LinkMonitor,

@@ -402,7 +402,8 @@ impl MsgBuilder {
     }
 }
 
-/// A `NETLINK_ROUTE` socket talking to the kernel.
+/// A netlink socket talking to the kernel (`NETLINK_ROUTE` unless opened with
+/// [`NlSocket::open_protocol`]).
 #[derive(Debug)]
 pub(crate) struct NlSocket {
     fd: OwnedFd,
@@ -421,8 +422,18 @@ impl NlSocket {
     /// A `NETLINK_ROUTE` socket bound to `groups` (a `RTMGRP_*` mask; 0 for
     /// none); the kernel picks the port id.
     pub fn open(nonblocking: bool, groups: u32) -> io::Result<NlSocket> {
+        NlSocket::open_protocol(libc::NETLINK_ROUTE, nonblocking, groups)
+    }
+
+    /// A netlink socket of `protocol` (`NETLINK_ROUTE`, `NETLINK_GENERIC`), bound
+    /// as [`NlSocket::open`] binds.
+    pub fn open_protocol(
+        protocol: libc::c_int,
+        nonblocking: bool,
+        groups: u32,
+    ) -> io::Result<NlSocket> {
         let ty = libc::SOCK_RAW | if nonblocking { libc::SOCK_NONBLOCK } else { 0 };
-        let fd = sys::socket(libc::AF_NETLINK, ty, libc::NETLINK_ROUTE)?;
+        let fd = sys::socket(libc::AF_NETLINK, ty, protocol)?;
         let sa = sockaddr_nl(groups);
         // SAFETY: sa is a valid sockaddr_nl of the length passed.
         sys::cvt(unsafe {

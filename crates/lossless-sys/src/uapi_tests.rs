@@ -5,7 +5,7 @@
 use std::process::Command;
 
 use crate::dcbnl::{self as d, DcbCmd};
-use crate::{link as l, netlink as n, packet as p};
+use crate::{ethtool_nl as e, link as l, netlink as n, packet as p};
 
 fn checks() -> Vec<(&'static str, i64)> {
     let mut v: Vec<(&'static str, i64)> = vec![
@@ -188,6 +188,79 @@ fn checks() -> Vec<(&'static str, i64)> {
         ("DCB_CAP_DCBX_VER_IEEE", d::DcbxMode::VER_IEEE.0.into()),
         ("DCB_CAP_DCBX_STATIC", d::DcbxMode::STATIC.0.into()),
         ("DCBX_MAX_BUFFERS", d::MAX_BUFFERS as i64),
+        // netlink.h, genetlink.h, ethtool_netlink.h, ethtool.h (ethtool_nl)
+        ("NLM_F_ACK", e::NLM_F_ACK.into()),
+        ("NLM_F_CAPPED", e::NLM_F_CAPPED.into()),
+        ("NLM_F_ACK_TLVS", e::NLM_F_ACK_TLVS.into()),
+        ("NLA_F_NESTED", e::NLA_F_NESTED.into()),
+        ("NLMSGERR_ATTR_MSG", e::NLMSGERR_ATTR_MSG.into()),
+        ("SOL_NETLINK", e::SOL_NETLINK.into()),
+        ("NETLINK_EXT_ACK", e::NETLINK_EXT_ACK.into()),
+        ("NETLINK_CAP_ACK", e::NETLINK_CAP_ACK.into()),
+        ("GENL_HDRLEN", e::GENL_HDRLEN as i64),
+        ("GENL_ID_CTRL", e::GENL_ID_CTRL.into()),
+        ("CTRL_CMD_GETFAMILY", e::CTRL_CMD_GETFAMILY.into()),
+        ("CTRL_CMD_NEWFAMILY", e::CTRL_CMD_NEWFAMILY.into()),
+        ("CTRL_ATTR_FAMILY_ID", e::CTRL_ATTR_FAMILY_ID.into()),
+        ("CTRL_ATTR_FAMILY_NAME", e::CTRL_ATTR_FAMILY_NAME.into()),
+        (
+            "sizeof(ETHTOOL_GENL_NAME) - 1",
+            e::ETHTOOL_GENL_NAME.len() as i64,
+        ),
+        ("ETHTOOL_GENL_VERSION", e::ETHTOOL_GENL_VERSION.into()),
+        (
+            "ETHTOOL_MSG_PRIVFLAGS_GET",
+            e::ETHTOOL_MSG_PRIVFLAGS_GET.into(),
+        ),
+        (
+            "ETHTOOL_MSG_PRIVFLAGS_SET",
+            e::ETHTOOL_MSG_PRIVFLAGS_SET.into(),
+        ),
+        ("ETHTOOL_MSG_PAUSE_GET", e::ETHTOOL_MSG_PAUSE_GET.into()),
+        ("ETHTOOL_MSG_PAUSE_SET", e::ETHTOOL_MSG_PAUSE_SET.into()),
+        (
+            "ETHTOOL_MSG_PRIVFLAGS_GET_REPLY",
+            e::ETHTOOL_MSG_PRIVFLAGS_GET_REPLY.into(),
+        ),
+        (
+            "ETHTOOL_MSG_PAUSE_GET_REPLY",
+            e::ETHTOOL_MSG_PAUSE_GET_REPLY.into(),
+        ),
+        (
+            "ETHTOOL_A_HEADER_DEV_NAME",
+            e::ETHTOOL_A_HEADER_DEV_NAME.into(),
+        ),
+        ("ETHTOOL_A_PAUSE_HEADER", e::ETHTOOL_A_HEADER.into()),
+        ("ETHTOOL_A_PRIVFLAGS_HEADER", e::ETHTOOL_A_HEADER.into()),
+        ("ETHTOOL_A_PAUSE_AUTONEG", e::ETHTOOL_A_PAUSE_AUTONEG.into()),
+        ("ETHTOOL_A_PAUSE_RX", e::ETHTOOL_A_PAUSE_RX.into()),
+        ("ETHTOOL_A_PAUSE_TX", e::ETHTOOL_A_PAUSE_TX.into()),
+        (
+            "ETHTOOL_A_PRIVFLAGS_FLAGS",
+            e::ETHTOOL_A_PRIVFLAGS_FLAGS.into(),
+        ),
+        ("ETHTOOL_A_BITSET_NOMASK", e::ETHTOOL_A_BITSET_NOMASK.into()),
+        ("ETHTOOL_A_BITSET_SIZE", e::ETHTOOL_A_BITSET_SIZE.into()),
+        ("ETHTOOL_A_BITSET_BITS", e::ETHTOOL_A_BITSET_BITS.into()),
+        ("ETHTOOL_A_BITSET_VALUE", e::ETHTOOL_A_BITSET_VALUE.into()),
+        ("ETHTOOL_A_BITSET_MASK", e::ETHTOOL_A_BITSET_MASK.into()),
+        (
+            "ETHTOOL_A_BITSET_BITS_BIT",
+            e::ETHTOOL_A_BITSET_BITS_BIT.into(),
+        ),
+        (
+            "ETHTOOL_A_BITSET_BIT_INDEX",
+            e::ETHTOOL_A_BITSET_BIT_INDEX.into(),
+        ),
+        (
+            "ETHTOOL_A_BITSET_BIT_NAME",
+            e::ETHTOOL_A_BITSET_BIT_NAME.into(),
+        ),
+        (
+            "ETHTOOL_A_BITSET_BIT_VALUE",
+            e::ETHTOOL_A_BITSET_BIT_VALUE.into(),
+        ),
+        ("ETH_GSTRING_LEN", e::ETH_GSTRING_LEN as i64),
     ];
     for cmd in [
         DcbCmd::GetState,
@@ -221,7 +294,8 @@ fn constants_match_the_linux_uapi_headers() {
          #include <linux/if_link.h>\n#include <linux/if.h>\n#include <linux/if_arp.h>\n\
          #include <linux/if_ether.h>\n#include <linux/if_packet.h>\n\
          #include <linux/filter.h>\n#include <linux/pkt_sched.h>\n\
-         #include <linux/dcbnl.h>\nint main(void) {\n",
+         #include <linux/dcbnl.h>\n#include <linux/genetlink.h>\n\
+         #include <linux/ethtool.h>\n#include <linux/ethtool_netlink.h>\nint main(void) {\n",
     );
     for (expr, _) in &checks {
         c.push_str(&format!("  printf(\"%ld\\n\", (long)({expr}));\n"));

@@ -611,11 +611,15 @@ static void esc(const char *s, size_t n, char *out, size_t size)
 /* ---- the store: files replaced whole ------------------------------------------------ */
 
 static int lockfd = -1;
+/* flock excludes other processes; this, the other threads of this one (they share the
+ * lock file's description) */
+static pthread_mutex_t storemu = PTHREAD_MUTEX_INITIALIZER;
 
 static void lock(void)
 {
 	char p[PATH_MAX + 32];
 
+	pthread_mutex_lock(&storemu);
 	if (lockfd < 0) {
 		s_mkdir(kstate, 0755);
 		fmt(p, sizeof p, "%s/lock", kstate);
@@ -629,6 +633,7 @@ static void unlock(void)
 {
 	if (lockfd >= 0)
 		flock(lockfd, LOCK_UN);
+	pthread_mutex_unlock(&storemu);
 }
 
 /* Replaces abs's content with s, keeping its mode (a temporary file renamed over it). */

@@ -14,6 +14,7 @@ pub mod describe;
 pub mod headroom;
 pub mod nic;
 pub mod pcap;
+pub mod roce_host;
 pub mod scenario;
 pub mod scripted;
 pub mod sim;

@@ -58,6 +58,8 @@ pub struct Nic {
     /// When set, the driver refuses every programming (CEE, IEEE, the DCBX mode) with
     /// this error, as a driver that takes no value would: the probe still succeeds.
     pub refuse: Option<HardwareError>,
+    /// The host's RoCE settings beyond DCB (none exposed unless a scenario says).
+    pub roce: crate::roce_host::RoceHostModel,
     /// The PFC frames the port receives and sends, per priority.
     pub pauses: Pauses,
     /// Every IEEE PFC value it was given (the negotiated program and the headroom's
@@ -120,6 +122,7 @@ impl Nic {
             trust: None,
             ieee_programs: 0,
             refuse: None,
+            roce: crate::roce_host::RoceHostModel::default(),
             pauses: Pauses::default(),
             pfc_history: Vec::new(),
         }

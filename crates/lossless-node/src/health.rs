@@ -126,6 +126,9 @@ pub enum Problem {
         direction: Direction,
         pfc_off: bool,
     },
+    /// A RoCE host setting beyond DCB ([`crate::roce`]): not held, a firmware LLDP
+    /// agent competing, a ToS that leaves lossy.
+    Roce(crate::roce::RoceProblem),
 }
 
 impl Problem {
@@ -150,6 +153,7 @@ impl Problem {
             Problem::BlindWatchdog(_) => "blind_watchdog",
             Problem::HeadroomDoesNotFit(_) => "headroom_does_not_fit",
             Problem::PfcStorm { .. } => "pfc_storm",
+            Problem::Roce(r) => r.kind(),
         }
     }
 }
@@ -236,6 +240,7 @@ impl std::fmt::Display for Problem {
                 "the PFC watchdog is on but sees no counters ({why}): a storm would go unseen"
             ),
             Problem::HeadroomDoesNotFit(why) => write!(f, "headroom: {why}"),
+            Problem::Roce(r) => r.fmt(f),
             Problem::PfcStorm {
                 priority,
                 direction,
@@ -319,6 +324,8 @@ pub struct Facts<'a> {
     pub buffer: Option<BufferState>,
     /// A programming waits for the negotiation to settle after a link-up.
     pub held: bool,
+    /// The RoCE host settings beyond DCB.
+    pub roce: &'a crate::roce::RoceWatch,
 }
 
 /// A port's problems: the link, then DCBX, then the NIC, then what makes lossless
@@ -378,6 +385,10 @@ pub fn problems(f: &Facts<'_>) -> Vec<Problem> {
     if let Some(BufferState::DoesNotFit { reason, .. }) = &f.buffer {
         out.push(Problem::HeadroomDoesNotFit(reason.clone()));
     }
+    // A firmware LLDP agent competes where this daemon sends LLDP (not in static mode,
+    // where nothing is negotiated).
+    let runs_lldp = s.dcbx_active && s.mode.configured != lossless_dcbx::DcbxMode::Static;
+    out.extend(f.roce.problems(runs_lldp).into_iter().map(Problem::Roce));
     if let Some(why) = blind(f.pfc) {
         out.push(Problem::BlindWatchdog(why));
     }

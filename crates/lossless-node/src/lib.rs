@@ -31,6 +31,8 @@ pub mod port;
 pub mod protocol;
 pub mod relay;
 pub mod relay_metrics;
+pub mod roce;
+mod roce_metrics;
 pub mod rx_budget;
 pub mod state;
 pub mod timestamps;

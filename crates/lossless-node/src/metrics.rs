@@ -100,6 +100,7 @@ impl Metrics {
         crate::dcbx_config_metrics::render(&mut out, &ports);
         hardware(&mut out, &ports);
         headroom(&mut out, &ports);
+        crate::roce_metrics::render(&mut out, &ports);
         self.events(&mut out);
         self.convergence(&mut out);
         out

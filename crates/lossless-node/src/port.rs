@@ -58,6 +58,8 @@ pub struct Port {
     /// When the runtime could not open the port's own packet socket: not asked
     /// again before this.
     pub own_socket_retry: Option<Instant>,
+    /// The RoCE host settings beyond DCB: read, compared, written where configured.
+    pub roce: crate::roce::RoceWatch,
 }
 
 /// The most frames [`Port::held`] keeps; later ones are dropped.
@@ -79,6 +81,7 @@ impl Port {
         let mut agent = Agent::new(settings.port_config(mac, &local), now)?;
         agent.set_seq_base(seq_base);
         let hardware = Hardware::before_probe(settings.apply);
+        let roce = crate::roce::RoceWatch::new(&settings, now);
         let pfc = crate::pfc::PortPfc::new(
             &settings.pfc_watchdog,
             settings.dcbx.pfc.cfg.priorities,
@@ -110,6 +113,7 @@ impl Port {
             rx_budget: RxBudget::new(RxBudgetLimits::default(), now),
             rx_over_budget_logged: 0,
             own_socket_retry: None,
+            roce,
         })
     }
 
@@ -211,6 +215,7 @@ impl Port {
             self.pfc.poll_timeout(),
             nic,
             settle,
+            self.roce.next_read.filter(|_| !self.roce.in_flight),
         ]
         .into_iter()
         .flatten()
@@ -297,6 +302,7 @@ impl Port {
             last_convergence_ms: self.last_convergence.map(|d| d.as_secs_f64() * 1e3),
             hardware: self.hardware.clone(),
             pfc_storm: self.pfc.watchdog.stormed().priorities().collect(),
+            roce: self.roce.view(),
         }
     }
 
@@ -318,6 +324,7 @@ impl Port {
                 .as_ref()
                 .map(|h| h.buffer_state(self.settings.apply, &self.hardware)),
             held: self.ieee_hw.held,
+            roce: &self.roce,
         }
     }
 

@@ -474,6 +474,10 @@ pub struct PortSummary {
     /// Priorities the PFC watchdog holds in storm (absent when none).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pfc_storm: Vec<u8>,
+    /// The RoCE host settings beyond DCB: each configured or held value and how it
+    /// stands.
+    #[serde(default)]
+    pub roce: crate::roce::RoceView,
 }
 
 /// Whether the negotiated configuration reaches the NIC.
@@ -774,6 +778,24 @@ pub enum DaemonEvent {
     /// being programmed back (`nic_drift = "repair"`).
     NicDrift {
         differences: Vec<String>,
+        repairing: bool,
+    },
+    /// RoCE host settings were written where the host did not hold the configured
+    /// value (each `roce.KEY = value`).
+    RoceApplied {
+        settings: Vec<String>,
+    },
+    /// The host refused a RoCE host setting, or took the write and did not keep it:
+    /// each `roce.KEY: why`. Not written again until the configuration changes or
+    /// the device comes back.
+    RoceRefused {
+        refusals: Vec<String>,
+    },
+    /// A RoCE host setting that held changed behind the daemon's back (an operator's
+    /// script, a driver reload): what it became, and whether it is written back
+    /// (`nic_drift = "repair"`).
+    RoceDrift {
+        settings: Vec<String>,
         repairing: bool,
     },
     /// A link-delay measurement round ended (`measured` with its result, or `failed`).

@@ -57,8 +57,57 @@ fn unknown_key_in_a_port_section() {
         "/etc/lossless/losslessd.toml:2:1: ports.\"eth0\".mtu: unknown key; expected one of: \
          admin_status, apply, nic_drift, port_description, system_name, system_description, \
          system_capabilities, management_address, chassis_id, port_id, max_neighbors, \
-         max_neighbor_hold, timers, dcbx, pg, pfc, app, ets, headroom, pfc_watchdog"
+         max_neighbor_hold, timers, dcbx, pg, pfc, app, ets, headroom, pfc_watchdog, roce"
     );
+}
+
+#[test]
+fn roce_section_keys_are_checked_one_by_one() {
+    let cases = [
+        (
+            "tos = 256",
+            "3:7: ports.\"eth0\".roce.tos: 256 is out of range 0..=255 (a ToS byte: DSCP << 2 | ECN)",
+        ),
+        (
+            "roce_mode = \"v3\"",
+            "3:13: ports.\"eth0\".roce.roce_mode: unknown RoCE mode \"v3\"; expected \"v1\" or \"v2\"",
+        ),
+        (
+            "ecn_rp = [3, 8]",
+            "3:10: ports.\"eth0\".roce.ecn_rp: priority 8 is out of range 0..=7",
+        ),
+        (
+            "cnp_dscp = 64",
+            "3:12: ports.\"eth0\".roce.cnp_dscp: 64 is out of range 0..=63 (a DSCP)",
+        ),
+        (
+            "global_pause = \"off\"",
+            "3:16: ports.\"eth0\".roce.global_pause: expected a boolean",
+        ),
+        (
+            "tc = 1",
+            "3:1: ports.\"eth0\".roce.tc: unknown key; expected one of: tos, roce_mode, \
+             traffic_class, ecn_rp, ecn_np, cnp_dscp, cnp_priority, global_pause, fw_lldp_agent",
+        ),
+    ];
+    for (line, want) in cases {
+        let text = format!("[ports.\"eth0\"]\n[ports.\"eth0\".roce]\n{line}\n");
+        assert_eq!(
+            refuse(&text),
+            format!("/etc/lossless/losslessd.toml:{want}"),
+            "{text}"
+        );
+    }
+    let cfg = DaemonConfig::parse(
+        "[ports.\"eth0\".roce]\ntos = 106\necn_np = []\nfw_lldp_agent = false\n",
+        Path::new("/etc/lossless/losslessd.toml"),
+    )
+    .expect("a valid roce section");
+    let r = cfg.port("eth0").roce;
+    assert_eq!(r.tos, Some(106));
+    assert_eq!(r.ecn_np, Some(PriorityMap::NONE));
+    assert_eq!(r.fw_lldp_agent, Some(false));
+    assert_eq!(r.roce_mode, None);
 }
 
 #[test]

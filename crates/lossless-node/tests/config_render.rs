@@ -156,6 +156,37 @@ fn app_rules() -> impl Strategy<Value = AppRules> {
     })
 }
 
+/// `[ports."X".roce]`: each key set or not.
+fn roce() -> impl Strategy<Value = lossless_node::config::RoceSettings> {
+    use lossless_node::config::RoceMode;
+    (
+        (
+            proptest::option::of(any::<u8>()),
+            proptest::option::of(prop_oneof![Just(RoceMode::V1), Just(RoceMode::V2)]),
+            proptest::option::of(any::<u8>()),
+            proptest::option::of(any::<u8>().prop_map(PriorityMap)),
+            proptest::option::of(any::<u8>().prop_map(PriorityMap)),
+        ),
+        (
+            proptest::option::of(0u8..=63),
+            proptest::option::of(0u8..=7),
+            proptest::option::of(any::<bool>()),
+            proptest::option::of(any::<bool>()),
+        ),
+    )
+        .prop_map(|(a, b)| lossless_node::config::RoceSettings {
+            tos: a.0,
+            roce_mode: a.1,
+            traffic_class: a.2,
+            ecn_rp: a.3,
+            ecn_np: a.4,
+            cnp_dscp: b.0,
+            cnp_priority: b.1,
+            global_pause: b.2,
+            fw_lldp_agent: b.3,
+        })
+}
+
 fn ets() -> impl Strategy<Value = FeatureAdmin<EtsAdmin>> {
     let tsa = prop_oneof![Just(Tsa::STRICT), Just(Tsa::CBS), Just(Tsa::VENDOR)];
     (
@@ -262,11 +293,18 @@ fn settings() -> impl Strategy<Value = PortSettings> {
                 app: rules,
                 headroom: Default::default(),
                 pfc_watchdog: Default::default(),
+                roce: Default::default(),
             },
         )
         .prop_flat_map(|s| {
             pfc_watchdog().prop_map(move |w| PortSettings {
                 pfc_watchdog: w,
+                ..s.clone()
+            })
+        })
+        .prop_flat_map(|s| {
+            roce().prop_map(move |r| PortSettings {
+                roce: r,
                 ..s.clone()
             })
         })

@@ -231,6 +231,10 @@ impl Sim {
                 let r = c.nic.read_pfc(now.mono);
                 c.node.handle_pfc_counters(now, ifindex, r);
             }
+            Output::RoceHost { ifindex, write, .. } => {
+                let (host, written) = c.nic.roce.write_and_read(&write);
+                c.node.handle_roce_host(now, ifindex, host, written);
+            }
             Output::Reply { id, response } => c.replies.push((id, response)),
             Output::Send { .. }
             | Output::SendMeasure { .. }

@@ -53,6 +53,7 @@ pub(crate) const PORT_KEYS: &[&str] = &[
     "ets",
     "headroom",
     "pfc_watchdog",
+    "roce",
 ];
 const TIMER_KEYS: &[&str] = &[
     "msg_tx_interval",
@@ -331,6 +332,14 @@ fn port_keys(section: &Field, layer: &mut Layer, faults: &mut Vec<Fault>) {
                 each(f.entries(), faults, |w, _| {
                     let setting = super::pfc_watchdog::PfcWatchdogSetting::read(&w)?;
                     out.push((Setting::PfcWatchdog(setting), site(&w)));
+                    Ok(())
+                });
+                return Ok(());
+            }
+            "roce" => {
+                each(f.entries(), faults, |r, _| {
+                    let setting = super::roce::RoceSetting::read(&r)?;
+                    out.push((Setting::Roce(setting), site(&r)));
                     Ok(())
                 });
                 return Ok(());

@@ -23,6 +23,7 @@ mod priorities;
 mod read;
 mod relay;
 mod render;
+pub(crate) mod roce;
 mod setting;
 pub mod unmatched;
 
@@ -46,6 +47,7 @@ pub use pfc_watchdog::{
 };
 pub use priorities::priority_text;
 pub use read::quoted as toml_string;
+pub use roce::{priority_list, RoceMode, RoceSetting, RoceSettings, ROCE_KEYS};
 
 pub(crate) use ets::{Class, ClassKey, ClassTable};
 pub(crate) use priorities::add_priority;
@@ -176,6 +178,8 @@ pub struct PortSettings {
     pub headroom: HeadroomSettings,
     /// The PFC storm watchdog and how often the PFC counters are read.
     pub pfc_watchdog: PfcWatchdogSettings,
+    /// The RoCE host settings beyond DCB (`[ports."X".roce]`): each None is left alone.
+    pub roce: RoceSettings,
 }
 
 impl Default for PortSettings {
@@ -211,6 +215,7 @@ impl Default for PortSettings {
             dcbx,
             headroom: HeadroomSettings::default(),
             pfc_watchdog: PfcWatchdogSettings::default(),
+            roce: RoceSettings::default(),
         }
     }
 }

@@ -100,6 +100,7 @@ impl PortSettings {
         super::ets::render(d, &mut line);
         super::headroom::render(d.headroom_measurement, &self.headroom, &mut line);
         super::pfc_watchdog::render(&self.pfc_watchdog, &mut line);
+        super::roce::render(&self.roce, &mut line);
         out
     }
 }

@@ -12,6 +12,7 @@ use lossless_wire::lldp::SystemCapabilities;
 use super::app::AppRules;
 use super::headroom::{HeadroomKey, HeadroomSetting};
 use super::pfc_watchdog::PfcWatchdogSetting;
+use super::roce::RoceSetting;
 use super::{Apply, PortSettings};
 use crate::identity::Advertise;
 
@@ -130,6 +131,7 @@ pub(crate) enum Key {
     EtsRecommend,
     Headroom(HeadroomKey),
     PfcWatchdog(&'static str),
+    Roce(&'static str),
 }
 
 /// One key with its value.
@@ -170,6 +172,7 @@ pub(crate) enum Setting {
     EtsRecommend(bool),
     Headroom(HeadroomSetting),
     PfcWatchdog(PfcWatchdogSetting),
+    Roce(RoceSetting),
 }
 
 impl Setting {
@@ -208,6 +211,7 @@ impl Setting {
             Setting::EtsRecommend(_) => Key::EtsRecommend,
             Setting::Headroom(h) => Key::Headroom(h.key()),
             Setting::PfcWatchdog(w) => Key::PfcWatchdog(w.key()),
+            Setting::Roce(r) => Key::Roce(r.key()),
         }
     }
 
@@ -215,6 +219,7 @@ impl Setting {
         match self {
             Setting::Headroom(h) => return h.apply(s),
             Setting::PfcWatchdog(w) => return w.apply(&mut s.pfc_watchdog),
+            Setting::Roce(r) => return r.apply(&mut s.roce),
             Setting::AppEntries(v) => return s.set_app((**v).clone()),
             _ => {}
         }
@@ -273,7 +278,10 @@ impl Setting {
             Setting::EtsMaxTcs(v) => d.ieee.ets.cfg.max_tcs = *v,
             Setting::EtsCbs(v) => d.ieee.ets.cfg.cbs = *v,
             Setting::EtsRecommend(v) => d.ieee.ets.cfg.recommend = Some(*v),
-            Setting::Headroom(_) | Setting::AppEntries(_) | Setting::PfcWatchdog(_) => {}
+            Setting::Headroom(_)
+            | Setting::AppEntries(_)
+            | Setting::PfcWatchdog(_)
+            | Setting::Roce(_) => {}
         }
     }
 }

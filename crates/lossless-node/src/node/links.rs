@@ -389,6 +389,7 @@ impl Node {
             }
             self.pfc_due(now, &name);
             self.nic_due(now, &name);
+            self.roce_due(now, &name);
             self.after(now, &name);
         }
     }

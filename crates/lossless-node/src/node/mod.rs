@@ -26,6 +26,7 @@ pub use program::PROGRAM_SETTLE;
 mod relay;
 mod reload;
 mod requests;
+mod roce;
 mod shadow;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -158,6 +159,13 @@ pub enum Output {
     /// Read the port's PFC counters (dcbnl's IEEE PFC object, and the driver's
     /// ethtool statistics where it has them); answer with [`Node::handle_pfc_counters`].
     ReadPfc { ifindex: u32, name: String },
+    /// Write these RoCE host settings (each in its own request, none when empty), then
+    /// read the port's RoCE host settings; answer with [`Node::handle_roce_host`].
+    RoceHost {
+        ifindex: u32,
+        name: String,
+        write: Vec<crate::config::RoceSetting>,
+    },
     /// The answer to a control request.
     Reply { id: RequestId, response: Response },
     /// An event, for `events --follow` subscribers (one JSON line each).

@@ -60,6 +60,9 @@ impl Node {
             };
             let apply_changed = port.settings.apply != settings.apply;
             let headroom_changed = port.settings.headroom != settings.headroom;
+            if port.roce.configure(&settings) {
+                port.roce.next_read = Some(now.mono);
+            }
             if *port.agent.config() == cfg && !apply_changed && !headroom_changed {
                 port.settings = settings;
                 result.unchanged += 1;

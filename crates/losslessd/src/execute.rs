@@ -64,6 +64,8 @@ pub(crate) struct Io {
     /// Sockets of ports gone, being closed off the loop.
     closer: Closer,
     pfc: PfcReader,
+    /// The RoCE host settings beyond DCB, under the `--sysfs` root and through ethtool.
+    host: lossless_host::Host,
 }
 
 impl Io {
@@ -72,8 +74,10 @@ impl Io {
         state: StateDir,
         config: Option<PathBuf>,
         rcvbuf: usize,
+        host: lossless_host::Host,
     ) -> Io {
         Io {
+            host,
             pfc: PfcReader::for_inputs(input.clone()),
             ports: PortSockets::new(input.clone(), rcvbuf),
             measure: HashMap::new(),
@@ -199,6 +203,7 @@ fn output_kind(out: &Output) -> &'static str {
         Output::StopRelay => "stop_relay",
         Output::ReadRelay { .. } => "read_relay",
         Output::ReadPfc { .. } => "read_pfc",
+        Output::RoceHost { .. } => "roce_host",
         Output::Reply { .. } => "reply",
         Output::Event(_) => "event",
     }
@@ -376,6 +381,14 @@ fn execute_one(node: &mut Node, io: &mut Io, clock: &Clock, out: Output) {
         Output::ReadRelay { id } => {
             let show = io.relay.as_ref().map(|r| r.show());
             node.handle_relay_status(clock.now(), id, show);
+        }
+        Output::RoceHost {
+            ifindex,
+            name,
+            write,
+        } => {
+            let (host, written) = io.host.write_and_read(&name, &write);
+            node.handle_roce_host(clock.now(), ifindex, host, written);
         }
         Output::ReadPfc { ifindex, name } => {
             if !io.pfc.request(ifindex, name) {

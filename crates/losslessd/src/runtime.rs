@@ -38,6 +38,9 @@ pub struct Options {
     pub state_dir: Option<PathBuf>,
     pub metrics: Option<SocketAddr>,
     pub log: Option<String>,
+    /// Where sysfs is (`/sys`; configfs at `kernel/config` and debugfs at
+    /// `kernel/debug` under it): the RoCE host settings are read and written there.
+    pub sysfs: PathBuf,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -210,6 +213,7 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
         state,
         opts.config.clone(),
         limits.packet_rcvbuf_bytes as usize,
+        lossless_host::Host::new(&opts.sysfs),
     );
     // Who the host is before the first port, so its first LLDPDU says it.
     node.handle_host(clock.now(), host::read());

@@ -60,6 +60,12 @@ struct Args {
     /// stderr; the exit status is 0 all the same.
     #[arg(long)]
     check: bool,
+    /// Where sysfs is mounted: the RoCE host settings (RDMA CM's ToS and mode, ECN, the
+    /// CNP's marking, the RDMA counters) are read and written under it, configfs at
+    /// PATH/kernel/config and debugfs at PATH/kernel/debug. For a container that mounts
+    /// the host's /sys elsewhere (as node_exporter's --path.sysfs).
+    #[arg(long, value_name = "PATH", default_value = "/sys", value_hint = clap::ValueHint::DirPath)]
+    sysfs: PathBuf,
     /// Write the man page, losslessd(8), into DIR (created if missing) and exit.
     #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
     man: Option<PathBuf>,
@@ -122,6 +128,7 @@ fn main() -> ExitCode {
         state_dir: args.state_dir,
         metrics: args.metrics,
         log: args.log,
+        sysfs: args.sysfs,
     };
     let config = match runtime::load_config(&opts) {
         Ok(c) => c,

@@ -277,6 +277,17 @@ impl SwitchHost {
     /// over the emulated DCB driver `shim`), brings the link up and waits until the
     /// host's `vb` has converged.
     pub fn start(dir: &Path, switch: &str, host: &str, shim: &ShimEnv) -> SwitchHost {
+        SwitchHost::start_args(dir, switch, host, shim, &[])
+    }
+
+    /// As `start`, the host's losslessd given `args` too (`--sysfs ROOT`).
+    pub fn start_args(
+        dir: &Path,
+        switch: &str,
+        host: &str,
+        shim: &ShimEnv,
+        args: &[&str],
+    ) -> SwitchHost {
         let (na, nb) = (Netns::new(), Netns::new());
         Veth::new(
             &na,
@@ -290,12 +301,9 @@ impl SwitchHost {
         std::fs::write(&switch_conf, switch).expect("switch.toml");
         let host_conf = dir.join("host.toml");
         std::fs::write(&host_conf, host).expect("host.toml");
-        let host = Daemon::start_with_env(
-            &nb,
-            &dir.join("host"),
-            &["--config", host_conf.to_str().unwrap()],
-            &shim.vars(),
-        );
+        let mut host_args = vec!["--config", host_conf.to_str().unwrap()];
+        host_args.extend_from_slice(args);
+        let host = Daemon::start_with_env(&nb, &dir.join("host"), &host_args, &shim.vars());
         let switch = Daemon::start(
             &na,
             &dir.join("switch"),
@@ -360,6 +368,18 @@ tsa = ["ets", "ets", "strict", "strict", "strict", "strict", "strict", "strict"]
 /// `lossless profile roce --port PORT` (the CLI's own output), after a `[defaults]`
 /// section that programs the NIC and holds `extra`.
 pub fn roce_profile(port: &str, extra: &str) -> String {
+    let text = roce_profile_with_host(port, extra);
+    // The DCB part: the host's RoCE settings (`roce.*`) need an RDMA device, which the
+    // tests of DCB do not lay (tests/roce_host.rs does).
+    text.lines()
+        .filter(|l| !l.starts_with("roce."))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// `lossless profile roce --port PORT` whole, its `roce.*` settings included, with
+/// `apply = "dcbnl"` and `extra` in `[defaults]`.
+pub fn roce_profile_with_host(port: &str, extra: &str) -> String {
     let out = std::process::Command::new(lossless_bin())
         .args(["profile", "roce", "--port", port])
         .output()

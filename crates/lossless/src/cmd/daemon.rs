@@ -120,7 +120,50 @@ pub fn status(args: JsonArg) -> Result<(), CliError> {
             t.row(row);
         }
     }
-    emit(&(head + &t.render_within(100)))
+    emit(&(head + &t.render_within(100) + &roce_table(&v)))
+}
+
+/// The RoCE host settings of the ports that have an RDMA device or configure one:
+/// what the file asks, what the host holds, how it stands.
+fn roce_table(v: &Value) -> String {
+    let mut t = Table::new(["PORT", "ROCE SETTING", "CONFIGURED", "HOST", "STATE"]);
+    let mut rows = 0;
+    for p in arr(&v["ports"]) {
+        let Ok(view) = serde_json::from_value::<lossless_node::roce::RoceView>(p["roce"].clone())
+        else {
+            continue;
+        };
+        let port = s(&p["port"]);
+        let dev = view
+            .rdma_device
+            .as_ref()
+            .map(|d| format!("{d}/{}", view.rdma_port.unwrap_or(1)));
+        for st in &view.settings {
+            if dev.is_none() && st.configured.is_none() {
+                continue;
+            }
+            let name = match &dev {
+                Some(d) => format!("{port} ({d})"),
+                None => port.clone(),
+            };
+            let state = match &st.refused {
+                Some(why) => format!("{}: {why}", st.state),
+                None => st.state.replace('_', " "),
+            };
+            t.row([
+                name,
+                st.key.clone(),
+                st.configured.clone().unwrap_or_else(|| "-".into()),
+                st.held.clone().unwrap_or_else(|| "-".into()),
+                state,
+            ]);
+            rows += 1;
+        }
+    }
+    if rows == 0 {
+        return String::new();
+    }
+    format!("\n{}", t.render_within(120))
 }
 
 /// Whether DCBX runs: `active`, `inactive` (link down), `disabled` (the file's

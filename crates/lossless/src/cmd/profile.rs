@@ -40,12 +40,16 @@ Examples:
   lossless profile roce --port 'enp65s0f*' >> /etc/lossless/losslessd.toml
   lossless profile roce --priority 4 --dscp af41 --cnp-priority 6 --cnp-dscp cs6
   lossless profile roce --port enp65s0f0np0 --apply-to-daemon    the same, to the running daemon
+  lossless profile roce --mode lossy                     ECN only, no PFC (a lossy RoCE fabric)
 
 What it writes: PFC on the data priority; ETS traffic classes: TC 1 = data (ETS,
 --bandwidth %), TC 2 = CNP (strict), TC 0 = every other priority (ETS, the rest);
 APP: DSCP -> priority for data and CNP, UDP 4791 -> data priority (IEEE 802.1Qaz;
 CEE DCBX gets the UDP port entry, it has no DSCP selector); CEE DCBX priority
-groups to match. Willing by default: a host's port takes the switch's configuration
+groups to match. The host's RoCE settings beyond DCB (roce.*): RDMA CM's and the
+verbs' ToS (the data DSCP with ECT(0)), RoCE v2, ECN on the data priority, the CNP's
+DSCP and priority, 802.3x pause off; each written by losslessd only where the host
+differs (docs/roce.md). --mode lossy: no PFC, the rest the same. Willing by default: a host's port takes the switch's configuration
 when the switch pushes one, these values otherwise (--willing no imposes them).
 
 With --apply-to-daemon the values go to every port of the running losslessd that
@@ -54,7 +58,8 @@ survive restarts; `lossless dcbx reset PORT` gives the file's values back. The A
 list replaces the port's. Each port's line then says whether the daemon programs
 its NIC: with apply = \"none\" (the default) only the DCBX advertisement changes and
 the NIC is not programmed (set apply = \"dcbnl\" in the configuration); --json adds
-apply, nic_programmed and hardware to each port's object.";
+apply, nic_programmed and hardware to each port's object. The roce.* settings are not
+runtime changes: put the printed lines in the file and reload.";
 
 #[derive(Debug, clap::Subcommand)]
 pub enum ProfileCommand {
@@ -92,9 +97,14 @@ pub struct RoceArgs {
     /// port).
     #[arg(long, value_name = "GLOB")]
     pub port: Option<String>,
+    /// lossless: PFC on the data priority, ECN on it too (DCQCN); lossy: ECN only, no
+    /// PFC anywhere (for switches that run RoCE lossy). The earlier values auto, ieee and
+    /// cee are taken as --dcbx-mode's, with a warning.
+    #[arg(long, value_enum, default_value = "lossless")]
+    pub mode: ClassMode,
     /// Also set `dcbx.mode` (default: the file's, auto).
     #[arg(long, value_enum)]
-    pub mode: Option<ModeArg>,
+    pub dcbx_mode: Option<ModeArg>,
     /// Apply to the running losslessd (its ports that --port matches) instead of
     /// printing; its control socket is LOSSLESS_SOCKET, or the default
     /// /run/lossless/losslessd.sock, unless `--socket PATH` follows this option.
@@ -107,6 +117,20 @@ pub struct RoceArgs {
     /// With --apply-to-daemon: print each port's new DCBX state as JSON.
     #[arg(short = 'j', long, requires = "apply_to_daemon")]
     pub json: bool,
+}
+
+/// How the RoCE class runs (`--mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ClassMode {
+    Lossless,
+    Lossy,
+    /// Old spellings of --dcbx-mode.
+    #[value(hide = true)]
+    Auto,
+    #[value(hide = true)]
+    Ieee,
+    #[value(hide = true)]
+    Cee,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -136,6 +160,8 @@ pub struct Roce {
     pub bandwidth: u8,
     pub willing: bool,
     pub mode: Option<lossless_dcbx::DcbxMode>,
+    /// PFC on the data priority (lossless) or none (lossy: ECN only).
+    pub lossless: bool,
 }
 
 fn refuse(flag: &str, why: impl std::fmt::Display) -> CliError {
@@ -201,14 +227,34 @@ impl Roce {
                 ),
             ));
         }
+        let old = match a.mode {
+            ClassMode::Auto => Some(ModeArg::Auto),
+            ClassMode::Ieee => Some(ModeArg::Ieee),
+            ClassMode::Cee => Some(ModeArg::Cee),
+            ClassMode::Lossless | ClassMode::Lossy => None,
+        };
+        if let Some(m) = old {
+            if a.dcbx_mode.is_some() {
+                return Err(refuse(
+                    "--mode",
+                    "is lossless or lossy; the DCBX version is --dcbx-mode's",
+                ));
+            }
+            eprintln!(
+                "lossless: profile roce: --mode {0} is the DCBX version: taken as --dcbx-mode \
+                 {0} (--mode is now lossless or lossy)",
+                m.mode().name()
+            );
+        }
         Ok(Roce {
+            lossless: a.mode != ClassMode::Lossy,
             priority: a.priority,
             dscp,
             cnp_priority: a.cnp_priority,
             cnp_dscp,
             bandwidth: a.bandwidth,
             willing: a.willing.into(),
-            mode: a.mode.map(ModeArg::mode),
+            mode: a.dcbx_mode.or(old).map(ModeArg::mode),
         })
     }
 
@@ -273,10 +319,16 @@ impl Roce {
         if let Some(m) = self.mode {
             out.push_str(&format!("dcbx.mode = \"{}\"\n", m.name()));
         }
-        out.push_str(&format!(
-            "pfc = {{ enable = true, willing = {w}, priorities = [{}] }}  # lossless: RoCEv2 data only\n",
-            self.priority
-        ));
+        if self.lossless {
+            out.push_str(&format!(
+                "pfc = {{ enable = true, willing = {w}, priorities = [{}] }}  # lossless: RoCEv2 data only\n",
+                self.priority
+            ));
+        } else {
+            out.push_str(&format!(
+                "pfc = {{ enable = true, willing = {w}, priorities = [] }}  # lossy RoCE: no PFC, ECN only\n"
+            ));
+        }
         out.push_str(&format!(
             "ets.willing = {w}\nets.tcs = [\n    \
              {{ tc = 0, priorities = [{}], bandwidth = {}, tsa = \"ets\" }},  # everything else\n    \
@@ -311,7 +363,35 @@ impl Roce {
             self.priority,
             app_name::app_entry(AppMatch::Udp, 4791, self.priority),
         ));
+        out.push_str(&self.roce_toml());
         out
+    }
+
+    /// The ToS RoCE leaves with: the data DSCP, ECN-capable (ECT(0)).
+    pub fn tos(&self) -> u8 {
+        (self.dscp << 2) | 2
+    }
+
+    /// The RoCE host settings beyond DCB (`roce.*`).
+    fn roce_toml(&self) -> String {
+        format!(
+            "# The host's RoCE settings beyond DCB: RDMA CM and verbs send DSCP {d} with \
+             ECT(0) (ToS {t}),\n# RoCE v2; DCQCN (ECN) on the data priority; CNPs DSCP {cd} \
+             on priority {c}; no link-level pause{lossy}.\n\
+             roce.tos = {t}\nroce.roce_mode = \"v2\"\nroce.traffic_class = {t}\n\
+             roce.ecn_rp = [{p}]\nroce.ecn_np = [{p}]\nroce.cnp_dscp = {cd}\n\
+             roce.cnp_priority = {c}\nroce.global_pause = false\n",
+            d = self.dscp,
+            t = self.tos(),
+            p = self.priority,
+            cd = self.cnp_dscp,
+            c = self.cnp_priority,
+            lossy = if self.lossless {
+                ""
+            } else {
+                " (lossy RoCE: congestion control alone)"
+            },
+        )
     }
 
     /// The same values as `dcbx set` changes, one per feature.
@@ -328,7 +408,11 @@ impl Roce {
                 feature: FeatureName::Pfc,
                 enable: Some(true),
                 willing: w,
-                priorities: Some(vec![self.priority]),
+                priorities: Some(if self.lossless {
+                    vec![self.priority]
+                } else {
+                    Vec::new()
+                }),
                 ..FeatureChange::default()
             },
             FeatureChange {
@@ -450,7 +534,8 @@ pub fn run(cmd: ProfileCommand) -> Result<(), CliError> {
         } else {
             emit(&format!(
                 "{port}: RoCEv2 profile applied (pfc, ets, pg, app{}): data priority {}, \
-                 CNP priority {}; mode {}\n{port}: {}\n",
+                 CNP priority {}; mode {}\n{port}: {}\n{port}: the RoCE host settings \
+                 (roce.*) come from the file: `lossless profile roce --port {port}` prints them\n",
                 if roce.mode.is_some() { ", mode" } else { "" },
                 roce.priority,
                 roce.cnp_priority,

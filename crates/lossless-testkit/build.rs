@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 /// The driver's sources; every one includes c/dcbdrv.h.
-const SOURCES: [&str; 15] = [
+const SOURCES: [&str; 18] = [
     "c/state.c",
     "c/statefile.c",
     "c/nlmsg.c",
@@ -22,6 +22,9 @@ const SOURCES: [&str; 15] = [
     "c/shim.c",
     "c/lldpad_fix.c",
     "c/sysfs.c",
+    "c/ethtool.c",
+    "c/ethtool_ioctl.c",
+    "c/ethmodels.c",
 ];
 const HEADER: &str = "c/dcbdrv.h";
 

@@ -7,7 +7,10 @@
  * request addressed to the kernel for an emulated interface is not sent;
  * the reply the kernel's net/dcb/dcbnl.c would build for the driver being
  * modelled is queued on that socket instead, and the next receive on it
- * returns it. Everything else goes to libc unchanged.
+ * returns it. The driver's ethtool side is answered the same way: requests
+ * of the ethtool generic netlink family (pause, private flags) and the
+ * SIOCETHTOOL ioctl (name, statistics, pause, private flags) for emulated
+ * interfaces. Everything else goes to libc unchanged.
  *
  * Environment (all optional):
  *   LOSSLESS_DCBDRV_IFACES   comma-separated interfaces to emulate
@@ -61,6 +64,10 @@
  *   shim.c        the real libc calls, the reply queues, the request path,
  *                 the wrapped libc calls, the load-time constructor
  *   lldpad_fix.c  the patch for Debian 12's lldpad
+ *   ethtool.c     ethtool's generic netlink family (pause, private flags)
+ *   ethtool_ioctl.c  SIOCETHTOOL (driver name, statistics, pause, flags)
+ *   ethmodels.c   each model's ethtool ops: pause, private flags, the
+ *                 statistics' names
  *   sysfs.c       the kernel's write semantics on an emulated sysfs,
  *                 configfs and debugfs (LOSSLESS_DCBDRV_SYSFS)
  *
@@ -78,6 +85,7 @@
 #include <linux/dcbnl.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+#include <linux/sockios.h>
 #include <net/if.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -178,6 +186,22 @@ struct hw {
 	uint8_t cee_pfc[8], cee_pfc_state;
 };
 
+/* What the NIC holds for ethtool (ethmodels.c; the state file's eth.* keys): the
+ * link flow control its driver was told (what get_pauseparam reports while PFC is
+ * off), the private flags (bit i: the model's flag i) and the statistics a test
+ * set (by name; the others read 0). */
+#define ETHSTATS 128
+struct ethstat {
+	char name[32]; /* ETH_GSTRING_LEN */
+	uint64_t value;
+};
+struct eth {
+	uint8_t autoneg, rx, tx;
+	uint32_t priv;
+	int nstat;
+	struct ethstat stat[ETHSTATS];
+};
+
 /* One emulated NIC port: what dcbnl reports plus the model's hardware. */
 struct drv {
 	char ifname[IFNAMSIZ];
@@ -197,6 +221,7 @@ struct drv {
 	int changed; /* CEE sets since the last SET_ALL */
 	unsigned sets, set_all, gen, link_resets;
 	struct hw hw;
+	struct eth eth; /* ethtool's view (ethmodels.c) */
 	/* this process's view of the shared state file (not in the file) */
 	int lockfd, known;
 	dev_t seen_dev;
@@ -366,6 +391,50 @@ void lldpad_fix(void);
  * 0 when fd is not one of them. */
 int sysfs_read(int fd, void *buf, size_t len, ssize_t *n, off_t at, int use_at);
 void sysfs_forget(int fd);
+
+/* ---- ethtool: ethtool.c (generic netlink), ethtool_ioctl.c (SIOCETHTOOL),
+ * ethmodels.c (what each driver's ethtool ops answer). shim.c calls
+ * eth_intercept() from its request path and eth_ioctl() from its ioctl
+ * wrapper; they take `mu` and answer through enqueue() as the dcbnl path does. */
+
+extern pthread_mutex_t mu;                                 /* shim.c */
+void enqueue(int fd, const void *data, size_t len);        /* shim.c */
+extern int (*r_ioctl)(int, unsigned long, ...);            /* shim.c */
+
+struct pausep {
+	uint8_t autoneg, rx, tx;
+};
+
+/* A driver's ethtool ops as the emulation answers them; NULL members are ops the
+ * driver lacks (the kernel then answers EOPNOTSUPP, as net/ethtool does). */
+struct ethmodel {
+	const char *driver;  /* ETHTOOL_GDRVINFO; NULL: the kernel (veth) answers */
+	void (*get_pause)(const struct drv *d, struct pausep *p);
+	int (*set_pause)(struct drv *d, const struct pausep *p, struct note *n);
+	const char *const *flags; /* private flag names; NULL: no priv flag ops */
+	int nflags;
+	int (*set_flags)(struct drv *d, uint32_t flags, struct note *n);
+	/* statistics: their names now (ETH_SS_STATS, in the driver's order); NULL:
+	 * the kernel's (veth's) */
+	int (*stat_names)(const struct drv *d, char (*names)[32], int max);
+	const char *pause_rx, *pause_tx; /* get_pause_stats' counters; NULL: none */
+};
+
+#define ETH_MAXSTATS 256 /* names a model lists at most */
+
+const struct ethmodel *ethmodel_of(const struct drv *d);
+void eth_power_on(struct drv *d);                      /* ethmodels.c, from drv_power_on */
+void eth_get_pause(const struct drv *d, struct pausep *p);
+int eth_set_pause(struct drv *d, const struct pausep *p, struct note *n);
+uint32_t eth_flags(const struct drv *d);
+int eth_set_flags(struct drv *d, uint32_t flags, struct note *n);
+int eth_stat_names(const struct drv *d, char (*names)[32], int max);
+uint64_t eth_stat(const struct drv *d, const char *name); /* 0 when never set */
+int eth_has_pause(const struct drv *d);
+int eth_owns(const struct drv *d); /* the model answers ethtool beyond pause (not generic) */
+int can_net_admin(void);          /* ethtool.c: the caller has CAP_NET_ADMIN */
+int eth_intercept(int fd, const void *buf, size_t len, const struct sockaddr *to); /* ethtool.c */
+int eth_ioctl(int fd, void *arg, int *ret);            /* ethtool_ioctl.c: 1 when answered */
 
 #pragma GCC visibility pop
 

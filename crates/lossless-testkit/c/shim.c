@@ -8,7 +8,7 @@
 #include "dcbdrv.h"
 
 /* Guards the reply queues and the driver state (nic_get() and what it returns). */
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- the real libc calls ---------------------------------------------- */
 
@@ -20,6 +20,7 @@ static ssize_t (*r_recvfrom)(int, void *, size_t, int, struct sockaddr *, sockle
 static ssize_t (*r_recvmsg)(int, struct msghdr *, int);
 static ssize_t (*r_read)(int, void *, size_t);
 int (*r_close)(int);
+int (*r_ioctl)(int, unsigned long, ...);
 
 static void *real(const char *name)
 {
@@ -42,6 +43,7 @@ static void resolve(void)
 	r_recvfrom = real("recvfrom");
 	r_recvmsg = real("recvmsg");
 	r_read = real("read");
+	r_ioctl = real("ioctl");
 	r_close = real("close");
 }
 
@@ -62,7 +64,7 @@ struct fdq {
 static struct fdq *queues;
 static volatile int pending; /* datagrams queued on any fd: fast path */
 
-static void enqueue(int fd, const void *data, size_t len)
+void enqueue(int fd, const void *data, size_t len)
 {
 	struct fdq *q;
 	struct dgram *g = malloc(sizeof *g + len);
@@ -199,6 +201,8 @@ static int intercept(int fd, const void *buf, size_t len, const struct sockaddr 
 	int err, status, cmd;
 	struct drv *d;
 
+	if (eth_intercept(fd, buf, len, to)) /* ethtool's generic netlink (ethtool.c) */
+		return 1;
 	if (!buf || len < NLMSG_HDRLEN + sizeof *dm || req->nlmsg_len > len ||
 	    NLMSG_ALIGN(req->nlmsg_len) < len ||
 	    req->nlmsg_len < NLMSG_HDRLEN + sizeof *dm ||
@@ -388,6 +392,23 @@ ssize_t read(int fd, void *buf, size_t len)
 	if (n < 0 && sysfs_read(fd, buf, len, &n, 0, 0))
 		return n;
 	return n < 0 ? r_read(fd, buf, len) : n;
+}
+
+/* SIOCETHTOOL for emulated interfaces (ethtool_ioctl.c); every other request as is. */
+DCBDRV_EXPORT
+int ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	void *arg;
+	int ret;
+
+	resolve();
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (req == SIOCETHTOOL && eth_ioctl(fd, arg, &ret))
+		return ret;
+	return r_ioctl(fd, req, arg);
 }
 
 DCBDRV_EXPORT

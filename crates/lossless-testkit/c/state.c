@@ -211,6 +211,7 @@ void drv_power_on(struct drv *d)
 	init_apps(d);
 	if (models[d->model]->init)
 		models[d->model]->init(d);
+	eth_power_on(d);
 	model_sync(d);
 }
 

@@ -18,7 +18,7 @@
  */
 #include "dcbdrv.h"
 
-#define STATE_FORMAT "format=lossless-dcbdrv-state 2"
+#define STATE_FORMAT "format=lossless-dcbdrv-state 3"
 
 enum {
 	K_DEC,     /* n unsigned numbers, decimal */
@@ -125,6 +125,11 @@ static const struct field fields[] = {
 	PG_FIELDS("hw.cee_pgrx_", hw.cee_pg[1], IXGBE),
 	F("hw.cee_pfc_up", hw.cee_pfc, 8, K_DEC, MLX5 | IXGBE),
 	F("hw.cee_pfc_state", hw.cee_pfc_state, 1, K_DEC, MLX5 | IXGBE),
+	/* ethtool (ethmodels.c); the statistics a test set follow the buffer keys */
+	F("eth.pause_autoneg", eth.autoneg, 1, K_DEC, 0),
+	F("eth.pause_rx", eth.rx, 1, K_DEC, 0),
+	F("eth.pause_tx", eth.tx, 1, K_DEC, 0),
+	F("eth.priv_flags", eth.priv, 1, K_HEX, 0),
 };
 #define NFIELDS ((int)(sizeof fields / sizeof fields[0]))
 
@@ -263,6 +268,9 @@ static void write_state(struct drv *d)
 	fputc('\n', f);
 	for (int i = 0; i < (d->has_buffer ? NBUFFER_FIELDS : 1); i++)
 		write_field(f, d, &buffer_fields[i]);
+	for (int i = 0; i < d->eth.nstat; i++)
+		fprintf(f, "eth.stat.%.32s=%llu\n", d->eth.stat[i].name,
+			(unsigned long long)d->eth.stat[i].value);
 	if (fclose(f) != 0 || rename(tmp, path) != 0) {
 		unlink(tmp);
 		return;
@@ -341,6 +349,15 @@ static int read_line(struct drv *d, const char *k, const char *v)
 			return -1;
 		d->app[d->n_app++] = cee ? (struct app){(uint8_t)a, (uint8_t)c, (uint16_t)b, 1}
 					 : (struct app){(uint8_t)a, (uint8_t)b, (uint16_t)c, 0};
+	} else if (strncmp(k, "eth.stat.", 9) == 0) {
+		/* a statistic's value, as ShimEnv::set_stat writes it too */
+		char *end;
+		unsigned long long x = strtoull(v, &end, 10);
+		if (!k[9] || strlen(k + 9) >= sizeof d->eth.stat[0].name || end == v || *end ||
+		    d->eth.nstat == ETHSTATS)
+			return -1;
+		snprintf(d->eth.stat[d->eth.nstat].name, sizeof d->eth.stat[0].name, "%s", k + 9);
+		d->eth.stat[d->eth.nstat++].value = x;
 	} else if (strcmp(k, "app_trust") == 0) {
 		const char *s = v;
 		d->n_trust = 0;

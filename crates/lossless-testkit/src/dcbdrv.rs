@@ -1,8 +1,9 @@
 //! The emulated DCB driver (the C in `c/`, described in `c/dcbdrv.h`, built by build.rs):
 //! the library, the driver it models ([`Model`]), the environment that preloads it into a
 //! process ([`ShimEnv`]), what it recorded: the per-interface state file ([`DriverState`])
-//! and the log of requests ([`LogEntry`]), and iproute2's `dcb` run under it
-//! ([`dcb_tool`]; what it said: [`output_text`]). The formats are described in the
+//! and the log of requests ([`LogEntry`]), iproute2's `dcb` and Debian's `ethtool` run
+//! under it ([`dcb_tool`], [`ethtool_tool`]; what they said: [`output_text`]), and the
+//! statistics a test gives the NIC ([`set_stat`]). The formats are described in the
 //! crate's README.
 
 use std::collections::BTreeMap;
@@ -330,6 +331,12 @@ impl ShimEnv {
             .and_then(|()| std::fs::rename(&tmp, &path))
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     }
+
+    /// A statistic of `ifname`'s NIC: what the driver reports for `name` (in
+    /// `ethtool -S`, `ETHTOOL_GSTATS`) from now on, see [`set_stat`].
+    pub fn set_stat(&self, ifname: &str, name: &str, value: u64) {
+        set_stat(&self.dir, ifname, name, value);
+    }
 }
 
 /// iproute2's `dcb ARGS` in `ns` under the emulated driver `env` (a new process each
@@ -341,6 +348,87 @@ pub fn dcb_tool(ns: &Netns, env: &ShimEnv, args: &[&str]) -> Output {
     c.args(args)
         .output()
         .unwrap_or_else(|e| panic!("dcb {} (Debian package iproute2): {e}", args.join(" ")))
+}
+
+/// Debian's `/usr/sbin/ethtool ARGS` in `ns` under the emulated driver `env` (a new
+/// process each time, sharing the NIC with every process of the directory): pause and
+/// private flags over generic netlink, `-S` and `-i` over the `SIOCETHTOOL` ioctl.
+pub fn ethtool_tool(ns: &Netns, env: &ShimEnv, args: &[&str]) -> Output {
+    let mut c = ns.command("ethtool");
+    env.apply(&mut c);
+    c.args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("ethtool {} (Debian package ethtool): {e}", args.join(" ")))
+}
+
+/// Sets the statistic `name` of `ifname`'s NIC (directory `dir`) to `value`, as the
+/// driver keeps it: under the NIC's lock (`DIR/IF.lock`), the state file's
+/// `eth.stat.NAME=VALUE` line replaced or added, the file written whole (a temporary
+/// file renamed), a `SET_STAT` line in the log. A NIC no process wrote yet gets a
+/// state file with that line only: every process then finds its power-on state and
+/// the statistic. Which names the driver reports depends on its model (the crate's
+/// README); a value for a name it does not report is kept and not shown.
+pub fn set_stat(dir: &Path, ifname: &str, name: &str, value: u64) {
+    assert!(
+        !name.is_empty()
+            && name.len() < 32
+            && !name.contains(['=', '\n', '\0', ' '])
+            && !ifname.is_empty()
+            && !ifname.contains(['/', '\n', ' ']),
+        "statistic {name:?} of {ifname:?}: a name of 1 to 31 bytes without '=', blank or NUL"
+    );
+    let lock = dir.join(format!("{ifname}.lock"));
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock)
+        .unwrap_or_else(|e| panic!("{}: {e}", lock.display()));
+    let _held = nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusive)
+        .unwrap_or_else(|(_, e)| panic!("flock {}: {e}", lock.display()));
+    let path = dir.join(format!("{ifname}.state"));
+    let key = format!("eth.stat.{name}");
+    let line = format!("{key}={value}");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => {
+            assert!(
+                t.lines().next() == Some(STATE_FORMAT),
+                "{}: not a state file of this format",
+                path.display()
+            );
+            let mut lines: Vec<String> = t
+                .lines()
+                .filter(|l| l.split_once('=').map(|(k, _)| k) != Some(key.as_str()))
+                .map(str::to_string)
+                .collect();
+            lines.push(line.clone());
+            lines.join("\n") + "\n"
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            format!("{STATE_FORMAT}\nifname={ifname}\n{line}\n")
+        }
+        Err(e) => panic!("{}: {e}", path.display()),
+    };
+    let tmp = dir.join(format!("{ifname}.state.{}.stat.tmp", std::process::id()));
+    std::fs::write(&tmp, text)
+        .and_then(|()| std::fs::rename(&tmp, &path))
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let entry = format!(
+        "{}.{:03} {} {ifname} SET_STAT ok {line}\n",
+        now.as_secs(),
+        now.subsec_millis(),
+        std::process::id()
+    );
+    let log = dir.join("dcbdrv.log");
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log)
+        .and_then(|mut f| f.write_all(entry.as_bytes()))
+        .unwrap_or_else(|e| panic!("{}: {e}", log.display()));
 }
 
 /// What a process said, for an assertion's message: its standard output, then its
@@ -361,7 +449,7 @@ pub struct DriverState {
 }
 
 /// First line of a state file of the format this parser reads.
-pub const STATE_FORMAT: &str = "format=lossless-dcbdrv-state 2";
+pub const STATE_FORMAT: &str = "format=lossless-dcbdrv-state 3";
 
 impl DriverState {
     /// Parses a state file's text; Err names what is wrong.
@@ -473,6 +561,42 @@ impl DriverState {
                 Some([t, id, m]) => (*t as u8, *id as u16, *m as u8),
                 _ => panic!("cee_app={v}: not idtype,id,priority_map"),
             })
+            .collect()
+    }
+
+    /// Whether the firmware LLDP/DCBX agent runs (`fw_agent`; ice's `fw-lldp-agent`
+    /// and i40e's `disable-fw-lldp` private flags switch it).
+    pub fn fw_agent(&self) -> bool {
+        self.num("fw_agent") != 0
+    }
+
+    /// The link flow control the driver was told, (autoneg, rx, tx)
+    /// (`eth.pause_*`): what ethtool reads while PFC is off.
+    pub fn pause(&self) -> (bool, bool, bool) {
+        (
+            self.num("eth.pause_autoneg") != 0,
+            self.num("eth.pause_rx") != 0,
+            self.num("eth.pause_tx") != 0,
+        )
+    }
+
+    /// The private flags (`eth.priv_flags`, bit i = the model's flag i).
+    pub fn priv_flags(&self) -> u32 {
+        self.num("eth.priv_flags") as u32
+    }
+
+    /// The value a test set for the statistic `name` (`eth.stat.NAME`), 0 when none.
+    pub fn stat(&self, name: &str) -> u64 {
+        self.get(&format!("eth.stat.{name}"))
+            .and_then(parse_num)
+            .unwrap_or(0)
+    }
+
+    /// Every statistic a test set, (name, value), in file order.
+    pub fn stats(&self) -> Vec<(String, u64)> {
+        self.lines
+            .iter()
+            .filter_map(|(k, v)| Some((k.strip_prefix("eth.stat.")?.to_string(), parse_num(v)?)))
             .collect()
     }
 }

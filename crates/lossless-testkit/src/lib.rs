@@ -11,7 +11,8 @@
 //! * [`pcap`]: capture files written from a test's frames;
 //! * [`dcbdrv`]: an emulated DCB-capable driver, a C library preloaded into a process
 //!   (lldpad, losslessd, a probe, iproute2's `dcb`) that answers dcbnl as the kernel does
-//!   for the driver it models (generic, mlx5, ice, i40e, bnxt, hns3, ixgbe), one NIC per
+//!   for the driver it models (generic, mlx5, ice, i40e, bnxt, hns3, ixgbe), and ethtool
+//!   (pause, private flags, statistics) as that driver answers it, one NIC per
 //!   interface shared by the processes that preload it with the same directory, and
 //!   what it recorded;
 //! * [`sysfs`]: an emulated host tree of RoCE NICs (sysfs, configfs, debugfs) laid as
@@ -49,7 +50,9 @@ pub mod systemd;
 pub mod tshark;
 
 pub use bench::{load, machine, thread_cpu_time};
-pub use dcbdrv::{dcb_tool, output_text, DriverState, LogEntry, Model, ShimEnv};
+pub use dcbdrv::{
+    dcb_tool, ethtool_tool, output_text, set_stat, DriverState, LogEntry, Model, ShimEnv,
+};
 pub use fanout::{batch_ip, Fanout};
 pub use flood::{Flood, FLOOD_MSAPS};
 pub use inject::{lldpdu, pfc_frame, Injector};

@@ -66,13 +66,17 @@ pub enum Oracle {
     /// iproute2's `dcb`, a dcbnl client we did not write: it programs and reads the
     /// emulated DCB driver.
     Dcb,
+    /// Debian's `ethtool`, an ethtool client we did not write (generic netlink for
+    /// pause and private flags, the ioctl for statistics): it reads and sets the
+    /// emulated driver's ethtool side.
+    Ethtool,
 }
 
 /// Where the umad2sim library of ibsim-utils is (OpenSM talks to ibsim through it).
 use crate::opensm::UMAD2SIM;
 
 impl Oracle {
-    pub const ALL: [Oracle; 11] = [
+    pub const ALL: [Oracle; 12] = [
         Oracle::Netns,
         Oracle::Tshark,
         Oracle::Lldpad,
@@ -84,6 +88,7 @@ impl Oracle {
         Oracle::Bpf,
         Oracle::Gcc,
         Oracle::Dcb,
+        Oracle::Ethtool,
     ];
 
     /// What it is, in a sentence's words.
@@ -100,6 +105,7 @@ impl Oracle {
             Oracle::Bpf => "clang with the BPF target and libbpf (the relay's XDP program)",
             Oracle::Gcc => "gcc (the emulated DCB driver, the C oracles)",
             Oracle::Dcb => "iproute2's dcb",
+            Oracle::Ethtool => "ethtool",
         }
     }
 
@@ -117,6 +123,7 @@ impl Oracle {
             Oracle::Bpf => &["clang", "llvm", "libbpf-dev"],
             Oracle::Gcc => &["gcc", "libc6-dev", "linux-libc-dev"],
             Oracle::Dcb => &["iproute2"],
+            Oracle::Ethtool => &["ethtool"],
         }
     }
 
@@ -141,6 +148,7 @@ impl Oracle {
             Oracle::Bpf => &["clang"],
             Oracle::Gcc => &["gcc"],
             Oracle::Dcb => &["dcb"],
+            Oracle::Ethtool => &["ethtool"],
         }
     }
 
@@ -398,3 +406,7 @@ pub const EMULATED_DRIVER: &[Oracle] = &[Oracle::Netns, Oracle::Gcc];
 
 /// What iproute2's `dcb` under the emulated DCB driver ([`crate::dcb_tool`]) needs.
 pub const DCB_TOOL: &[Oracle] = &[Oracle::Netns, Oracle::Gcc, Oracle::Dcb];
+
+/// What Debian's `ethtool` under the emulated DCB driver ([`crate::ethtool_tool`])
+/// needs.
+pub const ETHTOOL_TOOL: &[Oracle] = &[Oracle::Netns, Oracle::Gcc, Oracle::Ethtool];

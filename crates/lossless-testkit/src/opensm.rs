@@ -1,7 +1,9 @@
 //! OpenSM on an ibsim fabric as an oracle: ibsim simulates the fabric of a `net` file, OpenSM
 //! (under umad2sim) sweeps it with the given `opensm.conf`, policy and partitions, and the
 //! infiniband-diags tools ask what it answers and programmed: `saquery` PathRecords,
-//! `smpquery` SL2VL, VL arbitration and PortInfo, `ibnetdiscover`, `dump_lfts`.
+//! `smpquery` SL2VL, VL arbitration and PortInfo, `ibnetdiscover`, `dump_lfts`, `sminfo`.
+//! OpenSM runs on the file's first node ([`OpenSm::start`]) or on a node named
+//! ([`OpenSm::start_on`]).
 //!
 //! Every run has its own ibsim socket name (`IBSIM_SOCKNAME`) and its own directory on
 //! tmpfs (`/dev/shm`: umad2sim writes a fake sysfs tree into the working directory of every
@@ -114,6 +116,15 @@ impl OpenSm {
     /// Start ibsim on the fabric and OpenSM on its first node; returns once OpenSM logged
     /// SUBNET UP (or the reason it did not within 30 s).
     pub fn start(input: &SimInput) -> Result<OpenSm, String> {
+        OpenSm::start_on(input, None)
+    }
+
+    /// [`OpenSm::start`] with OpenSM on node `sm_host` (its id in the net file, or its node
+    /// description), `None`: the first node. ibsim attaches a client to the node its
+    /// `SIM_HOST` names, at port 0 of a switch (base or enhanced) and port 1 of a CA or
+    /// router, so OpenSM runs there: its port is the SM's (`SELF`, the default partition's
+    /// full member), as `sminfo` then reports.
+    pub fn start_on(input: &SimInput, sm_host: Option<&str>) -> Result<OpenSm, String> {
         let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let sock = format!("lsim{}x{n}", std::process::id());
         let dir = base_dir().join(format!("lossless-opensm-{sock}"));
@@ -162,8 +173,13 @@ impl OpenSm {
         me.wait(Duration::from_secs(10), "ibsim to listen", |m| {
             m.ibsim_listening()
         })?;
+        let mut opensm = Command::new("opensm");
+        match sm_host {
+            Some(h) => opensm.env("SIM_HOST", h),
+            None => opensm.env_remove("SIM_HOST"),
+        };
         me.opensm = Some(
-            Command::new("opensm")
+            opensm
                 .arg("-F")
                 .arg(dir.join("opensm.conf"))
                 .arg("-f")
@@ -173,7 +189,6 @@ impl OpenSm {
                 .env("LD_PRELOAD", UMAD2SIM)
                 .env("OSM_CACHE_DIR", dir.join("cache"))
                 .env("OSM_TMP_DIR", dir.join("cache"))
-                .env_remove("SIM_HOST")
                 .current_dir(&dir)
                 .stdin(Stdio::null())
                 .stdout(log("opensm.out")?)
@@ -260,6 +275,12 @@ impl OpenSm {
     /// `ibnetdiscover` as seen from `host`.
     pub fn ibnetdiscover(&self, host: &str) -> String {
         self.stdout(host, "ibnetdiscover", &[])
+    }
+
+    /// `sminfo` as seen from `host`: the master SM's LID and port GUID
+    /// (`sminfo: sm lid 1 sm guid 0x100005, activity count ... SMINFO_MASTER`).
+    pub fn sminfo(&self, host: &str) -> String {
+        self.stdout(host, "sminfo", &[]).trim().to_string()
     }
 
     /// `dump_lfts` as seen from `host`.

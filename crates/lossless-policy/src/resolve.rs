@@ -52,6 +52,38 @@ pub fn find_node(fabric: &Fabric, s: &str) -> Result<PortRef, NodeError> {
     port_of(fabric, ni, desc, port)
 }
 
+/// The subnet manager's port, from what `--sm` takes: what [`find_node`] takes, or the line
+/// `sminfo` prints (`sminfo: sm lid 1 sm guid 0x100005, activity count 128 priority 0 state
+/// 3 SMINFO_MASTER`), by its GUID (which every fabric dump has), else its LID.
+pub fn find_sm(fabric: &Fabric, s: &str) -> Result<PortRef, NodeError> {
+    match sminfo(s) {
+        Some((_, Some(guid))) => find_node(fabric, &format!("{guid:#x}")),
+        Some((Some(lid), None)) => find_node(fabric, &lid.to_string()),
+        _ => find_node(fabric, s),
+    }
+}
+
+/// The SM's LID and GUID from `sminfo`'s output (`sm lid 1 sm guid 0x100005, ...`); `None`
+/// when `s` says neither.
+pub fn sminfo(s: &str) -> Option<(Option<u16>, Option<u64>)> {
+    let words: Vec<&str> = s
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let after = |key: &str| {
+        words
+            .windows(3)
+            .find(|w| w[0] == "sm" && w[1] == key)
+            .map(|w| w[2])
+    };
+    let lid = after("lid").and_then(|v| v.parse::<u16>().ok());
+    let guid = after("guid").and_then(|v| {
+        let h = v.strip_prefix("0x").or_else(|| v.strip_prefix("0X"))?;
+        u64::from_str_radix(h, 16).ok()
+    });
+    (lid.is_some() || guid.is_some()).then_some((lid, guid))
+}
+
 /// `s` as a GUID (`0x...`) or a LID (all digits); `None` when it is neither, or is digits
 /// that are no LID but a node's description.
 fn by_number(fabric: &Fabric, s: &str) -> Option<Result<PortRef, NodeError>> {

@@ -1,5 +1,6 @@
 //! The differential tester, bounded: generated fabrics, partitions, policies and opensm.conf
-//! settings run on the real OpenSM + ibsim, every PathRecord asked and every port table read
+//! settings run on the real OpenSM + ibsim (on every kind of node: the SM's port is `SELF`
+//! and the default partition's full member), every PathRecord asked and every port table read
 //! back compared with ours, until 4,000 answers and tables are compared (seed 1, under a
 //! minute). Longer runs and other seeds: `cargo run --release -p lossless-policy --example
 //! difftest -- --seed N --cases N` (docs/policy.md).
@@ -27,6 +28,21 @@ fn generated_cases_equal_opensm() {
     assert!(report.errors.is_empty(), "{}", report.summary());
     assert!(report.compared >= 4000, "{}", report.summary());
     assert_eq!(report.unexplained(), 0, "{}", report.summary());
+    // The SM ran on every kind of node, named where it is not the first (OpenSM under
+    // SIM_HOST, we given --sm), and every answer still agreed.
+    for kind in [
+        "CA (not first, named)",
+        "switch, enhanced port 0 (not first, named)",
+        "switch, base port 0 (not first, named)",
+        "router (not first, named)",
+        "CA (first node, assumed)",
+    ] {
+        assert!(
+            report.by_sm.contains_key(kind),
+            "no fabric with the SM on a {kind}:\n{}",
+            report.summary()
+        );
+    }
 }
 
 /// A difference planted on our side (we are told another subnet_timeout than OpenSM runs

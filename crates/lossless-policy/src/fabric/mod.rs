@@ -200,12 +200,28 @@ pub enum Flavor {
     Ibnetdiscover,
 }
 
+/// How the subnet manager's port of a [`Fabric`] was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SmSource {
+    /// Given ([`Fabric::set_sm_port`]: `--sm`).
+    Given,
+    /// Assumed: an ibsim `net` file's first node, the one ibsim attaches a client to when it
+    /// names none (OpenSM started without `SIM_HOST`).
+    IbsimFirstNode,
+    /// Not known: ibnetdiscover output does not say where the SM runs.
+    Unknown,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Fabric {
     pub flavor: Flavor,
     pub nodes: Vec<Node>,
-    /// The subnet manager's port (`SELF`), when the dump tells.
+    /// The subnet manager's port: `SELF` in port groups and partitions, and the default
+    /// partition's one full member when a partitions file is given.
     pub sm_port: Option<PortRef>,
+    /// How `sm_port` was found.
+    pub sm_source: SmSource,
 }
 
 impl Fabric {
@@ -290,6 +306,34 @@ impl Fabric {
     /// Nodes by description (first match, as OpenSM's name hash keeps the first).
     pub fn by_desc(&self, desc: &str) -> Option<usize> {
         self.nodes.iter().position(|n| n.desc == desc)
+    }
+
+    /// Run the subnet manager on end port `r` (a CA or router port, or a switch's port 0),
+    /// instead of the one assumed from the dump. Set it before building partitions or
+    /// binding a policy: both read it.
+    pub fn set_sm_port(&mut self, r: PortRef) {
+        self.sm_port = Some(self.base_port(r));
+        self.sm_source = SmSource::Given;
+    }
+
+    /// Which port the SM is taken to run on, and why: `HB1/P1 (given)`, or what was
+    /// assumed.
+    pub fn sm_text(&self) -> String {
+        match (self.sm_port, self.sm_source) {
+            (Some(r), SmSource::Given) => format!("{} (given)", self.label(r)),
+            (Some(r), _) => format!(
+                "{}, assumed: the first node of the ibsim net file, where ibsim attaches \
+                 OpenSM when it is started without SIM_HOST",
+                self.label(r)
+            ),
+            (None, SmSource::IbsimFirstNode) => {
+                "none: the first node of the ibsim net file has no port to run it on".into()
+            }
+            (None, _) => "none known: ibnetdiscover output does not say where the SM runs, so \
+                          SELF names no port and no port is the default partition's full \
+                          member for being the SM's"
+                .into(),
+        }
     }
 
     /// Override the MTU capability of every port (ibnetdiscover does not report it).

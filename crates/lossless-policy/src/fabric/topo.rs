@@ -7,7 +7,7 @@
 //! GUIDs come from ibsim's counters (CAs from 0x100000, switches from 0x200000), the
 //! description is the id, and `w=`/`s=`/`e=` options set the enabled widths and speeds.
 
-use super::{Fabric, Flavor, Node, NodeKind, Port, PortRef, Speed};
+use super::{Fabric, Flavor, Node, NodeKind, Port, PortRef, SmSource, Speed};
 use crate::ast::Loc;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -556,6 +556,10 @@ fn link(file: &str, flavor: Flavor, raw: Vec<RawNode>) -> Result<Fabric, TopoErr
         flavor,
         nodes,
         sm_port,
+        sm_source: match flavor {
+            Flavor::Ibsim => SmSource::IbsimFirstNode,
+            Flavor::Ibnetdiscover => SmSource::Unknown,
+        },
     })
 }
 
@@ -724,7 +728,9 @@ fn add_missing_ends(nodes: &mut [Node], flavor: Flavor) {
     }
 }
 
-/// ibsim runs the SM on the first node of the file (its first port).
+/// The SM's port when nobody says where it runs: ibsim attaches a client that names no node
+/// (OpenSM started without `SIM_HOST`) to the file's first node, its port 0 (a switch) or
+/// first port (a CA or router); ibnetdiscover output does not tell.
 fn sm_port(nodes: &[Node], flavor: Flavor) -> Option<PortRef> {
     match flavor {
         Flavor::Ibsim => nodes.first().and_then(|n| {

@@ -8,7 +8,7 @@ use lossless_policy::compile::{compile, OsmQos, PortTables};
 use lossless_policy::fabric::{lft, topo, Fabric, NodeKind, PortRef};
 use lossless_policy::matcher::Request;
 use lossless_policy::partitions::{self, Partitions};
-use lossless_policy::resolve::{Query, Resolver};
+use lossless_policy::resolve::{find_sm, Query, Resolver};
 use lossless_policy::Policy;
 use lossless_testkit::opensm::PathRecord;
 use std::collections::BTreeMap;
@@ -37,7 +37,12 @@ pub struct Ours {
 
 impl Ours {
     pub fn load(s: &Scenario) -> Result<Ours, String> {
-        let fabric = topo::parse("net", &s.net).map_err(|e| e.to_string())?;
+        let mut fabric = topo::parse("net", &s.net).map_err(|e| e.to_string())?;
+        // Told where OpenSM runs, as `--sm NODE` tells the CLI; else the first node, assumed.
+        if let Some(n) = &s.sm {
+            let port = find_sm(&fabric, n).map_err(|e| format!("sm {n}: {e}"))?;
+            fabric.set_sm_port(port);
+        }
         let conf = match &s.partitions {
             Some(p) => Some(partitions::parse("partitions.conf", p).map_err(|e| e.to_string())?),
             None => None,
@@ -280,12 +285,37 @@ fn untouched(r: &PortRead) -> bool {
         })
 }
 
-/// Everything the scenario asks compared: paths by OpenSM's LFTs, by min-hop when the
-/// scenario says its routes are min-hop's, and the tables when it asks for them.
+/// The SM's port as `sminfo` reports it (its GUID, read as `--sm` reads sminfo's line) must
+/// be the one we take: the node the scenario names, or the first node we assume.
+pub fn compare_sm(s: &Scenario, ours: &Ours, obs: &Observed) -> Vec<Disagreement> {
+    let theirs = find_sm(&ours.fabric, &obs.sminfo);
+    if theirs.as_ref().ok() == ours.fabric.sm_port.as_ref() {
+        return vec![];
+    }
+    let label = |r: Option<PortRef>| r.map_or("none".to_string(), |r| ours.fabric.label(r));
+    vec![Disagreement {
+        class: "sm port".into(),
+        text: format!(
+            "{}: OpenSM runs on {} (`{}`), we take {}",
+            s.name,
+            theirs
+                .as_ref()
+                .map_or_else(|e| e.to_string(), |r| label(Some(*r))),
+            obs.sminfo,
+            ours.fabric.sm_text()
+        ),
+        key: Default::default(),
+    }]
+}
+
+/// Everything the scenario asks compared: where the SM runs, paths by OpenSM's LFTs, by
+/// min-hop when the scenario says its routes are min-hop's, and the tables when it asks for
+/// them.
 pub fn compare(s: &Scenario, obs: &Observed) -> Result<(usize, Vec<Disagreement>), String> {
     let ours = Ours::load(s)?;
-    let mut d = compare_paths(s, &ours, obs, true);
-    let mut n = obs.paths.len();
+    let mut d = compare_sm(s, &ours, obs);
+    d.extend(compare_paths(s, &ours, obs, true));
+    let mut n = 1 + obs.paths.len();
     if s.min_hop {
         d.extend(compare_paths(s, &ours, obs, false));
         n += obs.paths.len();

@@ -99,6 +99,8 @@ pub struct Report {
     pub answered: usize,
     pub queries: usize,
     pub by_class: BTreeMap<String, usize>,
+    /// Fabrics compared by where the SM ran ([`Case::sm_kind`]).
+    pub by_sm: BTreeMap<String, usize>,
     /// The first disagreement of each class, with its case.
     pub first: BTreeMap<String, (Case, Disagreement)>,
     pub errors: Vec<String>,
@@ -130,6 +132,9 @@ impl Report {
             self.by_class.values().sum::<usize>(),
             self.unexplained()
         );
+        for (k, n) in &self.by_sm {
+            t.push_str(&format!("  {n:6}  fabrics with the SM on a {k}\n"));
+        }
         for (c, n) in &self.by_class {
             let why = if EXPLAINED.iter().any(|e| c.starts_with(e)) {
                 "  (on purpose: docs/policy.md)"
@@ -172,6 +177,7 @@ pub fn run(seed: u64, cases: usize, threads: usize) -> Report {
                 match out {
                     Ok(o) => {
                         r.fabrics += 1;
+                        *r.by_sm.entry(case.sm_kind()).or_default() += 1;
                         r.rejected_policies += usize::from(o.policy_rejected);
                         r.compared += o.compared;
                         r.answered += o.answered;

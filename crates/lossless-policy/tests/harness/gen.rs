@@ -4,7 +4,10 @@
 //!
 //! Fabrics: 1-6 switches (some with an enhanced port 0) on a random tree plus extra and
 //! parallel links, CAs and IB routers on their free ports, 1x/2x/4x links at SDR to HDR; the
-//! SM on the first node, a switch or a CA. GUIDs are written out (`caguid=`, ...) so that
+//! SM on every kind of node: the first node (a switch or a CA, where OpenSM runs when no node
+//! is named, and where we assume it), or a node named (a CA that is not first, a switch with
+//! an enhanced and with a base port 0, a router): OpenSM runs there (`SIM_HOST`) and we are
+//! told (`--sm`). GUIDs are written out (`caguid=`, ...) so that
 //! removing a node keeps the others'. Policies use every group criterion (port-guid lists and
 //! ranges, port-name, pkey, partition, node-type incl. ALL and SELF), levels with SL, limits,
 //! packet life and P_Keys (membership bit and reversed ranges included), match rules on
@@ -60,7 +63,13 @@ pub struct Case {
     pub tables: bool,
     /// For testing the tester: opensm.conf lines we read instead of `conf`.
     pub plant: Option<Vec<String>>,
+    /// The node OpenSM runs on, by name (and we are told so); `None`: the first node, where
+    /// it runs when none is named (and we assume it).
+    pub sm: Option<String>,
 }
+
+/// How many places [`Case::place_sm`] chooses from.
+pub const SM_PLACES: u32 = 6;
 
 /// Between `lo` and `hi` distinct elements of `v`.
 fn sample<T: Clone>(r: &mut SmallRng, v: &[T], lo: usize, hi: usize) -> Vec<T> {
@@ -121,6 +130,7 @@ impl Case {
             only: vec![],
             tables: true,
             plant: None,
+            sm: None,
         };
         c.gen_fabric(&mut r);
         c.gen_partitions(&mut r);
@@ -151,12 +161,13 @@ impl Case {
     fn gen_fabric(&mut self, r: &mut SmallRng) {
         let nsw = r.gen_range(1..=6usize);
         let nca = r.gen_range(2..=(4 + 5 * nsw).min(40));
-        let nrt = if r.gen_bool(0.3) {
+        let sm_at = r.gen_range(0..SM_PLACES);
+        // A router when the SM is to run on one.
+        let nrt = if sm_at == 5 || r.gen_bool(0.3) {
             r.gen_range(1..=2)
         } else {
             0
         };
-        let sm_on_switch = r.gen_bool(0.4);
         let mut ca_guid = 0x10_0000u64;
         let mut rt_guid = 0x30_0000u64;
         let mut switches = Vec::new();
@@ -224,12 +235,75 @@ impl Case {
                 self.nodes.pop();
             }
         }
-        // The SM runs on the first node of the file: a switch, or a CA.
-        if !sm_on_switch {
-            if let Some(ca) = self.nodes.iter().position(|n| n.kind == Kind::Ca) {
-                self.move_first(ca);
+        self.place_sm(r, sm_at);
+    }
+
+    /// Where OpenSM runs, by `at` (0..SM_PLACES): on the file's first node, a switch (0) or a
+    /// CA put first (1), where it runs when nobody names a node and we assume it; or named
+    /// (OpenSM under `SIM_HOST`, we are given `--sm`) on a CA that is not first (2), a switch
+    /// with an enhanced port 0 (3) or a base one (4), another than the first when there is
+    /// one, or a router (5; a CA when there is none).
+    fn place_sm(&mut self, r: &mut SmallRng, at: u32) {
+        let of_kind = |c: &Case, k: Kind| -> Vec<usize> {
+            (0..c.nodes.len())
+                .filter(|i| c.nodes[*i].kind == k)
+                .collect()
+        };
+        let switches = of_kind(self, Kind::Switch);
+        let later_switch = |r: &mut SmallRng| match switches.len() {
+            0 | 1 => switches.first().copied(),
+            n => Some(switches[r.gen_range(1..n)]),
+        };
+        let cas = of_kind(self, Kind::Ca);
+        let routers = of_kind(self, Kind::Router);
+        let node = match at {
+            0 => None,
+            1 => {
+                if let Some(ca) = cas.first() {
+                    self.move_first(*ca);
+                }
+                None
             }
+            3 | 4 => {
+                let sw = later_switch(r);
+                if let Some(sw) = sw {
+                    self.nodes[sw].enhanced = at == 3;
+                }
+                sw
+            }
+            5 if !routers.is_empty() => Some(*pick(r, &routers)),
+            _ => cas.get(r.gen_range(0..cas.len().max(1))).copied(),
+        };
+        self.sm = node.map(|i| self.nodes[i].name.clone());
+    }
+
+    /// The node OpenSM runs on: the one named, else the first.
+    pub fn sm_node(&self) -> Option<&GNode> {
+        match &self.sm {
+            Some(name) => self.nodes.iter().find(|n| &n.name == name),
+            None => self.nodes.first(),
         }
+    }
+
+    /// What kind of node the SM runs on, for the report: `CA, named`, `switch, enhanced
+    /// port 0, first node`, ...
+    pub fn sm_kind(&self) -> String {
+        let Some(n) = self.sm_node() else {
+            return "no node".into();
+        };
+        let kind = match n.kind {
+            Kind::Ca => "CA",
+            Kind::Router => "router",
+            Kind::Switch if n.enhanced => "switch, enhanced port 0",
+            Kind::Switch => "switch, base port 0",
+        };
+        let first = self.nodes.first().is_some_and(|f| f.name == n.name);
+        let how = match (&self.sm, first) {
+            (None, _) => "first node, assumed",
+            (Some(_), true) => "first node, named",
+            (Some(_), false) => "not first, named",
+        };
+        format!("{kind} ({how})")
     }
 
     /// Put node `i` first (links renumbered).
@@ -757,6 +831,7 @@ impl Case {
             policy_rejected: false,
             only: self.only.clone(),
             plant: self.plant.as_ref().map(|p| p.join("\n") + "\n"),
+            sm: self.sm.clone(),
         }
     }
 }

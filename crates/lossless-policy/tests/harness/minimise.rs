@@ -33,10 +33,15 @@ fn without_node(c: &Case, i: usize) -> Case {
 /// Every one-step reduction of `c`, smallest effect last.
 fn candidates(c: &Case, keep_nodes: &[String]) -> Vec<Case> {
     let mut out = Vec::new();
-    // Whole nodes first (CAs, routers, then switches), but not the query's ends.
+    // Whole nodes first (CAs, routers, then switches), but not the query's ends nor the node
+    // the SM is named on.
     for kind in [Kind::Ca, Kind::Router, Kind::Switch] {
         for (i, n) in c.nodes.iter().enumerate().rev() {
-            if n.kind == kind && !keep_nodes.contains(&n.name) && (i > 0 || kind != Kind::Switch) {
+            if n.kind == kind
+                && !keep_nodes.contains(&n.name)
+                && c.sm.as_ref() != Some(&n.name)
+                && (i > 0 || kind != Kind::Switch)
+            {
                 let x = without_node(c, i);
                 if !x.nodes.is_empty() {
                     out.push(x);

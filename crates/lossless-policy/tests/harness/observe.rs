@@ -41,21 +41,31 @@ pub struct Observed {
     /// OpenSM refused the policy file and runs without one: its log's first ERR AC03 or
     /// AC04 line.
     pub policy_error: Option<String>,
+    /// What `sminfo` says of the master SM (`sminfo: sm lid 1 sm guid 0x..., ...`).
+    pub sminfo: String,
 }
 
-/// The SIM_HOST the SM runs on: the first node of the net file.
-fn sm_host(f: &Fabric) -> String {
-    f.nodes.first().map(|n| n.id.clone()).unwrap_or_default()
+/// The SIM_HOST the SM runs on: the node the scenario names, else the first node of the net
+/// file.
+fn sm_host(s: &Scenario, f: &Fabric) -> String {
+    match &s.sm {
+        Some(n) => n.clone(),
+        None => f.nodes.first().map(|n| n.id.clone()).unwrap_or_default(),
+    }
 }
 
-/// Start OpenSM on the scenario (the caller keeps it running to ask more).
+/// Start OpenSM on the scenario, on the node it names (the caller keeps it running to ask
+/// more).
 pub fn start(s: &Scenario) -> Result<OpenSm, String> {
-    OpenSm::start(&SimInput {
-        net: s.net.clone(),
-        opensm_conf: s.opensm_conf.clone(),
-        policy: s.policy.clone(),
-        partitions: s.partitions.clone(),
-    })
+    OpenSm::start_on(
+        &SimInput {
+            net: s.net.clone(),
+            opensm_conf: s.opensm_conf.clone(),
+            policy: s.policy.clone(),
+            partitions: s.partitions.clone(),
+        },
+        s.sm.as_deref(),
+    )
 }
 
 /// End ports with their LIDs as ibnetdiscover reports them.
@@ -86,11 +96,12 @@ pub fn observe(s: &Scenario) -> Result<Observed, String> {
 
 pub fn observe_with(sim: &OpenSm, s: &Scenario) -> Result<Observed, String> {
     let fabric = topo::parse("net", &s.net).map_err(|e| e.to_string())?;
-    let host = sm_host(&fabric);
+    let host = sm_host(s, &fabric);
     let mut o = Observed {
         startup: sim.startup,
         ibnetdiscover: sim.ibnetdiscover(&host),
         lfts: sim.dump_lfts(&host),
+        sminfo: sim.sminfo(&host),
         ..Observed::default()
     };
     let disc = topo::parse("ibnetdiscover.out", &o.ibnetdiscover)

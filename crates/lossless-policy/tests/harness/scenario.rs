@@ -10,6 +10,8 @@
 //! min-hop                     # also compare our min-hop answers (routes equal OpenSM's)
 //! policy-rejected             # OpenSM refuses the policy: compare with no policy
 //! only SRC DST                # only these pairs (labels `Node/Pn`), any number of lines
+//! sm NODE                     # OpenSM runs on NODE (its id in `net`), and we are told
+//!                             #   (`--sm`); without it: on the first node, and we assume so
 //! ```
 
 use std::path::Path;
@@ -32,6 +34,8 @@ pub struct Scenario {
     /// For testing the tester: the opensm.conf we are given instead of OpenSM's (never
     /// written to disk).
     pub plant: Option<String>,
+    /// The node OpenSM runs on (`sm NODE`); `None`: the first node of `net`.
+    pub sm: Option<String>,
 }
 
 impl Scenario {
@@ -69,6 +73,7 @@ impl Scenario {
                 "tables" => s.tables = true,
                 "min-hop" => s.min_hop = true,
                 "policy-rejected" => s.policy_rejected = true,
+                "sm" if !rest.trim().is_empty() => s.sm = Some(rest.trim().to_string()),
                 "only" => {
                     let mut w = rest.split_whitespace();
                     match (w.next(), w.next()) {
@@ -85,7 +90,7 @@ impl Scenario {
                 _ => {
                     return Err(format!(
                         "{}/scenario:{}: unknown directive `{k}`, expected optset, tables, \
-                         min-hop, policy-rejected or only",
+                         min-hop, policy-rejected, only or sm NODE",
                         dir.display(),
                         i + 1
                     ))
@@ -115,6 +120,9 @@ impl Scenario {
         }
         for (a, b) in &self.only {
             t.push_str(&format!("only {a} {b}\n"));
+        }
+        if let Some(n) = &self.sm {
+            t.push_str(&format!("sm {n}\n"));
         }
         for (on, w) in [
             (self.tables, "tables"),

@@ -318,7 +318,7 @@ fn ethernet_profile_refusals() {
     ]);
     assert_eq!(code, 2);
     assert!(
-        err.contains("--fabric, --partitions and --mtu-cap describe an InfiniBand subnet"),
+        err.contains("--fabric, --partitions, --mtu-cap and --sm describe an InfiniBand subnet"),
         "{err}"
     );
     // --ports without --ethernet is a usage error.
@@ -558,5 +558,208 @@ fn opensm_conf_warnings_from_every_command() {
                 "{ca}"
             );
         }
+    }
+}
+
+/// `--sm` with what `sminfo` prints, on ibnetdiscover output (which does not say where the
+/// SM runs): OpenSM runs on a CA that is not the net file's first node, and every PathRecord
+/// between CAs, asked with saquery at run time, equals `resolve --json`'s answer, SELF
+/// levels, partition P_Keys and refusals included. Without `--sm` the answer says no SM port
+/// is known, and why.
+#[test]
+fn resolve_with_the_sm_from_sminfo_equals_opensm() {
+    use lossless_policy::fabric::topo;
+    use lossless_testkit::opensm::{OpenSm, SimInput};
+    if !lossless_testkit::require(
+        "resolve_with_the_sm_from_sminfo_equals_opensm",
+        &[lossless_testkit::Oracle::OpenSm],
+    ) {
+        return;
+    }
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../lossless-policy/tests/oracle/sm-on-ca");
+    let file = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
+    let sim = OpenSm::start_on(
+        &SimInput {
+            net: file("net"),
+            opensm_conf: file("opensm.conf"),
+            policy: Some(file("qos-policy.conf")),
+            partitions: Some(file("partitions.conf")),
+        },
+        Some("HB1"),
+    )
+    .expect("OpenSM runs on HB1");
+    let sminfo = sim.sminfo("HA1");
+    assert!(sminfo.contains("SMINFO_MASTER"), "{sminfo}");
+    let disc = sim.ibnetdiscover("HA1");
+    let fabric = topo::parse("ibnetdiscover.out", &disc).unwrap();
+    let disc_file = temp("sm-on-ca.ibnetdiscover", &disc).display().to_string();
+    let (policy, parts, conf) = (
+        dir.join("qos-policy.conf").display().to_string(),
+        dir.join("partitions.conf").display().to_string(),
+        dir.join("opensm.conf").display().to_string(),
+    );
+    let resolve = |src: u16, dst: u16, pkey: Option<&str>, sm: Option<&str>| {
+        let (s, d) = (src.to_string(), dst.to_string());
+        let mut args = vec![
+            "policy",
+            "resolve",
+            &policy,
+            "--fabric",
+            &disc_file,
+            "--partitions",
+            &parts,
+            "--opensm-conf",
+            &conf,
+            "--mtu-cap",
+            "4",
+            "--src",
+            &s,
+            "--dst",
+            &d,
+            "--json",
+        ];
+        if let Some(p) = pkey {
+            args.extend(["--pkey", p]);
+        }
+        if let Some(sm) = sm {
+            args.extend(["--sm", sm]);
+        }
+        let (code, out, err) = lossless(&args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        serde_json::from_str::<serde_json::Value>(&out).expect("JSON")
+    };
+    // The CAs (ibsim's are 2048-byte MTU ports: --mtu-cap 4), with their net ids and LIDs.
+    let cas: Vec<(String, u16)> = ["HA1", "HA2", "HB1", "HB2"]
+        .iter()
+        .map(|h| {
+            let n = fabric.by_desc(h).unwrap();
+            (
+                h.to_string(),
+                fabric.nodes[n].port(1).and_then(|p| p.lid).unwrap(),
+            )
+        })
+        .collect();
+    let mut compared = 0;
+    let mut from_sm = 0;
+    for (host, src) in &cas {
+        for (_, dst) in &cas {
+            for pkey in [None, Some("0x10")] {
+                let opts: Vec<&str> = pkey.map(|p| vec!["--pkey", p]).unwrap_or_default();
+                let want = sim.path_record(host, *src, *dst, &opts);
+                let v = resolve(*src, *dst, pkey, Some(&sminfo));
+                let got = (v["no_path"] != true).then(|| {
+                    (
+                        v["sl"].as_u64().unwrap() as u8,
+                        v["mtu"].as_u64().unwrap() as u8,
+                        v["rate"].as_u64().unwrap() as u8,
+                        v["packet_life"].as_u64().unwrap() as u8,
+                        u16::from_str_radix(
+                            v["pkey"].as_str().unwrap().trim_start_matches("0x"),
+                            16,
+                        )
+                        .unwrap(),
+                    )
+                });
+                let want = want.map(|p| (p.sl, p.mtu, p.rate, p.pkt_life, p.pkey));
+                assert_eq!(
+                    got, want,
+                    "{host} LID {src} -> LID {dst} {pkey:?}: ours (left) and OpenSM's (right) differ: {v}"
+                );
+                assert_eq!(v["sm"]["port"], "HB1/P1", "{v}");
+                assert_eq!(v["sm"]["source"], "given", "{v}");
+                compared += 1;
+                from_sm += usize::from(host == "HB1" && got.is_some() && src != dst);
+            }
+        }
+    }
+    assert_eq!(compared, 32);
+    assert!(from_sm > 0, "no path from the SM's port to compare");
+    // Without --sm: ibnetdiscover output names no SM, and the answer says so.
+    let v = resolve(cas[2].1, cas[0].1, None, None);
+    assert_eq!(v["sm"]["source"], "unknown", "{v}");
+    assert!(v["sm"]["port"].is_null(), "{v}");
+    assert!(
+        v["sm"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("ibnetdiscover output does not say where the SM runs"),
+        "{v}"
+    );
+}
+
+/// Every command given a fabric says which port it takes for the SM: the one `--sm` names
+/// (any of its forms, sminfo's line too), else the net file's first node and why; a name the
+/// fabric lacks, or `--sm` without a fabric, is refused.
+#[test]
+fn the_sm_port_is_said_by_every_command() {
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../lossless-policy/tests/oracle/sm-on-switch");
+    let f = |n: &str| dir.join(n).display().to_string();
+    let (policy, net) = (f("qos-policy.conf"), f("net"));
+    let assumed = "SwA/P0, assumed: the first node of the ibsim net file, where ibsim attaches \
+                   OpenSM when it is started without SIM_HOST; give --sm";
+    for cmd in [
+        vec!["policy", "check", &policy, "--fabric", &net],
+        vec!["policy", "compile", &policy, "--fabric", &net],
+        vec![
+            "policy", "resolve", &policy, "--fabric", &net, "--src", "HA1", "--dst", "HB1",
+        ],
+        vec![
+            "policy", "explain", &policy, "--fabric", &net, "--src", "HA1", "--dst", "HB1",
+        ],
+    ] {
+        let (code, out, err) = lossless(&cmd);
+        assert_eq!(code, 0, "{cmd:?}: {err}");
+        assert!(
+            out.contains(&format!("SM port: {assumed}")),
+            "{cmd:?}:\n{out}"
+        );
+        for sm in [
+            "SwB",
+            "SwB/P3",
+            "0x200001",
+            "sminfo: sm lid 4 sm guid 0x200001, activity count 128 priority 0 state 3 SMINFO_MASTER",
+        ] {
+            let mut with = cmd.clone();
+            with.extend(["--sm", sm]);
+            let (code, out, err) = lossless(&with);
+            assert_eq!(code, 0, "{with:?}: {err}");
+            assert!(out.contains("SM port: SwB/P0 (given)\n"), "{with:?}:\n{out}");
+        }
+        let mut with = cmd.clone();
+        with.extend(["--json", "--sm", "SwB"]);
+        let (_, out, _) = lossless(&with);
+        let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+        assert_eq!(v["sm"]["port"], "SwB/P0", "{with:?}: {v}");
+        assert_eq!(v["sm"]["source"], "given", "{with:?}: {v}");
+        let mut with = cmd.clone();
+        with.extend(["--sm", "SwZ"]);
+        let (code, _, err) = lossless(&with);
+        assert_eq!(code, 2, "{with:?}");
+        assert!(
+            err.contains("lossless: --sm: no node matches `SwZ`"),
+            "{err}"
+        );
+    }
+    let (code, _, err) = lossless(&["policy", "check", &policy, "--sm", "SwB"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--sm: names a port of the fabric: give --fabric too"),
+        "{err}"
+    );
+    let (code, _, err) = lossless(&[
+        "policy",
+        "compile",
+        &data("ethernet-policy.conf"),
+        "--ethernet",
+        "--sm",
+        "SwB",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--sm describe an InfiniBand subnet"), "{err}");
+    let (_, out, _) = lossless(&["policy", "resolve", "--help"]);
+    for w in ["--sm", "sminfo", "SELF"] {
+        assert!(out.contains(w), "resolve --help lacks {w}:\n{out}");
     }
 }

@@ -7,11 +7,12 @@ use lossless_policy::bind::{bind, Bound, Origin};
 use lossless_policy::check::{check, Severity};
 use lossless_policy::compile::{compile, OsmQos};
 use lossless_policy::ethernet::{compile_ethernet, EthOptions};
-use lossless_policy::fabric::{lft, topo, Fabric};
+use lossless_policy::fabric::{lft, topo, Fabric, SmSource};
 use lossless_policy::matcher::Request;
 use lossless_policy::partitions::{self, Partitions};
 use lossless_policy::resolve::{
-    describe_mtu, describe_packet_life, describe_rate, find_node, Matched, Query, Resolver,
+    describe_mtu, describe_packet_life, describe_rate, find_node, find_sm, sminfo, Matched, Query,
+    Resolver,
 };
 use lossless_policy::Policy;
 use serde_json::json;
@@ -27,6 +28,8 @@ Examples:
       --src Hca1 --dst Hca2 --service-id 0x11234 --json
   lossless policy resolve qos-policy.conf --fabric ibnetdiscover.out --lfts lfts.txt \\
       --src Hca1 --dst 0x100004
+  lossless policy resolve qos-policy.conf --fabric ibnetdiscover.out --sm \"$(sminfo)\" \\
+      --partitions partitions.conf --src 12 --dst 7
   lossless policy explain qos-policy.conf --fabric net --src Hca1/P1 --dst 0x100004
   lossless policy compile qos-policy.conf --fabric net --opensm-conf opensm.conf
   lossless policy compile qos-policy.conf --ethernet --lossless Storage > losslessd.toml
@@ -39,6 +42,11 @@ NODE is a port GUID (0x...), a LID (from ibnetdiscover output or the LFT dump) o
 description with an optional /P<port>. Routes come from --lfts when given (the output of
 `dump_lfts`, `ibroute` on every switch, or OpenSM's opensm-lfts.dump), else min-hop over the
 fabric dump; every answer says which.
+
+--sm PORT is where the subnet manager runs (SELF in port groups and partitions, the default
+partition's full member): a NODE, or the line sminfo prints. Without it the first node of
+an ibsim net file is assumed, and no port for ibnetdiscover output (it does not say); every
+command given a fabric prints the SM port it took and why.
 
 compile --ethernet writes the [ports.\"NAME\"] sections of a losslessd configuration file: a
 level's SL is its 802.1p priority, port-name entries without /P<port> are interface names,
@@ -93,6 +101,13 @@ pub struct Inputs {
     /// report it (default 5 for ibnetdiscover output, ibsim's values for net files).
     #[arg(long)]
     pub mtu_cap: Option<u8>,
+    /// The port the subnet manager runs on: SELF in port groups and partitions, and the
+    /// default partition's full member. A port GUID, a LID or a node description as --src
+    /// takes, or what `sminfo` prints ("sminfo: sm lid 1 sm guid 0x100005, ..."). Without
+    /// it: the first node of an ibsim net file (where ibsim attaches OpenSM started without
+    /// SIM_HOST), none for ibnetdiscover output; every answer says which port was taken.
+    #[arg(long, value_name = "PORT")]
+    pub sm: Option<String>,
     /// Machine-readable output.
     #[arg(short = 'j', long)]
     pub json: bool,
@@ -183,6 +198,7 @@ struct Loaded {
     fabric: Option<Fabric>,
     parts: Option<Partitions>,
     osm: OsmQos,
+    lfts: Option<lft::Lfts>,
 }
 
 /// Parse the policy; every error on stderr, the first in the returned error.
@@ -202,10 +218,11 @@ fn parse(file: &str, src: &str) -> Result<Policy, CliError> {
     })
 }
 
-fn load(i: &Inputs) -> Result<Loaded, CliError> {
+/// Read the inputs; `lfts`: the LFT dump, which also maps LIDs to ports (for `--sm`).
+fn load(i: &Inputs, lfts: Option<&Path>) -> Result<Loaded, CliError> {
     let file = i.policy.display().to_string();
     let policy = parse(&file, &read(&i.policy)?)?;
-    let fabric = match &i.fabric {
+    let mut fabric = match &i.fabric {
         Some(f) => {
             let mut fab = topo::parse(&f.display().to_string(), &read(f)?)
                 .map_err(|e| CliError::input("fabric", e))?;
@@ -216,6 +233,28 @@ fn load(i: &Inputs) -> Result<Loaded, CliError> {
         }
         None => None,
     };
+    let lfts = match (lfts, &fabric) {
+        (Some(p), Some(f)) => Some(
+            lft::parse(&p.display().to_string(), &read(p)?, f)
+                .map_err(|e| CliError::input("--lfts", e))?,
+        ),
+        _ => None,
+    };
+    match (&i.sm, &mut fabric) {
+        (Some(sm), Some(f)) => {
+            let port = find_sm(f, sm)
+                .or_else(|e| sm_by_lid(sm, lfts.as_ref()).ok_or(e))
+                .map_err(|e| CliError::input("--sm", e))?;
+            f.set_sm_port(port);
+        }
+        (Some(_), None) => {
+            return Err(CliError::input(
+                "--sm",
+                "names a port of the fabric: give --fabric too",
+            ))
+        }
+        _ => {}
+    }
     let conf = match &i.partitions {
         Some(p) => Some(
             partitions::parse(&p.display().to_string(), &read(p)?)
@@ -247,6 +286,37 @@ fn load(i: &Inputs) -> Result<Loaded, CliError> {
         fabric,
         parts,
         osm,
+        lfts,
+    })
+}
+
+/// The port of the SM's LID (`--sm 4`, or sminfo's line on a fabric dump without LIDs) in
+/// the LFT dump.
+fn sm_by_lid(sm: &str, lfts: Option<&lft::Lfts>) -> Option<lossless_policy::fabric::PortRef> {
+    let lid = match sminfo(sm) {
+        Some((lid, _)) => lid?,
+        None => sm.trim().parse().ok()?,
+    };
+    lfts?.lids.get(&lid).copied()
+}
+
+/// Where the SM is taken to run, for the output; not given, how to say.
+fn sm_line(f: &Fabric) -> String {
+    match f.sm_source {
+        SmSource::Given => f.sm_text(),
+        _ => format!(
+            "{}; give --sm (a GUID, LID or node description, or sminfo's output) to say where \
+             it runs",
+            f.sm_text()
+        ),
+    }
+}
+
+fn sm_json(f: &Fabric) -> serde_json::Value {
+    json!({
+        "port": f.sm_port.map(|r| f.label(r)),
+        "source": f.sm_source,
+        "text": f.sm_text(),
     })
 }
 
@@ -291,7 +361,13 @@ fn run_check(a: CheckArgs) -> Result<(), CliError> {
             ));
         }
     };
-    let l = load(&a.inputs).map(Some).or_else(|e| {
+    if a.inputs.sm.is_some() && a.inputs.fabric.is_none() {
+        return Err(CliError::input(
+            "--sm",
+            "names a port of the fabric: give --fabric too",
+        ));
+    }
+    let l = load(&a.inputs, None).map(Some).or_else(|e| {
         if a.inputs.fabric.is_some() {
             Err(e)
         } else {
@@ -307,13 +383,19 @@ fn run_check(a: CheckArgs) -> Result<(), CliError> {
         .filter(|d| d.severity == Severity::Error)
         .count();
     let warnings = diags.len() - errors;
+    let fabric = ctx.map(|(f, _, _)| f);
     if a.inputs.json {
-        print_json(
-            &json!({ "ok": errors == 0, "errors": errors, "warnings": warnings, "diagnostics": diags }),
-        )?;
+        let mut v = json!({ "ok": errors == 0, "errors": errors, "warnings": warnings, "diagnostics": diags });
+        if let (Some(f), Some(o)) = (fabric, v.as_object_mut()) {
+            o.insert("sm".into(), sm_json(f));
+        }
+        print_json(&v)?;
     } else {
         for d in &diags {
             outln!("{d}")?;
+        }
+        if let Some(f) = fabric {
+            outln!("SM port: {}", sm_line(f))?;
         }
         outln!("{file}: {errors} error(s), {warnings} warning(s)")?;
     }
@@ -345,13 +427,14 @@ fn run_compile(a: CompileArgs) -> Result<(), CliError> {
     if a.ethernet {
         return run_compile_ethernet(a);
     }
-    let l = load(&a.inputs)?;
+    let l = load(&a.inputs, None)?;
     let b = bound(&l)?;
     let (f, _) = need_fabric(&l)?;
     let (tables, diags) = compile(f, &l.osm, Some(&l.policy), Some(&b));
     if a.inputs.json {
-        return print_json(&json!({ "ports": tables, "diagnostics": diags }));
+        return print_json(&json!({ "ports": tables, "diagnostics": diags, "sm": sm_json(f) }));
     }
+    outln!("SM port: {}", sm_line(f))?;
     for t in &tables {
         outln!("{} ({})", t.port, t.guid)?;
         outln!("  VLArb high {}", vl_weights(&t.vlarb_high))?;
@@ -389,11 +472,15 @@ fn vl_weights(table: &[(u8, u8)]) -> String {
 
 fn run_compile_ethernet(a: CompileArgs) -> Result<(), CliError> {
     let what = "policy compile --ethernet";
-    if a.inputs.fabric.is_some() || a.inputs.partitions.is_some() || a.inputs.mtu_cap.is_some() {
+    if a.inputs.fabric.is_some()
+        || a.inputs.partitions.is_some()
+        || a.inputs.mtu_cap.is_some()
+        || a.inputs.sm.is_some()
+    {
         return Err(CliError::input(
             what,
-            "--fabric, --partitions and --mtu-cap describe an InfiniBand subnet; Ethernet ports \
-             are the policy's interface names (port-name: enp65s0f0) and --ports",
+            "--fabric, --partitions, --mtu-cap and --sm describe an InfiniBand subnet; Ethernet \
+             ports are the policy's interface names (port-name: enp65s0f0) and --ports",
         ));
     }
     let file = a.inputs.policy.display().to_string();
@@ -437,16 +524,10 @@ fn origin_text(o: &Origin) -> String {
 }
 
 fn run_resolve(a: ResolveArgs, explain: bool) -> Result<(), CliError> {
-    let l = load(&a.inputs)?;
+    let l = load(&a.inputs, a.lfts.as_deref())?;
     let b = bound(&l)?;
     let (f, parts) = need_fabric(&l)?;
-    let lfts = match &a.lfts {
-        Some(p) => Some(
-            lft::parse(&p.display().to_string(), &read(p)?, f)
-                .map_err(|e| CliError::input("--lfts", e))?,
-        ),
-        None => None,
-    };
+    let lfts = &l.lfts;
     // With an LFT dump, LIDs work on any fabric dump (the dump maps them to ports).
     let lid_node = |s: &str| {
         let lid: u16 = s.trim().parse().ok()?;
@@ -511,9 +592,10 @@ fn run_resolve(a: ResolveArgs, explain: bool) -> Result<(), CliError> {
                 "packet_life": p.packet_life, "packet_life_decoded": describe_packet_life(p.packet_life),
                 "path_bits": p.path_bits, "pkey": format!("{:#06x}", p.pkey),
                 "matched": matched_text(&p.matched), "routing": p.routing, "hops": p.hops,
+                "sm": sm_json(f),
             }),
             Err(n) => {
-                json!({ "no_path": true, "reason": n.reason, "opensm_code": n.opensm_code, "level": n.level, "matched": n.matched.as_ref().map(matched_text), "routing": r.routing() })
+                json!({ "no_path": true, "reason": n.reason, "opensm_code": n.opensm_code, "level": n.level, "matched": n.matched.as_ref().map(matched_text), "routing": r.routing(), "sm": sm_json(f) })
             }
         };
         if explain {
@@ -585,5 +667,6 @@ fn run_resolve(a: ResolveArgs, explain: bool) -> Result<(), CliError> {
             }
         }
     }
+    outln!("  SM port: {}", sm_line(f))?;
     Ok(())
 }

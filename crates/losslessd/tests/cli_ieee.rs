@@ -481,7 +481,7 @@ fn profile_roce_says_when_the_nic_is_not_programmed() {
 
     let out = ok(d.cli(&["profile", "roce", "--port", "v?", "--apply-to-daemon"]));
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines.len(), 4, "{out}");
+    assert_eq!(lines.len(), 6, "{out}");
     assert!(lines[0].starts_with("va: RoCEv2 profile applied"), "{out}");
     assert_eq!(
         lines[1],
@@ -489,9 +489,16 @@ fn profile_roce_says_when_the_nic_is_not_programmed() {
          programmed; set apply = \"dcbnl\" in the configuration to program it",
         "{out}"
     );
-    assert!(lines[2].starts_with("vc: RoCEv2 profile applied"), "{out}");
+    // The host's RoCE settings are the file's, not runtime changes: said for each port.
+    assert_eq!(
+        lines[2],
+        "va: the RoCE host settings (roce.*) come from the file: `lossless profile roce \
+         --port va` prints them",
+        "{out}"
+    );
+    assert!(lines[3].starts_with("vc: RoCEv2 profile applied"), "{out}");
     assert!(
-        lines[3].starts_with(
+        lines[4].starts_with(
             "vc: applied to the DCBX advertisement only: apply = \"dcbnl\", but the NIC was \
              not programmed: it has no dcbnl"
         ),

@@ -5,7 +5,8 @@
 //! driver library), found through `--sysfs ROOT`:
 //!
 //! - `lossless profile roce` whole: each RoCE setting the host does not hold is written,
-//!   exactly once, and nothing else (the driver's log lists every file write);
+//!   exactly once, and nothing else (the driver's log lists every file write); link
+//!   pause turned off through ethtool netlink;
 //! - no `[roce]` settings: not one file written, the held values shown, and RDMA CM's
 //!   ToS 0 named as RoCE leaving lossy;
 //! - a value the kernel refuses (RoCE v1 on E810, whose irdma has RoCE v2 only) is
@@ -104,6 +105,10 @@ fn the_roce_profile_writes_what_the_host_does_not_hold_and_nothing_else() {
         PROFILE_KEYS.iter().all(|k| setting(p, k)["state"] == "ok")
     });
     assert_eq!(port["roce"]["rdma_device"], "mlx5_0", "{port:#}");
+    // 802.3x pause, on at power-on, turned off through ethtool netlink.
+    let (_, rx, tx) = shim.state("vb").unwrap().pause();
+    assert!(!rx && !tx, "{}", shim.log_text());
+    assert_eq!(setting(&port, "global_pause")["held"], "rx off, tx off");
     assert_eq!(setting(&port, "tos")["held"], "106 (DSCP 26, ECT(0))");
     assert_eq!(
         tree.read_file("kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_tos")

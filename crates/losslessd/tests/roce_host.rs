@@ -10,7 +10,8 @@
 //! - no `[roce]` settings: not one file written, the held values shown, and RDMA CM's
 //!   ToS 0 named as RoCE leaving lossy;
 //! - a value the kernel refuses (RoCE v1 on E810, whose irdma has RoCE v2 only) is
-//!   named with the kernel's answer.
+//!   named with the kernel's answer;
+//! - a device that goes and comes back (a driver reload) gets its settings again.
 
 mod common;
 
@@ -253,4 +254,82 @@ fn a_value_the_kernel_refuses_is_named_with_its_answer() {
         .filter(|e| e.path().is_some_and(|p| p.ends_with("default_roce_mode")) && !e.ok())
         .count();
     assert_eq!(writes, 1, "{}", shim.log_text());
+}
+
+#[test]
+fn a_device_that_comes_back_gets_its_settings_again() {
+    if !require(
+        "a_device_that_comes_back_gets_its_settings_again",
+        EMULATED_DRIVER,
+    ) {
+        return;
+    }
+    let dir = TempDir::new();
+    let tree = HostTree::new(&[Port::new("vb", Model::Mlx5, "0000:41:00.0")
+        .ofed()
+        .ibdev("mlx5_0")])
+    .unwrap();
+    let shim = ShimEnv::new(&dir.path().join("driver"), &["vb"])
+        .model(Model::Mlx5)
+        .sysfs(tree.root());
+    let root = tree.root().to_str().unwrap().to_string();
+    let net = SwitchHost::start_args(
+        dir.path(),
+        IEEE_SWITCH,
+        &roce_profile_with_host("vb", ""),
+        &shim,
+        &["--sysfs", &root],
+    );
+    settled(&net, |p| setting(p, "tos")["state"] == "ok");
+    let tos_writes = |shim: &ShimEnv| {
+        shim.log()
+            .iter()
+            .filter(|e| {
+                e.cmd == "SYSFS_WRITE"
+                    && e.ok()
+                    && e.path().is_some_and(|p| p.ends_with("default_roce_tos"))
+            })
+            .count()
+    };
+    assert_eq!(
+        tos_writes(&shim),
+        1,
+        "{}\n{}",
+        shim.log_text(),
+        net.host.log()
+    );
+    // A driver reload: the netdev and the RDMA device go, and come back at their
+    // power-on values (RDMA CM's ToS 0 again).
+    net.nb.ip(&["link", "del", "vb"]);
+    tree.unplug("vb").unwrap();
+    wait_for(LIMIT, "the port gone", || {
+        let st = net.host.call(&Request::Status);
+        st["ports"].as_array()?.is_empty().then_some(())
+    });
+    tree.replug("vb").unwrap();
+    assert_eq!(
+        tree.read_file("kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_tos")
+            .unwrap(),
+        "0\n"
+    );
+    let veth = lossless_testkit::Veth::new(
+        &net.na,
+        "va",
+        "02:00:00:00:00:0a",
+        &net.nb,
+        "vb",
+        "02:00:00:00:00:0b",
+    );
+    veth.up(&net.na, &net.nb);
+    // The port comes back and gets its settings again, without waiting for a read.
+    let port = settled(&net, |p| {
+        p["port"] == "vb" && setting(p, "tos")["state"] == "ok"
+    });
+    assert_eq!(setting(&port, "ecn_rp")["state"], "ok", "{port:#}");
+    assert_eq!(
+        tree.read_file("kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_tos")
+            .unwrap(),
+        "106\n"
+    );
+    assert_eq!(tos_writes(&shim), 2, "{}", shim.log_text());
 }

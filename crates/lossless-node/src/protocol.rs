@@ -47,6 +47,17 @@ pub enum Request {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         feature: Option<FeatureName>,
     },
+    /// Sets RoCE host settings of a port at run time (`lossless roce set`), each key
+    /// checked by the file's rule ([`crate::config::RoceSetting::check`]): persisted as
+    /// `dcbx_set` is, over the file's `[ports."X".roce]`.
+    RoceSet {
+        port: String,
+        settings: std::collections::BTreeMap<String, serde_json::Value>,
+    },
+    /// Drops the port's runtime RoCE host settings: the file's run again.
+    RoceReset {
+        port: String,
+    },
     Counters {
         #[serde(default)]
         port: Option<String>,

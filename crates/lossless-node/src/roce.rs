@@ -222,18 +222,7 @@ pub fn standing(setting: &RoceSetting, host: &HostRoce) -> Standing {
 
 /// The configured settings, one per key that is set, in the section's order.
 pub fn configured(s: &RoceSettings) -> Vec<RoceSetting> {
-    let mut out = Vec::new();
-    let mut push = |v: Option<RoceSetting>| out.extend(v);
-    push(s.tos.map(RoceSetting::Tos));
-    push(s.roce_mode.map(RoceSetting::RoceMode));
-    push(s.traffic_class.map(RoceSetting::TrafficClass));
-    push(s.ecn_rp.map(RoceSetting::EcnRp));
-    push(s.ecn_np.map(RoceSetting::EcnNp));
-    push(s.cnp_dscp.map(RoceSetting::CnpDscp));
-    push(s.cnp_priority.map(RoceSetting::CnpPriority));
-    push(s.global_pause.map(RoceSetting::GlobalPause));
-    push(s.fw_lldp_agent.map(RoceSetting::FwLldpAgent));
-    out
+    s.settings()
 }
 
 /// The DSCPs the configuration sends to a PFC priority (its APP rules with the DSCP

@@ -22,7 +22,7 @@ use lossless_dcbx::{DcbxMode, FeatureAdmin};
 use lossless_wire::cee::{InvalidValue, PfcConfig, PgConfig};
 use serde::{Deserialize, Serialize};
 
-use crate::config::{AppRules, PortSettings};
+use crate::config::{AppRules, PortSettings, RoceSettings};
 use crate::protocol::{FeatureName, Source, Sources};
 
 /// The layout of `state.json` this node reads and writes.
@@ -59,6 +59,9 @@ pub struct PortOverrides {
     /// IEEE 802.1Qaz PFC's MACsec bypass bit (the rest of PFC is `pfc`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pfc_mbc: Option<bool>,
+    /// The RoCE host settings `lossless roce set` gave (each set key over the file's).
+    #[serde(default, skip_serializing_if = "RoceSettings::is_empty")]
+    pub roce: RoceSettings,
 }
 
 impl PortOverrides {
@@ -89,6 +92,7 @@ impl PortOverrides {
             d.app.advertise = v.advertise;
             s.set_app(v.cfg.clone());
         }
+        self.roce.overlay(&mut s.roce);
     }
 
     /// True when nothing is overridden.
@@ -100,6 +104,7 @@ impl PortOverrides {
             && self.ets.is_none()
             && self.mode.is_none()
             && self.pfc_mbc.is_none()
+            && self.roce.is_empty()
     }
 
     /// Drops the overrides of `feature` (every one when None): the file's values run
@@ -147,6 +152,7 @@ impl PortOverrides {
         if let Some(f) = &self.ets {
             f.cfg.validate().map_err(|e| text("ets", e))?;
         }
+        self.roce.validate().map_err(|e| ("roce", e))?;
         Ok(())
     }
 }

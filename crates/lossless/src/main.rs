@@ -115,6 +115,10 @@ enum Command {
     /// storm watchdog.
     #[command(subcommand)]
     Pfc(cmd::pfc::PfcCommand),
+    /// Set or reset a port's RoCE host settings at run time (RDMA CM's ToS and RoCE mode,
+    /// ECN, the CNP's marking, link pause, the firmware LLDP agent), persisted.
+    #[command(subcommand)]
+    Roce(cmd::roce::RoceCommand),
     /// The PFC relay of draft-he-rtgwg-wan-pfc-00 in the daemon: ports, counters, drops, storm
     /// ceiling, buffer.
     #[command(subcommand)]
@@ -152,6 +156,7 @@ fn main() -> ExitCode {
         Command::Reload(args) => cmd::daemon::reload(args),
         Command::Pfc(c) => cmd::pfc::run(c),
         Command::Relay(c) => cmd::relay::run(c),
+        Command::Roce(c) => cmd::roce::run(c),
         Command::Completions(args) => cmd::generate::completions(args, Cli::command()),
         Command::Man(args) => cmd::generate::man(args, Cli::command()),
     };
@@ -198,6 +203,8 @@ fn json_flag(command: &mut Command) -> Result<&mut bool, error::CliError> {
         Command::Dcbx(D::Reset(a)) => &mut a.json,
         Command::Relay(cmd::relay::RelayCommand::Show(a)) => &mut a.json,
         Command::Pfc(cmd::pfc::PfcCommand::Show(a)) => &mut a.json,
+        Command::Roce(cmd::roce::RoceCommand::Set(a)) => &mut a.json,
+        Command::Roce(cmd::roce::RoceCommand::Reset(a)) => &mut a.json,
         Command::Completions(_) | Command::Man(_) => {
             return Err(error::CliError::input(
                 "--json",

@@ -11,7 +11,10 @@
 //!   ToS 0 named as RoCE leaving lossy;
 //! - a value the kernel refuses (RoCE v1 on E810, whose irdma has RoCE v2 only) is
 //!   named with the kernel's answer;
-//! - a device that goes and comes back (a driver reload) gets its settings again.
+//! - a device that goes and comes back (a driver reload) gets its settings again;
+//! - `lossless roce set` writes at once, persists across a restart, and `roce reset`
+//!   gives the file's values back; a value out of range is refused by the same rule
+//!   at the CLI and at the socket.
 
 mod common;
 
@@ -332,4 +335,91 @@ fn a_device_that_comes_back_gets_its_settings_again() {
         "106\n"
     );
     assert_eq!(tos_writes(&shim), 2, "{}", shim.log_text());
+}
+
+#[test]
+fn roce_set_at_run_time_is_written_persisted_and_reset() {
+    if !require(
+        "roce_set_at_run_time_is_written_persisted_and_reset",
+        EMULATED_DRIVER,
+    ) {
+        return;
+    }
+    let dir = TempDir::new();
+    let tree = HostTree::new(&[Port::new("vb", Model::Mlx5, "0000:41:00.0")
+        .ofed()
+        .ibdev("mlx5_0")])
+    .unwrap();
+    let shim = ShimEnv::new(&dir.path().join("driver"), &["vb"])
+        .model(Model::Mlx5)
+        .sysfs(tree.root());
+    let root = tree.root().to_str().unwrap().to_string();
+    // The file gives ToS 106 only.
+    let conf = roce_profile("vb", "") + "roce.tos = 106\n";
+    let mut net =
+        SwitchHost::start_args(dir.path(), IEEE_SWITCH, &conf, &shim, &["--sysfs", &root]);
+    settled(&net, |p| setting(p, "tos")["state"] == "ok");
+    // A value the file's rule refuses is refused by the CLI, and by the daemon when
+    // sent to its socket directly, with the same words; nothing changes.
+    let out = net.host.cli(&["roce", "set", "vb", "tos=300"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("300 is out of range 0..=255 (a ToS byte: DSCP << 2 | ECN)"),
+        "{err}"
+    );
+    let mut c = lossless_client::Client::connect(&net.host.socket).unwrap();
+    let refused = c
+        .call(&Request::RoceSet {
+            port: "vb".into(),
+            settings: [("cnp_dscp".to_string(), serde_json::json!(64))].into(),
+        })
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.contains("vb: roce.cnp_dscp: 64 is out of range 0..=63 (a DSCP); nothing changed"),
+        "{refused}"
+    );
+    // `lossless roce set`: written at once, over the file's.
+    let out = net.host.cli(&[
+        "roce",
+        "set",
+        "vb",
+        "tos=104",
+        "ecn_np=3",
+        "global_pause=off",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let port = settled(&net, |p| {
+        setting(p, "tos")["state"] == "ok"
+            && setting(p, "tos")["configured"] == "104 (DSCP 26, not ECT)"
+            && setting(p, "ecn_np")["state"] == "ok"
+    });
+    assert_eq!(setting(&port, "ecn_rp")["state"], "unmanaged", "{port:#}");
+    assert_eq!(
+        tree.read_file("kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_tos")
+            .unwrap(),
+        "104\n"
+    );
+    // Persisted: a restarted daemon runs it.
+    let state = std::fs::read_to_string(net.host.state.join("state.json")).unwrap();
+    assert!(state.contains("\"roce\""), "{state}");
+    net.host.stop();
+    tree.write_file("kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_tos", "0")
+        .unwrap();
+    net.host.spawn();
+    settled(&net, |p| {
+        setting(p, "tos")["configured"] == "104 (DSCP 26, not ECT)"
+            && setting(p, "tos")["state"] == "ok"
+    });
+    // `lossless roce reset`: the file's 106 again.
+    let out = net.host.cli(&["roce", "reset", "vb"]);
+    assert!(out.status.success(), "{out:?}");
+    settled(&net, |p| {
+        setting(p, "tos")["configured"] == "106 (DSCP 26, ECT(0))"
+            && setting(p, "tos")["state"] == "ok"
+            && setting(p, "ecn_np")["state"] == "unmanaged"
+    });
+    let state = std::fs::read_to_string(net.host.state.join("state.json")).unwrap();
+    assert!(!state.contains("\"roce\""), "{state}");
 }

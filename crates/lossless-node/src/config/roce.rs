@@ -74,8 +74,10 @@ impl RoceMode {
     }
 }
 
-/// The effective RoCE settings of a port: each None is left as the host has it.
+/// The effective RoCE settings of a port: each None is left as the host has it. (As
+/// runtime overrides, `lossless roce set`: each Some is put over the file's.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RoceSettings {
     pub tos: Option<u8>,
     pub roce_mode: Option<RoceMode>,
@@ -92,6 +94,58 @@ impl RoceSettings {
     /// Nothing configured: the host is only read.
     pub fn is_empty(&self) -> bool {
         *self == RoceSettings::default()
+    }
+
+    /// Puts each key set here over `s`.
+    pub fn overlay(&self, s: &mut RoceSettings) {
+        for setting in self.settings() {
+            setting.apply(s);
+        }
+    }
+
+    /// The keys set, each as its setting, in the section's order.
+    pub fn settings(&self) -> Vec<RoceSetting> {
+        let mut out = Vec::new();
+        let mut push = |v: Option<RoceSetting>| out.extend(v);
+        push(self.tos.map(RoceSetting::Tos));
+        push(self.roce_mode.map(RoceSetting::RoceMode));
+        push(self.traffic_class.map(RoceSetting::TrafficClass));
+        push(self.ecn_rp.map(RoceSetting::EcnRp));
+        push(self.ecn_np.map(RoceSetting::EcnNp));
+        push(self.cnp_dscp.map(RoceSetting::CnpDscp));
+        push(self.cnp_priority.map(RoceSetting::CnpPriority));
+        push(self.global_pause.map(RoceSetting::GlobalPause));
+        push(self.fw_lldp_agent.map(RoceSetting::FwLldpAgent));
+        out
+    }
+
+    /// The ranges the file's rule checks that the types do not (a state file read back).
+    pub fn validate(&self) -> Result<(), String> {
+        for s in self.settings() {
+            let raw = match s {
+                RoceSetting::CnpDscp(v) | RoceSetting::CnpPriority(v) => RawValue::Int(v.into()),
+                _ => continue,
+            };
+            RoceSetting::check(s.key(), &raw).map_err(|e| format!("{}: {e}", s.key()))?;
+        }
+        Ok(())
+    }
+}
+
+impl RawValue {
+    /// A JSON value as the rule takes it (the control socket's form).
+    pub fn from_json(v: &serde_json::Value) -> Option<RawValue> {
+        Some(match v {
+            serde_json::Value::Bool(b) => RawValue::Bool(*b),
+            serde_json::Value::Number(n) => RawValue::Int(n.as_i64()?),
+            serde_json::Value::String(s) => RawValue::Str(s.clone()),
+            serde_json::Value::Array(a) => RawValue::List(
+                a.iter()
+                    .map(serde_json::Value::as_i64)
+                    .collect::<Option<Vec<i64>>>()?,
+            ),
+            _ => return None,
+        })
     }
 }
 

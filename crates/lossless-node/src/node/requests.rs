@@ -45,6 +45,8 @@ pub(super) enum Busy {
 #[derive(Debug)]
 pub(super) struct PendingSet {
     id: RequestId,
+    /// A `roce set` or `roce reset`: the answer is the port's RoCE view.
+    roce: bool,
     port: String,
     overrides: PortOverrides,
     settings: PortSettings,
@@ -107,7 +109,11 @@ impl Node {
 pub(super) fn handle(node: &mut Node, now: Now, id: RequestId, req: Request) {
     let changes = matches!(
         req,
-        Request::DcbxSet { .. } | Request::DcbxReset { .. } | Request::Reload
+        Request::DcbxSet { .. }
+            | Request::DcbxReset { .. }
+            | Request::RoceSet { .. }
+            | Request::RoceReset { .. }
+            | Request::Reload
     );
     if changes && node.requests.busy.is_some() {
         node.requests.queued.push_back(Queued::Request(id, req));
@@ -183,6 +189,18 @@ pub(super) fn handle(node: &mut Node, now: Now, id: RequestId, req: Request) {
                 Err((kind, msg)) => Response::err(kind, msg),
             }
         }
+        Request::RoceSet { port, settings } => {
+            match start_roce_set(node, now, id, &port, Some(&settings)) {
+                Ok(None) => return,
+                Ok(Some(unchanged)) => unchanged,
+                Err((kind, msg)) => Response::err(kind, msg),
+            }
+        }
+        Request::RoceReset { port } => match start_roce_set(node, now, id, &port, None) {
+            Ok(None) => return,
+            Ok(Some(unchanged)) => unchanged,
+            Err((kind, msg)) => Response::err(kind, msg),
+        },
         Request::Reload => {
             node.requests.busy = Some(Busy::ReadConfig { id: Some(id) });
             node.outputs.push_back(Output::ReadConfig);
@@ -223,6 +241,7 @@ impl Node {
         };
         let PendingSet {
             id,
+            roce,
             port,
             overrides,
             settings,
@@ -231,7 +250,7 @@ impl Node {
         let response = match result {
             Ok(()) => {
                 self.persisted = next;
-                finish_dcbx_set(self, now, &port, overrides, settings)
+                finish_dcbx_set(self, now, &port, overrides, settings, roce)
             }
             Err(e) => Response::err(
                 ErrorKind::Persist,
@@ -386,7 +405,61 @@ fn start_dcbx_set(
             format!("{name}: {m}; nothing changed"),
         )
     })?;
-    persist_overrides(node, id, name, overrides)
+    persist_overrides(node, id, name, overrides, false)
+}
+
+/// `roce set` (`settings`) or `roce reset` (None): the port's runtime RoCE host
+/// settings, each checked by the file's rule, persisted as `dcbx set` is. Ok(Some): a
+/// reset with nothing to drop; the answer is the port's RoCE view.
+fn start_roce_set(
+    node: &mut Node,
+    now: Now,
+    id: RequestId,
+    name: &str,
+    settings: Option<&std::collections::BTreeMap<String, serde_json::Value>>,
+) -> Result<Option<Response>, Refusal> {
+    use crate::config::{RawValue, RoceSetting, RoceSettings};
+    let Some(port) = node.ports.get(name) else {
+        return Err((ErrorKind::NoSuchPort, no_such_port(node, name)));
+    };
+    let mut overrides = node.persisted.ports.get(name).cloned().unwrap_or_default();
+    match settings {
+        None if overrides.roce.is_empty() => {
+            let _ = now;
+            return Ok(Some(roce_response(port)));
+        }
+        None => overrides.roce = RoceSettings::default(),
+        Some(given) => {
+            if given.is_empty() {
+                return Err((
+                    ErrorKind::InvalidConfig,
+                    format!("{name}: nothing to change: give KEY=VALUE; nothing changed"),
+                ));
+            }
+            for (key, value) in given {
+                let refuse = |why: String| {
+                    (
+                        ErrorKind::InvalidConfig,
+                        format!("{name}: roce.{key}: {why}; nothing changed"),
+                    )
+                };
+                let raw = RawValue::from_json(value)
+                    .ok_or_else(|| refuse(format!("{value} is not a value the key takes")))?;
+                RoceSetting::check(key, &raw)
+                    .map_err(refuse)?
+                    .apply(&mut overrides.roce);
+            }
+        }
+    }
+    persist_overrides(node, id, name, overrides, true).map(|()| None)
+}
+
+/// A port's RoCE view as an answer.
+fn roce_response(port: &Port) -> Response {
+    match serde_json::to_value(port.roce.view()) {
+        Ok(v) => Response::ok(v),
+        Err(e) => Response::err(ErrorKind::Unavailable, e.to_string()),
+    }
 }
 
 /// `dcbx reset`: drops the port's overrides of `feature` (all when None) and, when
@@ -410,7 +483,7 @@ fn start_dcbx_reset(
             Err(e) => Response::err(ErrorKind::Unavailable, e.to_string()),
         }));
     }
-    persist_overrides(node, id, name, overrides).map(|()| None)
+    persist_overrides(node, id, name, overrides, false).map(|()| None)
 }
 
 /// Checks the port's settings with `overrides` and asks for them to be persisted; they
@@ -420,6 +493,7 @@ fn persist_overrides(
     id: RequestId,
     name: &str,
     overrides: PortOverrides,
+    roce: bool,
 ) -> Result<(), Refusal> {
     let Some(port) = node.ports.get(name) else {
         return Err((ErrorKind::NoSuchPort, no_such_port(node, name)));
@@ -443,6 +517,7 @@ fn persist_overrides(
     });
     node.requests.busy = Some(Busy::Persist(Box::new(PendingSet {
         id,
+        roce,
         port: name.to_string(),
         overrides,
         settings,
@@ -458,22 +533,34 @@ fn finish_dcbx_set(
     name: &str,
     overrides: PortOverrides,
     settings: PortSettings,
+    roce: bool,
 ) -> Response {
     let Some(port) = node.ports.get_mut(name) else {
         // The interface went away meanwhile: the change is kept for its return.
         return Response::err(ErrorKind::NoSuchPort, format!("port {name:?} went away"));
     };
     let cfg = port.port_config(&settings);
-    if let Err(e) = port.agent.set_config(now.mono, cfg) {
-        return Response::err(
-            ErrorKind::InvalidConfig,
-            format!("{name}: {e}; nothing changed"),
-        );
+    // A RoCE host setting leaves the DCBX agent as it is: no new negotiation.
+    if !roce || *port.agent.config() != cfg {
+        if let Err(e) = port.agent.set_config(now.mono, cfg) {
+            return Response::err(
+                ErrorKind::InvalidConfig,
+                format!("{name}: {e}; nothing changed"),
+            );
+        }
+        port.negotiating_since = Some(now.mono);
+    }
+    // Changed RoCE host settings are read and written at once.
+    if port.roce.configure(&settings) {
+        port.roce.next_read = Some(now.mono);
     }
     port.settings = settings;
     port.sources = sources(Some(&overrides));
-    port.negotiating_since = Some(now.mono);
-    let dcbx = dcbx_view(port, Some(&overrides), now);
+    let answer = if roce {
+        serde_json::to_value(port.roce.view())
+    } else {
+        serde_json::to_value(dcbx_view(port, Some(&overrides), now))
+    };
     node.publish(
         now,
         name,
@@ -482,7 +569,7 @@ fn finish_dcbx_set(
         }),
     );
     node.after(now, name);
-    match serde_json::to_value(dcbx) {
+    match answer {
         Ok(v) => Response::ok(v),
         Err(e) => Response::err(ErrorKind::Unavailable, e.to_string()),
     }

@@ -14,4 +14,5 @@ pub mod pfc;
 pub mod policy;
 pub mod profile;
 pub mod relay;
+pub mod roce;
 pub mod table;

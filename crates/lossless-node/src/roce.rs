@@ -229,38 +229,39 @@ pub fn configured(s: &RoceSettings) -> Vec<RoceSetting> {
 /// selector), for checking the ToS RoCE leaves with.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LosslessDscp {
-    /// DSCP -> the priority the configuration maps it to, for every DSCP rule.
-    pub mapped: BTreeMap<u8, u8>,
-    pub pfc: PriorityMap,
+    /// The DSCPs mapped to a PFC priority (the lossless ones), ascending.
+    lossless: Vec<u8>,
 }
 
 impl LosslessDscp {
     pub fn of(s: &PortSettings) -> LosslessDscp {
-        let mut mapped = BTreeMap::new();
-        for r in &s.app.entries {
-            if r.selector == RuleSelector::Dscp {
-                if let (Ok(d), Some(p)) =
-                    (u8::try_from(r.protocol), r.priorities.priorities().next())
-                {
-                    mapped.insert(d, p);
-                }
-            }
-        }
         let pfc = if s.dcbx.pfc.enable {
             s.dcbx.pfc.cfg.priorities
         } else {
             PriorityMap::NONE
         };
-        LosslessDscp { mapped, pfc }
+        let mut lossless: Vec<u8> = s
+            .app
+            .entries
+            .iter()
+            .filter(|r| r.selector == RuleSelector::Dscp)
+            .filter(|r| {
+                r.priorities
+                    .priorities()
+                    .next()
+                    .is_some_and(|p| pfc.0 & (1 << p) != 0)
+            })
+            .filter_map(|r| u8::try_from(r.protocol).ok())
+            .collect();
+        lossless.sort_unstable();
+        lossless.dedup();
+        lossless.shrink_to_fit();
+        LosslessDscp { lossless }
     }
 
     /// The DSCPs mapped to a PFC priority (the lossless ones).
-    pub fn lossless(&self) -> Vec<u8> {
-        self.mapped
-            .iter()
-            .filter(|(_, &p)| self.pfc.0 & (1 << p) != 0)
-            .map(|(&d, _)| d)
-            .collect()
+    pub fn lossless(&self) -> &[u8] {
+        &self.lossless
     }
 }
 
@@ -356,8 +357,9 @@ pub struct RoceWatch {
     pub settings: RoceSettings,
     pub dscp: LosslessDscp,
     pub drift_policy: DriftPolicy,
-    /// The last reading (None: none yet).
-    pub host: Option<HostRoce>,
+    /// The last reading (None: none yet; boxed: most of a port's life it is the
+    /// same, and a port without one stays small).
+    pub host: Option<Box<HostRoce>>,
     pub read_at: Option<Instant>,
     pub next_read: Option<Instant>,
     /// A read (and its writes) is with the runtime.
@@ -487,7 +489,7 @@ impl RoceWatch {
             Vec::new()
         };
         self.held = holds;
-        self.host = Some(host);
+        self.host = Some(Box::new(host));
         out.write = write;
         out
     }
@@ -531,7 +533,7 @@ impl RoceWatch {
                         out.push(RoceProblem::LossyTos {
                             what,
                             tos: *t,
-                            lossless: lossless.clone(),
+                            lossless: lossless.to_vec(),
                         });
                     }
                 }

@@ -48,12 +48,9 @@ pub fn read_text(path: &Path) -> Option<Result<String, String>> {
 /// A number 0..=255 in a file; None: there is no such file.
 pub fn read_u8_at(path: &Path, what: &str) -> Option<Reading<u8>> {
     Some(match read_text(path)? {
-        Ok(t) => match t.trim().parse::<u8>() {
+        Ok(t) => match crate::parse::u8_value(&t) {
             Ok(v) => Reading::Value(v),
-            Err(_) => Reading::Failed(format!(
-                "{} holds {t:?}: not {what} (0..=255)",
-                path.display()
-            )),
+            Err(e) => Reading::Failed(format!("{} ({what}): {e}", path.display())),
         },
         Err(e) => Reading::Failed(e),
     })

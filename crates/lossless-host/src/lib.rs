@@ -13,6 +13,7 @@
 
 mod ethtool;
 mod files;
+pub mod parse;
 mod paths;
 
 use std::path::{Path, PathBuf};
@@ -135,27 +136,19 @@ fn traffic_class(path: &Path) -> Reading<u8> {
             path.display()
         )),
         Some(Err(e)) => Reading::Failed(e),
-        Some(Ok(t)) if t.trim().is_empty() => Reading::Value(0),
-        Some(Ok(t)) => {
-            let v = t.trim().strip_prefix("Global tclass=").unwrap_or(t.trim());
-            match v.parse::<u8>() {
-                Ok(v) => Reading::Value(v),
-                Err(_) => Reading::Failed(format!(
-                    "{} holds {t:?}: not a traffic class",
-                    path.display()
-                )),
-            }
-        }
+        Some(Ok(t)) => match parse::traffic_class(&t) {
+            Ok(v) => Reading::Value(v),
+            Err(e) => Reading::Failed(format!("{}: {e}", path.display())),
+        },
     }
 }
 
 /// The RoCE mode a configfs `default_roce_mode` file shows.
 fn roce_mode(path: &Path) -> Option<Reading<RoceMode>> {
-    let text = files::read_text(path)?;
-    Some(match text {
-        Ok(t) => match RoceMode::from_kernel(&t) {
-            Some(m) => Reading::Value(m),
-            None => Reading::Failed(format!("{} holds {t:?}: not a RoCE mode", path.display())),
+    Some(match files::read_text(path)? {
+        Ok(t) => match parse::roce_mode(&t) {
+            Ok(m) => Reading::Value(m),
+            Err(e) => Reading::Failed(format!("{}: {e}", path.display())),
         },
         Err(e) => Reading::Failed(e),
     })
@@ -165,17 +158,14 @@ fn roce_mode(path: &Path) -> Option<Reading<RoceMode>> {
 fn priority_files(dir: &Path) -> Option<Reading<PriorityMap>> {
     let mut map = 0u8;
     for p in 0..8u8 {
-        match files::read_u8_at(&dir.join(p.to_string()), "an ECN enable")? {
-            Reading::Value(0) => {}
-            Reading::Value(1) => map |= 1 << p,
-            Reading::Value(v) => {
-                return Some(Reading::Failed(format!(
-                    "{}/{p} holds {v}: not 0 or 1",
-                    dir.display()
-                )))
-            }
-            Reading::NotExposed(w) => return Some(Reading::NotExposed(w)),
-            Reading::Failed(e) => return Some(Reading::Failed(e)),
+        let path = dir.join(p.to_string());
+        match files::read_text(&path)? {
+            Ok(t) => match parse::enable(&t) {
+                Ok(true) => map |= 1 << p,
+                Ok(false) => {}
+                Err(e) => return Some(Reading::Failed(format!("{}: {e}", path.display()))),
+            },
+            Err(e) => return Some(Reading::Failed(e)),
         }
     }
     Some(Reading::Value(PriorityMap(map)))

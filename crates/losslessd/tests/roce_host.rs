@@ -423,3 +423,42 @@ fn roce_set_at_run_time_is_written_persisted_and_reset() {
     let state = std::fs::read_to_string(net.host.state.join("state.json")).unwrap();
     assert!(!state.contains("\"roce\""), "{state}");
 }
+
+#[test]
+fn inbox_mlx5_takes_the_cnp_marking_through_debugfs_and_has_no_per_priority_ecn() {
+    if !require(
+        "inbox_mlx5_takes_the_cnp_marking_through_debugfs_and_has_no_per_priority_ecn",
+        EMULATED_DRIVER,
+    ) {
+        return;
+    }
+    let dir = TempDir::new();
+    // The inbox driver: no ecn/ files, no tc/ traffic class; debugfs cc_params.
+    let tree =
+        HostTree::new(&[Port::new("vb", Model::Mlx5, "0000:41:00.0").ibdev("mlx5_0")]).unwrap();
+    let shim = ShimEnv::new(&dir.path().join("driver"), &["vb"])
+        .model(Model::Mlx5)
+        .sysfs(tree.root());
+    let root = tree.root().to_str().unwrap().to_string();
+    let conf =
+        roce_profile("vb", "") + "roce.cnp_dscp = 46\nroce.cnp_priority = 5\nroce.ecn_rp = [3]\n";
+    let net = SwitchHost::start_args(dir.path(), IEEE_SWITCH, &conf, &shim, &["--sysfs", &root]);
+    let port = settled(&net, |p| {
+        setting(p, "cnp_dscp")["state"] == "ok" && setting(p, "cnp_priority")["state"] == "ok"
+    });
+    let cc = "kernel/debug/mlx5/0000:41:00.0/cc_params";
+    assert_eq!(
+        tree.read_file(&format!("{cc}/np_cnp_dscp")).unwrap(),
+        "46\n"
+    );
+    assert_eq!(tree.read_file(&format!("{cc}/np_cnp_prio")).unwrap(), "5\n");
+    assert_eq!(setting(&port, "ecn_rp")["state"], "not_exposed", "{port:#}");
+    assert_eq!(setting(&port, "traffic_class")["state"], "not_exposed");
+    assert!(
+        port["problems"].as_array().unwrap().iter().any(|p| p
+            .as_str()
+            .unwrap()
+            .starts_with("roce.ecn_rp = [3] is configured, but this host does not expose it (no per-priority ECN reaction point:")),
+        "{port:#}"
+    );
+}

@@ -43,6 +43,8 @@ pub(crate) enum Input {
     /// Ports' PFC counters, read by the counter thread (a batch: all it was asked
     /// for while it was busy).
     Pfc(Vec<PfcRead>),
+    /// A port's RoCE host settings, written and read by their thread.
+    Roce(Box<crate::roce_worker::RoceRead>),
 }
 
 struct MeasureIo {
@@ -64,8 +66,9 @@ pub(crate) struct Io {
     /// Sockets of ports gone, being closed off the loop.
     closer: Closer,
     pfc: PfcReader,
-    /// The RoCE host settings beyond DCB, under the `--sysfs` root and through ethtool.
-    host: lossless_host::Host,
+    /// The RoCE host settings beyond DCB, under the `--sysfs` root and through ethtool,
+    /// on a thread of their own.
+    roce: crate::roce_worker::RoceWorker,
 }
 
 impl Io {
@@ -77,7 +80,7 @@ impl Io {
         host: lossless_host::Host,
     ) -> Io {
         Io {
-            host,
+            roce: crate::roce_worker::RoceWorker::for_inputs(input.clone(), host),
             pfc: PfcReader::for_inputs(input.clone()),
             ports: PortSockets::new(input.clone(), rcvbuf),
             measure: HashMap::new(),
@@ -137,6 +140,7 @@ impl Io {
                     node.handle_pfc_counters(clock.at(r.taken), r.ifindex, r.result);
                 }
             }
+            Input::Roce(r) => node.handle_roce_host(clock.now(), r.ifindex, r.host, r.written),
         }
     }
 
@@ -387,8 +391,9 @@ fn execute_one(node: &mut Node, io: &mut Io, clock: &Clock, out: Output) {
             name,
             write,
         } => {
-            let (host, written) = io.host.write_and_read(&name, &write);
-            node.handle_roce_host(clock.now(), ifindex, host, written);
+            if !io.roce.request(ifindex, name.clone(), write) {
+                error!(port = %name, "the RoCE host settings thread is gone: not read");
+            }
         }
         Output::ReadPfc { ifindex, name } => {
             if !io.pfc.request(ifindex, name) {

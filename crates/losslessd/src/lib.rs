@@ -14,5 +14,6 @@ pub mod metrics_http;
 pub mod pfc_reader;
 mod port_sockets;
 pub mod relay;
+pub mod roce_worker;
 pub mod runtime;
 pub mod state_dir;

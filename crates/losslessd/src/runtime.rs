@@ -216,7 +216,11 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
         lossless_host::Host::new(&opts.sysfs),
     );
     // Who the host is before the first port, so its first LLDPDU says it.
-    node.handle_host(clock.now(), host::read());
+    let mut host_reader = host::HostReader::default();
+    // When the host is read again after address changes (or after a reading
+    // that failed in part).
+    let mut host_due: Option<tokio::time::Instant> = None;
+    read_host(&mut node, &clock, &mut host_reader, &mut host_due);
     let links = dump_links().map_err(|e| RunError::Netlink(e.to_string()))?;
     node.handle_links(clock.now(), links.into_iter().map(convert::link).collect());
     for missing in node.missing_cli_ports() {
@@ -232,8 +236,6 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
     let mut sigint = signal(SignalKind::interrupt())?;
     let mut sighup = signal(SignalKind::hangup())?;
     let mut next_id: RequestId = 0;
-    // When the host is read again after address changes.
-    let mut host_due: Option<tokio::time::Instant> = None;
     let mut refresh =
         tokio::time::interval_at(tokio::time::Instant::now() + host::REFRESH, host::REFRESH);
     let mut socket_stats = tokio::time::interval_at(
@@ -308,10 +310,10 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
             }
             _ = sleep_until(host_due) => {
                 host_due = None;
-                node.handle_host(clock.now(), host::read());
+                read_host(&mut node, &clock, &mut host_reader, &mut host_due);
             }
             _ = refresh.tick() => {
-                node.handle_host(clock.now(), host::read());
+                read_host(&mut node, &clock, &mut host_reader, &mut host_due);
                 // What bursts freed (every port's link-up, a `status` of
                 // thousands of ports) goes back to the system.
                 lossless_sys::heap::trim();
@@ -337,7 +339,7 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
                 }
             },
             _ = sighup.recv() => {
-                node.handle_host(clock.now(), host::read());
+                read_host(&mut node, &clock, &mut host_reader, &mut host_due);
                 node.handle_reload_signal(clock.now());
             }
             _ = sigterm.recv() => break,
@@ -363,6 +365,21 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
         "stopped"
     );
     Ok(())
+}
+
+/// Reads the host and hands it to the node; a reading that failed in part (the last
+/// good values kept, see [`host::merge`]) is tried again [`host::RETRY`] later.
+fn read_host(
+    node: &mut Node,
+    clock: &Clock,
+    reader: &mut host::HostReader,
+    due: &mut Option<tokio::time::Instant>,
+) {
+    let reading = reader.read();
+    node.handle_host(clock.now(), reading.info);
+    if reading.failed {
+        due.get_or_insert(tokio::time::Instant::now() + host::RETRY);
+    }
 }
 
 /// Reads the address monitor until it is empty (an overrun included: the host is

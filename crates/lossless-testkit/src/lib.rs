@@ -69,6 +69,7 @@ pub use pcap::{read_frames, write_pcap, write_pcap_linktype, write_pcapng};
 pub use promtool::{exposition_names, exposition_samples, promtool_check_metrics, promtool_run};
 pub use sysfs::{Flavour, HostTree, Port};
 pub use systemd::{
-    syscall_set, systemd_security, systemd_verify, unit_syscalls_allowed, unit_values, Trace,
+    syscall_set, systemd_security, systemd_verify, systemd_verify_with_dropins,
+    unit_syscalls_allowed, unit_values, Trace,
 };
 pub use tshark::{tshark_fields, Capture, Fields};

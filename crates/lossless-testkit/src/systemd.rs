@@ -10,8 +10,13 @@ use std::path::Path;
 use std::process::Command;
 
 fn analyze(args: &[&str]) -> (bool, String) {
+    analyze_env(args, &[])
+}
+
+fn analyze_env(args: &[&str], env: &[(&str, &str)]) -> (bool, String) {
     let out = Command::new("systemd-analyze")
         .args(args)
+        .envs(env.iter().copied())
         .output()
         .unwrap_or_else(|e| panic!("systemd-analyze {}: {e}", args.join(" ")));
     let text = format!(
@@ -27,6 +32,24 @@ fn analyze(args: &[&str]) -> (bool, String) {
 pub fn systemd_verify(unit: &Path) -> Result<(), String> {
     let unit = unit.to_str().expect("a UTF-8 path");
     match analyze(&["verify", "--man=no", unit]) {
+        (true, text) if text.trim().is_empty() => Ok(()),
+        (_, text) => Err(text),
+    }
+}
+
+/// As [`systemd_verify`], the unit's drop-ins (`DIR/NAME.service.d/*.conf`) read too:
+/// `UNIT` lives in `DIR`, which goes first in the unit search path.
+pub fn systemd_verify_with_dropins(unit: &Path) -> Result<(), String> {
+    let dir = unit
+        .parent()
+        .and_then(Path::to_str)
+        .expect("a unit in a UTF-8 directory");
+    let search = format!("{dir}:");
+    let unit = unit.to_str().expect("a UTF-8 path");
+    match analyze_env(
+        &["verify", "--man=no", unit],
+        &[("SYSTEMD_UNIT_PATH", search.as_str())],
+    ) {
         (true, text) if text.trim().is_empty() => Ok(()),
         (_, text) => Err(text),
     }

@@ -83,6 +83,46 @@ fn the_unit_verifies_and_rates_ok() {
     );
 }
 
+/// The RoCE drop-in (dist/losslessd-roce.conf) reads with the unit, and opens of /sys
+/// only where the RoCE host settings live.
+#[test]
+fn the_roce_drop_in_verifies_and_opens_only_the_roce_paths() {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../dist/losslessd-roce.conf"),
+    )
+    .unwrap();
+    assert_eq!(
+        unit_values(&text, "ReadWritePaths"),
+        [
+            "-/sys/kernel/config/rdma_cm",
+            "-/sys/devices",
+            "-/sys/kernel/debug/mlx5"
+        ]
+    );
+    if !lossless_testkit::require(
+        "the_roce_drop_in_verifies_and_opens_only_the_roce_paths",
+        &[lossless_testkit::Oracle::SystemdAnalyze],
+    ) {
+        return;
+    }
+    let dir = TempDir::new();
+    let path = unit_with_built_binary(dir.path());
+    let dropins = dir.path().join("losslessd.service.d");
+    std::fs::create_dir(&dropins).unwrap();
+    std::fs::write(dropins.join("roce.conf"), &text).unwrap();
+    if let Err(e) = lossless_testkit::systemd_verify_with_dropins(&path) {
+        panic!("systemd-analyze verify with the drop-in:\n{e}");
+    }
+    // The drop-in is read: a key it does not know is reported.
+    std::fs::write(
+        dropins.join("roce.conf"),
+        format!("{text}ReadWritePathz=/x\n"),
+    )
+    .unwrap();
+    let e = lossless_testkit::systemd_verify_with_dropins(&path).unwrap_err();
+    assert!(e.contains("Unknown key 'ReadWritePathz'"), "{e}");
+}
+
 /// The capabilities of the bounding set, as setpriv names them (`+net_raw,...`).
 fn setpriv_caps(unit: &str) -> String {
     let caps = unit_values(unit, "CapabilityBoundingSet").join(" ");

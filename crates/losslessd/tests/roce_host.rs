@@ -28,6 +28,34 @@ use serde_json::Value;
 
 const LIMIT: Duration = Duration::from_secs(20);
 
+/// A host daemon on `vb` (its NIC `model`, its host tree laid for `port`, found with
+/// `--sysfs`) with configuration `conf`, beside an IEEE switch.
+struct RoceRig {
+    // Drop order: the daemons before the tree and the directory.
+    net: SwitchHost,
+    shim: ShimEnv,
+    tree: HostTree,
+    _dir: TempDir,
+}
+
+impl RoceRig {
+    fn start(port: Port, model: Model, conf: &str) -> RoceRig {
+        let dir = TempDir::new();
+        let tree = HostTree::new(&[port]).unwrap();
+        let shim = ShimEnv::new(&dir.path().join("driver"), &["vb"])
+            .model(model)
+            .sysfs(tree.root());
+        let root = tree.root().to_str().unwrap().to_string();
+        let net = SwitchHost::start_args(dir.path(), IEEE_SWITCH, conf, &shim, &["--sysfs", &root]);
+        RoceRig {
+            net,
+            shim,
+            tree,
+            _dir: dir,
+        }
+    }
+}
+
 /// The port's RoCE settings once every configured one stands as `done` says.
 fn settled(net: &SwitchHost, done: impl Fn(&Value) -> bool) -> Value {
     let t0 = std::time::Instant::now();
@@ -89,22 +117,15 @@ fn the_roce_profile_writes_what_the_host_does_not_hold_and_nothing_else() {
     ) {
         return;
     }
-    let dir = TempDir::new();
-    let tree = HostTree::new(&[Port::new("vb", Model::Mlx5, "0000:41:00.0")
-        .ofed()
-        .ibdev("mlx5_0")])
-    .unwrap();
-    let shim = ShimEnv::new(&dir.path().join("driver"), &["vb"])
-        .model(Model::Mlx5)
-        .sysfs(tree.root());
-    let root = tree.root().to_str().unwrap().to_string();
-    let net = SwitchHost::start_args(
-        dir.path(),
-        IEEE_SWITCH,
+    let rig = RoceRig::start(
+        Port::new("vb", Model::Mlx5, "0000:41:00.0")
+            .ofed()
+            .ibdev("mlx5_0"),
+        Model::Mlx5,
         &roce_profile_with_host("vb", ""),
-        &shim,
-        &["--sysfs", &root],
     );
+    let (tree, shim) = (&rig.tree, &rig.shim);
+    let net = &rig.net;
     let port = settled(&net, |p| {
         PROFILE_KEYS.iter().all(|k| setting(p, k)["state"] == "ok")
     });
@@ -183,22 +204,15 @@ fn without_roce_settings_nothing_is_written_and_a_lossy_tos_is_named() {
     ) {
         return;
     }
-    let dir = TempDir::new();
-    let tree = HostTree::new(&[Port::new("vb", Model::Mlx5, "0000:41:00.0")
-        .ofed()
-        .ibdev("mlx5_0")])
-    .unwrap();
-    let shim = ShimEnv::new(&dir.path().join("driver"), &["vb"])
-        .model(Model::Mlx5)
-        .sysfs(tree.root());
-    let root = tree.root().to_str().unwrap().to_string();
-    let net = SwitchHost::start_args(
-        dir.path(),
-        IEEE_SWITCH,
+    let rig = RoceRig::start(
+        Port::new("vb", Model::Mlx5, "0000:41:00.0")
+            .ofed()
+            .ibdev("mlx5_0"),
+        Model::Mlx5,
         &roce_profile("vb", ""),
-        &shim,
-        &["--sysfs", &root],
     );
+    let (tree, shim) = (&rig.tree, &rig.shim);
+    let net = &rig.net;
     let port = settled(&net, |p| setting(p, "tos")["state"] == "unmanaged");
     assert_eq!(setting(&port, "roce_mode")["held"], "RoCE v2", "{port:#}");
     assert_eq!(setting(&port, "ecn_rp")["held"], "[0, 1, 2, 3, 4, 5, 6, 7]");
@@ -223,16 +237,15 @@ fn a_value_the_kernel_refuses_is_named_with_its_answer() {
     ) {
         return;
     }
-    let dir = TempDir::new();
     // E810: irdma's ports have RoCE v2 GIDs only.
-    let tree =
-        HostTree::new(&[Port::new("vb", Model::Ice, "0000:17:00.0").ibdev("irdma0")]).unwrap();
-    let shim = ShimEnv::new(&dir.path().join("driver"), &["vb"])
-        .model(Model::Ice)
-        .sysfs(tree.root());
-    let root = tree.root().to_str().unwrap().to_string();
     let conf = roce_profile("vb", "") + "roce.tos = 106\nroce.roce_mode = \"v1\"\n";
-    let net = SwitchHost::start_args(dir.path(), IEEE_SWITCH, &conf, &shim, &["--sysfs", &root]);
+    let rig = RoceRig::start(
+        Port::new("vb", Model::Ice, "0000:17:00.0").ibdev("irdma0"),
+        Model::Ice,
+        &conf,
+    );
+    let shim = &rig.shim;
+    let net = &rig.net;
     let port = settled(&net, |p| setting(p, "roce_mode")["state"] == "refused");
     assert_eq!(setting(&port, "tos")["state"], "ok", "{port:#}");
     let mode = setting(&port, "roce_mode");
@@ -267,22 +280,15 @@ fn a_device_that_comes_back_gets_its_settings_again() {
     ) {
         return;
     }
-    let dir = TempDir::new();
-    let tree = HostTree::new(&[Port::new("vb", Model::Mlx5, "0000:41:00.0")
-        .ofed()
-        .ibdev("mlx5_0")])
-    .unwrap();
-    let shim = ShimEnv::new(&dir.path().join("driver"), &["vb"])
-        .model(Model::Mlx5)
-        .sysfs(tree.root());
-    let root = tree.root().to_str().unwrap().to_string();
-    let net = SwitchHost::start_args(
-        dir.path(),
-        IEEE_SWITCH,
+    let rig = RoceRig::start(
+        Port::new("vb", Model::Mlx5, "0000:41:00.0")
+            .ofed()
+            .ibdev("mlx5_0"),
+        Model::Mlx5,
         &roce_profile_with_host("vb", ""),
-        &shim,
-        &["--sysfs", &root],
     );
+    let (tree, shim) = (&rig.tree, &rig.shim);
+    let net = &rig.net;
     settled(&net, |p| setting(p, "tos")["state"] == "ok");
     let tos_writes = |shim: &ShimEnv| {
         shim.log()
@@ -345,19 +351,17 @@ fn roce_set_at_run_time_is_written_persisted_and_reset() {
     ) {
         return;
     }
-    let dir = TempDir::new();
-    let tree = HostTree::new(&[Port::new("vb", Model::Mlx5, "0000:41:00.0")
-        .ofed()
-        .ibdev("mlx5_0")])
-    .unwrap();
-    let shim = ShimEnv::new(&dir.path().join("driver"), &["vb"])
-        .model(Model::Mlx5)
-        .sysfs(tree.root());
-    let root = tree.root().to_str().unwrap().to_string();
     // The file gives ToS 106 only.
     let conf = roce_profile("vb", "") + "roce.tos = 106\n";
-    let mut net =
-        SwitchHost::start_args(dir.path(), IEEE_SWITCH, &conf, &shim, &["--sysfs", &root]);
+    let mut rig = RoceRig::start(
+        Port::new("vb", Model::Mlx5, "0000:41:00.0")
+            .ofed()
+            .ibdev("mlx5_0"),
+        Model::Mlx5,
+        &conf,
+    );
+    let tree = &rig.tree;
+    let net = &mut rig.net;
     settled(&net, |p| setting(p, "tos")["state"] == "ok");
     // A value the file's rule refuses is refused by the CLI, and by the daemon when
     // sent to its socket directly, with the same words; nothing changes.
@@ -432,17 +436,16 @@ fn inbox_mlx5_takes_the_cnp_marking_through_debugfs_and_has_no_per_priority_ecn(
     ) {
         return;
     }
-    let dir = TempDir::new();
     // The inbox driver: no ecn/ files, no tc/ traffic class; debugfs cc_params.
-    let tree =
-        HostTree::new(&[Port::new("vb", Model::Mlx5, "0000:41:00.0").ibdev("mlx5_0")]).unwrap();
-    let shim = ShimEnv::new(&dir.path().join("driver"), &["vb"])
-        .model(Model::Mlx5)
-        .sysfs(tree.root());
-    let root = tree.root().to_str().unwrap().to_string();
     let conf =
         roce_profile("vb", "") + "roce.cnp_dscp = 46\nroce.cnp_priority = 5\nroce.ecn_rp = [3]\n";
-    let net = SwitchHost::start_args(dir.path(), IEEE_SWITCH, &conf, &shim, &["--sysfs", &root]);
+    let rig = RoceRig::start(
+        Port::new("vb", Model::Mlx5, "0000:41:00.0").ibdev("mlx5_0"),
+        Model::Mlx5,
+        &conf,
+    );
+    let tree = &rig.tree;
+    let net = &rig.net;
     let port = settled(&net, |p| {
         setting(p, "cnp_dscp")["state"] == "ok" && setting(p, "cnp_priority")["state"] == "ok"
     });

@@ -93,6 +93,28 @@ pub enum RawValue {
     List(Vec<i64>),
 }
 
+impl RawValue {
+    /// The value of a key of the file, as written: a boolean, an integer, a string or
+    /// a list of integers.
+    pub(crate) fn read(f: &Field) -> Result<RawValue, Fault> {
+        Ok(if let Ok(b) = f.bool() {
+            RawValue::Bool(b)
+        } else if let Ok(i) = f.int() {
+            RawValue::Int(i)
+        } else if let Ok(s) = f.str() {
+            RawValue::Str(s.to_string())
+        } else if let Ok(elements) = f.elements() {
+            let mut list = Vec::new();
+            for e in elements {
+                list.push(e.int()?);
+            }
+            RawValue::List(list)
+        } else {
+            return Err(f.fault(format!("unexpected {}", f.kind())));
+        })
+    }
+}
+
 /// One key with its checked value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PfcWatchdogSetting {
@@ -164,21 +186,7 @@ impl PfcWatchdogSetting {
         if !PFC_WATCHDOG_KEYS.contains(&f.name) {
             return Err(f.unknown(PFC_WATCHDOG_KEYS));
         }
-        let raw = if let Ok(b) = f.bool() {
-            RawValue::Bool(b)
-        } else if let Ok(i) = f.int() {
-            RawValue::Int(i)
-        } else if let Ok(s) = f.str() {
-            RawValue::Str(s.to_string())
-        } else if let Ok(elements) = f.elements() {
-            let mut list = Vec::new();
-            for e in elements {
-                list.push(e.int()?);
-            }
-            RawValue::List(list)
-        } else {
-            return Err(f.fault(format!("unexpected {}", f.kind())));
-        };
+        let raw = RawValue::read(f)?;
         PfcWatchdogSetting::check(f.name, &raw).map_err(|reason| f.fault(reason))
     }
 

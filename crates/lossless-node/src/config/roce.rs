@@ -224,21 +224,7 @@ impl RoceSetting {
         if !ROCE_KEYS.contains(&f.name) {
             return Err(f.unknown(ROCE_KEYS));
         }
-        let raw = if let Ok(b) = f.bool() {
-            RawValue::Bool(b)
-        } else if let Ok(i) = f.int() {
-            RawValue::Int(i)
-        } else if let Ok(s) = f.str() {
-            RawValue::Str(s.to_string())
-        } else if let Ok(elements) = f.elements() {
-            let mut list = Vec::new();
-            for e in elements {
-                list.push(e.int()?);
-            }
-            RawValue::List(list)
-        } else {
-            return Err(f.fault(format!("unexpected {}", f.kind())));
-        };
+        let raw = RawValue::read(f)?;
         RoceSetting::check(f.name, &raw).map_err(|reason| f.fault(reason))
     }
 

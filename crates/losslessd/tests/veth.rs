@@ -390,6 +390,37 @@ fn reload_applies_a_new_file_and_refuses_a_bad_one() {
 }
 
 #[test]
+fn sighup_on_an_empty_file_keeps_every_port() {
+    if !require("sighup_on_an_empty_file_keeps_every_port", &[Oracle::Netns]) {
+        return;
+    }
+    let p = pair();
+    wait_converged(&p.b, "vb", Duration::from_secs(5));
+    let conf = p.a.args[1].clone();
+    // An editor that truncates the file and has not written it yet.
+    std::fs::write(&conf, "").unwrap();
+    Command::new("kill")
+        .args(["-HUP", &p.a.pid().unwrap().to_string()])
+        .status()
+        .unwrap();
+    let line = wait_for(Duration::from_secs(5), "the reload to be refused", || {
+        p.a.log()
+            .lines()
+            .find(|l| l.contains("SIGHUP: configuration refused"))
+            .map(str::to_string)
+    });
+    assert!(line.contains("the file is empty"), "{line}");
+    let ports = p.a.call(&Request::Status)["ports"].clone();
+    assert_eq!(ports.as_array().map(Vec::len), Some(1), "{ports}");
+    // `lossless reload` says the same, and exits 2.
+    let out = p.a.cli(&["reload"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the file is empty"));
+    // B still negotiates with A's unchanged configuration.
+    assert_eq!(priorities(&p.b.dcbx("vb")["pfc"]["oper"]), [3, 4]);
+}
+
+#[test]
 fn interface_added_later_and_removed() {
     if !require("interface_added_later_and_removed", &[Oracle::Netns]) {
         return;

@@ -69,11 +69,9 @@ impl Sim {
     ) -> Result<(), ConfigError> {
         let mac = self.nodes[node].ports[0].mac;
         Self::parse(&self.nodes[node].name, mac, &settings)?;
-        let now = self.clock();
-        let c = self.core_mut(node);
-        c.settings = Some(settings);
-        c.node.handle_reload_signal(now);
-        self.after(node);
+        self.core_mut(node).settings = Some(settings);
+        // As `lossless reload` (SIGHUP would read the file SIGHUP_SETTLE later).
+        self.request(node, Request::Reload);
         Ok(())
     }
 

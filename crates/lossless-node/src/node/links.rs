@@ -383,6 +383,7 @@ impl Node {
 
     /// Time passed: every port whose deadline is due runs.
     pub fn handle_timeout(&mut self, now: Now) {
+        self.sighup_timeout(now);
         for name in self.ports.due(now.mono) {
             if let Some(p) = self.ports.get_mut(&name) {
                 p.handle_timeout(now.mono);

@@ -278,7 +278,11 @@ impl Node {
 
     /// When [`Node::handle_timeout`] is due next.
     pub fn poll_timeout(&mut self) -> Option<Instant> {
-        self.ports.poll_timeout()
+        let ports = self.ports.poll_timeout();
+        match (ports, self.sighup_due()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     fn selected(&self, name: &str) -> bool {

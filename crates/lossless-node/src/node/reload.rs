@@ -18,6 +18,17 @@ impl Node {
         read: Result<Option<String>, ConfigFileError>,
     ) -> Result<ReloadResult, String> {
         let text = read.map_err(|e| e.to_string())?;
+        if let (Some(""), Some(path)) = (text.as_deref(), &self.identity.config_path) {
+            // Valid TOML that selects no port: most likely a file caught half
+            // written (an editor that truncates it, then writes), which would
+            // remove every port the file selects.
+            return Err(format!(
+                "{}: the file is empty (0 bytes; caught while being written?): refused, \
+                 the running configuration stays (a file that selects no port says so \
+                 with at least a comment)",
+                path.display()
+            ));
+        }
         let config = match (&text, &self.identity.config_path) {
             (Some(text), Some(path)) => {
                 DaemonConfig::parse(text, path).map_err(|e| e.to_string())?

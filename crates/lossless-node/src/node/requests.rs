@@ -60,10 +60,20 @@ enum Queued {
     ReloadSignal,
 }
 
+/// SIGHUPs this close together are one reload: the file is read this long after the
+/// first of them. An editor that writes in place, or a configuration manager that
+/// signals once per file it touches, then gets one reload of what it finished
+/// writing, not one per signal.
+pub const SIGHUP_SETTLE: lossless_dcbx::Duration = lossless_dcbx::Duration::from_millis(200);
+
 #[derive(Debug, Default)]
 pub(super) struct Requests {
     pub(super) busy: Option<Busy>,
     queued: VecDeque<Queued>,
+    /// When the SIGHUPs received since the last reload began are read as one.
+    sighup_due: Option<lossless_dcbx::Instant>,
+    /// How many SIGHUPs that reload stands for.
+    sighups: u32,
     /// `dcbx show` requests waiting for their ports' NIC read-backs.
     shows: Vec<PendingShow>,
 }
@@ -223,10 +233,44 @@ pub(super) fn handle(node: &mut Node, now: Now, id: RequestId, req: Request) {
 }
 
 impl Node {
-    /// SIGHUP: re-read the configuration file (after any change under way).
-    pub fn handle_reload_signal(&mut self, _now: Now) {
+    /// SIGHUP: re-read the configuration file [`SIGHUP_SETTLE`] after the first of a
+    /// burst of signals (one reload for the burst), after any change under way.
+    pub fn handle_reload_signal(&mut self, now: Now) {
+        self.requests.sighups = self.requests.sighups.saturating_add(1);
+        if self.requests.sighup_due.is_none() {
+            self.requests.sighup_due = Some(now.mono + SIGHUP_SETTLE);
+        }
+    }
+
+    /// When the SIGHUPs received are read as one reload (for [`Node::poll_timeout`]).
+    pub(super) fn sighup_due(&self) -> Option<lossless_dcbx::Instant> {
+        self.requests.sighup_due
+    }
+
+    /// Time passed: the SIGHUPs' reload starts if it is due.
+    pub(super) fn sighup_timeout(&mut self, now: Now) {
+        if self.requests.sighup_due.is_some_and(|t| t <= now.mono) {
+            self.requests.sighup_due = None;
+            let signals = std::mem::take(&mut self.requests.sighups);
+            if signals > 1 {
+                info!(signals, "SIGHUP: {signals} signals, one reload");
+            }
+            self.start_reload_signal();
+        }
+    }
+
+    /// The SIGHUPs' reload, now or after the change under way (a reload already
+    /// waiting its turn stands for this one too).
+    fn start_reload_signal(&mut self) {
         if self.requests.busy.is_some() {
-            self.requests.queued.push_back(Queued::ReloadSignal);
+            if !self
+                .requests
+                .queued
+                .iter()
+                .any(|q| matches!(q, Queued::ReloadSignal))
+            {
+                self.requests.queued.push_back(Queued::ReloadSignal);
+            }
             return;
         }
         self.requests.busy = Some(Busy::ReadConfig { id: None });
@@ -305,7 +349,7 @@ impl Node {
         while self.requests.busy.is_none() {
             match self.requests.queued.pop_front() {
                 Some(Queued::Request(id, req)) => handle(self, now, id, req),
-                Some(Queued::ReloadSignal) => self.handle_reload_signal(now),
+                Some(Queued::ReloadSignal) => self.start_reload_signal(),
                 None => return,
             }
         }

@@ -1,6 +1,7 @@
-//! Any bytes as an LLDPDU: parse; on success emit, parse again and compare. We read
-//! LLDPDUs longer than a standard frame's 1,500 octets (jumbo peers send them) but never
-//! emit one: emitting such a PDU must be refused with a length error.
+//! Any bytes as an LLDPDU: parse (and read its IEEE 802.3 Maximum Frame Size); on
+//! success emit, parse again and compare. We read LLDPDUs longer than a standard
+//! frame's 1,500 octets (jumbo peers send them) but never emit one: emitting such a PDU
+//! must be refused with a length error.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -13,6 +14,8 @@ fuzz_target!(|data: &[u8]| {
     let Ok(pdu) = Lldpdu::parse(data) else {
         return;
     };
+    // The IEEE 802.3 Maximum Frame Size, read from the org-specific TLVs: any, no panic.
+    let _ = pdu.max_frame_size();
     let mut out = vec![0u8; pdu.buffer_len()];
     if oversize::refused(&pdu, || pdu.emit(&mut out)) {
         return;

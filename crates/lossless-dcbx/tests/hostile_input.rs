@@ -231,6 +231,26 @@ fn cin_peer_is_recognised_not_negotiated() {
 }
 
 #[test]
+fn the_neighbours_8023_maximum_frame_size_is_kept_and_a_malformed_one_is_not() {
+    let with = |body: &[u8]| {
+        let mut f = frame(None, 120);
+        let end = f.len() - f.iter().rev().take_while(|b| **b == 0).count();
+        let mut info = vec![0x00, 0x12, 0x0f, 0x04];
+        info.extend_from_slice(body);
+        f.splice(end.., tlv(127, &info).into_iter().chain([0, 0]));
+        f
+    };
+    let mut a = host();
+    a.handle_frame(t(1), &frame(None, 120));
+    assert_eq!(a.status().neighbors[0].max_frame_size, None);
+    a.handle_frame(t(2), &with(&9216u16.to_be_bytes()));
+    assert_eq!(a.status().neighbors[0].max_frame_size, Some(9216));
+    // One octet short: not a Maximum Frame Size, and the last value is not kept.
+    a.handle_frame(t(3), &with(&[0x24]));
+    assert_eq!(a.status().neighbors[0].max_frame_size, None);
+}
+
+#[test]
 fn garbage_never_panics_and_only_lldp_is_counted() {
     let mut a = host();
     let good = frame(Some(&[control(1, 1), pg(), pfc(0x18), app()]), 120);

@@ -230,6 +230,53 @@ impl<'a> Lldpdu<'a> {
             },
         )
     }
+
+    /// The Maximum Frame Size TLV (IEEE 802.3 Clause 79.3.4: OUI 00-12-0F, subtype 4, a
+    /// 2-octet maximum frame size in octets) of the first such TLV, if well formed.
+    pub fn max_frame_size(&self) -> Option<u16> {
+        self.org_specific
+            .iter()
+            .find(|o| o.oui == IEEE_8023_OUI && o.subtype == SUBTYPE_MAX_FRAME_SIZE)
+            .and_then(|o| <[u8; 2]>::try_from(o.info).ok())
+            .map(u16::from_be_bytes)
+    }
+}
+
+/// The IEEE 802.3 OUI of its organizationally specific TLVs (802.3 Clause 79).
+pub const IEEE_8023_OUI: [u8; 3] = [0x00, 0x12, 0x0f];
+/// IEEE 802.3's Maximum Frame Size TLV subtype (Clause 79.3.4).
+pub const SUBTYPE_MAX_FRAME_SIZE: u8 = 4;
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
+mod max_frame_size_tests {
+    use super::*;
+
+    #[test]
+    fn the_8023_maximum_frame_size_is_read_when_well_formed() {
+        let mac = MacAddr([2, 0, 0, 0, 0, 1]);
+        let (c, p) = Lldpdu::mac_ids(&mac);
+        let mut pdu = Lldpdu::new(c, p, 120);
+        assert_eq!(pdu.max_frame_size(), None);
+        // lldpd's MAC/PHY TLV (subtype 1) is not it; a 3-octet body is malformed.
+        pdu.org_specific.push(OrgTlv {
+            oui: IEEE_8023_OUI,
+            subtype: 1,
+            info: &[0, 0x80, 0, 0, 0x36],
+        });
+        pdu.org_specific.push(OrgTlv {
+            oui: IEEE_8023_OUI,
+            subtype: 4,
+            info: &[0x05, 0xee, 0],
+        });
+        assert_eq!(pdu.max_frame_size(), None);
+        pdu.org_specific[1].info = &[0x05, 0xee];
+        assert_eq!(pdu.max_frame_size(), Some(1518));
+        // Parsed from the wire the same way.
+        let mut buf = vec![0u8; pdu.buffer_len()];
+        pdu.emit(&mut buf).unwrap();
+        assert_eq!(Lldpdu::parse(&buf).unwrap().max_frame_size(), Some(1518));
+    }
 }
 
 mod codec;

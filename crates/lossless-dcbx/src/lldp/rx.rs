@@ -83,6 +83,8 @@ pub struct Neighbor {
     pub system_capabilities: Option<(u16, u16)>,
     /// The IPv4 and IPv6 addresses of its Management Address TLVs, in order.
     pub management_addresses: Vec<IpAddr>,
+    /// Its IEEE 802.3 Maximum Frame Size TLV: the largest frame it takes, octets.
+    pub max_frame_size: Option<u16>,
     /// Its CEE DCBX TLV, if its last LLDPDU had one (boxed, as `ieee`: a peer
     /// speaks one version, and the other's 650 or 250 octets would be held empty
     /// on every port).
@@ -114,6 +116,9 @@ pub struct NeighborSummary {
     pub system_capabilities: Option<CapabilitiesSummary>,
     /// IPv4 and IPv6 management addresses (other families are left out).
     pub management_addresses: Vec<IpAddr>,
+    /// The largest frame it takes, octets (its IEEE 802.3 Maximum Frame Size TLV); null
+    /// when it sends none.
+    pub max_frame_size: Option<u16>,
     pub dcbx: &'static str,
     /// What it is to the multiple-neighbour rule: `negotiated` (it has been the
     /// port's DCBX peer), `holding` (it shares the port and keeps it without a DCBX
@@ -154,6 +159,7 @@ impl Neighbor {
                 enabled: capability::names(e),
             }),
             management_addresses: self.management_addresses.clone(),
+            max_frame_size: self.max_frame_size,
             dcbx: match (&self.dcbx, &self.ieee, self.cin_dcbx) {
                 (Some(_), Some(_), _) => "ieee+cee",
                 (None, Some(_), _) => "ieee",
@@ -308,6 +314,7 @@ impl RemoteMib {
             n.system_description = lossy(pdu.system_description);
             n.system_capabilities = pdu.system_capabilities.map(|c| (c.capabilities, c.enabled));
             n.management_addresses = pdu.management_addresses.iter().filter_map(ip).collect();
+            n.max_frame_size = pdu.max_frame_size();
             hold(&mut n.dcbx, pdu.cee_dcbx.as_ref());
             hold(&mut n.ieee, Some(&pdu.ieee_dcbx).filter(|t| !t.is_empty()));
             n.cin_dcbx = pdu.cin_dcbx.is_some();
@@ -334,6 +341,7 @@ impl RemoteMib {
                     system_description: None,
                     system_capabilities: None,
                     management_addresses: Vec::new(),
+                    max_frame_size: None,
                     dcbx: None,
                     ieee: None,
                     cin_dcbx: false,

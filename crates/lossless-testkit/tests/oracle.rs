@@ -63,7 +63,7 @@ fn stand_ins() -> (TempDir, Host) {
 }
 
 #[test]
-fn with_an_empty_path_every_oracle_fails_naming_its_debian_packages() {
+fn with_an_empty_path_every_oracle_fails_naming_its_packages() {
     let host = empty_path(false);
     for o in Oracle::ALL {
         let Verdict::Fail(msg) = decide("t", &[o], &host, &switch(None)) else {
@@ -71,8 +71,15 @@ fn with_an_empty_path_every_oracle_fails_naming_its_debian_packages() {
         };
         assert!(msg.starts_with("t: "), "{msg}");
         assert!(msg.contains(o.name()), "{msg}");
-        let install = format!("apt-get install {}", o.packages().join(" "));
-        assert!(msg.contains(&install), "{o:?}: {msg}");
+        assert!(msg.contains(&o.install()), "{o:?}: {msg}");
+        // Debian's packages, else PyPI's (pinned), never neither.
+        let expected = if o.packages().is_empty() {
+            format!("pip install {}", o.pip().join(" "))
+        } else {
+            format!("apt-get install {}", o.packages().join(" "))
+        };
+        assert!(msg.contains(&expected), "{o:?}: {msg}");
+        assert!(o.pip().iter().all(|p| p.contains("==")), "{o:?}: not pinned");
         assert!(msg.contains("set LOSSLESS_SKIP_ORACLES=1"), "{msg}");
         assert!(msg.contains("not found in an empty PATH"), "{msg}");
     }
@@ -94,7 +101,7 @@ fn with_an_empty_path_and_the_switch_every_oracle_test_is_skipped() {
             note.starts_with("t: skipped (LOSSLESS_SKIP_ORACLES=1): "),
             "{note}"
         );
-        assert!(note.contains(o.packages()[0]), "{note}");
+        assert!(note.ends_with(&o.install()), "{note}");
     }
     // Several missing: each named, each package once.
     let Verdict::Skip(note) = decide(

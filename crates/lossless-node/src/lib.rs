@@ -17,6 +17,7 @@
 pub mod config;
 pub mod control_limits;
 pub mod dcbx_config_metrics;
+pub mod doctor;
 pub mod framing;
 pub mod hardware;
 pub mod headroom;

@@ -478,8 +478,10 @@ fn app_both_willing_merge_each_way_and_not_willing_keeps_its_own() {
 /// Both willing with the same MAC (two ports given one address, a misconfiguration):
 /// no MAC is lower, so no rule says who takes whose. If each took the other's, they
 /// would swap configurations at every exchange, each change sent at once, for ever
-/// (a flood at the transmit credit's rate, and the NIC reprogrammed each time). Each
-/// keeps its own and reports the mismatch, as when neither is willing.
+/// (a flood at the transmit credit's rate, and the NIC reprogrammed each time). With
+/// the same MAC each LLDPDU carries the other's own MSAP, which cannot be told from
+/// its own LLDPDUs looped back: each discards them, keeps its own configuration and
+/// reports a loop.
 #[test]
 fn pfc_both_willing_with_the_same_mac_keep_their_own_and_report_it() {
     let mut p = up_pair(
@@ -502,9 +504,15 @@ fn pfc_both_willing_with_the_same_mac_keep_their_own_and_report_it() {
     );
     p.sim.run_for(Duration::from_secs(100));
     for (n, own) in [(p.a, 0b1000), (p.b, 0b1_0000)] {
-        assert_eq!(
-            pfc_of(&p, n),
-            (PriorityMap(own), Reason::PeerDiffers, false, true)
+        let (oper, _, agreed, _) = pfc_of(&p, n);
+        assert_eq!((oper, agreed), (PriorityMap(own), false));
+        assert!(p.sim.agent(n).neighbors().is_empty());
+        let port = p.sim.port(n);
+        assert!(port.io.rx_own_lldpdus > 0);
+        assert!(
+            port.health().health.contains("loop:"),
+            "{:?}",
+            port.health()
         );
         let flips = events(&p.sim, n)
             .iter()

@@ -129,6 +129,8 @@ pub enum Problem {
     /// A RoCE host setting beyond DCB ([`crate::roce`]): not held, a firmware LLDP
     /// agent competing, a ToS that leaves lossy.
     Roce(crate::roce::RoceProblem),
+    /// LLDPDUs this host sent (from the named port) come back: a loop.
+    Looped(String),
 }
 
 impl Problem {
@@ -154,6 +156,7 @@ impl Problem {
             Problem::HeadroomDoesNotFit(_) => "headroom_does_not_fit",
             Problem::PfcStorm { .. } => "pfc_storm",
             Problem::Roce(r) => r.kind(),
+            Problem::Looped(_) => "looped",
         }
     }
 }
@@ -241,6 +244,13 @@ impl std::fmt::Display for Problem {
             ),
             Problem::HeadroomDoesNotFit(why) => write!(f, "headroom: {why}"),
             Problem::Roce(r) => r.fmt(f),
+            Problem::Looped(from) => write!(
+                f,
+                "loop: LLDPDUs with the Chassis ID and Port ID of {from} (this host's) \
+                 arrive on this port (a looped cable, a port joined to another of this \
+                 host, a device reflecting frames, or a neighbour given this host's MAC); \
+                 they are discarded"
+            ),
             Problem::PfcStorm {
                 priority,
                 direction,
@@ -326,6 +336,8 @@ pub struct Facts<'a> {
     pub held: bool,
     /// The RoCE host settings beyond DCB.
     pub roce: &'a crate::roce::RoceWatch,
+    /// LLDPDUs this host sent (from this port) come back.
+    pub looped: Option<&'a str>,
 }
 
 /// A port's problems: the link, then DCBX, then the NIC, then what makes lossless
@@ -336,6 +348,9 @@ pub fn problems(f: &Facts<'_>) -> Vec<Problem> {
         return vec![Problem::LinkDown];
     }
     let mut out = Vec::new();
+    if let Some(from) = f.looped {
+        out.push(Problem::Looped(from.to_string()));
+    }
     // DCBX runs only where the configuration lets it: enabled, LLDP both ways.
     if s.dcbx_active {
         let judged: Vec<FeatureView> = features(s).into_iter().filter(|f| f.judged).collect();

@@ -194,7 +194,7 @@ pub(crate) fn shared_socket(out: &mut String, s: &crate::protocol::SharedSocketC
 
 /// The LLDP MIB's and DCBX's counters per port.
 fn port_counters(out: &mut String, ports: &[&Port]) {
-    let counters: [(&str, &str, Get); 15] = [
+    let counters: [(&str, &str, Get); 16] = [
         (
             "lldp_frames_out_total",
             "LLDPDUs sent (statsFramesOutTotal).",
@@ -268,6 +268,12 @@ fn port_counters(out: &mut String, ports: &[&Port]) {
             "Frames from others than the port's DCBX peer dropped unread, the port's \
              receive budget spent (rx_budget_per_s, rx_budget_burst).",
             |p| p.io.rx_over_budget,
+        ),
+        (
+            "port_rx_own_lldpdus_total",
+            "LLDPDUs received that this host sent (the MSAP of one of its ports: a looped \
+             cable, or a device reflecting frames), discarded.",
+            |p| p.io.rx_own_lldpdus,
         ),
     ];
     for (name, help, get) in counters {

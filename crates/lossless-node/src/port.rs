@@ -60,6 +60,17 @@ pub struct Port {
     pub own_socket_retry: Option<Instant>,
     /// The RoCE host settings beyond DCB: read, compared, written where configured.
     pub roce: crate::roce::RoceWatch,
+    /// LLDPDUs this host sent come back on this port ([`crate::node`]'s loop check).
+    pub looped: Option<Box<Looped>>,
+}
+
+/// A port that receives LLDPDUs this host sent: a loop.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Looped {
+    /// The port of this host that sent them (this one, or another joined to it).
+    pub from: String,
+    /// Until when the loop holds without another such LLDPDU (their TTL).
+    pub until: Instant,
 }
 
 /// The most frames [`Port::held`] keeps; later ones are dropped.
@@ -114,6 +125,7 @@ impl Port {
             rx_over_budget_logged: 0,
             own_socket_retry: None,
             roce,
+            looped: None,
         })
     }
 
@@ -169,6 +181,8 @@ impl Port {
             return false;
         }
         self.agent.handle_link(now, up);
+        // A cable pulled is a loop undone.
+        self.looped = None;
         self.negotiating_since = up.then_some(now);
         self.link_up_at = up.then_some(now);
         true
@@ -216,6 +230,7 @@ impl Port {
             nic,
             settle,
             self.roce.next_read.filter(|_| !self.roce.in_flight),
+            self.looped.as_ref().map(|l| l.until),
         ]
         .into_iter()
         .flatten()
@@ -229,6 +244,10 @@ impl Port {
         }
         if let Some(h) = &mut self.headroom {
             h.session.handle_timeout(now);
+        }
+        if self.looped.as_ref().is_some_and(|l| l.until <= now) {
+            tracing::info!(port = %self.name, "no LLDPDU of this host received for their TTL: the loop is gone");
+            self.looped = None;
         }
     }
 
@@ -325,6 +344,7 @@ impl Port {
                 .map(|h| h.buffer_state(self.settings.apply, &self.hardware)),
             held: self.ieee_hw.held,
             roce: &self.roce,
+            looped: self.looped.as_ref().map(|l| l.from.as_str()),
         }
     }
 

@@ -702,6 +702,10 @@ pub struct IoCounters {
     /// ones; asked again 10 s later, if its budget is still spent).
     #[serde(default)]
     pub own_socket_failures: u64,
+    /// LLDPDUs received that this host sent (the MSAP of one of its ports): a loop;
+    /// discarded.
+    #[serde(default)]
+    pub rx_own_lldpdus: u64,
 }
 
 /// The packet sockets every port reads until it gets its own (one per EtherType:

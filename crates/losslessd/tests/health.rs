@@ -149,3 +149,82 @@ fn a_cee_pfc_mismatch_is_unhealthy_in_status() {
         assert!(text.lines().nth(2).unwrap().ends_with("  ok"), "{text}");
     }
 }
+
+/// Two ports of one daemon joined by a veth pair (a looped cable between two ports of
+/// a host): each receives the LLDPDUs the other sends, which carry this host's MSAP.
+/// They must not make a neighbour that agrees on everything, health `ok`: they are
+/// discarded, counted, and the ports are unhealthy with a reason of their own.
+#[test]
+fn our_own_lldpdus_coming_back_are_a_loop() {
+    if !require("our_own_lldpdus_coming_back_are_a_loop", &[Oracle::Netns]) {
+        return;
+    }
+    let dir = TempDir::new();
+    let ns = Netns::new();
+    Veth::new(&ns, "la", MAC_A, &ns, "lb", MAC_B);
+    let conf = dir.path().join("loop.toml");
+    std::fs::write(&conf, "[ports.\"la\"]\n[ports.\"lb\"]\n").unwrap();
+    let d = Daemon::start(
+        &ns,
+        &dir.path().join("d"),
+        &[
+            "--config",
+            conf.to_str().unwrap(),
+            "--metrics",
+            "127.0.0.1:9717",
+        ],
+    );
+    ns.ip(&["link", "set", "la", "up"]);
+    ns.ip(&["link", "set", "lb", "up"]);
+    let ports = wait_for(Duration::from_secs(5), "both ports to see the loop", || {
+        let s = d.call(&lossless_node::protocol::Request::Status);
+        let ports = s["ports"].as_array()?.clone();
+        ports
+            .iter()
+            .all(|p| p["health"].as_str().is_some_and(|h| h.contains("loop:")))
+            .then_some(ports)
+    });
+    for p in &ports {
+        let other = if p["port"] == "la" { "lb" } else { "la" };
+        assert_eq!(p["healthy"], json!(false), "{p}");
+        assert!(
+            p["health"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("Chassis ID and Port ID of {other} (this host's)")),
+            "{p}"
+        );
+    }
+    // No neighbour was made of them.
+    let n = d.call(&lossless_node::protocol::Request::Neighbors { port: None });
+    for p in n.as_array().or(n["ports"].as_array()).unwrap() {
+        assert_eq!(p["neighbors"], json!([]), "{p}");
+    }
+    let c = d.call(&lossless_node::protocol::Request::Counters { port: None });
+    let rx_own = |port: &str| {
+        c["ports"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["port"] == port)
+            .map(|p| p["io"]["rx_own_lldpdus"].as_u64().unwrap())
+            .unwrap()
+    };
+    assert!(rx_own("la") >= 1 && rx_own("lb") >= 1, "{c}");
+    let text = http_get(&ns, "127.0.0.1:9717", "/metrics").body;
+    for port in ["la", "lb"] {
+        assert_eq!(
+            metric(
+                &text,
+                &format!("lossless_port_problem{{port=\"{port}\",problem=\"looped\"}}")
+            ),
+            1.0
+        );
+        assert!(
+            metric(
+                &text,
+                &format!("lossless_port_rx_own_lldpdus_total{{port=\"{port}\"}}")
+            ) >= 1.0
+        );
+    }
+}

@@ -18,6 +18,34 @@ use crate::mode::DcbxMode;
 /// the peer acknowledged it), so the bound is the TLV's, not the configuration's.
 const CEE_MAX_TLV_LEN: usize = 2 + CEE_MAX_TLV_VALUE_LEN;
 
+impl PortConfig {
+    /// The Chassis ID and Port ID this configuration sends (its MSAP): the
+    /// configured strings (subtypes local and interface name), else the port's MAC.
+    pub fn msap(&self) -> (Id<'_>, Id<'_>) {
+        let chassis_id = match &self.chassis_id {
+            Some(s) => Id {
+                subtype: chassis_subtype::LOCAL,
+                id: s.as_bytes(),
+            },
+            None => Id {
+                subtype: chassis_subtype::MAC_ADDRESS,
+                id: &self.mac.0,
+            },
+        };
+        let port_id = match &self.port_id {
+            Some(s) => Id {
+                subtype: port_subtype::INTERFACE_NAME,
+                id: s.as_bytes(),
+            },
+            None => Id {
+                subtype: port_subtype::MAC_ADDRESS,
+                id: &self.mac.0,
+            },
+        };
+        (chassis_id, port_id)
+    }
+}
+
 /// Builds the LLDPDU of `cfg` without DCBX TLVs and hands it to `f` to add them
 /// and emit it. `shutdown`: the shutdown LLDPDU instead (TTL 0, mandatory TLVs only).
 pub(crate) fn with_lldpdu<R>(
@@ -25,26 +53,7 @@ pub(crate) fn with_lldpdu<R>(
     shutdown: bool,
     f: impl FnOnce(&mut Lldpdu) -> R,
 ) -> R {
-    let chassis_id = match &cfg.chassis_id {
-        Some(s) => Id {
-            subtype: chassis_subtype::LOCAL,
-            id: s.as_bytes(),
-        },
-        None => Id {
-            subtype: chassis_subtype::MAC_ADDRESS,
-            id: &cfg.mac.0,
-        },
-    };
-    let port_id = match &cfg.port_id {
-        Some(s) => Id {
-            subtype: port_subtype::INTERFACE_NAME,
-            id: s.as_bytes(),
-        },
-        None => Id {
-            subtype: port_subtype::MAC_ADDRESS,
-            id: &cfg.mac.0,
-        },
-    };
+    let (chassis_id, port_id) = cfg.msap();
     let ttl = if shutdown { 0 } else { cfg.timers.ttl() };
     let mut pdu = Lldpdu::new(chassis_id, port_id, ttl);
     let (v4, v6);

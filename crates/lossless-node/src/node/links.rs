@@ -187,6 +187,7 @@ impl Node {
         let Some(mut port) = self.ports.remove(name) else {
             return;
         };
+        self.own_msaps.remove(port.ifindex);
         self.by_index.remove(&port.ifindex);
         self.metrics.forget_port(name);
         if shutdown {
@@ -249,6 +250,12 @@ impl Node {
             });
             return;
         }
+        if self.own_lldpdu(now, &name, frame) {
+            return;
+        }
+        let Some(port) = self.ports.get_mut(&name) else {
+            return;
+        };
         port.receive(now.mono, frame);
         self.after(now, &name);
     }

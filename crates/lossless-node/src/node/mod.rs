@@ -17,6 +17,7 @@ mod hardware;
 mod links;
 pub use links::OWN_SOCKET_RETRY;
 mod log;
+mod looped;
 mod measure;
 mod nic;
 mod pfc;
@@ -207,6 +208,8 @@ pub struct Node {
     host: crate::identity::Host,
     /// The kernel's counters of the packet sockets shared by the ports.
     shared_socket: crate::protocol::SharedSocketCounters,
+    /// Every port's MSAP, to discard our own LLDPDUs coming back.
+    own_msaps: looped::OwnMsaps,
 }
 
 impl Node {
@@ -234,6 +237,7 @@ impl Node {
             relay: relay::RelayControl::default(),
             host: crate::identity::Host::default(),
             shared_socket: Default::default(),
+            own_msaps: looped::OwnMsaps::default(),
         };
         node.sync_relay();
         node
@@ -351,6 +355,8 @@ impl Node {
             return;
         };
         let ifindex = port.ifindex;
+        // Whatever changed the port may have changed its MSAP (a new MAC, a reload).
+        self.own_msaps.set(ifindex, port.agent.config());
         let drained = port.drain_agent(now.mono);
         for frame in drained.frames {
             self.outputs.push_back(Output::Send { ifindex, frame });

@@ -16,7 +16,8 @@ mod out;
 ///
 /// Offline commands (decode, lab, policy, profile, headroom) need no daemon and
 /// no root; status, neighbors, dcbx, counters, events and reload talk to a
-/// running losslessd over its control socket (--socket).
+/// running losslessd over its control socket (--socket); doctor reads the host and
+/// asks the daemon when one answers.
 #[derive(Debug, Parser)]
 #[command(
     name = "lossless",
@@ -39,6 +40,7 @@ Examples:
   lossless events --follow                DCBX notifications as they happen
   lossless pfc show eth0                  PFC frames per priority, time paused, the storm watchdog
   lossless relay show                     PFC relayed across the WAN (draft-he-rtgwg-wan-pfc-00), drops by reason
+  lossless doctor                         a RoCE host checked end to end: ok / problem / unknown, and the fix
   lossless help decode                    everything about one command
 
 Exit status: 0 success, 2 bad usage or unreadable input, 1 any other failure."
@@ -123,6 +125,12 @@ enum Command {
     /// ceiling, buffer.
     #[command(subcommand)]
     Relay(cmd::relay::RelayCommand),
+    /// Check a RoCE host end to end: one line per check, ok / problem / unknown, with the
+    /// evidence and the fix.
+    ///
+    /// Example: lossless doctor enp65s0f0np0
+    #[command(long_about = cmd::doctor::LONG_ABOUT, after_help = cmd::doctor::AFTER_HELP)]
+    Doctor(cmd::doctor::Args),
     /// A completion script for bash, zsh, fish, elvish or PowerShell, on stdout.
     #[command(after_help = cmd::generate::COMPLETIONS_AFTER_HELP)]
     Completions(cmd::generate::CompletionsArgs),
@@ -157,6 +165,7 @@ fn main() -> ExitCode {
         Command::Pfc(c) => cmd::pfc::run(c),
         Command::Relay(c) => cmd::relay::run(c),
         Command::Roce(c) => cmd::roce::run(c),
+        Command::Doctor(args) => return cmd::doctor::run(args),
         Command::Completions(args) => cmd::generate::completions(args, Cli::command()),
         Command::Man(args) => cmd::generate::man(args, Cli::command()),
     };
@@ -203,6 +212,7 @@ fn json_flag(command: &mut Command) -> Result<&mut bool, error::CliError> {
         Command::Dcbx(D::Reset(a)) => &mut a.json,
         Command::Relay(cmd::relay::RelayCommand::Show(a)) => &mut a.json,
         Command::Pfc(cmd::pfc::PfcCommand::Show(a)) => &mut a.json,
+        Command::Doctor(a) => &mut a.json,
         Command::Roce(cmd::roce::RoceCommand::Set(a)) => &mut a.json,
         Command::Roce(cmd::roce::RoceCommand::Reset(a)) => &mut a.json,
         Command::Completions(_) | Command::Man(_) => {

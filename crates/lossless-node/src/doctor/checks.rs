@@ -14,8 +14,11 @@ use crate::roce::{tos_text, Reading};
 /// dcbnl's DCBX mode bit: the device's firmware runs the DCBX agent
 /// (`DCB_CAP_DCBX_LLD_MANAGED`).
 const DCBX_LLD_MANAGED: u8 = 0x02;
-/// Ethernet header, one 802.1Q tag and the FCS around an MTU-sized payload.
-const FRAME_OVERHEAD: u32 = 22;
+/// Ethernet header and FCS around an MTU-sized payload: 802.3's basic frame (1518 for
+/// an MTU of 1500), what the Maximum Frame Size TLV counts.
+const FRAME_OVERHEAD: u32 = 18;
+/// One 802.1Q tag more.
+const VLAN_TAG: u32 = 4;
 /// The drivers that take DSCP entries only and trust DSCP from their first one on
 /// (mlx5e_dcbnl_ieee_setapp, ice_dcbnl_setapp, hns3_dcbnl_ieee_setapp).
 const DSCP_TRUSTING_DRIVERS: [&str; 3] = ["mlx5_core", "ice", "hns3"];
@@ -374,8 +377,9 @@ impl<'a> Ctx<'a> {
                 ),
                 _ => ok(format!(
                     "static mode (dcbx.mode = \"static\"): nothing negotiated, the configuration \
-                     runs as written, {} LLDP neighbour(s)",
-                    d.neighbors
+                     runs as written; {} LLDP neighbour{}",
+                    d.neighbors,
+                    if d.neighbors == 1 { "" } else { "s" }
                 )),
             };
         }
@@ -389,19 +393,27 @@ impl<'a> Ctx<'a> {
             );
         }
         if !d.dcbx.peer_present {
-            let why = if d.ieee() {
+            let silent = !d.neighbor_dcbx.is_empty() && d.neighbor_dcbx.iter().all(|k| k == "none");
+            let why = if silent {
+                "the LLDP neighbour sends no DCBX TLV".to_string()
+            } else if d.ieee() {
                 d.dcbx.ieee.pfc.reason_text.clone()
             } else {
                 d.dcbx.pfc.reason_text.clone()
             };
-            return problem(
-                format!("no DCBX peer: {why}"),
+            let fix = if silent {
+                format!(
+                    "facing a switch that sends LLDP without DCBX (SONiC): lossless dcbx set \
+                     {port} mode static; or turn DCBX (IEEE 802.1Qaz) on for the switch port"
+                )
+            } else {
                 format!(
                     "turn DCBX (IEEE 802.1Qaz) on for the switch port facing {port}; facing a \
                      switch that sends LLDP without DCBX (SONiC): lossless dcbx set {port} mode \
                      static"
-                ),
-            );
+                )
+            };
+            return problem(format!("no DCBX peer: {why}"), fix);
         }
         let mut bad: Vec<String> = if d.ieee() {
             let i = &d.dcbx.ieee;
@@ -1185,41 +1197,43 @@ impl<'a> Ctx<'a> {
             }
         };
         let frame = mtu + FRAME_OVERHEAD;
+        let tagged = frame + VLAN_TAG;
         let mut parts = Parts::default();
         parts.ok(format!(
-            "MTU {mtu}: frames up to {frame} octets with a VLAN tag"
+            "MTU {mtu}: frames up to {frame} octets ({tagged} with a VLAN tag)"
         ));
         match self.d.and_then(|d| d.headroom.as_ref()) {
             Some(h) if !h.off => match h.max_frame_octets {
-                Some(m) if m < u64::from(frame) => parts.problem(
+                Some(m) if m < u64::from(tagged) => parts.problem(
                     format!("the headroom is sized for {m}-octet frames"),
-                    self.config(&format!("headroom.max_frame = {frame}")),
+                    self.config(&format!("headroom.max_frame = {tagged}")),
                 ),
                 Some(m) => parts.ok(format!("the headroom is sized for {m}-octet frames")),
                 None => {}
             },
             _ => {}
         }
+        // A peer that counts the tag (or not) is within one tag of this end.
         match self.d {
-            Some(d) => match d.peer_max_frame {
-                Some(pm) if u32::from(pm) + 4 < frame => parts.problem(
+            Some(d) => match d.peer_max_frame.map(u32::from) {
+                Some(pm) if pm + VLAN_TAG < frame => parts.problem(
                     format!(
                         "the peer takes frames up to {pm} octets (its LLDP Maximum Frame Size): \
                          larger ones from here are dropped"
                     ),
                     format!(
                         "ip link set {port} mtu {} (or raise the switch port's MTU)",
-                        u32::from(pm).saturating_sub(FRAME_OVERHEAD)
+                        pm.saturating_sub(FRAME_OVERHEAD)
                     ),
                 ),
-                Some(pm) if u32::from(pm) > frame + 4 => parts.problem(
+                Some(pm) if pm > tagged => parts.problem(
                     format!(
                         "the peer sends frames up to {pm} octets (its LLDP Maximum Frame Size): \
                          larger than MTU {mtu} takes"
                     ),
                     format!(
                         "ip link set {port} mtu {} (or lower the switch port's MTU)",
-                        u32::from(pm).saturating_sub(FRAME_OVERHEAD)
+                        pm.saturating_sub(FRAME_OVERHEAD)
                     ),
                 ),
                 Some(pm) => parts.ok(format!("the peer takes frames up to {pm} octets")),

@@ -91,6 +91,8 @@ pub struct DaemonPort {
     pub peer_max_frame: Option<u16>,
     /// The neighbours in view.
     pub neighbors: usize,
+    /// What DCBX each neighbour speaks (`ieee`, `cee`, `ieee+cee`, `cin`, `none`).
+    pub neighbor_dcbx: Vec<String>,
 }
 
 /// `dcbx show`, one port: the parts the checks read.
@@ -316,6 +318,10 @@ impl DaemonPort {
             neighbors: line["neighbors"]
                 .as_u64()
                 .map_or(nbrs.len(), |n| n as usize),
+            neighbor_dcbx: nbrs
+                .iter()
+                .filter_map(|n| n["dcbx"].as_str().map(str::to_string))
+                .collect(),
         })
     }
 

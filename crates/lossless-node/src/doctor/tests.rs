@@ -404,6 +404,16 @@ fn each_check_fails_on_its_fact() {
         "no DCBX peer: no DCBX peer heard since link up",
         "lossless dcbx set eth0 mode static",
     );
+    // A neighbour that sends LLDP without DCBX (SONiC): static mode first.
+    d(&mut f).neighbor_dcbx = vec!["none".into()];
+    expect(
+        &f,
+        "dcbx",
+        Status::Problem,
+        "no DCBX peer: the LLDP neighbour sends no DCBX TLV",
+        "facing a switch that sends LLDP without DCBX (SONiC): lossless dcbx set eth0 mode \
+         static; or",
+    );
     let mut f = base.clone();
     d(&mut f).dcbx.ieee.pfc.agreed = false;
     d(&mut f).dcbx.ieee.pfc.error = true;
@@ -722,7 +732,7 @@ fn each_check_fails_on_its_fact() {
         "mtu",
         Status::Problem,
         "the peer takes frames up to 1522 octets",
-        "ip link set eth0 mtu 1500",
+        "ip link set eth0 mtu 1504",
     );
     let mut f = base.clone();
     d(&mut f).peer_max_frame = Some(9216);
@@ -731,7 +741,7 @@ fn each_check_fails_on_its_fact() {
         "mtu",
         Status::Problem,
         "the peer sends frames up to 9216 octets",
-        "ip link set eth0 mtu 9194",
+        "ip link set eth0 mtu 9198",
     );
     let mut f = base.clone();
     d(&mut f).headroom.as_mut().unwrap().max_frame_octets = Some(2000);

@@ -4,6 +4,7 @@ pub mod daemon;
 pub mod dcbx;
 pub mod dcbx_show;
 pub mod decode;
+pub mod doctor;
 pub mod dscp;
 pub mod generate;
 pub mod headroom;

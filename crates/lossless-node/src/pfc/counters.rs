@@ -9,11 +9,15 @@
 use lossless_dcbx::Instant;
 use serde::{Deserialize, Serialize};
 
+use super::rdma::{RoceCounter, RoceCounters, RoceSample};
+
 /// One reading of a port's PFC counters, as the runtime got it: from dcbnl's IEEE PFC
 /// object (`DCB_CMD_IEEE_GET`: `requests` sent, `indications` received) and, where the
 /// driver exposes them, its ethtool statistics (mlx5's `rx_prio<N>_pause`,
-/// `*_pause_duration`, `*_pause_transition`, `tx_pause_storm_error_events`). A counter
-/// the driver does not report is None.
+/// `*_pause_duration`, `*_pause_transition`, `tx_pause_storm_error_events`, the drops
+/// per priority `rx_prio<N>_discards`; each driver's names in [`super::names`]). A
+/// counter the driver does not report is None. With them, the port's RDMA hw counters
+/// (`roce`, None: the port has no RDMA device, or they were not read).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PfcSample {
     /// Where the counters came from.
@@ -23,6 +27,9 @@ pub struct PfcSample {
     /// The driver's own storm counter for the port (mlx5:
     /// `tx_pause_storm_error_events`, the device kept pausing and stopped).
     pub storm_events: Option<u64>,
+    /// The RDMA device's congestion and retransmission counters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roce: Option<RoceSample>,
 }
 
 impl PfcSample {
@@ -90,10 +97,18 @@ pub enum Counter {
     RxPauseTransitions = 4,
     /// Pause on/off transitions sent.
     TxPauseTransitions = 5,
+    /// Packets received on the priority and dropped for lack of receive buffer: the
+    /// port's buffer overflowed (mlx5 `rx_prio<N>_discards`). On a PFC priority, the
+    /// headroom was too small or the peer did not honour the pause.
+    RxDiscards = 6,
+    /// Dropped for lack of the host's receive buffer (mlx5 `rx_prio<N>_buf_discard`).
+    RxHostBufferDiscards = 7,
+    /// Dropped for the host's congestion (mlx5 `rx_prio<N>_cong_discard`).
+    RxHostCongestionDiscards = 8,
 }
 
 impl Counter {
-    pub const COUNT: usize = 6;
+    pub const COUNT: usize = 9;
     pub const ALL: [Counter; Counter::COUNT] = [
         Counter::RxPause,
         Counter::TxPause,
@@ -101,6 +116,16 @@ impl Counter {
         Counter::TxPauseDuration,
         Counter::RxPauseTransitions,
         Counter::TxPauseTransitions,
+        Counter::RxDiscards,
+        Counter::RxHostBufferDiscards,
+        Counter::RxHostCongestionDiscards,
+    ];
+    /// The discard counters, with the `kind` label `lossless_priority_discards_total`
+    /// gives each.
+    pub const DISCARDS: [(Counter, &'static str); 3] = [
+        (Counter::RxDiscards, "no_buffer"),
+        (Counter::RxHostBufferDiscards, "host_buffer"),
+        (Counter::RxHostCongestionDiscards, "host_congestion"),
     ];
 
     pub fn name(self) -> &'static str {
@@ -111,6 +136,9 @@ impl Counter {
             Counter::TxPauseDuration => "tx_pause_duration",
             Counter::RxPauseTransitions => "rx_pause_transitions",
             Counter::TxPauseTransitions => "tx_pause_transitions",
+            Counter::RxDiscards => "rx_discards",
+            Counter::RxHostBufferDiscards => "rx_host_buffer_discards",
+            Counter::RxHostCongestionDiscards => "rx_host_congestion_discards",
         }
     }
 }
@@ -236,7 +264,7 @@ pub struct DiscontinuityCounts {
 }
 
 impl DiscontinuityCounts {
-    fn count(&mut self, d: &Discontinuity) {
+    pub(super) fn count(&mut self, d: &Discontinuity) {
         match d {
             Discontinuity::Reset { .. } => self.resets += 1,
             Discontinuity::Wrap { .. } => self.wraps += 1,
@@ -254,6 +282,8 @@ pub struct Ingested {
     pub prev_at: Option<Instant>,
     /// (counter, priority, what happened); the storm counter has no priority.
     pub discontinuities: Vec<(Option<Counter>, Option<u8>, Discontinuity)>,
+    /// The RDMA counters that did not continue from their last value.
+    pub roce_discontinuities: Vec<(RoceCounter, Discontinuity)>,
 }
 
 impl Ingested {
@@ -280,6 +310,8 @@ pub struct PfcCounters {
     pub source: Option<PfcSource>,
     /// Why the counters are not available (the last reading failed or was empty).
     pub unavailable: Option<String>,
+    /// The RDMA device's counters (none on a port without one).
+    pub roce: RoceCounters,
 }
 
 /// The counters of each priority: totals, and the rates of the last interval.
@@ -301,6 +333,7 @@ impl PfcCounters {
             storm: Step::Absent,
             prev_at,
             discontinuities: Vec::new(),
+            roce_discontinuities: Vec::new(),
         };
         // With no counter now nor ever before, every step is Absent and every
         // rate unknown: what the default tracks would say.
@@ -328,6 +361,7 @@ impl PfcCounters {
             self.discontinuities.count(&d);
             out.discontinuities.push((None, None, d));
         }
+        out.roce_discontinuities = self.roce.ingest(seconds, sample.roce.as_ref());
         self.source = Some(sample.source);
         self.unavailable = sample
             .is_empty()
@@ -342,6 +376,7 @@ impl PfcCounters {
         if let Some(pp) = &mut self.per_priority {
             pp.rates = [[None; 8]; Counter::COUNT];
         }
+        self.roce.failed();
         self.unavailable = Some(reason);
     }
 

@@ -1,8 +1,10 @@
-//! The PFC counters and the watchdog in Prometheus form, per port and priority.
+//! The PFC counters, the drops per priority, the watchdog and the RDMA device's
+//! congestion and retransmission counters in Prometheus form, per port (and priority).
 
 use std::fmt::Write;
 
 use super::counters::Counter;
+use super::rdma::Family;
 use super::PortPfc;
 use crate::metrics::{esc, header};
 
@@ -73,7 +75,117 @@ pub fn render(out: &mut String, ports: &[(&str, &PortPfc)]) {
             );
         }
     }
+    discards(out, ports);
     watchdog(out, ports);
+    roce(out, ports);
+}
+
+fn discards(out: &mut String, ports: &[(&str, &PortPfc)]) {
+    header(
+        out,
+        "lossless_priority_discards_total",
+        "Packets received on the priority and dropped by the NIC, by kind: no_buffer (the port's receive buffer overflowed: on a PFC priority, headroom too small or PFC not honoured; mlx5 rx_prio<N>_discards), host_buffer (rx_prio<N>_buf_discard), host_congestion (rx_prio<N>_cong_discard).",
+        "counter",
+    );
+    for (name, p) in ports {
+        for (counter, kind) in Counter::DISCARDS {
+            for prio in 0..8u8 {
+                if let Some(v) = p.counters.total(counter, prio) {
+                    let _ = writeln!(out, "lossless_priority_discards_total{{port=\"{}\",priority=\"{prio}\",kind=\"{kind}\"}} {v}", esc(name));
+                }
+            }
+        }
+    }
+}
+
+/// The RDMA hw counters: one metric per thing counted, the driver's name for it in
+/// `counter`.
+fn roce(out: &mut String, ports: &[(&str, &PortPfc)]) {
+    header(
+        out,
+        "lossless_roce_counters_available",
+        "1 when the last reading had the port's RDMA hw counters (device: the RDMA device), 0 when its device is gone or they could not be read.",
+        "gauge",
+    );
+    for (name, p) in ports {
+        let r = &p.counters.roce;
+        if let Some((device, _)) = &r.device {
+            let v = u8::from(r.present() && r.error.is_none());
+            let _ = writeln!(
+                out,
+                "lossless_roce_counters_available{{port=\"{}\",device=\"{}\"}} {v}",
+                esc(name),
+                esc(device)
+            );
+        }
+    }
+    let families: [(Family, &str, &str); 5] = [
+        (
+            Family::CnpSent,
+            "lossless_roce_cnp_sent_total",
+            "CNPs the RDMA device sent for ECN-marked packets it received (DCQCN's notification point); counter: the driver's name (mlx5 np_cnp_sent, irdma cnpSent, bnxt_re tx_cnp_pkts, hns_roce tx_cnp_pkt).",
+        ),
+        (
+            Family::CnpHandled,
+            "lossless_roce_cnp_handled_total",
+            "CNPs received that slowed a queue pair down (DCQCN's reaction point; mlx5 rp_cnp_handled, irdma cnpHandled; bnxt_re rx_cnp_pkts and hns_roce rx_cnp_pkt count every CNP received).",
+        ),
+        (
+            Family::CnpIgnored,
+            "lossless_roce_cnp_ignored_total",
+            "CNPs received and ignored: the queue pair runs no congestion control (mlx5 rp_cnp_ignored, irdma cnpIgnored).",
+        ),
+        (
+            Family::EcnMarked,
+            "lossless_roce_ecn_marked_total",
+            "RoCE packets received with ECN CE set by a switch (mlx5 np_ecn_marked_roce_packets, irdma RxECNMrkd, bnxt_re rx_ecn_marked_pkts).",
+        ),
+        (
+            Family::OutOfBuffer,
+            "lossless_roce_out_of_buffer_total",
+            "RoCE packets dropped for lack of a posted receive (mlx5 out_of_buffer, bnxt_re rx_out_of_buffer): the application's receive queue, not the fabric.",
+        ),
+    ];
+    for (family, metric, help) in families {
+        header(out, metric, help, "counter");
+        for (name, p) in ports {
+            for t in p
+                .counters
+                .roce
+                .tracks
+                .iter()
+                .filter(|t| t.counter.family() == family)
+            {
+                if let Some(v) = t.total() {
+                    let _ = writeln!(
+                        out,
+                        "{metric}{{port=\"{}\",counter=\"{}\"}} {v}",
+                        esc(name),
+                        esc(&t.name)
+                    );
+                }
+            }
+        }
+    }
+    header(
+        out,
+        "lossless_roce_retransmissions_total",
+        "Events of the RDMA device that mean a RoCE packet was lost and sent again, by reason: out_of_sequence (the responder saw a gap), sequence_error_nak (the requester got a NAK), implied_nak, ack_timeout (the requester's ACK timer expired), duplicate_request (the responder got a request again), rnr_nak (receiver not ready: the peer's application), adaptive, adaptive_timeout (mlx5's adaptive retransmission); counter: the driver's name.",
+        "counter",
+    );
+    for (name, p) in ports {
+        for t in &p.counters.roce.tracks {
+            let (Family::Retransmission(reason), Some(v)) = (t.counter.family(), t.total()) else {
+                continue;
+            };
+            let _ = writeln!(
+                out,
+                "lossless_roce_retransmissions_total{{port=\"{}\",reason=\"{reason}\",counter=\"{}\"}} {v}",
+                esc(name),
+                esc(&t.name)
+            );
+        }
+    }
 }
 
 /// A metric: its name, help, type, and its value for a port's priority.

@@ -9,6 +9,8 @@
 
 pub mod counters;
 pub mod metrics;
+pub mod names;
+pub mod rdma;
 pub mod view;
 pub mod watchdog;
 
@@ -17,6 +19,7 @@ use lossless_wire::cee::PriorityMap;
 use serde::Serialize;
 
 pub use counters::{Counter, Discontinuity, PfcCounters, PfcSample, PfcSource};
+pub use rdma::{RoceCounter, RoceSample, RoceValue};
 pub use watchdog::{Direction, Transition, Watchdog};
 
 use crate::config::{PfcWatchdogSettings, WatchdogAction};
@@ -135,6 +138,13 @@ impl PortPfc {
                 priority: *p,
                 what: *what,
             })
+            .chain(i.roce_discontinuities.iter().map(|(c, what)| {
+                PfcEvent::PfcCounterDiscontinuity {
+                    counter: c.name(),
+                    priority: None,
+                    what: *what,
+                }
+            }))
             .collect();
         if sample.is_empty() {
             self.next = self.next.max(now + UNAVAILABLE_RETRY);

@@ -1,11 +1,13 @@
 //! `pfc show`: per port and priority, the frames each way, their rates, the share of
-//! time paused where the driver reports it, and the watchdog's state.
+//! time paused where the driver reports it, the watchdog's state and the drops; per
+//! port, the RDMA device's congestion and retransmission counters.
 
 use lossless_dcbx::Instant;
 use lossless_wire::cee::PriorityMap;
 use serde::{Deserialize, Serialize};
 
 use super::counters::{Counter, DiscontinuityCounts};
+use super::rdma::{Family, RoceCounter, RoceCounters};
 use super::{ms, PortPfc};
 use crate::config::WatchdogAction;
 
@@ -31,6 +33,43 @@ pub struct PortPfcView {
     pub driver_storm_events: Option<u64>,
     pub watchdog: WatchdogView,
     pub priorities: Vec<PriorityView>,
+    /// The RDMA device's congestion and retransmission counters (absent: the port has
+    /// no RDMA device, or none was read yet).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roce: Option<RoceView>,
+}
+
+/// The RDMA device's hw counters on a port.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RoceView {
+    /// The RDMA device and its port, from the last reading that had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rdma_port: Option<u32>,
+    /// What could not be read, or why there is no device now.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    pub discontinuities: DiscontinuityCounts,
+    pub counters: Vec<RoceCounterView>,
+}
+
+/// One hw counter.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RoceCounterView {
+    /// What it counts (`cnp_sent`, `cnp_handled`, `cnp_ignored`, `ecn_marked`,
+    /// `out_of_buffer`, or a retransmission's reason).
+    pub counter: RoceCounter,
+    /// True for the counters of `lossless_roce_retransmissions_total`.
+    pub retransmission: bool,
+    /// The driver's name for it.
+    pub name: String,
+    /// Since the port was added (null: never reported).
+    pub total: Option<u64>,
+    /// Per second over the last interval.
+    pub rate: Option<f64>,
+    /// Reported by the last reading.
+    pub present: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -70,6 +109,35 @@ pub struct PriorityView {
     pub forced_off: bool,
     pub storms: u64,
     pub restorations: u64,
+    /// Packets received on the priority and dropped, by kind (`no_buffer`,
+    /// `host_buffer`, `host_congestion`), where the driver counts them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub discards: Vec<DiscardView>,
+}
+
+/// One kind of drop on a priority.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DiscardView {
+    pub kind: String,
+    /// Since the port was added.
+    pub total: u64,
+    /// Per second over the last interval.
+    pub rate: Option<f64>,
+}
+
+impl PriorityView {
+    /// Every kind of drop together (None: the driver counts none).
+    pub fn discards_total(&self) -> Option<u64> {
+        (!self.discards.is_empty()).then(|| self.discards.iter().map(|d| d.total).sum())
+    }
+
+    /// Their rate together, when every kind's is known.
+    pub fn discard_rate(&self) -> Option<f64> {
+        if self.discards.is_empty() {
+            return None;
+        }
+        self.discards.iter().map(|d| d.rate).sum()
+    }
 }
 
 impl PortPfcView {
@@ -103,6 +171,16 @@ impl PortPfcView {
                     forced_off: forced.contains(p),
                     storms: w.storms[usize::from(p)],
                     restorations: w.restorations[usize::from(p)],
+                    discards: Counter::DISCARDS
+                        .iter()
+                        .filter_map(|&(counter, kind)| {
+                            Some(DiscardView {
+                                kind: kind.to_string(),
+                                total: c.total(counter, p)?,
+                                rate: c.rate(counter, p),
+                            })
+                        })
+                        .collect(),
                 }
             })
             .collect();
@@ -129,6 +207,34 @@ impl PortPfcView {
                 priorities: w.watched.priorities().collect(),
             },
             priorities,
+            roce: roce_view(&c.roce),
         }
     }
+}
+
+fn roce_view(r: &RoceCounters) -> Option<RoceView> {
+    if r.device.is_none() && r.tracks.is_empty() {
+        return None;
+    }
+    Some(RoceView {
+        device: r.device.as_ref().map(|(d, _)| d.clone()),
+        rdma_port: r.device.as_ref().map(|(_, p)| *p),
+        error: r.error.clone().or_else(|| {
+            (!r.present() && !r.tracks.is_empty())
+                .then(|| "the RDMA device is gone (its counters vanished)".to_string())
+        }),
+        discontinuities: r.discontinuities,
+        counters: r
+            .tracks
+            .iter()
+            .map(|t| RoceCounterView {
+                counter: t.counter,
+                retransmission: matches!(t.counter.family(), Family::Retransmission(_)),
+                name: t.name.clone(),
+                total: t.total(),
+                rate: t.rate,
+                present: t.track.last().is_some(),
+            })
+            .collect(),
+    })
 }

@@ -79,9 +79,11 @@ impl Io {
         rcvbuf: usize,
         host: lossless_host::Host,
     ) -> Io {
+        // The RDMA hw counters are read with the PFC counters, under the same root.
+        let sysfs = host.root.path.clone();
         Io {
             roce: crate::roce_worker::RoceWorker::for_inputs(input.clone(), host),
-            pfc: PfcReader::for_inputs(input.clone()),
+            pfc: PfcReader::for_inputs(input.clone(), sysfs),
             ports: PortSockets::new(input.clone(), rcvbuf),
             measure: HashMap::new(),
             input,

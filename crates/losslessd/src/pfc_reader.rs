@@ -1,18 +1,25 @@
 //! Reading the PFC counters off the event loop: a thread of its own with its own dcbnl
 //! and ethtool sockets takes the ports' requests (`Output::ReadPfc`), reads
-//! `DCB_CMD_IEEE_GET` (the IEEE PFC object's `requests` and `indications`) and the
-//! driver's ethtool statistics by name, and hands the samples back to the core task as
-//! one input per batch, each with the time it was taken. A slow driver (mlx5 reads its
-//! counters from firmware) delays only this thread, never an LLDPDU, and a reading
-//! handled late is still judged on when it was taken.
+//! `DCB_CMD_IEEE_GET` (the IEEE PFC object's `requests` and `indications`), the
+//! driver's ethtool statistics by name (PFC frames, time paused, drops per priority:
+//! `lossless_node::pfc::names`) and the RDMA device's hw counters under the `--sysfs`
+//! root (`class/infiniband/DEV/ports/N/hw_counters/`: CNPs, ECN marks,
+//! retransmissions: `lossless_node::pfc::rdma`), and hands the samples back to the core
+//! task as one input per batch, each with the time it was taken. A slow driver (mlx5
+//! reads its counters from firmware) delays only this thread, never an LLDPDU, and a
+//! reading handled late is still judged on when it was taken.
 
 use std::collections::HashMap;
 use std::io;
+use std::path::PathBuf;
 use std::sync::mpsc as std_mpsc;
 use std::thread;
 
+use lossless_host::SysRoot;
 use lossless_node::hardware::{HardwareError, HardwareErrorKind};
-use lossless_node::pfc::{Counter, PfcSample, PfcSource};
+pub use lossless_node::pfc::names::{classify, PfcStat};
+use lossless_node::pfc::rdma::parse_hw_counter;
+use lossless_node::pfc::{PfcSample, PfcSource, RoceCounter, RoceSample, RoceValue};
 use lossless_sys::dcbnl::Dcbnl;
 use lossless_sys::ethtool::EthtoolStats;
 use tokio::sync::mpsc;
@@ -20,61 +27,6 @@ use tracing::debug;
 
 use crate::convert;
 use crate::execute::Input;
-
-/// What one ethtool statistic is, for the PFC counters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PfcStat {
-    Counter(Counter, u8),
-    Storm,
-}
-
-/// The per-priority PFC statistics drivers name, after their `rx_` or `tx_`:
-/// `PREFIX<N>SUFFIX` with N a priority 0..=7, and the counter it is received and sent.
-/// mlx5: `rx_prio3_pause`, `tx_prio3_pause_duration`, `rx_prio3_pause_transition`; ice:
-/// `rx_priority_3_xoff`; ixgbe: `rx_pb_3_pxoff`.
-const PER_PRIORITY: [(&str, &str, Counter, Counter); 5] = [
-    ("prio", "_pause", Counter::RxPause, Counter::TxPause),
-    (
-        "prio",
-        "_pause_duration",
-        Counter::RxPauseDuration,
-        Counter::TxPauseDuration,
-    ),
-    (
-        "prio",
-        "_pause_transition",
-        Counter::RxPauseTransitions,
-        Counter::TxPauseTransitions,
-    ),
-    ("priority_", "_xoff", Counter::RxPause, Counter::TxPause),
-    ("pb_", "_pxoff", Counter::RxPause, Counter::TxPause),
-];
-
-/// mlx5's per-port storm counter: the device kept pausing and stopped.
-const STORM: &str = "tx_pause_storm_error_events";
-
-/// What a driver's statistic is for the PFC counters, by its name ([`PER_PRIORITY`],
-/// [`STORM`]).
-pub fn classify(name: &str) -> Option<PfcStat> {
-    if name == STORM {
-        return Some(PfcStat::Storm);
-    }
-    let (rx, rest) = match name.strip_prefix("rx_") {
-        Some(rest) => (true, rest),
-        None => (false, name.strip_prefix("tx_")?),
-    };
-    PER_PRIORITY
-        .iter()
-        .find_map(|&(prefix, suffix, rx_counter, tx_counter)| {
-            let n = rest.strip_prefix(prefix)?.strip_suffix(suffix)?;
-            let priority = match n.as_bytes() {
-                [d @ b'0'..=b'7'] => d - b'0',
-                _ => return None,
-            };
-            let counter = if rx { rx_counter } else { tx_counter };
-            Some(PfcStat::Counter(counter, priority))
-        })
-}
 
 /// What the reading thread knows of an interface's ethtool statistics.
 enum Layout {
@@ -92,7 +44,25 @@ enum Layout {
 
 /// Readings between two looks at a driver that has no PFC statistics (10 s at the
 /// default interval): the driver is not asked for its statistics on every reading.
+/// The same for a port without an RDMA device (or without hw counters).
 pub const REPROBE_READS: u32 = 50;
+
+/// What the reading thread knows of a port's RDMA device.
+enum Rdma {
+    /// Its hw counters that [`RoceCounter::of`] knows: (what, file name).
+    Counters {
+        device: String,
+        port: u32,
+        dir: PathBuf,
+        files: Vec<(RoceCounter, String)>,
+    },
+    /// No RDMA device, or (`why`: device, port, reason) none of its hw counters can
+    /// be read: looked at again after `left` more readings.
+    Without {
+        left: u32,
+        why: Option<(String, u32, String)>,
+    },
+}
 
 /// One port's reading: when it was taken (the watchdog judges on this time, not on
 /// when the event loop gets to it) and what it said.
@@ -111,14 +81,22 @@ pub struct PfcReader {
 }
 
 impl PfcReader {
-    /// Starts the thread; `deliver` hands each batch on, and returns false when nobody
-    /// takes them any more (the thread then ends).
-    pub fn start(mut deliver: impl FnMut(Vec<PfcRead>) -> bool + Send + 'static) -> PfcReader {
+    /// Starts the thread, the RDMA devices under `/sys`; `deliver` hands each batch on,
+    /// and returns false when nobody takes them any more (the thread then ends).
+    pub fn start(deliver: impl FnMut(Vec<PfcRead>) -> bool + Send + 'static) -> PfcReader {
+        PfcReader::start_at(PathBuf::from("/sys"), deliver)
+    }
+
+    /// As [`PfcReader::start`], the RDMA devices under `sysfs` (`--sysfs`).
+    pub fn start_at(
+        sysfs: PathBuf,
+        mut deliver: impl FnMut(Vec<PfcRead>) -> bool + Send + 'static,
+    ) -> PfcReader {
         let (tx, rx) = std_mpsc::channel::<(u32, String)>();
         let spawned = thread::Builder::new()
             .name("pfc-counters".into())
             .spawn(move || {
-                let mut r = Reading::default();
+                let mut r = Reading::new(sysfs);
                 let mut asked = Vec::new();
                 while let Ok(first) = rx.recv() {
                     asked.push(first);
@@ -145,9 +123,12 @@ impl PfcReader {
         PfcReader { tx }
     }
 
-    /// The reader for the daemon: batches come back as [`Input::Pfc`].
-    pub(crate) fn for_inputs(input: mpsc::Sender<Input>) -> PfcReader {
-        PfcReader::start(move |reads| input.blocking_send(Input::Pfc(reads)).is_ok())
+    /// The reader for the daemon, the RDMA devices under `sysfs`: batches come back as
+    /// [`Input::Pfc`].
+    pub(crate) fn for_inputs(input: mpsc::Sender<Input>, sysfs: PathBuf) -> PfcReader {
+        PfcReader::start_at(sysfs, move |reads| {
+            input.blocking_send(Input::Pfc(reads)).is_ok()
+        })
     }
 
     /// Asks for a port's counters.
@@ -156,18 +137,143 @@ impl PfcReader {
     }
 }
 
-/// The reading thread's sockets and what it knows of each driver's statistics.
-#[derive(Default)]
+/// The reading thread's sockets and what it knows of each driver's statistics and
+/// each port's RDMA device.
 pub struct Reading {
     dcbnl: Option<Dcbnl>,
     ethtool: Option<EthtoolStats>,
     layouts: HashMap<String, Layout>,
+    sysfs: SysRoot,
+    rdma: HashMap<String, Rdma>,
+}
+
+impl Default for Reading {
+    /// The RDMA devices under `/sys`.
+    fn default() -> Reading {
+        Reading::new(PathBuf::from("/sys"))
+    }
 }
 
 impl Reading {
-    /// One port's PFC counters: dcbnl's, and the driver's ethtool statistics where it
-    /// has PFC ones.
+    /// The RDMA devices under `sysfs`.
+    pub fn new(sysfs: PathBuf) -> Reading {
+        Reading {
+            dcbnl: None,
+            ethtool: None,
+            layouts: HashMap::new(),
+            sysfs: SysRoot::new(sysfs),
+            rdma: HashMap::new(),
+        }
+    }
+
+    /// One port's PFC counters: dcbnl's, the driver's ethtool statistics where it
+    /// has PFC ones, and its RDMA device's hw counters where it has one (those are
+    /// lost with the reading when neither dcbnl nor ethtool answers).
     pub fn read(&mut self, name: &str) -> Result<PfcSample, HardwareError> {
+        let mut sample = self.pfc(name)?;
+        sample.roce = self.roce(name);
+        Ok(sample)
+    }
+
+    /// The RDMA device's hw counters (None: the port has no RDMA device). Which files
+    /// to read is found once, and again after a file failed (the device went) and, for
+    /// a port without a device, every [`REPROBE_READS`] readings.
+    pub fn roce(&mut self, name: &str) -> Option<RoceSample> {
+        match self.rdma.get_mut(name) {
+            Some(Rdma::Without { left, .. }) if *left > 0 => *left -= 1,
+            Some(Rdma::Counters { .. }) => {}
+            _ => {
+                let found = self.probe_rdma(name);
+                self.rdma.insert(name.to_string(), found);
+            }
+        }
+        let (device, port, dir, files) = match self.rdma.get(name)? {
+            Rdma::Without { why: None, .. } => return None,
+            Rdma::Without {
+                why: Some((device, port, why)),
+                ..
+            } => {
+                return Some(RoceSample {
+                    device: device.clone(),
+                    port: *port,
+                    values: Vec::new(),
+                    error: Some(why.clone()),
+                })
+            }
+            Rdma::Counters {
+                device,
+                port,
+                dir,
+                files,
+            } => (device, *port, dir, files),
+        };
+        let mut sample = RoceSample {
+            device: device.clone(),
+            port,
+            values: Vec::with_capacity(files.len()),
+            error: None,
+        };
+        let mut failed = Vec::new();
+        for (counter, file) in files {
+            let path = dir.join(file);
+            match std::fs::read_to_string(&path) {
+                Ok(text) => match parse_hw_counter(&text) {
+                    Some(value) => sample.values.push(RoceValue {
+                        counter: *counter,
+                        name: file.clone(),
+                        value,
+                    }),
+                    None => failed.push(format!("{} holds {text:?}", path.display())),
+                },
+                Err(e) => failed.push(format!("reading {}: {e}", path.display())),
+            }
+        }
+        if !failed.is_empty() {
+            sample.error = Some(failed.join("; "));
+            // The device may have gone or changed: look again at the next reading.
+            self.rdma.remove(name);
+        }
+        Some(sample)
+    }
+
+    fn probe_rdma(&self, name: &str) -> Rdma {
+        let Some(p) = self.sysfs.rdma_port(name) else {
+            return Rdma::Without {
+                left: REPROBE_READS,
+                why: None,
+            };
+        };
+        let dir = self.sysfs.hw_counters(&p);
+        let without = |why: String| Rdma::Without {
+            left: REPROBE_READS,
+            why: Some((p.device.clone(), p.port, why)),
+        };
+        let mut files: Vec<(RoceCounter, String)> = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries
+                .filter_map(|e| e.ok())
+                .filter_map(|e| {
+                    let file = e.file_name().to_string_lossy().into_owned();
+                    RoceCounter::of(&file).map(|c| (c, file))
+                })
+                .collect(),
+            Err(e) => return without(format!("{}: {e}", dir.display())),
+        };
+        if files.is_empty() {
+            return without(format!(
+                "{} has none of the congestion and retransmission counters lossless reads",
+                dir.display()
+            ));
+        }
+        files.sort();
+        Rdma::Counters {
+            device: p.device,
+            port: p.port,
+            dir,
+            files,
+        }
+    }
+
+    fn pfc(&mut self, name: &str) -> Result<PfcSample, HardwareError> {
         let (mut sample, dcb) = match self.dcbnl_counters(name) {
             Ok(s) => (s, Ok(())),
             Err(e) => (PfcSample::default(), Err(e)),
@@ -326,47 +432,9 @@ fn merge(sample: &mut PfcSample, stats: impl IntoIterator<Item = (PfcStat, u64)>
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use lossless_node::pfc::Counter;
 
-    #[test]
-    fn driver_statistics_are_named_as_drivers_name_them() {
-        use Counter::*;
-        let cases = [
-            ("rx_prio3_pause", Some(PfcStat::Counter(RxPause, 3))),
-            ("tx_prio7_pause", Some(PfcStat::Counter(TxPause, 7))),
-            (
-                "rx_prio0_pause_duration",
-                Some(PfcStat::Counter(RxPauseDuration, 0)),
-            ),
-            (
-                "tx_prio4_pause_duration",
-                Some(PfcStat::Counter(TxPauseDuration, 4)),
-            ),
-            (
-                "rx_prio2_pause_transition",
-                Some(PfcStat::Counter(RxPauseTransitions, 2)),
-            ),
-            (
-                "tx_prio2_pause_transition",
-                Some(PfcStat::Counter(TxPauseTransitions, 2)),
-            ),
-            ("tx_pause_storm_error_events", Some(PfcStat::Storm)),
-            ("rx_priority_5_xoff", Some(PfcStat::Counter(RxPause, 5))),
-            ("tx_pb_1_pxoff", Some(PfcStat::Counter(TxPause, 1))),
-            ("tx_pause_storm_warning_events", None),
-            ("rx_priority_8_xoff", None),
-            ("rx_pb_3_xoff", None),
-            ("rx_prio3_pause_durations", None),
-            ("rx_prio33_pause", None),
-            ("rx_prio8_pause", None),
-            ("rx_prio3_bytes", None),
-            ("rx_pause_ctrl_phy", None),
-            ("peer_ifindex", None),
-        ];
-        for (name, want) in cases {
-            assert_eq!(classify(name), want, "{name}");
-        }
-    }
+    use super::*;
 
     /// `lo` has neither dcbnl nor ethtool statistics (a real kernel answer): its
     /// statistics are not asked for again on the next reading, and the reason stays.
@@ -412,5 +480,150 @@ mod tests {
         assert_eq!(s.get(Counter::RxPause, 3), Some(2));
         assert_eq!(s.get(Counter::RxPauseDuration, 3), Some(1500));
         assert_eq!(s.storm_events, Some(4));
+    }
+}
+
+/// The reading thread on lossless-testkit's emulated host tree: the RDMA devices'
+/// hw counters as each driver names them (the kernel's descriptor tables).
+#[cfg(test)]
+mod rdma_tests {
+    use std::collections::BTreeSet;
+
+    use lossless_testkit::sysfs::{hw_counter_names, HostTree, Port};
+    use lossless_testkit::Model;
+
+    use super::*;
+
+    /// Per model: the things its RDMA driver counts that we read.
+    #[test]
+    fn each_rdma_driver_s_counters_are_found_and_read() {
+        use RoceCounter::*;
+        let cases: [(Model, &str, &[RoceCounter]); 4] = [
+            (
+                Model::Mlx5,
+                "mlx5_0",
+                &[
+                    CnpSent,
+                    CnpHandled,
+                    CnpIgnored,
+                    EcnMarked,
+                    OutOfBuffer,
+                    OutOfSequence,
+                    SequenceErrorNak,
+                    ImpliedNak,
+                    AckTimeout,
+                    DuplicateRequest,
+                    RnrNak,
+                    AdaptiveRetransmission,
+                    AdaptiveRetransmissionTimeout,
+                ],
+            ),
+            (
+                Model::Ice,
+                "irdma0",
+                &[CnpSent, CnpHandled, CnpIgnored, EcnMarked],
+            ),
+            (
+                Model::Bnxt,
+                "bnxt_re0",
+                &[
+                    CnpSent,
+                    CnpHandled,
+                    EcnMarked,
+                    OutOfBuffer,
+                    OutOfSequence,
+                    SequenceErrorNak,
+                    AckTimeout,
+                    DuplicateRequest,
+                    RnrNak,
+                ],
+            ),
+            (Model::Hns3, "hns_0", &[CnpSent, CnpHandled]),
+        ];
+        for (model, ibdev, want) in cases {
+            let tree = HostTree::new(&[
+                Port::new("p0", model, "0000:41:00.0").ibdev(ibdev),
+                Port::new("p1", Model::I40e, "0000:42:00.0"),
+            ])
+            .expect("the tree");
+            let mut r = Reading::new(tree.root().to_path_buf());
+            let s = r.roce("p0").expect("p0 has an RDMA device");
+            assert_eq!((s.device.as_str(), s.port, &s.error), (ibdev, 1, &None));
+            let got: BTreeSet<RoceCounter> = s.values.iter().map(|v| v.counter).collect();
+            assert_eq!(got, want.iter().copied().collect(), "{model}");
+            assert!(s.values.iter().all(|v| v.value == 0), "{model}: power-on");
+            // Every counter read is one the driver has.
+            for v in &s.values {
+                assert!(hw_counter_names(model).contains(&v.name.as_str()), "{v:?}");
+            }
+            let sent = s
+                .values
+                .iter()
+                .find(|v| v.counter == CnpSent)
+                .expect("CNPs sent")
+                .name
+                .clone();
+            tree.set_counter(ibdev, &sent, 1234).expect("set");
+            let s = r.roce("p0").expect("still there");
+            let v = s.values.iter().find(|v| v.name == sent).expect("read");
+            assert_eq!(v.value, 1234, "{model}");
+            // XL710: no RDMA device, no counters, and not looked for at every reading.
+            assert_eq!(r.roce("p1"), None);
+            assert!(matches!(r.rdma["p1"], Rdma::Without { left, .. } if left == REPROBE_READS));
+            assert_eq!(r.roce("p1"), None);
+            assert!(
+                matches!(r.rdma["p1"], Rdma::Without { left, .. } if left == REPROBE_READS - 1)
+            );
+        }
+    }
+
+    /// The device goes (a driver unload): the reading says which file failed, the
+    /// next finds no device; it comes back at power-on values and is read again.
+    #[test]
+    fn a_device_that_goes_is_named_and_found_again() {
+        let tree = HostTree::new(&[Port::new("p0", Model::Mlx5, "0000:41:00.0").ibdev("mlx5_0")])
+            .expect("the tree");
+        let mut r = Reading::new(tree.root().to_path_buf());
+        tree.set_counter("mlx5_0", "out_of_sequence", 7)
+            .expect("set");
+        assert!(r.roce("p0").is_some_and(|s| s.values.len() == 13));
+        tree.unplug("p0").expect("unplug");
+        let s = r.roce("p0").expect("the device last known");
+        assert!(s.values.is_empty(), "{s:?}");
+        let e = s.error.unwrap_or_default();
+        assert!(
+            e.contains("hw_counters/") && e.contains("No such file"),
+            "{e}"
+        );
+        assert_eq!(r.roce("p0"), None, "no device now");
+        tree.replug("p0").expect("replug");
+        for _ in 0..REPROBE_READS {
+            assert_eq!(r.roce("p0"), None, "looked for again only after a while");
+        }
+        let s = r.roce("p0").expect("back");
+        let oos = s.values.iter().find(|v| v.name == "out_of_sequence");
+        assert_eq!(oos.map(|v| v.value), Some(0), "power-on again");
+    }
+
+    /// A directory without any counter we read is said once per look, with why.
+    #[test]
+    fn hw_counters_without_any_we_read_are_named() {
+        let tree = HostTree::new(&[Port::new("p0", Model::Mlx5, "0000:41:00.0").ibdev("mlx5_0")])
+            .expect("the tree");
+        let dir = tree.path("class/infiniband/mlx5_0/ports/1/hw_counters");
+        for name in hw_counter_names(Model::Mlx5) {
+            if RoceCounter::of(name).is_some() {
+                std::fs::remove_file(dir.join(name)).expect("remove");
+            }
+        }
+        let mut r = Reading::new(tree.root().to_path_buf());
+        let s = r.roce("p0").expect("the device");
+        assert!(s.values.is_empty());
+        assert!(
+            s.error
+                .as_deref()
+                .is_some_and(|e| e.contains("none of the congestion")),
+            "{s:?}"
+        );
     }
 }

@@ -1,10 +1,11 @@
 //! `lossless pfc show [PORT] [--json]`: PFC per priority from the running daemon: frames
-//! and rates each way, the share of time paused where the driver reports it, and the
-//! storm watchdog's state.
+//! and rates each way, the share of time paused where the driver reports it, the storm
+//! watchdog's state and the packets dropped; then the RDMA device's congestion and
+//! retransmission counters.
 
 use std::fmt::Write;
 
-use lossless_node::pfc::view::PortPfcView;
+use lossless_node::pfc::view::{PortPfcView, RoceView};
 use lossless_node::protocol::Request;
 
 use super::daemon::{call, print_json, PortArgs};
@@ -17,8 +18,14 @@ Per port: where the counters come from (dcbnl's IEEE PFC object, the driver's et
 statistics) or why there are none, then per priority: PFC (on: negotiated and not turned off \
 by the watchdog), RX (PFC frames received: the peer paused us) and TX (sent: we paused the \
 peer) since the port was added, with their rates over the last reading interval, PAUSED (the \
-share of that interval paused, where the driver reports pause time), and WATCHDOG (off: not \
-watched; ok; storm rx|tx|driver for how long, and pfc-off when the action turned PFC off).
+share of that interval paused, where the driver reports pause time), WATCHDOG (off: not \
+watched; ok; storm rx|tx|driver for how long, and pfc-off when the action turned PFC off), and \
+DISCARDS (packets received on the priority and dropped by the NIC, every kind together, where \
+the driver counts them, e.g. mlx5's rx_prio<N>_discards; --json has each kind): on a PFC \
+priority any drop means the lossless guarantee broke (headroom too small, or PFC not honoured).
+Where the port has an RDMA device: its hw counters lossless follows (CNPs sent, handled and \
+ignored, ECN-marked packets received, packets out of buffer, retransmissions by reason), each \
+with the driver's name, its total since the port was added and its rate.
 Turn the watchdog on per port in losslessd's configuration:
   [ports.\"eth0\".pfc_watchdog]
   enabled = true
@@ -110,6 +117,8 @@ pub fn render(p: &PortPfcView) -> String {
         "TX-PAUSED",
         "WATCHDOG",
         "STORMS",
+        "DISCARDS",
+        "DISC-RATE",
     ]);
     for q in &p.priorities {
         let state = match (&q.direction, q.storm_ms) {
@@ -134,7 +143,52 @@ pub fn render(p: &PortPfcView) -> String {
             share(q.tx_paused),
             state,
             format!("{}/{}", q.storms, q.restorations),
+            count(q.discards_total()),
+            rate(q.discard_rate()),
         ]);
+    }
+    s.push_str(&t.render());
+    s.push('\n');
+    if let Some(r) = &p.roce {
+        s.push_str(&render_roce(&p.port, r));
+    }
+    s
+}
+
+/// The RDMA device's counters of one port.
+fn render_roce(port: &str, r: &RoceView) -> String {
+    let mut s = String::new();
+    let device = match (&r.device, r.rdma_port) {
+        (Some(d), Some(n)) => format!("{d} port {n}"),
+        (Some(d), None) => d.clone(),
+        _ => "the RDMA device".to_string(),
+    };
+    let d = &r.discontinuities;
+    let _ = write!(
+        s,
+        "{port}: RoCE counters of {device} (hw_counters); resets {} wraps {} vanished {}",
+        d.resets, d.wraps, d.vanished
+    );
+    if let Some(e) = &r.error {
+        let _ = write!(s, "; {e}");
+    }
+    s.push('\n');
+    if r.counters.is_empty() {
+        return s;
+    }
+    let mut t = Table::new(["COUNTS", "COUNTER", "TOTAL", "RATE"]);
+    for c in &r.counters {
+        let what = if c.retransmission {
+            format!("retransmission ({})", c.counter.name())
+        } else {
+            c.counter.name().to_string()
+        };
+        let name = if c.present {
+            c.name.clone()
+        } else {
+            format!("{} (gone)", c.name)
+        };
+        t.row([what, name, count(c.total), rate(c.rate)]);
     }
     s.push_str(&t.render());
     s.push('\n');

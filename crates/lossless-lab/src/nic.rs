@@ -13,9 +13,10 @@ use lossless_node::hardware::{
     DcbBuffer, EtsProgram, HardwareError, HardwareErrorKind, IeeeOutcome, IeeePfc, IeeeProgram,
     IeeeReadback, NicState, Trust, TrustOutcome,
 };
-use lossless_node::pfc::PfcSample;
+use lossless_node::pfc::{Counter, PfcSample, RoceCounter, RoceSample, RoceValue};
 use lossless_wire::cee::{PfcConfig, PgConfig};
 use lossless_wire::ieee::{AppPriority, Selector};
+use std::collections::BTreeMap;
 
 /// What kind of driver the node's port has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,6 +63,12 @@ pub struct Nic {
     pub roce: crate::roce_host::RoceHostModel,
     /// The PFC frames the port receives and sends, per priority.
     pub pauses: Pauses,
+    /// The driver's ethtool counters beside PFC's, per priority (the drops: mlx5's
+    /// `rx_prio<N>_discards`, ...): reported once a scenario sets them.
+    pub per_priority: Rising<(Counter, u8)>,
+    /// The RDMA device's hw counters by the driver's names (`np_cnp_sent`, ...),
+    /// reported with the PFC counters while [`Nic::roce`] has an RDMA device.
+    pub hw_counters: Rising<String>,
     /// Every IEEE PFC value it was given (the negotiated program and the headroom's
     /// write alike), in order: bit p = priority p.
     pub pfc_history: Vec<u8>,
@@ -104,6 +111,49 @@ impl Pauses {
     }
 }
 
+/// Counters that rise at rates a scenario sets, on the virtual clock, as a driver's
+/// do; a counter is reported from the first time it is set (at any rate, 0 too).
+#[derive(Debug, Clone)]
+pub struct Rising<K> {
+    /// Per counter: (per second, value now).
+    counters: BTreeMap<K, (f64, f64)>,
+    since: Instant,
+}
+
+impl<K> Default for Rising<K> {
+    fn default() -> Self {
+        Rising {
+            counters: BTreeMap::new(),
+            since: Instant::default(),
+        }
+    }
+}
+
+impl<K: Ord + Clone> Rising<K> {
+    fn advance(&mut self, now: Instant) {
+        let dt = (now - self.since).as_secs_f64();
+        for (rate, value) in self.counters.values_mut() {
+            *value += *rate * dt;
+        }
+        self.since = self.since.max(now);
+    }
+
+    /// From `now` on, `key` rises by `per_second`.
+    pub fn set(&mut self, now: Instant, key: K, per_second: f64) {
+        self.advance(now);
+        self.counters.entry(key).or_insert((0.0, 0.0)).0 = per_second;
+    }
+
+    /// Every counter at `now`.
+    pub fn read(&mut self, now: Instant) -> Vec<(K, u64)> {
+        self.advance(now);
+        self.counters
+            .iter()
+            .map(|(k, (_, v))| (k.clone(), *v as u64))
+            .collect()
+    }
+}
+
 impl Nic {
     pub fn new(driver: Driver) -> Nic {
         Nic {
@@ -124,6 +174,8 @@ impl Nic {
             refuse: None,
             roce: crate::roce_host::RoceHostModel::default(),
             pauses: Pauses::default(),
+            per_priority: Rising::default(),
+            hw_counters: Rising::default(),
             pfc_history: Vec::new(),
         }
     }
@@ -289,11 +341,34 @@ impl Nic {
         })
     }
 
-    /// `DCB_CMD_IEEE_GET`'s PFC counters at `now`.
+    /// `DCB_CMD_IEEE_GET`'s PFC counters at `now`, the ethtool counters a scenario
+    /// set, and the RDMA device's hw counters (those losslessd follows) where the NIC
+    /// has one.
     pub fn read_pfc(&mut self, now: Instant) -> Result<PfcSample, HardwareError> {
         self.probe()?;
         let (requests, indications) = self.pauses.read(now);
-        Ok(PfcSample::dcbnl(requests, indications))
+        let mut sample = PfcSample::dcbnl(requests, indications);
+        for ((c, p), v) in self.per_priority.read(now) {
+            sample.set(c, p, Some(v));
+        }
+        sample.roce = self.roce.rdma.as_ref().map(|r| RoceSample {
+            device: r.device.clone(),
+            port: r.port,
+            values: self
+                .hw_counters
+                .read(now)
+                .into_iter()
+                .filter_map(|(name, value)| {
+                    Some(RoceValue {
+                        counter: RoceCounter::of(&name)?,
+                        name,
+                        value,
+                    })
+                })
+                .collect(),
+            error: None,
+        });
+        Ok(sample)
     }
 
     /// Writes the buffer: a driver with buffer ops takes the sizes (and keeps its

@@ -8,6 +8,7 @@
 mod ieee;
 pub mod pfc_storm;
 mod render;
+pub mod roce_discards;
 
 use lossless_dcbx::{Duration, Instant, PortStatus};
 use lossless_wire::cee::PriorityMap;
@@ -111,6 +112,17 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                       switch recovers at 8 s.",
     },
     ScenarioInfo {
+        name: "roce-discards",
+        description: "A ConnectX host (mlx5: drops per priority, the RDMA device's hw counters) \
+                      running the switch's PFC on priority 3, DCQCN marking and CNPs flowing; \
+                      at 120 s its receive buffer on priority 3 overflows (headroom too small, \
+                      or a peer that ignores the pause): 20 drops a second \
+                      (rx_prio3_discards), RoCE packets out of sequence and sequence error \
+                      NAKs; the host's metrics scraped every minute for 20 minutes, on which \
+                      dist/prometheus's LosslessPfcPriorityDiscards and \
+                      LosslessRoceRetransmissionsRising fire.",
+    },
+    ScenarioInfo {
         name: "wan-relay",
         description: "draft-he-rtgwg-wan-pfc-00's PFC relay across a WAN: DC2-GW - PE2 - P - PE1 - DC1-GW with \
                       1 ms of WAN (--wan-delay), per tunnel (SRv6, SRv6 reduced, VXLAN over IPv4 and IPv6, \
@@ -152,6 +164,9 @@ pub struct Report {
     /// What the PFC watchdog did and when (the `pfc-storm` scenario).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pfc_storm: Option<pfc_storm::StormRun>,
+    /// The host's metrics as the priority overflows (the `roce-discards` scenario).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub roce_discards: Option<roce_discards::DiscardsRun>,
     /// What crossed the simulated wire: one capture for a DCBX scenario, one
     /// per link and tunnel for `wan-relay` (not in the JSON).
     #[serde(skip)]
@@ -255,6 +270,7 @@ fn run_wan_relay(info: &ScenarioInfo, seed: u64, options: &Options) -> Result<Re
         headroom: Vec::new(),
         wan_relay: runs,
         pfc_storm: None,
+        roce_discards: None,
         captures,
     })
 }
@@ -294,6 +310,7 @@ pub fn run_with(name: &str, seed: u64, options: &Options) -> Result<Report, RunE
         "ieee" | "ieee-both-willing" | "auto-cee-peer" => return Ok(ieee::run_pair(info, seed)),
         "dual" => return Ok(ieee::run_dual(info, seed)),
         "pfc-storm" => return Ok(pfc_storm::run(info, seed)),
+        "roce-discards" => return Ok(roce_discards::run(info, seed)),
         _ => {}
     }
     let mut sim = Sim::new(seed).with_capture();
@@ -456,6 +473,7 @@ fn report(
         headroom: Vec::new(),
         wan_relay: Vec::new(),
         pfc_storm: None,
+        roce_discards: None,
         captures: vec![Capture {
             name: info.name.to_string(),
             frames: sim.capture().to_vec(),

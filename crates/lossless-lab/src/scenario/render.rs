@@ -102,6 +102,9 @@ impl Report {
         if let Some(run) = &self.pfc_storm {
             s.push_str(&super::pfc_storm::render(run));
         }
+        if let Some(run) = &self.roce_discards {
+            s.push_str(&super::roce_discards::render(run));
+        }
         s
     }
 }

@@ -155,6 +155,7 @@ const CONF: &str = r#"
 [ports."vb"]
 pfc = { willing = false, priorities = [3, 4] }
 pg = { willing = false, pgid = [0, 0, 0, 0, 1, 1, 1, 15], percent = [25, 75, 0, 0, 0, 0, 0, 0] }
+app.advertise = false
 "#;
 
 /// The host's directories a container of the image mounts (the DaemonSet's
@@ -414,9 +415,27 @@ fn the_image_builds_from_nothing_and_its_root_filesystem_converges_with_lldpad()
         (dcbtool_field(&f, "Syncd") == "true" && dcbtool_field(&f, "pfcup") == "0 0 0 1 1 0 0 0")
             .then_some(())
     });
+    let v: Value = wait_for(Duration::from_secs(10), "the port healthy", || {
+        let probe = cli(&["-j", "status"]);
+        assert_eq!(probe.status.code(), Some(0), "{probe:?}");
+        let v: Value = serde_json::from_slice(&probe.stdout).unwrap();
+        (v["healthy"] == true).then_some(v)
+    });
+    assert_eq!(v["ports"][0]["port"], "vb", "{v}");
+    // The RoCE settings are read under --sysfs: the host's /sys, mounted at /host/sys
+    // (veth has no ECN file there: said with the path it looked at).
+    assert!(
+        v["ports"][0]["roce"]
+            .to_string()
+            .contains("/host/sys/class/net/vb/ecn"),
+        "{v}"
+    );
     let probe = cli(&["status"]);
     assert_eq!(probe.status.code(), Some(0), "{probe:?}");
-    assert!(text(&probe).contains("vb    up"), "{}", text(&probe));
+    println!(
+        "$ lossless status      # the image's, in the container's mounts\n{}",
+        text(&probe)
+    );
 
     // The state directory is the host path.
     wait_for(

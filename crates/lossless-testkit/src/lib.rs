@@ -1,8 +1,9 @@
 //! Test support for the lossless workspace (a dev-dependency only, never published):
 //!
 //! * [`oracle`]: the external oracles (tshark, lldpad, lldpd, OpenSM, promtool,
-//!   systemd-analyze, gcc, root for namespaces), one availability check each, and the one
-//!   rule for a missing one: [`require`] fails the test naming the Debian package, or
+//!   systemd-analyze, gcc, buildah, podman, kubectl, kubernetes-validate, root for
+//!   namespaces), one availability check each, and the one rule for a missing one:
+//!   [`require`] fails the test naming the package (Debian's, or PyPI's pinned), or
 //!   skips it with `LOSSLESS_SKIP_ORACLES=1`;
 //! * [`netns`]: network namespaces, veth pairs, temporary directories, polling;
 //! * [`fanout`]: many veth pairs between two namespaces (a daemon with many ports);

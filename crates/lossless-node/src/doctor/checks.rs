@@ -1447,24 +1447,96 @@ impl<'a> Ctx<'a> {
 
     fn discards(&self) -> Verdict {
         let port = self.port();
-        let stats = match &self.f.stats {
-            Reading::Value(s) => s,
-            r => {
-                return unknown(
-                    format!("the driver's statistics {}", reading_why(r)),
-                    format!("ethtool -S {port}"),
-                )
-            }
-        };
         let pfc = match (self.ours_pfc(), &self.class) {
             (Some((m, _)), _) if m != PriorityMap::NONE => m,
             (_, Some(c)) => PriorityMap(1 << c.priority),
             _ => return unknown("no PFC priority known to look at", "see pfc and roce_class"),
         };
-        let counted: Vec<&(String, u64)> = stats
-            .iter()
-            .filter(|(n, _)| discard_priority(n).is_some_and(|p| pfc.contains(p)))
-            .collect();
+        let fix = format!(
+            "the headroom is too small for the link (lossless headroom show {port}; \
+             headroom.measure = true) or the peer does not honour PFC (lossless pfc show \
+             {port}: is the peer paused?)"
+        );
+        // The driver's counters since it loaded, by name.
+        let lifetime: Option<Vec<(String, u64)>> = match &self.f.stats {
+            Reading::Value(s) => Some(
+                s.iter()
+                    .filter(|(n, _)| discard_priority(n).is_some_and(|p| pfc.contains(p)))
+                    .cloned()
+                    .collect(),
+            ),
+            _ => None,
+        };
+        let text = |v: &[(String, u64)]| {
+            v.iter()
+                .map(|(n, x)| format!("{n} = {x}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        // With the daemon: what it saw since it watches the port, and now.
+        if let Some(v) = self.d.and_then(|d| d.pfc.as_ref()).filter(|v| v.available) {
+            let watched: Vec<&crate::pfc::view::PriorityView> = v
+                .priorities
+                .iter()
+                .filter(|q| pfc.contains(q.priority) && !q.discards.is_empty())
+                .collect();
+            if !watched.is_empty() {
+                let total: u64 = watched.iter().filter_map(|q| q.discards_total()).sum();
+                let rate: f64 = watched.iter().filter_map(|q| q.discard_rate()).sum();
+                let kinds: Vec<String> = watched
+                    .iter()
+                    .flat_map(|q| {
+                        q.discards
+                            .iter()
+                            .map(move |d| format!("priority {} {} {}", q.priority, d.kind, d.total))
+                    })
+                    .collect();
+                let since = format!(
+                    "since losslessd watches the port ({} readings every {} ms)",
+                    v.samples, v.interval_ms
+                );
+                if total > 0 {
+                    return problem(
+                        format!(
+                            "frames discarded on PFC priority {} {since}: {}; {rate:.0}/s now: \
+                             the lossless guarantee was broken",
+                            priorities(pfc),
+                            kinds.join(", ")
+                        ),
+                        fix,
+                    );
+                }
+                let before = lifetime
+                    .as_deref()
+                    .map(|l| {
+                        l.iter()
+                            .filter(|(_, x)| *x > 0)
+                            .cloned()
+                            .collect::<Vec<_>>()
+                    })
+                    .filter(|l| !l.is_empty())
+                    .map(|l| {
+                        format!(
+                            " (the driver's counters since it loaded hold earlier ones: {})",
+                            text(&l)
+                        )
+                    })
+                    .unwrap_or_default();
+                return ok(format!(
+                    "no discards on PFC priority {} {since}{before}",
+                    priorities(pfc)
+                ));
+            }
+        }
+        let counted = match lifetime {
+            Some(c) => c,
+            None => {
+                return unknown(
+                    format!("the driver's statistics {}", reading_why(&self.f.stats)),
+                    format!("ethtool -S {port}"),
+                )
+            }
+        };
         if counted.is_empty() {
             return unknown(
                 format!(
@@ -1476,14 +1548,7 @@ impl<'a> Ctx<'a> {
                 format!("ethtool -S {port}"),
             );
         }
-        let text = |v: &[&(String, u64)]| {
-            v.iter()
-                .map(|(n, x)| format!("{n} = {x}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let nonzero: Vec<&(String, u64)> =
-            counted.iter().copied().filter(|(_, v)| *v > 0).collect();
+        let nonzero: Vec<(String, u64)> = counted.iter().filter(|(_, v)| *v > 0).cloned().collect();
         if nonzero.is_empty() {
             ok(format!(
                 "no discards on PFC priority {}: {}",
@@ -1498,11 +1563,7 @@ impl<'a> Ctx<'a> {
                     priorities(pfc),
                     text(&nonzero)
                 ),
-                format!(
-                    "the headroom is too small for the link (lossless headroom show {port}; \
-                     headroom.measure = true) or the peer does not honour PFC (lossless pfc \
-                     show {port}: is the peer paused?)"
-                ),
+                fix,
             )
         }
     }

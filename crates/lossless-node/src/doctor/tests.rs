@@ -147,7 +147,9 @@ fn answers() -> Answers {
             json!({"priority": p, "pfc": p == 3, "rx_frames": 0, "tx_frames": 0,
                    "rx_rate": 0.0, "tx_rate": 0.0, "rx_paused": null, "tx_paused": null,
                    "state": if p == 3 { "ok" } else { "off" }, "forced_off": false,
-                   "storms": 0, "restorations": 0})
+                   "storms": 0, "restorations": 0,
+                   "discards": [{"kind": "no_buffer", "total": 0, "rate": 0.0},
+                                {"kind": "host_congestion", "total": 0, "rate": 0.0}]})
         })
         .collect();
     Answers {
@@ -289,7 +291,8 @@ fn a_healthy_host_with_a_daemon_is_ok_on_every_check() {
         &f,
         "discards",
         Status::Ok,
-        "rx_prio3_discards = 0, rx_prio3_buf_discard = 0, rx_prio3_cong_discard = 0",
+        "no discards on PFC priority 3 since losslessd watches the port (50 readings every \
+         200 ms)",
         "",
     );
 }
@@ -840,8 +843,35 @@ fn each_check_fails_on_its_fact() {
         "pfc_watchdog.priorities = [3]",
     );
 
-    // discards: on the PFC priority; a driver without per-priority statistics.
+    // discards, with the daemon: what it saw while watching (the driver's lifetime
+    // counters holding older ones are named, not held against the port).
     let mut f = base.clone();
+    let q = &mut d(&mut f).pfc.as_mut().unwrap().priorities[3];
+    q.discards[0].total = 7;
+    q.discards[0].rate = Some(2.0);
+    expect(
+        &f,
+        "discards",
+        Status::Problem,
+        "frames discarded on PFC priority 3 since losslessd watches the port (50 readings \
+         every 200 ms): priority 3 no_buffer 7, priority 3 host_congestion 0; 2/s now",
+        "lossless headroom show eth0",
+    );
+    let mut f = base.clone();
+    f.stats = Reading::Value(vec![("rx_prio3_buf_discard".into(), 9)]);
+    expect(
+        &f,
+        "discards",
+        Status::Ok,
+        "(the driver's counters since it loaded hold earlier ones: rx_prio3_buf_discard = 9)",
+        "",
+    );
+    // discards, without the daemon's counters: the driver's since it loaded; a driver
+    // without per-priority statistics.
+    let mut f = base.clone();
+    for q in &mut d(&mut f).pfc.as_mut().unwrap().priorities {
+        q.discards.clear();
+    }
     f.stats = Reading::Value(vec![
         ("rx_prio3_discards".into(), 0),
         ("rx_prio3_buf_discard".into(), 17),
@@ -854,7 +884,7 @@ fn each_check_fails_on_its_fact() {
          rx_prio3_buf_discard = 17",
         "lossless headroom show eth0",
     );
-    let mut f = base.clone();
+    let mut f = without_daemon();
     f.host.driver = Some("ice".into());
     f.stats = Reading::Value(vec![("rx_priority_3_xoff.nic".into(), 4)]);
     expect(
@@ -895,7 +925,15 @@ fn an_unreadable_fact_makes_its_check_unknown_never_ok() {
         ("mtu", Box::new(|f| f.mtu = Reading::Failed("x".into()))),
         (
             "discards",
-            Box::new(|f| f.stats = Reading::Failed("x".into())),
+            Box::new(|f| {
+                f.stats = Reading::Failed("x".into());
+                // ... and no counters from the daemon either.
+                if let Daemon::Port(p) = &mut f.daemon {
+                    if let Some(v) = p.pfc.as_mut() {
+                        v.priorities.iter_mut().for_each(|q| q.discards.clear());
+                    }
+                }
+            }),
         ),
         ("trust", Box::new(|f| f.nic = Reading::Failed("x".into()))),
     ];

@@ -120,8 +120,8 @@ fn unknown_top_level_and_daemon_keys() {
         refuse("[daemon]\nsocket_mode = 432\n"),
         "/etc/lossless/losslessd.toml:2:1: daemon.socket_mode: unknown key; expected one of: \
          socket, socket_group, state_dir, metrics, log, packet_rcvbuf_bytes, \
-         control_max_connections, control_request_timeout_ms, rx_budget_per_s, \
-         rx_budget_burst"
+         control_max_connections, control_request_timeout_ms, metrics_max_connections, \
+         rx_budget_per_s, rx_budget_burst"
     );
     assert_eq!(
         refuse("[defaults.timers]\nmsg_tx_intervall = 10\n"),
@@ -542,6 +542,7 @@ fn the_example_file_parses_to_its_documented_values() {
             limits: DaemonLimits {
                 packet_rcvbuf_bytes: 4 << 20,
                 control_max_connections: 256,
+                metrics_max_connections: 16,
                 control_request_timeout_ms: 5000,
                 rx_budget: RxBudgetLimits {
                     per_s: 100,
@@ -714,7 +715,8 @@ fn headroom_values_are_refused_with_their_key() {
 fn daemon_limits_are_read_and_bounded() {
     let c = DaemonConfig::parse(
         "[daemon]\npacket_rcvbuf_bytes = 65536\ncontrol_max_connections = 1\n\
-         control_request_timeout_ms = 250\nrx_budget_per_s = 5\nrx_budget_burst = 7\n",
+         control_request_timeout_ms = 250\nrx_budget_per_s = 5\nrx_budget_burst = 7\n\
+         metrics_max_connections = 2\n",
         Path::new("/etc/lossless/losslessd.toml"),
     )
     .unwrap_or_else(|e| panic!("{e}"));
@@ -723,6 +725,7 @@ fn daemon_limits_are_read_and_bounded() {
         DaemonLimits {
             packet_rcvbuf_bytes: 65536,
             control_max_connections: 1,
+            metrics_max_connections: 2,
             control_request_timeout_ms: 250,
             rx_budget: RxBudgetLimits { per_s: 5, burst: 7 },
         }
@@ -732,6 +735,7 @@ fn daemon_limits_are_read_and_bounded() {
         DaemonLimits {
             packet_rcvbuf_bytes: 4 << 20,
             control_max_connections: 256,
+            metrics_max_connections: 16,
             control_request_timeout_ms: 5000,
             rx_budget: RxBudgetLimits {
                 per_s: 100,
@@ -753,6 +757,11 @@ fn daemon_limits_are_read_and_bounded() {
         refuse("[daemon]\ncontrol_max_connections = 0\n"),
         "/etc/lossless/losslessd.toml:2:27: daemon.control_max_connections: 0 is out of range \
          1..=1048576 (connections)"
+    );
+    assert_eq!(
+        refuse("[daemon]\nmetrics_max_connections = 0\n"),
+        "/etc/lossless/losslessd.toml:2:27: daemon.metrics_max_connections: 0 is out of range \
+         1..=65536 (connections)"
     );
     assert_eq!(
         refuse("[daemon]\ncontrol_request_timeout_ms = \"5s\"\n"),

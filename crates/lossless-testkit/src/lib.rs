@@ -62,7 +62,7 @@ pub use lldpad::{
     LldpadPeer, Mode,
 };
 pub use lldpd::Lldpd;
-pub use metrics::{http_get, metric, metric_value, scrape_metrics, HttpReply};
+pub use metrics::{http_get, http_request, metric, metric_value, scrape_metrics, HttpReply};
 pub use netns::{packet_sockets, sh, unique, wait_every, wait_for, Netns, Pair, TempDir, Veth};
 pub use opensm::{OpenSm, PathRecord, SimInput, VlArbRead};
 pub use oracle::{require, Oracle};

@@ -16,16 +16,26 @@ pub struct HttpReply {
     pub body: String,
 }
 
-/// `GET PATH HTTP/1.1` to `addr` (e.g. `127.0.0.1:9717`) from inside `ns`, read until
-/// the server closes (the endpoint sends `Connection: close`). Panics when the
-/// connection fails or the reply is not HTTP.
+/// `GET PATH HTTP/1.1` to `addr` (e.g. `127.0.0.1:9717`) from inside `ns`, with `addr`
+/// as its Host (as a scraper sends it), read until the server closes (the endpoint
+/// sends `Connection: close`). Panics when the connection fails or the reply is not
+/// HTTP.
 pub fn http_get(ns: &Netns, addr: &str, path: &str) -> HttpReply {
+    http_request(
+        ns,
+        addr,
+        format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\n\r\n").as_bytes(),
+    )
+}
+
+/// `request`, as it is, to `addr` from inside `ns`; the reply as [`http_get`] reads it.
+pub fn http_request(ns: &Netns, addr: &str, request: &[u8]) -> HttpReply {
     let mut s = ns
         .run(|| TcpStream::connect(addr))
         .unwrap_or_else(|e| panic!("connect to {addr} in {}: {e}", ns.name));
     s.set_read_timeout(Some(Duration::from_secs(10)))
         .expect("read timeout");
-    write!(s, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n")
+    s.write_all(request)
         .unwrap_or_else(|e| panic!("send to {addr}: {e}"));
     let mut raw = Vec::new();
     s.read_to_end(&mut raw)

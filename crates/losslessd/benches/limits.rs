@@ -14,12 +14,16 @@
 //!   (a new connection each, 50 samples) while they are open. With the default limit
 //!   (256 connections), and (this build only) with `control_max_connections = 5000`,
 //!   which keeps them all.
+//! * metrics: 10,500 connections to the metrics endpoint (every other one with half a
+//!   request), the daemon under `prlimit --nofile=N:N` (BENCH_NOFILE, default 1024): RSS before, with them and
+//!   after, descriptors, `status` and a scrape (each on a new connection, 20 samples,
+//!   10 s at most) while they are open. With the default `metrics_max_connections`.
 #![allow(clippy::unwrap_used)]
 
 #[path = "../tests/common/mod.rs"]
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
@@ -69,6 +73,11 @@ fn main() {
             "[daemon]\ncontrol_max_connections = 5000\n",
             "control_max_connections = 5000",
         );
+    }
+    if want("metrics") {
+        for (name, bin) in &bins {
+            metrics(name, bin);
+        }
     }
 }
 
@@ -252,5 +261,81 @@ fn control(name: &str, bin: &Path, conf: &str, what: &str) {
         lat[lat.len() / 2],
         lat[lat.len() * 9 / 10],
         lat[lat.len() - 1]
+    );
+}
+
+const METRICS: &str = "127.0.0.1:9717";
+
+/// One scrape on a new connection: its time, or None when it got no 200 within 10 s.
+fn scrape(ns: &Netns) -> Option<f64> {
+    ns.run(|| {
+        let t0 = Instant::now();
+        let mut s = std::net::TcpStream::connect(METRICS).ok()?;
+        s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+        s.write_all(format!("GET /metrics HTTP/1.1\r\nHost: {METRICS}\r\n\r\n").as_bytes())
+            .ok()?;
+        let mut raw = Vec::new();
+        s.read_to_end(&mut raw).ok()?;
+        raw.starts_with(b"HTTP/1.1 200").then(|| ms(t0.elapsed()))
+    })
+}
+
+fn metrics(name: &str, bin: &Path) {
+    let pair = lossless_testkit::Pair::down();
+    let dir = TempDir::new();
+    let p = Proc::start(
+        bin,
+        &pair.a,
+        dir.path(),
+        &format!("[daemon]\nmetrics = \"{METRICS}\"\n[ports.\"va\"]\n"),
+    );
+    let nofile = env_or("BENCH_NOFILE", 1024);
+    sh(&[
+        "prlimit",
+        "--pid",
+        &p.child.id().to_string(),
+        &format!("--nofile={nofile}:{nofile}"),
+    ]);
+    std::thread::sleep(Duration::from_millis(300));
+    let before = p.rss_kb();
+    let conns: Vec<std::net::TcpStream> = pair.a.run(|| {
+        (0..10_500)
+            .filter_map(|i| {
+                let mut s = std::net::TcpStream::connect(METRICS).ok()?;
+                if i % 2 == 1 {
+                    let _ = s.write_all(b"GET /metrics HTTP/1.1\r\n");
+                }
+                Some(s)
+            })
+            .collect()
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    let with = p.rss_kb();
+    let open = std::fs::read_dir(format!("/proc/{}/fd", p.child.id()))
+        .map(|d| d.count())
+        .unwrap_or(0);
+    let mut status: Vec<f64> = (0..20)
+        .map(|_| {
+            let t0 = Instant::now();
+            assert_eq!(p.status()["ok"], true);
+            ms(t0.elapsed())
+        })
+        .collect();
+    let scrapes: Vec<Option<f64>> = (0..20).map(|_| scrape(&pair.a)).collect();
+    let failed = scrapes.iter().filter(|s| s.is_none()).count();
+    let mut scraped: Vec<f64> = scrapes.into_iter().flatten().collect();
+    let connected = conns.len();
+    drop(conns);
+    std::thread::sleep(Duration::from_millis(1000));
+    let after = p.rss_kb();
+    println!(
+        "metrics ({name}, nofile {nofile}): {connected} connections opened, {open} descriptors open in the daemon; \
+         RSS {:.1} MB before, {:.1} MB with them, {:.1} MB after they closed; status {}; \
+         scrape {} ({failed} of 20 got no answer within 10 s)",
+        before as f64 / 1024.0,
+        with as f64 / 1024.0,
+        after as f64 / 1024.0,
+        summary(&mut status),
+        summary(&mut scraped),
     );
 }

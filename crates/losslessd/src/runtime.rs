@@ -62,7 +62,8 @@ pub enum RunError {
 }
 
 /// Loads the configuration as `losslessd` would (the file `opts.config` names, which
-/// must exist, or every default), with the command line on top.
+/// must exist, or every default), with the command line on top (`--metrics` checked by
+/// the file's rule when it is parsed).
 pub fn load_config(opts: &Options) -> Result<DaemonConfig, RunError> {
     let mut config = match &opts.config {
         Some(path) => config_file::load(path)?,
@@ -198,12 +199,19 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
     let (core_tx, mut core_rx) = mpsc::channel::<CoreMsg>(256);
     let control = ControlState::new(&limits);
     tokio::spawn(control::serve(listener, core_tx.clone(), control.clone()));
+    let metrics_conns = metrics_http::Conns::new(limits.metrics_max_connections);
     if let Some(addr) = metrics_addr {
         let l = metrics_http::bind(addr)
             .await
             .map_err(|source| RunError::Metrics { addr, source })?;
         info!(%addr, "metrics on http://{addr}/metrics");
-        tokio::spawn(metrics_http::serve(l, core_tx.clone(), control.clone()));
+        tokio::spawn(metrics_http::serve(
+            l,
+            core_tx.clone(),
+            control.clone(),
+            metrics_conns.clone(),
+            addr,
+        ));
     }
     drop(core_tx);
 
@@ -335,6 +343,7 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
                     let relay = io.relay.as_ref().map(|r| r.show());
                     let mut text = node.render_metrics(clock.now(), relay.as_ref());
                     lossless_node::control_limits::render(&control.stats(), &mut text);
+                    metrics_http::render(&metrics_conns.stats(), &mut text);
                     let _ = reply.send(text);
                 }
             },

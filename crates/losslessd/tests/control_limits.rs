@@ -315,3 +315,130 @@ fn status_answers_promptly_with_5000_connections_idle_or_half_sent() {
     assert!(metric(&text, "lossless_control_connections") <= 256.0);
     drop(conns);
 }
+
+/// A TCP connection to the metrics endpoint that sends nothing.
+fn metrics_conn(pair: &lossless_testkit::Pair) -> std::net::TcpStream {
+    let s = pair
+        .a
+        .run(|| std::net::TcpStream::connect(METRICS))
+        .unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(3))).unwrap();
+    s
+}
+
+/// Fails on the old code: the metrics endpoint kept every connection (a local user
+/// held the daemon at its descriptor limit), until each one's 5 s head timeout.
+#[test]
+fn the_metrics_endpoint_caps_its_connections_apart_from_control() {
+    if !require(
+        "the_metrics_endpoint_caps_its_connections_apart_from_control",
+        &[Oracle::Netns, Oracle::Promtool],
+    ) {
+        return;
+    }
+    let pair = lossless_testkit::Pair::down();
+    let dir = TempDir::new();
+    let d = daemon(
+        &pair,
+        &dir,
+        "metrics_max_connections = 4\ncontrol_max_connections = 4",
+    );
+    // Ten silent connections: the six that waited longest are closed for the last
+    // four, at once (not at their head timeout).
+    let mut silent: Vec<std::net::TcpStream> = (0..10).map(|_| metrics_conn(&pair)).collect();
+    for s in &mut silent[..6] {
+        let mut rest = Vec::new();
+        s.read_to_end(&mut rest).expect("closed to make room");
+        assert!(rest.is_empty());
+    }
+    // A scrape still gets through (a silent one makes room), and control, capped
+    // apart, answers with all of its own free.
+    let text = scrape_metrics(&pair.a, METRICS);
+    assert_eq!(metric(&text, "lossless_metrics_connections_max"), 4.0);
+    assert!(metric(&text, "lossless_metrics_connections") <= 4.0);
+    assert!(metric(&text, "lossless_metrics_refused_total{reason=\"limit\"}") >= 7.0);
+    assert_eq!(
+        metric(&text, "lossless_control_refused_total{reason=\"limit\"}"),
+        0.0
+    );
+    let mut c = connect(&d);
+    status_on(&mut c);
+    if let Err(e) = promtool_check_metrics(&text) {
+        panic!("promtool check metrics:\n{e}\n---\n{text}");
+    }
+}
+
+/// Fails on the old code: a request whose lines end in a bare LF waited for its 5 s
+/// head timeout before it was answered, and any Host was answered.
+#[test]
+fn the_metrics_endpoint_takes_bare_lf_and_refuses_a_foreign_host() {
+    if !require(
+        "the_metrics_endpoint_takes_bare_lf_and_refuses_a_foreign_host",
+        &[Oracle::Netns],
+    ) {
+        return;
+    }
+    let pair = lossless_testkit::Pair::down();
+    let dir = TempDir::new();
+    let _d = daemon(&pair, &dir, "");
+    let t0 = Instant::now();
+    let r = http_request(
+        &pair.a,
+        METRICS,
+        b"GET /metrics HTTP/1.1\nHost: 127.0.0.1:9717\n\n",
+    );
+    let took = t0.elapsed();
+    assert_eq!(r.status, 200, "{}", r.head);
+    assert!(
+        took < Duration::from_secs(2),
+        "bare LF answered after {took:?}"
+    );
+    // A DNS rebinding page reaches the endpoint with its own name.
+    let r = http_request(
+        &pair.a,
+        METRICS,
+        b"GET /metrics HTTP/1.1\r\nHost: rebind.example:9717\r\n\r\n",
+    );
+    assert_eq!(r.status, 421, "{}", r.head);
+    assert!(r.body.contains("\"rebind.example:9717\""), "{}", r.body);
+    for host in ["localhost:9717", "127.0.0.1"] {
+        let req = format!("GET /metrics HTTP/1.1\r\nHost: {host}\r\n\r\n");
+        assert_eq!(http_request(&pair.a, METRICS, req.as_bytes()).status, 200);
+    }
+    let text = scrape_metrics(&pair.a, METRICS);
+    assert_eq!(
+        metric(&text, "lossless_metrics_refused_total{reason=\"host\"}"),
+        1.0
+    );
+}
+
+/// Fails on the old code: `--metrics` took any address and port (`--check` said
+/// valid), where the file refuses them.
+#[test]
+fn metrics_on_the_command_line_follows_the_files_rules() {
+    for (addr, why) in [
+        ("0.0.0.0:9717", "0.0.0.0 is not a loopback address"),
+        ("127.0.0.1:0", "port 0 is not allowed"),
+        ("localhost", "is not ADDRESS:PORT"),
+    ] {
+        let out = std::process::Command::new(losslessd_bin())
+            .args(["--check", "--metrics", addr])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{addr}: {err}");
+        assert!(
+            err.contains("--metrics") && err.contains(why),
+            "{addr}: {err}"
+        );
+    }
+    let out = std::process::Command::new(losslessd_bin())
+        .args(["--check", "--metrics", "[::1]:9717"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

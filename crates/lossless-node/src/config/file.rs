@@ -29,6 +29,7 @@ const DAEMON_KEYS: &[&str] = &[
     "packet_rcvbuf_bytes",
     "control_max_connections",
     "control_request_timeout_ms",
+    "metrics_max_connections",
     "rx_budget_per_s",
     "rx_budget_burst",
 ];
@@ -189,6 +190,9 @@ fn daemon(section: &Field, d: &mut DaemonSettings, faults: &mut Vec<Fault>) {
             "control_max_connections" => {
                 d.limits.control_max_connections = bounded(&f, 1, 1 << 20, "connections")?
             }
+            "metrics_max_connections" => {
+                d.limits.metrics_max_connections = bounded(&f, 1, 65_536, "connections")?
+            }
             "control_request_timeout_ms" => {
                 d.limits.control_request_timeout_ms = bounded(&f, 10, 3_600_000, "ms")?
             }
@@ -223,21 +227,25 @@ fn absolute(f: &Field) -> Result<PathBuf, Fault> {
 }
 
 fn metrics(f: &Field) -> Result<SocketAddr, Fault> {
-    let s = f.str()?;
+    check_metrics_address(f.str()?).map_err(|reason| f.fault(reason))
+}
+
+/// The metrics endpoint's address by the file's rule (`[daemon] metrics`, and
+/// `losslessd --metrics` alike): ADDRESS:PORT, a loopback address (the endpoint has no
+/// authentication), a port other than 0 (a scraper must know it).
+pub fn check_metrics_address(s: &str) -> Result<SocketAddr, String> {
     let addr: SocketAddr = s.parse().map_err(|_| {
-        f.fault(format!(
-            "{s:?} is not ADDRESS:PORT (such as \"127.0.0.1:9717\" or \"[::1]:9717\")"
-        ))
+        format!("{s:?} is not ADDRESS:PORT (such as \"127.0.0.1:9717\" or \"[::1]:9717\")")
     })?;
     if !addr.ip().is_loopback() {
-        return Err(f.fault(format!(
+        return Err(format!(
             "{} is not a loopback address: the metrics endpoint has no authentication, \
              bind it to 127.0.0.1 or ::1",
             addr.ip()
-        )));
+        ));
     }
     if addr.port() == 0 {
-        return Err(f.fault("port 0 is not allowed: give the port to scrape"));
+        return Err("port 0 is not allowed: give the port to scrape".to_string());
     }
     Ok(addr)
 }

@@ -39,6 +39,7 @@ use crate::identity::{Advertise, IdentitySettings, LocalInfo};
 
 pub use app::{AppRule, AppRules, RuleError, RuleSelector};
 pub use error::ConfigFileError;
+pub use file::check_metrics_address;
 pub use headroom::{alpha_text, HeadroomSettings};
 pub use pattern::{check_interface_name, IFNAME_MAX};
 pub use pfc_watchdog::{
@@ -99,6 +100,9 @@ pub struct DaemonLimits {
     pub packet_rcvbuf_bytes: u32,
     /// Control connections open at once (`control_max_connections`).
     pub control_max_connections: u32,
+    /// Metrics endpoint connections open at once (`metrics_max_connections`), apart
+    /// from the control socket's.
+    pub metrics_max_connections: u32,
     /// How long a control connection may take to send a whole request line
     /// (`control_request_timeout_ms`).
     pub control_request_timeout_ms: u32,
@@ -111,6 +115,8 @@ pub struct DaemonLimits {
 pub const DEFAULT_PACKET_RCVBUF: u32 = 4 << 20;
 /// `control_max_connections` by default.
 pub const DEFAULT_CONTROL_MAX_CONNECTIONS: u32 = 256;
+/// `metrics_max_connections` by default: a few scrapers and the odd `curl`.
+pub const DEFAULT_METRICS_MAX_CONNECTIONS: u32 = 16;
 /// `control_request_timeout_ms` by default.
 pub const DEFAULT_CONTROL_REQUEST_TIMEOUT_MS: u32 = 5000;
 
@@ -119,6 +125,7 @@ impl Default for DaemonLimits {
         DaemonLimits {
             packet_rcvbuf_bytes: DEFAULT_PACKET_RCVBUF,
             control_max_connections: DEFAULT_CONTROL_MAX_CONNECTIONS,
+            metrics_max_connections: DEFAULT_METRICS_MAX_CONNECTIONS,
             control_request_timeout_ms: DEFAULT_CONTROL_REQUEST_TIMEOUT_MS,
             rx_budget: crate::rx_budget::RxBudgetLimits::default(),
         }

@@ -43,8 +43,9 @@ struct Args {
     /// Where runtime changes persist [default: the file's, else /var/lib/lossless].
     #[arg(long, value_name = "DIR")]
     state_dir: Option<PathBuf>,
-    /// Serve Prometheus metrics on this loopback address, e.g. 127.0.0.1:9717.
-    #[arg(long, value_name = "ADDR")]
+    /// Serve Prometheus metrics on this loopback address, e.g. 127.0.0.1:9717 (a
+    /// loopback address and a port other than 0, as the file's [daemon] metrics).
+    #[arg(long, value_name = "ADDR", value_parser = metrics_address)]
     metrics: Option<SocketAddr>,
     /// Log filter (tracing syntax: info, debug, losslessd=debug,...) [default: the file's, else info].
     #[arg(long, value_name = "FILTER")]
@@ -86,6 +87,11 @@ fn write_man(dir: &std::path::Path) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// The metrics address by the configuration file's rule.
+fn metrics_address(s: &str) -> Result<SocketAddr, String> {
+    lossless_node::config::check_metrics_address(s)
 }
 
 /// An interface name by the configuration file's rule.

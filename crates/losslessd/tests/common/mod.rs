@@ -21,7 +21,7 @@ use serde_json::Value;
 
 pub use lossless_testkit::oracle::{require, EMULATED_DRIVER, LLDPAD_PEER};
 pub use lossless_testkit::{
-    dcbtool_field, dcbtool_fields, http_get, load, machine, metric, metric_value,
+    dcbtool_field, dcbtool_fields, http_get, http_request, load, machine, metric, metric_value,
     promtool_check_metrics, scrape_metrics, sh, unique, wait_every, wait_for, LldpadPeer, Mode,
     Netns, Oracle, ShimEnv, TempDir, Veth,
 };

@@ -30,6 +30,11 @@ impl Link {
     fn new() -> Link {
         let a = Netns::new();
         let b = Netns::new();
+        // Not a router, whatever the machine is: a new namespace takes IPv4 forwarding
+        // from the initial one (net.core.devconf_inherit_init_net), which a container
+        // runtime on the test machine may have turned on.
+        a.sysctl("net.ipv4.ip_forward=0");
+        a.sysctl("net.ipv6.conf.all.forwarding=0");
         let veth = Veth::new(&a, "va", "02:00:00:00:00:0a", &b, "vb", "02:00:00:00:00:0b");
         a.ip(&["link", "set", "va", "alias", "to leaf1 swp3"]);
         a.ip(&["addr", "add", "192.0.2.1/24", "dev", "va"]);

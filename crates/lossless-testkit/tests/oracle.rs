@@ -79,7 +79,10 @@ fn with_an_empty_path_every_oracle_fails_naming_its_packages() {
             format!("apt-get install {}", o.packages().join(" "))
         };
         assert!(msg.contains(&expected), "{o:?}: {msg}");
-        assert!(o.pip().iter().all(|p| p.contains("==")), "{o:?}: not pinned");
+        assert!(
+            o.pip().iter().all(|p| p.contains("==")),
+            "{o:?}: not pinned"
+        );
         assert!(msg.contains("set LOSSLESS_SKIP_ORACLES=1"), "{msg}");
         assert!(msg.contains("not found in an empty PATH"), "{msg}");
     }

@@ -126,7 +126,7 @@ fn the_roce_profile_writes_what_the_host_does_not_hold_and_nothing_else() {
     );
     let (tree, shim) = (&rig.tree, &rig.shim);
     let net = &rig.net;
-    let port = settled(&net, |p| {
+    let port = settled(net, |p| {
         PROFILE_KEYS.iter().all(|k| setting(p, k)["state"] == "ok")
     });
     assert_eq!(port["roce"]["rdma_device"], "mlx5_0", "{port:#}");
@@ -213,7 +213,7 @@ fn without_roce_settings_nothing_is_written_and_a_lossy_tos_is_named() {
     );
     let (tree, shim) = (&rig.tree, &rig.shim);
     let net = &rig.net;
-    let port = settled(&net, |p| setting(p, "tos")["state"] == "unmanaged");
+    let port = settled(net, |p| setting(p, "tos")["state"] == "unmanaged");
     assert_eq!(setting(&port, "roce_mode")["held"], "RoCE v2", "{port:#}");
     assert_eq!(setting(&port, "ecn_rp")["held"], "[0, 1, 2, 3, 4, 5, 6, 7]");
     assert_eq!(setting(&port, "cnp_dscp")["held"], "48");
@@ -246,7 +246,7 @@ fn a_value_the_kernel_refuses_is_named_with_its_answer() {
     );
     let shim = &rig.shim;
     let net = &rig.net;
-    let port = settled(&net, |p| setting(p, "roce_mode")["state"] == "refused");
+    let port = settled(net, |p| setting(p, "roce_mode")["state"] == "refused");
     assert_eq!(setting(&port, "tos")["state"], "ok", "{port:#}");
     let mode = setting(&port, "roce_mode");
     assert_eq!(mode["held"], "RoCE v2");
@@ -289,7 +289,7 @@ fn a_device_that_comes_back_gets_its_settings_again() {
     );
     let (tree, shim) = (&rig.tree, &rig.shim);
     let net = &rig.net;
-    settled(&net, |p| setting(p, "tos")["state"] == "ok");
+    settled(net, |p| setting(p, "tos")["state"] == "ok");
     let tos_writes = |shim: &ShimEnv| {
         shim.log()
             .iter()
@@ -301,7 +301,7 @@ fn a_device_that_comes_back_gets_its_settings_again() {
             .count()
     };
     assert_eq!(
-        tos_writes(&shim),
+        tos_writes(shim),
         1,
         "{}\n{}",
         shim.log_text(),
@@ -331,7 +331,7 @@ fn a_device_that_comes_back_gets_its_settings_again() {
     );
     veth.up(&net.na, &net.nb);
     // The port comes back and gets its settings again, without waiting for a read.
-    let port = settled(&net, |p| {
+    let port = settled(net, |p| {
         p["port"] == "vb" && setting(p, "tos")["state"] == "ok"
     });
     assert_eq!(setting(&port, "ecn_rp")["state"], "ok", "{port:#}");
@@ -340,7 +340,7 @@ fn a_device_that_comes_back_gets_its_settings_again() {
             .unwrap(),
         "106\n"
     );
-    assert_eq!(tos_writes(&shim), 2, "{}", shim.log_text());
+    assert_eq!(tos_writes(shim), 2, "{}", shim.log_text());
 }
 
 #[test]
@@ -362,7 +362,7 @@ fn roce_set_at_run_time_is_written_persisted_and_reset() {
     );
     let tree = &rig.tree;
     let net = &mut rig.net;
-    settled(&net, |p| setting(p, "tos")["state"] == "ok");
+    settled(net, |p| setting(p, "tos")["state"] == "ok");
     // A value the file's rule refuses is refused by the CLI, and by the daemon when
     // sent to its socket directly, with the same words; nothing changes.
     let out = net.host.cli(&["roce", "set", "vb", "tos=300"]);
@@ -394,7 +394,7 @@ fn roce_set_at_run_time_is_written_persisted_and_reset() {
         "global_pause=off",
     ]);
     assert!(out.status.success(), "{out:?}");
-    let port = settled(&net, |p| {
+    let port = settled(net, |p| {
         setting(p, "tos")["state"] == "ok"
             && setting(p, "tos")["configured"] == "104 (DSCP 26, not ECT)"
             && setting(p, "ecn_np")["state"] == "ok"
@@ -412,14 +412,14 @@ fn roce_set_at_run_time_is_written_persisted_and_reset() {
     tree.write_file("kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_tos", "0")
         .unwrap();
     net.host.spawn();
-    settled(&net, |p| {
+    settled(net, |p| {
         setting(p, "tos")["configured"] == "104 (DSCP 26, not ECT)"
             && setting(p, "tos")["state"] == "ok"
     });
     // `lossless roce reset`: the file's 106 again.
     let out = net.host.cli(&["roce", "reset", "vb"]);
     assert!(out.status.success(), "{out:?}");
-    settled(&net, |p| {
+    settled(net, |p| {
         setting(p, "tos")["configured"] == "106 (DSCP 26, ECT(0))"
             && setting(p, "tos")["state"] == "ok"
             && setting(p, "ecn_np")["state"] == "unmanaged"
@@ -446,7 +446,7 @@ fn inbox_mlx5_takes_the_cnp_marking_through_debugfs_and_has_no_per_priority_ecn(
     );
     let tree = &rig.tree;
     let net = &rig.net;
-    let port = settled(&net, |p| {
+    let port = settled(net, |p| {
         setting(p, "cnp_dscp")["state"] == "ok" && setting(p, "cnp_priority")["state"] == "ok"
     });
     let cc = "kernel/debug/mlx5/0000:41:00.0/cc_params";

@@ -694,8 +694,15 @@ pub fn node<'a>(
     ports: impl IntoIterator<Item = (&'a str, &'a Health)>,
     missing: &[&str],
     unmatched: &[crate::config::unmatched::Unmatched],
+    config_refused: Option<&str>,
 ) -> Health {
     let mut problems = Vec::new();
+    if let Some(why) = config_refused {
+        problems.push(format!(
+            "the configuration file was refused at its last reload ({why}): the \
+             configuration before it runs"
+        ));
+    }
     let mut managed = 0usize;
     for (name, h) in ports {
         managed += 1;

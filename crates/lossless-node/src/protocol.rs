@@ -463,6 +463,10 @@ pub struct DaemonInfo {
     pub socket: String,
     pub metrics: Option<String>,
     pub boots: u32,
+    /// Why the configuration file was refused at the last reload (`reload`, SIGHUP, or
+    /// the file changing under a watching daemon); absent when it was taken.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config_refused: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]

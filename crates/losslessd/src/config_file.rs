@@ -74,3 +74,87 @@ pub fn read(path: &Path) -> Result<String, ConfigFileError> {
 pub fn load(path: &Path) -> Result<DaemonConfig, ConfigFileError> {
     DaemonConfig::parse(&read(path)?, path)
 }
+
+/// How often the file is looked at for a new version.
+pub const WATCH_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Which version of the file is there: what `stat(2)` says of it through any symlinks
+/// (a ConfigMap's file is a link into `..data`, which Kubernetes swaps for a new
+/// directory), or that it could not be looked at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Version {
+    Seen {
+        dev: u64,
+        ino: u64,
+        len: u64,
+        mtime: Option<std::time::SystemTime>,
+    },
+    Unreadable(io::ErrorKind),
+}
+
+fn version(path: &Path) -> Version {
+    use std::os::unix::fs::MetadataExt;
+    match std::fs::metadata(path) {
+        Ok(m) => Version::Seen {
+            dev: m.dev(),
+            ino: m.ino(),
+            len: m.len(),
+            mtime: m.modified().ok(),
+        },
+        Err(e) => Version::Unreadable(e.kind()),
+    }
+}
+
+/// Watches the configuration file for a new version (an editor's save, an atomic
+/// rename, a ConfigMap update), by looking at it every [`WATCH_EVERY`].
+#[derive(Debug)]
+pub struct Watch {
+    path: Option<PathBuf>,
+    last: Option<Version>,
+}
+
+impl Watch {
+    /// The file the daemon started with (None: the built-in defaults, nothing to watch).
+    pub fn new(path: Option<PathBuf>) -> Watch {
+        let last = path.as_deref().map(version);
+        Watch { path, last }
+    }
+
+    /// True when the file is not the version seen last time (it changed, went or came
+    /// back): the caller reloads, which refuses a file that is gone or broken.
+    pub fn changed(&mut self) -> bool {
+        let Some(path) = &self.path else {
+            return false;
+        };
+        let now = version(path);
+        let changed = self.last.as_ref() != Some(&now);
+        self.last = Some(now);
+        changed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_version_is_seen_once() {
+        let dir = std::env::temp_dir().join(format!("lossless-watch-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let path = dir.join("losslessd.toml");
+        std::fs::write(&path, "[defaults]\n").expect("write");
+        let mut w = Watch::new(Some(path.clone()));
+        assert!(!w.changed());
+        // An atomic replace (a new inode), as editors and ConfigMaps do.
+        let tmp = dir.join("new.toml");
+        std::fs::write(&tmp, "[defaults]\napply = \"none\"\n").expect("write");
+        std::fs::rename(&tmp, &path).expect("rename");
+        assert!(w.changed());
+        assert!(!w.changed());
+        std::fs::remove_file(&path).expect("remove");
+        assert!(w.changed());
+        assert!(!w.changed());
+        assert!(!Watch::new(None).changed());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -250,6 +250,13 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
         tokio::time::Instant::now() + SOCKET_STATS_EVERY,
         SOCKET_STATS_EVERY,
     );
+    // The configuration file is watched: a new version (an editor's save, a
+    // Kubernetes ConfigMap's update swapping its `..data` link) reloads as SIGHUP does.
+    let mut config_watch = config_file::Watch::new(opts.config.clone());
+    let mut config_poll = tokio::time::interval_at(
+        tokio::time::Instant::now() + config_file::WATCH_EVERY,
+        config_file::WATCH_EVERY,
+    );
     loop {
         let deadline = node.poll_timeout().map(|t| clock.deadline(t));
         tokio::select! {
@@ -347,6 +354,12 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
                     let _ = reply.send(text);
                 }
             },
+            _ = config_poll.tick() => {
+                if config_watch.changed() {
+                    info!("the configuration file changed: reloading");
+                    node.handle_reload_signal(clock.now());
+                }
+            }
             _ = sighup.recv() => {
                 read_host(&mut node, &clock, &mut host_reader, &mut host_due);
                 node.handle_reload_signal(clock.now());

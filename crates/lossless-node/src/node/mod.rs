@@ -406,6 +406,17 @@ impl Node {
             .map(|p| (p.name.as_str(), &p.pfc))
             .collect();
         crate::pfc::metrics::render(&mut text, &pfc);
+        crate::metrics::header(
+            &mut text,
+            "lossless_config_refused",
+            "1 when the configuration file was refused at its last reload (the one before \
+             it runs), else 0.",
+            "gauge",
+        );
+        text.push_str(&format!(
+            "lossless_config_refused {}\n",
+            u8::from(self.requests.config_refused.is_some())
+        ));
         if let Some(r) = relay {
             crate::relay_metrics::render(r, &mut text);
         }

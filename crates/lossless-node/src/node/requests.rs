@@ -76,6 +76,9 @@ pub(super) struct Requests {
     sighups: u32,
     /// `dcbx show` requests waiting for their ports' NIC read-backs.
     shows: Vec<PendingShow>,
+    /// Why the configuration file was refused at the last reload (None: the last
+    /// reload took it, or there was none): the configuration before it still runs.
+    pub(super) config_refused: Option<String>,
 }
 
 /// A `dcbx show` waiting for read-backs.
@@ -311,7 +314,9 @@ impl Node {
         let Some(Busy::ReadConfig { id }) = self.requests.busy.take() else {
             return;
         };
-        match self.reload(now, read) {
+        let outcome = self.reload(now, read);
+        self.requests.config_refused = outcome.as_ref().err().cloned();
+        match outcome {
             Ok(result) if self.relay_starting() => {
                 self.requests.busy = Some(Busy::StartRelay { id, result });
                 return;
@@ -372,6 +377,7 @@ fn status(node: &Node, now: Now) -> serde_json::Value {
             socket: d.socket.display().to_string(),
             metrics: d.metrics.map(|a| a.to_string()),
             boots: node.persisted.boots,
+            config_refused: node.requests.config_refused.clone(),
         },
         health: Health::default(),
         ports: node
@@ -395,6 +401,7 @@ fn status(node: &Node, now: Now) -> serde_json::Value {
             .map(|p| (p.summary.port.as_str(), &p.health)),
         &node.missing_cli_ports(),
         &node.unmatched_patterns(),
+        node.requests.config_refused.as_deref(),
     );
     serde_json::to_value(result).unwrap_or_default()
 }

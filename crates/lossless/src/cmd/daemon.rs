@@ -100,6 +100,12 @@ pub fn status(args: JsonArg) -> Result<(), CliError> {
         d["config"].as_str().unwrap_or("(none: defaults)"),
         s(&d["state_dir"]),
     );
+    let head = match d["config_refused"].as_str() {
+        Some(why) => format!(
+            "{head}config refused at the last reload, the one before it runs: {why}\n"
+        ),
+        None => head,
+    };
     let mut t = Table::new(["PORT", "LINK", "DCBX", "MODE", "NBRS", "APPLY", "HEALTH"]);
     for p in arr(&v["ports"]) {
         let problems: Vec<String> = arr(&p["problems"]).iter().map(s).collect();

@@ -101,9 +101,9 @@ pub fn status(args: JsonArg) -> Result<(), CliError> {
         s(&d["state_dir"]),
     );
     let head = match d["config_refused"].as_str() {
-        Some(why) => format!(
-            "{head}config refused at the last reload, the one before it runs: {why}\n"
-        ),
+        Some(why) => {
+            format!("{head}config refused at the last reload, the one before it runs: {why}\n")
+        }
         None => head,
     };
     let mut t = Table::new(["PORT", "LINK", "DCBX", "MODE", "NBRS", "APPLY", "HEALTH"]);

@@ -176,7 +176,7 @@ impl Reading {
     }
 
     /// The RDMA device's hw counters (None: the port has no RDMA device). Which files
-    /// to read is found once, and again after a file failed (the device went) and, for
+    /// to read is found once, and again after the device went and, for
     /// a port without a device, every [`REPROBE_READS`] readings.
     pub fn roce(&mut self, name: &str) -> Option<RoceSample> {
         match self.rdma.get_mut(name) {
@@ -230,8 +230,12 @@ impl Reading {
         }
         if !failed.is_empty() {
             sample.error = Some(failed.join("; "));
-            // The device may have gone or changed: look again at the next reading.
-            self.rdma.remove(name);
+            // The device went (a driver unload takes the directory): look again at the
+            // next reading. A file failing with the directory there (firmware refusing
+            // one query) is tried again, not a directory listing at every reading.
+            if !dir.is_dir() {
+                self.rdma.remove(name);
+            }
         }
         Some(sample)
     }
@@ -603,6 +607,32 @@ mod rdma_tests {
         let s = r.roce("p0").expect("back");
         let oos = s.values.iter().find(|v| v.name == "out_of_sequence");
         assert_eq!(oos.map(|v| v.value), Some(0), "power-on again");
+    }
+
+    /// A file that cannot be read while the device is there is named at each reading
+    /// and does not make each reading list the directory again; the others are read.
+    #[test]
+    fn a_file_that_fails_with_the_device_there_is_not_a_relisting() {
+        let tree = HostTree::new(&[Port::new("p0", Model::Mlx5, "0000:41:00.0").ibdev("mlx5_0")])
+            .expect("the tree");
+        let dir = tree.path("class/infiniband/mlx5_0/ports/1/hw_counters");
+        let mut r = Reading::new(tree.root().to_path_buf());
+        assert!(r.roce("p0").is_some_and(|s| s.values.len() == 13));
+        std::fs::write(dir.join("out_of_sequence"), "x\n").expect("garbage");
+        for _ in 0..3 {
+            let s = r.roce("p0").expect("the device");
+            assert_eq!(s.values.len(), 12, "{s:?}");
+            assert!(
+                s.error
+                    .as_deref()
+                    .is_some_and(|e| e.contains("out_of_sequence")),
+                "{s:?}"
+            );
+            assert!(
+                matches!(r.rdma["p0"], Rdma::Counters { .. }),
+                "the files are kept: no directory listing at the next reading"
+            );
+        }
     }
 
     /// A directory without any counter we read is said once per look, with why.

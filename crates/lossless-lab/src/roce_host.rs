@@ -18,6 +18,9 @@ pub struct RoceHostModel {
     pub driver: String,
     /// The RDMA device (None: the settings of RDMA CM and ECN are not exposed).
     pub rdma: Option<RdmaPort>,
+    /// configfs's `rdma_cm` is there (configfs mounted, rdma_cm loaded): RDMA CM's
+    /// defaults can be read and set.
+    pub rdma_cm: bool,
     pub tos: u8,
     pub roce_mode: RoceMode,
     /// None: the driver has no verbs traffic class file (inbox mlx5_ib).
@@ -42,6 +45,7 @@ impl Default for RoceHostModel {
         RoceHostModel {
             driver: "veth".into(),
             rdma: None,
+            rdma_cm: false,
             tos: 0,
             roce_mode: RoceMode::V1,
             traffic_class: None,
@@ -68,6 +72,7 @@ impl RoceHostModel {
                 device: device.into(),
                 port: 1,
             }),
+            rdma_cm: true,
             tos: 0,
             roce_mode: RoceMode::V1,
             traffic_class: Some(0),
@@ -107,7 +112,7 @@ impl RoceHostModel {
             message: format!("roce.{}: not exposed by the lab's NIC", s.key()),
             code: Some("ENOENT".into()),
         };
-        let rdma = self.rdma.is_some();
+        let rdma = self.rdma.is_some() && self.rdma_cm;
         match *s {
             RoceSetting::Tos(v) if rdma => self.tos = v,
             RoceSetting::RoceMode(m) if rdma => self.roce_mode = m,
@@ -136,8 +141,12 @@ impl RoceHostModel {
                 None => Reading::NotExposed(why.into()),
             }
         }
-        let no_rdma = "no RDMA device";
-        let rdma = self.rdma.is_some();
+        let no_rdma = if self.rdma.is_some() {
+            "no rdma_cm in configfs (not mounted, or rdma_cm not loaded)"
+        } else {
+            "no RDMA device"
+        };
+        let rdma = self.rdma.is_some() && self.rdma_cm;
         HostRoce {
             driver: Some(self.driver.clone()),
             rdma: self.rdma.clone(),

@@ -187,6 +187,18 @@ fn nothing_configured_nothing_written_and_a_lossy_tos_is_named() {
         metrics.contains("lossless_port_problem{port=\"p0\",problem=\"lossy_tos\"} 1"),
         "{metrics}"
     );
+    // configfs not mounted: RDMA CM's ToS cannot be read, which is not knowing, not ok.
+    let mut model = RoceHostModel::connectx("mlx5_0");
+    model.rdma_cm = false;
+    model.traffic_class = Some(106);
+    let (mut sim, host) = lab(roce_host(RoceSettings::default()), model);
+    assert_eq!(
+        port_status(&mut sim, host)["problems"],
+        json!([
+            "RDMA CM's default ToS could not be read (no rdma_cm in configfs (not mounted, \
+                or rdma_cm not loaded)): whether RoCE leaves in a lossless class is not known"
+        ])
+    );
     // A host without an RDMA device has no RoCE to judge.
     let (mut sim, host) = lab(roce_host(RoceSettings::default()), RoceHostModel::default());
     assert_eq!(port_status(&mut sim, host)["problems"], json!([]));

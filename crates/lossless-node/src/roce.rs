@@ -285,6 +285,8 @@ pub enum RoceProblem {
         tos: u8,
         lossless: Vec<u8>,
     },
+    /// The ToS RoCE leaves with could not be read: whether it is lossless is not known.
+    TosUnknown { what: &'static str, why: String },
     /// The host's settings could not be read at all yet.
     NotRead,
 }
@@ -295,6 +297,7 @@ impl RoceProblem {
             RoceProblem::NotHeld { .. } => "roce_setting",
             RoceProblem::FirmwareAgent { .. } => "firmware_lldp_agent",
             RoceProblem::LossyTos { .. } => "lossy_tos",
+            RoceProblem::TosUnknown { .. } => "tos_unknown",
             RoceProblem::NotRead => "roce_not_read",
         }
     }
@@ -343,6 +346,11 @@ impl fmt::Display for RoceProblem {
                     lossless.first().map_or(0, |d| (d << 2) | 2)
                 )
             }
+            RoceProblem::TosUnknown { what, why } => write!(
+                f,
+                "{what} could not be read ({why}): whether RoCE leaves in a lossless class \
+                 is not known"
+            ),
             RoceProblem::NotRead => {
                 f.write_str("the RoCE host settings have not been read yet: not known")
             }
@@ -527,19 +535,28 @@ impl RoceWatch {
         }
         let lossless = self.dscp.lossless();
         if host.rdma.is_some() && !lossless.is_empty() {
-            let mut tos = |what: &'static str, r: &Reading<u8>| {
-                if let Reading::Value(t) = r {
-                    if !lossless.contains(&(t >> 2)) {
-                        out.push(RoceProblem::LossyTos {
-                            what,
-                            tos: *t,
-                            lossless: lossless.to_vec(),
-                        });
-                    }
+            // `absent_ok`: a setting the driver does not have is no ToS of its own (the
+            // verbs traffic class: applications then set theirs); RDMA CM's always exists,
+            // so not reading it is not knowing.
+            let mut tos = |what: &'static str, r: &Reading<u8>, absent_ok: bool| match r {
+                Reading::Value(t) if !lossless.contains(&(t >> 2)) => {
+                    out.push(RoceProblem::LossyTos {
+                        what,
+                        tos: *t,
+                        lossless: lossless.to_vec(),
+                    })
+                }
+                Reading::Value(_) => {}
+                Reading::NotExposed(_) if absent_ok => {}
+                Reading::NotExposed(why) | Reading::Failed(why) => {
+                    out.push(RoceProblem::TosUnknown {
+                        what,
+                        why: why.clone(),
+                    })
                 }
             };
-            tos("RDMA CM's default ToS", &host.tos);
-            tos("the verbs traffic class", &host.traffic_class);
+            tos("RDMA CM's default ToS", &host.tos, false);
+            tos("the verbs traffic class", &host.traffic_class, true);
         }
         out
     }

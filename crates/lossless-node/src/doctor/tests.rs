@@ -936,6 +936,14 @@ fn an_unreadable_fact_makes_its_check_unknown_never_ok() {
             }),
         ),
         ("trust", Box::new(|f| f.nic = Reading::Failed("x".into()))),
+        // mlx5 has no agent flag: whether its firmware runs DCBX is the NIC's to say.
+        (
+            "fw_agent",
+            Box::new(|f| {
+                f.host.fw_agent = Reading::Value(None);
+                f.nic = Reading::Failed("x".into());
+            }),
+        ),
     ];
     for base in [with_daemon(&answers()), without_daemon()] {
         for (name, spoil) in &cases {

@@ -386,8 +386,8 @@ impl Ctx<'_> {
                 format!("ethtool --show-priv-flags {port}"),
             ),
         }
-        if let Reading::Value(n) = &self.f.nic {
-            match n.state.dcbx {
+        match &self.f.nic {
+            Reading::Value(n) => match n.state.dcbx {
                 Some(m) if m & DCBX_LLD_MANAGED != 0 => parts.problem(
                     format!(
                         "the NIC's firmware runs DCBX (dcbnl DCBX mode {m:#04x}, LLD_MANAGED): \
@@ -397,7 +397,17 @@ impl Ctx<'_> {
                 ),
                 Some(m) => parts.ok(format!("the host runs DCBX (dcbnl DCBX mode {m:#04x})")),
                 None => {}
-            }
+            },
+            // Without dcbnl there is no firmware DCBX mode to set.
+            Reading::NotExposed(_) => {}
+            // mlx5's firmware DCBX has no agent flag: only dcbnl says whether it runs.
+            r @ Reading::Failed(_) => parts.unknown(
+                format!(
+                    "whether the NIC's firmware runs DCBX (dcbnl DCBX mode) {}",
+                    reading_why(r)
+                ),
+                self.nic_fix(),
+            ),
         }
         parts.verdict()
     }

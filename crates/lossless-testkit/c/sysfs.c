@@ -1576,13 +1576,38 @@ DCBDRV_EXPORT ssize_t pread64(int fd, void *buf, size_t len, off_t off)
 
 /* ---- truncate: nothing changes ------------------------------------------------------------ */
 
+/* fs/open.c vfs_truncate: a directory EISDIR, a negative length EINVAL, then
+ * inode_permission(MAY_WRITE) EACCES; kernfs_iop_setattr then ignores the size. */
 static int do_truncate(const char *path, off_t len, int big)
 {
 	char abs[PATH_MAX];
 	char *rel;
+	struct stat st;
 
-	if (!active() || !resolve(AT_FDCWD, path, abs, &rel) || !exists(abs))
+	if (!active() || !resolve(AT_FDCWD, path, abs, &rel) || stat(abs, &st) != 0)
 		return big ? s_truncate64(path, len) : s_truncate(path, len);
+	if (S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		return -1;
+	}
+	if (len < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (faccessat(AT_FDCWD, abs, W_OK, AT_EACCESS) != 0) {
+		errno = EACCES;
+		return -1;
+	}
+	return 0;
+}
+
+/* do_ftruncate: an fd not open for writing, or a negative length, EINVAL. */
+static int do_ftruncate(const struct tfd *t, off_t len)
+{
+	if (!t->writable || len < 0) {
+		errno = EINVAL;
+		return -1;
+	}
 	return 0;
 }
 
@@ -1602,7 +1627,7 @@ DCBDRV_EXPORT int ftruncate64(int fd, off_t len)
 
 	pthread_once(&once, sysfs_init);
 	if (lookup(fd, &t))
-		return 0;
+		return do_ftruncate(&t, len);
 	return s_ftruncate64(fd, len);
 }
 
@@ -1612,7 +1637,7 @@ DCBDRV_EXPORT int ftruncate(int fd, off_t len)
 
 	pthread_once(&once, sysfs_init);
 	if (lookup(fd, &t))
-		return 0;
+		return do_ftruncate(&t, len);
 	return s_ftruncate(fd, len);
 }
 

@@ -133,7 +133,9 @@
 //! lookup_open: no ->create in sysfs, configfs, debugfs); mkdir and rmdir in sysfs and
 //! debugfs EPERM (kernfs_iop_mkdir/rmdir, vfs_mkdir/vfs_rmdir without the op); unlink
 //! EPERM (vfs_unlink; configfs_unlink of a non-link); O_TRUNC and truncate() change
-//! nothing (kernfs takes the size and ignores it). A write is one store: the buffer
+//! nothing (kernfs takes the size and ignores it), but truncate() of a directory is
+//! EISDIR, of a file the caller may not write EACCES, and ftruncate() of an fd not
+//! open for writing EINVAL (vfs_truncate, do_ftruncate). A write is one store: the buffer
 //! written (up to a page) is the whole value, whatever the file offset; on success the
 //! file shows the new value whole, on refusal it keeps the old one. A write on a file
 //! whose device went (an fd opened before [`HostTree::unplug`]) fails ENODEV (sysfs,

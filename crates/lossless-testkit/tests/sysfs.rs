@@ -720,3 +720,31 @@ fn without_the_variable_nothing_is_intercepted() {
         env.log_text()
     );
 }
+
+#[test]
+fn truncate_refuses_what_vfs_truncate_refuses() {
+    if !require("truncate_refuses_what_vfs_truncate_refuses", &[Oracle::Gcc]) {
+        return;
+    }
+    let rig = Rig::new();
+    // truncate(2) of a directory: EISDIR (vfs_truncate); ftruncate(2) of an fd open
+    // only for reading: EINVAL (do_ftruncate); of a writable one: nothing changes
+    let o = rig.sh("perl -e '
+            truncate(\"$ENV{R}/class/net/cx1\", 0) and die \"dir truncated\\n\";
+            print \"dir=\", $!+0, \"\\n\";
+            open(my $r, \"<\", \"$ENV{R}/class/net/cx1/mtu\") or die \"open: $!\\n\";
+            truncate($r, 0) and die \"read-only fd truncated\\n\";
+            print \"rofd=\", $!+0, \"\\n\";
+            open(my $w, \"+<\", \"$ENV{R}/class/net/cx1/mtu\") or die \"open rw: $!\\n\";
+            truncate($w, 0) or die \"rw fd: $!\\n\";
+            print \"rwfd=ok\\n\";
+        '");
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "dir=21\nrofd=22\nrwfd=ok\n",
+        "{}",
+        text(&o)
+    );
+    assert_eq!(rig.read("class/net/cx1/mtu"), "1500\n");
+}

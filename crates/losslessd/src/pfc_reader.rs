@@ -10,7 +10,7 @@
 //! reading handled late is still judged on when it was taken.
 
 use std::collections::HashMap;
-use std::io;
+use std::io::{self, Read};
 use std::path::PathBuf;
 use std::sync::mpsc as std_mpsc;
 use std::thread;
@@ -49,12 +49,13 @@ pub const REPROBE_READS: u32 = 50;
 
 /// What the reading thread knows of a port's RDMA device.
 enum Rdma {
-    /// Its hw counters that [`RoceCounter::of`] knows: (what, file name).
+    /// Its hw counters that [`RoceCounter::of`] knows: (what, file name, its path,
+    /// joined once).
     Counters {
         device: String,
         port: u32,
         dir: PathBuf,
-        files: Vec<(RoceCounter, String)>,
+        files: Vec<(RoceCounter, String, PathBuf)>,
     },
     /// No RDMA device, or (`why`: device, port, reason) none of its hw counters can
     /// be read: looked at again after `left` more readings.
@@ -145,6 +146,9 @@ pub struct Reading {
     layouts: HashMap<String, Layout>,
     sysfs: SysRoot,
     rdma: HashMap<String, Rdma>,
+    /// What a hw counter file holds, kept between readings (a file read allocates
+    /// nothing once it has grown).
+    text: String,
 }
 
 impl Default for Reading {
@@ -163,6 +167,7 @@ impl Reading {
             layouts: HashMap::new(),
             sysfs: SysRoot::new(sysfs),
             rdma: HashMap::new(),
+            text: String::new(),
         }
     }
 
@@ -214,10 +219,11 @@ impl Reading {
             error: None,
         };
         let mut failed = Vec::new();
-        for (counter, file) in files {
-            let path = dir.join(file);
-            match std::fs::read_to_string(&path) {
-                Ok(text) => match parse_hw_counter(&text) {
+        let text = &mut self.text;
+        for (counter, file, path) in files {
+            text.clear();
+            match std::fs::File::open(path).and_then(|mut f| f.read_to_string(text)) {
+                Ok(_) => match parse_hw_counter(text) {
                     Some(value) => sample.values.push(RoceValue {
                         counter: *counter,
                         name: file.clone(),
@@ -252,12 +258,12 @@ impl Reading {
             left: REPROBE_READS,
             why: Some((p.device.clone(), p.port, why)),
         };
-        let mut files: Vec<(RoceCounter, String)> = match std::fs::read_dir(&dir) {
+        let mut files: Vec<(RoceCounter, String, PathBuf)> = match std::fs::read_dir(&dir) {
             Ok(entries) => entries
                 .filter_map(|e| e.ok())
                 .filter_map(|e| {
                     let file = e.file_name().to_string_lossy().into_owned();
-                    RoceCounter::of(&file).map(|c| (c, file))
+                    RoceCounter::of(&file).map(|c| (c, file, e.path()))
                 })
                 .collect(),
             Err(e) => return without(format!("{}: {e}", dir.display())),

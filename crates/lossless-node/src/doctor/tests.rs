@@ -374,6 +374,21 @@ fn a_firmware_agent_reporting_the_peer_gives_the_peers_pfc_without_a_daemon() {
 }
 
 #[test]
+fn a_firmware_agent_reporting_the_peer_gives_the_peers_app_without_a_daemon() {
+    let mut f = without_daemon();
+    let mut n = nic();
+    n.peer_apps = Some(vec![dscp(26, 0)]);
+    f.nic = Reading::Value(n);
+    expect(
+        &f,
+        "app",
+        Status::Problem,
+        "the peer sends dscp 26",
+        "map RoCE to priority 3 on the switch port facing eth0 as well",
+    );
+}
+
+#[test]
 fn each_check_fails_on_its_fact() {
     let a = answers();
     let base = with_daemon(&a);

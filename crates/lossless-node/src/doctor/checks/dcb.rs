@@ -324,8 +324,16 @@ impl Ctx<'_> {
                  it; RoCEv2 is classified by its DSCP)"
             ));
         }
-        // The peer classifying RoCE elsewhere.
-        if let Some(peer) = self.d.and_then(DaemonPort::peer_app) {
+        // The peer classifying RoCE elsewhere: its TLV as losslessd or, without one, the
+        // NIC's firmware agent saw it.
+        let peer = match self.d {
+            Some(d) => d.peer_app(),
+            None => match &self.f.nic {
+                Reading::Value(n) => n.peer_apps.clone(),
+                _ => None,
+            },
+        };
+        if let Some(peer) = peer {
             let other: Vec<AppPriority> = peer
                 .iter()
                 .filter(|e| e.priority != p)

@@ -123,7 +123,7 @@ static void stored(const struct drv *d, struct pausep *p)
 
 static void keep(struct drv *d, const struct pausep *p, struct note *n)
 {
-	d->eth.autoneg = p->autoneg;
+	d->eth.autoneg = !!p->autoneg; /* a driver testing it for truth */
 	d->eth.rx = p->rx;
 	d->eth.tx = p->tx;
 	note(n, "autoneg=%u rx=%u tx=%u", p->autoneg, p->rx, p->tx);

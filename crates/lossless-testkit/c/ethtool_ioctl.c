@@ -228,7 +228,9 @@ int eth_ioctl(int fd, void *arg, int *ret)
 		struct ethtool_pauseparam pp;
 		struct pausep p;
 		memcpy(&pp, ifr->ifr_data, sizeof pp);
-		p.autoneg = !!pp.autoneg;
+		/* the caller's word goes to the driver unnormalized (ethtool_set_pauseparam):
+		 * ice and i40e compare it with AUTONEG_ENABLE/DISABLE, so 2 is neither */
+		p.autoneg = pp.autoneg > 1 ? 2 : (uint8_t)pp.autoneg;
 		p.rx = !!pp.rx_pause;
 		p.tx = !!pp.tx_pause;
 		err = eth_set_pause(d, &p, &lg);

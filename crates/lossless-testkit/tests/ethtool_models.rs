@@ -753,3 +753,45 @@ fn ethtool_child() {
         println!("child: {cmd} => {answer}");
     }
 }
+
+/// ETHTOOL_SPAUSEPARAM by ioctl (perl, as the tests' code has no `unsafe`) with
+/// autoneg, rx and tx as given (ethtool(8) only sends 0 or 1): "ok" or the errno.
+fn raw_set_pause(n: &Nic, autoneg: u32, rx: u32, tx: u32) -> String {
+    let script = format!(
+        "socket(my $s, 2, 2, 0) or die \"socket: $!\";
+         my $pp = pack('L4', 0x13, {autoneg}, {rx}, {tx});
+         my $ifr = pack('a16 p x16', 'va', $pp);
+         print ioctl($s, 0x8946, $ifr) ? 'ok' : 'err=' . ($!+0);"
+    );
+    let mut c = n.p.a.command("perl");
+    n.shim.apply(&mut c);
+    let o = c.arg("-e").arg(&script).output().expect("perl");
+    assert!(o.status.success(), "{}", output_text(&o));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn an_ioctl_autoneg_word_that_is_neither_on_nor_off_is_refused_by_ice_and_i40e() {
+    if !require(
+        "an_ioctl_autoneg_word_that_is_neither_on_nor_off_is_refused_by_ice_and_i40e",
+        ETHTOOL_TOOL,
+    ) {
+        return;
+    }
+    // ethtool_set_pauseparam hands the u32 on as it came; ice_set_pauseparam and
+    // i40e_set_pauseparam compare it with the PHY's 0 or 1: 2 is a change, EOPNOTSUPP.
+    for m in [Model::Ice, Model::I40e] {
+        let n = Nic::new(m);
+        assert!(
+            ethtool_pause(&n.ethtool_ok("-a va")).starts_with("autoneg=on"),
+            "{m}"
+        );
+        assert_eq!(
+            raw_set_pause(&n, 2, 1, 1),
+            format!("err={}", nix::libc::EOPNOTSUPP),
+            "{m}\n{}",
+            n.shim.log_text()
+        );
+        assert_eq!(raw_set_pause(&n, 1, 1, 1), "ok", "{m}");
+    }
+}

@@ -1325,56 +1325,47 @@ static int do_open(enum which w, int dirfd, const char *path, int flags, mode_t 
 	return fd;
 }
 
-DCBDRV_EXPORT int open(const char *path, int flags, ...)
+/* The variadic opens: the mode is there only when the flags ask for one
+ * (glibc's __OPEN_NEEDS_MODE: O_CREAT, or all of O_TMPFILE, which holds
+ * O_DIRECTORY). */
+static int open_va(enum which w, int dirfd, const char *path, int flags, va_list ap)
 {
 	mode_t mode = 0;
-	if (flags & (O_CREAT | O_TMPFILE)) {
-		va_list ap;
-		va_start(ap, flags);
+
+	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE)
 		mode = (mode_t)va_arg(ap, int);
-		va_end(ap);
-	}
 	pthread_once(&once, sysfs_init);
-	return do_open(W_OPEN, AT_FDCWD, path, flags, mode);
+	return do_open(w, dirfd, path, flags, mode);
+}
+
+#define OPEN_VA(w, dirfd, path, flags)                                \
+	do {                                                          \
+		va_list ap;                                           \
+		int fd_;                                              \
+		va_start(ap, flags);                                  \
+		fd_ = open_va(w, dirfd, path, flags, ap);             \
+		va_end(ap);                                           \
+		return fd_;                                           \
+	} while (0)
+
+DCBDRV_EXPORT int open(const char *path, int flags, ...)
+{
+	OPEN_VA(W_OPEN, AT_FDCWD, path, flags);
 }
 
 DCBDRV_EXPORT int open64(const char *path, int flags, ...)
 {
-	mode_t mode = 0;
-	if (flags & (O_CREAT | O_TMPFILE)) {
-		va_list ap;
-		va_start(ap, flags);
-		mode = (mode_t)va_arg(ap, int);
-		va_end(ap);
-	}
-	pthread_once(&once, sysfs_init);
-	return do_open(W_OPEN64, AT_FDCWD, path, flags, mode);
+	OPEN_VA(W_OPEN64, AT_FDCWD, path, flags);
 }
 
 DCBDRV_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
-	mode_t mode = 0;
-	if (flags & (O_CREAT | O_TMPFILE)) {
-		va_list ap;
-		va_start(ap, flags);
-		mode = (mode_t)va_arg(ap, int);
-		va_end(ap);
-	}
-	pthread_once(&once, sysfs_init);
-	return do_open(W_OPENAT, dirfd, path, flags, mode);
+	OPEN_VA(W_OPENAT, dirfd, path, flags);
 }
 
 DCBDRV_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 {
-	mode_t mode = 0;
-	if (flags & (O_CREAT | O_TMPFILE)) {
-		va_list ap;
-		va_start(ap, flags);
-		mode = (mode_t)va_arg(ap, int);
-		va_end(ap);
-	}
-	pthread_once(&once, sysfs_init);
-	return do_open(W_OPENAT64, dirfd, path, flags, mode);
+	OPEN_VA(W_OPENAT64, dirfd, path, flags);
 }
 
 /* _FORTIFY_SOURCE's entry points (flags not known at compile time). */

@@ -39,6 +39,14 @@ struct RoceRig {
 }
 
 impl RoceRig {
+    /// A ConnectX port (mlx5_0) with NVIDIA's driver package.
+    fn connectx(conf: &str) -> RoceRig {
+        let port = Port::new("vb", Model::Mlx5, "0000:41:00.0")
+            .ofed()
+            .ibdev("mlx5_0");
+        RoceRig::start(port, Model::Mlx5, conf)
+    }
+
     fn start(port: Port, model: Model, conf: &str) -> RoceRig {
         let dir = TempDir::new();
         let tree = HostTree::new(&[port]).unwrap();
@@ -117,13 +125,7 @@ fn the_roce_profile_writes_what_the_host_does_not_hold_and_nothing_else() {
     ) {
         return;
     }
-    let rig = RoceRig::start(
-        Port::new("vb", Model::Mlx5, "0000:41:00.0")
-            .ofed()
-            .ibdev("mlx5_0"),
-        Model::Mlx5,
-        &roce_profile_with_host("vb", ""),
-    );
+    let rig = RoceRig::connectx(&roce_profile_with_host("vb", ""));
     let (tree, shim) = (&rig.tree, &rig.shim);
     let net = &rig.net;
     let port = settled(net, |p| {
@@ -204,13 +206,7 @@ fn without_roce_settings_nothing_is_written_and_a_lossy_tos_is_named() {
     ) {
         return;
     }
-    let rig = RoceRig::start(
-        Port::new("vb", Model::Mlx5, "0000:41:00.0")
-            .ofed()
-            .ibdev("mlx5_0"),
-        Model::Mlx5,
-        &roce_profile("vb", ""),
-    );
+    let rig = RoceRig::connectx(&roce_profile("vb", ""));
     let (tree, shim) = (&rig.tree, &rig.shim);
     let net = &rig.net;
     let port = settled(net, |p| setting(p, "tos")["state"] == "unmanaged");
@@ -280,13 +276,7 @@ fn a_device_that_comes_back_gets_its_settings_again() {
     ) {
         return;
     }
-    let rig = RoceRig::start(
-        Port::new("vb", Model::Mlx5, "0000:41:00.0")
-            .ofed()
-            .ibdev("mlx5_0"),
-        Model::Mlx5,
-        &roce_profile_with_host("vb", ""),
-    );
+    let rig = RoceRig::connectx(&roce_profile_with_host("vb", ""));
     let (tree, shim) = (&rig.tree, &rig.shim);
     let net = &rig.net;
     settled(net, |p| setting(p, "tos")["state"] == "ok");
@@ -353,13 +343,7 @@ fn roce_set_at_run_time_is_written_persisted_and_reset() {
     }
     // The file gives ToS 106 only.
     let conf = roce_profile("vb", "") + "roce.tos = 106\n";
-    let mut rig = RoceRig::start(
-        Port::new("vb", Model::Mlx5, "0000:41:00.0")
-            .ofed()
-            .ibdev("mlx5_0"),
-        Model::Mlx5,
-        &conf,
-    );
+    let mut rig = RoceRig::connectx(&conf);
     let tree = &rig.tree;
     let net = &mut rig.net;
     settled(net, |p| setting(p, "tos")["state"] == "ok");

@@ -194,7 +194,7 @@ pub(crate) fn shared_socket(out: &mut String, s: &crate::protocol::SharedSocketC
 
 /// The LLDP MIB's and DCBX's counters per port.
 fn port_counters(out: &mut String, ports: &[&Port]) {
-    let counters: [(&str, &str, Get); 16] = [
+    let counters: [(&str, &str, Get); 17] = [
         (
             "lldp_frames_out_total",
             "LLDPDUs sent (statsFramesOutTotal).",
@@ -274,6 +274,13 @@ fn port_counters(out: &mut String, ports: &[&Port]) {
             "LLDPDUs received that this host sent (the MSAP of one of its ports: a looped \
              cable, or a device reflecting frames), discarded.",
             |p| p.io.rx_own_lldpdus,
+        ),
+        (
+            "port_own_socket_skipped_total",
+            "Frames read from both the shared packet sockets and the port's own one while \
+             it switched to its own, delivered once: the copies skipped (matched by the \
+             kernel's receive stamps).",
+            |p| p.io.own_socket_skipped,
         ),
     ];
     for (name, help, get) in counters {

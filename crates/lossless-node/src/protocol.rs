@@ -710,6 +710,12 @@ pub struct IoCounters {
     /// discarded.
     #[serde(default)]
     pub rx_own_lldpdus: u64,
+    /// Frames read from both the shared sockets and the port's own one as it switched
+    /// (the kernel gave both a copy for the few microseconds until the shared sockets
+    /// excluded the port), delivered once: the copies skipped. Matched by the
+    /// kernel's receive stamps, never by the daemon's clock.
+    #[serde(default)]
+    pub own_socket_skipped: u64,
 }
 
 /// The packet sockets every port reads until it gets its own (one per EtherType:

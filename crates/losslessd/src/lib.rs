@@ -13,6 +13,7 @@ pub mod logging;
 pub mod metrics_http;
 pub mod pfc_reader;
 mod port_sockets;
+mod socket_switch;
 pub mod relay;
 pub mod roce_worker;
 pub mod runtime;

@@ -11,21 +11,18 @@
 //! the other ports' LLDPDUs; in its own, what the kernel holds or drops is that
 //! port's alone (and counted for it: `kernel_drops`).
 //!
-//! The switch loses nothing and reads nothing twice. The port's own socket opens
+//! The switch loses nothing and delivers nothing twice. The port's own socket opens
 //! first; from then on its frames reach both sockets until the shared ones exclude
 //! its interface (their filter, replaced atomically). Every socket stamps each frame
-//! with the time the kernel received it (`SO_TIMESTAMPNS`), and the switch has a
-//! time, read once the own socket is open: a frame received before it is read from
-//! the shared socket, one received since from the own socket, each once. What the
-//! own socket dropped before that time the shared ones had too, and is not counted.
-//! Not exact in one case: the kernel stamps a frame when it enters its receive
-//! backlog (up to `net.core.netdev_max_backlog` frames, 1,000 by default), not when
-//! it reaches the sockets, so a frame stamped before the switch may reach them after
-//! it: if the own socket has no room for it then, its drop is counted although the
-//! shared socket read the frame; if it reaches them after the shared sockets exclude
-//! the port, the own socket leaves it (received before the switch) and it is lost
-//! uncounted. Either needs the backlog's frames to arrive within the microseconds of
-//! the switch, and the first a buffer smaller than the backlog.
+//! with the time the kernel received it (`SO_TIMESTAMPNS`), the same stamp on each
+//! socket that received it: a frame read from one socket is skipped when a frame with
+//! its stamp was already delivered from the other ([`crate::socket_switch`]; counted,
+//! `own_socket_skipped`). Stamps are matched, never compared with a time the daemon
+//! read: a step of the wall clock (chrony's `makestep`, a VM resume) changes nothing.
+//! What the own socket dropped before its first statistics reading the shared ones
+//! had too, and is not counted; a drop of the own socket in the window both receive
+//! in is counted although the shared sockets read the frame (it needs a buffer
+//! smaller than the frames of a few system calls).
 //!
 //! [`Output::ReceiveAlone`]: lossless_node::node::Output::ReceiveAlone
 
@@ -47,6 +44,7 @@ use tracing::{debug, warn};
 
 use crate::closer::Closer;
 use crate::execute::Input;
+use crate::socket_switch::Switch;
 
 /// The longest frame a port reads (a jumbo LLDPDU); longer ones are receive errors.
 const MAX_FRAME: usize = 9216;
@@ -174,12 +172,12 @@ impl Shared {
     }
 }
 
-/// A port's own socket, and the time it takes over from the shared ones (ns since the
-/// epoch, read once it was open).
+/// A port's own socket, and which of the frames both it and the shared ones read
+/// are delivered from which.
 struct Own {
     socket: Arc<AsyncFd<PacketSocket>>,
     reader: JoinHandle<()>,
-    since_ns: u64,
+    switch: Switch,
 }
 
 /// Every port's sockets.
@@ -241,7 +239,6 @@ impl PortSockets {
         // once, and one it dropped for room the shared socket may have read too.
         let sock = PacketSocket::open_sized(ifindex, Some(self.rcvbuf))?;
         sock.stamp_receives()?;
-        let since_ns = crate::runtime::unix_ns();
         // What it dropped so far the shared sockets had too (their exclusion comes
         // after this): not the port's loss.
         let _ = sock.stats();
@@ -257,7 +254,7 @@ impl PortSockets {
             Own {
                 socket,
                 reader,
-                since_ns,
+                switch: Switch::new(),
             },
         );
         self.refilter();
@@ -347,11 +344,16 @@ impl PortSockets {
                 new_strangers |= self.strangers.insert(ifindex);
                 continue;
             }
-            if let Some(own) = self.own.get(&ifindex) {
-                // Each frame from one socket only: before the switch the shared one's,
-                // since then the own one's.
-                let since = batch.stamps[i].is_none_or(|t| t >= own.since_ns);
-                if since == batch.shared {
+            if let Some(own) = self.own.get_mut(&ifindex) {
+                // Each frame from one socket only (the kernel's stamps tell).
+                let stamp = batch.stamps[i];
+                let deliver = if batch.shared {
+                    own.switch.shared(stamp)
+                } else {
+                    own.switch.own(stamp)
+                };
+                if !deliver {
+                    node.handle_own_socket_skipped(ifindex, 1);
                     continue;
                 }
             }

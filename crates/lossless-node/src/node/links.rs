@@ -368,6 +368,17 @@ impl Node {
         }
     }
 
+    /// Frames of a port the runtime read from both the shared sockets and the port's
+    /// own as it switched, and delivered once: `n` copies skipped.
+    pub fn handle_own_socket_skipped(&mut self, ifindex: u32, n: u64) {
+        let Some(name) = self.name_of(ifindex) else {
+            return;
+        };
+        if let Some(port) = self.ports.get_mut(&name) {
+            port.io.own_socket_skipped += n;
+        }
+    }
+
     /// The kernel's counters of the packet sockets shared by the ports (their drops
     /// since the last reading, summed; the receive buffer each has). New drops are
     /// logged.

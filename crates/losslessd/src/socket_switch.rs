@@ -1,0 +1,239 @@
+//! A port's switch from the shared packet sockets to a socket of its own, as a rule on
+//! the kernel's receive stamps only (sans-IO: stamps in, "deliver or skip" out).
+//!
+//! For a few microseconds both sockets receive the port's frames: the own socket from
+//! its bind, the shared ones until their filter excludes the port. A frame both
+//! received is the same buffer, and carries the same kernel stamp (`SO_TIMESTAMPNS`,
+//! set once as the frame enters the stack) on either socket. Each socket reads in the
+//! kernel's order, and the core takes their batches in any order:
+//!
+//! * until the own socket delivered a frame, the shared sockets' frames are delivered
+//!   and their stamps remembered; an own frame with a remembered stamp is a copy,
+//!   skipped; the first own frame without one starts the own socket's stream;
+//! * from then on every own frame is delivered, and a shared frame only if the kernel
+//!   stamped it before that first own frame (received before the bind).
+//!
+//! No time the daemon read is compared with the kernel's stamps: a step of the wall
+//! clock (chrony's `makestep`, a VM resume) after the switch cannot make the port
+//! deaf. Kernel stamps are compared with kernel stamps, for equality on the own
+//! socket's side. What a step back could still do: a frame the shared sockets hold
+//! from before the bind, read after the own socket's first frame, with the step
+//! between the two (the milliseconds of the shared queue), is skipped and lost; on a
+//! port the shared sockets never exclude (more flooded ports than their filter's
+//! 1,024), its frames are delivered twice for the length of the step. Neither loses
+//! the port its frames for the length of a step.
+//!
+//! Frames with no stamp (the kernel gave none) cannot be placed: the own socket's are
+//! delivered, the shared sockets' skipped, as before this rule.
+
+use std::collections::VecDeque;
+
+/// Stamps of the port's frames the shared sockets delivered since the switch that are
+/// remembered until the own socket delivers its first frame (the newest kept). The
+/// window both sockets receive in is a few system calls long: tens of frames in a
+/// flood.
+pub(crate) const REMEMBERED: usize = 1024;
+
+/// One port's switch, from the moment its own socket is open.
+#[derive(Debug, Default)]
+pub(crate) struct Switch {
+    /// Stamps of the port's frames the shared sockets delivered since the switch, until
+    /// the own socket delivered one (the newest [`REMEMBERED`]).
+    from_shared: VecDeque<u64>,
+    /// The stamp of the first frame the own socket delivered.
+    own_first: Option<u64>,
+}
+
+impl Switch {
+    pub(crate) fn new() -> Switch {
+        Switch::default()
+    }
+
+    /// A frame of the port the shared sockets read (`stamp`: the kernel's receive
+    /// stamp): whether to deliver it.
+    pub(crate) fn shared(&mut self, stamp: Option<u64>) -> bool {
+        let Some(t) = stamp else {
+            return false;
+        };
+        match self.own_first {
+            // The own socket has every frame the kernel stamped from its first on.
+            Some(first) => t < first,
+            None => {
+                if self.from_shared.len() == REMEMBERED {
+                    self.from_shared.pop_front();
+                }
+                self.from_shared.push_back(t);
+                true
+            }
+        }
+    }
+
+    /// A frame of the port its own socket read: whether to deliver it.
+    pub(crate) fn own(&mut self, stamp: Option<u64>) -> bool {
+        let Some(t) = stamp else {
+            return true;
+        };
+        if self.own_first.is_none() {
+            if let Some(i) = self.from_shared.iter().position(|&s| s == t) {
+                // Delivered from the shared sockets, and so was every frame before it.
+                self.from_shared.drain(..=i);
+                return false;
+            }
+            self.own_first = Some(t);
+            self.from_shared = VecDeque::new();
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Switch, REMEMBERED};
+
+    const S: u64 = 1_000_000_000;
+    /// The wall clock when the daemon opened the port's own socket (what the rule
+    /// before this one read, and compared the kernel's stamps with).
+    const WALL_AT_SWITCH: u64 = 1_800_000_000 * S;
+
+    /// Kernel stamps of a flood, one frame a microsecond from `from`.
+    fn frames(from: u64, n: u64) -> Vec<u64> {
+        (0..n).map(|i| from + i * 1_000).collect()
+    }
+
+    /// The clock steps back 20 s just after the switch (chrony's makestep, a VM resume):
+    /// the kernel stamps every later frame 20 s earlier than the wall clock read at the
+    /// switch. The own socket's frames are the port's only ones (the shared sockets
+    /// exclude it): each must be delivered.
+    #[test]
+    fn a_step_back_after_the_switch_loses_no_frame() {
+        let mut sw = Switch::new();
+        // The shared sockets delivered the port's frames up to the switch.
+        for t in frames(WALL_AT_SWITCH - 100_000, 100) {
+            assert!(sw.shared(Some(t)));
+        }
+        let stepped = WALL_AT_SWITCH + 1_000 - 20 * S;
+        let delivered = frames(stepped, 1_000)
+            .into_iter()
+            .filter(|&t| sw.own(Some(t)))
+            .count();
+        assert_eq!(delivered, 1_000, "frames received after the step");
+    }
+
+    /// The same long after the switch: the port's own socket is its only one for good.
+    #[test]
+    fn a_step_back_long_after_the_switch_loses_no_frame() {
+        let mut sw = Switch::new();
+        for t in frames(WALL_AT_SWITCH, 10) {
+            assert!(sw.own(Some(t)));
+        }
+        for t in frames(WALL_AT_SWITCH + 3_600 * S - 20 * S, 100) {
+            assert!(sw.own(Some(t)));
+        }
+    }
+
+    /// The window both sockets receive in: frames 0..100 only on the shared sockets
+    /// (before the own socket's bind), 100..150 on both, 150..300 on the own socket only.
+    /// Whichever reader the core hears first, every frame is delivered once, and the
+    /// copies are counted.
+    #[test]
+    fn the_overlap_is_delivered_once_in_any_order() {
+        let all = frames(WALL_AT_SWITCH - 100_000, 300);
+        let shared = &all[..150];
+        let own = &all[100..];
+        // Interleavings of the two readers' batches (the core takes each batch whole).
+        for (shared_batch, own_batch) in [(1, 1), (7, 3), (64, 64), (150, 1), (1, 200), (33, 17)] {
+            for shared_first in [true, false] {
+                let mut sw = Switch::new();
+                let mut got = Vec::new();
+                let mut skipped = 0;
+                let (mut a, mut b) = (shared.chunks(shared_batch), own.chunks(own_batch));
+                let mut turn = shared_first;
+                loop {
+                    let next = if turn {
+                        a.next()
+                            .map(|x| (true, x))
+                            .or_else(|| b.next().map(|x| (false, x)))
+                    } else {
+                        b.next()
+                            .map(|x| (false, x))
+                            .or_else(|| a.next().map(|x| (true, x)))
+                    };
+                    let Some((from_shared, batch)) = next else {
+                        break;
+                    };
+                    for &t in batch {
+                        let keep = if from_shared {
+                            sw.shared(Some(t))
+                        } else {
+                            sw.own(Some(t))
+                        };
+                        if keep {
+                            got.push(t);
+                        } else {
+                            skipped += 1;
+                        }
+                    }
+                    turn = !turn;
+                }
+                got.sort_unstable();
+                assert_eq!(
+                    got, all,
+                    "batches {shared_batch}/{own_batch}, shared first: {shared_first}"
+                );
+                assert_eq!(skipped, 50, "the copies");
+            }
+        }
+    }
+
+    /// A step back inside the window: stamps are matched, not ordered, so it changes
+    /// nothing. Frames 0..10 shared only; 10..20 on both; then the clock steps back
+    /// 20 s and 20..40 reach the own socket only.
+    #[test]
+    fn a_step_back_inside_the_overlap_loses_no_frame() {
+        let before = frames(WALL_AT_SWITCH - 10_000, 20);
+        let after = frames(WALL_AT_SWITCH + 10_000 - 20 * S, 20);
+        let mut sw = Switch::new();
+        for &t in &before {
+            assert!(sw.shared(Some(t)));
+        }
+        let own: Vec<bool> = before[10..]
+            .iter()
+            .chain(&after)
+            .map(|&t| sw.own(Some(t)))
+            .collect();
+        assert_eq!(own.iter().filter(|&&k| k).count(), 20);
+        assert!(own[..10].iter().all(|&k| !k), "the copies skipped");
+    }
+
+    /// A port the shared sockets never exclude (more flooded ports than their filter
+    /// holds): every frame reaches both sockets for good, and is delivered once.
+    #[test]
+    fn a_port_never_excluded_is_delivered_once() {
+        let all = frames(WALL_AT_SWITCH, 3 * REMEMBERED as u64);
+        let mut sw = Switch::new();
+        let (early, late) = all.split_at(10);
+        assert!(early.iter().all(|&t| sw.shared(Some(t))));
+        assert!(early.iter().all(|&t| !sw.own(Some(t))), "copies");
+        assert!(late.iter().all(|&t| sw.own(Some(t))));
+        assert!(late.iter().all(|&t| !sw.shared(Some(t))), "copies");
+    }
+
+    /// The documented cost of a step back on such a port: its frames are delivered twice
+    /// for the length of the step, none is lost.
+    #[test]
+    fn a_step_back_on_a_port_never_excluded_delivers_twice_loses_nothing() {
+        let mut sw = Switch::new();
+        assert!(sw.own(Some(WALL_AT_SWITCH)));
+        let stepped = frames(WALL_AT_SWITCH + 1_000 - 20 * S, 100);
+        assert!(stepped.iter().all(|&t| sw.own(Some(t))));
+        assert!(stepped.iter().all(|&t| sw.shared(Some(t))));
+    }
+
+    /// No stamp: the own socket's frame delivered, the shared sockets' skipped.
+    #[test]
+    fn no_stamp_goes_to_the_own_socket() {
+        let mut sw = Switch::new();
+        assert!(!sw.shared(None));
+        assert!(sw.own(None));
+    }
+}

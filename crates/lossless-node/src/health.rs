@@ -687,7 +687,8 @@ pub fn port(f: &Facts<'_>) -> Health {
     Health::of(problems(f).iter().map(Problem::to_string).collect())
 }
 
-/// The node's health: every port's problems after its name, each interface named
+/// The node's health: the state directory's problem and a state file set aside,
+/// every port's problems after its name, each interface named
 /// on the command line that does not exist, each `[ports."..."]` section that matches
 /// no interface here, and no port at all ("nothing managed" is not "ok").
 pub fn node<'a>(
@@ -695,12 +696,34 @@ pub fn node<'a>(
     missing: &[&str],
     unmatched: &[crate::config::unmatched::Unmatched],
     config_refused: Option<&str>,
+    state_dir: &crate::node::StateDirHealth,
 ) -> Health {
     let mut problems = Vec::new();
     if let Some(why) = config_refused {
         problems.push(format!(
             "the configuration file was refused at its last reload ({why}): the \
              configuration before it runs"
+        ));
+    }
+    if let Some(p) = &state_dir.problem {
+        problems.push(if p.reason.refuses_changes() {
+            format!(
+                "state directory ({}): {p}: runtime changes are refused",
+                p.reason.as_str()
+            )
+        } else {
+            format!("state directory ({}): {p}", p.reason.as_str())
+        });
+    }
+    if let Some(s) = &state_dir.set_aside {
+        let whereto = match &s.moved_to {
+            Some(to) => format!("moved to {to}"),
+            None => "left in place".to_string(),
+        };
+        problems.push(format!(
+            "state file refused at start ({}), {whereto}: the runtime changes it held do \
+             not run",
+            s.why
         ));
     }
     let mut managed = 0usize;

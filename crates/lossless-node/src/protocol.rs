@@ -467,6 +467,14 @@ pub struct DaemonInfo {
     /// the file changing under a watching daemon); absent when it was taken.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config_refused: Option<String>,
+    /// What is wrong with the state directory (absent: nothing); while its `reason`
+    /// is not `not_durable`, runtime changes are refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state_problem: Option<crate::state::StateDirProblem>,
+    /// The state file refused at start and set aside (absent: none), until a runtime
+    /// change is persisted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state_set_aside: Option<crate::state::StateSetAside>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -840,5 +848,15 @@ pub enum DaemonEvent {
     HeadroomHardware {
         pfc_delay: serde_json::Value,
         buffer: serde_json::Value,
+    },
+    /// The state directory's problem began or changed (`problem`), or ended (absent).
+    StateDir {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        problem: Option<crate::state::StateDirProblem>,
+    },
+    /// The state file was refused at start; the daemon runs without it.
+    StateSetAside {
+        #[serde(flatten)]
+        set_aside: crate::state::StateSetAside,
     },
 }

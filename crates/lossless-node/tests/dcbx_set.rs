@@ -8,12 +8,13 @@ use std::path::Path;
 use lossless_dcbx::Instant;
 use lossless_node::config::DaemonConfig;
 use lossless_node::link::Link;
-use lossless_node::node::{Identity, Node, Now, Output, PersistError};
+use lossless_node::node::{Identity, Node, Now, Output};
 use lossless_node::protocol::{
     AppRuleChange, AppRulesChange, EtsChange, FeatureChange, FeatureName, Request, Response,
     TcChange,
 };
 use lossless_node::state::PersistedState;
+use lossless_node::state::{PersistError, StateDirProblem, StateDirReason};
 use lossless_wire::ieee::Tsa;
 use serde_json::Value;
 
@@ -37,7 +38,7 @@ struct One {
     /// What the node asked to persist, in order.
     persisted: Vec<PersistedState>,
     /// Answer the next persist with this error.
-    fail: Option<String>,
+    fail: Option<PersistError>,
 }
 
 impl One {
@@ -80,7 +81,7 @@ impl One {
                 Output::Persist { state } => {
                     self.persisted.push(state);
                     let r = match self.fail.take() {
-                        Some(e) => Err(PersistError(e)),
+                        Some(e) => Err(e),
                         None => Ok(()),
                     };
                     self.node.handle_persisted(now(), r);
@@ -405,7 +406,10 @@ fn mode_and_reset() {
         ..change(FeatureName::Pfc)
     })
     .unwrap();
-    one.fail = Some("disk full".into());
+    one.fail = Some(PersistError::NotWritten(problem(
+        StateDirReason::NotWritable,
+        "/s/state.json: cannot write: disk full",
+    )));
     let r = one.request(Request::DcbxReset {
         port: "eth0".into(),
         feature: None,
@@ -414,7 +418,7 @@ fn mode_and_reset() {
         .error
         .unwrap()
         .message
-        .contains("nothing changed: disk full"));
+        .contains("nothing changed: /s/state.json: cannot write: disk full"));
     assert_eq!(nums(&one.show()["pfc"]["desired"]["priorities"]), [5]);
     let r = one.request(Request::DcbxReset {
         port: "eth9".into(),
@@ -544,4 +548,49 @@ proptest::proptest! {
             (f, c) => proptest::prop_assert!(false, "file {:?}\nchange {:?}\n{}", f.map(|_| ()), c, text),
         }
     }
+}
+
+fn problem(reason: StateDirReason, message: &str) -> StateDirProblem {
+    StateDirProblem {
+        reason,
+        path: "/s".into(),
+        message: message.into(),
+    }
+}
+
+/// A change written whose directory could not be flushed runs (a restart reads it), its
+/// answer says so, and the node is unhealthy until a write succeeds whole; a write
+/// refused changes nothing and refuses the next ones' with the same reason in status.
+#[test]
+fn a_change_written_but_not_durable_runs_with_a_warning() {
+    let mut one = One::new();
+    one.fail = Some(PersistError::NotDurable(problem(
+        StateDirReason::NotDurable,
+        "/s: state.json was replaced but the directory could not be flushed (EIO)",
+    )));
+    let v = one
+        .set(FeatureChange {
+            priorities: Some(vec![4]),
+            ..change(FeatureName::Pfc)
+        })
+        .expect("applied");
+    assert!(v["warning"]
+        .as_str()
+        .unwrap()
+        .contains("could not be flushed"));
+    assert_eq!(nums(&one.show()["pfc"]["desired"]["priorities"]), [4]);
+    let st = one.request(Request::Status).result.unwrap();
+    assert_eq!(st["daemon"]["state_problem"]["reason"], "not_durable");
+    assert!(st["problems"].as_array().unwrap().iter().any(|p| p
+        .as_str()
+        .unwrap()
+        .starts_with("state directory (not_durable)")));
+    // A write that succeeds whole: healthy again.
+    one.set(FeatureChange {
+        priorities: Some(vec![5]),
+        ..change(FeatureName::Pfc)
+    })
+    .expect("applied");
+    let st = one.request(Request::Status).result.unwrap();
+    assert!(st["daemon"].get("state_problem").is_none(), "{st}");
 }

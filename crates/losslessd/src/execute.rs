@@ -10,7 +10,7 @@ use std::sync::Arc;
 use lossless_node::hardware::{
     HardwareError, HardwareErrorKind, IeeeOutcome, IeeeProgram, NicState, Trust, TrustOutcome,
 };
-use lossless_node::node::{Node, Output, PersistError};
+use lossless_node::node::{Node, Output};
 use lossless_node::timestamps::Clock as TsClock;
 use lossless_sys::dcbnl::{AppSelector, DcbError, Dcbnl, DcbxMode, PgSetting};
 use lossless_sys::reactor::async_fd_with_interest;
@@ -59,7 +59,7 @@ pub(crate) struct Io {
     input: mpsc::Sender<Input>,
     pub(crate) events: broadcast::Sender<Arc<str>>,
     dcbnl: Option<Dcbnl>,
-    state: StateDir,
+    pub(crate) state: StateDir,
     config_path: Option<PathBuf>,
     pub(crate) relay: Option<RelayRuntime>,
     pub(crate) replies: Replies,
@@ -364,10 +364,7 @@ fn execute_one(node: &mut Node, io: &mut Io, clock: &Clock, out: Output) {
             node.handle_buffer_written(clock.now(), ifindex, readback);
         }
         Output::Persist { state } => {
-            let result = io
-                .state
-                .save(&state)
-                .map_err(|e| PersistError(e.to_string()));
+            let result = io.state.save(&state);
             node.handle_persisted(clock.now(), result);
         }
         Output::ReadConfig => {

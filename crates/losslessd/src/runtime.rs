@@ -27,7 +27,7 @@ use crate::convert;
 use crate::execute::{execute, Input, Io};
 use crate::host;
 use crate::metrics_http;
-use crate::state_dir::{StateDir, StateDirError};
+use crate::state_dir::{Started, StateDir};
 
 /// Command-line choices; each overrides the file.
 #[derive(Debug, Clone, Default)]
@@ -47,10 +47,6 @@ pub struct Options {
 pub enum RunError {
     #[error(transparent)]
     Config(#[from] ConfigFileError),
-    #[error("state directory {path}: {source}")]
-    StateDir { path: PathBuf, source: io::Error },
-    #[error(transparent)]
-    State(#[from] StateDirError),
     #[error("control socket {path}: {source}")]
     Socket { path: PathBuf, source: io::Error },
     #[error("metrics endpoint {addr}: {source}")]
@@ -142,28 +138,19 @@ impl Clock {
     }
 }
 
-/// Opens the state directory and counts this start in it.
-fn open_state(
-    config: &DaemonConfig,
-) -> Result<(StateDir, lossless_node::state::PersistedState), RunError> {
-    let dir = &config.daemon.state_dir;
-    let state = StateDir::open(dir).map_err(|source| RunError::StateDir {
-        path: dir.clone(),
-        source,
-    })?;
-    match state.remove_leftovers() {
-        Ok(removed) if !removed.is_empty() => info!(
-            files = %removed.join(","),
+/// Opens the state directory and counts this start in it. Never fatal: what went
+/// wrong (a directory not writable or not trusted, a state file refused) is handed to
+/// the node, which reports it and runs on the configuration file.
+fn open_state(dir: &std::path::Path) -> Started {
+    let started = StateDir::start(dir);
+    if !started.removed.is_empty() {
+        info!(
+            files = %started.removed.join(","),
             "removed {} temporary files of interrupted state writes",
-            removed.len()
-        ),
-        Ok(_) => {}
-        Err(e) => warn!(dir = %dir.display(), error = %e, "cannot clean the state directory"),
+            started.removed.len()
+        );
     }
-    let mut persisted = state.load()?;
-    persisted.boots = persisted.boots.wrapping_add(1);
-    state.save(&persisted)?;
-    Ok((state, persisted))
+    started
 }
 
 async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> {
@@ -174,13 +161,23 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
     let socket_group = config.daemon.socket_group.clone();
     let metrics_addr = config.daemon.metrics;
     let limits = config.daemon.limits;
-    let (state, persisted) = open_state(&config)?;
+    let Started {
+        dir: state,
+        state: persisted,
+        problem: state_problem,
+        set_aside,
+        ..
+    } = open_state(&config.daemon.state_dir);
     let identity = Identity {
         config_path: opts.config.clone(),
         cli_ports: opts.interfaces.clone(),
         pid: std::process::id(),
     };
     let mut node = Node::new(config, identity, persisted, clock.now());
+    if let Some(s) = set_aside {
+        node.handle_state_set_aside(clock.now(), s);
+    }
+    node.handle_state_dir(clock.now(), state_problem);
     info!(
         boots = node.boots(),
         state_dir = %state.path().display(),
@@ -253,6 +250,12 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
     // The configuration file is watched: a new version (an editor's save, a
     // Kubernetes ConfigMap's update swapping its `..data` link) reloads as SIGHUP does.
     let mut config_watch = config_file::Watch::new(opts.config.clone());
+    // While the state directory has a problem it is tried again (its state written
+    // anew), so that it comes back without waiting for a runtime change to try it.
+    let mut state_recheck = tokio::time::interval_at(
+        tokio::time::Instant::now() + lossless_node::node::STATE_RECHECK,
+        lossless_node::node::STATE_RECHECK,
+    );
     let mut config_poll = tokio::time::interval_at(
         tokio::time::Instant::now() + config_file::WATCH_EVERY,
         config_file::WATCH_EVERY,
@@ -334,6 +337,10 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
                 lossless_sys::heap::trim();
             }
             _ = socket_stats.tick() => io.read_socket_stats(&mut node),
+            _ = state_recheck.tick(), if node.state_dir_problem().is_some() => {
+                let result = io.state.save(node.persisted());
+                node.handle_state_dir(clock.now(), result.err().map(|e| e.problem().clone()));
+            }
             _ = sleep_until(deadline) => node.handle_timeout(clock.now()),
             Some(msg) = core_rx.recv() => match msg {
                 CoreMsg::Control { req, reply } => {

@@ -95,8 +95,9 @@ fn open_refuses_a_directory_others_can_write() {
     assert_eq!(
         e.to_string(),
         format!(
-            "{}: state directory is writable by group or others (mode 0777); \
-             use a directory only losslessd can write (0700)",
+            "{}: the state directory is writable by group or others (mode 0777): state \
+             there could be forged, it is ignored; use a directory only losslessd can \
+             write (0700) and a file only it can (0600)",
             root.display()
         )
     );

@@ -7,8 +7,9 @@
 //! session is drained the same way.
 
 use lossless_dcbx::Instant;
-use lossless_node::node::{Output, PersistError};
+use lossless_node::node::Output;
 use lossless_node::protocol::{DaemonEvent, EventBody};
+use lossless_node::state::{PersistError, StateDirProblem, StateDirReason};
 use lossless_node::timestamps::{Clock, Clocks};
 use lossless_wire::measure::{Measure, MessageKind};
 use lossless_wire::{Frame, Payload};
@@ -214,9 +215,11 @@ impl Sim {
             }
             Output::Persist { state } => {
                 let r = if c.persist_fails {
-                    Err(PersistError(
-                        "lab: the state directory refuses writes".into(),
-                    ))
+                    Err(PersistError::NotWritten(StateDirProblem {
+                        reason: StateDirReason::NotWritable,
+                        path: "lab".into(),
+                        message: "lab: the state directory refuses writes".into(),
+                    }))
                 } else {
                     c.store = state;
                     Ok(())

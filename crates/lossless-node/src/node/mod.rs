@@ -29,6 +29,8 @@ mod reload;
 mod requests;
 mod roce;
 mod shadow;
+mod state_dir;
+pub use state_dir::{StateDirHealth, STATE_RECHECK};
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::PathBuf;
@@ -47,7 +49,7 @@ use crate::state::{PersistedState, PortOverrides};
 use crate::timestamps::TimestampMode;
 use lossless_wire::cee::{PfcConfig, PgConfig};
 
-pub use requests::PersistError;
+pub use crate::state::PersistError;
 
 /// The current time on both clocks: the monotonic timeline the agents run
 /// on, and wall-clock seconds for event records.
@@ -210,6 +212,8 @@ pub struct Node {
     shared_socket: crate::protocol::SharedSocketCounters,
     /// Every port's MSAP, to discard our own LLDPDUs coming back.
     own_msaps: looped::OwnMsaps,
+    /// How the state directory stands.
+    state_dir: StateDirHealth,
 }
 
 impl Node {
@@ -238,6 +242,7 @@ impl Node {
             host: crate::identity::Host::default(),
             shared_socket: Default::default(),
             own_msaps: looped::OwnMsaps::default(),
+            state_dir: StateDirHealth::default(),
         };
         node.sync_relay();
         node
@@ -417,6 +422,7 @@ impl Node {
             "lossless_config_refused {}\n",
             u8::from(self.requests.config_refused.is_some())
         ));
+        state_dir::render_metrics(&self.state_dir, &mut text);
         if let Some(r) = relay {
             crate::relay_metrics::render(r, &mut text);
         }

@@ -20,12 +20,7 @@ use crate::protocol::{
     DaemonEvent, DaemonInfo, DcbxView, ErrorKind, EventBody, FeatureChange, FeatureName, IeeeAdmin,
     NicView, PortStatusLine, RefusedView, ReloadResult, Request, Response, Source, StatusResult,
 };
-use crate::state::{PersistedState, PortOverrides};
-
-/// Why the persisted state could not be written (the runtime's message).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct PersistError(pub String);
+use crate::state::{PersistError, PersistedState, PortOverrides};
 
 /// A change under way: what it waits for.
 #[derive(Debug)]
@@ -281,7 +276,9 @@ impl Node {
     }
 
     /// The answer to [`Output::Persist`]: the change it stood for runs now, or is
-    /// refused with nothing changed.
+    /// refused with nothing changed. A change written whose directory could not be
+    /// flushed runs too (a restart reads it: answering "nothing changed" would be
+    /// false), its answer carrying the `warning`, the directory reported.
     pub fn handle_persisted(&mut self, now: Now, result: Result<(), PersistError>) {
         let Some(Busy::Persist(set)) = self.requests.busy.take() else {
             return;
@@ -296,13 +293,26 @@ impl Node {
         } = *set;
         let response = match result {
             Ok(()) => {
+                self.state_dir_usable(now);
                 self.persisted = next;
                 finish_dcbx_set(self, now, &port, overrides, settings, roce)
             }
-            Err(e) => Response::err(
-                ErrorKind::Persist,
-                format!("cannot persist the change, nothing changed: {e}"),
-            ),
+            Err(PersistError::NotDurable(problem)) => {
+                let warning =
+                    format!("the change runs and is in the state file, but not durably: {problem}");
+                self.handle_state_dir(now, Some(problem));
+                self.persisted = next;
+                let mut response = finish_dcbx_set(self, now, &port, overrides, settings, roce);
+                if let Some(serde_json::Value::Object(m)) = response.result.as_mut() {
+                    m.insert("warning".into(), serde_json::Value::String(warning));
+                }
+                response
+            }
+            Err(PersistError::NotWritten(problem)) => {
+                let message = format!("cannot persist the change, nothing changed: {problem}");
+                self.handle_state_dir(now, Some(problem));
+                Response::err(ErrorKind::Persist, message)
+            }
         };
         self.reply(id, response);
         self.run_queued(now);
@@ -378,6 +388,8 @@ fn status(node: &Node, now: Now) -> serde_json::Value {
             metrics: d.metrics.map(|a| a.to_string()),
             boots: node.persisted.boots,
             config_refused: node.requests.config_refused.clone(),
+            state_problem: node.state_dir.problem.clone(),
+            state_set_aside: node.state_dir.set_aside.clone(),
         },
         health: Health::default(),
         ports: node
@@ -402,6 +414,7 @@ fn status(node: &Node, now: Now) -> serde_json::Value {
         &node.missing_cli_ports(),
         &node.unmatched_patterns(),
         node.requests.config_refused.as_deref(),
+        &node.state_dir,
     );
     serde_json::to_value(result).unwrap_or_default()
 }

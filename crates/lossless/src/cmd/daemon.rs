@@ -64,7 +64,7 @@ fn connect(socket: &Path) -> Result<Client, CliError> {
 
 pub(crate) fn call(socket: &Path, what: &str, req: &Request) -> Result<Value, CliError> {
     let mut c = connect(socket)?;
-    c.call(req).map_err(|e| match e {
+    let v = c.call(req).map_err(|e| match e {
         ClientError::Daemon(body) => {
             use lossless_node::protocol::ErrorKind as K;
             match body.kind {
@@ -75,7 +75,12 @@ pub(crate) fn call(socket: &Path, what: &str, req: &Request) -> Result<Value, Cl
             }
         }
         e => CliError::failure(what.to_string(), e),
-    })
+    })?;
+    // A change that runs but whose persistence is not durable says so.
+    if let Some(w) = v.get("warning").and_then(Value::as_str) {
+        eprintln!("{what}: warning: {w}");
+    }
+    Ok(v)
 }
 
 pub(crate) fn print_json(v: &Value) -> Result<(), CliError> {
@@ -105,6 +110,24 @@ pub fn status(args: JsonArg) -> Result<(), CliError> {
             format!("{head}config refused at the last reload, the one before it runs: {why}\n")
         }
         None => head,
+    };
+    let head = match d["state_problem"]["message"].as_str() {
+        Some(why) if d["state_problem"]["reason"] == "not_durable" => {
+            format!("{head}state directory: {why}\n")
+        }
+        Some(why) => format!("{head}state directory: {why}: runtime changes are refused\n"),
+        None => head,
+    };
+    let head = match &d["state_set_aside"] {
+        Value::Object(s) => format!(
+            "{head}state file refused at start ({}), {}: running on the configuration file\n",
+            s.get("why").and_then(Value::as_str).unwrap_or_default(),
+            match s.get("moved_to").and_then(Value::as_str) {
+                Some(to) => format!("moved to {to}"),
+                None => "left in place".to_string(),
+            }
+        ),
+        _ => head,
     };
     let mut t = Table::new(["PORT", "LINK", "DCBX", "MODE", "NBRS", "APPLY", "HEALTH"]);
     for p in arr(&v["ports"]) {

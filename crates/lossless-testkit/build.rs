@@ -28,12 +28,16 @@ const SOURCES: [&str; 18] = [
 ];
 const HEADER: &str = "c/dcbdrv.h";
 
+/// The directory-fsync fault library (its own `.so`: it wraps only fsync and fdatasync).
+const FSYNC_FAULT: &str = "c/fsync_fault.c";
+
 fn main() {
-    for file in SOURCES.iter().chain([&HEADER]) {
+    for file in SOURCES.iter().chain([&HEADER, &FSYNC_FAULT]) {
         println!("cargo:rerun-if-changed={file}");
     }
     println!("cargo:rerun-if-env-changed=CC");
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    fsync_fault(&out);
     let so = out.join("liblossless_dcbdrv.so");
     let cc = std::env::var("CC").unwrap_or_else(|_| "gcc".into());
     // -fvisibility=hidden: the library exports only the wrapped libc calls (DCBDRV_EXPORT).
@@ -62,6 +66,36 @@ fn main() {
             println!("cargo:rustc-env=LOSSLESS_DCBDRV_SO=");
             println!(
                 "cargo:rustc-env=LOSSLESS_DCBDRV_BUILD_ERROR={cc} could not be run ({e}): install gcc (Debian package gcc) to build the emulated DCB driver"
+            );
+        }
+    }
+}
+
+/// Builds `c/fsync_fault.c` (see [`FSYNC_FAULT`]); without gcc, the reason is kept for
+/// `fault::dir_fsync_library()` to fail with.
+fn fsync_fault(out: &std::path::Path) {
+    let so = out.join("liblossless_fsync_fault.so");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "gcc".into());
+    let result = Command::new(&cc)
+        .args(["-O2", "-g", "-Wall", "-Wextra", "-Werror"])
+        .args(["-fvisibility=hidden", "-shared", "-fPIC", "-o"])
+        .arg(&so)
+        .arg(FSYNC_FAULT)
+        .arg("-ldl")
+        .output();
+    match result {
+        Ok(o) if o.status.success() => {
+            println!("cargo:rustc-env=LOSSLESS_FSYNC_FAULT_SO={}", so.display());
+            println!("cargo:rustc-env=LOSSLESS_FSYNC_FAULT_BUILD_ERROR=");
+        }
+        Ok(o) => panic!(
+            "{cc} failed on {FSYNC_FAULT}:\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        ),
+        Err(e) => {
+            println!("cargo:rustc-env=LOSSLESS_FSYNC_FAULT_SO=");
+            println!(
+                "cargo:rustc-env=LOSSLESS_FSYNC_FAULT_BUILD_ERROR={cc} could not be run ({e}): install gcc (Debian package gcc)"
             );
         }
     }

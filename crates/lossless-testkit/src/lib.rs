@@ -7,6 +7,8 @@
 //!   skips it with `LOSSLESS_SKIP_ORACLES=1`;
 //! * [`netns`]: network namespaces, veth pairs, temporary directories, polling;
 //! * [`fanout`]: many veth pairs between two namespaces (a daemon with many ports);
+//! * [`fault`]: faults of the disk under a daemon's state directory (a directory flush
+//!   that fails, a tiny tmpfs or a read-only bind in a mount namespace of its own);
 //! * [`tshark`]: tshark as a decoding oracle (fields of every frame of a capture) and
 //!   live captures;
 //! * [`pcap`]: capture files written from a test's frames;
@@ -36,6 +38,7 @@
 pub mod bench;
 pub mod dcbdrv;
 pub mod fanout;
+pub mod fault;
 pub mod flood;
 pub mod inject;
 pub mod lldpad;

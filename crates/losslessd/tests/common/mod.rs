@@ -26,13 +26,17 @@ pub use lossless_testkit::{
     Netns, Oracle, ShimEnv, TempDir, Veth,
 };
 
+/// This build's losslessd, or the one `LOSSLESSD_BIN` names (to run a test against
+/// another build, e.g. the one before a fix, and see it fail).
 pub fn losslessd_bin() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_losslessd"))
+    std::env::var_os("LOSSLESSD_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_losslessd")))
 }
 
 /// The `lossless` CLI, built on demand when the workspace build did not.
 pub fn lossless_bin() -> PathBuf {
-    let p = losslessd_bin().with_file_name("lossless");
+    let p = PathBuf::from(env!("CARGO_BIN_EXE_losslessd")).with_file_name("lossless");
     if !p.exists() {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let st = Command::new(cargo)

@@ -5,6 +5,7 @@ use lossless_wire::lldp::{Lldpdu, ETHERTYPE_LLDP};
 use lossless_wire::EmitError;
 use lossless_wire::EthernetFrame;
 
+use crate::config::PortConfig;
 use crate::lldp::local;
 use crate::lldp::tx::TxKind;
 use crate::mode::Version;
@@ -30,6 +31,12 @@ impl Agent {
     }
 }
 
+/// The shutdown LLDPDU (TTL 0, mandatory TLVs only) of an identity the port had:
+/// `cfg`'s MSAP, from `cfg`'s MAC.
+pub(super) fn build_shutdown(cfg: &PortConfig, out: &mut Vec<u8>) -> Result<(), EmitError> {
+    local::with_lldpdu(cfg, true, |pdu| emit_lldp_frame(cfg.mac, pdu, out))
+}
+
 /// Ethertype 0x88cc, untagged or behind one 802.1Q tag.
 pub(super) fn is_lldp_frame(frame: &[u8]) -> bool {
     matches!(
@@ -45,7 +52,9 @@ impl Agent {
     /// the first two TLVs: cheap enough to run on every frame before deciding
     /// whether to process it. False while the port has no negotiated peer.
     pub fn from_peer(&self, frame: &[u8]) -> bool {
-        let Some(peer) = self.mib.neighbors().iter().find(|n| n.negotiated) else {
+        // Of two (one silent since the other replaced it), the one heard last.
+        let negotiated = self.mib.neighbors().iter().filter(|n| n.negotiated);
+        let Some(peer) = negotiated.max_by_key(|n| n.last_rx) else {
             return false;
         };
         let Ok(eth) = EthernetFrame::new_checked(frame) else {

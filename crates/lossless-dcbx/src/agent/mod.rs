@@ -69,6 +69,13 @@ pub struct Agent {
     /// Boxed: a port that never sent them is 840 octets smaller.
     ieee_sent: Option<Box<IeeeDcbx>>,
     transmit: VecDeque<TxKind>,
+    /// The identity (MSAP) the port last sent, when it has another now (its MAC,
+    /// Chassis ID or Port ID changed while it sent): its shutdown LLDPDU goes out
+    /// before anything else, so the neighbour deletes that MSAP at once rather than
+    /// holding it beside the new one until its TTL (802.1AB-2016's shutdown LLDPDU).
+    /// Identities that changed again before a frame went out were never sent: only
+    /// the first is kept.
+    retired: Option<Box<PortConfig>>,
     events: VecDeque<Event>,
     lldp_stats: LldpStats,
     dcbx_stats: DcbxStats,
@@ -96,6 +103,7 @@ impl Agent {
             too_many: false,
             ieee_sent: None,
             transmit: VecDeque::new(),
+            retired: None,
             events: VecDeque::new(),
             lldp_stats: LldpStats::default(),
             dcbx_stats: DcbxStats::default(),
@@ -234,6 +242,7 @@ impl Agent {
         } else {
             // No shutdown LLDPDU: the link that would carry it is gone.
             self.tx.stop(now, &self.cfg.timers, false);
+            self.retired = None;
             let gone = self.mib.clear();
             self.report_removed(gone);
             self.peer_dcbx = false;
@@ -359,6 +368,13 @@ impl Agent {
         self.now = now;
         self.expire(now);
         let old = std::mem::replace(&mut self.cfg, cfg);
+        if self.link_up && old.admin_status.tx() && old.msap() != self.cfg.msap() {
+            // The neighbour knows us by the old MSAP: tell it that one is gone, then
+            // send the new one (fast, as any change of identity).
+            if self.retired.is_none() {
+                self.retired = Some(Box::new(old.clone()));
+            }
+        }
         let was_active =
             self.link_up && old.admin_status == crate::AdminStatus::RxTx && old.dcbx.enabled;
         if self.link_up {
@@ -416,6 +432,15 @@ impl Agent {
     /// (a configuration that does not fit, which validation refuses) is counted in
     /// `lldpdu_length_errors` and skipped, never sent malformed.
     pub fn poll_transmit(&mut self, out: &mut Vec<u8>) -> bool {
+        if let Some(old) = self.retired.take() {
+            match frame::build_shutdown(&old, out) {
+                Ok(()) => {
+                    self.lldp_stats.frames_out += 1;
+                    return true;
+                }
+                Err(_) => self.lldp_stats.lldpdu_length_errors += 1,
+            }
+        }
         while let Some(kind) = self.transmit.pop_front() {
             match self.build_frame(kind, out) {
                 Ok(()) => {

@@ -15,6 +15,14 @@
 //!   neighbour sending DCBX TLVs, else the longest-known one.
 //!
 //! The survivor's own LLDPDUs only refresh its own entry: they never extend the state.
+//!
+//! A neighbour that stopped sending ([`Neighbor::silent`]: one and a half of its
+//! transmit intervals without an LLDPDU) does not outrank one that still sends: it is
+//! not the peer beside it, negotiated or not, nor a second negotiated neighbour (a
+//! peer whose MAC changed without a shutdown LLDPDU for its old MSAP, a neighbour
+//! replaced on the cable). It counts again with its next LLDPDU, and leaves at its
+//! TTL. Holds are unchanged: a neighbour never negotiated with holds the port for
+//! `max_neighbor_hold` whether it still sends or not.
 
 use crate::time::{Duration, Instant};
 
@@ -37,9 +45,16 @@ impl RemoteMib {
         if self.neighbors.len() + self.discarded.live() <= 1 {
             return self.neighbors.first().map_or(PeerView::None, PeerView::One);
         }
+        // Who may be the peer: those that still send, if any does.
+        let sending = self.neighbors.iter().any(|n| !n.silent(now));
+        let counts = |n: &&Neighbor| !sending || !n.silent(now);
         let holds =
             |n: &Neighbor| !n.negotiated && n.sharing_since.is_none_or(|since| now < since + hold);
-        let mut negotiated = self.neighbors.iter().filter(|n| n.negotiated);
+        let mut negotiated = self
+            .neighbors
+            .iter()
+            .filter(counts)
+            .filter(|n| n.negotiated);
         let first = negotiated.next();
         if self.neighbors.iter().any(holds)
             || self.discarded.holding(now, hold)
@@ -51,9 +66,10 @@ impl RemoteMib {
         let fallback = self
             .neighbors
             .iter()
+            .filter(counts)
             .filter(|n| n.dcbx.is_some() || n.ieee.is_some())
             .min_by(longest_known)
-            .or_else(|| self.neighbors.iter().min_by(longest_known));
+            .or_else(|| self.neighbors.iter().filter(counts).min_by(longest_known));
         first.or(fallback).map_or(PeerView::None, PeerView::One)
     }
 
@@ -191,11 +207,49 @@ mod tests {
         m.rx(0.0, 1, 120, true);
         m.rx(0.5, 2, 65535, true);
         m.rx(20.0, 3, 65535, true);
+        // The incumbent sends every 30 s, as its TTL says (else it falls silent at 45 s
+        // and the fakes, which claim to send for hours, outrank it).
+        m.rx(30.0, 1, 120, true);
         // 1 and 2 stop holding at 30.5, 3 at 50: until then, no peer.
         assert_eq!(m.view(35.0), MULTIPLE);
         assert_eq!(m.view(49.9), MULTIPLE);
         // Then the longest-known DCBX speaker: the incumbent, not the fakes.
         assert_eq!(m.view(50.0), Some(Some(1)));
+    }
+
+    #[test]
+    fn a_negotiated_neighbour_that_stopped_sending_does_not_outrank_one_that_sends() {
+        // 1 was the peer and sends every 30 s until 60; 2 (its new MAC, no shutdown
+        // for the old MSAP) sends from 61 on.
+        let mut m = Mib::new(4);
+        for t in [0.0, 30.0, 60.0] {
+            m.rx(t, 1, 120, true);
+        }
+        m.negotiate(1);
+        for t in [61.0, 62.0, 63.0, 64.0, 94.0] {
+            m.rx(t, 2, 120, true);
+        }
+        assert_eq!(m.view(91.0), Some(Some(1)), "2's hold over, 1 still counts");
+        // 1 is silent 1.5 intervals (3/8 of its TTL) after its last LLDPDU.
+        assert_eq!(m.mib.poll_timeout(HOLD), Some(at(105.0)));
+        assert_eq!(m.view(104.9), Some(Some(1)));
+        assert_eq!(m.view(105.0), Some(Some(2)));
+        m.negotiate(2);
+        assert_eq!(m.view(124.0), Some(Some(2)));
+        // It comes back: two negotiated neighbours that send, no peer.
+        m.rx(125.0, 1, 120, true);
+        assert_eq!(m.view(125.0), MULTIPLE);
+    }
+
+    #[test]
+    fn alone_a_silent_neighbour_stays_the_peer_until_its_ttl() {
+        let mut m = Mib::new(4);
+        m.rx(0.0, 1, 120, true);
+        m.negotiate(1);
+        assert_eq!(m.view(100.0), Some(Some(1)));
+        // Two silent ones: neither outranks the other (the rule as without silence).
+        m.rx(1.0, 2, 120, true);
+        assert_eq!(m.view(60.0), Some(Some(1)));
     }
 
     #[test]

@@ -123,7 +123,9 @@ pub struct NeighborSummary {
     /// What it is to the multiple-neighbour rule: `negotiated` (it has been the
     /// port's DCBX peer), `holding` (it shares the port and keeps it without a DCBX
     /// peer, `holds_port_s` more seconds), `set_aside` (it held the port for
-    /// `max_neighbor_hold` and no longer does), `alone` (the only neighbour).
+    /// `max_neighbor_hold` and no longer does), `alone` (the only neighbour),
+    /// `silent` (it stopped sending, [`Neighbor::silent_from`]: it counts only if
+    /// every neighbour did).
     pub role: &'static str,
     pub holds_port_s: Option<f64>,
 }
@@ -136,6 +138,21 @@ pub struct CapabilitiesSummary {
 }
 
 impl Neighbor {
+    /// When it counts as having stopped sending: one and a half of its transmit
+    /// intervals after its last LLDPDU, the interval taken as a quarter of its TTL
+    /// (802.1AB's txTTL is msgTxInterval × msgTxHold, msgTxHold 4 by default, as
+    /// lldpad, lldpd and switches send: 45 s for a TTL of 120 s). Only ever compared
+    /// with another neighbour that still sends ([`RemoteMib::dcbx_view`]): alone on
+    /// the port it stays until its TTL, as 802.1AB says.
+    pub fn silent_from(&self) -> Instant {
+        self.last_rx + Duration::from_millis(u64::from(self.ttl) * 1000 * 3 / 8)
+    }
+
+    /// It stopped sending (see [`Neighbor::silent_from`]).
+    pub fn silent(&self, now: Instant) -> bool {
+        now >= self.silent_from()
+    }
+
     /// The instant it stops holding the port, if it holds it by sharing.
     pub fn hold_ends(&self, hold: Duration) -> Option<Instant> {
         match (self.negotiated, self.sharing_since) {
@@ -168,6 +185,7 @@ impl Neighbor {
                 (None, None, false) => "none",
             },
             role: match (self.negotiated, self.hold_ends(hold)) {
+                _ if self.silent(now) => "silent",
                 (true, _) => "negotiated",
                 (false, Some(end)) if end > now => "holding",
                 (false, Some(_)) => "set_aside",
@@ -375,6 +393,11 @@ impl RemoteMib {
     pub fn age(&mut self, now: Instant, hold: Duration, stats: &mut LldpStats) -> Aged {
         let since = self.checked;
         let mut aged = Aged::default();
+        let fell_silent = self.neighbors.len() > 1
+            && self
+                .neighbors
+                .iter()
+                .any(|n| n.silent_from() > since && n.silent_from() <= now);
         for n in &self.neighbors {
             if let Some(end) = n.hold_ends(hold) {
                 if end > since && end <= now && end < n.expires {
@@ -394,7 +417,10 @@ impl RemoteMib {
         let discarded = self.discarded.age(since, now, hold);
         aged.hold_expired.extend(discarded.hold_expired);
         stats.neighbor_hold_expiries += aged.hold_expired.len() as u64;
-        aged.changed = !aged.gone.is_empty() || !aged.hold_expired.is_empty() || discarded.gone > 0;
+        aged.changed = !aged.gone.is_empty()
+            || !aged.hold_expired.is_empty()
+            || discarded.gone > 0
+            || fell_silent;
         self.checked = self.checked.max(now);
         self.update_sharing(now);
         aged
@@ -409,12 +435,15 @@ impl RemoteMib {
             .collect()
     }
 
-    /// The next instant something ages out or a hold ends.
+    /// The next instant something ages out, a hold ends, or (with more than one
+    /// neighbour) one falls silent.
     pub fn poll_timeout(&self, hold: Duration) -> Option<Instant> {
         let after = self.checked;
+        let several = self.neighbors.len() > 1;
         let neighbors = self.neighbors.iter().flat_map(|n| {
             let hold_end = n.hold_ends(hold).filter(|end| *end > after);
-            [Some(n.expires), hold_end]
+            let silent = Some(n.silent_from()).filter(|t| several && *t > after);
+            [Some(n.expires), hold_end, silent]
         });
         neighbors
             .flatten()

@@ -30,14 +30,17 @@ const HEADER: &str = "c/dcbdrv.h";
 
 /// The directory-fsync fault library (its own `.so`: it wraps only fsync and fdatasync).
 const FSYNC_FAULT: &str = "c/fsync_fault.c";
+/// The wall-clock step library (its own `.so`: it wraps only clock_gettime).
+const CLOCK_STEP: &str = "c/clock_step.c";
 
 fn main() {
-    for file in SOURCES.iter().chain([&HEADER, &FSYNC_FAULT]) {
+    for file in SOURCES.iter().chain([&HEADER, &FSYNC_FAULT, &CLOCK_STEP]) {
         println!("cargo:rerun-if-changed={file}");
     }
     println!("cargo:rerun-if-env-changed=CC");
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
-    fsync_fault(&out);
+    preload(&out, FSYNC_FAULT, "fsync_fault", "LOSSLESS_FSYNC_FAULT");
+    preload(&out, CLOCK_STEP, "clock_step", "LOSSLESS_CLOCK_STEP");
     let so = out.join("liblossless_dcbdrv.so");
     let cc = std::env::var("CC").unwrap_or_else(|_| "gcc".into());
     // -fvisibility=hidden: the library exports only the wrapped libc calls (DCBDRV_EXPORT).
@@ -71,31 +74,33 @@ fn main() {
     }
 }
 
-/// Builds `c/fsync_fault.c` (see [`FSYNC_FAULT`]); without gcc, the reason is kept for
-/// `fault::dir_fsync_library()` to fail with.
-fn fsync_fault(out: &std::path::Path) {
-    let so = out.join("liblossless_fsync_fault.so");
+/// Builds a one-file library to preload (`source`) into `liblossless_{name}.so`, its
+/// path in `{var}_SO`; without gcc, the reason is kept in `{var}_BUILD_ERROR` for the
+/// testkit function that returns the library to fail with (`fault::dir_fsync_library`,
+/// `clock::step_library`).
+fn preload(out: &std::path::Path, source: &str, name: &str, var: &str) {
+    let so = out.join(format!("liblossless_{name}.so"));
     let cc = std::env::var("CC").unwrap_or_else(|_| "gcc".into());
     let result = Command::new(&cc)
         .args(["-O2", "-g", "-Wall", "-Wextra", "-Werror"])
         .args(["-fvisibility=hidden", "-shared", "-fPIC", "-o"])
         .arg(&so)
-        .arg(FSYNC_FAULT)
+        .arg(source)
         .arg("-ldl")
         .output();
     match result {
         Ok(o) if o.status.success() => {
-            println!("cargo:rustc-env=LOSSLESS_FSYNC_FAULT_SO={}", so.display());
-            println!("cargo:rustc-env=LOSSLESS_FSYNC_FAULT_BUILD_ERROR=");
+            println!("cargo:rustc-env={var}_SO={}", so.display());
+            println!("cargo:rustc-env={var}_BUILD_ERROR=");
         }
         Ok(o) => panic!(
-            "{cc} failed on {FSYNC_FAULT}:\n{}",
+            "{cc} failed on {source}:\n{}",
             String::from_utf8_lossy(&o.stderr)
         ),
         Err(e) => {
-            println!("cargo:rustc-env=LOSSLESS_FSYNC_FAULT_SO=");
+            println!("cargo:rustc-env={var}_SO=");
             println!(
-                "cargo:rustc-env=LOSSLESS_FSYNC_FAULT_BUILD_ERROR={cc} could not be run ({e}): install gcc (Debian package gcc)"
+                "cargo:rustc-env={var}_BUILD_ERROR={cc} could not be run ({e}): install gcc (Debian package gcc)"
             );
         }
     }

@@ -9,6 +9,8 @@
 //! * [`fanout`]: many veth pairs between two namespaces (a daemon with many ports);
 //! * [`fault`]: faults of the disk under a daemon's state directory (a directory flush
 //!   that fails, a tiny tmpfs or a read-only bind in a mount namespace of its own);
+//! * [`clock`]: a step of the wall clock as one process sees it (a preloaded
+//!   library), the kernel's clock and receive stamps untouched;
 //! * [`tshark`]: tshark as a decoding oracle (fields of every frame of a capture) and
 //!   live captures;
 //! * [`pcap`]: capture files written from a test's frames;
@@ -36,6 +38,7 @@
 //! The crate's README says how the pieces work and what they cannot do.
 
 pub mod bench;
+pub mod clock;
 pub mod dcbdrv;
 pub mod fanout;
 pub mod fault;

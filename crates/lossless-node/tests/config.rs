@@ -119,7 +119,7 @@ fn unknown_top_level_and_daemon_keys() {
     assert_eq!(
         refuse("[daemon]\nsocket_mode = 432\n"),
         "/etc/lossless/losslessd.toml:2:1: daemon.socket_mode: unknown key; expected one of: \
-         socket, socket_group, state_dir, metrics, log, packet_rcvbuf_bytes, \
+         socket, socket_group, state_dir, metrics, metrics_web_config, log, packet_rcvbuf_bytes, \
          control_max_connections, control_request_timeout_ms, metrics_max_connections, \
          rx_budget_per_s, rx_budget_burst"
     );
@@ -229,16 +229,37 @@ fn bad_enumerations() {
 }
 
 #[test]
-fn metrics_must_be_loopback() {
+fn metrics_must_be_loopback_unless_a_web_configuration_protects_it() {
+    // With a web configuration (the daemon checks that it sets TLS or users), any
+    // address; without one the key refused is `metrics`, wherever the other is.
+    for text in [
+        "[daemon]\nmetrics = \"0.0.0.0:9717\"\nmetrics_web_config = \"/etc/lossless/web.yml\"\n",
+        "[daemon]\nmetrics_web_config = \"/etc/lossless/web.yml\"\nmetrics = \"[2001:db8::1]:9717\"\n",
+    ] {
+        let c = DaemonConfig::parse(text, Path::new("/etc/lossless/losslessd.toml"))
+            .unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(
+            c.daemon.metrics_web_config.as_deref(),
+            Some(Path::new("/etc/lossless/web.yml"))
+        );
+    }
+    assert_eq!(
+        refuse("[daemon]\nmetrics_web_config = \"web.yml\"\n"),
+        "/etc/lossless/losslessd.toml:2:22: daemon.metrics_web_config: \"web.yml\" is not an absolute path"
+    );
     assert_eq!(
         refuse("[daemon]\nmetrics = \"0.0.0.0:9717\"\n"),
         "/etc/lossless/losslessd.toml:2:11: daemon.metrics: 0.0.0.0 is not a loopback address: \
-         the metrics endpoint has no authentication, bind it to 127.0.0.1 or ::1"
+         the metrics endpoint has no authentication, bind it to 127.0.0.1 or ::1, or protect it \
+         with TLS or basic authentication in a web configuration file (metrics_web_config; \
+         docs/operations.md, \"Fleet\")"
     );
     assert_eq!(
         refuse("[daemon]\nmetrics = \"[2001:db8::1]:9717\"\n"),
         "/etc/lossless/losslessd.toml:2:11: daemon.metrics: 2001:db8::1 is not a loopback address: \
-         the metrics endpoint has no authentication, bind it to 127.0.0.1 or ::1"
+         the metrics endpoint has no authentication, bind it to 127.0.0.1 or ::1, or protect it \
+         with TLS or basic authentication in a web configuration file (metrics_web_config; \
+         docs/operations.md, \"Fleet\")"
     );
     assert_eq!(
         refuse("[daemon]\nmetrics = \"localhost\"\n"),
@@ -538,6 +559,7 @@ fn the_example_file_parses_to_its_documented_values() {
             socket_group: None, // commented out: the group must exist
             state_dir: "/var/lib/lossless".into(),
             metrics: Some("127.0.0.1:9717".parse().expect("address")),
+            metrics_web_config: None, // commented out: for a fleet's central Prometheus
             log: "info".into(),
             limits: DaemonLimits {
                 packet_rcvbuf_bytes: 4 << 20,

@@ -18,3 +18,4 @@ pub mod roce_worker;
 pub mod runtime;
 mod socket_switch;
 pub mod state_dir;
+pub mod web_config;

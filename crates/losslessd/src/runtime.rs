@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::time::SystemTime;
 
 use lossless_dcbx::Instant;
-use lossless_node::config::{ConfigFileError, DaemonConfig};
+use lossless_node::config::{check_metrics_exposure, ConfigFileError, DaemonConfig};
 use lossless_node::node::{Identity, Node, Now, RequestId};
 use lossless_node::protocol::Request;
 use lossless_sys::addr::AddrMonitor;
@@ -28,6 +28,7 @@ use crate::execute::{execute, Input, Io};
 use crate::host;
 use crate::metrics_http;
 use crate::state_dir::{Started, StateDir};
+use crate::web_config::{self, WebConfig, WebConfigError};
 
 /// Command-line choices; each overrides the file.
 #[derive(Debug, Clone, Default)]
@@ -37,6 +38,8 @@ pub struct Options {
     pub socket: Option<PathBuf>,
     pub state_dir: Option<PathBuf>,
     pub metrics: Option<SocketAddr>,
+    /// The metrics endpoint's web configuration (`--web-config-file`).
+    pub web_config: Option<PathBuf>,
     pub log: Option<String>,
     /// Where sysfs is (`/sys`; configfs at `kernel/config` and debugfs at
     /// `kernel/debug` under it): the RoCE host settings are read and written there.
@@ -51,6 +54,11 @@ pub enum RunError {
     Socket { path: PathBuf, source: io::Error },
     #[error("metrics endpoint {addr}: {source}")]
     Metrics { addr: SocketAddr, source: io::Error },
+    /// `--metrics` on a non-loopback address without a web configuration.
+    #[error("--metrics {addr}: {why}")]
+    MetricsExposed { addr: SocketAddr, why: String },
+    #[error("metrics web configuration {0}")]
+    WebConfig(#[from] WebConfigError),
     #[error("netlink: {0}")]
     Netlink(String),
     #[error("{0}")]
@@ -74,10 +82,35 @@ pub fn load_config(opts: &Options) -> Result<DaemonConfig, RunError> {
     if let Some(m) = opts.metrics {
         config.daemon.metrics = Some(m);
     }
+    if let Some(w) = &opts.web_config {
+        config.daemon.metrics_web_config = Some(w.clone());
+    }
+    if let Some(addr) = config.daemon.metrics {
+        let web = config.daemon.metrics_web_config.is_some();
+        check_metrics_exposure(addr, web).map_err(|why| RunError::MetricsExposed { addr, why })?;
+    }
+    web_config_for(&config)?;
     if let Some(l) = &opts.log {
         config.daemon.log = l.clone();
     }
     Ok(config)
+}
+
+/// The metrics endpoint's web configuration, read and checked (`--check` and start
+/// alike): it loads, and it protects a non-loopback address. None without one, or
+/// without a metrics endpoint to serve with it.
+pub fn web_config_for(config: &DaemonConfig) -> Result<Option<WebConfig>, RunError> {
+    let (Some(addr), Some(path)) = (config.daemon.metrics, &config.daemon.metrics_web_config)
+    else {
+        return Ok(None);
+    };
+    let web = web_config::load(path)?;
+    metrics_http::may_serve(&web, addr).map_err(|what| WebConfigError {
+        file: path.clone(),
+        line: None,
+        what,
+    })?;
+    Ok(Some(web))
 }
 
 /// How often the kernel's drop counters of the packet sockets are read (and before
@@ -160,6 +193,7 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
     let socket_path = config.daemon.socket.clone();
     let socket_group = config.daemon.socket_group.clone();
     let metrics_addr = config.daemon.metrics;
+    let web = web_config_for(&config)?;
     let limits = config.daemon.limits;
     let Started {
         dir: state,
@@ -197,18 +231,35 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
     let control = ControlState::new(&limits);
     tokio::spawn(control::serve(listener, core_tx.clone(), control.clone()));
     let metrics_conns = metrics_http::Conns::new(limits.metrics_max_connections);
+    let mut metrics_web = None;
     if let Some(addr) = metrics_addr {
-        let l = metrics_http::bind(addr)
+        let web = web.map(|w| metrics_http::Web::new(w, addr));
+        let l = metrics_http::bind(addr, web.as_ref())
             .await
             .map_err(|source| RunError::Metrics { addr, source })?;
-        info!(%addr, "metrics on http://{addr}/metrics");
+        match web.as_ref().map(|w| w.current()) {
+            Some(w) if w.tls.is_some() => {
+                info!(%addr, "metrics on https://{addr}/metrics: {}", w.describe())
+            }
+            Some(w) => {
+                if w.auth.is_some() && !addr.ip().is_loopback() {
+                    tracing::warn!(%addr, "metrics on http://{addr}/metrics with basic authentication and no TLS: passwords cross the network in clear");
+                }
+                info!(%addr, "metrics on http://{addr}/metrics: {}", w.describe())
+            }
+            None => info!(%addr, "metrics on http://{addr}/metrics"),
+        }
         tokio::spawn(metrics_http::serve(
             l,
-            core_tx.clone(),
             control.clone(),
-            metrics_conns.clone(),
-            addr,
+            metrics_http::Endpoint {
+                core: core_tx.clone(),
+                conns: metrics_conns.clone(),
+                bound: addr,
+                web: web.clone(),
+            },
         ));
+        metrics_web = web;
     }
     drop(core_tx);
 
@@ -358,6 +409,7 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
                     let mut text = node.render_metrics(clock.now(), relay.as_ref());
                     lossless_node::control_limits::render(&control.stats(), &mut text);
                     metrics_http::render(&metrics_conns.stats(), &mut text);
+                    metrics_http::Web::render(metrics_web.as_ref(), &mut text);
                     let _ = reply.send(text);
                 }
             },

@@ -25,6 +25,7 @@ const DAEMON_KEYS: &[&str] = &[
     "socket_group",
     "state_dir",
     "metrics",
+    "metrics_web_config",
     "log",
     "packet_rcvbuf_bytes",
     "control_max_connections",
@@ -159,6 +160,9 @@ pub(crate) fn parse(text: &str, faults: &mut Vec<Fault>) -> Result<Parsed, Synta
 }
 
 fn daemon(section: &Field, d: &mut DaemonSettings, faults: &mut Vec<Fault>) {
+    // A non-loopback `metrics` is refused unless `metrics_web_config` (anywhere in the
+    // section) names a file to protect it: kept until the section is read.
+    let mut exposed = None;
     each(section.entries(), faults, |f, _| {
         match f.name {
             "socket" => d.socket = absolute(&f)?,
@@ -176,7 +180,14 @@ fn daemon(section: &Field, d: &mut DaemonSettings, faults: &mut Vec<Fault>) {
                 }
                 d.socket_group = Some(g.to_string());
             }
-            "metrics" => d.metrics = Some(metrics(&f)?),
+            "metrics" => {
+                let addr = metrics(&f)?;
+                if let Err(why) = check_metrics_exposure(addr, false) {
+                    exposed = Some(f.fault(why));
+                }
+                d.metrics = Some(addr);
+            }
+            "metrics_web_config" => d.metrics_web_config = Some(absolute(&f)?),
             "log" => {
                 let s = f.str()?;
                 if s.trim().is_empty() {
@@ -204,6 +215,9 @@ fn daemon(section: &Field, d: &mut DaemonSettings, faults: &mut Vec<Fault>) {
         }
         Ok(())
     });
+    if let Some(fault) = exposed.filter(|_| d.metrics_web_config.is_none()) {
+        faults.push(fault);
+    }
 }
 
 /// An integer in `min..=max` (`unit` names what it counts).
@@ -231,23 +245,34 @@ fn metrics(f: &Field) -> Result<SocketAddr, Fault> {
 }
 
 /// The metrics endpoint's address by the file's rule (`[daemon] metrics`, and
-/// `losslessd --metrics` alike): ADDRESS:PORT, a loopback address (the endpoint has no
-/// authentication), a port other than 0 (a scraper must know it).
+/// `losslessd --metrics` alike): ADDRESS:PORT with a port other than 0 (a scraper must
+/// know it). Whether the address may be other than loopback is
+/// [`check_metrics_exposure`]'s to say.
 pub fn check_metrics_address(s: &str) -> Result<SocketAddr, String> {
     let addr: SocketAddr = s.parse().map_err(|_| {
         format!("{s:?} is not ADDRESS:PORT (such as \"127.0.0.1:9717\" or \"[::1]:9717\")")
     })?;
-    if !addr.ip().is_loopback() {
-        return Err(format!(
-            "{} is not a loopback address: the metrics endpoint has no authentication, \
-             bind it to 127.0.0.1 or ::1",
-            addr.ip()
-        ));
-    }
     if addr.port() == 0 {
         return Err("port 0 is not allowed: give the port to scrape".to_string());
     }
     Ok(addr)
+}
+
+/// Whether the metrics endpoint may listen on `addr`: a loopback address always; any
+/// other only with a web configuration (`metrics_web_config`, `--web-config-file`),
+/// whose file must then set TLS or basic authentication (the daemon checks that when
+/// it reads the file). Metrics carry the fabric's topology: they are not served in
+/// clear to the network by default.
+pub fn check_metrics_exposure(addr: SocketAddr, web_config: bool) -> Result<(), String> {
+    if addr.ip().is_loopback() || web_config {
+        return Ok(());
+    }
+    Err(format!(
+        "{} is not a loopback address: the metrics endpoint has no authentication, \
+         bind it to 127.0.0.1 or ::1, or protect it with TLS or basic authentication in \
+         a web configuration file (metrics_web_config; docs/operations.md, \"Fleet\")",
+        addr.ip()
+    ))
 }
 
 /// A value named by a lowercase word, read through its serde form.

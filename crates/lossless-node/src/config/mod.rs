@@ -39,7 +39,7 @@ use crate::identity::{Advertise, IdentitySettings, LocalInfo};
 
 pub use app::{AppRule, AppRules, RuleError, RuleSelector};
 pub use error::ConfigFileError;
-pub use file::check_metrics_address;
+pub use file::{check_metrics_address, check_metrics_exposure};
 pub use headroom::{alpha_text, HeadroomSettings};
 pub use pattern::{check_interface_name, IFNAME_MAX};
 pub use pfc_watchdog::{
@@ -84,8 +84,13 @@ pub struct DaemonSettings {
     pub socket_group: Option<String>,
     /// Where runtime changes persist (absolute).
     pub state_dir: PathBuf,
-    /// Prometheus endpoint; always a loopback address with a non-zero port.
+    /// Prometheus endpoint; a non-zero port, and a loopback address unless
+    /// `metrics_web_config` is set.
     pub metrics: Option<SocketAddr>,
+    /// The endpoint's web configuration (exporter-toolkit's format: TLS, basic
+    /// authentication); read by the daemon, which refuses a non-loopback `metrics`
+    /// unless the file sets TLS or users.
+    pub metrics_web_config: Option<PathBuf>,
     /// tracing filter directive (`info`, `losslessd=debug,info`, ...); not
     /// checked here beyond being non-empty.
     pub log: String,
@@ -139,6 +144,7 @@ impl Default for DaemonSettings {
             socket_group: None,
             state_dir: PathBuf::from(DEFAULT_STATE_DIR),
             metrics: None,
+            metrics_web_config: None,
             log: DEFAULT_LOG.to_string(),
             limits: DaemonLimits::default(),
         }

@@ -43,10 +43,19 @@ struct Args {
     /// Where runtime changes persist [default: the file's, else /var/lib/lossless].
     #[arg(long, value_name = "DIR")]
     state_dir: Option<PathBuf>,
-    /// Serve Prometheus metrics on this loopback address, e.g. 127.0.0.1:9717 (a
-    /// loopback address and a port other than 0, as the file's [daemon] metrics).
+    /// Serve Prometheus metrics on this address, e.g. 127.0.0.1:9717: a port other
+    /// than 0, and a loopback address unless a web configuration protects it (as the
+    /// file's [daemon] metrics).
     #[arg(long, value_name = "ADDR", value_parser = metrics_address)]
     metrics: Option<SocketAddr>,
+    /// The metrics endpoint's web configuration, in the format Prometheus's exporters
+    /// share (exporter-toolkit's --web.config.file: tls_server_config,
+    /// basic_auth_users, http_server_config.headers, rate_limit), as the file's
+    /// [daemon] metrics_web_config. With TLS or basic authentication set the endpoint
+    /// may listen on any address, e.g. --metrics 0.0.0.0:9717 for a fleet's central
+    /// Prometheus; it is read again when it or a certificate it names changes.
+    #[arg(long, visible_alias = "web.config.file", value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    web_config_file: Option<PathBuf>,
     /// Log filter (tracing syntax: info, debug, losslessd=debug,...) [default: the file's, else info].
     #[arg(long, value_name = "FILTER")]
     log: Option<String>,
@@ -133,6 +142,7 @@ fn main() -> ExitCode {
         socket: args.socket,
         state_dir: args.state_dir,
         metrics: args.metrics,
+        web_config: args.web_config_file,
         log: args.log,
         sysfs: args.sysfs,
     };
@@ -148,6 +158,13 @@ fn main() -> ExitCode {
     };
     if args.check {
         println!("{}: configuration is valid", source.describe());
+        if let Ok(Some(web)) = runtime::web_config_for(&config) {
+            println!(
+                "metrics web configuration {}: valid: {}",
+                web.path.display(),
+                web.describe()
+            );
+        }
         warn_unmatched(&config, &opts.interfaces);
         return ExitCode::SUCCESS;
     }

@@ -31,6 +31,8 @@
 //! * [`systemd`]: systemd-analyze as the oracle of the unit file, strace's view of
 //!   what a run of the daemon asks of the kernel.
 //! * [`metrics`]: scraping a metrics endpoint inside a namespace, reading a series;
+//! * [`certs`]: a certificate authority and the certificates a test signs with it
+//!   (rcgen), for TLS endpoints and client certificates;
 //! * [`bench`]: the machine line every benchmark prints.
 //! * [`opensm`]: OpenSM on an ibsim fabric, and the diags that ask what it answers and
 //!   programmed.
@@ -38,6 +40,7 @@
 //! The crate's README says how the pieces work and what they cannot do.
 
 pub mod bench;
+pub mod certs;
 pub mod clock;
 pub mod dcbdrv;
 pub mod fanout;
@@ -68,7 +71,9 @@ pub use lldpad::{
     LldpadPeer, Mode,
 };
 pub use lldpd::Lldpd;
-pub use metrics::{http_get, http_request, metric, metric_value, scrape_metrics, HttpReply};
+pub use metrics::{
+    curl, http_get, http_request, metric, metric_value, scrape_metrics, CurlReply, HttpReply,
+};
 pub use netns::{packet_sockets, sh, unique, wait_every, wait_for, Netns, Pair, TempDir, Veth};
 pub use opensm::{OpenSm, PathRecord, SimInput, VlArbRead};
 pub use oracle::{require, Oracle};

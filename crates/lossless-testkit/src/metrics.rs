@@ -77,3 +77,45 @@ pub fn metric_value(text: &str, series: &str) -> Option<f64> {
 pub fn metric(text: &str, series: &str) -> f64 {
     metric_value(text, series).unwrap_or_else(|| panic!("{series} missing:\n{text}"))
 }
+
+/// What curl made of a request: its exit status (0: an HTTP answer came; 35, 56,
+/// 58, 60...: the TLS handshake or the connection failed, see curl(1)), the status
+/// code (0 without an answer), the head and body of the answer, and curl's stderr.
+#[derive(Debug, Clone)]
+pub struct CurlReply {
+    pub exit: i32,
+    pub status: u16,
+    pub head: String,
+    pub body: String,
+    pub stderr: String,
+}
+
+/// curl (a client we did not write) run in `ns` with `args` (the URL among them: TLS
+/// options, `-u`, `--cert`...), for one request, whose answer's head and body are
+/// returned apart. At most 10 s.
+pub fn curl(ns: &Netns, args: &[&str]) -> CurlReply {
+    let out = ns
+        .command("curl")
+        .args(["-sS", "-i", "--max-time", "10"])
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("run curl: {e}"));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let (head, body) = text
+        .split_once("\r\n\r\n")
+        .map_or((text.clone(), String::new()), |(h, b)| {
+            (h.to_string(), b.to_string())
+        });
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    CurlReply {
+        exit: out.status.code().unwrap_or(-1),
+        status,
+        head,
+        body,
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}

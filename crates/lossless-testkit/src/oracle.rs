@@ -80,13 +80,19 @@ pub enum Oracle {
     /// kubernetes-validate (PyPI), which checks the rendered manifests against the
     /// Kubernetes API's schemas, offline.
     KubernetesValidate,
+    /// curl, an HTTP and TLS client we did not write: the metrics endpoint's TLS,
+    /// client certificates and basic authentication as a scraper meets them.
+    Curl,
+    /// The Prometheus server (Debian's prometheus, beside promtool): it scrapes the
+    /// metrics endpoint with the scrape configuration a fleet uses.
+    Prometheus,
 }
 
 /// Where the umad2sim library of ibsim-utils is (OpenSM talks to ibsim through it).
 use crate::opensm::UMAD2SIM;
 
 impl Oracle {
-    pub const ALL: [Oracle; 16] = [
+    pub const ALL: [Oracle; 18] = [
         Oracle::Netns,
         Oracle::Tshark,
         Oracle::Lldpad,
@@ -103,6 +109,8 @@ impl Oracle {
         Oracle::Podman,
         Oracle::Kubectl,
         Oracle::KubernetesValidate,
+        Oracle::Curl,
+        Oracle::Prometheus,
     ];
 
     /// What it is, in a sentence's words.
@@ -124,6 +132,8 @@ impl Oracle {
             Oracle::Podman => "podman",
             Oracle::Kubectl => "kubectl (its kustomize)",
             Oracle::KubernetesValidate => "kubernetes-validate",
+            Oracle::Curl => "curl",
+            Oracle::Prometheus => "Prometheus (the server)",
         }
     }
 
@@ -144,6 +154,8 @@ impl Oracle {
             Oracle::Ethtool => &["ethtool"],
             Oracle::Buildah => &["buildah"],
             Oracle::Podman => &["podman"],
+            Oracle::Curl => &["curl"],
+            Oracle::Prometheus => &["prometheus"],
             Oracle::Kubectl | Oracle::KubernetesValidate => &[],
         }
     }
@@ -191,6 +203,8 @@ impl Oracle {
             Oracle::Podman => &["podman"],
             Oracle::Kubectl => &["kubectl"],
             Oracle::KubernetesValidate => &["kubernetes-validate"],
+            Oracle::Curl => &["curl"],
+            Oracle::Prometheus => &["prometheus"],
         }
     }
 

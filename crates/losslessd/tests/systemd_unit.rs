@@ -123,6 +123,52 @@ fn the_roce_drop_in_verifies_and_opens_only_the_roce_paths() {
     assert!(e.contains("Unknown key 'ReadWritePathz'"), "{e}");
 }
 
+/// The fleet drop-in (dist/losslessd-fleet.conf) reads with the unit and only adds to
+/// the unit's address allow-list: the unit allows localhost alone, the drop-in the
+/// scrapers' network, nothing else.
+#[test]
+fn the_fleet_drop_in_verifies_and_only_widens_the_address_allow_list() {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../dist/losslessd-fleet.conf"),
+    )
+    .unwrap();
+    let unit = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../dist/losslessd.service"),
+    )
+    .unwrap();
+    assert_eq!(unit_values(&unit, "IPAddressAllow"), ["localhost"]);
+    assert_eq!(unit_values(&unit, "IPAddressDeny"), ["any"]);
+    let keys: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with('['))
+        .filter_map(|l| l.split_once('=').map(|(k, _)| k.trim()))
+        .collect();
+    assert_eq!(keys, ["IPAddressAllow"], "{text}");
+    assert_eq!(unit_values(&text, "IPAddressAllow"), ["10.0.0.0/8"]);
+    if !lossless_testkit::require(
+        "the_fleet_drop_in_verifies_and_only_widens_the_address_allow_list",
+        &[lossless_testkit::Oracle::SystemdAnalyze],
+    ) {
+        return;
+    }
+    let dir = TempDir::new();
+    let path = unit_with_built_binary(dir.path());
+    let dropins = dir.path().join("losslessd.service.d");
+    std::fs::create_dir(&dropins).unwrap();
+    std::fs::write(dropins.join("fleet.conf"), &text).unwrap();
+    if let Err(e) = lossless_testkit::systemd_verify_with_dropins(&path) {
+        panic!("systemd-analyze verify with the drop-in:\n{e}");
+    }
+    std::fs::write(
+        dropins.join("fleet.conf"),
+        format!("{text}IPAddressAlow=any\n"),
+    )
+    .unwrap();
+    let e = lossless_testkit::systemd_verify_with_dropins(&path).unwrap_err();
+    assert!(e.contains("Unknown key 'IPAddressAlow'"), "{e}");
+}
+
 /// The capabilities of the bounding set, as setpriv names them (`+net_raw,...`).
 fn setpriv_caps(unit: &str) -> String {
     let caps = unit_values(unit, "CapabilityBoundingSet").join(" ");

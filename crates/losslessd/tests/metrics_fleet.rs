@@ -160,10 +160,10 @@ fn a_fleet_scrapes_over_tls_with_a_password_and_nothing_else_gets_in() {
     assert_eq!(r.status, 401, "{r:?}");
     let r = fleet.curl(&["-u", &format!("nobody:{PASSWORD}"), URL]);
     assert_eq!(r.status, 401, "{r:?}");
-    // Plain HTTP to the TLS port: no answer (the handshake fails).
+    // Plain HTTP to the TLS port: 400 and why, no metrics.
     let r = curl(&fleet.prom, &["http://10.77.0.1:9717/metrics"]);
-    assert_eq!(r.status, 0, "{r:?}");
-    assert_ne!(r.exit, 0, "{r:?}");
+    assert_eq!(r.status, 400, "{r:?}");
+    assert!(r.body.contains("HTTP request to an HTTPS server"), "{r:?}");
     // A client that does not trust the CA refuses the server (curl's 60).
     let r = curl(&fleet.prom, &["-u", &format!("prometheus:{PASSWORD}"), URL]);
     assert_eq!(r.exit, 60, "{r:?}");

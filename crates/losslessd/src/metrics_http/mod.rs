@@ -143,6 +143,25 @@ async fn connection(stream: TcpStream, ep: Endpoint, slot: Slot, evicted: onesho
     let deadline = tokio::time::Instant::now() + HEAD_TIMEOUT;
     match web.as_ref().and_then(|w| w.tls.clone()) {
         Some(tls) => {
+            // A plain HTTP request to the TLS port gets a word, as Go's servers give
+            // one, not a TLS alert a client prints as garbage.
+            let mut first = [0u8; 1];
+            let peeked = tokio::time::timeout_at(deadline, stream.peek(&mut first)).await;
+            if let Ok(Ok(1)) = peeked {
+                if first[0].is_ascii_uppercase() {
+                    slot.conns.refused(Refusal::Tls);
+                    let _ = stream.try_write(
+                        response(
+                            "400 Bad Request",
+                            &[],
+                            &[],
+                            "Client sent an HTTP request to an HTTPS server.\n",
+                        )
+                        .as_bytes(),
+                    );
+                    return;
+                }
+            }
             let accept = tokio_rustls::TlsAcceptor::from(tls).accept(stream);
             let tls_stream = tokio::select! {
                 r = tokio::time::timeout_at(deadline, accept) => match r {

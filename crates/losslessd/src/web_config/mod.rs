@@ -71,7 +71,11 @@ impl WebConfig {
             ));
         }
         if let Some(a) = &self.auth {
-            parts.push(format!("basic authentication ({} users)", a.len()));
+            let n = a.len();
+            parts.push(format!(
+                "basic authentication ({n} user{})",
+                if n == 1 { "" } else { "s" }
+            ));
         }
         if let Some(r) = &self.spec.rate_limit {
             parts.push(format!(

@@ -61,8 +61,13 @@ fn pair(a_args: &[&str], b_args: &[&str], journald: bool) -> Pair {
             converged(&d.dcbx(port)).then_some(())
         });
     }
-    // The convergence line is written once the node has seen it; give stderr a moment.
-    std::thread::sleep(Duration::from_millis(200));
+    // The convergence line is written once the node has seen it: wait for it in each
+    // daemon's log.
+    for d in [&a, &b] {
+        wait_for(Duration::from_secs(5), "the convergence line", || {
+            d.log().contains("negotiation converged").then_some(())
+        });
+    }
     Pair {
         a,
         b,

@@ -98,10 +98,12 @@ fn reload_names_the_runtime_changes_that_shadow_the_file_and_reset_hands_back() 
         "va pfc: a runtime change (dcbx set) runs instead of the file's value; \
          lossless dcbx reset va pfc to use the file"
     );
-    // The runtime value still runs.
-    std::thread::sleep(Duration::from_millis(300));
+    // The runtime value still runs: the reload is answered once A has decided, and A
+    // still wants {5}, so it has sent B nothing else (a change goes out at once).
+    let va = a.dcbx("va");
+    assert_eq!(priorities(&va["pfc"]["desired"]), [5], "{va:#}");
+    assert_eq!(va["source"]["pfc"], "runtime");
     assert_eq!(priorities(&b.dcbx("vb")["pfc"]["oper"]), [5]);
-    assert_eq!(a.dcbx("va")["source"]["pfc"], "runtime");
 
     // reset: the file's value runs, the change is gone from the state directory, and a
     // reload has nothing more to say about it.

@@ -293,7 +293,27 @@ fn events_follow_streams_changes() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(200));
+    // Its lines, as they come: the backlog first (the convergence's events), which
+    // proves the subscription is in place before the change is made.
+    let stdout = follow.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<Value>();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if tx
+                .send(serde_json::from_str(&line).expect("json line"))
+                .is_err()
+            {
+                break;
+            }
+        }
+    });
+    let mut lines = vec![rx
+        .recv_timeout(Duration::from_secs(5))
+        .expect("the backlog's first event")];
     p.a.call(&Request::DcbxSet {
         port: "va".into(),
         change: FeatureChange {
@@ -305,19 +325,17 @@ fn events_follow_streams_changes() {
     wait_for(Duration::from_secs(5), "B to adopt PFC 6", || {
         (priorities(&p.b.dcbx("vb")["pfc"]["oper"]) == [6]).then_some(())
     });
-    std::thread::sleep(Duration::from_millis(100));
+    let streamed =
+        |e: &Value| e["event"] == "oper_changed" && e["feature"] == "pfc" && e["port"] == "vb";
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !lines.iter().any(streamed) && Instant::now() < deadline {
+        if let Ok(e) = rx.recv_timeout(Duration::from_millis(100)) {
+            lines.push(e);
+        }
+    }
     let _ = follow.kill();
-    let out = follow.wait_with_output().unwrap();
-    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("json line"))
-        .collect();
-    assert!(
-        lines
-            .iter()
-            .any(|e| e["event"] == "oper_changed" && e["feature"] == "pfc" && e["port"] == "vb"),
-        "{lines:#?}"
-    );
+    let _ = follow.wait();
+    assert!(lines.iter().any(streamed), "{lines:#?}");
     assert!(lines.iter().all(|e| e["time"].as_f64().unwrap() > 1.7e9));
 }
 
@@ -465,10 +483,11 @@ fn tshark_decodes_what_was_configured() {
             ..FeatureChange::default()
         },
     });
+    // B runs what A's LLDPDU carried: that frame was on vb, where the capture is; stop
+    // drains what the capture has not written yet.
     wait_for(Duration::from_secs(5), "B to adopt PFC 1,6", || {
         (priorities(&p.b.dcbx("vb")["pfc"]["oper"]) == [1, 6]).then_some(())
     });
-    std::thread::sleep(Duration::from_millis(1200));
     cap.stop();
     let rows = lossless_testkit::tshark_fields(
         &pcap,

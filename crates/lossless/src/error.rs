@@ -70,6 +70,27 @@ impl CliError {
     }
 }
 
+impl CliError {
+    /// As [`CliError::report`], for a command asked for JSON (`-j`, `--json`): one
+    /// JSON object on stderr, `{"error": {"what", "why", "lines", "exit"}}` (`lines`:
+    /// each reason of a several-line `why`), so a script reading JSON gets JSON
+    /// whether the command worked or not; standard output stays empty.
+    pub fn report_json(&self) -> ExitCode {
+        if self.kind != ErrorKind::ReaderGone {
+            let v = serde_json::json!({
+                "error": {
+                    "what": self.what,
+                    "why": self.why,
+                    "lines": self.why.lines().collect::<Vec<_>>(),
+                    "exit": self.exit_code(),
+                }
+            });
+            eprintln!("{v}");
+        }
+        ExitCode::from(self.exit_code())
+    }
+}
+
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "lossless: {}: {}", self.what, self.why)
@@ -78,7 +99,7 @@ impl fmt::Display for CliError {
 
 /// `--help` and `--version` go to stdout with status 0; usage errors are
 /// reworded into the house format and exit 2 (clap's own status for them).
-pub fn clap_exit(e: clap::Error) -> ExitCode {
+pub fn clap_exit(e: clap::Error, json: bool) -> ExitCode {
     use clap::error::ErrorKind as K;
     match e.kind() {
         K::DisplayHelp | K::DisplayVersion => {
@@ -90,6 +111,11 @@ pub fn clap_exit(e: clap::Error) -> ExitCode {
             eprint!("{}", e.render());
             eprintln!("lossless: usage: a command is required (see the list above)");
             ExitCode::from(2)
+        }
+        _ if json => {
+            let text = e.render().to_string();
+            let text = text.strip_prefix("error: ").unwrap_or(&text);
+            CliError::input("usage", text.trim_end()).report_json()
         }
         _ => {
             let text = e.render().to_string();

@@ -142,14 +142,20 @@ enum Command {
 fn main() -> ExitCode {
     let mut cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) => return error::clap_exit(e),
+        Err(e) => {
+            // A usage error of a command asked for JSON: JSON too.
+            let json = std::env::args().skip(1).any(|a| a == "-j" || a == "--json");
+            return error::clap_exit(e, json);
+        }
     };
     if cli.json {
         match json_flag(&mut cli.command) {
             Ok(flag) => *flag = true,
-            Err(e) => return e.report(),
+            Err(e) => return e.report_json(),
         }
     }
+    // `-j` or the command's own `--json`: a failure is reported as JSON too.
+    let json = json_flag(&mut cli.command).is_ok_and(|f| *f);
     let result = match cli.command {
         Command::Decode(args) => cmd::decode::run(args),
         Command::Lab(args) => cmd::lab::run(args),
@@ -171,6 +177,7 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if json => e.report_json(),
         Err(e) => e.report(),
     }
 }

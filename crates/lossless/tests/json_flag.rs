@@ -46,3 +46,58 @@ fn a_command_without_json_says_so() {
     );
     assert!(stdout(&o).is_empty());
 }
+
+/// Fails on the old code (errors were `lossless: what: why` text whatever was asked):
+/// a command asked for JSON fails in JSON, one object on stderr, stdout empty, the
+/// exit status as ever (1: the daemon is not there; 2: usage and input).
+#[test]
+fn a_command_asked_for_json_fails_in_json() {
+    let cases: [(&[&str], u8, &str); 4] = [
+        (
+            &["-j", "status", "--socket", "/nonexistent/losslessd.sock"],
+            1,
+            "losslessd",
+        ),
+        (
+            &[
+                "status",
+                "--json",
+                "--socket",
+                "/nonexistent/losslessd.sock",
+            ],
+            1,
+            "losslessd",
+        ),
+        (&["-j", "decode", "/nonexistent.pcap"], 2, ""),
+        (&["-j", "status", "--no-such-flag"], 2, "usage"),
+    ];
+    for (args, exit, what) in cases {
+        let o = run(args);
+        assert_eq!(
+            o.status.code(),
+            Some(i32::from(exit)),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+        assert!(stdout(&o).is_empty(), "{args:?}");
+        let err = stderr(&o);
+        let v: serde_json::Value = serde_json::from_str(err.trim())
+            .unwrap_or_else(|e| panic!("{args:?}: not one JSON object ({e}): {err}"));
+        assert_eq!(v["error"]["exit"], exit, "{args:?}: {v}");
+        assert!(
+            v["error"]["what"].as_str().unwrap_or("").contains(what),
+            "{args:?}: {v}"
+        );
+        assert!(
+            !v["error"]["why"].as_str().unwrap_or("").is_empty(),
+            "{args:?}: {v}"
+        );
+    }
+    // Without JSON asked for: the house text format, as before.
+    let o = run(&["status", "--socket", "/nonexistent/losslessd.sock"]);
+    assert!(
+        stderr(&o).starts_with("lossless: losslessd: "),
+        "{}",
+        stderr(&o)
+    );
+}

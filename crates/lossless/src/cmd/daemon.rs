@@ -375,6 +375,7 @@ fn event_line(e: &Value, json: bool) -> String {
     let mut rest = e.clone();
     let mut take = |k: &str| rest.as_object_mut().and_then(|o| o.remove(k));
     let time = take("time").and_then(|t| t.as_f64()).unwrap_or_default();
+    let time = event_time(time);
     let port = take("port").map(|p| s(&p)).unwrap_or_default();
     let kind = take("event").map(|p| s(&p)).unwrap_or_default();
     let detail = match rest.as_object() {
@@ -385,7 +386,14 @@ fn event_line(e: &Value, json: bool) -> String {
             .join(" "),
         _ => String::new(),
     };
-    format!("{time:.3} {port:<10} {kind:<28} {detail}\n")
+    format!("{time} {port:<10} {kind:<28} {detail}\n")
+}
+
+/// An event's time (seconds since the epoch, as the JSON has it) as the daemon's log
+/// lines write theirs: RFC 3339 in UTC, to the millisecond.
+fn event_time(unix: f64) -> String {
+    let at = std::time::Duration::try_from_secs_f64(unix.max(0.0)).unwrap_or_default();
+    humantime::format_rfc3339_millis(std::time::UNIX_EPOCH + at).to_string()
 }
 
 pub fn reload(args: JsonArg) -> Result<(), CliError> {

@@ -117,6 +117,10 @@ pub enum Problem {
     },
     /// The PFC watchdog is on, and the port gives it no counters to watch.
     BlindWatchdog(String),
+    /// The PFC watchdog is on and the driver has no counters (`why`): it counts the
+    /// PFC frames the host receives (`frames` so far), blind to the pauses this NIC
+    /// sends ([`crate::pfc::host`]).
+    WatchdogRxOnly { why: String, frames: u64 },
     /// The headroom the link needs does not fit the port's buffer.
     HeadroomDoesNotFit(String),
     /// The PFC watchdog declared a storm on a priority (`pfc_off`: and `forward`
@@ -153,6 +157,7 @@ impl Problem {
             Problem::CnpWithPfc { .. } => "cnp_with_pfc",
             Problem::PfcInStarvedClass { .. } => "pfc_in_starved_class",
             Problem::BlindWatchdog(_) => "blind_watchdog",
+            Problem::WatchdogRxOnly { .. } => "watchdog_rx_only",
             Problem::HeadroomDoesNotFit(_) => "headroom_does_not_fit",
             Problem::PfcStorm { .. } => "pfc_storm",
             Problem::Roce(r) => r.kind(),
@@ -241,6 +246,19 @@ impl std::fmt::Display for Problem {
             Problem::BlindWatchdog(why) => write!(
                 f,
                 "the PFC watchdog is on but sees no counters ({why}): a storm would go unseen"
+            ),
+            Problem::WatchdogRxOnly { why, frames: 0 } => write!(
+                f,
+                "the PFC watchdog counts the PFC frames the host receives, the driver having \
+                 no counters ({why}), and none has come yet: a NIC that handles PFC in \
+                 hardware passes none up, so a storm from the peer may go unseen too; pauses \
+                 this NIC sends are never seen"
+            ),
+            Problem::WatchdogRxOnly { why, frames } => write!(
+                f,
+                "the PFC watchdog counts the PFC frames the host receives ({frames} so far), \
+                 the driver having no counters ({why}): it sees storms from the peer, not the \
+                 pauses this NIC sends (a storm from this host would go unseen)"
             ),
             Problem::HeadroomDoesNotFit(why) => write!(f, "headroom: {why}"),
             Problem::Roce(r) => r.fmt(f),
@@ -404,9 +422,7 @@ pub fn problems(f: &Facts<'_>) -> Vec<Problem> {
     // where nothing is negotiated).
     let runs_lldp = s.dcbx_active && s.mode.configured != lossless_dcbx::DcbxMode::Static;
     out.extend(f.roce.problems(runs_lldp).into_iter().map(Problem::Roce));
-    if let Some(why) = blind(f.pfc) {
-        out.push(Problem::BlindWatchdog(why));
-    }
+    out.extend(blind(f.pfc));
     out.extend(storms(f.pfc));
     out
 }
@@ -638,18 +654,27 @@ fn starved_pfc(s: &PortStatus) -> Vec<Problem> {
         .collect()
 }
 
-/// Why the watchdog is blind, when it is on and the port has given it no counters
-/// (after the first attempt to read them).
-fn blind(pfc: &PortPfc) -> Option<String> {
+/// What the watchdog cannot see, when it is on: everything, when the port has given it
+/// no counters (after the first attempt to read them); the pauses this NIC sends, when
+/// the PFC frames the host receives stand in for a driver without counters.
+fn blind(pfc: &PortPfc) -> Option<Problem> {
     let c = &pfc.counters;
-    if !pfc.settings.enabled || c.available() || (c.samples == 0 && c.failures == 0) {
+    if !pfc.settings.enabled {
         return None;
     }
-    Some(
+    if let Some(h) = pfc.host_source() {
+        let frames = h.counts.pfc_frames + h.counts.pause_xoff + h.counts.pause_xon;
+        let why = h.standing_in.as_ref().map(|(_, w)| w.clone()).unwrap_or_default();
+        return Some(Problem::WatchdogRxOnly { why, frames });
+    }
+    if c.available() || (c.samples == 0 && c.failures == 0) {
+        return None;
+    }
+    Some(Problem::BlindWatchdog(
         c.unavailable
             .clone()
             .unwrap_or_else(|| "the driver reports no PFC counters".to_string()),
-    )
+    ))
 }
 
 /// The watchdog's storms, each priority once.

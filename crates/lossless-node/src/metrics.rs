@@ -194,7 +194,7 @@ pub(crate) fn shared_socket(out: &mut String, s: &crate::protocol::SharedSocketC
 
 /// The LLDP MIB's and DCBX's counters per port.
 fn port_counters(out: &mut String, ports: &[&Port]) {
-    let counters: [(&str, &str, Get); 17] = [
+    let counters: [(&str, &str, Get); 18] = [
         (
             "lldp_frames_out_total",
             "LLDPDUs sent (statsFramesOutTotal).",
@@ -265,9 +265,16 @@ fn port_counters(out: &mut String, ports: &[&Port]) {
         ),
         (
             "port_rx_over_budget_total",
-            "Frames from others than the port's DCBX peer dropped unread, the port's \
-             receive budget spent (rx_budget_per_s, rx_budget_burst).",
+            "Frames dropped unread, the port's receive budget spent (rx_budget_per_s, \
+             rx_budget_burst); the DCBX peer's included.",
             |p| p.io.rx_over_budget,
+        ),
+        (
+            "port_rx_peer_over_budget_total",
+            "Frames from the port's DCBX peer (its MSAP, or its MAC) dropped unread, the \
+             peer's own receive budget spent: a flood copying its identity, or a PFC storm \
+             (its PFC frames are still counted per priority).",
+            |p| p.io.rx_peer_over_budget,
         ),
         (
             "port_rx_own_lldpdus_total",

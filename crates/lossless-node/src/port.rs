@@ -15,7 +15,7 @@ use crate::protocol::{
     FeatureSources, Hardware, IoCounters, PortCounters, PortDcbx, PortNeighbors, PortSummary,
     Source,
 };
-use crate::rx_budget::{RxBudget, RxBudgetLimits, Traffic};
+use crate::rx_budget::{RxBudget, RxBudgetLimits, Sender, Traffic};
 use crate::state::PortOverrides;
 
 /// A port the daemon runs DCBX on.
@@ -51,7 +51,7 @@ pub struct Port {
     pub held: Vec<Vec<u8>>,
     /// PFC counters per priority and the storm watchdog.
     pub pfc: crate::pfc::PortPfc,
-    /// What frames from others than the DCBX peer may cost ([`crate::rx_budget`]).
+    /// What frames may cost, the DCBX peer's and everyone else's ([`crate::rx_budget`]).
     pub rx_budget: RxBudget,
     /// `io.rx_over_budget` when it was last logged.
     pub rx_over_budget_logged: u64,
@@ -188,15 +188,23 @@ impl Port {
         true
     }
 
-    /// Whether a frame that arrived at `now` is processed: always when it comes from
-    /// the DCBX peer, else while the receive budget of its kind (LLDPDUs, or the
-    /// rest) lasts. A frame refused is counted
-    /// (`io.rx_over_budget`) and goes no further.
+    /// Whether a frame that arrived at `now` is processed: while the receive budget
+    /// of its sender (the DCBX peer, or anyone else) and kind (LLDPDUs, or the rest)
+    /// lasts. A frame refused is counted (`io.rx_over_budget`, and
+    /// `io.rx_peer_over_budget` when it is from the peer) and goes no further.
     pub fn admits(&mut self, now: Instant, frame: &[u8]) -> bool {
-        if self.agent.from_peer(frame) || self.rx_budget.take(now, Traffic::of(frame)) {
+        let sender = if self.agent.from_peer(frame) {
+            Sender::Peer
+        } else {
+            Sender::Other
+        };
+        if self.rx_budget.take(now, sender, Traffic::of(frame)) {
             return true;
         }
         self.io.rx_over_budget += 1;
+        if sender == Sender::Peer {
+            self.io.rx_peer_over_budget += 1;
+        }
         false
     }
 

@@ -701,10 +701,14 @@ pub struct IoCounters {
     /// the socket is open.
     #[serde(default)]
     pub rcvbuf_bytes: Option<u64>,
-    /// Frames from others than the DCBX peer dropped unread, the port's receive
-    /// budget spent (`rx_budget_per_s`, `rx_budget_burst`).
+    /// Frames dropped unread, the port's receive budget spent (`rx_budget_per_s`,
+    /// `rx_budget_burst`): from anyone, the DCBX peer included.
     #[serde(default)]
     pub rx_over_budget: u64,
+    /// Of `rx_over_budget`, those from the DCBX peer (its MSAP, or its MAC): its own
+    /// allowance spent (a flood that copies the peer's identity, or a PFC storm).
+    #[serde(default)]
+    pub rx_peer_over_budget: u64,
     /// Whether the port reads a packet socket of its own (since its receive budget was
     /// first spent) rather than the shared ones; `kernel_drops` counts only what its
     /// own socket dropped, the shared sockets' drops are in [`SharedSocketCounters`].

@@ -1,17 +1,26 @@
-//! The receive budget of a port: how many frames per second it processes from anyone
-//! but its DCBX peer (a token bucket). A broken or hostile device on the link can send
-//! hundreds of thousands of frames a second; each one the agent parses costs
-//! microseconds on the one thread that runs every port. Past the budget, such frames
-//! are counted and dropped before they are parsed. Frames from the negotiated peer
-//! (its MSAP, or its MAC for MAC Control) never use the budget and are never dropped
-//! by it.
+//! The receive budget of a port: how many frames per second it processes (token
+//! buckets). A broken or hostile device on the link can send hundreds of thousands of
+//! frames a second; each one the agent parses costs microseconds on the one thread
+//! that runs every port. Past the budget, frames are counted and dropped before they
+//! are parsed, and the port is given a packet socket of its own.
+//!
+//! The DCBX peer (its MSAP, or its MAC for MAC Control) is budgeted too, apart from
+//! everyone else and with a larger allowance: a device that copies the peer's MSAP
+//! from one LLDPDU would otherwise pass unbudgeted. Its LLDPDUs have a bucket of their
+//! own as large as the others' (an 802.1AB agent sends one a second, a few more during
+//! fast transmission and at a change: `txCreditMax` is 5), so a flood of strangers'
+//! LLDPDUs cannot starve it; its other frames (PFC and PAUSE, which a storm makes
+//! legitimately frequent) [`PEER_OTHER_FACTOR`] times as large.
 
 use lossless_dcbx::Instant;
 
-/// `rx_budget_per_s` by default: frames per second from others than the peer.
+/// `rx_budget_per_s` by default: frames per second of each bucket.
 pub const DEFAULT_RX_BUDGET_PER_S: u32 = 100;
 /// `rx_budget_burst` by default: how many such frames may come at once.
 pub const DEFAULT_RX_BUDGET_BURST: u32 = 200;
+/// The DCBX peer's frames other than LLDPDUs (MAC Control) may come this many times
+/// as often as the configured budget: 1,000 a second, 2,000 at once by default.
+pub const PEER_OTHER_FACTOR: u32 = 10;
 
 /// A port's budget: `per_s` frames a second, up to `burst` at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,12 +38,35 @@ impl Default for RxBudgetLimits {
     }
 }
 
+impl RxBudgetLimits {
+    /// The limits of one bucket: the configured ones, or for the peer's other frames
+    /// [`PEER_OTHER_FACTOR`] times them.
+    pub fn of(self, sender: Sender, traffic: Traffic) -> RxBudgetLimits {
+        match (sender, traffic) {
+            (Sender::Peer, Traffic::Other) => RxBudgetLimits {
+                per_s: self.per_s.saturating_mul(PEER_OTHER_FACTOR),
+                burst: self.burst.saturating_mul(PEER_OTHER_FACTOR),
+            },
+            _ => self,
+        }
+    }
+}
+
 /// Which bucket a frame draws on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Traffic {
     /// An LLDPDU (EtherType 0x88CC).
     Lldp,
     /// Anything else: MAC Control (PFC, PAUSE), measurement frames.
+    Other,
+}
+
+/// Who sent a frame, as far as the budget is concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sender {
+    /// The port's DCBX peer: an LLDPDU with its MSAP, any other frame from its MAC.
+    Peer,
+    /// Anyone else (every sender while the port has no peer).
     Other,
 }
 
@@ -50,45 +82,39 @@ impl Traffic {
     }
 }
 
-/// A port's two token buckets, one per [`Traffic`]; full when created.
+/// A port's four token buckets, one per [`Sender`] and [`Traffic`]; full when
+/// created. Compact (40 bytes): one refill time for all four, tokens as `f32`.
 #[derive(Debug, Clone)]
 pub struct RxBudget {
     limits: RxBudgetLimits,
-    lldp: Bucket,
-    other: Bucket,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Bucket {
-    tokens: f64,
+    /// When the buckets were last refilled.
     last: Instant,
+    /// Tokens left, by [`RxBudget::index`].
+    tokens: [f32; 4],
 }
 
-impl Bucket {
-    fn take(&mut self, limits: RxBudgetLimits, now: Instant) -> bool {
-        let elapsed = now.saturating_since(self.last).as_secs_f64();
-        self.last = self.last.max(now);
-        self.tokens =
-            (self.tokens + elapsed * f64::from(limits.per_s)).min(f64::from(limits.burst));
-        if self.tokens >= 1.0 {
-            self.tokens -= 1.0;
-            true
-        } else {
-            false
-        }
-    }
-}
+const BUCKETS: [(Sender, Traffic); 4] = [
+    (Sender::Other, Traffic::Lldp),
+    (Sender::Other, Traffic::Other),
+    (Sender::Peer, Traffic::Lldp),
+    (Sender::Peer, Traffic::Other),
+];
 
 impl RxBudget {
     pub fn new(limits: RxBudgetLimits, now: Instant) -> RxBudget {
-        let full = Bucket {
-            tokens: f64::from(limits.burst),
-            last: now,
-        };
         RxBudget {
             limits,
-            lldp: full,
-            other: full,
+            last: now,
+            tokens: BUCKETS.map(|(s, t)| limits.of(s, t).burst as f32),
+        }
+    }
+
+    fn index(sender: Sender, traffic: Traffic) -> usize {
+        match (sender, traffic) {
+            (Sender::Other, Traffic::Lldp) => 0,
+            (Sender::Other, Traffic::Other) => 1,
+            (Sender::Peer, Traffic::Lldp) => 2,
+            (Sender::Peer, Traffic::Other) => 3,
         }
     }
 
@@ -96,21 +122,32 @@ impl RxBudget {
         self.limits
     }
 
-    /// New limits (a reload); what is left is capped at the new burst.
+    /// New limits (a reload); what is left is capped at the new bursts.
     pub fn set_limits(&mut self, limits: RxBudgetLimits) {
         self.limits = limits;
-        for b in [&mut self.lldp, &mut self.other] {
-            b.tokens = b.tokens.min(f64::from(limits.burst));
+        for (i, (s, t)) in BUCKETS.into_iter().enumerate() {
+            self.tokens[i] = self.tokens[i].min(limits.of(s, t).burst as f32);
         }
     }
 
-    /// Takes one frame's worth of `traffic`'s bucket at `now`: false when it is
-    /// spent.
-    pub fn take(&mut self, now: Instant, traffic: Traffic) -> bool {
-        let limits = self.limits;
-        match traffic {
-            Traffic::Lldp => self.lldp.take(limits, now),
-            Traffic::Other => self.other.take(limits, now),
+    /// Takes one frame's worth of the bucket of `sender`'s `traffic` at `now`: false
+    /// when it is spent. Time going back refills nothing.
+    pub fn take(&mut self, now: Instant, sender: Sender, traffic: Traffic) -> bool {
+        let elapsed = now.saturating_since(self.last).as_secs_f64();
+        if elapsed > 0.0 {
+            self.last = now;
+            for (i, (s, t)) in BUCKETS.into_iter().enumerate() {
+                let l = self.limits.of(s, t);
+                let filled = f64::from(self.tokens[i]) + elapsed * f64::from(l.per_s);
+                self.tokens[i] = filled.min(f64::from(l.burst)) as f32;
+            }
+        }
+        let tokens = &mut self.tokens[RxBudget::index(sender, traffic)];
+        if *tokens >= 1.0 {
+            *tokens -= 1.0;
+            true
+        } else {
+            false
         }
     }
 }
@@ -133,15 +170,20 @@ mod tests {
             },
             at(0),
         );
-        assert_eq!((0..20).filter(|_| b.take(at(0), Traffic::Other)).count(), 5);
+        assert_eq!(
+            (0..20)
+                .filter(|_| b.take(at(0), Sender::Other, Traffic::Other))
+                .count(),
+            5
+        );
         // 10 per second: one every 100 ms.
-        assert!(!b.take(at(50), Traffic::Other));
-        assert!(b.take(at(100), Traffic::Other));
-        assert!(!b.take(at(150), Traffic::Other));
+        assert!(!b.take(at(50), Sender::Other, Traffic::Other));
+        assert!(b.take(at(100), Sender::Other, Traffic::Other));
+        assert!(!b.take(at(150), Sender::Other, Traffic::Other));
         // A long pause refills to the burst, not beyond.
         assert_eq!(
             (0..20)
-                .filter(|_| b.take(at(60_000), Traffic::Other))
+                .filter(|_| b.take(at(60_000), Sender::Other, Traffic::Other))
                 .count(),
             5
         );
@@ -156,10 +198,10 @@ mod tests {
             },
             at(1000),
         );
-        assert!(b.take(at(1000), Traffic::Other));
-        assert!(!b.take(at(500), Traffic::Other));
-        assert!(!b.take(at(1050), Traffic::Other));
-        assert!(b.take(at(1100), Traffic::Other));
+        assert!(b.take(at(1000), Sender::Other, Traffic::Other));
+        assert!(!b.take(at(500), Sender::Other, Traffic::Other));
+        assert!(!b.take(at(1050), Sender::Other, Traffic::Other));
+        assert!(b.take(at(1100), Sender::Other, Traffic::Other));
     }
 
     /// A flood of PFC frames spends the other bucket, not the LLDPDUs'.
@@ -185,13 +227,13 @@ mod tests {
         );
         assert_eq!(
             (0..100)
-                .filter(|_| b.take(at(0), Traffic::of(&pfc)))
+                .filter(|_| b.take(at(0), Sender::Other, Traffic::of(&pfc)))
                 .count(),
             3
         );
         assert_eq!(
             (0..100)
-                .filter(|_| b.take(at(0), Traffic::of(&lldp)))
+                .filter(|_| b.take(at(0), Sender::Other, Traffic::of(&lldp)))
                 .count(),
             3
         );
@@ -201,14 +243,63 @@ mod tests {
             burst: 1,
         });
         assert_eq!(
-            (0..100).filter(|_| b.take(at(1000), Traffic::Lldp)).count(),
+            (0..100)
+                .filter(|_| b.take(at(1000), Sender::Other, Traffic::Lldp))
+                .count(),
             1
         );
         assert_eq!(
             (0..100)
-                .filter(|_| b.take(at(1000), Traffic::Other))
+                .filter(|_| b.take(at(1000), Sender::Other, Traffic::Other))
                 .count(),
             1
+        );
+    }
+
+    /// The DCBX peer is budgeted too (issue 29, item 1: a copied MSAP passed
+    /// unbudgeted), in buckets of its own: strangers cannot spend its LLDPDUs' and
+    /// its PFC frames may come [`PEER_OTHER_FACTOR`] times as often.
+    #[test]
+    fn the_peer_has_a_budget_of_its_own_and_a_larger_one_for_mac_control() {
+        let limits = RxBudgetLimits {
+            per_s: 10,
+            burst: 3,
+        };
+        let mut b = RxBudget::new(limits, at(0));
+        let taken = |b: &mut RxBudget, ms: u64, s: Sender, t: Traffic| {
+            (0..1000).filter(|_| b.take(at(ms), s, t)).count()
+        };
+        // Strangers spend theirs; the peer's LLDPDUs still have 3, then none.
+        assert_eq!(taken(&mut b, 0, Sender::Other, Traffic::Lldp), 3);
+        assert_eq!(taken(&mut b, 0, Sender::Peer, Traffic::Lldp), 3);
+        assert!(
+            !b.take(at(0), Sender::Peer, Traffic::Lldp),
+            "the peer's LLDPDUs are budgeted"
+        );
+        // Its MAC Control: ten times the burst, then ten times the rate.
+        assert_eq!(taken(&mut b, 0, Sender::Peer, Traffic::Other), 30);
+        assert_eq!(taken(&mut b, 100, Sender::Peer, Traffic::Other), 10);
+        assert_eq!(
+            taken(&mut b, 100, Sender::Other, Traffic::Other),
+            3,
+            "untouched: full"
+        );
+        assert_eq!(taken(&mut b, 100, Sender::Peer, Traffic::Lldp), 1);
+        // One refill time for all four buckets: each at its own rate, capped at its burst.
+        assert_eq!(taken(&mut b, 60_000, Sender::Peer, Traffic::Other), 30);
+        assert_eq!(taken(&mut b, 60_000, Sender::Peer, Traffic::Lldp), 3);
+        // A reload caps the peer's too.
+        b.set_limits(RxBudgetLimits {
+            per_s: 10,
+            burst: 1,
+        });
+        assert_eq!(taken(&mut b, 120_000, Sender::Peer, Traffic::Other), 10);
+        assert_eq!(
+            limits.of(Sender::Peer, Traffic::Other),
+            RxBudgetLimits {
+                per_s: 100,
+                burst: 30
+            }
         );
     }
 }

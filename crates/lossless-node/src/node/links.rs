@@ -227,8 +227,13 @@ impl Node {
         else {
             return;
         };
-        // Before anything that costs: a flood from a stranger stops here, and the
-        // port's frames go to a socket of its own.
+        // Before anything that costs: a flood stops here (from a stranger or with the
+        // peer's identity), and the port's frames go to a socket of its own. PFC frames
+        // are counted per priority first, whatever their sender and the budget (the
+        // watchdog's source where the NIC has no counters).
+        if budget == Budget::Charge {
+            port.pfc.host_frame(frame);
+        }
         if budget == Budget::Charge && !port.admits(now.mono, frame) {
             if !port.io.own_socket && port.own_socket_retry.is_none_or(|t| now.mono >= t) {
                 port.io.own_socket = true;
@@ -349,10 +354,11 @@ impl Node {
                 port = %name,
                 dropped = port.io.rx_over_budget - port.rx_over_budget_logged,
                 total = port.io.rx_over_budget,
+                from_peer = port.io.rx_peer_over_budget,
                 rx_budget_per_s = b.per_s,
                 rx_budget_burst = b.burst,
-                "frames from others than the DCBX peer were dropped unread: the port's \
-                 receive budget was spent (a flood on the link?)"
+                "frames were dropped unread: the port's receive budget was spent (a flood \
+                 on the link?); from_peer: of the total, from the DCBX peer's identity"
             );
             port.rx_over_budget_logged = port.io.rx_over_budget;
         }

@@ -9,7 +9,7 @@ use tracing::{info, warn};
 use super::{measure, program, Node, Now, Output};
 use crate::config::WatchdogAction;
 use crate::hardware::{HardwareError, HardwareErrorKind};
-use crate::pfc::{ms, PfcEvent, PfcSample, Transition};
+use crate::pfc::{ms, PfcEvent, PfcSample, PfcSource, Transition};
 use crate::port::Port;
 use crate::protocol::{EventBody, Hardware};
 
@@ -19,11 +19,17 @@ impl Node {
         let Some(port) = self.ports.get_mut(name) else {
             return;
         };
-        if port.pfc.due(now.mono) {
-            self.outputs.push_back(Output::ReadPfc {
-                ifindex: port.ifindex,
+        if !port.pfc.due(now.mono) {
+            return;
+        }
+        let ifindex = port.ifindex;
+        // The host's counts stand in for a driver without any: read here, no request.
+        match port.pfc.host_reading(now.mono) {
+            Some(sample) => self.handle_pfc_counters(now, ifindex, Ok(sample)),
+            None => self.outputs.push_back(Output::ReadPfc {
+                ifindex,
                 name: name.to_string(),
-            });
+            }),
         }
     }
 
@@ -44,7 +50,31 @@ impl Node {
         let c = &port.pfc.counters;
         let first = c.samples == 0 && c.failures == 0;
         let was = c.available();
+        let was_source = c.source.filter(|_| was);
         let before = port.pfc.forced_off();
+        // A driver without counters: with the watchdog on, the PFC frames the host
+        // received stand in ([`crate::pfc::host`]).
+        let result = match result {
+            Ok(s) if s.source == PfcSource::Host => Ok(s),
+            Ok(s) if !s.is_empty() => {
+                port.pfc.stand_down();
+                Ok(s)
+            }
+            Ok(s) => match port
+                .pfc
+                .stand_in(now.mono, "the driver reported no PFC counter".to_string())
+            {
+                Some(host) => Ok(host),
+                None => Ok(s),
+            },
+            Err(e) if e.kind == HardwareErrorKind::NotSupported => {
+                match port.pfc.stand_in(now.mono, e.to_string()) {
+                    Some(host) => Ok(host),
+                    None => Err(e),
+                }
+            }
+            Err(e) => Err(e),
+        };
         let (transitions, discontinuities) = match &result {
             Ok(sample) => port.pfc.handle_sample(now.mono, sample),
             Err(e) => {
@@ -54,14 +84,24 @@ impl Node {
             }
         };
         let available = port.pfc.counters.available();
-        if first || was != available {
+        let source = port.pfc.counters.source.filter(|_| available);
+        if first || was != available || was_source != source {
             let body = PfcEvent::PfcCounters {
                 available,
                 source: port.pfc.counters.source.filter(|_| available),
-                reason: port.pfc.counters.unavailable.clone(),
+                reason: port.pfc.counters.unavailable.clone().or_else(|| {
+                    let h = port.pfc.host_source()?;
+                    h.standing_in.as_ref().map(|(_, why)| why.clone())
+                }),
             };
             if !available {
                 info!(port = %name, reason = ?port.pfc.counters.unavailable, "PFC counters unavailable");
+            } else if let Some(h) = port.pfc.host_source() {
+                let why = h.standing_in.as_ref().map(|(_, why)| why.as_str());
+                info!(port = %name, driver = ?why, "the driver has no PFC counters: the \
+                    watchdog counts the PFC frames the host receives (pauses received only; \
+                    not those this NIC sends, nor any a NIC handling PFC in hardware keeps \
+                    from the host)");
             }
             self.publish(now, &name, EventBody::Pfc(body));
         }

@@ -68,6 +68,10 @@ pub enum PfcSource {
     /// dcbnl's, and the driver's ethtool statistics for what dcbnl does not report.
     #[serde(rename = "dcbnl+ethtool")]
     DcbnlEthtool,
+    /// No counter from the driver: the PFC frames the host received, counted from the
+    /// packet socket ([`super::host`]); received pauses only.
+    #[serde(rename = "host")]
+    Host,
 }
 
 impl PfcSource {
@@ -77,6 +81,7 @@ impl PfcSource {
             PfcSource::Dcbnl => "dcbnl",
             PfcSource::Ethtool => "ethtool",
             PfcSource::DcbnlEthtool => "dcbnl+ethtool",
+            PfcSource::Host => "host",
         }
     }
 }
@@ -367,6 +372,19 @@ impl PfcCounters {
             .is_empty()
             .then(|| "the driver reported no PFC counter".to_string());
         out
+    }
+
+    /// The counters come from elsewhere from now on (the driver's, or the frames the
+    /// host received, instead of the other): every per-priority counter starts a new
+    /// baseline, neither a delta nor a discontinuity across the change.
+    pub fn new_source(&mut self) {
+        self.last_at = None;
+        if let Some(pp) = &mut self.per_priority {
+            for t in pp.tracks.iter_mut().flatten() {
+                t.last = None;
+            }
+            pp.rates = [[None; 8]; Counter::COUNT];
+        }
     }
 
     /// A reading failed: the next one starts a new row (no interval spans the gap).

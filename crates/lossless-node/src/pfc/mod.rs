@@ -8,6 +8,7 @@
 //! action (PFC off on a stormed priority through the normal programming path).
 
 pub mod counters;
+pub mod host;
 pub mod metrics;
 pub mod names;
 pub mod rdma;
@@ -19,6 +20,7 @@ use lossless_wire::cee::PriorityMap;
 use serde::Serialize;
 
 pub use counters::{Counter, Discontinuity, PfcCounters, PfcSample, PfcSource};
+pub use host::{HostCounts, HostPfc};
 pub use rdma::{RoceCounter, RoceSample, RoceValue};
 pub use watchdog::{Direction, Transition, Watchdog};
 
@@ -48,6 +50,9 @@ pub struct PortPfc {
     /// The port programs its NIC (`apply = "dcbnl"` and a NIC that answered): only then
     /// does `forward` turn PFC off.
     pub can_forward: bool,
+    /// The PFC frames the host received, from the port's first one (boxed: most ports
+    /// never receive one), and whether they stand in for the driver's counters.
+    pub host: Option<Box<HostPfc>>,
 }
 
 impl PortPfc {
@@ -62,7 +67,57 @@ impl PortPfc {
             early: None,
             reading: false,
             can_forward: false,
+            host: None,
         }
+    }
+
+    /// A frame received on the port, before the receive budget: counted if it is MAC
+    /// Control ([`host`]).
+    pub fn host_frame(&mut self, frame: &[u8]) {
+        if frame.get(12..14) == Some(&[0x88, 0x08]) {
+            self.host
+                .get_or_insert_with(Box::default)
+                .counts
+                .count(frame);
+        }
+    }
+
+    /// The host's counts, while they stand in for the driver's.
+    pub fn host_source(&self) -> Option<&HostPfc> {
+        self.host.as_deref().filter(|h| h.standing_in.is_some())
+    }
+
+    /// The driver has no PFC counters (`why`): with the watchdog on, the host's counts
+    /// stand in for them until the driver is asked again, [`UNAVAILABLE_RETRY`] later;
+    /// the reading to take instead. None with the watchdog off (the driver is asked
+    /// again then, and nothing watches).
+    pub fn stand_in(&mut self, now: Instant, why: String) -> Option<PfcSample> {
+        if !self.settings.enabled {
+            return None;
+        }
+        let host = self.host.get_or_insert_with(Box::default);
+        if host.standing_in.is_none() {
+            self.counters.new_source();
+        }
+        host.standing_in = Some((now + UNAVAILABLE_RETRY, why));
+        Some(host.counts.sample())
+    }
+
+    /// The driver reports counters (again): the host's stop standing in.
+    pub fn stand_down(&mut self) {
+        if let Some(h) = self.host.as_deref_mut() {
+            if h.standing_in.take().is_some() {
+                self.counters.new_source();
+            }
+        }
+    }
+
+    /// A reading is due ([`PortPfc::due`] said so) while the host's counts stand in:
+    /// the reading, taken from them, unless the driver is to be asked again (None).
+    pub fn host_reading(&self, now: Instant) -> Option<PfcSample> {
+        let h = self.host_source()?;
+        let (retry, _) = h.standing_in.as_ref()?;
+        (now < *retry).then(|| h.counts.sample())
     }
 
     /// New settings (a reload or a runtime change); the transitions they make.
@@ -81,7 +136,15 @@ impl PortPfc {
         self.early = None;
         let same =
             *s == self.settings && self.watchdog.watched == watchdog::watched(s, pfc_priorities);
+        if s.enabled && !self.settings.enabled && !self.counters.available() {
+            // Turned on where the driver had no counters: the host's stand in at once.
+            self.next = self.next.min(now);
+        }
         self.settings = *s;
+        if !s.enabled {
+            // Nothing watches: the driver is asked again at the next reading.
+            self.stand_down();
+        }
         if same {
             return Vec::new();
         }

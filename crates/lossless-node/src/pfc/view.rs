@@ -17,12 +17,19 @@ pub struct PortPfcView {
     pub port: String,
     /// Whether the driver reports PFC counters (false: see `reason`).
     pub available: bool,
-    /// Where they come from: `dcbnl`, `ethtool`, `dcbnl+ethtool`.
+    /// Where they come from: `dcbnl`, `ethtool`, `dcbnl+ethtool`, or `host` (the
+    /// driver has none: the PFC frames the host received, [`super::host`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
-    /// Why they are not available (the driver's answer), or null.
+    /// Why they are not available (the driver's answer), or null; with `source`
+    /// `host`, why the driver's are not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The PFC and PAUSE frames the host received on the port, counted from the
+    /// packet socket whatever the driver reports (absent: none yet). With `source`
+    /// `host` they are the watchdog's counters: pauses received only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<super::HostCounts>,
     pub interval_ms: u32,
     /// Readings taken, and readings that failed.
     pub samples: u64,
@@ -191,9 +198,17 @@ impl PortPfcView {
                 .source
                 .filter(|_| c.available())
                 .map(|s| s.name().to_string()),
-            reason: c.unavailable.clone().or_else(|| {
-                (c.samples == 0 && c.failures == 0).then(|| "not read yet".to_string())
-            }),
+            reason: c
+                .unavailable
+                .clone()
+                .or_else(|| {
+                    let (_, why) = pfc.host_source()?.standing_in.as_ref()?;
+                    Some(why.clone())
+                })
+                .or_else(|| {
+                    (c.samples == 0 && c.failures == 0).then(|| "not read yet".to_string())
+                }),
+            host: pfc.host.as_ref().map(|h| h.counts),
             interval_ms: pfc.settings.interval_ms,
             samples: c.samples,
             failures: c.failures,

@@ -236,6 +236,17 @@ impl Ctx<'_> {
                 "a driver that reports PFC counters (dcbnl ieee_getpfc, or ethtool statistics)",
             );
         }
+        if v.source.as_deref() == Some("host") {
+            let why = v.reason.clone().unwrap_or_default();
+            return problem(
+                format!(
+                    "the driver has no PFC counters ({why}): the watchdog counts the PFC frames \
+                     the host receives, so it sees pauses from the peer but not those this NIC \
+                     sends (a storm from this host would go unseen)"
+                ),
+                "a driver that reports PFC counters (dcbnl ieee_getpfc, or ethtool statistics)",
+            );
+        }
         let watched = PriorityMap::from_priorities(&v.watchdog.priorities).unwrap_or_default();
         if let Some(c) = &self.class {
             if !watched.contains(c.priority) {

@@ -356,7 +356,13 @@ impl Agent {
     /// Time passed: age neighbours, run the transmit timers.
     pub fn handle_timeout(&mut self, now: Instant) {
         self.now = now;
-        if self.expire(now) {
+        let aged = self.expire(now);
+        // A change of version that waited for the mode's hold (`mode::MODE_HOLD`).
+        let change = self.mode.handle_timeout(now);
+        if change.is_some() {
+            self.switch_version(now, change);
+        }
+        if aged || change.is_some() {
             self.run_dcbx(now, &Fresh::default());
         }
         self.pump(now);
@@ -468,10 +474,10 @@ impl Agent {
     /// When to call `handle_timeout` next.
     pub fn poll_timeout(&self) -> Option<Instant> {
         let mib = self.mib.poll_timeout(self.cfg.neighbor_hold());
-        match (self.tx.poll_timeout(), mib) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [self.tx.poll_timeout(), mib, self.mode.poll_timeout()]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// The peer's PFC TLV (CEE or IEEE, as the port runs), as last received while DCBX
@@ -586,7 +592,7 @@ impl Agent {
                 .is_some_and(|c| c.control.is_some()),
             Version::Ieee => speaks_ieee,
         };
-        let mut send = self.track_presence(present);
+        let mut send = self.track_presence(now, present);
         if let Some(n) = neighbor.as_ref().filter(|_| self.peer_dcbx) {
             self.mib.mark_negotiated(&n.msap);
         }
@@ -640,7 +646,13 @@ impl Agent {
 
     /// `mode = "auto"`: the DCBX TLVs the peer just sent decide the version.
     fn follow_version(&mut self, now: Instant, speaks_cee: bool, speaks_ieee: bool) {
-        let change = self.mode.peer_sends(speaks_cee, speaks_ieee);
+        let change = self.mode.peer_sends(now, speaks_cee, speaks_ieee);
+        self.switch_version(now, change);
+    }
+
+    /// The running version changed because of the peer: both versions' machines start
+    /// over and ours goes out in the new one.
+    fn switch_version(&mut self, now: Instant, change: Option<ModeChange>) {
         if change.is_some() {
             self.reset_dcbx();
             self.peer_dcbx = false;
@@ -652,7 +664,7 @@ impl Agent {
 
     /// A DCBX peer of the running version appears or goes; true when ours should go
     /// out now.
-    fn track_presence(&mut self, present: bool) -> bool {
+    fn track_presence(&mut self, now: Instant, present: bool) -> bool {
         match (present, self.peer_dcbx) {
             (true, false) => {
                 self.peer_dcbx = true;
@@ -668,7 +680,7 @@ impl Agent {
                     // PeerNotAdvertiseDCBX: reset as at link up; auto mode starts over.
                     self.peer_lost = true;
                     self.dcbx_stats.peer_losses += 1;
-                    let change = self.mode.peer_gone();
+                    let change = self.mode.peer_gone(now);
                     self.report_mode(change);
                     self.reset_dcbx();
                 }

@@ -71,37 +71,10 @@ pub fn describe_dcbx(c: &CeeDcbx) -> String {
     s
 }
 
-/// One TSA as a letter: `s` strict, `c` credit-based shaper, `e` ETS, `v` vendor;
-/// a reserved value as its number.
-fn tsa_letter(t: Tsa) -> String {
-    match t {
-        Tsa::STRICT => "s".into(),
-        Tsa::CBS => "c".into(),
-        Tsa::ETS => "e".into(),
-        Tsa::VENDOR => "v".into(),
-        Tsa(n) => n.to_string(),
-    }
-}
-
-/// An ETS table: `tc 0,0,0,1,0,0,2,0 bw 50/50/0 tsa e,e,s`: the traffic class of
-/// each priority, then bandwidth and TSA of the classes up to the highest one in
-/// use (a class a priority maps to, or with a share, or not strict).
+/// An ETS table as every command writes one ([`EtsTable::summary`]):
+/// `tc0 {0,1,2,4,5,7} ets 50%; tc1 {3} ets 50%; tc2 {6} strict`.
 pub fn describe_ets_table(t: &EtsTable) -> String {
-    let used = (0..8usize)
-        .filter(|&tc| {
-            t.prio_tc.contains(&(tc as u8)) || t.tc_bw[tc] != 0 || t.tsa[tc] != Tsa::STRICT
-        })
-        .max()
-        .map_or(1, |tc| tc + 1);
-    let prio: Vec<String> = t.prio_tc.iter().map(u8::to_string).collect();
-    let bw: Vec<String> = t.tc_bw[..used].iter().map(u8::to_string).collect();
-    let tsa: Vec<String> = t.tsa[..used].iter().map(|&x| tsa_letter(x)).collect();
-    format!(
-        "tc {} bw {} tsa {}",
-        prio.join(","),
-        bw.join("/"),
-        tsa.join(",")
-    )
+    t.summary()
 }
 
 /// An IEEE APP table as every command prints one:
@@ -142,7 +115,7 @@ pub fn describe_pgid(pgid: &[u8; 8]) -> String {
 }
 
 /// The IEEE 802.1Qaz TLVs of a frame:
-/// `ETS[w] tc 0,0,0,1,0,0,2,0 bw 50/50/0 tsa e,e,s | REC .. | PFC[w] 3 | APP dscp 26 (AF31) -> 3`.
+/// `ETS[w] tc0 {0,1,2,4,5,7} ets 50%; tc1 {3} ets 50%; tc2 {6} strict | REC .. | PFC[w] 3 | APP dscp 26 (AF31) -> 3`.
 /// Flags in brackets: `w` willing, `cbs`, `max N` (fewer than 8 traffic classes),
 /// `mbc`, `cap N` (a PFC capability below 8), `hdrm` (adaptive headroom).
 pub fn describe_ieee(d: &IeeeDcbx) -> String {

@@ -545,6 +545,11 @@ fn truncated_capture_prints_what_came_before_then_fails() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(json_lines(&out).len(), 2);
     let third_at = 24 + 16 + frames[0].len() + 16 + frames[1].len();
+    // Asked for JSON: the failure in JSON on stderr.
+    let err: serde_json::Value = serde_json::from_str(stderr(&out).trim()).expect("JSON error");
+    assert_eq!(err["error"]["what"], cut.display().to_string());
+    assert_eq!(err["error"]["exit"], 2);
+    let out = decode(&cut, false);
     let err = stderr(&out);
     assert_eq!(
         err.trim_end(),
@@ -632,8 +637,15 @@ fn no_input_makes_it_panic() {
         );
         assert!(!err.contains("panicked"), "input {i}: {err}");
         if out.status.code() == Some(2) {
-            assert!(err.starts_with("lossless: "), "input {i}: {err}");
             assert_eq!(err.lines().count(), 1, "input {i}: {err}");
+            if i % 2 == 0 {
+                // Asked for JSON: one JSON object.
+                let v: serde_json::Value = serde_json::from_str(err.trim())
+                    .unwrap_or_else(|e| panic!("input {i}: {e}: {err}"));
+                assert_eq!(v["error"]["exit"], 2, "input {i}: {err}");
+            } else {
+                assert!(err.starts_with("lossless: "), "input {i}: {err}");
+            }
         }
     }
 }

@@ -325,7 +325,7 @@ fn dscp_entries_decode_by_name_as_tshark_does() {
         "prio_tc       by priority  0:0 1:0 2:1 3:2 4:3 5:3 6:3 7:3",
         "tc_bw         by tc        0:30% 1:70% 2:0%",
         "tsa           by tc        0:ets 1:ets 2:cbs 3:vendor 4:strict",
-        "tcs           tc 0 ets 30% [0, 1]; tc 1 ets 70% [2]; tc 2 cbs [3]; tc 3 vendor [4, 5, 6, 7]",
+        "tcs           tc0 {0,1} ets 30%; tc1 {2} ets 70%; tc2 {3} cbs; tc3 {4,5,6,7} vendor",
         "ets reco      recommended to a willing peer",
         "pfc           willing no, mbc yes, cap 4",
         "priorities    [3]",
@@ -337,7 +337,7 @@ fn dscp_entries_decode_by_name_as_tshark_does() {
         "entry         udp 4791 (RoCEv2) -> 3",
         "entry         port 445 (SMB) -> 2",
         "ets config    willing yes, cbs no, max_tcs 8",
-        "tcs           tc 0 strict [0, 1, 2, 3, 4, 5, 6, 7]",
+        "tcs           tc0 {0,1,2,3,4,5,6,7} strict",
     ] {
         assert!(text.contains(want), "missing {want:?} in\n{text}");
     }

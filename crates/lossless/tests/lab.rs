@@ -106,7 +106,7 @@ fn human_report_has_timeline_and_final_state() {
     assert_eq!(code, 0);
     assert!(stdout.starts_with("scenario ieee: "));
     assert!(stdout.contains("PFC[w] 3 | APP (none)"), "{stdout}");
-    assert!(stdout.contains("REC tc 0,0,0,1,0,0,2,0 bw 50/50/0 tsa e,e,s"));
+    assert!(stdout.contains("REC tc0 {0,1,2,4,5,7} ets 50%; tc1 {3} ets 50%; tc2 {6} strict"));
     assert!(stdout.contains("mode auto, running IEEE 802.1Qaz"));
     assert!(stdout.contains("willing: running the peer's ETS recommendation"));
 }

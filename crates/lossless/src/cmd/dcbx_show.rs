@@ -246,41 +246,13 @@ fn nic_lines(nic: &Value, out: &mut String) {
     }
 }
 
-/// An ETS table per traffic class, the classes that serve a priority or have a
-/// share or a TSA other than strict: `tc0 {0,1,2,4,5,7} ets 50%; tc2 {6} strict`.
+/// An ETS table as every command writes one
+/// ([`lossless_wire::ieee::EtsTable::summary`]): `tc0 {0,1,2,4,5,7} ets 50%; tc2 {6}
+/// strict`; `-` when there is none.
 fn ets(table: &Value) -> String {
-    if table.is_null() {
-        return "-".into();
-    }
-    let prio_tc: Vec<u64> = arr(&table["prio_tc"])
-        .iter()
-        .filter_map(Value::as_u64)
-        .collect();
-    let mut out = Vec::new();
-    for tc in 0..8u64 {
-        let prios: Vec<String> = prio_tc
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| **t == tc)
-            .map(|(p, _)| p.to_string())
-            .collect();
-        let i = usize::try_from(tc).unwrap_or(0);
-        let bw = table["tc_bw"][i].as_u64().unwrap_or(0);
-        let tsa = s(&table["tsa"][i]);
-        // A strict class without a priority is nothing (mlx5 reports 100 % on each).
-        if prios.is_empty() && tsa == "strict" {
-            continue;
-        }
-        let mut cell = format!("tc{tc} {{{}}} {tsa}", prios.join(","));
-        if bw > 0 || tsa == "ets" {
-            cell.push_str(&format!(" {bw}%"));
-        }
-        out.push(cell);
-    }
-    if out.is_empty() {
-        "(every class empty)".into()
-    } else {
-        out.join("; ")
+    match serde_json::from_value::<lossless_wire::ieee::EtsTable>(table.clone()) {
+        Ok(t) => t.summary(),
+        Err(_) => "-".into(),
     }
 }
 

@@ -525,31 +525,8 @@ fn ets_table(t: &EtsTable, out: &mut String) {
                 .collect())
         ),
     );
-    // The same table the other way round: each used class, how it is
-    // served, and its priorities.
-    let mut tcs = Vec::new();
-    for tc in 0..8u8 {
-        let members: Vec<String> = (0..8)
-            .filter(|&p| t.prio_tc[p] == tc)
-            .map(|p| p.to_string())
-            .collect();
-        if members.is_empty() {
-            continue;
-        }
-        let i = usize::from(tc);
-        let (tsa, bw) = (t.tsa[i], t.tc_bw[i]);
-        let share = if tsa == Tsa::ETS || bw != 0 {
-            format!(" {bw}%")
-        } else {
-            String::new()
-        };
-        tcs.push(format!(
-            "tc {tc} {}{share} [{}]",
-            names::tsa_name(tsa),
-            members.join(", ")
-        ));
-    }
-    line(out, 8, "tcs", tcs.join("; "));
+    // The same table the other way round, as every command writes one.
+    line(out, 8, "tcs", t.summary());
 }
 
 fn ieee_app(t: &AppPriorityTable, out: &mut String) {

@@ -265,6 +265,14 @@ fn the_host_s_pfc_frames_stand_in_for_a_driver_without_counters() {
             if serde_json::to_string(e).unwrap().contains("pfc_storm"))),
         "a pfc_storm event"
     );
+    let m = p.d[0].render_metrics(at(1100), None);
+    for line in [
+        "lossless_pfc_available{port=\"va\"} 1",
+        "lossless_pfc_host_source{port=\"va\"} 1",
+        "lossless_pfc_host_frames_total{port=\"va\",priority=\"3\",kind=\"xoff\"} 2000",
+    ] {
+        assert!(m.lines().any(|l| l == line), "{line} not in the metrics");
+    }
     let said = problems(&mut p, at(1100));
     assert!(
         said.contains("(2000 so far)") && said.contains("not the pauses this NIC sends"),

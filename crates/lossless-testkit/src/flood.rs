@@ -43,6 +43,12 @@ impl Flood {
         Flood::of_frames(ns, ifname, vec![pfc_frame()])
     }
 
+    /// Starts flooding out of `ifname` in `ns` with `frames` in turn (copies of a
+    /// peer's LLDPDU, PFC frames from its MAC, ...).
+    pub fn frames(ns: &Netns, ifname: &str, frames: Vec<Vec<u8>>) -> Flood {
+        Flood::of_frames(ns, ifname, frames)
+    }
+
     /// Sends `frames` in turn out of `ifname` in `ns`. Before the link is up
     /// the sends fail and are tried again.
     fn of_frames(ns: &Netns, ifname: &str, frames: Vec<Vec<u8>>) -> Flood {

@@ -52,6 +52,23 @@ pub fn pfc_frame() -> Vec<u8> {
     f
 }
 
+/// A PFC frame from `mac` pausing `priority` for the longest time (XOFF, 0xffff
+/// quanta), padded to the minimum frame size.
+pub fn xoff_frame(mac: [u8; 6], priority: u8) -> Vec<u8> {
+    let mut f = vec![0x01, 0x80, 0xc2, 0x00, 0x00, 0x01];
+    f.extend_from_slice(&mac);
+    f.extend_from_slice(&[0x88, 0x08, 0x01, 0x01, 0x00, 1 << (priority & 7)]);
+    for p in 0..8u8 {
+        f.extend_from_slice(if p == priority & 7 {
+            &[0xff, 0xff]
+        } else {
+            &[0, 0]
+        });
+    }
+    f.resize(60, 0);
+    f
+}
+
 /// An LLDPDU with the mandatory TLVs only, from `mac` (its Chassis ID and Port ID, MAC
 /// subtype) to the nearest-bridge address; TTL 0 is a shutdown LLDPDU.
 pub fn lldpdu(mac: [u8; 6], ttl: u16) -> Vec<u8> {

@@ -65,7 +65,7 @@ pub use dcbdrv::{
 };
 pub use fanout::{batch_ip, Fanout};
 pub use flood::{Flood, FLOOD_MSAPS};
-pub use inject::{lldpdu, pfc_frame, Injector};
+pub use inject::{lldpdu, pfc_frame, xoff_frame, Injector};
 pub use lldpad::{
     dcbtool_field, dcbtool_fields, lldptool_app_config, lldptool_apps, lldptool_fields, LldpadApp,
     LldpadPeer, Mode,

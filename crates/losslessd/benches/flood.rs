@@ -22,6 +22,14 @@
 //! BENCH_RUNS runs of each (default 3), each with new namespaces and daemons (a
 //! link flapped on the same pair waits for the peer's next fast transmission, 1 s);
 //! the convergence figures' median and worst at the end.
+//!
+//!   cargo bench -p losslessd --bench flood -- peer
+//!
+//! floods `fa` with its DCBX peer's identity instead (issue 29, item 1): `fa`'s peer
+//! is a losslessd on `fb`, and the generator sends, in turn, copies of that peer's
+//! LLDPDU and XOFFs for priority 3 from its MAC. Printed too: the frames the shared
+//! packet sockets dropped (`pa`'s frames go through them) and whether `fa` moved
+//! to a socket of its own.
 #![allow(clippy::unwrap_used)]
 
 #[path = "../tests/common/mod.rs"]
@@ -38,6 +46,10 @@ fn main() {
         return;
     }
     println!("machine: {}", machine());
+    let peer = std::env::args().any(|a| a == "peer");
+    if peer {
+        println!("the flood: copies of fa's DCBX peer's LLDPDU and XOFFs from its MAC");
+    }
     let runs = env_or("BENCH_RUNS", 3);
     let window = Duration::from_secs(env_or("BENCH_WINDOW_S", 3) as u64);
     let mut bins = vec![("this build (batched, budget 100/s)", losslessd_bin())];
@@ -47,7 +59,7 @@ fn main() {
     for (name, bin) in bins {
         let (mut wall, mut own) = (Vec::new(), Vec::new());
         for _ in 0..runs {
-            let (w, o) = run(name, &bin, window);
+            let (w, o) = run(name, &bin, window, peer);
             wall.extend(w);
             own.push(o);
         }
@@ -88,10 +100,17 @@ fn median(v: &mut [f64]) -> f64 {
 
 /// One run: a new rig, the flood, its cost over `window`, then `pa`'s link-up (wall
 /// and own figure, ms).
-fn run(name: &str, bin: &Path, window: Duration) -> (Option<f64>, f64) {
-    let rig = FloodRig::start("", bin);
+fn run(name: &str, bin: &Path, window: Duration, peer: bool) -> (Option<f64>, f64) {
+    let (rig, flood) = if peer {
+        let (rig, lldpdu) = FloodRig::start_peered("", bin);
+        let flood = rig.peer_flood(&lldpdu);
+        (rig, flood)
+    } else {
+        let rig = FloodRig::start("", bin);
+        let flood = rig.flood();
+        (rig, flood)
+    };
     let pid = rig.daemon.pid().unwrap();
-    let flood = rig.flood();
     // Let the socket's buffer fill: the daemon is behind from here on, if it can be.
     std::thread::sleep(Duration::from_secs(1));
     let (r0, d0, s0, c0, t0) = {
@@ -130,5 +149,13 @@ fn run(name: &str, bin: &Path, window: Duration) -> (Option<f64>, f64) {
         ),
         None => println!("  pa not agreed within 10 s under the flood ({})", load()),
     }
+    let counters = rig
+        .daemon
+        .call(&lossless_node::protocol::Request::Counters { port: None });
+    println!(
+        "  the shared packet sockets dropped {} frames; fa on a socket of its own: {}",
+        counters["shared_socket"]["kernel_drops"],
+        rig.flooded_io()["own_socket"]
+    );
     (took.map(|t| t.as_secs_f64() * 1e3), own)
 }

@@ -159,3 +159,81 @@ fn a_new_peer_converges_on_a_port_under_a_pfc_storm() {
     );
     drop(peer);
 }
+
+/// A device that copies the DCBX peer's identity (its LLDPDU, byte for byte, and PFC
+/// frames from its MAC: XOFFs for priority 3) floods `fa` while a peer comes up on
+/// `pa` (issue 29, item 1). The peer's frames are budgeted too: past its allowance
+/// they are dropped unread and counted as the peer's, `fa` reads a socket of its own,
+/// and the shared sockets, which `pa`'s frames go through, drop nothing. Every PFC
+/// frame read is counted per priority, and with the driver's counters missing (veth)
+/// they are the watchdog's (item 11): it sees the storm.
+///
+/// Fails on the old code: the peer's identity was never charged, so `fa` stayed on
+/// the shared sockets (`own_socket` false), which dropped millions of frames, and
+/// `pa` took 1.3 to 1.9 s to converge instead of milliseconds (`--bench flood --
+/// peer` measures that); no `rx_peer_over_budget`, no `host` counts, a blind watchdog.
+#[test]
+fn a_flood_with_the_peer_s_identity_is_budgeted_and_moves_the_port_to_its_own_socket() {
+    if !require(
+        "a_flood_with_the_peer_s_identity_is_budgeted_and_moves_the_port_to_its_own_socket",
+        &[Oracle::Netns],
+    ) {
+        return;
+    }
+    let (rig, lldpdu) = FloodRig::start_peered(
+        "[defaults.pfc_watchdog]\nenabled = true\npriorities = [3]\n",
+        &losslessd_bin(),
+    );
+    let mut flood = rig.peer_flood(&lldpdu);
+    wait_for(
+        Duration::from_secs(10),
+        "the flood past the peer's budget",
+        || (rig.flooded_io()["rx_peer_over_budget"].as_u64()? > 10_000).then_some(()),
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    let took = rig.peer_converges(Duration::from_secs(10));
+    let sent = flood.stop();
+    let counters = rig
+        .daemon
+        .call(&lossless_node::protocol::Request::Counters { port: None });
+    let io = rig.flooded_io();
+    let took = took.unwrap_or_else(|| {
+        panic!(
+            "pa did not converge within 10 s under a flood of {sent} frames: {io}\n{}",
+            rig.daemon.log()
+        )
+    });
+    eprintln!(
+        "under a flood of {sent} frames with the peer's identity: pa converged in {took:?}; {io}"
+    );
+    assert_eq!(io["own_socket"], true, "{io}");
+    let (over, peer_over) = (
+        io["rx_over_budget"].as_u64().unwrap(),
+        io["rx_peer_over_budget"].as_u64().unwrap(),
+    );
+    assert!(peer_over > 10_000 && peer_over <= over, "{io}");
+    assert_eq!(
+        counters["shared_socket"]["kernel_drops"], 0,
+        "the shared sockets lost nothing: {counters}"
+    );
+    // fa's peer is still its peer: the copies that were read changed nothing.
+    assert_eq!(rig.daemon.dcbx("fa")["peer_present"], true);
+    // The XOFFs: each one read is counted (those past the budget too), and they are
+    // the watchdog's counters.
+    let pfc = rig.daemon.call(&lossless_node::protocol::Request::PfcShow {
+        port: Some("fa".into()),
+    })["ports"][0]
+        .clone();
+    assert_eq!(pfc["source"], "host", "{pfc}");
+    let xoff = pfc["host"]["xoff"][3].as_u64().unwrap();
+    let read = io["mac_control_rx"].as_u64().unwrap();
+    assert!(
+        xoff >= read && xoff > 10_000,
+        "{xoff} counted, {read} processed: {pfc}"
+    );
+    assert!(
+        pfc["priorities"][3]["storms"].as_u64().unwrap() >= 1,
+        "{pfc}"
+    );
+    assert_eq!(pfc["priorities"][3]["direction"], "rx", "{pfc}");
+}

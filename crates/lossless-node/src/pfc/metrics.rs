@@ -13,12 +13,49 @@ pub fn render(out: &mut String, ports: &[(&str, &PortPfc)]) {
     header(
         out,
         "lossless_pfc_available",
-        "1 when the driver reports PFC counters for the port (dcbnl or ethtool), 0 when not.",
+        "1 when the port has PFC counters: the driver's (dcbnl or ethtool), or with the \
+         watchdog on where the driver has none the PFC frames the host received \
+         (lossless_pfc_host_source); 0 when not.",
         "gauge",
     );
     for (name, p) in ports {
         let v = u8::from(p.counters.available());
         let _ = writeln!(out, "lossless_pfc_available{{port=\"{}\"}} {v}", esc(name));
+    }
+    header(
+        out,
+        "lossless_pfc_host_source",
+        "1 when the watchdog's counters are the PFC frames the host received (the driver \
+         has none): pauses received only, not those this NIC sends.",
+        "gauge",
+    );
+    for (name, p) in ports {
+        let v = u8::from(p.host_source().is_some());
+        let _ = writeln!(
+            out,
+            "lossless_pfc_host_source{{port=\"{}\"}} {v}",
+            esc(name)
+        );
+    }
+    header(
+        out,
+        "lossless_pfc_host_frames_total",
+        "PFC frames the host received per priority, counted from the packet socket whatever \
+         the driver reports (kind: xoff, a pause; xon, a resume); no series before the \
+         port's first.",
+        "counter",
+    );
+    for (name, p) in ports {
+        let Some(h) = &p.host else { continue };
+        for prio in 0..8usize {
+            for (kind, v) in [("xoff", h.counts.xoff[prio]), ("xon", h.counts.xon[prio])] {
+                let _ = writeln!(
+                    out,
+                    "lossless_pfc_host_frames_total{{port=\"{}\",priority=\"{prio}\",kind=\"{kind}\"}} {v}",
+                    esc(name)
+                );
+            }
+        }
     }
     header(
         out,

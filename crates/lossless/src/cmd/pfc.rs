@@ -96,6 +96,11 @@ pub fn render(p: &PortPfcView) -> String {
         "watchdog off".to_string()
     };
     let source = match (&p.source, &p.reason) {
+        (Some(src), Some(why)) if p.available && src == "host" => format!(
+            "counters from the PFC frames the host received (the driver has none: {why}; \
+             pauses this NIC sends are not seen), every {} ms",
+            p.interval_ms
+        ),
         (Some(src), _) if p.available => format!("counters from {src}, every {} ms", p.interval_ms),
         (_, Some(why)) => format!("counters unavailable: {why}"),
         _ => "counters unavailable".to_string(),

@@ -13,6 +13,9 @@ use super::{converged, Daemon};
 /// The peer's side of `pa`/`pb`: PFC on 3 and 4, not willing.
 pub const LEAF_CONFIG: &str = "[ports.\"pb\"]\npfc = { willing = false, priorities = [3, 4] }\n";
 
+/// `fb`'s MAC: the flooding device, or with [`FloodRig::start_peered`] `fa`'s peer.
+pub const FB_MAC: [u8; 6] = [0x02, 0, 0, 0, 0x0f, 0x0b];
+
 /// The veth pair `pa` (in `hub`) and `pb` (in `leaf`), down.
 pub fn peer_link(hub: &Netns, leaf: &Netns) -> Veth {
     Veth::new(
@@ -60,6 +63,35 @@ impl FloodRig {
     /// `bin`: the hub's losslessd ([`super::losslessd_bin`], or an older build to
     /// compare with).
     pub fn start(hub_extra: &str, bin: &Path) -> FloodRig {
+        FloodRig::start_with(hub_extra, bin, false).0
+    }
+
+    /// As [`FloodRig::start`], with the second losslessd on `fb` too: `fa` has a DCBX
+    /// peer, whose first LLDPDU (as `fa` received it) comes back with the rig, for a
+    /// flood that copies its identity ([`FloodRig::peer_flood`]). Returns once the
+    /// hub's `fa` has that peer.
+    pub fn start_peered(hub_extra: &str, bin: &Path) -> (FloodRig, Vec<u8>) {
+        let (rig, lldpdu) = FloodRig::start_with(hub_extra, bin, true);
+        let t0 = Instant::now();
+        while rig.daemon.dcbx("fa")["peer_present"] != true {
+            assert!(
+                t0.elapsed() < Duration::from_secs(10),
+                "fa found no peer: {}",
+                rig.daemon.dcbx("fa")
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        (rig, lldpdu.expect("the peer's LLDPDU on fa"))
+    }
+
+    /// A flood out of `fb` with the identity of `fa`'s DCBX peer: copies of its
+    /// `lldpdu`, and XOFFs for priority 3 from its MAC, in turn.
+    pub fn peer_flood(&self, lldpdu: &[u8]) -> Flood {
+        let xoff = lossless_testkit::xoff_frame(FB_MAC, 3);
+        Flood::frames(&self.leaf, "fb", vec![lldpdu.to_vec(), xoff])
+    }
+
+    fn start_with(hub_extra: &str, bin: &Path, peered: bool) -> (FloodRig, Option<Vec<u8>>) {
         let dir = TempDir::new();
         let hub = Netns::new();
         let leaf = Netns::new();
@@ -80,7 +112,19 @@ impl FloodRig {
         )
         .expect("hub config");
         let leaf_conf = dir.path().join("leaf.toml");
-        std::fs::write(&leaf_conf, LEAF_CONFIG).expect("leaf config");
+        let leaf_text = if peered {
+            format!("{LEAF_CONFIG}[ports.\"fb\"]\n")
+        } else {
+            LEAF_CONFIG.to_string()
+        };
+        std::fs::write(&leaf_conf, leaf_text).expect("leaf config");
+        // What `fa` hears from the peer's first LLDPDU on `fb`.
+        let capture = peered.then(|| {
+            hub.run(|| {
+                let index = lossless_sys::link::if_nametoindex("fa").expect("fa");
+                lossless_sys::PacketSocket::open(index).expect("a socket on fa")
+            })
+        });
         let daemon = Daemon::start_bin(
             &hub,
             &dir.path().join("hub"),
@@ -102,14 +146,31 @@ impl FloodRig {
                 "info",
             ],
         );
-        FloodRig {
-            hub,
-            leaf,
-            peer_link,
-            daemon,
-            peer,
-            dir,
-        }
+        let lldpdu = capture.map(|sock| {
+            let t0 = Instant::now();
+            let mut buf = vec![0u8; 9216];
+            loop {
+                assert!(t0.elapsed() < Duration::from_secs(10), "no LLDPDU from fb");
+                match sock.recv(&mut buf) {
+                    Ok(n) if buf[12..14] == [0x88, 0xcc] && buf[6..12] == FB_MAC => {
+                        break buf[..n].to_vec()
+                    }
+                    Ok(_) => {}
+                    Err(_) => std::thread::sleep(Duration::from_millis(2)),
+                }
+            }
+        });
+        (
+            FloodRig {
+                hub,
+                leaf,
+                peer_link,
+                daemon,
+                peer,
+                dir,
+            },
+            lldpdu,
+        )
     }
 
     /// Starts the flood out of `fb`.

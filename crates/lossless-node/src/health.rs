@@ -135,6 +135,13 @@ pub enum Problem {
     Roce(crate::roce::RoceProblem),
     /// LLDPDUs this host sent (from the named port) come back: a loop.
     Looped(String),
+    /// The DCBX peer keeps changing what the port runs ([`crate::damping`]): the
+    /// changes counted in the window now open, and `nic_hold_ms` where the NIC is
+    /// programmed (`apply = "dcbnl"`).
+    Flapping {
+        changes: u32,
+        nic_hold_ms: Option<u32>,
+    },
 }
 
 impl Problem {
@@ -162,6 +169,7 @@ impl Problem {
             Problem::PfcStorm { .. } => "pfc_storm",
             Problem::Roce(r) => r.kind(),
             Problem::Looped(_) => "looped",
+            Problem::Flapping { .. } => "flapping",
         }
     }
 }
@@ -269,6 +277,22 @@ impl std::fmt::Display for Problem {
                  host, a device reflecting frames, or a neighbour given this host's MAC); \
                  they are discarded"
             ),
+            Problem::Flapping {
+                changes,
+                nic_hold_ms,
+            } => {
+                write!(
+                    f,
+                    "the DCBX peer flaps: more than {} changes in {} s ({changes} in this \
+                     window)",
+                    crate::damping::FLAP_CHANGES,
+                    crate::damping::FLAP_WINDOW.as_secs()
+                )?;
+                if let Some(ms) = nic_hold_ms {
+                    write!(f, "; the NIC is programmed at most every {ms} ms")?;
+                }
+                f.write_str("; its events are summarised")
+            }
             Problem::PfcStorm {
                 priority,
                 direction,
@@ -356,6 +380,9 @@ pub struct Facts<'a> {
     pub roce: &'a crate::roce::RoceWatch,
     /// LLDPDUs this host sent (from this port) come back.
     pub looped: Option<&'a str>,
+    /// The DCBX peer flaps: the changes counted in this window, and `nic_hold_ms`
+    /// where the NIC is programmed.
+    pub flapping: Option<(u32, Option<u32>)>,
 }
 
 /// A port's problems: the link, then DCBX, then the NIC, then what makes lossless
@@ -368,6 +395,12 @@ pub fn problems(f: &Facts<'_>) -> Vec<Problem> {
     let mut out = Vec::new();
     if let Some(from) = f.looped {
         out.push(Problem::Looped(from.to_string()));
+    }
+    if let Some((changes, nic_hold_ms)) = f.flapping {
+        out.push(Problem::Flapping {
+            changes,
+            nic_hold_ms,
+        });
     }
     // DCBX runs only where the configuration lets it: enabled, LLDP both ways.
     if s.dcbx_active {

@@ -16,6 +16,7 @@
 
 pub mod config;
 pub mod control_limits;
+pub mod damping;
 pub mod dcbx_config_metrics;
 pub mod doctor;
 pub mod framing;

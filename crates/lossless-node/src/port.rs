@@ -62,6 +62,8 @@ pub struct Port {
     pub roce: crate::roce::RoceWatch,
     /// LLDPDUs this host sent come back on this port ([`crate::node`]'s loop check).
     pub looped: Option<Box<Looped>>,
+    /// The NIC's hold-down and the flapping peer's watch ([`crate::damping`]).
+    pub damping: crate::damping::Damping,
 }
 
 /// A port that receives LLDPDUs this host sent: a loop.
@@ -126,6 +128,7 @@ impl Port {
             own_socket_retry: None,
             roce,
             looped: None,
+            damping: Default::default(),
         })
     }
 
@@ -239,10 +242,16 @@ impl Port {
             settle,
             self.roce.next_read.filter(|_| !self.roce.in_flight),
             self.looped.as_ref().map(|l| l.until),
+            self.damping.poll_timeout(self.nic_hold(), dcbnl),
         ]
         .into_iter()
         .flatten()
         .min()
+    }
+
+    /// The least time between two programmings of the NIC (`nic_hold_ms`).
+    pub fn nic_hold(&self) -> Duration {
+        crate::damping::hold(self.settings.nic_hold_ms)
     }
 
     /// Runs whatever of the port is due at `now`.
@@ -353,6 +362,11 @@ impl Port {
             held: self.ieee_hw.held,
             roce: &self.roce,
             looped: self.looped.as_ref().map(|l| l.from.as_str()),
+            flapping: self.damping.flapping().then(|| {
+                let dcbnl = matches!(self.hardware, Hardware::Dcbnl { .. });
+                let hold = dcbnl.then_some(self.settings.nic_hold_ms);
+                (self.damping.changes_in_window(), hold)
+            }),
         }
     }
 

@@ -853,6 +853,17 @@ pub enum DaemonEvent {
         pfc_delay: serde_json::Value,
         buffer: serde_json::Value,
     },
+    /// The DCBX peer flaps: more than `damping::FLAP_CHANGES` changes of what the
+    /// port runs in a window of `window_s` seconds (`active`, at the start and at the
+    /// end of each such window, with its `changes` and the DCBX events of the churn
+    /// `suppressed`: neither logged nor kept), or no longer (`active: false`, after
+    /// three windows without a change).
+    Flapping {
+        active: bool,
+        changes: u32,
+        window_s: u64,
+        suppressed: u32,
+    },
     /// The state directory's problem began or changed (`problem`), or ended (absent).
     StateDir {
         #[serde(default, skip_serializing_if = "Option::is_none")]

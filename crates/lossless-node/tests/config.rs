@@ -55,7 +55,8 @@ fn unknown_key_in_a_port_section() {
     assert_eq!(
         refuse("[ports.eth0]\nmtu = 9000\n"),
         "/etc/lossless/losslessd.toml:2:1: ports.\"eth0\".mtu: unknown key; expected one of: \
-         admin_status, apply, nic_drift, port_description, system_name, system_description, \
+         admin_status, apply, nic_drift, nic_hold_ms, port_description, system_name, \
+         system_description, \
          system_capabilities, management_address, chassis_id, port_id, max_neighbors, \
          max_neighbor_hold, timers, dcbx, pg, pfc, app, ets, headroom, pfc_watchdog, roce"
     );

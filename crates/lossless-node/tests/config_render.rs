@@ -262,6 +262,11 @@ fn settings() -> impl Strategy<Value = PortSettings> {
                 } else {
                     lossless_node::nic::DriftPolicy::Repair
                 },
+                nic_hold_ms: if enabled {
+                    1_000
+                } else {
+                    u32::from(max_version) * 235
+                },
                 admin_status: a.1,
                 identity: a.2,
                 chassis_id: a.3,

@@ -38,6 +38,7 @@ pub(crate) const PORT_KEYS: &[&str] = &[
     "admin_status",
     "apply",
     "nic_drift",
+    "nic_hold_ms",
     "port_description",
     "system_name",
     "system_description",
@@ -297,6 +298,10 @@ fn port_keys(section: &Field, layer: &mut Layer, faults: &mut Vec<Fault>) {
         let setting = match f.name {
             "apply" => Setting::Apply(word(&f)?),
             "nic_drift" => Setting::NicDrift(word(&f)?),
+            "nic_hold_ms" => {
+                let v = f.uint(crate::damping::NIC_HOLD_MAX_MS.into())?;
+                Setting::NicHoldMs(u32::try_from(v).unwrap_or(u32::MAX))
+            }
             "admin_status" => Setting::AdminStatus(word(&f)?),
             "port_description"
             | "system_name"

@@ -171,6 +171,11 @@ pub struct PortSettings {
     pub apply: Apply,
     /// What to do when a read-back finds the NIC changed behind our back.
     pub nic_drift: crate::nic::DriftPolicy,
+    /// `apply = "dcbnl"`: the least time between two programmings of the NIC caused
+    /// by the peer, in milliseconds (0: none); the first change after a quiet spell
+    /// goes at once, later ones are coalesced into the latest configuration
+    /// ([`crate::damping`]).
+    pub nic_hold_ms: u32,
     pub chassis_id: Option<String>,
     pub port_id: Option<String>,
     /// Port Description, System Name, System Description, System Capabilities,
@@ -217,6 +222,7 @@ impl Default for PortSettings {
         PortSettings {
             apply: Apply::None,
             nic_drift: crate::nic::DriftPolicy::Repair,
+            nic_hold_ms: crate::damping::NIC_HOLD_MS,
             chassis_id,
             port_id,
             identity: IdentitySettings::default(),

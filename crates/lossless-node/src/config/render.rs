@@ -29,6 +29,7 @@ impl PortSettings {
             }),
         );
         line("nic_drift", word(self.nic_drift.name()));
+        line("nic_hold_ms", self.nic_hold_ms.to_string());
         let admin = match self.admin_status {
             lossless_dcbx::AdminStatus::RxTx => "rxtx",
             lossless_dcbx::AdminStatus::TxOnly => "txonly",

@@ -99,6 +99,7 @@ impl Flag {
 pub(crate) enum Key {
     Apply,
     NicDrift,
+    NicHoldMs,
     AdminStatus,
     SystemName,
     PortDescription,
@@ -139,6 +140,7 @@ pub(crate) enum Key {
 pub(crate) enum Setting {
     Apply(Apply),
     NicDrift(crate::nic::DriftPolicy),
+    NicHoldMs(u32),
     AdminStatus(AdminStatus),
     SystemName(Advertise<String>),
     PortDescription(Advertise<String>),
@@ -180,6 +182,7 @@ impl Setting {
         match self {
             Setting::Apply(_) => Key::Apply,
             Setting::NicDrift(_) => Key::NicDrift,
+            Setting::NicHoldMs(_) => Key::NicHoldMs,
             Setting::AdminStatus(_) => Key::AdminStatus,
             Setting::SystemName(_) => Key::SystemName,
             Setting::PortDescription(_) => Key::PortDescription,
@@ -227,6 +230,7 @@ impl Setting {
         match self {
             Setting::Apply(v) => s.apply = *v,
             Setting::NicDrift(v) => s.nic_drift = *v,
+            Setting::NicHoldMs(v) => s.nic_hold_ms = *v,
             Setting::AdminStatus(v) => s.admin_status = *v,
             Setting::SystemName(v) => s.identity.system_name = v.clone(),
             Setting::PortDescription(v) => s.identity.port_description = v.clone(),

@@ -37,14 +37,14 @@ use std::path::PathBuf;
 
 use lossless_dcbx::{Event, FeatureId, Instant};
 use lossless_relay::RelaySection;
-use tracing::info;
+use tracing::{info, warn};
 
 use crate::config::{DaemonConfig, PortSettings};
 use crate::hardware::{DcbBuffer, IeeeProgram};
 use crate::link::Link;
 use crate::metrics::Metrics;
 use crate::port::Port;
-use crate::protocol::{EventBody, EventRecord, Request, Response};
+use crate::protocol::{DaemonEvent, EventBody, EventRecord, Request, Response};
 use crate::state::{PersistedState, PortOverrides};
 use crate::timestamps::TimestampMode;
 use lossless_wire::cee::{PfcConfig, PgConfig};
@@ -366,14 +366,34 @@ impl Node {
         for frame in drained.frames {
             self.outputs.push_back(Output::Send { ifindex, frame });
         }
+        // A peer that keeps changing what the port runs: counted, and summarised
+        // rather than logged and kept event by event while it flaps.
+        let mut notes = Vec::new();
+        let hold = port.nic_hold();
+        port.damping.roll(now.mono, hold, &mut notes);
+        if drained.events.iter().any(crate::damping::is_change) {
+            port.damping.change(now.mono, hold, &mut notes);
+        }
+        let flapping = port.damping.flapping();
+        for note in notes {
+            self.flap_note(now, name, note);
+        }
         if let Some(took) = drained.converged_in {
             let ms = log::round2(took.as_secs_f64() * 1e3);
-            info!(port = %name, ms, "negotiation converged");
+            if !flapping {
+                info!(port = %name, ms, "negotiation converged");
+            }
             self.metrics.observe_convergence(took);
         }
         for e in &drained.events {
-            log::event(name, &drained.peer, e);
             self.metrics.count_event(name, e);
+            if flapping && crate::damping::is_churn(e) {
+                if let Some(port) = self.ports.get_mut(name) {
+                    port.damping.suppress();
+                }
+                continue;
+            }
+            log::event(name, &drained.peer, e);
             self.publish(now, name, EventBody::Agent(e.clone()));
         }
         // Other PFC priorities: other buffers hold lossless traffic.
@@ -396,6 +416,52 @@ impl Node {
             }
         }
         self.after_headroom(now, name);
+    }
+
+    /// Logs and publishes what the flapping watch noted on a port.
+    fn flap_note(&mut self, now: Now, name: &str, note: crate::damping::FlapNote) {
+        use crate::damping::{FlapNote, FLAP_WINDOW};
+        let window_s = FLAP_WINDOW.as_secs();
+        let hold_ms = self.ports.get(name).map_or(0, |p| p.settings.nic_hold_ms);
+        let ev = match note {
+            FlapNote::Started { changes } => {
+                warn!(port = %name, changes, window_s, nic_hold_ms = hold_ms,
+                    "the DCBX peer is flapping: {changes} changes in the last {window_s} s; \
+                     the NIC is programmed at most every {hold_ms} ms and its events are \
+                     summarised");
+                DaemonEvent::Flapping {
+                    active: true,
+                    changes,
+                    window_s,
+                    suppressed: 0,
+                }
+            }
+            FlapNote::Summary {
+                changes,
+                suppressed,
+            } => {
+                warn!(port = %name, changes, window_s, suppressed,
+                    "the DCBX peer is flapping: {changes} changes in the last {window_s} s \
+                     ({suppressed} events not logged)");
+                DaemonEvent::Flapping {
+                    active: true,
+                    changes,
+                    window_s,
+                    suppressed,
+                }
+            }
+            FlapNote::Cleared => {
+                info!(port = %name, window_s, "the DCBX peer no longer flaps: no change for \
+                    {} s", window_s * u64::from(crate::damping::FLAP_QUIET_WINDOWS));
+                DaemonEvent::Flapping {
+                    active: false,
+                    changes: 0,
+                    window_s,
+                    suppressed: 0,
+                }
+            }
+        };
+        self.publish(now, name, EventBody::Daemon(ev));
     }
 
     /// Prometheus text for every port, and the relay's series when `relay` is its

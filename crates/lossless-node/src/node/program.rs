@@ -51,6 +51,22 @@ pub(super) fn outputs(port: &mut Port, now: Instant, events: &[Event], force: bo
     let running = port.agent.running();
     // A refused mode is not asked again (every frame would): until a new probe.
     let refused = port.ieee_hw.nic.refusal(&Part::DcbxMode).is_some();
+    let hold = port.nic_hold();
+    if !port.damping.may_program(now, hold) {
+        // Within the hold-down: whatever this input asks waits for its end, coalesced
+        // with what the inputs until then ask (the latest configuration goes).
+        let mode = port.ieee_hw.dcbx_mode != Some(running) && !refused;
+        let withdraw = running == Version::Cee && !port.ieee_hw.apps.is_empty();
+        let oper = events
+            .iter()
+            .any(|e| matches!(e, Event::OperChanged { .. } | Event::ModeChanged { .. }));
+        if force || oper || mode || withdraw || port.ieee_hw.held {
+            port.damping.wait_nic();
+        }
+        return out;
+    }
+    let waited = port.damping.take_nic_waiting();
+    let force = force || waited;
     if port.ieee_hw.dcbx_mode != Some(running) && !refused {
         out.push(Output::SetDcbxMode {
             ifindex: port.ifindex,
@@ -88,6 +104,9 @@ pub(super) fn outputs(port: &mut Port, now: Instant, events: &[Event], force: bo
                 out.extend(program_ieee(port));
             }
         }
+    }
+    if !out.is_empty() {
+        port.damping.programmed(now, hold);
     }
     out
 }
@@ -338,9 +357,13 @@ impl Node {
                 && next.app_add.is_empty()
                 && next.app_del.is_empty()
                 && next.trust.is_none();
-            if !same {
+            if !same && port.damping.may_program(now.mono, port.nic_hold()) {
                 let out = issue(port, next);
+                port.damping.programmed(now.mono, port.nic_hold());
                 self.outputs.push_back(out);
+            } else if !same {
+                // Within the hold-down: the latest configuration goes at its end.
+                port.damping.wait_nic();
             }
         }
     }

@@ -5,7 +5,7 @@ use std::fmt::Write;
 use lossless_wire::app_name;
 use lossless_wire::cee::{AppEntry, CeeDcbx, FeatureHeader, PGID_STRICT};
 use lossless_wire::frame::{Frame, Payload};
-use lossless_wire::ieee::{AppPriorityTable, EtsTable, IeeeDcbx, Tsa};
+use lossless_wire::ieee::{AppPriorityTable, EtsTable, IeeeDcbx};
 use lossless_wire::mac_control::MacControl;
 
 fn flags(h: &FeatureHeader) -> String {

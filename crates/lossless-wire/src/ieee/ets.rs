@@ -320,9 +320,20 @@ mod tests {
             t.summary(),
             "tc0 {0,1,2,4,5,7} ets 50%; tc1 {3} ets 50%; tc2 {6} strict; tc4 {} tsa 9"
         );
-        let mut empty = EtsTable::default();
-        empty.prio_tc = [3; 8];
-        empty.tsa[3] = Tsa::ETS;
-        assert_eq!(empty.summary(), "tc3 {0,1,2,3,4,5,6,7} ets 0%");
+        let mut one = EtsTable {
+            prio_tc: [3; 8],
+            ..EtsTable::default()
+        };
+        one.tsa[3] = Tsa::ETS;
+        assert_eq!(one.summary(), "tc3 {0,1,2,3,4,5,6,7} ets 0%");
+        assert_eq!(
+            EtsTable {
+                tsa: [Tsa::STRICT; 8],
+                prio_tc: [0; 8],
+                tc_bw: [100; 8]
+            }
+            .summary(),
+            "tc0 {0,1,2,3,4,5,6,7} strict 100%"
+        );
     }
 }

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use lossless_wire::cee::{
     AppConfig, CeeDcbx, FeatureHeader, FeatureTlv, PfcConfig, PgConfig, PGID_STRICT,
 };
-use lossless_wire::ieee::{AppPriorityTable, EtsTable, IeeeDcbx, Tsa};
+use lossless_wire::ieee::{AppPriorityTable, EtsTable, IeeeDcbx};
 use lossless_wire::lldp::Lldpdu;
 use lossless_wire::{DecodeError, MacControl, Payload};
 

@@ -127,3 +127,103 @@ pub fn pfc(src: MacAddr, class_enable: u16, quanta: [u16; 8]) -> Vec<u8> {
     emit_mac_control_frame(src, MacAddr::MAC_CONTROL, None, &ctl, &mut out);
     out
 }
+
+/// A frame for checking a filter against [`crate::host::Filter`], built from
+/// `seed` (a property test's random octets; missing ones read as 0): with or
+/// without one or two VLAN tags (802.1Q, 802.1ad), of an EtherType the
+/// relay's filters look at or one they do not, a PFC frame from `src`, IPv4
+/// with any header length and fragment field, IPv6 with the next headers the
+/// filters name, UDP to `udp_port` or another, or cut anywhere.
+pub fn probe_frame(seed: &[u8], src: MacAddr, udp_port: u16) -> Vec<u8> {
+    let mut s = seed.iter().copied().chain(std::iter::repeat(0));
+    let mut next = move || s.next().unwrap_or(0);
+    let mut f = Vec::with_capacity(128);
+    f.extend_from_slice(&MacAddr::MAC_CONTROL.0);
+    f.extend_from_slice(&src.0);
+    let tags: &[u16] = match next() % 8 {
+        4 => &[0x8100],
+        5 => &[0x88a8],
+        6 => &[0x88a8, 0x8100],
+        7 => &[0x8100, 0x8100],
+        _ => &[],
+    };
+    for tpid in tags {
+        f.extend_from_slice(&tpid.to_be_bytes());
+        f.extend_from_slice(&[next() & 0xef, next()]);
+    }
+    let pick = next();
+    let ty: u16 = match pick % 8 {
+        0 | 1 => 0x8808,
+        2 => 0x0800,
+        3 => 0x86dd,
+        4 => 0x8847,
+        5 => 0x88cc,
+        _ => u16::from_be_bytes([next(), next()]),
+    };
+    f.extend_from_slice(&ty.to_be_bytes());
+    match ty {
+        0x8808 => {
+            let start = f.len() - 14;
+            let opcode: u16 = if next() % 4 == 0 { 0x0001 } else { 0x0101 };
+            f.extend_from_slice(&opcode.to_be_bytes());
+            f.extend_from_slice(&[0, next()]);
+            for _ in 0..16 {
+                f.push(next());
+            }
+            f.resize(start + 60, 0);
+        }
+        0x0800 => {
+            let b = next();
+            let ihl = if b & 0x80 == 0 { 5 } else { b & 0x0f };
+            let mut ip = vec![0u8; usize::from(ihl.max(5)) * 4];
+            ip[0] = 0x40 | ihl;
+            let frag: u16 = match next() % 4 {
+                0 | 1 => 0,
+                2 => 0x4000,
+                _ => u16::from_be_bytes([next(), next()]),
+            };
+            ip[6..8].copy_from_slice(&frag.to_be_bytes());
+            ip[9] = match next() % 4 {
+                0 | 1 => 17,
+                2 => 6,
+                _ => next(),
+            };
+            f.extend_from_slice(&ip);
+            push_udp(&mut f, &mut next, udp_port);
+        }
+        0x86dd => {
+            let mut ip = [0u8; 40];
+            ip[0] = 0x60;
+            ip[6] = match next() % 8 {
+                0 | 1 => 17,
+                2 | 3 => 43,
+                4 => 143,
+                5 => 58,
+                _ => next(),
+            };
+            f.extend_from_slice(&ip);
+            push_udp(&mut f, &mut next, udp_port);
+        }
+        _ => f.extend_from_slice(&[next(); 46]),
+    }
+    // Cut it short now and then, anywhere.
+    let cut = next();
+    if cut % 4 == 0 {
+        let at = usize::from(next()) % (f.len() + 1);
+        f.truncate(at);
+    }
+    f
+}
+
+/// [`probe_frame`]'s UDP header (to `udp_port`, 4789 or another) and payload.
+fn push_udp(f: &mut Vec<u8>, next: &mut impl FnMut() -> u8, udp_port: u16) {
+    let dport = match next() % 4 {
+        0 | 1 => udp_port,
+        2 => 4789,
+        _ => u16::from_be_bytes([next(), next()]),
+    };
+    let mut udp = [0u8; 8];
+    udp[2..4].copy_from_slice(&dport.to_be_bytes());
+    f.extend_from_slice(&udp);
+    f.extend_from_slice(&[next(); 16]);
+}

@@ -14,7 +14,10 @@
 //!   [`pause`]: how long a pause lasts at the far side, and its timeline.
 //! - [`tunnel`]: SRv6, VXLAN and SR-MPLS with the headers of
 //!   `lossless_wire::tunnel`.
-//! - [`config`]: a `[relay]` TOML section; [`status`]: `relay show`.
+//! - [`config`]: a `[relay]` TOML section; [`status`]: the core's counters.
+//! - [`host`]: what runs a section around the core, the same in the daemon and
+//!   the lab (which ports are open, their counters, which frames they hand
+//!   over); [`show`]: what it answers to `relay show`.
 //! - [`example`]: the draft's two-DC topology as ready configurations.
 //! - [`buffer`]: the draft's buffer condition at the gateway, by the headroom
 //!   model, and the physically safe bound beside it.
@@ -28,10 +31,12 @@ pub mod config;
 pub mod delay;
 pub mod example;
 pub mod gateway;
+pub mod host;
 pub mod pause;
 pub mod pfc;
 pub mod reason;
 pub mod relay;
+pub mod show;
 pub mod status;
 pub mod storm;
 pub mod tunnel;
@@ -43,6 +48,7 @@ pub use config::{
 };
 pub use delay::{Departure, MeasureConfig, WanDelay, WanDelayStatus};
 pub use gateway::GatewayCheck;
+pub use host::{Handled, Host};
 pub use lossless_dcbx::{Duration, Instant};
 pub use pause::{PauseClock, PauseTimeline};
 pub use pfc::{check_pfc, AllowedSources, PfcFrame};

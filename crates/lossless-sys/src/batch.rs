@@ -54,18 +54,18 @@ const VLAN_HLEN: usize = 4;
 const ACCEPT: u32 = u32::MAX;
 
 /// Which frames a [`BatchSocket`] receives; everything else is dropped in the
-/// kernel before it costs a copy.
+/// kernel before it costs a copy. The relay's filters implement the relay
+/// host's predicate, variant for variant (`lossless_relay::host::Filter`,
+/// where each is described; its `tests/filter.rs` runs both on generated
+/// frames): EtherType 0x8808; IPv6 to a Routing header or Ethernet; UDP to
+/// a port over IPv4 (first fragments) or IPv6; MPLS unicast.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Filter {
-    /// MAC Control (EtherType 0x8808): PAUSE and PFC.
     MacControl,
-    /// IPv6 whose next header is a Routing header (43) or Ethernet (143):
-    /// SRv6 with an SRH, or the reduced encapsulation without one.
     Srv6,
-    /// UDP to `port` over IPv4 (any header length, first fragments only) or
-    /// IPv6 (no extension headers).
-    Udp { port: u16 },
-    /// MPLS unicast (0x8847).
+    Udp {
+        port: u16,
+    },
     Mpls,
     /// Every frame (a test's sink).
     All,
@@ -135,6 +135,14 @@ impl Filter {
             ],
             Filter::All => vec![accept],
         }
+    }
+
+    /// Whether the program accepts `frame` (untagged, as the kernel hands
+    /// it to the filter), run by the crate's classic BPF interpreter: what
+    /// the kernel decides, without a socket. For tests that check the
+    /// program against the relay host's predicate.
+    pub fn accepts(self, frame: &[u8]) -> bool {
+        crate::bpf_interp::run(&self.program(), frame) != 0
     }
 
     fn takes_mac_control(self) -> bool {

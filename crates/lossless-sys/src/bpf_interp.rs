@@ -1,6 +1,7 @@
 //! A classic BPF interpreter for the instructions our socket filters use, so
 //! their jump offsets are checked without a kernel (the netns tests run them
-//! in the kernel too).
+//! in the kernel too), and the relay's filters against the relay host's
+//! predicate ([`crate::batch::Filter::accepts`]).
 
 use crate::packet::{BPF_JEQ_K, BPF_LD_H_ABS, BPF_RET_K};
 
@@ -20,6 +21,7 @@ pub(crate) fn run(prog: &[libc::sock_filter], frame: &[u8]) -> u32 {
 
 /// [`run`] for a frame received on interface `ifindex` (the ancillary load of
 /// `SKF_AD_IFINDEX`).
+#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) fn run_from(prog: &[libc::sock_filter], frame: &[u8], ifindex: u32) -> u32 {
     let (mut pc, mut a, mut x) = (0usize, 0u32, 0u32);
     let half = |k: usize| {

@@ -35,7 +35,8 @@
 
 pub mod addr;
 pub mod batch;
-#[cfg(test)]
+// The socket filters' programs run in user space: their tests, and
+// `batch::Filter::accepts` for the relay host's predicate tests.
 mod bpf_interp;
 pub mod dcbnl;
 pub mod ethtool;

@@ -7,7 +7,7 @@ use lossless_lab::pcap::Capture;
 use lossless_lab::scenario::{self, Options, RunError};
 use lossless_lab::wan_relay::{run_one, RelayRun, WanRelayConfig, TUNNELS};
 use lossless_lab::wan_relay::{transit, Cause, P_TOWARD_PE1, P_TOWARD_PE2};
-use lossless_relay::example::{self, Kind, DC2_GW, PE1_DC, PE1_WAN, PE2_WAN};
+use lossless_relay::example::{self, Kind, DC1_GW, DC2_GW, PE1_DC, PE1_WAN, PE2_WAN};
 use lossless_relay::{DropReason, Instant, Port, Relay, StormConfig};
 use lossless_wire::tunnel::{Encap, IpHeader, ParseOptions, TunnelFrame};
 use lossless_wire::MacAddr;
@@ -469,4 +469,69 @@ fn a_pe_nodes_core_starts_its_relay_and_answers_relay_show() {
     // The gateway's node has no [relay] section: nothing to show.
     let r = sim.request(gw.node, Request::RelayShow);
     assert!(!r.ok);
+}
+
+/// The lab runs the daemon's relay host (`lossless_relay::Host`), so its
+/// `relay show` says what losslessd's does: a gateway's `datapath` is its
+/// section's (the lab's own copy printed the defaults), and an interface
+/// the node does not have is not open, in the words the daemon uses for a
+/// missing interface (the lab said `no such port`); what the relay sends
+/// there is a send error.
+#[test]
+fn relay_show_in_the_lab_is_the_daemons_for_a_gateway_and_a_missing_port() {
+    use lossless_lab::scripted::ScriptedPeer;
+    use lossless_lab::Sim;
+    use lossless_node::protocol::Request;
+    use lossless_relay::show::RelayShow;
+    use lossless_relay::{Datapath, GatewayConfig, RelaySection};
+
+    let show = |sim: &mut Sim, node| -> RelayShow {
+        let r = sim.request(node, Request::RelayShow);
+        assert!(r.ok, "{r:?}");
+        serde_json::from_value(r.result.expect("a result")).expect("relay show JSON")
+    };
+    let mut sim = Sim::new(1);
+    let datapath = Datapath {
+        batch: 7,
+        ..Datapath::default()
+    };
+    let gw = sim
+        .add_relay_node(
+            "DC1-GW",
+            &[("dc1-pe", DC1_GW)],
+            &RelaySection::Gateway(GatewayConfig {
+                interface: Some("dc1-pe".into()),
+                pe_port_mac: PE1_DC,
+                pe_system_mac: None,
+                buffer: None,
+                datapath,
+            }),
+        )
+        .expect("a valid [relay] section");
+    let s = show(&mut sim, gw);
+    assert_eq!((s.role.as_str(), s.datapath), ("gateway", datapath));
+    assert!(s.ports[0].open && s.ports[0].error.is_none());
+
+    // PE2 without its WAN interface.
+    let cfg = example::pe(2, Kind::Srv6);
+    let dc_gw = ScriptedPeer::add(&mut sim, "DC2-GW", DC2_GW);
+    let pe = sim
+        .add_relay_node(
+            "PE2",
+            &[("pe2-dc", cfg.dc.port_mac)],
+            &RelaySection::Pe(cfg.clone()),
+        )
+        .expect("a valid [relay] section");
+    let dc = sim.connect_ports((dc_gw.node, 0), (pe, 0));
+    sim.set_link(dc, true);
+    sim.send_frame(dc_gw.node, lossless_lab::wan_relay::first_pause());
+    sim.run_for(Duration::from_millis(1));
+    let s = show(&mut sim, pe);
+    let wan = &s.ports[1];
+    assert!(!wan.open);
+    assert_eq!(
+        wan.error.as_deref(),
+        Some("pe2-wan: No such device (os error 19)")
+    );
+    assert_eq!((s.ports[0].received, wan.sent, wan.send_errors), (1, 0, 1));
 }

@@ -1,255 +1,96 @@
 //! The relay's data path on a simulated node, as losslessd's runtime runs it
 //! (`losslessd/src/relay/`): the node core asks for it with
 //! `Output::StartRelay(section)` when its file has a `[relay]` section, and the
-//! simulator starts the real core on the node's ports named in the section: a
-//! PE's [`Relay`] on its DC and WAN interfaces, or a DC gateway's
-//! [`GatewayCheck`] on the interface facing its PE. `StopRelay` stops it,
-//! `ReadRelay` reads what `lossless relay show` prints.
+//! simulator starts the relay host ([`lossless_relay::Host`], the one the
+//! daemon runs: a PE's `Relay` on its DC and WAN interfaces, or a DC
+//! gateway's `GatewayCheck` on the interface facing its PE) on the node's
+//! ports named in the section. `StopRelay` stops it, `ReadRelay` reads what
+//! `lossless relay show` prints (the host's `show`).
 //!
-//! Each port hands the data path what the daemon's socket filter would pass
-//! (MAC Control on a DC side; the tunnel's frames on a WAN side); everything
-//! else goes to the node core as before. The core's clock starts at zero
-//! when the data path starts, as in the daemon. The simulator carries out what
-//! it yields at once (nodes take no time of their own) and wakes it at its
-//! `poll_timeout()` for the storm ceiling's held-back frames.
+//! This file is only the virtual links: each port hands the host what the
+//! host's filter takes (the predicate the daemon's socket filters are checked
+//! against); everything else goes to the node core as before. A port the
+//! section names that the node does not have stays closed, as the daemon's
+//! would (`<name>: No such device (os error 19)`). The host's clock starts at
+//! zero when the data path starts, as in the daemon. The simulator carries
+//! out what it yields at once (nodes take no time of their own) and wakes it
+//! at its `poll_timeout()` for the storm ceiling's held-back frames.
 
 use lossless_dcbx::Instant;
 use lossless_node::node::Output;
-use lossless_node::relay::{AcceptedPfc, GatewayShow, PortIo, RelayShow};
-use lossless_relay::{
-    Datapath as DatapathCfg, GatewayCheck, GatewayConfig, Port as Side, Relay, RelaySection,
-    TunnelConfig, Verdict,
-};
+use lossless_relay::GatewayCheck;
+use lossless_relay::{Handled, Host, Port as Side, Relay, RelaySection, Verdict};
 
 use super::log::{Cause, LogEntry};
 use super::node::{Kind, SimPort};
 use super::queue::{Delivery, Due};
 use super::{NodeId, Sim};
 
-/// Which frames a port of the data path reads (losslessd's socket filters).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Filter {
-    MacControl,
-    Srv6,
-    Udp(u16),
-    Mpls,
-}
+/// What `if_nametoindex` answers for an interface that does not exist
+/// (ENODEV), which the daemon's `relay show` then prints.
+const NO_SUCH_DEVICE: i32 = 19;
 
-const ETH_MAC_CONTROL: u16 = 0x8808;
-const ETH_IPV4: u16 = 0x0800;
-const ETH_IPV6: u16 = 0x86dd;
-const ETH_MPLS: u16 = 0x8847;
-const IPPROTO_UDP: u8 = 17;
-const IPPROTO_ROUTING: u8 = 43;
-const IPPROTO_ETHERNET: u8 = 143;
-
-fn u16_at(f: &[u8], at: usize) -> Option<u16> {
-    Some(u16::from_be_bytes([*f.get(at)?, *f.get(at + 1)?]))
-}
-
-impl Filter {
-    fn wan(tunnel: &TunnelConfig) -> Filter {
-        match tunnel {
-            TunnelConfig::Srv6 { .. } => Filter::Srv6,
-            TunnelConfig::Vxlan { port, .. } => Filter::Udp(*port),
-            TunnelConfig::SrMpls { .. } => Filter::Mpls,
-        }
-    }
-
-    /// Whether the filter passes `f`; like a socket filter, a frame too short
-    /// for a field it reads does not pass.
-    fn passes(self, f: &[u8]) -> bool {
-        let ty = u16_at(f, 12);
-        match self {
-            Filter::MacControl => ty == Some(ETH_MAC_CONTROL),
-            Filter::Mpls => ty == Some(ETH_MPLS),
-            Filter::Srv6 => {
-                ty == Some(ETH_IPV6)
-                    && matches!(f.get(14 + 6), Some(&(IPPROTO_ROUTING | IPPROTO_ETHERNET)))
-            }
-            Filter::Udp(port) => match ty {
-                Some(ETH_IPV4) => {
-                    let first = u16_at(f, 14 + 6).is_some_and(|o| o & 0x1fff == 0);
-                    let ihl = f.get(14).map(|b| usize::from(b & 0x0f) * 4);
-                    f.get(14 + 9) == Some(&IPPROTO_UDP)
-                        && first
-                        && ihl.and_then(|l| u16_at(f, 14 + l + 2)) == Some(port)
-                }
-                Some(ETH_IPV6) => {
-                    f.get(14 + 6) == Some(&IPPROTO_UDP) && u16_at(f, 14 + 40 + 2) == Some(port)
-                }
-                _ => false,
-            },
-        }
-    }
-}
-
-/// One interface of the data path: the node's port it runs on (None: no port
-/// of that name) and its counters.
-struct Io {
-    port: Option<usize>,
-    side: Side,
-    filter: Filter,
-    counters: PortIo,
-}
-
-impl Io {
-    fn new(ports: &[SimPort], side: &str, kind: Side, name: Option<&str>, filter: Filter) -> Io {
-        let name = name.unwrap_or_default();
-        let port = ports.iter().position(|p| p.name == name);
-        Io {
-            port,
-            side: kind,
-            filter,
-            counters: PortIo {
-                side: side.into(),
-                interface: name.into(),
-                open: port.is_some(),
-                error: port.is_none().then(|| format!("{name}: no such port")),
-                ..PortIo::default()
-            },
-        }
-    }
-}
-
-/// The sans-IO core (one per node: the size difference between the variants
-/// costs nothing).
-#[allow(clippy::large_enum_variant)]
-enum Core {
-    Pe {
-        relay: Relay,
-        /// The storm timer queued (older entries are stale).
-        wake: Option<Instant>,
-    },
-    Gateway {
-        check: GatewayCheck,
-        cfg: GatewayConfig,
-        last_accepted: Option<AcceptedPfc>,
-    },
-}
-
-/// A running data path.
+/// A running data path: the host, and the node's port each of its
+/// interfaces runs on (None: no port of that name).
 pub(super) struct Datapath {
-    section: RelaySection,
-    core: Core,
-    io: Vec<Io>,
+    host: Host,
+    ports: Vec<(Side, Option<usize>)>,
     started: Instant,
+    /// The storm timer queued (older entries are stale).
+    wake: Option<Instant>,
 }
 
 impl Datapath {
     /// Starts the data path of `section` on `ports` at `now`.
     fn start(section: RelaySection, ports: &[SimPort], now: Instant) -> Result<Datapath, String> {
-        let (core, io) = match &section {
-            RelaySection::Pe(cfg) => {
-                let relay = Relay::new(cfg.clone(), Instant::ZERO).map_err(|e| e.to_string())?;
-                let io = vec![
-                    Io::new(
-                        ports,
-                        "dc",
-                        Side::Dc,
-                        cfg.dc.interface.as_deref(),
-                        Filter::MacControl,
-                    ),
-                    Io::new(
-                        ports,
-                        "wan",
-                        Side::Wan,
-                        cfg.wan.interface.as_deref(),
-                        Filter::wan(&cfg.tunnel),
-                    ),
-                ];
-                let core = Core::Pe { relay, wake: None };
-                (core, io)
+        let mut host = Host::new(section).map_err(|e| e.to_string())?;
+        let links: Vec<_> = host
+            .links()
+            .iter()
+            .map(|l| (l.side, ports.iter().position(|p| p.name == l.interface)))
+            .collect();
+        for &(side, port) in &links {
+            match port {
+                Some(_) => host.opened(side),
+                None => {
+                    let e = std::io::Error::from_raw_os_error(NO_SUCH_DEVICE);
+                    host.open_failed(side, &e);
+                }
             }
-            RelaySection::Gateway(cfg) => {
-                let check = GatewayCheck::new(cfg).map_err(|e| e.to_string())?;
-                let io = vec![Io::new(
-                    ports,
-                    "pe",
-                    Side::Dc,
-                    cfg.interface.as_deref(),
-                    Filter::MacControl,
-                )];
-                let core = Core::Gateway {
-                    check,
-                    cfg: cfg.clone(),
-                    last_accepted: None,
-                };
-                (core, io)
-            }
-        };
+        }
         Ok(Datapath {
-            section,
-            core,
-            io,
+            host,
+            ports: links,
             started: now,
+            wake: None,
         })
     }
 
-    /// The data path core's clock at `now`.
+    /// The host's clock at `now`.
     fn clock(&self, now: Instant) -> Instant {
         Instant::ZERO + now.saturating_since(self.started)
     }
 
-    /// The interface on `port` that reads `frame`, if any.
-    fn takes(&self, port: usize, frame: &[u8]) -> Option<usize> {
-        self.io
+    /// The side of the interface on `port` that takes `frame`, if any.
+    fn takes(&self, port: usize, frame: &[u8]) -> Option<Side> {
+        self.ports
             .iter()
-            .position(|io| io.port == Some(port) && io.filter.passes(frame))
+            .find(|&&(side, p)| p == Some(port) && self.host.takes(side, frame))
+            .map(|&(side, _)| side)
+    }
+
+    fn port(&self, side: Side) -> Option<usize> {
+        self.ports.iter().find(|(s, _)| *s == side)?.1
     }
 
     /// The relay core of a PE.
     pub(super) fn relay(&self) -> Option<&Relay> {
-        match &self.core {
-            Core::Pe { relay, .. } => Some(relay),
-            Core::Gateway { .. } => None,
-        }
+        self.host.relay()
     }
 
     /// The check of a DC gateway.
     pub(super) fn gateway(&self) -> Option<&GatewayCheck> {
-        match &self.core {
-            Core::Gateway { check, .. } => Some(check),
-            Core::Pe { .. } => None,
-        }
-    }
-
-    /// What `lossless relay show` prints.
-    fn show(&self, now: Instant) -> RelayShow {
-        let (role, datapath, pe, gateway) = match (&self.core, &self.section) {
-            (Core::Pe { relay, .. }, RelaySection::Pe(cfg)) => {
-                ("pe", cfg.datapath, Some(relay.status()), None)
-            }
-            (
-                Core::Gateway {
-                    check,
-                    cfg,
-                    last_accepted,
-                },
-                _,
-            ) => {
-                let show = GatewayShow {
-                    pe_port_mac: cfg.pe_port_mac,
-                    pe_system_mac: cfg.pe_system_mac,
-                    counters: *check.counters(),
-                    last_accepted: *last_accepted,
-                    buffer: check.buffer().cloned(),
-                };
-                ("gateway", DatapathCfg::default(), None, Some(show))
-            }
-            (Core::Pe { relay, .. }, _) => {
-                ("pe", DatapathCfg::default(), Some(relay.status()), None)
-            }
-        };
-        RelayShow {
-            role: role.into(),
-            uptime_s: now.saturating_since(self.started).as_secs_f64(),
-            datapath,
-            ports: self.io.iter().map(|io| io.counters.clone()).collect(),
-            pe,
-            gateway,
-            xdp: None,
-        }
+        self.host.gateway()
     }
 }
 
@@ -273,7 +114,7 @@ impl Sim {
             }
             Output::StopRelay => c.datapath = None,
             Output::ReadRelay { id } => {
-                let show = c.datapath.as_ref().map(|d| d.show(now.mono));
+                let show = c.datapath.as_ref().map(|d| d.host.show(d.clock(now.mono)));
                 c.node.handle_relay_status(now, id, show);
             }
             _ => {}
@@ -281,7 +122,7 @@ impl Sim {
     }
 
     /// Hands a frame that arrived on `port` of `node` to its data path if that
-    /// reads it; returns false when it does not.
+    /// takes it; returns false when it does not.
     pub(super) fn datapath_receive(&mut self, node: NodeId, port: usize, bytes: &[u8]) -> bool {
         let now = self.now;
         let Kind::Core(c) = &mut self.nodes[node].kind else {
@@ -290,18 +131,12 @@ impl Sim {
         let Some(d) = c.datapath.as_mut() else {
             return false;
         };
-        let Some(i) = d.takes(port, bytes) else {
+        let Some(side) = d.takes(port, bytes) else {
             return false;
         };
         let t = d.clock(now);
-        let io = &mut d.io[i];
-        io.counters.received += 1;
-        io.counters.batches += 1;
-        io.counters.largest_batch = 1;
-        let side = io.side;
-        let (entry, verdict) = match &mut d.core {
-            Core::Pe { relay, .. } => {
-                let verdict = relay.handle_frame(t, side, bytes);
+        let (entry, verdict) = match d.host.handle_frame(t, side, bytes) {
+            Handled::Pe(verdict) => {
                 let entry = LogEntry::Relay {
                     at: now,
                     node,
@@ -310,29 +145,15 @@ impl Sim {
                 };
                 (entry, Some(verdict))
             }
-            Core::Gateway {
-                check,
-                last_accepted,
-                ..
-            } => {
-                let entry = match check.check(bytes) {
-                    Ok(pfc) => {
-                        *last_accepted = Some(AcceptedPfc {
-                            src: pfc.src,
-                            class_enable: pfc.class_enable,
-                            quanta: pfc.quanta,
-                            at_s: t.since_epoch().as_secs_f64(),
-                        });
-                        LogEntry::Accepted { at: now, node, pfc }
-                    }
-                    Err(reason) => LogEntry::Refused {
-                        at: now,
-                        node,
-                        reason,
-                    },
-                };
-                (entry, None)
-            }
+            Handled::Gateway(Ok(pfc)) => (LogEntry::Accepted { at: now, node, pfc }, None),
+            Handled::Gateway(Err(reason)) => (
+                LogEntry::Refused {
+                    at: now,
+                    node,
+                    reason,
+                },
+                None,
+            ),
         };
         self.push_log(entry);
         if verdict.is_some() {
@@ -350,15 +171,12 @@ impl Sim {
         let Some(d) = c.datapath.as_mut() else {
             return;
         };
-        let t = d.clock(now);
-        let Core::Pe { relay, wake } = &mut d.core else {
-            return;
-        };
-        if *wake != Some(now) {
+        if d.wake != Some(now) {
             return;
         }
-        *wake = None;
-        relay.handle_timeout(t);
+        d.wake = None;
+        let t = d.clock(now);
+        d.host.handle_timeout(t);
         self.datapath_drain(node, None);
     }
 
@@ -374,17 +192,14 @@ impl Sim {
         let Some(d) = c.datapath.as_mut() else {
             return;
         };
-        let started = d.started;
-        let Core::Pe { relay, .. } = &mut d.core else {
-            return;
-        };
         let mut out = Vec::new();
-        while let Some(tx) = relay.poll_transmit() {
+        while let Some(tx) = d.host.poll_transmit() {
             out.push((tx.port, tx.frame.to_vec()));
         }
-        let next = relay
+        let next = d
+            .host
             .poll_timeout()
-            .map(|t| (started + t.since_epoch()).max(now));
+            .map(|t| (d.started + t.since_epoch()).max(now));
         let last = match verdict {
             Some(Verdict::Relayed { .. }) => Some(Cause::Relayed),
             Some(Verdict::Delivered) => Some(Cause::Delivered),
@@ -397,16 +212,13 @@ impl Sim {
                 Some(c) if i + 1 == n => c,
                 _ => Cause::Flushed,
             };
-            let Some(io) = d.io.iter_mut().find(|io| io.side == side) else {
-                continue;
-            };
-            match io.port {
+            match d.port(side) {
                 Some(port) => {
-                    io.counters.sent += 1;
+                    d.host.count_sent(side, 1, 0, None);
                     sends.push((port, bytes, cause));
                 }
-                // No such port on the node: the socket never opened.
-                None => io.counters.send_errors += 1,
+                // No such port on the node: the interface never opened.
+                None => d.host.count_sent(side, 0, 1, None),
             }
         }
         for (port, bytes, cause) in sends {
@@ -415,13 +227,9 @@ impl Sim {
         let Some(Kind::Core(c)) = self.nodes.get_mut(node).map(|n| &mut n.kind) else {
             return;
         };
-        if let Some(Datapath {
-            core: Core::Pe { wake, .. },
-            ..
-        }) = c.datapath.as_mut()
-        {
-            if next != *wake {
-                *wake = next;
+        if let Some(d) = c.datapath.as_mut() {
+            if next != d.wake {
+                d.wake = next;
                 if let Some(at) = next {
                     self.queue.push(at, Due::Wake(node));
                 }

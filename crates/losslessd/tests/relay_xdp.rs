@@ -577,3 +577,108 @@ fn the_gateway_program_gives_gateway_checks_verdicts_and_counters() {
         all.counters().received - c.received
     );
 }
+
+/// One frame through `prog` on `side` against the host's predicate `filter`:
+/// a frame the predicate does not hand to the host passes untouched and is
+/// counted at most as `passed` (`lossless_relay::host::Filter` is what the
+/// packet sockets' filters implement, so the fast path never takes a frame
+/// the AF_PACKET path would have left to the host); whatever the program
+/// decides itself (drop, redirect) is a frame the predicate hands over.
+fn agrees(
+    prog: &mut XdpRelay,
+    side: Side,
+    filter: lossless_relay::host::Filter,
+    f: &[u8],
+) -> Result<(), proptest::test_runner::TestCaseError> {
+    use proptest::prop_assert;
+    if f.len() < 14 {
+        // No Ethernet header: the kernel's test run refuses it, and no NIC
+        // hands one over.
+        return Ok(());
+    }
+    let before = prog.counters().unwrap();
+    let (act, out) = prog.test_run(side, f).unwrap();
+    let d = delta(&before, &prog.counters().unwrap());
+    if !filter.takes(f) {
+        prop_assert!(
+            act == XDP_PASS && out == f,
+            "{side:?}: {act} on a frame the host is not handed: {f:02x?}"
+        );
+        // xdp_wan counts what it leaves to the AF_PACKET path before it
+        // knows whether the socket's filter takes it.
+        let passed = [counter::INGRESS_PASSED];
+        prop_assert!(
+            d.iter().all(|(c, _)| passed.contains(c)),
+            "{side:?}: counted {d:?} for a frame the host is not handed: {f:02x?}"
+        );
+    } else if act != XDP_PASS {
+        prop_assert!(act == XDP_DROP || act == XDP_REDIRECT, "{side:?}: {act}");
+    }
+    Ok(())
+}
+
+/// The XDP programs (`xdp_dc`, `xdp_wan`, `xdp_gateway`) against the relay
+/// host's filter predicate, which the lab runs and the packet sockets'
+/// classic BPF programs implement (lossless-relay's `tests/filter.rs`), on
+/// generated frames (`example::probe_frame`: tags, EtherTypes, IP headers,
+/// UDP ports, cuts) and on our tunnel's frames with one octet changed.
+#[test]
+fn the_xdp_programs_take_only_what_the_hosts_predicate_hands_over() {
+    if !can_run() {
+        return;
+    }
+    use std::cell::RefCell;
+
+    use lossless_relay::example::probe_frame;
+    use lossless_relay::host::Filter;
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+
+    let gw_cfg = GatewayConfig {
+        interface: None,
+        pe_port_mac: PE1_DC,
+        pe_system_mac: None,
+        buffer: None,
+        datapath: lossless_relay::Datapath::default(),
+    };
+    // The runner's closure is `Fn`: the programs are borrowed in it.
+    let gw = RefCell::new(XdpRelay::load_gateway(&xdp_gateway::sources(&gw_cfg)).unwrap());
+    for kind in KINDS {
+        let cfg = example::pe(2, kind);
+        let wan = Filter::wan(&cfg.tunnel);
+        let udp = match wan {
+            Filter::Udp { port } => port,
+            _ => 4789,
+        };
+        let mut core2 = Relay::new(cfg, Instant::ZERO).unwrap();
+        core2.handle_frame(Instant::ZERO, Port::Dc, &pfc(DC2_GW, 0x08, [0xffff; 8]));
+        let tunnelled = sent(&mut core2).remove(0);
+        // PE2 egress on the DC side, PE1 ingress on the WAN side.
+        let x2 = RefCell::new(load(2, kind));
+        let x1 = RefCell::new(load(1, kind));
+        let mut runner = TestRunner::new(Config {
+            cases: 512,
+            failure_persistence: None,
+            ..Config::default()
+        });
+        let frames = (
+            proptest::collection::vec(any::<u8>(), 0..48),
+            any::<bool>(),
+            any::<(usize, u8)>(),
+        );
+        runner
+            .run(&frames, |(seed, from_gw, (at, x))| {
+                let src = if from_gw { DC2_GW } else { PE1_DC };
+                let f = probe_frame(&seed, src, udp);
+                agrees(&mut x2.borrow_mut(), Side::Dc, Filter::MacControl, &f)?;
+                agrees(&mut x1.borrow_mut(), Side::Wan, wan, &f)?;
+                agrees(&mut gw.borrow_mut(), Side::Gateway, Filter::MacControl, &f)?;
+                let mut t = tunnelled.clone();
+                let i = at % t.len();
+                t[i] ^= x;
+                agrees(&mut x1.borrow_mut(), Side::Wan, wan, &t)?;
+                Ok(())
+            })
+            .unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+    }
+}

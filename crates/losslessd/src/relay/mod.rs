@@ -1,15 +1,18 @@
 //! The relay's data path (runtime layer): one thread per `[relay]` section
-//! that owns the sockets and the sans-IO core (`lossless_relay`), reads
-//! frames in batches, hands them to the core with the time, and sends what
-//! it yields. The daemon's control task reads the status under the same
-//! lock, between batches.
+//! that owns the sockets and drives the sans-IO relay host
+//! ([`lossless_relay::Host`], the one the lab runs too: the core, which ports
+//! are open, their counters, the filter predicate, `relay show`), reads
+//! frames in batches, hands them to the host with the time, and sends what
+//! it yields. The daemon's control task reads the host's `show` under the
+//! same lock, between batches.
 //!
 //! - [`pe`]: a PE's loop over its DC and WAN interfaces.
 //! - [`gateway`]: a DC gateway's loop over the interface facing its PE.
 //! - [`xdp`], [`xdp_gateway`]: their XDP fast paths.
 //!
-//! What `lossless relay show` prints and the relay's metrics are the node core's
-//! views ([`lossless_node::relay`], [`lossless_node::relay_metrics`]).
+//! What `lossless relay show` prints is the host's view
+//! ([`lossless_relay::show`]); the relay's metrics are the node core's
+//! ([`lossless_node::relay_metrics`]).
 //!
 //! A missing interface is not fatal: the thread retries every second and
 //! `relay show` says why the port is not open. A socket that fails is closed
@@ -27,13 +30,14 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use lossless_relay::{Datapath, GatewayCheck, Instant, Poll, Port, Relay, RelaySection, TxBatch};
+pub use lossless_relay::host::XdpShowSlot;
+use lossless_relay::host::{Filter as HostFilter, Link as HostLink};
+use lossless_relay::show::RelayShow;
+use lossless_relay::{Datapath, Host, Instant, Poll, Port, RelaySection, TxBatch};
 use lossless_sys::batch::{socket_error, wait_any, Filter};
 use lossless_sys::if_nametoindex;
 use lossless_sys::ring::{RingOptions, RingSocket, RxFrames};
 use tracing::{info, warn};
-
-use lossless_node::relay::{PortIo, RelayShow, XdpShow};
 
 /// How often a port that is not open is tried again.
 const REOPEN: Duration = Duration::from_secs(1);
@@ -58,99 +62,45 @@ fn ring_options(priority: u32, promiscuous: bool) -> RingOptions {
     }
 }
 
-/// The sans-IO core a thread drives (one per daemon: the size difference
-/// between the variants costs nothing).
-#[allow(clippy::large_enum_variant)]
-enum Core {
-    Pe(Relay),
-    Gateway(gateway::State),
-}
-
-/// What the thread and the control task share.
-struct State {
-    core: Core,
-    ports: Vec<PortIo>,
-    xdp: XdpShowSlot,
-}
-
-/// The XDP path's state for `relay show`, and its last counts.
-#[derive(Debug, Clone, Default)]
-pub struct XdpShowSlot {
-    show: Option<XdpShow>,
-    counts: xdp::XdpCounts,
-}
-
-impl XdpShowSlot {
-    pub fn set_off(&mut self, why: &str) {
-        let s = self.show.get_or_insert_with(XdpShow::default);
-        if s.running || s.why != why {
-            if !why.starts_with("waiting") {
-                info!(why, "relay: XDP path not running; AF_PACKET path only");
-            }
-            s.running = false;
-            s.mode = None;
-            s.why = why.to_string();
-        }
-    }
-
-    pub fn set_running(&mut self, mode: lossless_sys::xdp::Mode, why: &str) {
-        let mode = match mode {
-            lossless_sys::xdp::Mode::Native => "native",
-            lossless_sys::xdp::Mode::Generic => "generic",
-        };
-        info!(mode, "relay: XDP path attached");
-        self.show = Some(XdpShow {
-            running: true,
-            mode: Some(mode.into()),
-            why: why.into(),
-            ..XdpShow::default()
-        });
-    }
-
-    fn record(&mut self, c: xdp::XdpCounts) {
-        self.counts = c;
-        if let Some(s) = self.show.as_mut() {
-            s.egress_relayed = c.egress_relayed;
-            s.egress_dropped = c.egress_dropped.total();
-            s.egress_passed = c.egress_passed;
-            s.ingress_delivered = c.ingress_delivered;
-            s.ingress_dropped = c.ingress_dropped.total();
-            s.ingress_passed = c.ingress_passed;
-            s.redirect_failed = c.redirect_failed;
-        }
+/// The socket filter that implements the host's predicate for `f` (checked
+/// against it in lossless-relay's `tests/filter.rs`).
+fn socket_filter(f: HostFilter) -> Filter {
+    match f {
+        HostFilter::MacControl => Filter::MacControl,
+        HostFilter::Srv6 => Filter::Srv6,
+        HostFilter::Udp { port } => Filter::Udp { port },
+        HostFilter::Mpls => Filter::Mpls,
     }
 }
 
-/// The core's counters plus what the XDP program decided without it.
-fn merged(mut st: lossless_relay::RelayStatus, c: &xdp::XdpCounts) -> lossless_relay::RelayStatus {
-    let e = &mut st.egress;
-    e.received += c.egress_received - c.egress_passed;
-    e.relayed += c.egress_relayed;
-    e.suppressed += c.egress_suppressed;
-    e.masked += c.egress_masked;
-    e.flushed += c.egress_flushed;
-    if let (Some(storm), Some(prio)) = (st.storm.as_mut(), c.storm) {
-        // The program keeps the ceiling: the core's guard saw no frame.
-        storm.priorities = prio.to_vec();
-        storm.suppressed = prio.iter().map(|p| p.counters.suppressed).sum();
+/// Records that the XDP path does not run, and why; logs it when that is
+/// news.
+pub fn xdp_off(show: &mut XdpShowSlot, why: &str) {
+    if show.set_off(why) {
+        info!(why, "relay: XDP path not running; AF_PACKET path only");
     }
-    e.dropped.add_all(&c.egress_dropped);
-    let i = &mut st.ingress;
-    i.received += c.ingress_received;
-    i.delivered += c.ingress_delivered;
-    i.dropped.add_all(&c.ingress_dropped);
-    st
+}
+
+/// Records that the XDP path runs in `mode`; `why`: what it leaves to the
+/// packet sockets.
+pub fn xdp_running(show: &mut XdpShowSlot, mode: lossless_sys::xdp::Mode, why: &str) {
+    let mode = match mode {
+        lossless_sys::xdp::Mode::Native => "native",
+        lossless_sys::xdp::Mode::Generic => "generic",
+    };
+    info!(mode, "relay: XDP path attached");
+    show.set_running(mode, why);
 }
 
 struct Shared {
     stop: AtomicBool,
-    state: Mutex<State>,
+    state: Mutex<Host>,
     started: std::time::Instant,
     datapath: Datapath,
 }
 
 impl Shared {
-    fn lock(&self) -> MutexGuard<'_, State> {
+    fn lock(&self) -> MutexGuard<'_, Host> {
         // A panic in the data path thread poisons the lock; the counters in
         // it are still the best answer there is.
         self.state.lock().unwrap_or_else(|p| p.into_inner())
@@ -191,29 +141,11 @@ impl RelayRuntime {
     /// configuration reader).
     pub fn start(section: RelaySection) -> Result<RelayRuntime, StartError> {
         let started = std::time::Instant::now();
-        let (core, ports, datapath) = match &section {
-            RelaySection::Pe(cfg) => {
-                let relay = Relay::new(cfg.clone(), Instant::ZERO)?;
-                let ports = vec![
-                    port_io("dc", cfg.dc.interface.as_deref()),
-                    port_io("wan", cfg.wan.interface.as_deref()),
-                ];
-                (Core::Pe(relay), ports, cfg.datapath)
-            }
-            RelaySection::Gateway(cfg) => {
-                let check = GatewayCheck::new(cfg)?;
-                let ports = vec![port_io("pe", cfg.interface.as_deref())];
-                let state = gateway::State::new(check, cfg);
-                (Core::Gateway(state), ports, cfg.datapath)
-            }
-        };
+        let host = Host::new(section.clone())?;
+        let datapath = *host.datapath();
         let shared = Arc::new(Shared {
             stop: AtomicBool::new(false),
-            state: Mutex::new(State {
-                core,
-                ports,
-                xdp: XdpShowSlot::default(),
-            }),
+            state: Mutex::new(host),
             started,
             datapath,
         });
@@ -243,20 +175,7 @@ impl RelayRuntime {
 
     /// Everything `relay show` prints.
     pub fn show(&self) -> RelayShow {
-        let st = self.shared.lock();
-        let (pe, gateway) = match &st.core {
-            Core::Pe(r) => (Some(merged(r.status(), &st.xdp.counts)), None),
-            Core::Gateway(g) => (None, Some(g.show())),
-        };
-        RelayShow {
-            role: role(&self.section).into(),
-            uptime_s: self.shared.started.elapsed().as_secs_f64(),
-            datapath: self.shared.datapath,
-            ports: st.ports.clone(),
-            pe,
-            gateway,
-            xdp: st.xdp.show.clone(),
-        }
+        self.shared.lock().show(self.shared.now())
     }
 }
 
@@ -278,19 +197,10 @@ fn role(section: &RelaySection) -> &'static str {
     }
 }
 
-fn port_io(side: &str, interface: Option<&str>) -> PortIo {
-    PortIo {
-        side: side.into(),
-        interface: interface.unwrap_or_default().into(),
-        error: Some("not opened yet".into()),
-        ..PortIo::default()
-    }
-}
-
 /// One interface's socket and its bookkeeping in the thread.
 struct Link {
-    /// Index into `State::ports`.
-    slot: usize,
+    /// The host's side it serves.
+    side: Port,
     name: String,
     filter: Filter,
     opts: RingOptions,
@@ -322,11 +232,12 @@ struct TxStamps {
 const STAMP_WAIT: Duration = Duration::from_secs(1);
 
 impl Link {
-    fn new(slot: usize, name: &str, filter: Filter, opts: RingOptions) -> Link {
+    /// The socket for the host's interface `link`.
+    fn new(link: &HostLink, opts: RingOptions) -> Link {
         Link {
-            slot,
-            name: name.to_string(),
-            filter,
+            side: link.side,
+            name: link.interface.clone(),
+            filter: socket_filter(link.filter),
             opts,
             socket: None,
             last_try: None,
@@ -386,14 +297,12 @@ impl Link {
             return;
         }
         self.last_try = Some(std::time::Instant::now());
-        let opened = if_nametoindex(&self.name)
-            .and_then(|i| RingSocket::open(i, self.filter, self.opts))
-            .map_err(|e| format!("{}: {e}", self.name));
-        let mut st = shared.lock();
-        let port = &mut st.ports[self.slot];
+        let opened =
+            if_nametoindex(&self.name).and_then(|i| RingSocket::open(i, self.filter, self.opts));
+        let mut host = shared.lock();
         match opened {
             Ok(s) => {
-                info!(interface = %self.name, side = %port.side, "relay port open");
+                info!(interface = %self.name, side = ?self.side, "relay port open");
                 self.stamps.pending = 0;
                 self.stamps.on = self.stamps.wanted
                     && match s.report_tx_stamps() {
@@ -404,45 +313,40 @@ impl Link {
                             false
                         }
                     };
-                port.open = true;
-                port.error = None;
+                host.opened(self.side);
                 self.socket = Some(s);
             }
             Err(e) => {
-                if port.error.as_deref() != Some(e.as_str()) {
-                    warn!(error = %e, "relay port not open; retrying every second");
+                if host.open_failed(self.side, &e) {
+                    warn!(interface = %self.name, error = %e, "relay port not open; retrying every second");
                 }
-                port.open = false;
-                port.error = Some(e);
             }
         }
     }
 
     /// Closes the socket: the interface is served by an XDP program, which
     /// reads every frame the socket would (the port is open, through it).
-    fn serve_in_xdp(&mut self, port: &mut PortIo) {
+    fn serve_in_xdp(&mut self, host: &mut Host) {
         if self.socket.take().is_some() {
             info!(interface = %self.name, "relay port served by the XDP program; packet socket closed");
         }
-        port.open = true;
-        port.error = None;
+        host.opened(self.side);
     }
 
     /// Closes the socket after an error; it is reopened later.
-    fn fail(&mut self, port: &mut PortIo, e: &io::Error) {
+    fn fail(&mut self, host: &mut Host, e: &io::Error) {
         warn!(interface = %self.name, error = %e, "relay port failed; reopening");
         self.socket = None;
-        port.open = false;
-        port.error = Some(format!("{}: {e}", self.name));
+        host.open_failed(self.side, e);
     }
 
-    /// Takes up to `max` waiting frames and hands them to `f`; counts them
-    /// in `port`. Returns how many (0 when closed or nothing waits).
-    /// `complete` finishes a checksum the kernel left partial.
+    /// Takes up to `max` waiting frames and hands them to `f` (which hands
+    /// them to the host, which counts them). Returns how many (0 when closed
+    /// or nothing waits). `complete` finishes a checksum the kernel left
+    /// partial.
     fn recv(
         &mut self,
         max: usize,
-        port: &mut PortIo,
         complete: impl FnMut(&mut [u8]),
         f: impl FnOnce(&RxFrames<'_>),
     ) -> usize {
@@ -452,24 +356,23 @@ impl Link {
         let frames = s.recv_batch(max, complete);
         let n = frames.len();
         if n > 0 {
-            port.received += n as u64;
-            port.batches += 1;
-            port.largest_batch = port.largest_batch.max(n as u64);
             f(&frames);
         }
         n
     }
 
-    /// Sends the frames of `out` for `side`, counting what went and what
-    /// did not.
-    fn send(&mut self, out: &TxBatch, side: Port, shared: &Shared) {
-        let Some(s) = &mut self.socket else {
-            return;
-        };
+    /// Sends the frames of `out` for this side, counting what went and what
+    /// did not (all of them, when the socket is not open).
+    fn send(&mut self, out: &TxBatch, shared: &Shared) {
+        let side = self.side;
         let total = out.iter().filter(|t| t.port == side).count();
         if total == 0 {
             return;
         }
+        let Some(s) = &mut self.socket else {
+            shared.lock().count_sent(side, 0, total, None);
+            return;
+        };
         let stamps = self.stamps.on;
         let frames = || {
             out.iter()
@@ -484,24 +387,17 @@ impl Link {
                 self.stamps.asked = Some(std::time::Instant::now());
             }
         }
-        let mut st = shared.lock();
-        let port = &mut st.ports[self.slot];
+        let mut host = shared.lock();
         match result {
-            Ok(n) => {
-                port.sent += n as u64;
-                port.send_errors += (total - n) as u64;
-            }
-            Err(e) => {
-                port.send_errors += total as u64;
-                port.error = Some(format!("send: {e}"));
-            }
+            Ok(n) => host.count_sent(side, n, total - n, None),
+            Err(e) => host.count_sent(side, 0, total, Some(e.to_string())),
         }
     }
 
     /// Every [`STATS_EVERY`]: adds the kernel's drop counter, and closes
     /// the socket if the kernel reported an error on it (the interface went
     /// away: `ENETDOWN`), to be reopened.
-    fn read_stats(&mut self, port: &mut PortIo, now: std::time::Instant) {
+    fn read_stats(&mut self, host: &mut Host, now: std::time::Instant) {
         if now.saturating_duration_since(self.last_stats) < STATS_EVERY {
             return;
         }
@@ -510,10 +406,10 @@ impl Link {
             return;
         };
         if let Ok(st) = s.stats() {
-            port.socket_drops += st.drops;
+            host.count_socket_drops(self.side, st.drops);
         }
         if let Some(e) = socket_error(s) {
-            self.fail(port, &e);
+            self.fail(host, &e);
         }
     }
 }

@@ -1,21 +1,11 @@
 //! A PE's data path: PFC from the DC gateway in, tunnel frames to the WAN
 //! out, and the reverse. One thread, two sockets, batches both ways.
 
-use lossless_relay::{Instant, Port, RelayConfig, TunnelConfig, TxBatch};
-use lossless_sys::batch::Filter;
+use lossless_relay::{Instant, Port, RelayConfig, TxBatch};
 use lossless_sys::if_hwaddr;
 use lossless_wire::tunnel::udp::{fill_checksum_v4, fill_checksum_v6, udp_in_frame, IpPair};
 
-use super::{idle, ring_options, Core, Link, Shared};
-
-/// The WAN socket's filter: only what the tunnel can be.
-fn wan_filter(tunnel: &TunnelConfig) -> Filter {
-    match tunnel {
-        TunnelConfig::Srv6 { .. } => Filter::Srv6,
-        TunnelConfig::Vxlan { port, .. } => Filter::Udp { port: *port },
-        TunnelConfig::SrMpls { .. } => Filter::Mpls,
-    }
-}
+use super::{idle, ring_options, Link, Shared};
 
 /// Completes the UDP checksum of a frame the kernel handed over with the
 /// checksum not computed yet (`TP_STATUS_CSUMNOTREADY`): a VXLAN
@@ -45,18 +35,16 @@ pub(super) fn run(shared: &Shared, cfg: &RelayConfig) {
     // Tunnel frames come addressed to wan.port_mac: when that is not the
     // interface's own address, the NIC must pass other unicast up.
     let promiscuous = if_hwaddr(&wan_name).map_or(true, |mac| mac != cfg.wan.port_mac.0);
-    let mut dc = Link::new(
-        0,
-        &dc_name,
-        Filter::MacControl,
-        ring_options(priority, false),
-    );
-    let mut wan = Link::new(
-        1,
-        &wan_name,
-        wan_filter(&cfg.tunnel),
-        ring_options(priority, promiscuous),
-    );
+    let (mut dc, mut wan) = {
+        let host = shared.lock();
+        let [dc, wan] = host.links() else {
+            return;
+        };
+        (
+            Link::new(dc, ring_options(priority, false)),
+            Link::new(wan, ring_options(priority, promiscuous)),
+        )
+    };
     if cfg.measure.is_some() {
         // The WAN delay measurement times its frames' departures by them.
         wan = wan.with_tx_stamps();
@@ -73,12 +61,12 @@ pub(super) fn run(shared: &Shared, cfg: &RelayConfig) {
         dc.ensure_open(shared);
         wan.ensure_open(shared);
         {
-            let mut st = shared.lock();
-            fast.ensure(&dc_name, &wan_name, &mut st.xdp);
+            let mut host = shared.lock();
+            fast.ensure(&dc_name, &wan_name, host.xdp_mut());
             if last_counts.elapsed() >= super::STATS_EVERY {
                 last_counts = std::time::Instant::now();
                 if let Some(c) = fast.counts(shared.now()) {
-                    st.xdp.record(c);
+                    host.record_xdp(c);
                 }
             }
         }
@@ -86,45 +74,45 @@ pub(super) fn run(shared: &Shared, cfg: &RelayConfig) {
         let storm_xdp = fast.storm_running();
         deferred.clear();
         let (received, next) = {
-            let mut guard = shared.lock();
-            let st = &mut *guard;
-            let Core::Pe(relay) = &mut st.core else {
-                return;
-            };
+            let mut host = shared.lock();
             let tick = std::time::Instant::now();
             let now = shared.at(tick);
+            let Some(relay) = host.relay_mut() else {
+                return;
+            };
             relay.set_kernel_tx_stamps(wan.tx_stamps());
             wan.take_tx_stamps(woke, |frame, stamp| {
                 let (now, wall) = clocks(shared);
                 relay.handle_tx_stamp(now, frame, arrival(now, wall, stamp), &mut out);
             });
             let mut received = 0;
-            for (link, port) in [(&mut dc, Port::Dc), (&mut wan, Port::Wan)] {
-                let io = &mut st.ports[link.slot];
+            for link in [&mut dc, &mut wan] {
+                let port = link.side;
                 // Only UDP (VXLAN) from the WAN has a checksum to finish.
                 let complete = |f: &mut [u8]| {
                     if port == Port::Wan {
                         complete_udp_checksum(f);
                     }
                 };
-                received += link.recv(batch, io, complete, |frames| {
+                received += link.recv(batch, complete, |frames| {
                     if port == Port::Dc && storm_xdp {
                         // The XDP program passed these up behind a due flush.
                         for f in frames.iter() {
                             deferred.push(Port::Dc, priority, f);
                         }
+                        host.count_received(port, frames.len());
                     } else {
                         let (now, wall) = clocks(shared);
                         let stamped = frames
                             .iter_stamped()
                             .map(|(f, stamp)| (f, arrival(now, wall, stamp)));
-                        relay.process_arrived(now, port, stamped, &mut out);
+                        host.process(now, port, stamped, &mut out);
                     }
                 });
-                link.read_stats(io, tick);
+                link.read_stats(&mut host, tick);
             }
-            relay.process_timeout(now, &mut out);
-            (received, relay.poll_timeout())
+            host.process_timeout(now, &mut out);
+            (received, host.poll_timeout())
         };
         let mut next = next;
         if storm_xdp {
@@ -140,8 +128,8 @@ pub(super) fn run(shared: &Shared, cfg: &RelayConfig) {
                 None => {}
             }
         }
-        dc.send(&out, Port::Dc, shared);
-        wan.send(&out, Port::Wan, shared);
+        dc.send(&out, shared);
+        wan.send(&out, shared);
         woke = received == 0 && out.is_empty();
         if woke {
             idle(shared, &[&dc, &wan], next);

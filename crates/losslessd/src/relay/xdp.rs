@@ -3,6 +3,7 @@
 //! bytes are the core's), and the counters it keeps, folded into the core's
 //! status for `relay show` and `/metrics`.
 
+use lossless_relay::host::XdpCounts;
 use lossless_relay::storm::{PriorityCounters, PriorityStatus, StormGuard};
 use lossless_relay::tunnel::Encapsulator;
 use lossless_relay::{DropReason, Port, RelayConfig, TunnelConfig, TxBatch};
@@ -134,46 +135,26 @@ pub fn priority_status(st: &StormState, offset: u64) -> [PriorityStatus; 8] {
     })
 }
 
-/// The XDP program's counts in the core's terms.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct XdpCounts {
-    pub egress_received: u64,
-    pub egress_relayed: u64,
-    pub egress_passed: u64,
-    pub egress_dropped: lossless_relay::DropCounts,
-    pub ingress_received: u64,
-    pub ingress_delivered: u64,
-    pub ingress_passed: u64,
-    pub ingress_dropped: lossless_relay::DropCounts,
-    pub redirect_failed: u64,
-    pub egress_suppressed: u64,
-    pub egress_masked: u64,
-    pub egress_flushed: u64,
-    /// The storm ceiling's state in the program's map, when it keeps it.
-    pub storm: Option<[PriorityStatus; 8]>,
-}
-
-impl XdpCounts {
-    pub fn from_counters(c: &[u64; counter::COUNT]) -> XdpCounts {
-        let mut x = XdpCounts {
-            egress_received: c[counter::EGRESS_RECEIVED],
-            egress_relayed: c[counter::EGRESS_RELAYED],
-            egress_passed: c[counter::EGRESS_PASSED],
-            ingress_received: c[counter::INGRESS_RECEIVED],
-            ingress_delivered: c[counter::INGRESS_DELIVERED],
-            ingress_passed: c[counter::INGRESS_PASSED],
-            redirect_failed: c[counter::REDIRECT_FAILED],
-            egress_suppressed: c[counter::EGRESS_SUPPRESSED],
-            egress_masked: c[counter::EGRESS_MASKED],
-            egress_flushed: c[counter::EGRESS_FLUSHED],
-            ..XdpCounts::default()
-        };
-        for (i, r) in DropReason::ALL.into_iter().enumerate() {
-            x.egress_dropped.add_n(r, c[counter::EGRESS_DROP + i]);
-            x.ingress_dropped.add_n(r, c[counter::INGRESS_DROP + i]);
-        }
-        x
+/// The XDP program's counters in the core's terms.
+pub fn xdp_counts(c: &[u64; counter::COUNT]) -> XdpCounts {
+    let mut x = XdpCounts {
+        egress_received: c[counter::EGRESS_RECEIVED],
+        egress_relayed: c[counter::EGRESS_RELAYED],
+        egress_passed: c[counter::EGRESS_PASSED],
+        ingress_received: c[counter::INGRESS_RECEIVED],
+        ingress_delivered: c[counter::INGRESS_DELIVERED],
+        ingress_passed: c[counter::INGRESS_PASSED],
+        redirect_failed: c[counter::REDIRECT_FAILED],
+        egress_suppressed: c[counter::EGRESS_SUPPRESSED],
+        egress_masked: c[counter::EGRESS_MASKED],
+        egress_flushed: c[counter::EGRESS_FLUSHED],
+        ..XdpCounts::default()
+    };
+    for (i, r) in DropReason::ALL.into_iter().enumerate() {
+        x.egress_dropped.add_n(r, c[counter::EGRESS_DROP + i]);
+        x.ingress_dropped.add_n(r, c[counter::INGRESS_DROP + i]);
     }
+    x
 }
 
 /// How often a failed attach is tried again, and the interfaces looked up.
@@ -197,7 +178,7 @@ pub enum Gate {
     /// Drop the program: it must not run now (`show` says why).
     Stop,
     /// Load and attach it on these interface indexes, then call
-    /// [`AttachGate::attached`] or `show.set_off`.
+    /// [`AttachGate::attached`] or [`super::xdp_off`].
     Start(Vec<u32>),
 }
 
@@ -216,7 +197,7 @@ impl AttachGate {
 
     pub fn check(&mut self, ifaces: &[&str], show: &mut crate::relay::XdpShowSlot) -> Gate {
         if let Some(why) = self.off {
-            show.set_off(why);
+            super::xdp_off(show, why);
             return Gate::Stop;
         }
         if self.last_try.is_some_and(|t| t.elapsed() < RETRY) {
@@ -229,11 +210,14 @@ impl AttachGate {
             .collect();
         let Ok(idx) = idx else {
             self.attached = None;
-            show.set_off(if ifaces.len() == 1 {
-                "waiting for the interface"
-            } else {
-                "waiting for both interfaces"
-            });
+            super::xdp_off(
+                show,
+                if ifaces.len() == 1 {
+                    "waiting for the interface"
+                } else {
+                    "waiting for both interfaces"
+                },
+            );
             return Gate::Stop;
         };
         if self.attached.as_ref() == Some(&idx) {
@@ -242,11 +226,14 @@ impl AttachGate {
         if self.veth_off {
             if let Some(veth) = ifaces.iter().find(|i| is_veth(i)) {
                 self.attached = None;
-                show.set_off(&format!(
-                    "not attached: {veth} is a veth, and a frame redirected into a veth is \
+                super::xdp_off(
+                    show,
+                    &format!(
+                        "not attached: {veth} is a veth, and a frame redirected into a veth is \
                      lost unless its receiving end runs an XDP program, which this host \
                      cannot see (xdp = \"on\" attaches anyway)"
-                ));
+                    ),
+                );
                 return Gate::Stop;
             }
         }
@@ -312,9 +299,9 @@ impl XdpPath {
                 } else {
                     ""
                 };
-                show.set_running(mode, why);
+                super::xdp_running(show, mode, why);
             }
-            Err(why) => show.set_off(&why),
+            Err(why) => super::xdp_off(show, &why),
         }
     }
 
@@ -404,7 +391,7 @@ impl XdpPath {
     /// now (the storm state's times are shown on it).
     pub fn counts(&self, core_now: lossless_relay::Instant) -> Option<XdpCounts> {
         let x = self.relay.as_ref()?;
-        let mut counts = XdpCounts::from_counters(&x.counters().ok()?);
+        let mut counts = xdp_counts(&x.counters().ok()?);
         if self.storm_on() {
             let st = x.storm_state().ok()?;
             let offset = lossless_sys::xdp::ktime_ns()

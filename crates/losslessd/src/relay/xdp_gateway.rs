@@ -4,7 +4,7 @@
 //! and passes the rest; its counters and last accepted frame, in the core's
 //! terms, go into `relay show` and `/metrics`.
 
-use lossless_node::relay::AcceptedPfc;
+use lossless_relay::show::AcceptedPfc;
 use lossless_relay::{DropReason, GatewayConfig, GatewayCounters};
 use lossless_sys::xdp::{counter, GatewayLast, Side, Sources, XdpRelay};
 use lossless_wire::MacAddr;
@@ -84,13 +84,14 @@ impl GatewayXdp {
             Ok((relay, mode)) => {
                 self.relay = Some(relay);
                 self.gate.attached(idx);
-                show.set_running(
+                super::xdp_running(
+                    show,
                     mode,
                     "every MAC Control frame checked in XDP, the illegal ones dropped there; \
                      the packet socket is closed",
                 );
             }
-            Err(why) => show.set_off(&why),
+            Err(why) => super::xdp_off(show, &why),
         }
     }
 

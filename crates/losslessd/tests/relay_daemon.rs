@@ -14,7 +14,7 @@ mod common;
 use std::time::Duration;
 
 use common::delayline::DelayLine;
-use common::relay::{priority3, show};
+use common::relay::{gen_and_sink, priority3, show};
 use common::*;
 use lossless_node::protocol::Request;
 use lossless_relay::config::BufferConfig;
@@ -23,7 +23,7 @@ use lossless_relay::{Departure, Instant};
 use lossless_relay::{
     MeasureConfig, PauseClock, PauseTimeline, RelayConfig, RelaySection, StormConfig,
 };
-use lossless_sys::batch::{wait_any, BatchOptions, BatchSocket, Filter, RxBatch};
+use lossless_sys::batch::{wait_any, BatchSocket, RxBatch};
 use lossless_sys::if_nametoindex;
 use lossless_sys::netns::in_netns;
 use lossless_sys::timestamp::MeasureSocket;
@@ -116,25 +116,6 @@ fn links(pe: &Netns, hosts: &Netns) {
     pe.wait_running("pe2-wan");
 }
 
-/// The generator's socket (it reads nothing: an MPLS filter) and the sink's.
-fn sockets(hosts: &Netns) -> (BatchSocket, BatchSocket) {
-    in_netns(&hosts.name, || {
-        let g = BatchSocket::open(
-            if_nametoindex("gen")?,
-            Filter::Mpls,
-            BatchOptions::default(),
-        )?;
-        let s = BatchSocket::open(
-            if_nametoindex("sink")?,
-            Filter::Srv6,
-            BatchOptions::default(),
-        )?;
-        std::io::Result::Ok((g, s))
-    })
-    .unwrap()
-    .unwrap()
-}
-
 #[test]
 fn a_pe_waits_for_its_interfaces_ceils_a_storm_and_restarts_on_reload() {
     if !require(
@@ -170,7 +151,7 @@ fn a_pe_waits_for_its_interfaces_ceils_a_storm_and_restarts_on_reload() {
     wait_for(WAIT, "the relay to open both ports", || {
         show(&d).ports.iter().all(|p| p.open).then_some(())
     });
-    let (gen, sink) = sockets(&hosts);
+    let (gen, sink) = gen_and_sink(&hosts.name);
 
     // A storm: 40 pauses of priority 3 back to back (about 31 ms each at
     // 1 Gb/s), then a resume. The first pause crosses at once, the rest
@@ -326,7 +307,7 @@ fn a_storm_keeps_the_far_side_paused_without_gaps() {
     wait_for(WAIT, "the relay to open both ports", || {
         show(&d).ports.iter().all(|p| p.open).then_some(())
     });
-    let (gen, _sink) = sockets(&hosts);
+    let (gen, _sink) = gen_and_sink(&hosts.name);
     let (near_sock, far_sock) = (stamped(&pe, "pe2-dc"), stamped(&hosts, "sink"));
     let (mut near, mut far) = (Vec::new(), Vec::new());
     // The kernel turns receive timestamps on a moment after the first

@@ -21,9 +21,7 @@ use std::time::Duration;
 use lossless_node::protocol::Request;
 use lossless_relay::example::{self, Kind, DC2_GW, PE2_DC, PE2_WAN};
 use lossless_relay::RelaySection;
-use lossless_sys::batch::{wait_any, BatchOptions, BatchSocket, Filter, RxBatch};
-use lossless_sys::if_nametoindex;
-use lossless_sys::netns::in_netns;
+use lossless_sys::batch::{wait_any, RxBatch};
 use lossless_testkit::ShimEnv;
 use lossless_wire::MacAddr;
 
@@ -195,21 +193,7 @@ impl Rig {
     /// Sends 5 PFC pauses of priority 3 from the DC gateway's side of the PE; the
     /// number of tunnel frames that reached the WAN side.
     pub fn relay_frames(&self) -> usize {
-        let (gen, sink) = in_netns(&self.np.name, || {
-            let g = BatchSocket::open(
-                if_nametoindex("gen")?,
-                Filter::Mpls,
-                BatchOptions::default(),
-            )?;
-            let s = BatchSocket::open(
-                if_nametoindex("sink")?,
-                Filter::Srv6,
-                BatchOptions::default(),
-            )?;
-            std::io::Result::Ok((g, s))
-        })
-        .expect("enter ns P")
-        .expect("open gen and sink");
+        let (gen, sink) = super::relay::gen_and_sink(&self.np.name);
         // Pause, resume, pause, resume, pause on priority 3: with the storm ceiling on,
         // each crosses (a first pause, and resumes within the ceiling's burst); a run
         // of pauses would be held as refreshes while the far side is still paused.

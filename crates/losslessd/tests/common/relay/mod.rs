@@ -15,6 +15,9 @@ pub mod tshark;
 
 use std::time::Duration;
 
+use lossless_sys::batch::{BatchOptions, BatchSocket, Filter};
+use lossless_sys::if_nametoindex;
+use lossless_sys::netns::in_netns;
 use lossless_wire::MacAddr;
 
 pub use frames::*;
@@ -28,3 +31,24 @@ pub const T2: MacAddr = MacAddr([2, 0, 0, 0, 0xf0, 2]);
 pub const PE1_SID: &str = "fc00::e1:d2";
 
 pub const WAIT: Duration = Duration::from_secs(10);
+
+/// In namespace `ns`, the packet sockets of a PE's DC gateway side and WAN
+/// side: the generator's on `gen` (it reads nothing: an MPLS filter) and the
+/// sink's on `sink` (SRv6 tunnel frames).
+pub fn gen_and_sink(ns: &str) -> (BatchSocket, BatchSocket) {
+    in_netns(ns, || {
+        let g = BatchSocket::open(
+            if_nametoindex("gen")?,
+            Filter::Mpls,
+            BatchOptions::default(),
+        )?;
+        let s = BatchSocket::open(
+            if_nametoindex("sink")?,
+            Filter::Srv6,
+            BatchOptions::default(),
+        )?;
+        std::io::Result::Ok((g, s))
+    })
+    .expect("enter the namespace")
+    .expect("open gen and sink")
+}

@@ -4,13 +4,15 @@
 //! event, a health problem, a metric), and while it flaps the churn of DCBX events
 //! is summarised per window instead of logged and kept one by one.
 //!
-//! - **NIC hold-down.** The first programming after a quiet spell goes at once; one
-//!   wanted within `nic_hold_ms` of the last waits for the hold to end and then
-//!   programs whatever runs by then: every change in between is coalesced into one
-//!   programming (`lossless_nic_programs_coalesced_total`). Real drivers reconfigure
-//!   queues, and ice restarts its firmware's DCB, on every call; lldpad programs on
-//!   every change with no hold at all, which is what a flapping switch port turns
-//!   into a storm.
+//! - **NIC hold-down.** Programmings have a credit, as LLDP's transmissions do
+//!   (802.1AB's txCredit): [`NIC_BURST`] at once, one more each `nic_hold_ms`. A
+//!   link-up's negotiation (the DCBX version's change, the peer's configuration, its
+//!   acknowledgement) goes at once; past the credit, a programming waits for the next
+//!   one and then programs whatever runs by then: every change in between is
+//!   coalesced into one programming (`lossless_nic_programs_coalesced_total`). Real
+//!   drivers reconfigure queues, and ice restarts its firmware's DCB, on every call;
+//!   lldpad programs on every change with no hold at all, which is what a flapping
+//!   switch port turns into a storm.
 //! - **Flapping.** An input after which the port runs something else (an operational
 //!   configuration, a DCBX version, a feature's error, the peer's presence, a
 //!   neighbour) is a change. More than [`FLAP_CHANGES`] in a window of
@@ -28,6 +30,8 @@ use lossless_dcbx::{Duration, Event, Instant};
 
 /// The default `nic_hold_ms`.
 pub const NIC_HOLD_MS: u32 = 1_000;
+/// Programmings that may go at once after a quiet spell (the credit's maximum).
+pub const NIC_BURST: u8 = 3;
 /// The largest `nic_hold_ms` the configuration takes.
 pub const NIC_HOLD_MAX_MS: u32 = 60_000;
 /// The window flapping is judged and summarised over.
@@ -56,8 +60,9 @@ pub struct Damping {
 
 #[derive(Debug, Default)]
 struct State {
-    /// When the NIC was last programmed (within the hold; None after it).
-    programmed_at: Option<Instant>,
+    /// The programming credit as of `credit_at` (None: full, [`NIC_BURST`]).
+    credit_at: Option<Instant>,
+    credit: u8,
     /// A programming wanted within the hold waits for it.
     nic_waiting: bool,
     /// The window being counted (None: no change since the last one closed).
@@ -110,19 +115,24 @@ impl Damping {
         self.state.get_or_insert_with(Default::default)
     }
 
-    /// The NIC may be programmed now: no programming within the hold.
+    /// The NIC may be programmed now: some credit is left.
     pub fn may_program(&self, now: Instant, hold: Duration) -> bool {
-        let last = self.state.as_ref().and_then(|s| s.programmed_at);
-        last.is_none_or(|t| now >= t + hold)
+        hold.is_zero()
+            || self
+                .state
+                .as_ref()
+                .is_none_or(|s| s.credit(now, hold).0 > 0)
     }
 
-    /// The NIC was programmed now.
+    /// The NIC was programmed now: one credit spent.
     pub fn programmed(&mut self, now: Instant, hold: Duration) {
         if hold.is_zero() {
             return;
         }
         let s = self.state();
-        s.programmed_at = Some(now);
+        let (credit, at) = s.credit(now, hold);
+        s.credit = credit.saturating_sub(1);
+        s.credit_at = Some(at);
         s.nic_waiting = false;
     }
 
@@ -221,10 +231,12 @@ impl Damping {
             // next window opens with the next change.
             s.window_start = s.flapping.then_some(start + FLAP_WINDOW);
         }
-        if s.programmed_at.is_some_and(|t| now >= t + hold) && !s.nic_waiting {
-            s.programmed_at = None;
+        if s.credit_at.is_some() {
+            let (credit, at) = s.credit(now, hold);
+            s.credit = credit;
+            s.credit_at = (credit < NIC_BURST).then_some(at);
         }
-        let idle = s.window_start.is_none() && s.programmed_at.is_none() && !s.nic_waiting;
+        let idle = s.window_start.is_none() && s.credit_at.is_none() && !s.nic_waiting;
         if idle && s.flaps == 0 && s.coalesced == 0 && s.suppressed_total == 0 {
             self.state = None;
         }
@@ -235,12 +247,34 @@ impl Damping {
     pub fn poll_timeout(&self, hold: Duration, nic: bool) -> Option<Instant> {
         let s = self.state.as_ref()?;
         let window = s.window_start.map(|t| t + FLAP_WINDOW);
-        // The end of a hold: a waiting programming goes then; else the box may go.
-        let held = s
-            .programmed_at
-            .map(|t| t + hold)
-            .filter(|_| nic || !s.nic_waiting);
+        // The next credit: a waiting programming goes then; else the box may go once
+        // the credit is full again.
+        let next = s.credit_at.map(|t| t + hold);
+        let held = next.filter(|_| nic || !s.nic_waiting);
         [window, held].into_iter().flatten().min()
+    }
+}
+
+impl State {
+    /// The credit at `now`, and the instant it counts from (a credit is earned each
+    /// `hold` after it; full, it counts from `now`).
+    fn credit(&self, now: Instant, hold: Duration) -> (u8, Instant) {
+        let Some(at) = self.credit_at else {
+            return (NIC_BURST, now);
+        };
+        if hold.is_zero() {
+            return (NIC_BURST, now);
+        }
+        if now < at {
+            return (self.credit, at);
+        }
+        let earned = ((now - at).as_nanos() / hold.as_nanos()).min(u128::from(NIC_BURST));
+        let credit = self.credit.saturating_add(earned as u8);
+        if credit >= NIC_BURST {
+            (NIC_BURST, now)
+        } else {
+            (credit, at + hold * earned as u32)
+        }
     }
 }
 
@@ -300,11 +334,14 @@ mod tests {
     }
 
     #[test]
-    fn the_first_programming_goes_at_once_then_one_per_hold() {
+    fn a_burst_goes_at_once_then_one_per_hold() {
         let hold = hold(1_000);
         let mut d = Damping::default();
-        assert!(d.may_program(at(0.0), hold));
-        d.programmed(at(0.0), hold);
+        for i in 0..NIC_BURST {
+            let t = at(f64::from(i) * 0.01);
+            assert!(d.may_program(t, hold), "programming {i} of the burst");
+            d.programmed(t, hold);
+        }
         assert!(!d.may_program(at(0.5), hold));
         d.wait_nic();
         d.wait_nic();
@@ -312,12 +349,26 @@ mod tests {
         assert!(d.may_program(at(1.0), hold));
         assert!(d.take_nic_waiting());
         d.programmed(at(1.0), hold);
+        assert!(!d.may_program(at(1.5), hold), "one per hold past the burst");
+        assert!(d.may_program(at(2.0), hold));
         assert_eq!(d.coalesced(), 2);
-        // Nothing more: the hold ends, the box stays for the counter.
+        // Nothing more: the credit fills up again, the box stays for the counter.
         let mut notes = Vec::new();
-        d.roll(at(2.0), hold, &mut notes);
+        d.roll(at(10.0), hold, &mut notes);
         assert_eq!(d.poll_timeout(hold, true), None);
         assert!(notes.is_empty());
+        assert!(d.may_program(at(10.0), hold));
+    }
+
+    #[test]
+    fn a_hold_of_zero_never_waits() {
+        let hold = hold(0);
+        let mut d = Damping::default();
+        for i in 0..100 {
+            assert!(d.may_program(at(f64::from(i) * 0.001), hold));
+            d.programmed(at(f64::from(i) * 0.001), hold);
+        }
+        assert_eq!(d.poll_timeout(hold, true), None);
     }
 
     #[test]

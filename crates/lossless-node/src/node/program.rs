@@ -53,8 +53,8 @@ pub(super) fn outputs(port: &mut Port, now: Instant, events: &[Event], force: bo
     let refused = port.ieee_hw.nic.refusal(&Part::DcbxMode).is_some();
     let hold = port.nic_hold();
     if !port.damping.may_program(now, hold) {
-        // Within the hold-down: whatever this input asks waits for its end, coalesced
-        // with what the inputs until then ask (the latest configuration goes).
+        // No credit left: whatever this input asks waits for the next, coalesced with
+        // what the inputs until then ask (the latest configuration goes).
         let mode = port.ieee_hw.dcbx_mode != Some(running) && !refused;
         let withdraw = running == Version::Cee && !port.ieee_hw.apps.is_empty();
         let oper = events
@@ -105,7 +105,11 @@ pub(super) fn outputs(port: &mut Port, now: Instant, events: &[Event], force: bo
             }
         }
     }
-    if !out.is_empty() {
+    // The DCBX mode alone spends no credit (`auto` changes it once per 5 s at most).
+    let programs = out
+        .iter()
+        .any(|o| matches!(o, Output::ProgramCee { .. } | Output::ProgramIeee { .. }));
+    if programs {
         port.damping.programmed(now, hold);
     }
     out
@@ -362,7 +366,7 @@ impl Node {
                 port.damping.programmed(now.mono, port.nic_hold());
                 self.outputs.push_back(out);
             } else if !same {
-                // Within the hold-down: the latest configuration goes at its end.
+                // No credit left: the latest configuration goes with the next.
                 port.damping.wait_nic();
             }
         }

@@ -3,8 +3,8 @@
 //! peer alternating what it advertises every 10 ms for 5 s, against the node core
 //! losslessd runs with `apply = "dcbnl"` and the lab's modelled NIC.
 //!
-//! What it checks: the NIC is programmed at most once per `nic_hold_ms` (the first
-//! change at once, the latest configuration at the end of each hold), a peer
+//! What it checks: the NIC is programmed at most once per `nic_hold_ms` past a burst
+//! of three (the latest configuration at the end of each hold), a peer
 //! alternating IEEE and CEE TLVs flips `auto` mode at most once per `MODE_HOLD`, the
 //! peer is reported flapping (health problem, metric, event), and the event history
 //! keeps room for other news: the churn is summarised, not kept event by event.
@@ -130,10 +130,10 @@ fn a_peer_alternating_its_pfc_programs_the_nic_once_per_hold() {
     let programs = sim.nic(host).ieee_programs;
     let secs = (end - start).as_secs_f64();
     println!("{FRAMES} alternating PFC TLVs in {secs:.1} s: {programs} IEEE programmings");
-    // The first at once, then one per 1 s hold: 6 in 5 s (one more for the
+    // A burst of 3 at once, then one per 1 s hold: 8 in 5 s (one more for the
     // programming that finds the first frame's answer in flight).
     assert!(
-        programs <= 7,
+        programs <= 9,
         "{programs} programmings in {secs:.1} s: not once per nic_hold_ms"
     );
     // What the NIC holds at the end is the latest configuration, once the last hold
@@ -213,7 +213,7 @@ fn a_cee_peer_alternating_its_pfc_programs_the_nic_once_per_hold() {
         "the host's SeqNo never moved"
     );
     assert!(
-        programs <= 7,
+        programs <= 9,
         "{programs} programmings in {secs:.1} s: not once per nic_hold_ms"
     );
     assert_eq!(metric(&sim, "lossless_peer_flapping"), 1.0);

@@ -405,43 +405,46 @@ fn report(
                     node: sim.name(*from).to_string(),
                     kind: "tx",
                     text: summary.clone(),
+                    event: None,
                 },
                 LogEntry::Lost { at, from, to } => TimelineRow {
                     t: at.since_epoch().as_secs_f64(),
                     node: sim.name(*from).to_string(),
                     kind: "lost",
                     text: format!("frame to {} lost", sim.name(*to)),
+                    event: None,
                 },
-                LogEntry::Event { at, node, event } => TimelineRow {
-                    t: at.since_epoch().as_secs_f64(),
-                    node: sim.name(*node).to_string(),
-                    kind: "event",
-                    text: serde_json::to_string(event).unwrap_or_default(),
-                },
+                LogEntry::Event { at, node, event } => TimelineRow::event(
+                    at.since_epoch().as_secs_f64(),
+                    sim.name(*node).to_string(),
+                    "event",
+                    event,
+                ),
                 LogEntry::Action { at, what } => TimelineRow {
                     t: at.since_epoch().as_secs_f64(),
                     node: "-".to_string(),
                     kind: "action",
                     text: what.clone(),
+                    event: None,
                 },
-                LogEntry::Measure { at, node, event } => TimelineRow {
-                    t: at.since_epoch().as_secs_f64(),
-                    node: sim.name(*node).to_string(),
-                    kind: "delay",
-                    text: serde_json::to_string(event).unwrap_or_default(),
-                },
-                LogEntry::Node { at, node, event } => TimelineRow {
-                    t: at.since_epoch().as_secs_f64(),
-                    node: sim.name(*node).to_string(),
-                    kind: "node",
-                    text: serde_json::to_string(event).unwrap_or_default(),
-                },
-                LogEntry::Pfc { at, node, event } => TimelineRow {
-                    t: at.since_epoch().as_secs_f64(),
-                    node: sim.name(*node).to_string(),
-                    kind: "pfc",
-                    text: serde_json::to_string(event).unwrap_or_default(),
-                },
+                LogEntry::Measure { at, node, event } => TimelineRow::event(
+                    at.since_epoch().as_secs_f64(),
+                    sim.name(*node).to_string(),
+                    "delay",
+                    event,
+                ),
+                LogEntry::Node { at, node, event } => TimelineRow::event(
+                    at.since_epoch().as_secs_f64(),
+                    sim.name(*node).to_string(),
+                    "node",
+                    event,
+                ),
+                LogEntry::Pfc { at, node, event } => TimelineRow::event(
+                    at.since_epoch().as_secs_f64(),
+                    sim.name(*node).to_string(),
+                    "pfc",
+                    event,
+                ),
                 // The relay's data path, routers and gateways are the wan-relay
                 // scenario's, which reports them its own way.
                 LogEntry::Relay { .. }

@@ -13,5 +13,24 @@ pub struct TimelineRow {
     pub node: String,
     /// "tx", "lost", "event" or "action".
     pub kind: &'static str,
+    /// What happened, in words (an event as `lossless events` writes one:
+    /// `neighbor_added chassis_id=...`).
     pub text: String,
+    /// An event's own JSON object, as the daemon publishes it (events only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event: Option<serde_json::Value>,
+}
+
+impl TimelineRow {
+    /// A row for an event: its words, and the event itself for the JSON form.
+    pub fn event(t: f64, node: String, kind: &'static str, event: &impl Serialize) -> TimelineRow {
+        let value = serde_json::to_value(event).unwrap_or_default();
+        TimelineRow {
+            t,
+            node,
+            kind,
+            text: lossless_node::event_words::event_words(&value),
+            event: Some(value),
+        }
+    }
 }

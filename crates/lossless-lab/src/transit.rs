@@ -106,6 +106,18 @@ pub enum TransitDrop {
     NoRoute,
 }
 
+impl std::fmt::Display for TransitDrop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            TransitDrop::NotForUs => "not for this router (destination MAC)",
+            TransitDrop::NotRoutable => "not IPv4, IPv6 or MPLS unicast",
+            TransitDrop::Malformed => "malformed header",
+            TransitDrop::Expired => "hop limit expired",
+            TransitDrop::NoRoute => "no route",
+        })
+    }
+}
+
 /// Frames forwarded and dropped, by reason.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct TransitCounters {

@@ -18,6 +18,7 @@ pub mod config;
 pub mod control_limits;
 pub mod damping;
 pub mod dcbx_config_metrics;
+pub mod event_words;
 pub mod doctor;
 pub mod framing;
 pub mod hardware;

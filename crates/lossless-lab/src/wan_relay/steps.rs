@@ -166,7 +166,7 @@ pub(super) fn timeline(log: &[Record]) -> Vec<TimelineRow> {
                 ),
                 What::Verdict { port, verdict } => ("relay", verdict_text(*port, verdict)),
                 What::Routed(l) => ("route", l.to_string()),
-                What::Unrouted(why) => ("drop", format!("{why:?}")),
+                What::Unrouted(why) => ("drop", why.to_string()),
                 What::Accepted(p) => ("accept", format!("PFC {}", pfc_text(p))),
                 What::Refused(r) => ("refuse", r.to_string()),
             };
@@ -175,6 +175,7 @@ pub(super) fn timeline(log: &[Record]) -> Vec<TimelineRow> {
                 node: r.node.name().to_string(),
                 kind,
                 text,
+                event: None,
             }
         })
         .collect();

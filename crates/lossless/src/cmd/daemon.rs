@@ -378,14 +378,7 @@ fn event_line(e: &Value, json: bool) -> String {
     let time = event_time(time);
     let port = take("port").map(|p| s(&p)).unwrap_or_default();
     let kind = take("event").map(|p| s(&p)).unwrap_or_default();
-    let detail = match rest.as_object() {
-        Some(o) if !o.is_empty() => o
-            .iter()
-            .map(|(k, v)| format!("{k}={}", v.as_str().map_or(v.to_string(), str::to_owned)))
-            .collect::<Vec<_>>()
-            .join(" "),
-        _ => String::new(),
-    };
+    let detail = lossless_node::event_words::event_words(&rest);
     format!("{time} {port:<10} {kind:<28} {detail}\n")
 }
 

@@ -161,7 +161,7 @@ fn malformed_ieee_tlvs_are_errors_in_place() {
                "detail": "TSA 3..254 is reserved (0 strict, 1 CBS, 2 ETS, 255 vendor)",
                "reason": "bad value 3: TSA 3..254 is reserved (0 strict, 1 CBS, 2 ETS, 255 vendor)"})
     );
-    assert_eq!(d["pfc"]["enabled"], json!([3]));
+    assert_eq!(d["pfc"]["priorities"], json!([3]));
     // APP at 36 + 27 + 8 = 71: entries from 78, the second's protocol at 82.
     assert_eq!(d["app"]["error"]["offset"], 82);
     assert_eq!(d["app"]["error"]["field"], "ieee.app.protocol");

@@ -123,7 +123,7 @@ fn ieee_as_tshark_shows_it(d: &Value) -> BTreeMap<String, String> {
     if !pfc.is_null() {
         e.insert("lldp.dcbx.ieee.pfc.mbc".into(), flag(&pfc["mbc"]));
         e.insert("lldp.dcbx.ieee.pfc.numtcs".into(), num(&pfc["cap"]));
-        let on: Vec<u64> = pfc["enabled"]
+        let on: Vec<u64> = pfc["priorities"]
             .as_array()
             .expect("list")
             .iter()
@@ -202,7 +202,7 @@ fn lldpad_ieee_capture_decodes_every_field_as_tshark_does() {
     );
     assert_eq!(
         a["pfc"],
-        json!({"willing": false, "mbc": false, "cap": 8, "enabled": [3, 4]})
+        json!({"willing": false, "mbc": false, "cap": 8, "priorities": [3, 4]})
     );
     assert_eq!(
         a["app"],
@@ -284,7 +284,7 @@ fn dscp_entries_decode_by_name_as_tshark_does() {
     );
     assert_eq!(
         d["pfc"],
-        json!({"willing": false, "mbc": true, "cap": 4, "enabled": [3]})
+        json!({"willing": false, "mbc": true, "cap": 4, "priorities": [3]})
     );
     let entries = d["app"]["entries"].as_array().expect("entries");
     assert_eq!(entries.len(), 12);

@@ -545,6 +545,19 @@ struct AppTableJson<'a> {
     entries: Vec<AppPriorityJson<'a>>,
 }
 
+/// The IEEE PFC Configuration TLV as the wire crate names it, but for its enabled
+/// priorities, named `priorities` as in the CEE PFC TLV's object (one name for one
+/// thing in decode's JSON).
+fn ieee_pfc(p: &PfcConfig) -> serde_json::Value {
+    let mut v = serde_json::to_value(p).unwrap_or_default();
+    if let Some(o) = v.as_object_mut() {
+        if let Some(on) = o.remove("enabled") {
+            o.insert("priorities".into(), on);
+        }
+    }
+    v
+}
+
 #[derive(Debug, Serialize)]
 struct IeeeJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -552,7 +565,7 @@ struct IeeeJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     ets_recommendation: Option<TlvJson<'a, &'a EtsRecommendation>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pfc: Option<TlvJson<'a, &'a PfcConfig>>,
+    pfc: Option<TlvJson<'a, serde_json::Value>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     app: Option<TlvJson<'a, AppTableJson<'a>>>,
 }
@@ -565,7 +578,7 @@ impl<'a> IeeeJson<'a> {
                 .ets_recommendation
                 .as_ref()
                 .map(|r| TlvJson::new(r, |v| v)),
-            pfc: i.pfc.as_ref().map(|r| TlvJson::new(r, |v| v)),
+            pfc: i.pfc.as_ref().map(|r| TlvJson::new(r, ieee_pfc)),
             app: i.app.as_ref().map(|r| {
                 TlvJson::new(r, |t| AppTableJson {
                     entries: t

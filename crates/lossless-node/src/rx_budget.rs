@@ -83,14 +83,19 @@ impl Traffic {
 }
 
 /// A port's four token buckets, one per [`Sender`] and [`Traffic`]; full when
-/// created. Compact (40 bytes): one refill time for all four, tokens as `f32`.
+/// created. Compact (32 bytes): one refill time for all four, in nanoseconds, tokens
+/// as `f32`.
 #[derive(Debug, Clone)]
 pub struct RxBudget {
     limits: RxBudgetLimits,
-    /// When the buckets were last refilled.
-    last: Instant,
+    /// When the buckets were last refilled, ns since the clock's epoch.
+    last_ns: u64,
     /// Tokens left, by [`RxBudget::index`].
     tokens: [f32; 4],
+}
+
+fn nanos(t: Instant) -> u64 {
+    u64::try_from(t.since_epoch().as_nanos()).unwrap_or(u64::MAX)
 }
 
 const BUCKETS: [(Sender, Traffic); 4] = [
@@ -104,7 +109,7 @@ impl RxBudget {
     pub fn new(limits: RxBudgetLimits, now: Instant) -> RxBudget {
         RxBudget {
             limits,
-            last: now,
+            last_ns: nanos(now),
             tokens: BUCKETS.map(|(s, t)| limits.of(s, t).burst as f32),
         }
     }
@@ -133,9 +138,10 @@ impl RxBudget {
     /// Takes one frame's worth of the bucket of `sender`'s `traffic` at `now`: false
     /// when it is spent. Time going back refills nothing.
     pub fn take(&mut self, now: Instant, sender: Sender, traffic: Traffic) -> bool {
-        let elapsed = now.saturating_since(self.last).as_secs_f64();
-        if elapsed > 0.0 {
-            self.last = now;
+        let now_ns = nanos(now);
+        if now_ns > self.last_ns {
+            let elapsed = (now_ns - self.last_ns) as f64 / 1e9;
+            self.last_ns = now_ns;
             for (i, (s, t)) in BUCKETS.into_iter().enumerate() {
                 let l = self.limits.of(s, t);
                 let filled = f64::from(self.tokens[i]) + elapsed * f64::from(l.per_s);

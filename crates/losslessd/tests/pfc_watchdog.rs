@@ -102,6 +102,27 @@ impl Drop for Stuck {
     }
 }
 
+/// The readings of vb's counters the host's daemon has taken (`pfc show`'s
+/// `samples`).
+fn samples(d: &Daemon) -> u64 {
+    d.call(&Request::PfcShow {
+        port: Some("vb".into()),
+    })["ports"][0]["samples"]
+        .as_u64()
+        .unwrap_or(0)
+}
+
+/// Waits until the daemon has taken `n` more readings: what a negative check waits
+/// for (no storm, nothing sent) instead of a fixed time.
+fn wait_readings(d: &Daemon, n: u64) {
+    let from = samples(d);
+    wait_for(
+        Duration::from_secs(5),
+        "more readings of the counters",
+        || (samples(d) >= from + n).then_some(()),
+    );
+}
+
 fn events(d: &Daemon, kind: &str) -> Vec<Value> {
     let v = d.call(&Request::Events { follow: false });
     v["events"]
@@ -146,7 +167,8 @@ fn a_storm_is_detected_forwarded_and_restored_on_the_driver() {
         (pfc_en() == Some(0x18)).then_some(())
     });
     let stuck = Stuck::start(&p.shim);
-    std::thread::sleep(Duration::from_millis(500));
+    // Three readings of quiet counters: more than the detection needs.
+    wait_readings(&p.net.host, 3);
     assert!(
         events(&p.net.host, "pfc_storm").is_empty(),
         "no storm while quiet"
@@ -282,7 +304,8 @@ fn with_apply_none_a_storm_is_reported_and_nothing_reaches_the_driver() {
             .contains("apply = \"none\""),
         "{storm}"
     );
-    std::thread::sleep(Duration::from_millis(300));
+    // Readings after the storm's: a request would have followed the one that found it.
+    wait_readings(&p.net.host, 3);
     assert!(
         p.shim.log().is_empty(),
         "requests reached the driver:\n{}",
@@ -349,16 +372,18 @@ fn counters_that_go_backwards_or_wrap_are_counted_and_never_a_storm() {
     // A driver that keeps resetting its counter, for far longer than the detection
     // time: read naively (the difference of two readings), every reading would show
     // new pauses (1000 - 10, or 10 - 1000 wrapped to a huge number).
+    // Each value read at least once before the next (two readings: one may have
+    // begun before the value was set).
     for _ in 0..10 {
         set(10);
-        std::thread::sleep(Duration::from_millis(100));
+        wait_readings(&p.net.host, 2);
         set(1000);
-        std::thread::sleep(Duration::from_millis(100));
+        wait_readings(&p.net.host, 2);
     }
     // Quiet readings, so that the jump below is one rise on its own (after the last
     // 10 -> 1000, a jump on the next reading would be a second reading with new
     // pauses: a storm by the rule).
-    std::thread::sleep(Duration::from_millis(500));
+    wait_readings(&p.net.host, 3);
     // A 32-bit counter that passes its top once: 100 frames to the top, the top
     // itself (the counter goes through 0), 50 after.
     set(u64::from(u32::MAX) - 100);
@@ -371,7 +396,7 @@ fn counters_that_go_backwards_or_wrap_are_counted_and_never_a_storm() {
         let v = show();
         (v["discontinuities"]["wraps"].as_u64() == Some(1)).then_some(v)
     });
-    std::thread::sleep(Duration::from_millis(300));
+    wait_readings(&p.net.host, 3);
     assert!(
         events(&p.net.host, "pfc_storm").is_empty(),
         "a discontinuity was taken for a storm: {:?}",

@@ -70,6 +70,9 @@ pub enum Reason {
     Merged,
     /// `mode = "static"`: the configuration runs, nothing is negotiated.
     Static,
+    /// The port runs IEEE 802.1Qaz: the CEE DCBX features are not in use (their
+    /// state is in the port's `ieee` view).
+    IeeeRunning,
 }
 
 impl Reason {
@@ -116,6 +119,9 @@ impl Reason {
             }
             Reason::Merged => "running our entries plus the peer's",
             Reason::Static => "static mode: running the configuration, not negotiated",
+            Reason::IeeeRunning => {
+                "the port runs IEEE 802.1Qaz: CEE DCBX is not in use (see the ieee features)"
+            }
         }
     }
 

@@ -532,3 +532,28 @@ fn pfc_both_willing_with_the_same_mac_keep_their_own_and_report_it() {
     // then one every 30 s: nothing more.
     assert!(p.sim.stats().frames_sent <= 20, "{:?}", p.sim.stats());
 }
+
+// ---------------------------------------------------------------- the CEE view
+
+/// Fails on the old code: a port running IEEE 802.1Qaz showed its CEE features as
+/// "DCBX is not running on this port", beside IEEE features that agree.
+#[test]
+fn a_port_running_ieee_says_so_in_its_cee_features() {
+    let mut p = up_pair(ieee_switch(), ieee_host());
+    let b = p.b;
+    when(&mut p, |s| s.agent(b).ieee().pfc.agreed).expect("PFC agreed");
+    let status = p.sim.agent(b).status();
+    assert!(status.dcbx_active);
+    for (name, f) in [
+        ("pg", &status.pg.reason),
+        ("pfc", &status.pfc.reason),
+        ("app", &status.app.reason),
+    ] {
+        assert_eq!(*f, Reason::IeeeRunning, "{name}");
+    }
+    assert!(
+        status.pfc.reason_text.contains("IEEE 802.1Qaz"),
+        "{}",
+        status.pfc.reason_text
+    );
+}

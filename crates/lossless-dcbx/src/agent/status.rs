@@ -2,6 +2,7 @@
 
 use crate::cee::feature::{Feature, FeatureKind};
 use crate::config::FeatureAdmin;
+use crate::reason::Reason;
 use crate::status::{
     FeatureStatus, HeadroomCapability, IeeeFeatureStatus, IeeeStatus, ModeStatus, PortStatus,
 };
@@ -27,9 +28,9 @@ impl Agent {
             all_syncd: self.peer_dcbx && self.all_syncd(),
             any_error: self.any_error(),
             control: self.cee.control,
-            pg: feature_status(&self.cee.pg, &d.pg),
-            pfc: feature_status(&self.cee.pfc, &d.pfc),
-            app: feature_status(&self.cee.app, &d.app),
+            pg: self.cee_status(feature_status(&self.cee.pg, &d.pg)),
+            pfc: self.cee_status(feature_status(&self.cee.pfc, &d.pfc)),
+            app: self.cee_status(feature_status(&self.cee.app, &d.app)),
             ieee: self.ieee_status(),
             discarded_msaps: self.mib.discarded(),
             neighbors: self
@@ -45,6 +46,20 @@ impl Agent {
                 peer: self.peer_headroom_measurement(),
             },
         }
+    }
+
+    /// A CEE feature's status; on a port running IEEE 802.1Qaz (DCBX on, not static)
+    /// it says so, not that DCBX is not running.
+    fn cee_status<T>(&self, mut s: FeatureStatus<T>) -> FeatureStatus<T> {
+        if self.dcbx_active()
+            && !self.static_mode()
+            && self.mode.running() == crate::mode::Version::Ieee
+            && s.reason == Reason::DcbxInactive
+        {
+            s.reason = Reason::IeeeRunning;
+            s.reason_text = Reason::IeeeRunning.describe();
+        }
+        s
     }
 
     fn ieee_status(&self) -> IeeeStatus {

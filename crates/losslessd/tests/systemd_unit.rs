@@ -105,22 +105,25 @@ fn the_roce_drop_in_verifies_and_opens_only_the_roce_paths() {
     ) {
         return;
     }
+    verify_drop_in("roce.conf", &text, "ReadWritePathz=/x");
+}
+
+/// `text` as the drop-in `name` of the unit (with this build's binary) passes
+/// systemd-analyze verify, and is read: with `misspelt` (a key systemd does not know)
+/// added, verify names that key.
+fn verify_drop_in(name: &str, text: &str, misspelt: &str) {
     let dir = TempDir::new();
     let path = unit_with_built_binary(dir.path());
     let dropins = dir.path().join("losslessd.service.d");
     std::fs::create_dir(&dropins).unwrap();
-    std::fs::write(dropins.join("roce.conf"), &text).unwrap();
+    std::fs::write(dropins.join(name), text).unwrap();
     if let Err(e) = lossless_testkit::systemd_verify_with_dropins(&path) {
-        panic!("systemd-analyze verify with the drop-in:\n{e}");
+        panic!("systemd-analyze verify with the drop-in {name}:\n{e}");
     }
-    // The drop-in is read: a key it does not know is reported.
-    std::fs::write(
-        dropins.join("roce.conf"),
-        format!("{text}ReadWritePathz=/x\n"),
-    )
-    .unwrap();
+    std::fs::write(dropins.join(name), format!("{text}{misspelt}\n")).unwrap();
     let e = lossless_testkit::systemd_verify_with_dropins(&path).unwrap_err();
-    assert!(e.contains("Unknown key 'ReadWritePathz'"), "{e}");
+    let key = misspelt.split('=').next().unwrap_or(misspelt);
+    assert!(e.contains(&format!("Unknown key '{key}'")), "{e}");
 }
 
 /// The fleet drop-in (dist/losslessd-fleet.conf) reads with the unit and only adds to
@@ -152,21 +155,7 @@ fn the_fleet_drop_in_verifies_and_only_widens_the_address_allow_list() {
     ) {
         return;
     }
-    let dir = TempDir::new();
-    let path = unit_with_built_binary(dir.path());
-    let dropins = dir.path().join("losslessd.service.d");
-    std::fs::create_dir(&dropins).unwrap();
-    std::fs::write(dropins.join("fleet.conf"), &text).unwrap();
-    if let Err(e) = lossless_testkit::systemd_verify_with_dropins(&path) {
-        panic!("systemd-analyze verify with the drop-in:\n{e}");
-    }
-    std::fs::write(
-        dropins.join("fleet.conf"),
-        format!("{text}IPAddressAlow=any\n"),
-    )
-    .unwrap();
-    let e = lossless_testkit::systemd_verify_with_dropins(&path).unwrap_err();
-    assert!(e.contains("Unknown key 'IPAddressAlow'"), "{e}");
+    verify_drop_in("fleet.conf", &text, "IPAddressAlow=any");
 }
 
 /// The capabilities of the bounding set, as setpriv names them (`+net_raw,...`).

@@ -13,9 +13,9 @@
 //!   drivers reconfigure queues, and ice restarts its firmware's DCB, on every call;
 //!   lldpad programs on every change with no hold at all, which is what a flapping
 //!   switch port turns into a storm.
-//! - **Flapping.** An input after which the port runs something else (an operational
-//!   configuration, a DCBX version, a feature's error, the peer's presence, a
-//!   neighbour) is a change. More than [`FLAP_CHANGES`] in a window of
+//! - **Flapping.** An input after which the port runs something else because of what
+//!   the peer advertises (an operational configuration, a DCBX version, a feature's
+//!   error) is a change. More than [`FLAP_CHANGES`] in a window of
 //!   [`FLAP_WINDOW`] and the peer is flapping; it stops flapping after
 //!   [`FLAP_QUIET_WINDOWS`] windows in a row without a change.
 //! - **Summaries.** While the peer flaps, the events of the churn are counted, not
@@ -82,9 +82,11 @@ struct State {
     suppressed_total: u64,
 }
 
-/// Whether an event tells of a change of what the port runs because of the peer
-/// (the churn a flapping peer causes). Our own acknowledgements (`syncd`) are part of
-/// the churn too but not a change; malformed frames are neither.
+/// Whether an event tells of a change of what the port runs because of what the peer
+/// advertises: its operational configuration, its DCBX version, a feature's error.
+/// A negotiation has two or three such inputs, so a link-up and a link flap right
+/// after it stay well under [`FLAP_CHANGES`]; the peer appearing and going, and
+/// neighbours, are churn but not counted (a link flap has them all).
 pub fn is_change(e: &Event) -> bool {
     matches!(
         e,
@@ -92,17 +94,24 @@ pub fn is_change(e: &Event) -> bool {
             | Event::ModeChanged { .. }
             | Event::ErrorSet { .. }
             | Event::ErrorCleared { .. }
-            | Event::PeerDcbx { .. }
             | Event::Incompatible { .. }
-            | Event::FeatureNotPresentOnPeer { .. }
-            | Event::NeighborAdded { .. }
-            | Event::NeighborRemoved { .. }
     )
 }
 
-/// Whether a flapping port keeps the event out of the log and the history.
+/// Whether a flapping port keeps the event out of the log and the history: the
+/// changes, and what comes with them (the peer appearing and going, features it
+/// stops sending, neighbours, our own acknowledgements). Malformed frames are
+/// never churn.
 pub fn is_churn(e: &Event) -> bool {
-    is_change(e) || matches!(e, Event::Syncd { .. })
+    is_change(e)
+        || matches!(
+            e,
+            Event::Syncd { .. }
+                | Event::PeerDcbx { .. }
+                | Event::FeatureNotPresentOnPeer { .. }
+                | Event::NeighborAdded { .. }
+                | Event::NeighborRemoved { .. }
+        )
 }
 
 /// A port's `nic_hold_ms` as a duration.

@@ -120,7 +120,10 @@ pub enum Problem {
     /// The PFC watchdog is on and the driver has no counters (`why`): it counts the
     /// PFC frames the host receives (`frames` so far), blind to the pauses this NIC
     /// sends ([`crate::pfc::host`]).
-    WatchdogRxOnly { why: String, frames: u64 },
+    WatchdogRxOnly {
+        why: String,
+        frames: u64,
+    },
     /// The headroom the link needs does not fit the port's buffer.
     HeadroomDoesNotFit(String),
     /// The PFC watchdog declared a storm on a priority (`pfc_off`: and `forward`
@@ -697,7 +700,11 @@ fn blind(pfc: &PortPfc) -> Option<Problem> {
     }
     if let Some(h) = pfc.host_source() {
         let frames = h.counts.pfc_frames + h.counts.pause_xoff + h.counts.pause_xon;
-        let why = h.standing_in.as_ref().map(|(_, w)| w.clone()).unwrap_or_default();
+        let why = h
+            .standing_in
+            .as_ref()
+            .map(|(_, w)| w.clone())
+            .unwrap_or_default();
         return Some(Problem::WatchdogRxOnly { why, frames });
     }
     if c.available() || (c.samples == 0 && c.failures == 0) {

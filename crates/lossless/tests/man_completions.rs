@@ -90,6 +90,38 @@ fn man_writes_a_page_per_command_that_groff_renders_cleanly() {
     assert!(decode.contains("pcapng"), "{decode}");
 }
 
+/// Fails on the old code: roff filled and justified the examples, so at a terminal's
+/// width an example's columns ran together (`lossless  dcbx  set  eth0  mode  static`,
+/// its comment broken onto the next line). Rendered 80 columns wide, each example line
+/// is the line `--help` prints.
+#[test]
+fn man_page_examples_keep_their_columns() {
+    let dir = tmp("man-columns");
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = run(&["man", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let help = stdout(&run(&["dcbx", "set", "--help"]));
+    let examples: Vec<&str> = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Examples:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .collect();
+    assert!(examples.len() >= 10, "{help}");
+    let page = Command::new("groff")
+        .args(["-man", "-Tutf8", "-rLL=80n", "-P-c", "-P-b", "-P-u"])
+        .arg(dir.join("lossless-dcbx-set.1"))
+        .output()
+        .expect("groff runs (Debian package groff-base)");
+    let text = String::from_utf8_lossy(&page.stdout);
+    for e in examples {
+        assert!(
+            text.lines().any(|l| l.trim_end().ends_with(e.trim())),
+            "{e:?} is not a line of the page:\n{text}"
+        );
+    }
+}
+
 fn completion(shell: &str) -> String {
     let out = run(&["completions", shell]);
     assert_eq!(out.status.code(), Some(0), "{shell}: {}", stderr(&out));

@@ -31,9 +31,50 @@ pub use ieee::{
 };
 pub use render::render_headroom;
 
+/// Every scenario the lab runs: one name each ([`SCENARIOS`] holds the name and the
+/// description), matched whole wherever a scenario is run, so a new one cannot fall
+/// through to another's run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scenario {
+    Ieee,
+    IeeeBothWilling,
+    AutoCeePeer,
+    Dual,
+    Willing,
+    Mismatch,
+    Lossy,
+    Change,
+    Headroom,
+    PeerLoss,
+    PfcStorm,
+    RoceDiscards,
+    WanRelay,
+}
+
+impl Scenario {
+    /// The scenario named `name`, as `--scenario` takes it.
+    pub fn from_name(name: &str) -> Result<Scenario, UnknownScenario> {
+        SCENARIOS
+            .iter()
+            .find(|s| s.name == name)
+            .map(|s| s.scenario)
+            .ok_or_else(|| UnknownScenario(name.to_string()))
+    }
+
+    /// Its row of [`SCENARIOS`].
+    pub fn info(self) -> &'static ScenarioInfo {
+        SCENARIOS
+            .iter()
+            .find(|s| s.scenario == self)
+            .unwrap_or(&SCENARIOS[0])
+    }
+}
+
 /// A scenario's name and what it shows.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct ScenarioInfo {
+    #[serde(skip)]
+    pub scenario: Scenario,
     pub name: &'static str,
     pub description: &'static str,
 }
@@ -44,6 +85,7 @@ pub const DEFAULT: &str = "ieee";
 /// Every scenario, the default first.
 pub const SCENARIOS: &[ScenarioInfo] = &[
     ScenarioInfo {
+        scenario: Scenario::Ieee,
         name: "ieee",
         description: "IEEE 802.1Qaz on one link: a switch (mode ieee, nothing willing) with ETS \
                       priority 3 (RoCE) on TC 1 and 6 (CNP) on strict TC 2, TCs 0/1 at 50/50 %, \
@@ -52,45 +94,53 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                       switch's PFC, and merges its APP entries.",
     },
     ScenarioInfo {
+        scenario: Scenario::IeeeBothWilling,
         name: "ieee-both-willing",
         description: "IEEE 802.1Qaz, both ends willing, PFC on 3 at the switch (02:00:00:00:00:0a) \
                       and on 3,4 at the host (02:00:00:00:00:0b): by IEEE 802.1Q-2018 D.3.3 the \
                       lower MAC takes the peer's PFC, so 3,4 runs on both ends.",
     },
     ScenarioInfo {
+        scenario: Scenario::AutoCeePeer,
         name: "auto-cee-peer",
         description: "A host in mode auto next to a CEE-only switch: it starts in IEEE 802.1Qaz, \
                       falls back to CEE DCBX on the switch's first LLDPDU and negotiates CEE; a \
                       link reset brings it back to IEEE first, and it falls back again.",
     },
     ScenarioInfo {
+        scenario: Scenario::Dual,
         name: "dual",
         description: "A host in mode auto next to a peer sending CEE and IEEE 802.1Qaz TLVs in \
                       one LLDPDU, as NX-OS does (a scripted sender): the host answers in IEEE \
                       and runs the peer's recommendation, PFC and APP.",
     },
     ScenarioInfo {
+        scenario: Scenario::Willing,
         name: "willing",
         description: "CEE DCBX on one link: a switch (not willing) with PFC on priorities 3,4, \
                       PG 25/75 and an APP table; a host (willing) with defaults adopts them.",
     },
     ScenarioInfo {
+        scenario: Scenario::Mismatch,
         name: "mismatch",
         description: "CEE DCBX, neither end willing, different PFC priorities: both report the \
                       mismatch (Error set, PFC off) while PG stays operational (PG is never \
                       compared).",
     },
     ScenarioInfo {
+        scenario: Scenario::Lossy,
         name: "lossy",
         description: "The willing scenario over a link losing 30% of frames in each direction \
                       with 5 ms delay: the fast retransmissions still converge.",
     },
     ScenarioInfo {
+        scenario: Scenario::Change,
         name: "change",
         description: "CEE DCBX: after convergence the switch moves PFC to priority 5; the new \
                       SeqNo is acknowledged and the host follows.",
     },
     ScenarioInfo {
+        scenario: Scenario::Headroom,
         name: "headroom",
         description: "Adaptive PFC Headroom on four 100G links of 5 m twinax, 500 m, \
                       10 km and 80 km fibre: both ends advertise the capability in the PFC \
@@ -98,12 +148,14 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                       next to the PFC Delay Value Constraint Model for the same link.",
     },
     ScenarioInfo {
+        scenario: Scenario::PeerLoss,
         name: "peer-loss",
         description: "CEE DCBX: after convergence the switch disables LLDP transmit: its \
                       shutdown LLDPDU makes the host drop the peer and fall back to its own \
                       configuration.",
     },
     ScenarioInfo {
+        scenario: Scenario::PfcStorm,
         name: "pfc-storm",
         description: "A PFC storm: the switch gets stuck sending XOFF on priority 3 at 5 s; the \
                       host's PFC watchdog (detection 200 ms, restoration 200 ms, read every \
@@ -112,6 +164,7 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                       switch recovers at 8 s.",
     },
     ScenarioInfo {
+        scenario: Scenario::RoceDiscards,
         name: "roce-discards",
         description: "A ConnectX host (mlx5: drops per priority, the RDMA device's hw counters) \
                       running the switch's PFC on priority 3, DCQCN marking and CNPs flowing; \
@@ -123,6 +176,7 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                       LosslessRoceRetransmissionsRising fire.",
     },
     ScenarioInfo {
+        scenario: Scenario::WanRelay,
         name: "wan-relay",
         description: "draft-he-rtgwg-wan-pfc-00's PFC relay across a WAN: DC2-GW - PE2 - P - PE1 - DC1-GW with \
                       1 ms of WAN (--wan-delay), per tunnel (SRv6, SRv6 reduced, VXLAN over IPv4 and IPv6, \
@@ -287,11 +341,9 @@ pub fn run(name: &str, seed: u64) -> Result<Report, UnknownScenario> {
 
 /// Runs a scenario by name with `options`.
 pub fn run_with(name: &str, seed: u64, options: &Options) -> Result<Report, RunError> {
-    let info = SCENARIOS
-        .iter()
-        .find(|s| s.name == name)
-        .ok_or_else(|| UnknownScenario(name.to_string()))?;
-    if name == "wan-relay" {
+    let scenario = Scenario::from_name(name)?;
+    let info = scenario.info();
+    if scenario == Scenario::WanRelay {
         return run_wan_relay(info, seed, options);
     }
     for (set, option) in [
@@ -305,19 +357,29 @@ pub fn run_with(name: &str, seed: u64, options: &Options) -> Result<Report, RunE
             });
         }
     }
-    match name {
-        "headroom" => return Ok(run_headroom(info, seed)),
-        "ieee" | "ieee-both-willing" | "auto-cee-peer" => return Ok(ieee::run_pair(info, seed)),
-        "dual" => return Ok(ieee::run_dual(info, seed)),
-        "pfc-storm" => return Ok(pfc_storm::run(info, seed)),
-        "roce-discards" => return Ok(roce_discards::run(info, seed)),
-        _ => {}
+    use Scenario as S;
+    match scenario {
+        S::Headroom => Ok(run_headroom(info, seed)),
+        S::Ieee | S::IeeeBothWilling | S::AutoCeePeer => Ok(ieee::run_pair(info, seed)),
+        S::Dual => Ok(ieee::run_dual(info, seed)),
+        S::PfcStorm => Ok(pfc_storm::run(info, seed)),
+        S::RoceDiscards => Ok(roce_discards::run(info, seed)),
+        S::WanRelay => run_wan_relay(info, seed, options),
+        S::Willing | S::Mismatch | S::Lossy | S::Change | S::PeerLoss => {
+            Ok(run_cee_pair(info, seed))
+        }
     }
+}
+
+/// `willing`, `mismatch`, `lossy`, `change` and `peer-loss`: CEE DCBX between a
+/// switch and a host on one link.
+fn run_cee_pair(info: &ScenarioInfo, seed: u64) -> Report {
+    let scenario = info.scenario;
     let mut sim = Sim::new(seed).with_capture();
     // The configurations above are valid; a failure here is a bug in this file.
     let mut switch_cfg = switch_config();
     let mut host_cfg = host_config();
-    if name == "mismatch" {
+    if scenario == Scenario::Mismatch {
         host_cfg.dcbx.pfc.willing = false;
         host_cfg.dcbx.pfc.cfg.priorities = PriorityMap(0b0000_1000);
         host_cfg.dcbx.pg.willing = false;
@@ -327,7 +389,7 @@ pub fn run_with(name: &str, seed: u64, options: &Options) -> Result<Report, RunE
         .expect("valid switch config");
     let b = sim.add_agent("host", host_cfg).expect("valid host config");
     let link = sim.connect(a, b);
-    let props = if name == "lossy" {
+    let props = if scenario == Scenario::Lossy {
         PathProps {
             delay: Duration::from_millis(5),
             loss: 0.3,
@@ -341,14 +403,14 @@ pub fn run_with(name: &str, seed: u64, options: &Options) -> Result<Report, RunE
     sim.set_link_props(a, b, props);
     sim.set_link(link, true);
     let converged_at = sim.run_until_true(Instant::from_secs_f64(60.0), converged);
-    match name {
-        "change" => {
+    match scenario {
+        Scenario::Change => {
             sim.run_for(Duration::from_secs(5));
             switch_cfg.dcbx.pfc.cfg.priorities = PriorityMap(0b0010_0000);
             sim.set_config(a, switch_cfg).expect("valid change");
             sim.run_for(Duration::from_secs(5));
         }
-        "peer-loss" => {
+        Scenario::PeerLoss => {
             sim.run_for(Duration::from_secs(5));
             switch_cfg.admin_status = lossless_dcbx::AdminStatus::RxOnly;
             sim.set_config(a, switch_cfg).expect("valid change");
@@ -356,7 +418,7 @@ pub fn run_with(name: &str, seed: u64, options: &Options) -> Result<Report, RunE
         }
         _ => sim.run_for(Duration::from_secs(5)),
     }
-    Ok(report(info, seed, &sim, converged_at, &[a, b]))
+    report(info, seed, &sim, converged_at, &[a, b])
 }
 
 /// The report of a run; `agents` are the nodes whose final state it shows (a
@@ -481,5 +543,23 @@ fn report(
             name: info.name.to_string(),
             frames: sim.capture().to_vec(),
         }],
+    }
+}
+
+#[cfg(test)]
+mod scenario_names {
+    use super::*;
+
+    #[test]
+    fn each_scenario_has_one_row_and_its_name_finds_it() {
+        for row in SCENARIOS {
+            assert_eq!(row.scenario.info().name, row.name);
+            assert_eq!(Scenario::from_name(row.name), Ok(row.scenario));
+        }
+        let all: std::collections::HashSet<Scenario> =
+            SCENARIOS.iter().map(|s| s.scenario).collect();
+        assert_eq!(all.len(), SCENARIOS.len(), "a scenario listed twice");
+        assert!(Scenario::from_name("nope").is_err());
+        assert_eq!(SCENARIOS[0].name, DEFAULT);
     }
 }

@@ -10,7 +10,7 @@ use lossless_wire::ieee::{
 };
 use lossless_wire::MacAddr;
 
-use super::{converged_nodes, report, Report, ScenarioInfo};
+use super::{converged_nodes, report, Report, Scenario, ScenarioInfo};
 use crate::scripted::{ScriptedPdu, ScriptedPeer};
 use crate::sim::{PathProps, Sim};
 
@@ -130,8 +130,8 @@ fn limit(sim: &Sim) -> Instant {
 /// `ieee`, `ieee-both-willing` and `auto-cee-peer`: a switch and a host on one link.
 pub(super) fn run_pair(info: &ScenarioInfo, seed: u64) -> Report {
     let mut sim = Sim::new(seed).with_capture();
-    let (switch_cfg, host_cfg) = match info.name {
-        "ieee-both-willing" => {
+    let (switch_cfg, host_cfg) = match info.scenario {
+        Scenario::IeeeBothWilling => {
             let mut sw = ieee_switch_config();
             sw.dcbx.ieee.ets.willing = true;
             sw.dcbx.ieee.ets.cfg.recommend = Some(true);
@@ -141,7 +141,7 @@ pub(super) fn run_pair(info: &ScenarioInfo, seed: u64) -> Report {
             host.dcbx.pfc.cfg.priorities = PriorityMap(0b0001_1000);
             (sw, host)
         }
-        "auto-cee-peer" => (super::switch_config(), ieee_host_config()),
+        Scenario::AutoCeePeer => (super::switch_config(), ieee_host_config()),
         _ => (ieee_switch_config(), ieee_host_config()),
     };
     // The configurations above are valid; a failure here is a bug in this file.
@@ -153,7 +153,7 @@ pub(super) fn run_pair(info: &ScenarioInfo, seed: u64) -> Report {
     let both = [a, b];
     let converged_at = sim.run_until_true(limit(&sim), |s| converged_nodes(s, &both));
     sim.run_for(Duration::from_secs(5));
-    if info.name == "auto-cee-peer" {
+    if info.scenario == Scenario::AutoCeePeer {
         // A link reset: the auto port starts over in IEEE and falls back again.
         sim.set_link(link, false);
         sim.run_for(Duration::from_secs(1));

@@ -52,6 +52,83 @@ pub enum NeighborLoss {
     LocalDown,
 }
 
+/// The kind of a notification: its one name, which the JSON (`"event"`), the log
+/// (`event=`) and the metrics (`lossless_dcbx_events_total{kind}`) all use. Declared in
+/// the order of the names, so `kind as usize` indexes [`EventKind::ALL`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EventKind {
+    ErrorCleared,
+    ErrorSet,
+    FeatureNotPresentOnPeer,
+    FrameDiscarded,
+    Incompatible,
+    ModeChanged,
+    NeighborAdded,
+    NeighborHoldExpired,
+    NeighborRemoved,
+    OperChanged,
+    PeerDcbx,
+    Syncd,
+    TooManyNeighbors,
+}
+
+impl EventKind {
+    /// Every kind, by name.
+    pub const ALL: [EventKind; 13] = [
+        EventKind::ErrorCleared,
+        EventKind::ErrorSet,
+        EventKind::FeatureNotPresentOnPeer,
+        EventKind::FrameDiscarded,
+        EventKind::Incompatible,
+        EventKind::ModeChanged,
+        EventKind::NeighborAdded,
+        EventKind::NeighborHoldExpired,
+        EventKind::NeighborRemoved,
+        EventKind::OperChanged,
+        EventKind::PeerDcbx,
+        EventKind::Syncd,
+        EventKind::TooManyNeighbors,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            EventKind::ErrorCleared => "error_cleared",
+            EventKind::ErrorSet => "error_set",
+            EventKind::FeatureNotPresentOnPeer => "feature_not_present_on_peer",
+            EventKind::FrameDiscarded => "frame_discarded",
+            EventKind::Incompatible => "incompatible",
+            EventKind::ModeChanged => "mode_changed",
+            EventKind::NeighborAdded => "neighbor_added",
+            EventKind::NeighborHoldExpired => "neighbor_hold_expired",
+            EventKind::NeighborRemoved => "neighbor_removed",
+            EventKind::OperChanged => "oper_changed",
+            EventKind::PeerDcbx => "peer_dcbx",
+            EventKind::Syncd => "syncd",
+            EventKind::TooManyNeighbors => "too_many_neighbors",
+        }
+    }
+}
+
+impl Event {
+    pub fn kind(&self) -> EventKind {
+        match self {
+            Event::NeighborAdded { .. } => EventKind::NeighborAdded,
+            Event::NeighborRemoved { .. } => EventKind::NeighborRemoved,
+            Event::TooManyNeighbors { .. } => EventKind::TooManyNeighbors,
+            Event::NeighborHoldExpired { .. } => EventKind::NeighborHoldExpired,
+            Event::PeerDcbx { .. } => EventKind::PeerDcbx,
+            Event::Incompatible { .. } => EventKind::Incompatible,
+            Event::FeatureNotPresentOnPeer { .. } => EventKind::FeatureNotPresentOnPeer,
+            Event::ErrorSet { .. } => EventKind::ErrorSet,
+            Event::ErrorCleared { .. } => EventKind::ErrorCleared,
+            Event::OperChanged { .. } => EventKind::OperChanged,
+            Event::Syncd { .. } => EventKind::Syncd,
+            Event::FrameDiscarded { .. } => EventKind::FrameDiscarded,
+            Event::ModeChanged { .. } => EventKind::ModeChanged,
+        }
+    }
+}
+
 /// A notification.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
@@ -102,4 +179,63 @@ pub enum Event {
         to: Version,
         reason: ModeReason,
     },
+}
+
+#[cfg(test)]
+mod kind_tests {
+    use super::*;
+    use crate::mode::{ModeReason, Version};
+    use crate::reason::Reason;
+
+    /// The JSON's `"event"` is the kind's name, for one event of every kind.
+    #[test]
+    fn each_kind_is_named_once_for_json_logs_and_metrics() {
+        let f = FeatureId::Pfc;
+        let events = [
+            Event::NeighborAdded {
+                chassis_id: "c".into(),
+                port_id: "p".into(),
+            },
+            Event::NeighborRemoved {
+                chassis_id: "c".into(),
+                port_id: "p".into(),
+                why: NeighborLoss::Shutdown,
+            },
+            Event::TooManyNeighbors { active: true },
+            Event::NeighborHoldExpired {
+                chassis_id: "c".into(),
+                port_id: "p".into(),
+            },
+            Event::PeerDcbx { present: true },
+            Event::Incompatible { feature: f },
+            Event::FeatureNotPresentOnPeer { feature: f },
+            Event::ErrorSet {
+                feature: f,
+                reason: Reason::Incompatible,
+            },
+            Event::ErrorCleared { feature: f },
+            Event::OperChanged {
+                feature: f,
+                oper_mode: true,
+            },
+            Event::Syncd { feature: f },
+            Event::FrameDiscarded {
+                field: "lldp.ttl",
+                kind: "truncated",
+                error: "e".into(),
+            },
+            Event::ModeChanged {
+                from: Version::Ieee,
+                to: Version::Cee,
+                reason: ModeReason::Configured,
+            },
+        ];
+        let mut kinds: Vec<EventKind> = events.iter().map(Event::kind).collect();
+        kinds.sort();
+        assert_eq!(kinds, EventKind::ALL, "one event of each kind");
+        for e in &events {
+            let v = serde_json::to_value(e).expect("serializes");
+            assert_eq!(v["event"], e.kind().name(), "{e:?}");
+        }
+    }
 }

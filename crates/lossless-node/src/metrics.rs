@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use lossless_dcbx::{Duration, Event, Version};
+use lossless_dcbx::{Duration, Event, EventKind, Version};
 
 use crate::port::Port;
 use crate::protocol::Hardware;
@@ -24,23 +24,8 @@ pub struct Metrics {
     events: BTreeMap<String, [u64; EVENT_KINDS.len()]>,
 }
 
-/// The kinds of agent notification, as the metrics name them, in the order they
-/// list them (by name).
-const EVENT_KINDS: [&str; 13] = [
-    "error_cleared",
-    "error_set",
-    "feature_not_present_on_peer",
-    "frame_discarded",
-    "incompatible",
-    "mode_changed",
-    "neighbor_added",
-    "neighbor_hold_expired",
-    "neighbor_removed",
-    "oper_changed",
-    "peer_dcbx",
-    "syncd",
-    "too_many_neighbors",
-];
+/// The kinds of agent notification, in the order the metrics list them (by name).
+const EVENT_KINDS: [EventKind; 13] = EventKind::ALL;
 
 impl Metrics {
     pub fn observe_convergence(&mut self, took: Duration) {
@@ -56,25 +41,7 @@ impl Metrics {
 
     /// Counts an agent notification on `port`.
     pub fn count_event(&mut self, port: &str, e: &Event) {
-        let kind = match e {
-            Event::NeighborAdded { .. } => "neighbor_added",
-            Event::NeighborRemoved { .. } => "neighbor_removed",
-            Event::TooManyNeighbors { .. } => "too_many_neighbors",
-            Event::NeighborHoldExpired { .. } => "neighbor_hold_expired",
-            Event::PeerDcbx { .. } => "peer_dcbx",
-            Event::Incompatible { .. } => "incompatible",
-            Event::FeatureNotPresentOnPeer { .. } => "feature_not_present_on_peer",
-            Event::ErrorSet { .. } => "error_set",
-            Event::ErrorCleared { .. } => "error_cleared",
-            Event::OperChanged { .. } => "oper_changed",
-            Event::Syncd { .. } => "syncd",
-            Event::FrameDiscarded { .. } => "frame_discarded",
-            Event::ModeChanged { .. } => "mode_changed",
-        };
-        let i = EVENT_KINDS
-            .iter()
-            .position(|k| *k == kind)
-            .expect("every kind is listed");
+        let i = e.kind() as usize;
         match self.events.get_mut(port) {
             Some(counts) => counts[i] += 1,
             None => {
@@ -117,7 +84,12 @@ impl Metrics {
             "counter",
         );
         for (port, counts) in &self.events {
-            for (kind, n) in EVENT_KINDS.iter().zip(counts).filter(|(_, n)| **n > 0) {
+            for (kind, n) in EVENT_KINDS
+                .iter()
+                .map(|k| k.name())
+                .zip(counts)
+                .filter(|(_, n)| **n > 0)
+            {
                 let _ = writeln!(
                     out,
                     "lossless_dcbx_events_total{{port=\"{}\",kind=\"{kind}\"}} {n}",
@@ -751,9 +723,12 @@ mod tests {
     #[test]
     fn event_counts_are_listed_by_port_then_kind() {
         assert!(
-            EVENT_KINDS.windows(2).all(|w| w[0] < w[1]),
+            EVENT_KINDS.windows(2).all(|w| w[0].name() < w[1].name()),
             "the kinds are in name order"
         );
+        for (i, k) in EVENT_KINDS.iter().enumerate() {
+            assert_eq!(*k as usize, i, "{k:?} indexes its own count");
+        }
         let mut m = Metrics::default();
         let syncd = Event::Syncd {
             feature: FeatureId::Pfc,

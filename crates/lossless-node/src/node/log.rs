@@ -10,12 +10,13 @@ use tracing::{info, warn};
 
 /// Logs one of the agent's events on `port`; `peer` is the MAC of its neighbour.
 pub(super) fn event(port: &str, peer: &str, e: &Event) {
+    let kind = e.kind().name();
     match e {
         Event::NeighborAdded {
             chassis_id,
             port_id,
         } => {
-            info!(port = %port, peer = %peer, event = %"neighbor_added",
+            info!(port = %port, peer = %peer, event = %kind,
                 chassis_id = %chassis_id, port_id = %port_id, "dcbx");
         }
         Event::NeighborRemoved {
@@ -23,51 +24,51 @@ pub(super) fn event(port: &str, peer: &str, e: &Event) {
             port_id,
             why,
         } => {
-            info!(port = %port, peer = %peer, event = %"neighbor_removed",
+            info!(port = %port, peer = %peer, event = %kind,
                 chassis_id = %chassis_id, port_id = %port_id, why = %name(why), "dcbx");
         }
         Event::TooManyNeighbors { active } => {
-            warn!(port = %port, peer = %peer, event = %"too_many_neighbors", active, "dcbx");
+            warn!(port = %port, peer = %peer, event = %kind, active, "dcbx");
         }
         Event::NeighborHoldExpired {
             chassis_id,
             port_id,
         } => {
-            warn!(port = %port, peer = %peer, event = %"neighbor_hold_expired",
+            warn!(port = %port, peer = %peer, event = %kind,
                 chassis_id = %chassis_id, port_id = %port_id, "dcbx");
         }
         Event::PeerDcbx { present } => {
-            info!(port = %port, peer = %peer, event = %"peer_dcbx", present, "dcbx");
+            info!(port = %port, peer = %peer, event = %kind, present, "dcbx");
         }
         Event::Incompatible { feature } => {
-            warn!(port = %port, peer = %peer, event = %"incompatible", feature = %feature,
+            warn!(port = %port, peer = %peer, event = %kind, feature = %feature,
                 "dcbx");
         }
         Event::FeatureNotPresentOnPeer { feature } => {
-            info!(port = %port, peer = %peer, event = %"feature_not_present_on_peer",
+            info!(port = %port, peer = %peer, event = %kind,
                 feature = %feature, "dcbx");
         }
         Event::ErrorSet { feature, reason } => {
-            warn!(port = %port, peer = %peer, event = %"error_set", feature = %feature,
+            warn!(port = %port, peer = %peer, event = %kind, feature = %feature,
                 reason = %name(reason), why = reason.describe(), "dcbx");
         }
         Event::ErrorCleared { feature } => {
-            info!(port = %port, peer = %peer, event = %"error_cleared", feature = %feature,
+            info!(port = %port, peer = %peer, event = %kind, feature = %feature,
                 "dcbx");
         }
         Event::OperChanged { feature, oper_mode } => {
-            info!(port = %port, peer = %peer, event = %"oper_changed", feature = %feature,
+            info!(port = %port, peer = %peer, event = %kind, feature = %feature,
                 oper_mode, "dcbx");
         }
         Event::Syncd { feature } => {
-            info!(port = %port, peer = %peer, event = %"syncd", feature = %feature, "dcbx");
+            info!(port = %port, peer = %peer, event = %kind, feature = %feature, "dcbx");
         }
         Event::FrameDiscarded { field, kind, error } => {
-            info!(port = %port, peer = %peer, event = %"frame_discarded", field = %field,
+            info!(port = %port, peer = %peer, event = %kind, field = %field,
                 kind = %kind, error = error.as_str(), "dcbx");
         }
         Event::ModeChanged { from, to, reason } => {
-            info!(port = %port, peer = %peer, event = %"mode_changed", from = %from.name(),
+            info!(port = %port, peer = %peer, event = %kind, from = %from.name(),
                 to = %to.name(), reason = %name(reason), "dcbx");
         }
     }

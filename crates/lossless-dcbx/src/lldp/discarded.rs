@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use crate::time::{Duration, Instant};
 
-use super::rx::Msap;
+use super::msap::Msap;
 
 /// MSAPs tracked one by one per port.
 pub const TRACKED: usize = 64;

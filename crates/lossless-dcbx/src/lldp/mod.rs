@@ -4,6 +4,7 @@
 
 pub mod discarded;
 pub mod local;
+pub mod msap;
 pub mod peer;
 pub mod rx;
 pub mod tx;

@@ -8,7 +8,7 @@ use lossless_wire::cee::CeeDcbx;
 use lossless_wire::ieee::IeeeDcbx;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-use lossless_wire::lldp::{address_family, capability, Id, Lldpdu, ManagementAddress};
+use lossless_wire::lldp::{address_family, capability, Lldpdu, ManagementAddress};
 use lossless_wire::MacAddr;
 use serde::Serialize;
 
@@ -18,52 +18,7 @@ use crate::time::{Duration, Instant};
 
 use super::discarded::{Discarded, Speaks};
 
-/// An owned Chassis ID or Port ID.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct OwnedId {
-    pub subtype: u8,
-    pub id: Vec<u8>,
-}
-
-impl OwnedId {
-    fn from_wire(id: &Id<'_>) -> Self {
-        OwnedId {
-            subtype: id.subtype,
-            id: id.id.to_vec(),
-        }
-    }
-
-    fn matches(&self, id: &Id<'_>) -> bool {
-        self.subtype == id.subtype && self.id == id.id
-    }
-}
-
-impl std::fmt::Display for OwnedId {
-    /// MAC subtypes as a MAC, printable ids as text, anything else as hex.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        crate::IdText(self.subtype, &self.id).fmt(f)
-    }
-}
-
-/// The MAC Service Access Point identifier of a neighbour.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Msap {
-    pub chassis_id: OwnedId,
-    pub port_id: OwnedId,
-}
-
-impl Msap {
-    pub(crate) fn of(pdu: &Lldpdu<'_>) -> Msap {
-        Msap {
-            chassis_id: OwnedId::from_wire(&pdu.chassis_id),
-            port_id: OwnedId::from_wire(&pdu.port_id),
-        }
-    }
-
-    fn matches(&self, pdu: &Lldpdu<'_>) -> bool {
-        self.chassis_id.matches(&pdu.chassis_id) && self.port_id.matches(&pdu.port_id)
-    }
-}
+pub use super::msap::{Msap, OwnedId};
 
 /// One neighbour as the remote MIB holds it.
 #[derive(Debug, Clone)]

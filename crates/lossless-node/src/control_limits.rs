@@ -17,7 +17,7 @@ use std::fmt::Write;
 
 use lossless_dcbx::{Duration, Instant};
 
-use crate::metrics::header;
+use crate::exposition::header;
 use crate::protocol::{ErrorKind, Response};
 
 /// A connection, as numbered by [`Connections`].

@@ -322,12 +322,12 @@ pub(crate) fn render_metrics(out: &mut String, ports: &[&crate::port::Port]) {
         ),
     ];
     for (name, help, kind, get) in series {
-        crate::metrics::header(out, name, help, kind);
+        crate::exposition::header(out, name, help, kind);
         for p in ports {
             let _ = writeln!(
                 out,
                 "{name}{{port=\"{}\"}} {}",
-                crate::metrics::esc(&p.name),
+                crate::exposition::esc(&p.name),
                 get(&p.damping)
             );
         }

@@ -8,7 +8,7 @@ use std::fmt::Write;
 use lossless_dcbx::Version;
 use lossless_wire::cee::PriorityMap;
 
-use crate::metrics::{esc, header};
+use crate::exposition::{esc, header};
 use crate::port::Port;
 
 /// `lossless_pfc_enabled` and `lossless_dcbx_peer_willing` for every port.

@@ -20,6 +20,7 @@ pub mod damping;
 pub mod dcbx_config_metrics;
 pub mod doctor;
 pub mod event_words;
+mod exposition;
 pub mod framing;
 pub mod hardware;
 pub mod headroom;

@@ -7,6 +7,8 @@ use std::fmt::Write;
 
 use lossless_dcbx::{Duration, Event, EventKind, Version};
 
+use crate::exposition::{esc, header};
+
 use crate::port::Port;
 use crate::protocol::Hardware;
 
@@ -700,18 +702,6 @@ fn per_port<'a, V: std::fmt::Display>(
 
 fn gauge(out: &mut String, name: &str, help: &str) {
     header(out, name, help, "gauge");
-}
-
-pub(crate) fn header(out: &mut String, name: &str, help: &str, kind: &str) {
-    let _ = writeln!(out, "# HELP {name} {help}");
-    let _ = writeln!(out, "# TYPE {name} {kind}");
-}
-
-/// Label value escaping: backslash, double quote and newline.
-pub(crate) fn esc(v: &str) -> String {
-    v.replace('\\', "\\\\")
-        .replace('"', "\\\"")
-        .replace('\n', "\\n")
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use lossless_relay::DropCounts;
 
-use crate::metrics::{esc, header};
+use crate::exposition::{esc, header};
 use crate::relay::RelayShow;
 
 fn dropped(out: &mut String, name: &str, labels: &str, counts: &DropCounts) {

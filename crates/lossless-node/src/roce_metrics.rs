@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use crate::metrics::{esc, header};
+use crate::exposition::{esc, header};
 use crate::port::Port;
 
 /// A counter's name, help and value per port.

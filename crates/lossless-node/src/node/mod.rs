@@ -477,7 +477,7 @@ impl Node {
             .map(|p| (p.name.as_str(), &p.pfc))
             .collect();
         crate::pfc::metrics::render(&mut text, &pfc);
-        crate::metrics::header(
+        crate::exposition::header(
             &mut text,
             "lossless_config_refused",
             "1 when the configuration file was refused at its last reload (the one before \

@@ -79,7 +79,7 @@ impl Node {
 /// `lossless_state_dir_writable`, `lossless_state_dir_problem{reason}` and
 /// `lossless_state_file_set_aside`.
 pub(super) fn render_metrics(s: &StateDirHealth, text: &mut String) {
-    crate::metrics::header(
+    crate::exposition::header(
         text,
         "lossless_state_dir_writable",
         "1 when runtime changes persist in the state directory, 0 while they are refused \
@@ -94,7 +94,7 @@ pub(super) fn render_metrics(s: &StateDirHealth, text: &mut String) {
         "lossless_state_dir_writable {}\n",
         u8::from(writable)
     ));
-    crate::metrics::header(
+    crate::exposition::header(
         text,
         "lossless_state_dir_problem",
         "1 for the state directory's problem (reason), 0 for the others.",
@@ -108,7 +108,7 @@ pub(super) fn render_metrics(s: &StateDirHealth, text: &mut String) {
             u8::from(on)
         ));
     }
-    crate::metrics::header(
+    crate::exposition::header(
         text,
         "lossless_state_file_set_aside",
         "1 when the state file was refused at start (damaged, not understood or not \

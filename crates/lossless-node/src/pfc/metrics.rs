@@ -6,7 +6,7 @@ use std::fmt::Write;
 use super::counters::Counter;
 use super::rdma::Family;
 use super::PortPfc;
-use crate::metrics::{esc, header};
+use crate::exposition::{esc, header};
 
 /// Every PFC series for these ports (name, counters and watchdog).
 pub fn render(out: &mut String, ports: &[(&str, &PortPfc)]) {

@@ -29,7 +29,7 @@ use lossless_wire::cee::PriorityMap;
 use lossless_wire::ieee::{EtsTable, Tsa, MAX_TCS};
 
 use super::error::{each, Fault};
-use super::file::{indexed, priorities};
+use super::priorities::{indexed, priorities};
 use super::read::{quoted, Field};
 use super::setting::{Feature, Flag, Setting, Site};
 

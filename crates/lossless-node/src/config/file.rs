@@ -14,7 +14,7 @@ use super::app::{AppRule, AppRules, RuleSelector, MAX_RULES};
 use super::error::{each, Fault};
 use super::headroom::HeadroomSetting;
 use super::pattern::Pattern;
-use super::priorities::add_priority;
+use super::priorities::{indexed, priorities};
 use super::read::{quoted, Field};
 use super::setting::{Feature, Flag, Layer, Setting, Site, Timer};
 use super::DaemonSettings;
@@ -451,24 +451,6 @@ fn feature(
         out.push((setting, site));
         Ok(())
     });
-}
-
-pub(super) fn indexed(at: Vec<usize>) -> Vec<(String, usize)> {
-    at.into_iter()
-        .enumerate()
-        .map(|(i, at)| (format!("[{i}]"), at))
-        .collect()
-}
-
-/// A list of distinct priorities 0..=7.
-pub(super) fn priorities(f: &Field) -> Result<(PriorityMap, Vec<(String, usize)>), Fault> {
-    let mut map = PriorityMap::NONE;
-    let mut at = Vec::new();
-    for e in f.elements()? {
-        add_priority(&mut map, e.int()?).map_err(|reason| e.fault(reason))?;
-        at.push(e.at());
-    }
-    Ok((map, indexed(at)))
 }
 
 /// The APP rules: an array of `{ selector, protocol, priority | priorities, oui }`

@@ -4,6 +4,9 @@
 
 use lossless_wire::cee::PriorityMap;
 
+use super::error::Fault;
+use super::read::Field;
+
 /// Adds priority `p` to a list being read.
 pub(crate) fn add_priority(map: &mut PriorityMap, p: i64) -> Result<(), String> {
     let one = u8::try_from(p)
@@ -37,6 +40,24 @@ pub fn priority_text(text: &str) -> Result<Vec<u8>, String> {
         out.push(n as u8);
     }
     Ok(out)
+}
+
+pub(super) fn indexed(at: Vec<usize>) -> Vec<(String, usize)> {
+    at.into_iter()
+        .enumerate()
+        .map(|(i, at)| (format!("[{i}]"), at))
+        .collect()
+}
+
+/// A list of distinct priorities 0..=7.
+pub(super) fn priorities(f: &Field) -> Result<(PriorityMap, Vec<(String, usize)>), Fault> {
+    let mut map = PriorityMap::NONE;
+    let mut at = Vec::new();
+    for e in f.elements()? {
+        add_priority(&mut map, e.int()?).map_err(|reason| e.fault(reason))?;
+        at.push(e.at());
+    }
+    Ok((map, indexed(at)))
 }
 
 #[cfg(test)]

@@ -6,6 +6,38 @@
 
 use serde::{Deserialize, Serialize};
 
+/// Whether the negotiated configuration reaches the NIC.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "mode", rename_all = "snake_case")]
+pub enum Hardware {
+    /// `apply = "none"`: negotiate and report only; no dcbnl request is ever sent.
+    ReportOnly,
+    /// `apply = "dcbnl"`, the NIC's answer to the dcbnl probe not in yet:
+    /// nothing is programmed until it is.
+    Probing,
+    /// `apply = "dcbnl"` and the NIC answers dcbnl: operational PFC/PG are programmed.
+    Dcbnl {
+        /// The last programming attempt failed: why.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+        /// Successful programming rounds.
+        applied: u64,
+    },
+    /// `apply = "dcbnl"` but the NIC has no dcbnl (veth, most virtual NICs):
+    /// DCBX still runs; the result is reported, not programmed.
+    Unsupported { reason: String },
+}
+
+impl Hardware {
+    /// A port's state before (or without) the dcbnl probe.
+    pub fn before_probe(apply: crate::config::Apply) -> Hardware {
+        match apply {
+            crate::config::Apply::None => Hardware::ReportOnly,
+            crate::config::Apply::Dcbnl => Hardware::Probing,
+        }
+    }
+}
+
 /// Receive buffers a port may have (`DCBX_MAX_BUFFERS`).
 pub const MAX_BUFFERS: usize = 8;
 

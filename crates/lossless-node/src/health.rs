@@ -23,11 +23,11 @@ use lossless_wire::app_name;
 use lossless_wire::ieee::{AppPriority, PriorityMap, Selector, Tsa};
 use serde::Serialize;
 
+use crate::hardware::Hardware;
 use crate::hardware::{NicState, Trust};
 use crate::headroom::BufferState;
 use crate::nic::{app_text, priorities_text, Difference, NicWatch, Part, Refusal};
 use crate::pfc::{Direction, PortPfc};
-use crate::protocol::Hardware;
 
 /// A port's (or the node's) health: `healthy`, the problems in words, and the two
 /// together as one line (`health`: "ok", or the problems joined with "; ").

@@ -16,7 +16,6 @@
 //! configuration: unlike CEE, IEEE has no state in which a feature is switched off for
 //! want of agreement.
 
-pub mod config;
 mod features;
 
 use std::collections::VecDeque;
@@ -31,7 +30,8 @@ use crate::config::DcbxConfig;
 use crate::event::Event;
 use crate::reason::Reason;
 
-pub use config::{EtsAdmin, IeeeConfig};
+/// The IEEE settings are the configuration's ([`crate::config::ieee`]); named here too.
+pub use crate::config::{EtsAdmin, IeeeConfig};
 pub use features::{IeeeFeature, Outcome};
 
 /// What the peer tells the IEEE machines.

@@ -12,9 +12,11 @@ use lossless_wire::lldp::{capability, SystemCapabilities, MAX_LLDPDU_LEN, MAX_ST
 use lossless_wire::MacAddr;
 use serde::{Deserialize, Serialize};
 
-use crate::ieee::IeeeConfig;
+pub mod ieee;
+
 use crate::mode::DcbxMode;
 use crate::time::Duration;
+pub use ieee::{EtsAdmin, IeeeConfig};
 
 /// LLDP adminStatus (802.1AB-2016 §9.2.5.1) and what each means for DCBX
 /// (CEE DCBX specification §2.3): DCBX runs only with both rx and tx enabled.

@@ -10,7 +10,7 @@
 use lossless_wire::ieee::{AppPriorityTable, EtsConfig, EtsTable, InvalidValue, Selector, MAX_TCS};
 use serde::{Deserialize, Serialize};
 
-use crate::config::FeatureAdmin;
+use super::FeatureAdmin;
 
 /// ETS as this port runs and advertises it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

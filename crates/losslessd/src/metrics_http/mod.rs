@@ -138,7 +138,12 @@ fn busy(stream: &TcpStream, ep: &Endpoint) {
 /// One connection: the TLS handshake when the web configuration asks for TLS, then
 /// one scrape; closed at once if another connection needs its place while it waits
 /// for the head.
-async fn connection(stream: TcpStream, ep: Endpoint, slot: Slot, evicted: oneshot::Receiver<()>) {
+async fn connection(
+    stream: TcpStream,
+    ep: Endpoint,
+    slot: Slot,
+    mut evicted: oneshot::Receiver<()>,
+) {
     let web = ep.web.as_ref().map(Web::current);
     let deadline = tokio::time::Instant::now() + HEAD_TIMEOUT;
     match web.as_ref().and_then(|w| w.tls.clone()) {
@@ -175,9 +180,18 @@ async fn connection(stream: TcpStream, ep: Endpoint, slot: Slot, evicted: onesho
                         return;
                     }
                 },
-                _ = evicted => return,
+                _ = &mut evicted => return,
             };
-            scrape(tls_stream, &ep, web.as_deref(), slot, None, deadline).await;
+            // Still closed to make room while it waits for its request head.
+            scrape(
+                tls_stream,
+                &ep,
+                web.as_deref(),
+                slot,
+                Some(evicted),
+                deadline,
+            )
+            .await;
         }
         None => scrape(stream, &ep, web.as_deref(), slot, Some(evicted), deadline).await,
     }

@@ -43,16 +43,7 @@ fn a_configmap_update_reloads_and_a_broken_one_is_refused_and_said() {
         return;
     }
     let dir = TempDir::new();
-    let (na, nb) = (Netns::new(), Netns::new());
-    let veth = Veth::new(
-        &na,
-        "va",
-        "02:00:00:00:00:0a",
-        &nb,
-        "vb",
-        "02:00:00:00:00:0b",
-    );
-    veth.up(&na, &nb);
+    let lossless_testkit::Pair { a: _na, b: nb, .. } = lossless_testkit::Pair::up();
     let map = dir.path().join("config");
     std::fs::create_dir(&map).unwrap();
     publish(&map, 1, "[ports.\"vb\"]\npfc.priorities = [3]\n");

@@ -408,17 +408,8 @@ pub struct OnVeth {
 impl OnVeth {
     pub fn start(conf: &str, env: &[(String, String)]) -> OnVeth {
         let dir = TempDir::new();
-        let na = Netns::new();
-        let nb = Netns::new();
-        let veth = Veth::new(
-            &na,
-            "va",
-            "02:00:00:00:00:0a",
-            &nb,
-            "vb",
-            "02:00:00:00:00:0b",
-        );
-        veth.up(&na, &nb);
+        // testkit's pair: va (02:00:00:00:00:0a) in na, vb (..0b) in nb, both up.
+        let lossless_testkit::Pair { a: na, b: nb, .. } = lossless_testkit::Pair::up();
         let file = dir.path().join("b.toml");
         std::fs::write(&file, conf).expect("b.toml");
         let d = Daemon::start_with_env(

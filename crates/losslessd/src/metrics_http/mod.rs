@@ -183,17 +183,9 @@ async fn connection(
                 _ = &mut evicted => return,
             };
             // Still closed to make room while it waits for its request head.
-            scrape(
-                tls_stream,
-                &ep,
-                web.as_deref(),
-                slot,
-                Some(evicted),
-                deadline,
-            )
-            .await;
+            scrape(tls_stream, &ep, web.as_deref(), slot, evicted, deadline).await;
         }
-        None => scrape(stream, &ep, web.as_deref(), slot, Some(evicted), deadline).await,
+        None => scrape(stream, &ep, web.as_deref(), slot, evicted, deadline).await,
     }
 }
 
@@ -203,7 +195,7 @@ async fn scrape<S: AsyncRead + AsyncWrite + Unpin>(
     ep: &Endpoint,
     web: Option<&WebConfig>,
     slot: Slot,
-    evicted: Option<oneshot::Receiver<()>>,
+    evicted: oneshot::Receiver<()>,
     deadline: tokio::time::Instant,
 ) {
     let mut head = Vec::with_capacity(512);
@@ -217,14 +209,6 @@ async fn scrape<S: AsyncRead + AsyncWrite + Unpin>(
             head.extend_from_slice(&buf[..n]);
         }
         io::Result::Ok(())
-    };
-    let evicted = async {
-        match evicted {
-            Some(rx) => {
-                let _ = rx.await;
-            }
-            None => std::future::pending().await,
-        }
     };
     tokio::select! {
         r = tokio::time::timeout_at(deadline, read) => {

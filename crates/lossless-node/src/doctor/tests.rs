@@ -505,6 +505,17 @@ fn each_check_fails_on_its_fact() {
         "no APP entry for udp 4791 (RoCEv2) in operation",
         "lossless dcbx set eth0 app add udp 4791 3",
     );
+    // app: RoCE's DSCP to two priorities (the NIC keeps one of them): not ok. Failed
+    // on the old code, which took any entry to 3 as enough.
+    let mut f = base.clone();
+    d(&mut f).dcbx.ieee.app.oper = vec![dscp(26, 3), dscp(26, 5), dscp(48, 6), udp(4791, 3)];
+    expect(
+        &f,
+        "app",
+        Status::Problem,
+        "DSCP 26 goes to more than one priority",
+        "lossless dcbx set eth0 app del dscp 26 5",
+    );
     let mut f = base.clone();
     d(&mut f).dcbx.ieee.peer_tlvs.app = Some(vec![dscp(26, 4)]);
     expect(

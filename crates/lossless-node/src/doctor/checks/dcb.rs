@@ -283,11 +283,41 @@ impl Ctx<'_> {
                 _ => format!("dcb app add dev {port} dgram-port-prio {ROCE_UDP}:{p}"),
             },
         };
+        // The entries of `what` that send it elsewhere than p, removed.
+        let del_fix = |got: &[AppPriority], what: &str| -> String {
+            got.iter()
+                .filter(|e| e.priority != p)
+                .map(|e| match self.d {
+                    Some(_) => format!("lossless dcbx set {port} app del {what} {}", e.priority),
+                    None => match what.split_once(' ') {
+                        Some(("dscp", d)) => {
+                            format!("dcb app del dev {port} dscp-prio {d}:{}", e.priority)
+                        }
+                        _ => format!(
+                            "dcb app del dev {port} dgram-port-prio {ROCE_UDP}:{}",
+                            e.priority
+                        ),
+                    },
+                })
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
         match c.dscp {
             Some(dscp) => {
                 let got = find(&[Selector::DSCP], u16::from(dscp));
-                if got.iter().any(|e| e.priority == p) {
+                if !got.is_empty() && got.iter().all(|e| e.priority == p) {
                     parts.ok(format!("{} {whence}", entries_text(&got)));
+                } else if got.iter().any(|e| e.priority == p) {
+                    // Two priorities for one DSCP: the NIC keeps one of them (which
+                    // is the driver's choice), so RoCE may not land on p.
+                    parts.problem(
+                        format!(
+                            "{} {whence}: DSCP {dscp} goes to more than one priority, the NIC \
+                             classifies it to one of them",
+                            entries_text(&got)
+                        ),
+                        del_fix(&got, &format!("dscp {dscp}")),
+                    );
                 } else if got.is_empty() {
                     parts.problem(
                         format!("no APP entry for DSCP {dscp} {whence}"),
@@ -306,8 +336,17 @@ impl Ctx<'_> {
             ),
         }
         let udp = find(&[Selector::UDP, Selector::PORT], ROCE_UDP);
-        if udp.iter().any(|e| e.priority == p) {
+        if !udp.is_empty() && udp.iter().all(|e| e.priority == p) {
             parts.ok(format!("{} {whence}", entries_text(&udp)));
+        } else if udp.iter().any(|e| e.priority == p) {
+            parts.problem(
+                format!(
+                    "{} {whence}: udp {ROCE_UDP} goes to more than one priority, the NIC \
+                     classifies it to one of them",
+                    entries_text(&udp)
+                ),
+                del_fix(&udp, &format!("udp {ROCE_UDP}")),
+            );
         } else if !udp.is_empty() {
             parts.problem(
                 format!("{} {whence}: not to {p}", entries_text(&udp)),

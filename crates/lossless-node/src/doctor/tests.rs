@@ -410,6 +410,14 @@ fn each_check_fails_on_its_fact() {
         "RoCE's priority is not known",
         "roce_class",
     );
+    // The watchdog too (failed on the old code: ok, whatever it watched).
+    expect(
+        &f,
+        "watchdog",
+        Status::Unknown,
+        "whether it watches RoCE's cannot be said",
+        "roce_class",
+    );
 
     // dcbx: no peer; a feature not agreed; static mode is fine.
     let mut f = base.clone();

@@ -248,21 +248,31 @@ impl Ctx<'_> {
             );
         }
         let watched = PriorityMap::from_priorities(&v.watchdog.priorities).unwrap_or_default();
-        if let Some(c) = &self.class {
-            if !watched.contains(c.priority) {
-                return problem(
-                    format!(
-                        "the watchdog watches {}, not RoCE's priority {}",
-                        priorities(watched),
-                        c.priority
-                    ),
-                    format!(
-                        "pfc_watchdog.priorities = [{}] in [ports.\"{port}\"] (or leave it out: \
-                         the port's PFC priorities), then `lossless reload`",
-                        c.priority
-                    ),
-                );
-            }
+        let Some(c) = &self.class else {
+            // What it watches may not be RoCE's priority: not to be called ok.
+            return unknown(
+                format!(
+                    "the PFC storm watchdog is on, watching {}; {}, so whether it watches \
+                     RoCE's cannot be said",
+                    priorities(watched),
+                    self.no_class
+                ),
+                "see roce_class",
+            );
+        };
+        if !watched.contains(c.priority) {
+            return problem(
+                format!(
+                    "the watchdog watches {}, not RoCE's priority {}",
+                    priorities(watched),
+                    c.priority
+                ),
+                format!(
+                    "pfc_watchdog.priorities = [{}] in [ports.\"{port}\"] (or leave it out: \
+                     the port's PFC priorities), then `lossless reload`",
+                    c.priority
+                ),
+            );
         }
         ok(format!(
             "the PFC storm watchdog is on ({}), watching {}, counters from {} every {} ms ({} \

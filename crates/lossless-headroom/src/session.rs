@@ -23,7 +23,7 @@
 
 use std::collections::VecDeque;
 
-use lossless_dcbx::{Duration, Instant};
+use lossless_time::{Duration, Instant};
 use lossless_wire::measure::{Measure, MessageKind, FLAG_HARDWARE};
 use lossless_wire::{emit_measure_frame, Frame, MacAddr, Payload};
 use serde::Serialize;

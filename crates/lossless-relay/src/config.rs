@@ -468,7 +468,7 @@ impl StormConfig {
     /// without `max_per_second`. The one place the defaults (`burst`:
     /// `max_per_second`) are applied: the core's relay and the XDP program's
     /// map both start from it.
-    pub fn guard(&self, now: lossless_dcbx::Instant) -> Result<Option<StormGuard>, ConfigError> {
+    pub fn guard(&self, now: lossless_time::Instant) -> Result<Option<StormGuard>, ConfigError> {
         let Some(rate) = self.max_per_second else {
             return Ok(None);
         };

@@ -20,9 +20,9 @@
 //! half of it as the one-way delay: the draft's forwarding delay when
 //! `buffer.wan_delay = "measured"`.
 
-use lossless_dcbx::{Duration, Instant};
 use lossless_headroom::session::{MeasureEvent, Measurement, Session, SessionConfig};
 use lossless_headroom::units::{self, parse_duration};
+use lossless_time::{Duration, Instant};
 use lossless_wire::measure::ETHERTYPE_MEASURE;
 use lossless_wire::MacAddr;
 use serde::{Deserialize, Serialize};

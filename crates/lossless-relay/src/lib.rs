@@ -49,7 +49,7 @@ pub use config::{
 pub use delay::{Departure, MeasureConfig, WanDelay, WanDelayStatus};
 pub use gateway::GatewayCheck;
 pub use host::{Handled, Host};
-pub use lossless_dcbx::{Duration, Instant};
+pub use lossless_time::{Duration, Instant};
 pub use pause::{PauseClock, PauseTimeline};
 pub use pfc::{check_pfc, AllowedSources, PfcFrame};
 pub use reason::{DropCounts, DropReason};

@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use lossless_dcbx::Instant;
+use lossless_time::Instant;
 
 /// Bit times in one pause quantum (IEEE 802.1Q-2018 clause 36: 512 bit times).
 pub const QUANTUM_BITS: u128 = 512;

@@ -17,7 +17,7 @@
 //! ceiling's deferred frames. [`Relay::process`] does the same for a batch
 //! straight into a caller's [`TxBatch`].
 
-use lossless_dcbx::Instant;
+use lossless_time::Instant;
 use lossless_wire::{DecodeError, EthernetFrame};
 
 use crate::batch::{Port, Transmit, TxBatch};

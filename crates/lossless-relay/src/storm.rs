@@ -55,7 +55,7 @@
 
 use std::time::Duration;
 
-use lossless_dcbx::Instant;
+use lossless_time::Instant;
 use serde::{Deserialize, Serialize};
 
 pub use crate::pause::PauseClock;

@@ -3,7 +3,7 @@
 
 use std::net::IpAddr;
 
-use lossless_dcbx::lldp::local::LldpduBound;
+use lossless_dcbx::config::lldpdu::LldpduBound;
 use lossless_dcbx::{Agent, ConfigError, DcbxMode, Instant, MgmtAddress, PortConfig};
 use lossless_wire::cee::{AppEntry, AppSelector, PriorityMap, DCBX_OUI};
 use lossless_wire::frame::{Frame, Payload};

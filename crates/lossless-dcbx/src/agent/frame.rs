@@ -5,8 +5,8 @@ use lossless_wire::lldp::{Lldpdu, ETHERTYPE_LLDP};
 use lossless_wire::EmitError;
 use lossless_wire::EthernetFrame;
 
+use crate::config::lldpdu;
 use crate::config::PortConfig;
-use crate::lldp::local;
 use crate::lldp::tx::TxKind;
 use crate::mode::Version;
 
@@ -16,7 +16,7 @@ impl Agent {
     /// Writes the LLDPDU of `kind` (our current information) as a whole frame into `out`.
     pub(super) fn build_frame(&self, kind: TxKind, out: &mut Vec<u8>) -> Result<(), EmitError> {
         let cfg = &self.cfg;
-        local::with_lldpdu(cfg, kind == TxKind::Shutdown, |pdu| {
+        lldpdu::with_lldpdu(cfg, kind == TxKind::Shutdown, |pdu| {
             if kind == TxKind::Solicit {
                 pdu.ttl = cfg.timers.solicit_ttl();
             }
@@ -34,7 +34,7 @@ impl Agent {
 /// The shutdown LLDPDU (TTL 0, mandatory TLVs only) of an identity the port had:
 /// `cfg`'s MSAP, from `cfg`'s MAC.
 pub(super) fn build_shutdown(cfg: &PortConfig, out: &mut Vec<u8>) -> Result<(), EmitError> {
-    local::with_lldpdu(cfg, true, |pdu| emit_lldp_frame(cfg.mac, pdu, out))
+    lldpdu::with_lldpdu(cfg, true, |pdu| emit_lldp_frame(cfg.mac, pdu, out))
 }
 
 /// Ethertype 0x88cc, untagged or behind one 802.1Q tag.

@@ -7,10 +7,13 @@
 //! (`DcbxConfig::app`); its IEEE entries (selectors for TCP, UDP, any port and DSCP)
 //! are kept here, beside the CEE entries.
 
-use lossless_wire::ieee::{AppPriorityTable, EtsConfig, EtsTable, InvalidValue, Selector, MAX_TCS};
+use lossless_wire::ieee::{
+    AppPriorityTable, EtsConfig, EtsRecommendation, EtsTable, IeeeDcbx, InvalidValue, PfcConfig,
+    PriorityMap, Selector, MAX_TCS,
+};
 use serde::{Deserialize, Serialize};
 
-use super::FeatureAdmin;
+use super::{DcbxConfig, FeatureAdmin};
 
 /// ETS as this port runs and advertises it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -88,6 +91,54 @@ impl IeeeConfig {
     pub fn validate(&self) -> Result<(), InvalidValue> {
         self.ets.cfg.validate()?;
         validate_app(&self.app)
+    }
+}
+
+impl DcbxConfig {
+    /// The IEEE TLVs this configuration sends while the port runs `ets` and `pfc`, as
+    /// IEEE 802.1Qaz asks (D.2.9: the ETS Configuration TLV carries what the station
+    /// runs). The machines advertise it with their operational tables
+    /// (`IeeeMachines::advertise`); the LLDPDU's bound measures it with the configured ones.
+    pub fn ieee_tlvs(
+        &self,
+        ets: EtsTable,
+        pfc: PriorityMap,
+        headroom_measurement: bool,
+    ) -> IeeeDcbx {
+        let ets_admin = &self.ieee.ets;
+        let (ets, rec) = if ets_admin.advertise && ets_admin.enable {
+            let cfg = EtsConfig {
+                willing: ets_admin.willing,
+                cbs: ets_admin.cfg.cbs,
+                max_tcs: ets_admin.cfg.max_tcs,
+                table: ets,
+            };
+            let rec = ets_admin
+                .cfg
+                .recommends(ets_admin.willing)
+                .then_some(EtsRecommendation {
+                    table: ets_admin.cfg.table,
+                });
+            (Some(cfg), rec)
+        } else {
+            (None, None)
+        };
+        // A PFC disabled locally is advertised with no priority, so that a willing
+        // peer turns it off too (CEE's Enable flag has the same effect).
+        let pfc = self.pfc.advertise.then_some(PfcConfig {
+            willing: self.pfc.willing,
+            mbc: self.ieee.pfc_mbc,
+            cap: self.pfc.cfg.num_tcs,
+            enabled: if self.pfc.enable {
+                pfc
+            } else {
+                PriorityMap::NONE
+            },
+            headroom_measurement,
+        });
+        // Our own entries only: echoing the peer's back would make them ours.
+        let app = (self.app.advertise && self.app.enable).then(|| self.ieee.app.clone());
+        IeeeDcbx::new(ets, rec, pfc, app)
     }
 }
 

@@ -13,6 +13,7 @@ use lossless_wire::MacAddr;
 use serde::{Deserialize, Serialize};
 
 pub mod ieee;
+pub mod lldpdu;
 
 use crate::mode::DcbxMode;
 use crate::time::Duration;
@@ -294,7 +295,7 @@ impl PortConfig {
     /// ([`MAX_LLDPDU_LEN`]), so the DCBX TLVs always have their room and the agent
     /// never builds an LLDPDU that emit refuses.
     fn check_lldpdu_len(&self) -> Result<(), ConfigError> {
-        let bound = crate::lldp::local::LldpduBound::of(self);
+        let bound = lldpdu::LldpduBound::of(self);
         if bound.total() <= MAX_LLDPDU_LEN {
             return Ok(());
         }

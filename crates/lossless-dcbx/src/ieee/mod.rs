@@ -109,40 +109,7 @@ impl IeeeMachines {
     /// The TLVs this port sends: its operational configuration, as IEEE 802.1Qaz
     /// asks (D.2.9: the ETS Configuration TLV carries what the station runs).
     pub fn advertise(&self, d: &DcbxConfig, headroom_measurement: bool) -> IeeeDcbx {
-        let ets_admin = &d.ieee.ets;
-        let (ets, rec) = if ets_admin.advertise && ets_admin.enable {
-            let cfg = EtsConfig {
-                willing: ets_admin.willing,
-                cbs: ets_admin.cfg.cbs,
-                max_tcs: ets_admin.cfg.max_tcs,
-                table: self.ets.oper,
-            };
-            let rec = ets_admin
-                .cfg
-                .recommends(ets_admin.willing)
-                .then_some(EtsRecommendation {
-                    table: ets_admin.cfg.table,
-                });
-            (Some(cfg), rec)
-        } else {
-            (None, None)
-        };
-        // A PFC disabled locally is advertised with no priority, so that a willing
-        // peer turns it off too (CEE's Enable flag has the same effect).
-        let pfc = d.pfc.advertise.then_some(PfcConfig {
-            willing: d.pfc.willing,
-            mbc: d.ieee.pfc_mbc,
-            cap: d.pfc.cfg.num_tcs,
-            enabled: if d.pfc.enable {
-                self.pfc.oper
-            } else {
-                PriorityMap::NONE
-            },
-            headroom_measurement,
-        });
-        // Our own entries only: echoing the peer's back would make them ours.
-        let app = (d.app.advertise && d.app.enable).then(|| d.ieee.app.clone());
-        IeeeDcbx::new(ets, rec, pfc, app)
+        d.ieee_tlvs(self.ets.oper, self.pfc.oper, headroom_measurement)
     }
 }
 

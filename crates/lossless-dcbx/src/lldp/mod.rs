@@ -1,9 +1,8 @@
 //! The LLDP agent's parts, kept apart: transmit timing, the remote MIB, the MSAPs
-//! tooManyNeighbors discarded, which neighbour DCBX talks to, and what the agent says
-//! about its own system.
+//! tooManyNeighbors discarded, and which neighbour DCBX talks to. What the agent says
+//! about its own system is the configuration's (`config::lldpdu`).
 
 pub mod discarded;
-pub mod local;
 pub mod msap;
 pub mod peer;
 pub mod rx;

@@ -1,6 +1,8 @@
-//! What the agent says about its own system (802.1AB-2016 §8.5): the LLDPDU it
-//! builds from its configuration (the mandatory TLVs, the identity TLVs, then the DCBX
-//! TLVs of the running version), and the longest one a configuration can make.
+//! What the agent says about its own system (802.1AB-2016 §8.5): the LLDPDU a
+//! configuration makes (the mandatory TLVs and the identity TLVs; the agent adds the
+//! DCBX TLVs of the running version), and the longest one it can make, which
+//! [`PortConfig::validate`] bounds by one frame. A function of the configuration alone,
+//! so it lives beside it: validation and the agent both read it.
 
 use std::net::IpAddr;
 
@@ -9,8 +11,7 @@ use lossless_wire::lldp::{
     address_family, chassis_subtype, interface_subtype, port_subtype, Id, Lldpdu, ManagementAddress,
 };
 
-use crate::config::PortConfig;
-use crate::ieee::IeeeMachines;
+use super::PortConfig;
 use crate::mode::DcbxMode;
 
 /// The largest CEE DCBX TLV: its LLDP header and a full 511-octet value. What
@@ -104,8 +105,15 @@ impl LldpduBound {
             DcbxMode::Ieee | DcbxMode::Static => 0,
         };
         let ieee = match d.mode {
-            DcbxMode::Ieee | DcbxMode::Auto => IeeeMachines::new(d)
-                .advertise(d, d.headroom_measurement)
+            // What a new port advertises: the configured tables. The operational ones
+            // have the same length (fixed-size ETS and PFC TLVs; the APP TLV carries
+            // our own entries only).
+            DcbxMode::Ieee | DcbxMode::Auto => d
+                .ieee_tlvs(
+                    d.ieee.ets.cfg.table,
+                    d.pfc.cfg.priorities,
+                    d.headroom_measurement,
+                )
                 .buffer_len(),
             DcbxMode::Cee | DcbxMode::Static => 0,
         };

@@ -42,6 +42,7 @@ use lossless_wire::tunnel::Vni;
 use lossless_wire::MacAddr;
 use serde::{Deserialize, Serialize};
 
+pub use crate::error::ConfigError;
 use crate::storm::StormGuard;
 
 /// The whole `[relay]` section: what this node does in draft-he-rtgwg-wan-pfc-00's
@@ -373,48 +374,6 @@ pub struct GatewayConfig {
     /// nothing).
     #[serde(default)]
     pub datapath: Datapath,
-}
-
-/// A configuration value the relay cannot use, with the key and the value.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ConfigError {
-    #[error("{key} = {value}: must be a unicast MAC address")]
-    NotUnicast { key: &'static str, value: MacAddr },
-    #[error("{key} = {value}: out of range, allowed {allowed}")]
-    OutOfRange {
-        key: &'static str,
-        value: u64,
-        allowed: &'static str,
-    },
-    #[error("tunnel.segments: {count} segments, allowed 1..={MAX_SEGMENTS}")]
-    Segments { count: usize },
-    #[error("tunnel.reduced: a reduced SRv6 encapsulation carries one segment, not {count}")]
-    ReducedWithSegments { count: usize },
-    #[error("tunnel.labels: the stack is empty")]
-    NoLabels,
-    #[error("tunnel: source {local} and destination {remote} are not of one address family")]
-    MixedFamilies { local: IpAddr, remote: IpAddr },
-    #[error("{key} = {value:?}: {reason}")]
-    Unit {
-        key: &'static str,
-        value: String,
-        reason: String,
-    },
-}
-
-impl ConfigError {
-    /// The key path (below `[relay]`) of the refused value.
-    pub fn key(&self) -> &'static str {
-        match self {
-            ConfigError::NotUnicast { key, .. }
-            | ConfigError::OutOfRange { key, .. }
-            | ConfigError::Unit { key, .. } => key,
-            ConfigError::Segments { .. } => "tunnel.segments",
-            ConfigError::ReducedWithSegments { .. } => "tunnel.reduced",
-            ConfigError::NoLabels => "tunnel.labels",
-            ConfigError::MixedFamilies { .. } => "tunnel.destination",
-        }
-    }
 }
 
 fn unicast(key: &'static str, mac: MacAddr) -> Result<(), ConfigError> {

@@ -27,7 +27,7 @@ use lossless_wire::measure::ETHERTYPE_MEASURE;
 use lossless_wire::MacAddr;
 use serde::{Deserialize, Serialize};
 
-use crate::config::ConfigError;
+use crate::error::ConfigError;
 
 /// `[relay.measure]`: measure the WAN delay to the far PE.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

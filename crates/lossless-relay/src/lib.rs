@@ -14,7 +14,8 @@
 //!   [`pause`]: how long a pause lasts at the far side, and its timeline.
 //! - [`tunnel`]: SRv6, VXLAN and SR-MPLS with the headers of
 //!   `lossless_wire::tunnel`.
-//! - [`config`]: a `[relay]` TOML section; [`status`]: the core's counters.
+//! - [`config`]: a `[relay]` TOML section ([`error`]: what it refuses);
+//!   [`status`]: the core's counters.
 //! - [`host`]: what runs a section around the core, the same in the daemon and
 //!   the lab (which ports are open, their counters, which frames they hand
 //!   over); [`show`]: what it answers to `relay show`.
@@ -29,6 +30,7 @@ pub mod batch;
 pub mod buffer;
 pub mod config;
 pub mod delay;
+pub mod error;
 pub mod example;
 pub mod gateway;
 pub mod host;

@@ -1,13 +1,16 @@
 //! A blocking client of losslessd's control socket: one JSON request per line, one
-//! response line back (the protocol is `lossless_node::protocol`). Used by the
-//! `lossless` CLI and the tests.
+//! response line back. The protocol and every view it carries are `lossless-proto`'s
+//! types, and that is all this crate depends on (not the node core): [`Client::call_as`]
+//! reads a result into its view ([`Client::status`] is `status`'s), [`Client::call`]
+//! keeps it as JSON (what `--json` prints). Used by the `lossless` CLI and the tests.
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::time::Duration;
 
-use lossless_node::protocol::{ErrorBody, Request, Response};
+use lossless_proto::{ErrorBody, Request, Response, StatusResult};
+use serde::de::DeserializeOwned;
 
 /// A blocking client.
 pub struct Client {
@@ -55,6 +58,17 @@ impl Client {
             (_, _, Some(e)) => Err(ClientError::Daemon(e)),
             _ => Err(ClientError::Closed),
         }
+    }
+
+    /// Sends one request and reads its result into `T`, the view the request answers
+    /// with (a result that does not read as `T` is [`ClientError::Decode`]).
+    pub fn call_as<T: DeserializeOwned>(&mut self, req: &Request) -> Result<T, ClientError> {
+        Ok(serde_json::from_value(self.call(req)?)?)
+    }
+
+    /// `status`: the daemon, its health and a line per port.
+    pub fn status(&mut self) -> Result<StatusResult, ClientError> {
+        self.call_as(&Request::Status)
     }
 
     /// The next streamed event (after `events --follow`); None at end of stream.

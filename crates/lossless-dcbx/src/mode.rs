@@ -80,7 +80,7 @@ impl Version {
 }
 
 /// Why the port runs the version it runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ModeReason {
     /// `mode = "ieee"` or `mode = "cee"`.

@@ -71,7 +71,8 @@ pub struct IeeeStatus {
     pub peer_tlvs: PeerTlvs,
 }
 
-/// Which DCBX version the port runs, and why.
+/// Which DCBX version the port runs, and why. Read back (a client of the daemon),
+/// `reason_text` is this version's words for `reason`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct ModeStatus {
     pub configured: DcbxMode,
@@ -113,4 +114,26 @@ pub struct PortStatus {
 pub struct HeadroomCapability {
     pub local: bool,
     pub peer: bool,
+}
+
+/// [`ModeStatus`] as read: `reason_text` is [`ModeReason::describe`]'s.
+#[derive(serde::Deserialize)]
+struct ModeStatusWire {
+    configured: DcbxMode,
+    running: Version,
+    reason: ModeReason,
+    #[allow(dead_code)] // read so that it is known; the words are this version's
+    reason_text: String,
+}
+
+impl<'de> serde::Deserialize<'de> for ModeStatus {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let w = ModeStatusWire::deserialize(d)?;
+        Ok(ModeStatus {
+            configured: w.configured,
+            running: w.running,
+            reason: w.reason,
+            reason_text: w.reason.describe(),
+        })
+    }
 }

@@ -6,35 +6,13 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Whether the negotiated configuration reaches the NIC.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "mode", rename_all = "snake_case")]
-pub enum Hardware {
-    /// `apply = "none"`: negotiate and report only; no dcbnl request is ever sent.
-    ReportOnly,
-    /// `apply = "dcbnl"`, the NIC's answer to the dcbnl probe not in yet:
-    /// nothing is programmed until it is.
-    Probing,
-    /// `apply = "dcbnl"` and the NIC answers dcbnl: operational PFC/PG are programmed.
-    Dcbnl {
-        /// The last programming attempt failed: why.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        error: Option<String>,
-        /// Successful programming rounds.
-        applied: u64,
-    },
-    /// `apply = "dcbnl"` but the NIC has no dcbnl (veth, most virtual NICs):
-    /// DCBX still runs; the result is reported, not programmed.
-    Unsupported { reason: String },
-}
+pub use lossless_proto::hardware::{CeeNic, Hardware, HardwareError, HardwareErrorKind};
 
-impl Hardware {
-    /// A port's state before (or without) the dcbnl probe.
-    pub fn before_probe(apply: crate::config::Apply) -> Hardware {
-        match apply {
-            crate::config::Apply::None => Hardware::ReportOnly,
-            crate::config::Apply::Dcbnl => Hardware::Probing,
-        }
+/// A port's state before (or without) the dcbnl probe.
+pub fn before_probe(apply: crate::config::Apply) -> Hardware {
+    match apply {
+        crate::config::Apply::None => Hardware::ReportOnly,
+        crate::config::Apply::Dcbnl => Hardware::Probing,
     }
 }
 
@@ -89,91 +67,6 @@ impl DcbBuffer {
 pub struct IeeeReadback {
     pub pfc: Option<IeeePfc>,
     pub buffer: Option<DcbBuffer>,
-}
-
-/// Why the NIC could not be programmed or read, by kind: what the core counts and
-/// shows, and decides on (a driver without dcbnl is reported, not retried).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum HardwareErrorKind {
-    /// The driver has no dcbnl ops, or not this one (`EOPNOTSUPP`).
-    NotSupported,
-    /// No such interface (`ENODEV`).
-    NoDevice,
-    /// The driver or the kernel refused a value (`EINVAL`, a non-zero status).
-    Refused,
-    /// Not allowed (`EPERM`, `EACCES`).
-    Permission,
-    /// The device is busy (`EBUSY`, `EAGAIN`).
-    Busy,
-    /// No answer in time.
-    Timeout,
-    /// An answer that did not parse, or was not the answer to the request.
-    Malformed,
-    /// The socket itself failed, or any other error.
-    Other,
-}
-
-impl HardwareErrorKind {
-    pub const ALL: [HardwareErrorKind; 8] = [
-        HardwareErrorKind::NotSupported,
-        HardwareErrorKind::NoDevice,
-        HardwareErrorKind::Refused,
-        HardwareErrorKind::Permission,
-        HardwareErrorKind::Busy,
-        HardwareErrorKind::Timeout,
-        HardwareErrorKind::Malformed,
-        HardwareErrorKind::Other,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            HardwareErrorKind::NotSupported => "not_supported",
-            HardwareErrorKind::NoDevice => "no_device",
-            HardwareErrorKind::Refused => "refused",
-            HardwareErrorKind::Permission => "permission",
-            HardwareErrorKind::Busy => "busy",
-            HardwareErrorKind::Timeout => "timeout",
-            HardwareErrorKind::Malformed => "malformed",
-            HardwareErrorKind::Other => "other",
-        }
-    }
-}
-
-/// A failed dcbnl operation: its kind and the runtime's full message.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
-#[error("{message}")]
-pub struct HardwareError {
-    pub kind: HardwareErrorKind,
-    pub message: String,
-    /// The driver's or the kernel's answer by its symbolic name (`EINVAL`,
-    /// `EOPNOTSUPP`), when it gave an errno.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub code: Option<String>,
-}
-
-impl HardwareError {
-    pub fn new(kind: HardwareErrorKind, message: impl Into<String>) -> Self {
-        HardwareError {
-            kind,
-            message: message.into(),
-            code: None,
-        }
-    }
-
-    /// The same, with the errno's symbolic name.
-    pub fn with_code(mut self, code: impl Into<String>) -> Self {
-        self.code = Some(code.into());
-        self
-    }
-
-    /// The answer in a word or two: the errno's name, else the kind.
-    pub fn answer(&self) -> String {
-        match &self.code {
-            Some(c) => c.clone(),
-            None => self.kind.name().replace('_', " "),
-        }
-    }
 }
 
 /// Counts of failed operations by kind.
@@ -265,31 +158,6 @@ pub struct NicState {
     /// `PGTX_GCFG`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cee: Option<CeeNic>,
-}
-
-/// What a CEE driver holds: PFC per priority and its state, the transmit priority
-/// groups as CEE writes them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct CeeNic {
-    /// Bit p: PFC on priority p (`PFC_GCFG`).
-    pub pfc: u8,
-    /// PFC switched on (`PFC_GSTATE`).
-    pub pfc_state: bool,
-    /// The PGID of each priority (15: strict) and each PG's share; None where the
-    /// driver does not report them (mlx5 has no receive PG getters, and dcbnl.c
-    /// answers `PGTX_GCFG` only for a driver with both).
-    pub pg: Option<crate::nic::CeePg>,
-}
-
-impl CeeNic {
-    /// The priorities PFC runs on: none while PFC is off.
-    pub fn pfc_running(&self) -> u8 {
-        if self.pfc_state {
-            self.pfc
-        } else {
-            0
-        }
-    }
 }
 
 impl NicState {

@@ -21,7 +21,6 @@
 use lossless_dcbx::{FeatureId, PortStatus, Reason, Version};
 use lossless_wire::app_name;
 use lossless_wire::ieee::{AppPriority, PriorityMap, Selector, Tsa};
-use serde::Serialize;
 
 use crate::hardware::Hardware;
 use crate::hardware::{NicState, Trust};
@@ -29,35 +28,7 @@ use crate::headroom::BufferState;
 use crate::nic::{app_text, priorities_text, Difference, NicWatch, Part, Refusal};
 use crate::pfc::{Direction, PortPfc};
 
-/// A port's (or the node's) health: `healthy`, the problems in words, and the two
-/// together as one line (`health`: "ok", or the problems joined with "; ").
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Health {
-    pub healthy: bool,
-    pub health: String,
-    pub problems: Vec<String>,
-}
-
-impl Default for Health {
-    /// Nothing wrong.
-    fn default() -> Self {
-        Health::of(Vec::new())
-    }
-}
-
-impl Health {
-    fn of(problems: Vec<String>) -> Health {
-        Health {
-            healthy: problems.is_empty(),
-            health: if problems.is_empty() {
-                "ok".to_string()
-            } else {
-                problems.join("; ")
-            },
-            problems,
-        }
-    }
-}
+pub use lossless_proto::status::Health;
 
 /// What is wrong with a port, one phrase each.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -422,7 +393,7 @@ pub fn problems(f: &Facts<'_>) -> Vec<Problem> {
             if ieee && !f.nic.refused.is_empty() {
                 out.extend(refusals(f.nic));
             } else if let Some(e) = error {
-                out.push(Problem::Programming(e.clone()));
+                out.push(Problem::Programming(e.to_string()));
             }
             if f.held {
                 out.push(Problem::Held);

@@ -108,9 +108,7 @@ pub fn dscp_only(refused: &[Refusal], held: &[AppPriority]) -> bool {
     any && held.iter().any(|e| e.selector == Selector::DSCP)
 }
 
-/// CEE DCBX's priority groups as programmed: the PGID of each priority, each PG's
-/// share.
-pub type CeePg = ([u8; 8], [u8; 8]);
+pub use lossless_proto::hardware::CeePg;
 
 /// What this daemon meant the NIC to hold after its last programming.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]

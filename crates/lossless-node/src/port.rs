@@ -93,7 +93,7 @@ impl Port {
     ) -> Result<Port, lossless_dcbx::ConfigError> {
         let mut agent = Agent::new(settings.port_config(mac, &local), now)?;
         agent.set_seq_base(seq_base);
-        let hardware = Hardware::before_probe(settings.apply);
+        let hardware = crate::hardware::before_probe(settings.apply);
         let roce = crate::roce::RoceWatch::new(&settings, now);
         let pfc = crate::pfc::PortPfc::new(
             &settings.pfc_watchdog,
@@ -393,7 +393,13 @@ impl Port {
             peer_present: s.peer_present,
             all_syncd: s.all_syncd,
             any_error: s.any_error,
-            control: s.control,
+            control: crate::protocol::ControlView {
+                seq: s.control.seq,
+                ack: s.control.ack,
+                rcvd_ack: s.control.rcvd_ack,
+                oper_version: s.control.oper_version,
+                max_version: s.control.max_version,
+            },
             pg: s.pg,
             pfc: s.pfc,
             app: s.app,

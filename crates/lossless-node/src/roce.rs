@@ -608,29 +608,4 @@ impl RoceWatch {
     }
 }
 
-/// One setting as `status` shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RoceSettingView {
-    pub key: String,
-    /// What the configuration asks, in words (None: left alone).
-    pub configured: Option<String>,
-    /// What the host holds, in words; or why it is not exposed or not read.
-    pub held: Option<String>,
-    /// `ok`, `differs`, `refused`, `not_exposed`, `unreadable`, `unmanaged` (not
-    /// configured: shown only), `not_read`.
-    pub state: String,
-    pub refused: Option<String>,
-}
-
-/// A port's RoCE host settings as `status` shows them.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct RoceView {
-    pub driver: Option<String>,
-    pub rdma_device: Option<String>,
-    pub rdma_port: Option<u32>,
-    pub settings: Vec<RoceSettingView>,
-    pub writes: u64,
-    pub write_failures: u64,
-    pub drift_detected: u64,
-    pub drift_repaired: u64,
-}
+pub use lossless_proto::status::{RoceSettingView, RoceView};

@@ -272,73 +272,7 @@ impl PersistedState {
     }
 }
 
-/// Why the state directory cannot be used as it should: what the daemon reports (status,
-/// health, metrics, events) and answers runtime changes with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StateDirReason {
-    /// The directory or the file (or a directory above) belongs to a user other than
-    /// the daemon's (or root): state there could be forged. Its state is ignored.
-    NotOwned,
-    /// Group or others may write the directory or the file (or a directory above,
-    /// without the sticky bit). Its state is ignored.
-    OpenMode,
-    /// Not a directory, or a state file that is not a regular file (a symbolic link).
-    NotUsable,
-    /// Nothing can be written there: read-only, full, an I/O error.
-    NotWritable,
-    /// The state file was replaced but the directory could not be flushed: the change
-    /// runs and a restart reads it, a power loss may lose it.
-    NotDurable,
-}
-
-impl StateDirReason {
-    pub const ALL: [StateDirReason; 5] = [
-        StateDirReason::NotOwned,
-        StateDirReason::OpenMode,
-        StateDirReason::NotUsable,
-        StateDirReason::NotWritable,
-        StateDirReason::NotDurable,
-    ];
-
-    /// Whether runtime changes are refused while it lasts (all but `not_durable`).
-    pub fn refuses_changes(self) -> bool {
-        !matches!(self, StateDirReason::NotDurable)
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            StateDirReason::NotOwned => "not_owned",
-            StateDirReason::OpenMode => "open_mode",
-            StateDirReason::NotUsable => "not_usable",
-            StateDirReason::NotWritable => "not_writable",
-            StateDirReason::NotDurable => "not_durable",
-        }
-    }
-}
-
-/// A problem of the state directory: its kind, the path it is about, and the whole
-/// sentence (which names the path, and the owner and expected uid where they matter).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
-#[error("{message}")]
-pub struct StateDirProblem {
-    pub reason: StateDirReason,
-    pub path: String,
-    pub message: String,
-}
-
-/// A state file that was refused at start (damaged, not understood, or not trusted):
-/// the daemon started on the configuration file without it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StateSetAside {
-    /// The state file.
-    pub path: String,
-    /// Where it was moved (`state.json.damaged-<unix time>`); None: left where it was
-    /// (the directory could not be written, or was not trusted).
-    pub moved_to: Option<String>,
-    /// Why it was refused.
-    pub why: String,
-}
+pub use lossless_proto::status::{StateDirProblem, StateDirReason, StateSetAside};
 
 /// Why the persisted state was not (or not durably) written: the answer to
 /// `Output::Persist`.

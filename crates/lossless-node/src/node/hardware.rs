@@ -99,7 +99,7 @@ impl Node {
                     *error = None;
                     *applied += 1;
                 }
-                Err(e) => *error = Some(e.to_string()),
+                Err(e) => *error = Some(e.clone()),
             }
         }
         let ev = match result {

@@ -343,7 +343,7 @@ impl Node {
                     *error = None;
                     *applied += 1;
                 }
-                Err(e) => *error = Some(e.to_string()),
+                Err(e) => *error = Some(e.clone()),
             }
         }
         if refusals.is_empty() {

@@ -7,7 +7,7 @@ use tracing::{info, warn};
 use super::{shadow, Node, Now, Output};
 use crate::config::{Apply, ConfigFileError, DaemonConfig, DaemonSettings};
 use crate::link::Link;
-use crate::protocol::{DaemonEvent, EventBody, Hardware, ReloadResult, Source};
+use crate::protocol::{DaemonEvent, EventBody, ReloadResult, Source};
 
 impl Node {
     /// Applies the file's text (None: no file, every default). A refused file changes
@@ -90,7 +90,7 @@ impl Node {
             };
             port.negotiating_since = Some(now.mono);
             if apply_changed {
-                port.hardware = Hardware::before_probe(port.settings.apply);
+                port.hardware = crate::hardware::before_probe(port.settings.apply);
                 if port.settings.apply == Apply::Dcbnl {
                     self.outputs.push_back(Output::Probe {
                         ifindex: port.ifindex,

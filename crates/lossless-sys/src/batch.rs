@@ -24,24 +24,23 @@
 
 use std::io;
 use std::mem;
-use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
-use std::time::Duration;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 
+use crate::cbpf::{
+    BPF_JEQ_K, BPF_JSET_K, BPF_LDX_MSH, BPF_LD_B_ABS, BPF_LD_H_ABS, BPF_LD_H_IND, BPF_RET_K,
+};
 use crate::packet::set_rcvbuf;
 pub use crate::packet::SocketStats;
 use crate::packet::{
-    add_membership, bind, checked_ifindex, sockaddr_ll, BPF_JEQ_K, BPF_LD_H_ABS, BPF_RET_K,
-    ETH_HLEN, ETH_P_8021Q, ETH_P_ALL, ETH_P_MAC_CONTROL, MAC_CONTROL_MULTICAST,
-    PACKET_IGNORE_OUTGOING, PACKET_OUTGOING,
+    add_membership, bind, checked_ifindex, sockaddr_ll, ETH_HLEN, ETH_P_8021Q, ETH_P_ALL,
+    ETH_P_MAC_CONTROL, MAC_CONTROL_MULTICAST, PACKET_IGNORE_OUTGOING, PACKET_OUTGOING,
 };
-use crate::packet::{attach_filter, packet_stats};
+use crate::packet::{attach_filter, packet_stats, PacketSocket};
 use crate::send::{send_frames, SendScratch};
 use crate::sys;
+/// Waiting on several sockets at once (`ppoll`); kept here, where callers find it.
+pub use crate::sys::wait_any;
 
-const BPF_LD_B_ABS: u16 = 0x30; // BPF_LD | BPF_B | BPF_ABS
-const BPF_LDX_MSH: u16 = 0xb1; // BPF_LDX | BPF_B | BPF_MSH: x = 4 * ([k] & 0xf)
-const BPF_LD_H_IND: u16 = 0x48; // BPF_LD | BPF_H | BPF_IND: a = [x + k]
-const BPF_JSET_K: u16 = 0x45; // BPF_JMP | BPF_JSET | BPF_K
 const ETH_P_IP: u32 = 0x0800;
 const ETH_P_IPV6: u32 = 0x86dd;
 const ETH_P_MPLS_UC: u32 = 0x8847;
@@ -368,7 +367,7 @@ impl BatchSocket {
     /// without waiting; returns how many (0 when nothing is queued). Frames
     /// this host sent are skipped; VLAN tags are restored.
     pub fn recv_batch(&self, batch: &mut RxBatch) -> io::Result<usize> {
-        recv_batch(&self.fd, batch)
+        recv_batch(self.fd.as_fd(), batch)
     }
 
     /// Sends `frames` (whole Ethernet frames, no FCS) with as few `sendmmsg`
@@ -441,54 +440,24 @@ pub fn socket_error(fd: &impl AsRawFd) -> Option<io::Error> {
     }
 }
 
-/// Blocks until one of `fds` is readable or `timeout` passes (`ppoll`,
-/// nanosecond resolution; `None` waits without limit). True when one is
-/// readable; an interrupted wait returns false.
-pub fn wait_any(fds: &[BorrowedFd<'_>], timeout: Option<Duration>) -> io::Result<bool> {
-    let mut pfds: Vec<libc::pollfd> = fds
-        .iter()
-        .map(|f| libc::pollfd {
-            fd: f.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        })
-        .collect();
-    let ts = timeout.map(|t| libc::timespec {
-        tv_sec: t.as_secs().min(i64::MAX as u64) as libc::time_t,
-        tv_nsec: t.subsec_nanos() as libc::c_long,
-    });
-    let tsp = ts
-        .as_ref()
-        .map_or(std::ptr::null(), |t| t as *const libc::timespec);
-    // SAFETY: pfds and ts are live for the call; pfds.len() entries; no mask.
-    let n = unsafe {
-        libc::ppoll(
-            pfds.as_mut_ptr(),
-            pfds.len() as libc::nfds_t,
-            tsp,
-            std::ptr::null(),
-        )
-    };
-    match n {
-        n if n > 0 => Ok(true),
-        0 => Ok(false),
-        _ => {
-            let e = io::Error::last_os_error();
-            if e.kind() == io::ErrorKind::Interrupted {
-                Ok(false)
-            } else {
-                Err(e)
-            }
-        }
+crate::sys::fd_traits!(BatchSocket, fd);
+
+impl PacketSocket {
+    /// Receives up to `batch.capacity()` queued frames with one `recvmmsg`, without
+    /// waiting; returns how many (0 when nothing is queued: one system call for a
+    /// whole burst, where [`PacketSocket::recv`] takes one per frame). Frames this
+    /// host sent are skipped; a frame longer than its slot is reported by
+    /// [`RxBatch::truncated`]. (Here rather than in `packet`, which the batch
+    /// receive builds on.)
+    pub fn recv_batch(&self, batch: &mut RxBatch) -> io::Result<usize> {
+        recv_batch(self.as_fd(), batch)
     }
 }
-
-crate::sys::fd_traits!(BatchSocket, fd);
 
 /// Receives up to `batch.capacity()` queued frames on `fd` with one `recvmmsg`,
 /// without waiting; returns how many (0 when nothing is queued). Frames this host
 /// sent are skipped; VLAN tags are restored when the socket has `PACKET_AUXDATA`.
-pub(crate) fn recv_batch(fd: &OwnedFd, batch: &mut RxBatch) -> io::Result<usize> {
+pub(crate) fn recv_batch(fd: BorrowedFd<'_>, batch: &mut RxBatch) -> io::Result<usize> {
     batch.count = 0;
     let cap = batch.capacity();
     let slot = batch.slot;

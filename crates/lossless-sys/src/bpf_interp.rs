@@ -3,15 +3,10 @@
 //! in the kernel too), and the relay's filters against the relay host's
 //! predicate ([`crate::batch::Filter::accepts`]).
 
-use crate::packet::{BPF_JEQ_K, BPF_LD_H_ABS, BPF_RET_K};
-
-const BPF_LD_B_ABS: u16 = 0x30;
-const BPF_LDX_MSH: u16 = 0xb1;
-const BPF_LD_H_IND: u16 = 0x48;
-const BPF_JSET_K: u16 = 0x45;
-const BPF_LD_W_ABS: u16 = 0x20;
-/// `SKF_AD_OFF + SKF_AD_IFINDEX`.
-const LOAD_IFINDEX: u32 = (-0x1000i32 + 8) as u32;
+use crate::cbpf::{
+    BPF_JEQ_K, BPF_JSET_K, BPF_LDX_MSH, BPF_LD_B_ABS, BPF_LD_H_ABS, BPF_LD_H_IND, BPF_LD_W_ABS,
+    BPF_RET_K, LOAD_IFINDEX,
+};
 
 /// Runs `prog` over `frame`: the number of bytes to accept (0: drop). A load
 /// beyond the frame drops it, as in the kernel.

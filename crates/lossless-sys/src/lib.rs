@@ -38,6 +38,7 @@ pub mod batch;
 // The socket filters' programs run in user space: their tests, and
 // `batch::Filter::accepts` for the relay host's predicate tests.
 mod bpf_interp;
+mod cbpf;
 pub mod dcbnl;
 pub mod ethtool;
 pub mod ethtool_nl;

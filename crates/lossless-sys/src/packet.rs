@@ -33,6 +33,7 @@ use std::io;
 use std::mem;
 use std::os::fd::{AsRawFd, OwnedFd};
 
+use crate::cbpf::{BPF_JEQ_K, BPF_LD_H_ABS, BPF_RET_K};
 use crate::sys;
 
 /// LLDP EtherType.
@@ -51,10 +52,6 @@ pub(crate) const ETH_P_8021Q: u16 = 0x8100;
 pub(crate) const ETH_HLEN: usize = 14;
 pub(crate) const PACKET_IGNORE_OUTGOING: libc::c_int = 23;
 pub(crate) const PACKET_OUTGOING: u8 = 4;
-
-pub(crate) const BPF_LD_H_ABS: u16 = 0x28; // BPF_LD | BPF_H | BPF_ABS
-pub(crate) const BPF_JEQ_K: u16 = 0x15; // BPF_JMP | BPF_JEQ | BPF_K
-pub(crate) const BPF_RET_K: u16 = 0x06; // BPF_RET | BPF_K
 
 const fn insn(code: u16, jt: u8, jf: u8, k: u32) -> libc::sock_filter {
     libc::sock_filter { code, jt, jf, k }
@@ -402,15 +399,6 @@ impl PacketSocket {
             }
             return Ok(n);
         }
-    }
-
-    /// Receives up to `batch.capacity()` queued frames with one `recvmmsg`, without
-    /// waiting; returns how many (0 when nothing is queued: one system call for a
-    /// whole burst, where [`PacketSocket::recv`] takes one per frame). Frames this
-    /// host sent are skipped; a frame longer than its slot is reported by
-    /// [`RxBatch::truncated`](crate::batch::RxBatch::truncated).
-    pub fn recv_batch(&self, batch: &mut crate::batch::RxBatch) -> io::Result<usize> {
-        crate::batch::recv_batch(&self.fd, batch)
     }
 
     /// Sends one whole Ethernet frame (destination, source, EtherType,

@@ -25,19 +25,15 @@
 //! frames up. A frame received is read with the interface it came from.
 
 use std::io;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsFd, OwnedFd};
 
 use crate::batch::RxBatch;
+use crate::cbpf::{BPF_JEQ_K, BPF_LD_W_ABS, BPF_RET_K, LOAD_IFINDEX};
 use crate::packet::{
     add_membership, attach_filter, bind, checked_ifindex, control_class_incoming_only,
     drop_membership, packet_stats, rcvbuf, send_frame, set_rcvbuf, stamp_receives, SocketStats,
-    BPF_JEQ_K, BPF_RET_K,
 };
 use crate::sys;
-
-const BPF_LD_W_ABS: u16 = 0x20; // BPF_LD | BPF_W | BPF_ABS
-/// `SKF_AD_OFF + SKF_AD_IFINDEX`: classic BPF's load of the receiving interface.
-const LOAD_IFINDEX: u32 = (-0x1000i32 + 8) as u32;
 
 /// At most this many interfaces are excluded (two instructions each; the kernel
 /// takes 4,096 instructions, and the list runs for every frame of this EtherType).
@@ -131,7 +127,7 @@ impl SharedPacketSocket {
     /// Reads up to the batch's capacity of frames; each with its interface
     /// ([`RxBatch::ifindex`]) and receive time ([`RxBatch::stamp`]).
     pub fn recv_batch(&self, batch: &mut RxBatch) -> io::Result<usize> {
-        crate::batch::recv_batch(&self.fd, batch)
+        crate::batch::recv_batch(self.fd.as_fd(), batch)
     }
 
     /// Sends one whole Ethernet frame on `ifindex`.

@@ -3,7 +3,7 @@
 use std::ffi::CString;
 use std::io;
 use std::mem;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 
 /// Turns a libc return value into `io::Result`, reading `errno` on -1.
 pub(crate) fn cvt(ret: libc::c_int) -> io::Result<libc::c_int> {
@@ -167,6 +167,48 @@ pub(crate) fn recvfrom_trunc<A: SockAddr>(
             return Err(e);
         }
         return Ok((n as usize, len as usize));
+    }
+}
+
+/// Blocks until one of `fds` is readable or `timeout` passes (`ppoll`,
+/// nanosecond resolution; `None` waits without limit). True when one is
+/// readable; an interrupted wait returns false.
+pub fn wait_any(fds: &[BorrowedFd<'_>], timeout: Option<std::time::Duration>) -> io::Result<bool> {
+    let mut pfds: Vec<libc::pollfd> = fds
+        .iter()
+        .map(|f| libc::pollfd {
+            fd: f.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .collect();
+    let ts = timeout.map(|t| libc::timespec {
+        tv_sec: t.as_secs().min(i64::MAX as u64) as libc::time_t,
+        tv_nsec: t.subsec_nanos() as libc::c_long,
+    });
+    let tsp = ts
+        .as_ref()
+        .map_or(std::ptr::null(), |t| t as *const libc::timespec);
+    // SAFETY: pfds and ts are live for the call; pfds.len() entries; no mask.
+    let n = unsafe {
+        libc::ppoll(
+            pfds.as_mut_ptr(),
+            pfds.len() as libc::nfds_t,
+            tsp,
+            std::ptr::null(),
+        )
+    };
+    match n {
+        n if n > 0 => Ok(true),
+        0 => Ok(false),
+        _ => {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                Ok(false)
+            } else {
+                Err(e)
+            }
+        }
     }
 }
 

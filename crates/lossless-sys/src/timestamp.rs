@@ -123,7 +123,7 @@ pub fn realtime_ps() -> u64 {
 /// nanosecond timeout); true when one is readable.
 pub fn wait_readable(socks: &[&MeasureSocket], timeout: std::time::Duration) -> io::Result<bool> {
     let fds: Vec<_> = socks.iter().map(|s| s.fd.as_fd()).collect();
-    crate::batch::wait_any(&fds, Some(timeout))
+    crate::sys::wait_any(&fds, Some(timeout))
 }
 
 /// Asks the kernel to wake this thread's timers within `ns` nanoseconds of their

@@ -48,9 +48,9 @@ fn checks() -> Vec<(&'static str, i64)> {
         ("ETH_HLEN", p::ETH_HLEN as i64),
         ("PACKET_IGNORE_OUTGOING", p::PACKET_IGNORE_OUTGOING.into()),
         ("PACKET_OUTGOING", p::PACKET_OUTGOING.into()),
-        ("BPF_LD | BPF_H | BPF_ABS", p::BPF_LD_H_ABS.into()),
-        ("BPF_JMP | BPF_JEQ | BPF_K", p::BPF_JEQ_K.into()),
-        ("BPF_RET | BPF_K", p::BPF_RET_K.into()),
+        ("BPF_LD | BPF_H | BPF_ABS", crate::cbpf::BPF_LD_H_ABS.into()),
+        ("BPF_JMP | BPF_JEQ | BPF_K", crate::cbpf::BPF_JEQ_K.into()),
+        ("BPF_RET | BPF_K", crate::cbpf::BPF_RET_K.into()),
         ("TC_PRIO_CONTROL", p::SOCKET_PRIORITY.into()),
         ("sizeof(struct sock_filter)", 8),
         // dcbnl.h

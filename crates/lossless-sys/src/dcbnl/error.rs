@@ -13,7 +13,7 @@ use std::fmt;
 use std::io;
 use std::time::Duration;
 
-use super::msg::DcbCmd;
+use super::cmd::DcbCmd;
 use crate::netlink::NetlinkError;
 
 /// The kernel-internal `ENOTSUPP` (524), which some dcbnl paths and drivers

@@ -51,6 +51,7 @@
 mod app;
 mod buffer;
 mod cee;
+mod cmd;
 mod dcbx;
 mod error;
 mod ieee;

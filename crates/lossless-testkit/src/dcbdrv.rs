@@ -677,13 +677,13 @@ impl LogEntry {
 
     /// What a `SYSFS_WRITE` wrote (the bytes, unescaped).
     pub fn value(&self) -> Option<Vec<u8>> {
-        self.field("value").map(crate::sysfs::unescape)
+        self.field("value").map(unescape)
     }
 
     /// What the file showed after a `SYSFS_WRITE` that was taken.
     pub fn shown(&self) -> Option<String> {
         self.field("shown")
-            .map(|s| String::from_utf8_lossy(&crate::sysfs::unescape(s)).into_owned())
+            .map(|s| String::from_utf8_lossy(&unescape(s)).into_owned())
     }
 
     /// The errno of a refusal (`err=-22`: 22), None when it went through.
@@ -705,4 +705,23 @@ impl LogEntry {
     pub fn ok(&self) -> bool {
         self.result == "ok"
     }
+}
+
+/// The bytes a log line's `value=` or `shown=` stand for (`\xHH` undone).
+pub fn unescape(s: &str) -> Vec<u8> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\' && i + 3 < b.len() && b[i + 1] == b'x' {
+            if let Ok(v) = u8::from_str_radix(&s[i + 2..i + 4], 16) {
+                out.push(v);
+                i += 4;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    out
 }

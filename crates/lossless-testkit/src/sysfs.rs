@@ -185,6 +185,7 @@ use std::io;
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::{Path, PathBuf};
 
+pub use crate::dcbdrv::unescape;
 use crate::dcbdrv::Model;
 use crate::netns::TempDir;
 
@@ -895,25 +896,6 @@ impl HostTree {
         }
         Ok(())
     }
-}
-
-/// The bytes a log line's `value=` or `shown=` stand for (`\xHH` undone).
-pub fn unescape(s: &str) -> Vec<u8> {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\' && i + 3 < b.len() && b[i + 1] == b'x' {
-            if let Ok(v) = u8::from_str_radix(&s[i + 2..i + 4], 16) {
-                out.push(v);
-                i += 4;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    out
 }
 
 fn invalid(msg: String) -> io::Error {

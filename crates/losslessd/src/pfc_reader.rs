@@ -22,11 +22,9 @@ use lossless_node::pfc::rdma::parse_hw_counter;
 use lossless_node::pfc::{PfcSample, PfcSource, RoceCounter, RoceSample, RoceValue};
 use lossless_sys::dcbnl::Dcbnl;
 use lossless_sys::ethtool::EthtoolStats;
-use tokio::sync::mpsc;
 use tracing::debug;
 
 use crate::convert;
-use crate::execute::Input;
 
 /// What the reading thread knows of an interface's ethtool statistics.
 enum Layout {
@@ -122,14 +120,6 @@ impl PfcReader {
             tracing::error!(error = %e, "cannot start the PFC counter thread");
         }
         PfcReader { tx }
-    }
-
-    /// The reader for the daemon, the RDMA devices under `sysfs`: batches come back as
-    /// [`Input::Pfc`].
-    pub(crate) fn for_inputs(input: mpsc::Sender<Input>, sysfs: PathBuf) -> PfcReader {
-        PfcReader::start_at(sysfs, move |reads| {
-            input.blocking_send(Input::Pfc(reads)).is_ok()
-        })
     }
 
     /// Asks for a port's counters.

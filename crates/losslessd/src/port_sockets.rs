@@ -43,7 +43,8 @@ use tokio::task::JoinHandle;
 use tracing::{debug, warn};
 
 use crate::closer::Closer;
-use crate::execute::Input;
+use crate::frames::{FrameBatch, Source};
+use crate::input::Input;
 use crate::socket_switch::Switch;
 
 /// The longest frame a port reads (a jumbo LLDPDU); longer ones are receive errors.
@@ -59,67 +60,6 @@ thread_local! {
     /// The one receive batch every reader fills in turn (all of them run on the
     /// runtime's one thread).
     static RX: std::cell::RefCell<RxBatch> = std::cell::RefCell::new(RxBatch::new(RX_BATCH, MAX_FRAME));
-}
-
-/// Frames one `recvmmsg` read, copied out of the shared receive batch.
-pub(crate) struct FrameBatch {
-    bytes: Vec<u8>,
-    /// Where each frame ends in `bytes`.
-    ends: Vec<usize>,
-    /// The interface each frame came from.
-    ifindexes: Vec<u32>,
-    /// When the kernel received each frame (ns since the epoch).
-    stamps: Vec<Option<u64>>,
-    /// Read from the shared sockets (else from a port's own).
-    shared: bool,
-    /// The interface of each frame longer than [`MAX_FRAME`], dropped (a receive
-    /// error each).
-    too_long: Vec<u32>,
-}
-
-impl FrameBatch {
-    fn copy_of(rx: &RxBatch, from: Source) -> FrameBatch {
-        let n = rx.len();
-        let mut b = FrameBatch {
-            bytes: Vec::with_capacity(rx.iter().map(<[u8]>::len).sum()),
-            ends: Vec::with_capacity(n),
-            ifindexes: Vec::with_capacity(n),
-            stamps: Vec::with_capacity(n),
-            shared: from == Source::Shared,
-            too_long: Vec::new(),
-        };
-        for i in 0..n {
-            let ifindex = match from {
-                Source::Shared => rx.ifindex(i),
-                Source::Own(ifindex) => ifindex,
-            };
-            match rx.get(i) {
-                Some(f) if !rx.truncated(i) => {
-                    b.bytes.extend_from_slice(f);
-                    b.ends.push(b.bytes.len());
-                    b.ifindexes.push(ifindex);
-                    b.stamps.push(rx.stamp(i));
-                }
-                _ => b.too_long.push(ifindex),
-            }
-        }
-        b
-    }
-
-    fn frames(&self) -> impl Iterator<Item = (usize, &[u8])> + '_ {
-        let starts = std::iter::once(0).chain(self.ends.iter().copied());
-        starts
-            .zip(&self.ends)
-            .enumerate()
-            .map(|(i, (a, &b))| (i, &self.bytes[a..b]))
-    }
-}
-
-/// Which socket a reader reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Source {
-    Shared,
-    Own(u32),
 }
 
 /// A socket a reader task can read in batches.

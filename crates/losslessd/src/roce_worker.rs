@@ -11,9 +11,6 @@ use std::thread;
 use lossless_host::Host;
 use lossless_node::config::RoceSetting;
 use lossless_node::roce::{HostRoce, WriteOutcome};
-use tokio::sync::mpsc;
-
-use crate::execute::Input;
 
 /// One port's answer.
 pub struct RoceRead {
@@ -22,7 +19,7 @@ pub struct RoceRead {
     pub written: Vec<WriteOutcome>,
 }
 
-/// The thread's handle: requests go in, answers come back as [`Input::Roce`].
+/// The thread's handle: requests go in, answers come back through `deliver`.
 pub struct RoceWorker {
     tx: std_mpsc::Sender<(u32, String, Vec<RoceSetting>)>,
 }
@@ -53,13 +50,6 @@ impl RoceWorker {
             tracing::error!(error = %e, "cannot start the RoCE host settings thread");
         }
         RoceWorker { tx }
-    }
-
-    /// The worker for the daemon: answers come back as [`Input::Roce`].
-    pub(crate) fn for_inputs(input: mpsc::Sender<Input>, host: Host) -> RoceWorker {
-        RoceWorker::start(host, move |read| {
-            input.blocking_send(Input::Roce(Box::new(read))).is_ok()
-        })
     }
 
     /// Asks for a port's writes, then its reading; false when the thread is gone.

@@ -3,15 +3,12 @@
 //! reads its packet socket; the core task owns the [`Node`] (the node core), feeds it
 //! every input with the time and carries out its outputs ([`crate::execute`]).
 
-use std::collections::HashMap;
 use std::io;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::time::SystemTime;
 
-use lossless_dcbx::Instant;
 use lossless_node::config::{check_metrics_exposure, ConfigFileError, DaemonConfig};
-use lossless_node::node::{Identity, Node, Now, RequestId};
+use lossless_node::node::{Identity, Node, RequestId};
 use lossless_node::protocol::Request;
 use lossless_sys::addr::AddrMonitor;
 use lossless_sys::link::{dump_links, LinkError, LinkMonitor};
@@ -20,13 +17,17 @@ use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::mpsc;
 use tracing::{error, info, warn};
 
+use crate::clock::Clock;
 use crate::config_file;
 use crate::control::{self, CoreMsg, Reply};
 use crate::control_state::ControlState;
 use crate::convert;
-use crate::execute::{execute, Input, Io};
+use crate::execute::execute;
 use crate::host;
+use crate::input::Input;
+use crate::io::Io;
 use crate::metrics_http;
+use crate::route::handle_input;
 use crate::state_dir::{Started, StateDir};
 use crate::web_config::{self, WebConfig, WebConfigError};
 
@@ -132,45 +133,6 @@ pub fn run(opts: Options, config: DaemonConfig) -> Result<(), RunError> {
     rt.block_on(run_async(opts, config))
 }
 
-/// The real-time clock in nanoseconds since the epoch: the clock of the kernel's
-/// receive stamps (`SO_TIMESTAMPNS`, a ring's `tp_sec`/`tp_nsec`).
-pub(crate) fn unix_ns() -> u64 {
-    SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64)
-}
-
-pub(crate) struct Clock {
-    epoch: tokio::time::Instant,
-}
-
-impl Clock {
-    pub(crate) fn now(&self) -> Now {
-        let mono = Instant::from_duration(tokio::time::Instant::now() - self.epoch);
-        let unix = SystemTime::now()
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map(|d| d.as_secs_f64())
-            .unwrap_or_default();
-        Now { mono, unix }
-    }
-
-    /// The time of an instant already past (when a reading was taken): monotonic as
-    /// it was, wall-clock time as now less what has passed since.
-    pub(crate) fn at(&self, then: std::time::Instant) -> Now {
-        let now = self.now();
-        let then = tokio::time::Instant::from_std(then);
-        let ago = tokio::time::Instant::now().saturating_duration_since(then);
-        Now {
-            mono: Instant::from_duration(then.saturating_duration_since(self.epoch)),
-            unix: now.unix - ago.as_secs_f64(),
-        }
-    }
-
-    fn deadline(&self, at: Instant) -> tokio::time::Instant {
-        self.epoch + at.since_epoch()
-    }
-}
-
 /// Opens the state directory and counts this start in it. Never fatal: what went
 /// wrong (a directory not writable or not trusted, a state file refused) is handed to
 /// the node, which reports it and runs on the configuration file.
@@ -187,9 +149,7 @@ fn open_state(dir: &std::path::Path) -> Started {
 }
 
 async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> {
-    let clock = Clock {
-        epoch: tokio::time::Instant::now(),
-    };
+    let clock = Clock::start();
     let socket_path = config.daemon.socket.clone();
     let socket_group = config.daemon.socket_group.clone();
     let metrics_addr = config.daemon.metrics;
@@ -318,11 +278,11 @@ async fn run_async(opts: Options, config: DaemonConfig) -> Result<(), RunError> 
             // must not fire while the answers it waits for sit in the queue.
             biased;
             Some(input) = input_rx.recv() => {
-                io.handle_input(&mut node, &clock, input);
+                handle_input(&mut io, &mut node, &clock, input);
                 // Take what else is queued before looking at timers.
                 for _ in 0..256 {
                     match input_rx.try_recv() {
-                        Ok(input) => io.handle_input(&mut node, &clock, input),
+                        Ok(input) => handle_input(&mut io, &mut node, &clock, input),
                         Err(_) => break,
                     }
                 }
@@ -489,6 +449,3 @@ async fn sleep_until(deadline: Option<tokio::time::Instant>) {
         None => std::future::pending().await,
     }
 }
-
-/// Replies waiting for the node, by request.
-pub(crate) type Replies = HashMap<RequestId, Reply>;

@@ -144,7 +144,7 @@ pub(super) fn run(shared: &Shared, cfg: &RelayConfig) {
 /// as `now`, early by however long the thread was held up in between.)
 fn clocks(shared: &Shared) -> (Instant, u64) {
     let now = shared.at(std::time::Instant::now());
-    (now, crate::runtime::unix_ns())
+    (now, crate::clock::unix_ns())
 }
 
 /// The relay's time of a frame the kernel stamped at `stamp` (real-time

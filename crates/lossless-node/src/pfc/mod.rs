@@ -12,6 +12,7 @@ pub mod host;
 pub mod metrics;
 pub mod names;
 pub mod rdma;
+pub mod track;
 pub mod view;
 pub mod watchdog;
 

@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::counters::{Discontinuity, DiscontinuityCounts, Step, Track};
+use super::track::{Discontinuity, DiscontinuityCounts, Step, Track};
 
 /// What a RoCE hw counter counts, whichever driver names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -14,85 +14,17 @@
 //! would (`<name>: No such device (os error 19)`). The host's clock starts at
 //! zero when the data path starts, as in the daemon. The simulator carries
 //! out what it yields at once (nodes take no time of their own) and wakes it
-//! at its `poll_timeout()` for the storm ceiling's held-back frames.
+//! at its `poll_timeout()` for the storm ceiling's held-back frames. The running
+//! data path itself (the host and its ports) is `relay_host.rs`'s.
 
-use lossless_dcbx::Instant;
 use lossless_node::node::Output;
-use lossless_relay::GatewayCheck;
-use lossless_relay::{Handled, Host, Port as Side, Relay, RelaySection, Verdict};
+use lossless_relay::{Handled, Verdict};
 
 use super::log::{Cause, LogEntry};
-use super::node::{Kind, SimPort};
+use super::node::Kind;
 use super::queue::{Delivery, Due};
+use super::relay_host::Datapath;
 use super::{NodeId, Sim};
-
-/// What `if_nametoindex` answers for an interface that does not exist
-/// (ENODEV), which the daemon's `relay show` then prints.
-const NO_SUCH_DEVICE: i32 = 19;
-
-/// A running data path: the host, and the node's port each of its
-/// interfaces runs on (None: no port of that name).
-pub(super) struct Datapath {
-    host: Host,
-    ports: Vec<(Side, Option<usize>)>,
-    started: Instant,
-    /// The storm timer queued (older entries are stale).
-    wake: Option<Instant>,
-}
-
-impl Datapath {
-    /// Starts the data path of `section` on `ports` at `now`.
-    fn start(section: RelaySection, ports: &[SimPort], now: Instant) -> Result<Datapath, String> {
-        let mut host = Host::new(section).map_err(|e| e.to_string())?;
-        let links: Vec<_> = host
-            .links()
-            .iter()
-            .map(|l| (l.side, ports.iter().position(|p| p.name == l.interface)))
-            .collect();
-        for &(side, port) in &links {
-            match port {
-                Some(_) => host.opened(side),
-                None => {
-                    let e = std::io::Error::from_raw_os_error(NO_SUCH_DEVICE);
-                    host.open_failed(side, &e);
-                }
-            }
-        }
-        Ok(Datapath {
-            host,
-            ports: links,
-            started: now,
-            wake: None,
-        })
-    }
-
-    /// The host's clock at `now`.
-    fn clock(&self, now: Instant) -> Instant {
-        Instant::ZERO + now.saturating_since(self.started)
-    }
-
-    /// The side of the interface on `port` that takes `frame`, if any.
-    fn takes(&self, port: usize, frame: &[u8]) -> Option<Side> {
-        self.ports
-            .iter()
-            .find(|&&(side, p)| p == Some(port) && self.host.takes(side, frame))
-            .map(|&(side, _)| side)
-    }
-
-    fn port(&self, side: Side) -> Option<usize> {
-        self.ports.iter().find(|(s, _)| *s == side)?.1
-    }
-
-    /// The relay core of a PE.
-    pub(super) fn relay(&self) -> Option<&Relay> {
-        self.host.relay()
-    }
-
-    /// The check of a DC gateway.
-    pub(super) fn gateway(&self) -> Option<&GatewayCheck> {
-        self.host.gateway()
-    }
-}
 
 impl Sim {
     /// Carries out the node core's relay outputs, as losslessd's `execute` does.
@@ -100,6 +32,7 @@ impl Sim {
         let now = self.clock();
         let n = &mut self.nodes[node];
         let ports = &n.ports;
+        let port_of = |name: &str| ports.iter().position(|p| p.name == name);
         let Kind::Core(c) = &mut n.kind else {
             return;
         };
@@ -107,7 +40,7 @@ impl Sim {
             Output::StartRelay(section) => {
                 // The old data path stops before the new one starts.
                 c.datapath = None;
-                let started = Datapath::start(*section, ports, now.mono);
+                let started = Datapath::start(*section, port_of, now.mono);
                 let result = started.map(|d| c.datapath = Some(d));
                 c.node.handle_relay_started(now, result);
                 self.datapath_drain(node, None);

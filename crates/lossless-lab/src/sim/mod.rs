@@ -26,6 +26,7 @@ mod link;
 mod log;
 mod node;
 mod queue;
+mod relay_host;
 
 use std::collections::HashMap;
 

@@ -19,7 +19,7 @@ use lossless_node::protocol::Response;
 use lossless_node::state::PersistedState;
 use lossless_wire::MacAddr;
 
-use super::datapath::Datapath;
+use super::relay_host::Datapath;
 use super::SegmentId;
 use crate::nic::Nic;
 use crate::transit::Transit;

@@ -27,12 +27,14 @@ use crate::DecodeError;
 mod app;
 mod codec;
 mod ets;
+mod ets_text;
 mod pfc;
 
 pub use crate::cee::{InvalidValue, PriorityMap};
 pub use app::{AppPriority, AppPriorityTable, Selector};
 pub(crate) use codec::{is_dcbx_tlv, IeeeRx};
 pub use ets::{EtsConfig, EtsRecommendation, EtsTable, Tsa};
+pub use ets_text::{EtsTextError, EtsTextProblem};
 pub use pfc::{PfcConfig, FLAG_HEADROOM_MEASUREMENT};
 
 /// The IEEE 802.1 OUI.

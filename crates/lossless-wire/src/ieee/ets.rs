@@ -81,42 +81,6 @@ pub struct EtsTable {
     pub tsa: [Tsa; 8],
 }
 
-impl EtsTable {
-    /// The table as every command writes one (`dcbx show`, the lab, `decode`): each
-    /// traffic class that serves a priority or has a TSA other than strict, with its
-    /// priorities, TSA and share: `tc0 {0,1,2,4,5,7} ets 50%; tc1 {3} ets 50%; tc2 {6}
-    /// strict`. A share is written when it is not 0 or the TSA is ETS; a TSA without a
-    /// name is `tsa N`. A strict class without a priority is left out whatever its
-    /// share (mlx5 reports 100 % on each). `(every class empty)` when none is left.
-    pub fn summary(&self) -> String {
-        let mut out = Vec::new();
-        for tc in 0..8u8 {
-            let i = usize::from(tc);
-            let prios: Vec<String> = (0..8u8)
-                .filter(|&p| self.prio_tc[usize::from(p)] == tc)
-                .map(|p| p.to_string())
-                .collect();
-            let (tsa, bw) = (self.tsa[i], self.tc_bw[i]);
-            if prios.is_empty() && tsa == Tsa::STRICT {
-                continue;
-            }
-            let name = tsa
-                .name()
-                .map_or_else(|| format!("tsa {}", tsa.0), str::to_string);
-            let mut cell = format!("tc{tc} {{{}}} {name}", prios.join(","));
-            if bw != 0 || tsa == Tsa::ETS {
-                cell.push_str(&format!(" {bw}%"));
-            }
-            out.push(cell);
-        }
-        if out.is_empty() {
-            "(every class empty)".into()
-        } else {
-            out.join("; ")
-        }
-    }
-}
-
 impl Default for EtsTable {
     /// lldpad's default: every priority on TC 0, every TC strict with 0 %.
     fn default() -> Self {

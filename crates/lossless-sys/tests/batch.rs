@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use lossless_sys::batch::{wait_any, BatchOptions, BatchSocket, Filter, RxBatch};
 use lossless_sys::link::if_nametoindex;
+use lossless_sys::packet::SocketStats;
 use lossless_sys::ring::{RingOptions, RingSocket};
 use std::os::fd::AsFd;
 
@@ -28,6 +29,22 @@ fn pfc(n: u16) -> Vec<u8> {
         body.extend_from_slice(&(if p == 3 { n } else { 0 }).to_be_bytes());
     }
     eth(PFC_DST, MAC_A, &[0x8808], &body)
+}
+
+/// `PACKET_STATISTICS` (the kernel resets them at each read) summed until they
+/// count `want` frames, or 2 s: every frame sent has then been received or dropped.
+fn stats_until(read: impl Fn() -> io::Result<SocketStats>, want: u64) -> SocketStats {
+    let mut sum = SocketStats::default();
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        let st = read().unwrap();
+        sum.packets += st.packets;
+        sum.drops += st.drops;
+        if sum.packets >= want || Instant::now() > deadline {
+            return sum;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
 }
 
 /// Receives until `want` frames or 2 s.
@@ -172,8 +189,7 @@ fn a_full_receive_buffer_is_counted_as_drops() {
     let rx = open(&p.b, "vb", Filter::MacControl, small);
     let frames: Vec<Vec<u8>> = (1..=100).map(pfc).collect();
     tx.send_batch(frames.iter().map(Vec::as_slice)).unwrap();
-    std::thread::sleep(Duration::from_millis(100));
-    let st = rx.stats().unwrap();
+    let st = stats_until(|| rx.stats(), 100);
     assert_eq!(st.packets, 100);
     assert!(st.drops > 50, "{st:?}: a 4 KiB buffer holds a few frames");
     let got = recv_all(&rx, 100);
@@ -246,8 +262,7 @@ fn the_receive_ring_takes_frames_in_order_with_tags_and_counts_overflow() {
             .map(Vec::as_slice),
     )
     .unwrap();
-    std::thread::sleep(Duration::from_millis(100));
-    let st = rx.stats().unwrap();
+    let st = stats_until(|| rx.stats(), 100);
     assert_eq!((st.packets, st.drops), (100, 68));
     assert_eq!(ring_all(&mut rx, 32), (1..=32).map(pfc).collect::<Vec<_>>());
     let bad = RingOptions {

@@ -1,8 +1,9 @@
 //! Between the system crate's types (what the kernel says) and the node core's (what
 //! it reasons about): links, dcbnl objects and errors, timestamping clocks.
 
+use lossless_node::dcb_device::{DeviceError, DeviceErrorKind};
 use lossless_node::hardware::{
-    DcbBuffer, EtsProgram, HardwareError, HardwareErrorKind, IeeePfc, IeeeReadback, NicState,
+    DcbBuffer, EtsProgram, HardwareError, IeeePfc, IeeeReadback, NicState,
 };
 use lossless_node::link::{Link, LinkChange};
 use lossless_node::timestamps::{Clock, Clocks, TimestampMode};
@@ -30,17 +31,21 @@ pub fn link_change(ev: LinkEvent) -> LinkChange {
     }
 }
 
-/// A dcbnl failure, classified by what the core does about it.
-pub fn hardware_error(e: DcbError) -> HardwareError {
-    let kind = match e.kind() {
-        DcbErrorKind::Unsupported => HardwareErrorKind::NotSupported,
-        DcbErrorKind::NoDevice => HardwareErrorKind::NoDevice,
-        DcbErrorKind::Refused | DcbErrorKind::InvalidRequest => HardwareErrorKind::Refused,
-        DcbErrorKind::Permission => HardwareErrorKind::Permission,
-        DcbErrorKind::Busy => HardwareErrorKind::Busy,
-        DcbErrorKind::Timeout => HardwareErrorKind::Timeout,
-        DcbErrorKind::Malformed => HardwareErrorKind::Malformed,
-        DcbErrorKind::Io | DcbErrorKind::Errno(_) => HardwareErrorKind::Other,
+/// A dcbnl failure, classified by what the node core decides and counts on
+/// (`lossless_node::dcb_device`).
+pub fn device_error(e: DcbError) -> DeviceError {
+    let kind = match (&e, e.kind()) {
+        (DcbError::NotReported { .. }, _) => DeviceErrorKind::NotReported,
+        (_, DcbErrorKind::Unsupported) => DeviceErrorKind::Unsupported,
+        (_, DcbErrorKind::NoDevice) => DeviceErrorKind::NoDevice,
+        (_, DcbErrorKind::Refused) => DeviceErrorKind::Refused,
+        (_, DcbErrorKind::InvalidRequest) => DeviceErrorKind::InvalidRequest,
+        (_, DcbErrorKind::Permission) => DeviceErrorKind::Permission,
+        (_, DcbErrorKind::Busy) => DeviceErrorKind::Busy,
+        (_, DcbErrorKind::Timeout) => DeviceErrorKind::Timeout,
+        (_, DcbErrorKind::Malformed) => DeviceErrorKind::Malformed,
+        (_, DcbErrorKind::Io) => DeviceErrorKind::Io,
+        (_, DcbErrorKind::Errno(_)) => DeviceErrorKind::Other,
     };
     // The errno by name; a CEE or SDCBX set's driver-defined status by number.
     let code = match (&e, e.errno()) {
@@ -48,11 +53,16 @@ pub fn hardware_error(e: DcbError) -> HardwareError {
         (DcbError::Status { status, .. }, None) => Some(format!("status {status}")),
         _ => None,
     };
-    let error = HardwareError::new(kind, e.to_string());
+    let error = DeviceError::new(kind, e.to_string());
     match code {
         Some(c) => error.with_code(c),
         None => error,
     }
+}
+
+/// A dcbnl failure as the node counts it (the PFC counter thread's readings).
+pub fn hardware_error(e: DcbError) -> HardwareError {
+    device_error(e).hardware()
 }
 
 pub fn ieee_readback(c: sys_dcb::IeeeConfig) -> IeeeReadback {

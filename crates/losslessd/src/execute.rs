@@ -4,17 +4,16 @@
 
 use std::sync::Arc;
 
+use lossless_node::dcb_device;
 use lossless_node::hardware::{HardwareError, HardwareErrorKind};
 use lossless_node::node::{Node, Output};
 use lossless_node::timestamps::Clock as TsClock;
-use lossless_sys::dcbnl::DcbxMode;
 use lossless_sys::timestamp::realtime_ps;
 use tracing::{debug, error, warn};
 
 use crate::clock::Clock;
 use crate::config_file;
 use crate::convert;
-use crate::dcbnl_device::{program_cee, program_ieee, read_cee, set_dcbx_mode};
 use crate::io::Io;
 use crate::measure_io::MeasureIo;
 use crate::relay::RelayRuntime;
@@ -97,10 +96,7 @@ fn execute_one(node: &mut Node, io: &mut Io, clock: &Clock, out: Output) {
             }
         }
         Output::Probe { ifindex, name } => {
-            // DCB_CMD_IEEE_GET, not GSTATE: the kernel answers it for every driver with
-            // dcbnl ops, and bnxt_en and hns3 have the IEEE ops without the CEE ones
-            // (GSTATE is EOPNOTSUPP there, a NIC that takes IEEE 802.1Qaz all the same).
-            let result = io.dcb.with(|d| d.get_ieee_state(&name).map(|_| ()));
+            let result = dcb_device::probe(&mut io.dcb, &name);
             node.handle_probe(clock.now(), ifindex, result);
         }
         Output::ProgramCee {
@@ -109,9 +105,7 @@ fn execute_one(node: &mut Node, io: &mut Io, clock: &Clock, out: Output) {
             pfc,
             pg,
         } => {
-            let result = io
-                .dcb
-                .with(|d| program_cee(d, &name, pfc.as_ref(), pg.as_ref()));
+            let result = dcb_device::program_cee(&mut io.dcb, &name, pfc.as_ref(), pg.as_ref());
             node.handle_programmed(clock.now(), ifindex, result);
         }
         Output::ProgramIeee {
@@ -119,17 +113,11 @@ fn execute_one(node: &mut Node, io: &mut Io, clock: &Clock, out: Output) {
             name,
             program,
         } => {
-            let outcome = program_ieee(&mut io.dcb, &name, &program);
+            let outcome = dcb_device::program_ieee(&mut io.dcb, &name, &program);
             node.handle_ieee_programmed(clock.now(), ifindex, outcome);
         }
         Output::ReadNic { ifindex, name, cee } => {
-            let result = io.dcb.with(|d| {
-                let mut nic = convert::nic_state(d.get_ieee_state(&name)?);
-                if cee {
-                    nic.cee = read_cee(d, &name);
-                }
-                Ok(nic)
-            });
+            let result = dcb_device::read_nic(&mut io.dcb, &name, cee);
             node.handle_nic_read(clock.now(), ifindex, result);
         }
         Output::SetDcbxMode {
@@ -137,12 +125,7 @@ fn execute_one(node: &mut Node, io: &mut Io, clock: &Clock, out: Output) {
             name,
             version,
         } => {
-            let flag = match version {
-                lossless_dcbx::Version::Ieee => DcbxMode::VER_IEEE,
-                lossless_dcbx::Version::Cee => DcbxMode::VER_CEE,
-            };
-            let want = DcbxMode::HOST | flag;
-            let result = io.dcb.with(|d| set_dcbx_mode(d, &name, want));
+            let result = dcb_device::set_dcbx_mode(&mut io.dcb, &name, version);
             node.handle_dcbx_mode_set(clock.now(), ifindex, version, result);
         }
         Output::OpenMeasure {
@@ -186,14 +169,13 @@ fn execute_one(node: &mut Node, io: &mut Io, clock: &Clock, out: Output) {
             pfc_delay_bits,
             read_buffer,
         } => {
-            let result = io
-                .dcb
-                .with(|d| d.set_ieee_pfc(&name, pfc_enabled, pfc_delay_bits));
-            let ieee = read_buffer.then(|| {
-                io.dcb
-                    .with(|d| d.get_ieee(&name))
-                    .map(convert::ieee_readback)
-            });
+            let (result, ieee) = dcb_device::apply_headroom(
+                &mut io.dcb,
+                &name,
+                pfc_enabled,
+                pfc_delay_bits,
+                read_buffer,
+            );
             node.handle_headroom_applied(clock.now(), ifindex, pfc_delay_bits, result, ieee);
         }
         Output::SetBuffer {
@@ -201,14 +183,7 @@ fn execute_one(node: &mut Node, io: &mut Io, clock: &Clock, out: Output) {
             name,
             buffer,
         } => {
-            let buffer = convert::sys_buffer(&buffer);
-            let readback = io
-                .dcb
-                .with(|d| {
-                    d.set_dcb_buffer(&name, &buffer)?;
-                    d.get_ieee(&name)
-                })
-                .map(convert::ieee_readback);
+            let readback = dcb_device::write_buffer(&mut io.dcb, &name, &buffer);
             node.handle_buffer_written(clock.now(), ifindex, readback);
         }
         Output::Persist { state } => {

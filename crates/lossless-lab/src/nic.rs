@@ -1,5 +1,8 @@
 //! A modelled NIC for the lab's nodes: answers the node core's dcbnl requests as a
-//! driver would, and records what it was asked to program.
+//! driver would, and records what it was asked to program. It is a
+//! [`DcbDevice`](lossless_node::dcb_device::DcbDevice), one dcbnl operation a method:
+//! the lab carries out the node's NIC outputs through `lossless_node::dcb_device`'s
+//! order, the one losslessd runs over its dcbnl socket.
 //!
 //! No NIC with a DCB buffer is at hand where the tests run, so the two kinds of driver
 //! the daemon meets are modelled here: one with `dcbnl_getbuffer`/`dcbnl_setbuffer`
@@ -9,12 +12,16 @@
 //! port does not `apply = "dcbnl"` never asks.
 
 use lossless_dcbx::{Instant, Version};
+use lossless_node::dcb_device::{
+    self, DcbDevice, DeviceError, DeviceErrorKind, DCBX_HOST, DCBX_VER_CEE, DCBX_VER_IEEE,
+    SELECTOR_PCP,
+};
 use lossless_node::hardware::{
     DcbBuffer, EtsProgram, HardwareError, HardwareErrorKind, IeeeOutcome, IeeePfc, IeeeProgram,
-    IeeeReadback, NicState, Trust, TrustOutcome,
+    IeeeReadback, NicState, Trust,
 };
 use lossless_node::pfc::{Counter, PfcSample, RoceCounter, RoceSample, RoceValue};
-use lossless_wire::cee::{PfcConfig, PgConfig};
+use lossless_wire::cee::{PfcConfig, PgConfig, PriorityMap};
 use lossless_wire::ieee::{AppPriority, Selector};
 use std::collections::BTreeMap;
 
@@ -72,6 +79,11 @@ pub struct Nic {
     /// Every IEEE PFC value it was given (the negotiated program and the headroom's
     /// write alike), in order: bit p = priority p.
     pub pfc_history: Vec<u8>,
+    /// IEEE PFC's delay allowance as the last write left it, in bit times.
+    pfc_delay: u16,
+    /// What the CEE sets gave the driver since its last SET_ALL: PFC per priority,
+    /// PFC's state, the priority groups.
+    cee_pending: (PriorityMap, bool, Option<PgConfig>),
 }
 
 /// PFC frames on the port, as rates a scenario sets (a stuck peer: a steady stream of
@@ -177,83 +189,23 @@ impl Nic {
             per_priority: Rising::default(),
             hw_counters: Rising::default(),
             pfc_history: Vec::new(),
+            pfc_delay: 0,
+            cee_pending: (PriorityMap::NONE, false, None),
         }
     }
 
-    /// `DCB_CMD_SDCBX`.
-    pub fn set_dcbx(&mut self, version: Version) -> Result<(), HardwareError> {
-        self.probe()?;
-        self.refused()?;
-        self.dcbx_mode = Some(version);
-        Ok(())
-    }
-
-    /// ETS, PFC, each new APP entry (those present are left, as the runtime reads
-    /// first), one IEEE_DEL per entry withdrawn (an absent one is gone already), then
-    /// the trust order; each answered on its own, then what the NIC holds. A driver
-    /// set to `refuse` refuses every part; `dscp_only` refuses every APP entry but
-    /// DSCP with `EINVAL`, as mlx5's `mlx5e_dcbnl_ieee_setapp` does.
-    pub fn program_ieee(&mut self, p: &IeeeProgram) -> IeeeOutcome {
-        if let Err(e) = self.probe().and_then(|()| self.refused()) {
-            return IeeeOutcome::failed(p, &e);
+    /// `Output::ProgramIeee` through the daemon's order
+    /// (`lossless_node::dcb_device::program_ieee`): each new APP entry (those present
+    /// are left), one IEEE_DEL per entry withdrawn (an absent one is gone already), the
+    /// trust order, ETS and PFC, each answered on its own, then what the NIC holds. A
+    /// driver set to `refuse` refuses every part; `dscp_only` refuses every APP entry
+    /// but DSCP with `EINVAL`, as mlx5's `mlx5e_dcbnl_ieee_setapp` does.
+    pub fn program_ieee(&mut self, ifname: &str, p: &IeeeProgram) -> IeeeOutcome {
+        let out = dcb_device::program_ieee(self, ifname, p);
+        if out.nic.is_some() && self.refuse.is_none() {
+            self.ieee_programs += 1;
         }
-        self.ieee_programs += 1;
-        if let Some(ets) = p.ets {
-            self.ets = Some(ets);
-        }
-        self.ieee_pfc = Some(p.pfc_enabled);
-        self.pfc_history.push(p.pfc_enabled);
-        let mut apps_added = Vec::new();
-        for e in &p.app_add {
-            let r = if self.dscp_only && e.selector != Selector::DSCP {
-                Err(HardwareError::new(
-                    HardwareErrorKind::Refused,
-                    "IEEE_SET: the driver refused (status 234 = -EINVAL)",
-                )
-                .with_code("EINVAL"))
-            } else {
-                if !self.apps.contains(e) {
-                    self.apps.push(*e);
-                }
-                Ok(())
-            };
-            apps_added.push((*e, r));
-        }
-        let mut apps_deleted = Vec::new();
-        for e in &p.app_del {
-            if let Some(i) = self.apps.iter().position(|a| a == e) {
-                self.apps.remove(i);
-                self.app_deletes.push(*e);
-            }
-            apps_deleted.push((*e, Ok(())));
-        }
-        let trust = Ok(match p.trust {
-            None => TrustOutcome::Untouched,
-            Some(_) if !self.has_trust => TrustOutcome::Unsupported,
-            Some(t) => {
-                self.trust = Some(t);
-                TrustOutcome::Set
-            }
-        });
-        IeeeOutcome {
-            ets: p.ets.map(|_| Ok(())),
-            pfc: Ok(()),
-            apps_added,
-            apps_deleted,
-            trust,
-            nic: Some(self.state()),
-        }
-    }
-
-    /// CEE's objects as a read-back: the last CEE programming (PFC per priority
-    /// and its state, the priority groups), None before any.
-    pub fn cee_state(&self) -> Option<lossless_node::hardware::CeeNic> {
-        let (pfc, pg) = self.cee.last()?;
-        Some(lossless_node::hardware::CeeNic {
-            pfc: pfc.map_or(0, |p| p.priorities.0),
-            pfc_state: pfc.is_some(),
-            pg: pg.map(|g| (g.pgid, g.percent)),
-        })
+        out
     }
 
     /// `DCB_CMD_IEEE_GET` as a read-back: what the NIC holds.
@@ -267,13 +219,13 @@ impl Nic {
             pfc: Some(IeeePfc {
                 cap: 8,
                 enabled: self.ieee_pfc.unwrap_or(0),
-                delay: self.pfc_sets.last().map_or(0, |s| s.1),
+                delay: self.pfc_delay,
                 ..IeeePfc::default()
             }),
             apps: self.apps.clone(),
             trust: self.has_trust.then(|| match self.trust {
-                Some(Trust::DscpThenPcp) => vec![Selector::DSCP.0, 255],
-                _ => vec![255],
+                Some(Trust::DscpThenPcp) => vec![Selector::DSCP.0, SELECTOR_PCP],
+                _ => vec![SELECTOR_PCP],
             }),
             buffer: match self.driver {
                 Driver::Dcbnl { buffer } => buffer,
@@ -303,41 +255,57 @@ impl Nic {
         }
     }
 
-    pub fn program_cee(
-        &mut self,
-        pfc: Option<PfcConfig>,
-        pg: Option<PgConfig>,
-    ) -> Result<(), HardwareError> {
-        self.probe()?;
-        self.refused()?;
-        self.cee.push((pfc, pg));
-        Ok(())
-    }
-
-    /// IEEE PFC with the delay allowance.
-    pub fn set_pfc_delay(&mut self, enabled: u8, delay: u16) -> Result<(), HardwareError> {
-        self.probe()?;
-        self.pfc_sets.push((enabled, delay));
-        self.ieee_pfc = Some(enabled);
-        self.pfc_history.push(enabled);
-        Ok(())
-    }
-
     /// `DCB_CMD_IEEE_GET`.
     pub fn read(&self) -> Result<IeeeReadback, HardwareError> {
         self.probe()?;
-        let (enabled, delay) = self.pfc_sets.last().copied().unwrap_or_default();
         Ok(IeeeReadback {
             pfc: Some(IeeePfc {
                 cap: 8,
-                enabled,
-                delay,
+                enabled: self.ieee_pfc.unwrap_or(0),
+                delay: self.pfc_delay,
                 ..IeeePfc::default()
             }),
             buffer: match self.driver {
                 Driver::Dcbnl { buffer } => buffer,
                 Driver::NoDcbnl => None,
             },
+        })
+    }
+
+    /// `Output::ApplyHeadroom` through the daemon's order: IEEE PFC with the delay
+    /// allowance (recorded in [`Nic::pfc_sets`]), then the read-back when asked.
+    pub fn apply_headroom(
+        &mut self,
+        ifname: &str,
+        enabled: u8,
+        delay: u16,
+        read_buffer: bool,
+    ) -> (
+        Result<(), HardwareError>,
+        Option<Result<IeeeReadback, HardwareError>>,
+    ) {
+        let (written, read) = dcb_device::apply_headroom(self, ifname, enabled, delay, read_buffer);
+        if written.is_ok() {
+            self.pfc_sets.push((enabled, delay));
+        }
+        (written, read)
+    }
+
+    /// The probe's answer, or the error a driver set to refuse answers a set with.
+    fn settable(&self) -> Result<(), DeviceError> {
+        self.probe()
+            .and_then(|()| self.refused())
+            .map_err(|e| DeviceError::from_hardware(&e))
+    }
+
+    /// The last CEE programming, or the answer of a driver that had none.
+    fn cee_last(&self) -> Result<&(Option<PfcConfig>, Option<PgConfig>), DeviceError> {
+        self.probe().map_err(|e| DeviceError::from_hardware(&e))?;
+        self.cee.last().ok_or_else(|| {
+            DeviceError::new(
+                DeviceErrorKind::Unsupported,
+                "no CEE programming to read back",
+            )
         })
     }
 
@@ -370,12 +338,78 @@ impl Nic {
         });
         Ok(sample)
     }
+}
 
-    /// Writes the buffer: a driver with buffer ops takes the sizes (and keeps its
-    /// total); one without drops the attribute silently, as the kernel does.
-    pub fn set_buffer(&mut self, want: DcbBuffer) -> Result<(), HardwareError> {
-        self.probe()?;
-        self.buffer_sets.push(want);
+/// The modelled driver's dcbnl operations: a driver with no dcbnl fails each as the
+/// probe does; one set to `refuse` refuses every set but the headroom's buffer.
+impl DcbDevice for Nic {
+    fn ieee_state(&mut self, _: &str) -> Result<NicState, DeviceError> {
+        self.state().map_err(|e| DeviceError::from_hardware(&e))
+    }
+
+    fn ieee_readback(&mut self, _: &str) -> Result<IeeeReadback, DeviceError> {
+        self.read().map_err(|e| DeviceError::from_hardware(&e))
+    }
+
+    fn set_ieee_ets(&mut self, _: &str, ets: &EtsProgram) -> Result<(), DeviceError> {
+        self.settable()?;
+        self.ets = Some(*ets);
+        Ok(())
+    }
+
+    fn set_ieee_pfc(&mut self, _: &str, enabled: u8, delay: u16) -> Result<(), DeviceError> {
+        self.settable()?;
+        self.ieee_pfc = Some(enabled);
+        self.pfc_delay = delay;
+        self.pfc_history.push(enabled);
+        Ok(())
+    }
+
+    fn add_app(&mut self, _: &str, app: &AppPriority) -> Result<(), DeviceError> {
+        self.settable()?;
+        if self.dscp_only && app.selector != Selector::DSCP {
+            return Err(DeviceError::new(
+                DeviceErrorKind::Refused,
+                "IEEE_SET: the driver refused (status 234 = -EINVAL)",
+            )
+            .with_code("EINVAL"));
+        }
+        if !self.apps.contains(app) {
+            self.apps.push(*app);
+        }
+        Ok(())
+    }
+
+    fn del_app(&mut self, _: &str, app: &AppPriority) -> Result<(), DeviceError> {
+        self.settable()?;
+        if let Some(i) = self.apps.iter().position(|a| a == app) {
+            self.apps.remove(i);
+            self.app_deletes.push(*app);
+        }
+        Ok(())
+    }
+
+    fn set_app_trust(&mut self, _: &str, order: &[u8]) -> Result<(), DeviceError> {
+        self.settable()?;
+        if !self.has_trust {
+            return Err(DeviceError::new(
+                DeviceErrorKind::NotReported,
+                "the driver has no selector trust table",
+            ));
+        }
+        self.trust = Some(if order.first() == Some(&Selector::DSCP.0) {
+            Trust::DscpThenPcp
+        } else {
+            Trust::Pcp
+        });
+        Ok(())
+    }
+
+    /// A driver with buffer ops takes the sizes (and keeps its total); one without
+    /// drops the attribute silently, as the kernel does.
+    fn set_buffer(&mut self, _: &str, want: &DcbBuffer) -> Result<(), DeviceError> {
+        self.probe().map_err(|e| DeviceError::from_hardware(&e))?;
+        self.buffer_sets.push(*want);
         if let Driver::Dcbnl {
             buffer: Some(have), ..
         } = &mut self.driver
@@ -384,5 +418,82 @@ impl Nic {
             have.prio2buffer = want.prio2buffer;
         }
         Ok(())
+    }
+
+    fn get_dcbx(&mut self, _: &str) -> Result<u8, DeviceError> {
+        self.probe().map_err(|e| DeviceError::from_hardware(&e))?;
+        Ok(match self.dcbx_mode {
+            Some(Version::Ieee) => DCBX_HOST | DCBX_VER_IEEE,
+            Some(Version::Cee) => DCBX_HOST | DCBX_VER_CEE,
+            None => 0,
+        })
+    }
+
+    fn set_dcbx(&mut self, _: &str, mode: u8) -> Result<(), DeviceError> {
+        self.settable()?;
+        self.dcbx_mode = if mode & DCBX_VER_IEEE != 0 {
+            Some(Version::Ieee)
+        } else if mode & DCBX_VER_CEE != 0 {
+            Some(Version::Cee)
+        } else {
+            None
+        };
+        Ok(())
+    }
+
+    fn set_state(&mut self, _: &str, _on: bool) -> Result<(), DeviceError> {
+        self.settable()
+    }
+
+    fn set_pfc(&mut self, _: &str, priorities: PriorityMap) -> Result<(), DeviceError> {
+        self.settable()?;
+        self.cee_pending.0 = priorities;
+        Ok(())
+    }
+
+    fn set_pfc_state(&mut self, _: &str, on: bool) -> Result<(), DeviceError> {
+        self.settable()?;
+        self.cee_pending.1 = on;
+        Ok(())
+    }
+
+    fn set_pg(&mut self, _: &str, pg: &PgConfig) -> Result<(), DeviceError> {
+        self.settable()?;
+        self.cee_pending.2 = Some(*pg);
+        Ok(())
+    }
+
+    /// Commits what the sets gave it as one CEE programming ([`Nic::cee`]).
+    fn set_all(&mut self, _: &str) -> Result<(), DeviceError> {
+        self.settable()?;
+        let (priorities, on, pg) =
+            std::mem::replace(&mut self.cee_pending, (PriorityMap::NONE, false, None));
+        let pfc = on.then_some(PfcConfig {
+            priorities,
+            ..PfcConfig::default()
+        });
+        self.cee.push((pfc, pg));
+        Ok(())
+    }
+
+    fn get_pfc(&mut self, _: &str) -> Result<PriorityMap, DeviceError> {
+        Ok(self
+            .cee_last()?
+            .0
+            .map_or(PriorityMap::NONE, |p| p.priorities))
+    }
+
+    fn get_pfc_state(&mut self, _: &str) -> Result<bool, DeviceError> {
+        Ok(self.cee_last()?.0.is_some())
+    }
+
+    fn get_pg_tx(&mut self, _: &str) -> Result<([u8; 8], [u8; 8]), DeviceError> {
+        match self.cee_last()?.1 {
+            Some(g) => Ok((g.pgid, g.percent)),
+            None => Err(DeviceError::new(
+                DeviceErrorKind::Unsupported,
+                "no priority groups programmed",
+            )),
+        }
     }
 }

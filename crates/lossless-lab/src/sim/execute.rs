@@ -1,12 +1,14 @@
 //! Carrying out what a node asks for, as losslessd's runtime would
 //! (`losslessd/src/execute.rs`): frames onto the simulated wire, measurement
 //! frames timestamped with the node's clock, the NIC answered by a modelled
-//! driver ([`crate::nic`]), the state directory kept in memory, the
+//! driver ([`crate::nic`]) in the order losslessd's dcbnl runs
+//! (`lossless_node::dcb_device`), the state directory kept in memory, the
 //! configuration file read from the text the lab wrote, the relay's data path
 //! started on the node's ports ([`super::datapath`]). A measurement station's
 //! session is drained the same way.
 
 use lossless_dcbx::Instant;
+use lossless_node::dcb_device;
 use lossless_node::node::Output;
 use lossless_node::protocol::{DaemonEvent, EventBody};
 use lossless_node::state::{PersistError, StateDirProblem, StateDirReason};
@@ -164,53 +166,58 @@ impl Sim {
                 let mbps = ports.get(port_of(ifindex)).and_then(|p| p.speed_mbps);
                 c.node.handle_speed(now, ifindex, mbps);
             }
-            Output::Probe { ifindex, .. } => {
-                let r = c.nic.probe();
+            Output::Probe { ifindex, name } => {
+                let r = dcb_device::probe(&mut c.nic, &name);
                 c.node.handle_probe(now, ifindex, r);
             }
             Output::ProgramCee {
-                ifindex, pfc, pg, ..
+                ifindex,
+                name,
+                pfc,
+                pg,
             } => {
-                let r = c.nic.program_cee(pfc, pg);
+                let r = dcb_device::program_cee(&mut c.nic, &name, pfc.as_ref(), pg.as_ref());
                 c.node.handle_programmed(now, ifindex, r);
             }
             Output::ProgramIeee {
-                ifindex, program, ..
+                ifindex,
+                name,
+                program,
             } => {
-                let r = c.nic.program_ieee(&program);
+                let r = c.nic.program_ieee(&name, &program);
                 c.node.handle_ieee_programmed(now, ifindex, r);
             }
-            Output::ReadNic { ifindex, cee, .. } => {
-                let r = c.nic.state().map(|mut s| {
-                    if cee {
-                        s.cee = c.nic.cee_state();
-                    }
-                    s
-                });
+            Output::ReadNic { ifindex, name, cee } => {
+                let r = dcb_device::read_nic(&mut c.nic, &name, cee);
                 c.node.handle_nic_read(now, ifindex, r);
             }
             Output::SetDcbxMode {
-                ifindex, version, ..
+                ifindex,
+                name,
+                version,
             } => {
-                let r = c.nic.set_dcbx(version);
+                let r = dcb_device::set_dcbx_mode(&mut c.nic, &name, version);
                 c.node.handle_dcbx_mode_set(now, ifindex, version, r);
             }
             Output::ApplyHeadroom {
                 ifindex,
+                name,
                 pfc_enabled,
                 pfc_delay_bits,
                 read_buffer,
-                ..
             } => {
-                let r = c.nic.set_pfc_delay(pfc_enabled, pfc_delay_bits);
-                let ieee = read_buffer.then(|| c.nic.read());
+                let (r, ieee) =
+                    c.nic
+                        .apply_headroom(&name, pfc_enabled, pfc_delay_bits, read_buffer);
                 c.node
                     .handle_headroom_applied(now, ifindex, pfc_delay_bits, r, ieee);
             }
             Output::SetBuffer {
-                ifindex, buffer, ..
+                ifindex,
+                name,
+                buffer,
             } => {
-                let r = c.nic.set_buffer(buffer).and_then(|()| c.nic.read());
+                let r = dcb_device::write_buffer(&mut c.nic, &name, &buffer);
                 c.node.handle_buffer_written(now, ifindex, r);
             }
             Output::Persist { state } => {

@@ -26,7 +26,7 @@
 //!
 //! [`Output::ReceiveAlone`]: lossless_node::node::Output::ReceiveAlone
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::HashMap;
 use std::io;
 use std::sync::Arc;
 
@@ -45,7 +45,7 @@ use tracing::{debug, warn};
 use crate::closer::Closer;
 use crate::frames::{FrameBatch, Source};
 use crate::input::Input;
-use crate::socket_switch::Switch;
+use crate::socket_switch::{Delivery, Verdict};
 
 /// The longest frame a port reads (a jumbo LLDPDU); longer ones are receive errors.
 const MAX_FRAME: usize = 9216;
@@ -112,25 +112,22 @@ impl Shared {
     }
 }
 
-/// A port's own socket, and which of the frames both it and the shared ones read
-/// are delivered from which.
+/// A port's own socket and its reader.
 struct Own {
     socket: Arc<AsyncFd<PacketSocket>>,
     reader: JoinHandle<()>,
-    switch: Switch,
 }
 
 /// Every port's sockets.
 pub(crate) struct PortSockets {
     /// Opened with the first port.
     shared: Option<Shared>,
-    /// Ports open: their interfaces joined the group addresses on the shared sockets.
-    open: HashSet<u32>,
     /// Ports reading their own socket.
     own: HashMap<u32, Own>,
-    /// Interfaces that are no port whose frames reached the shared sockets: excluded
-    /// from them too (a flood there costs nothing).
-    strangers: BTreeSet<u32>,
+    /// Which frames go to the node: the ports open (their interfaces joined the group
+    /// addresses on the shared sockets), those alone, the interfaces that are no port
+    /// (excluded from the shared sockets too: a flood there costs nothing).
+    delivery: Delivery,
     /// The receive buffer asked for each socket (`packet_rcvbuf_bytes`).
     rcvbuf: usize,
     input: mpsc::Sender<Input>,
@@ -140,9 +137,8 @@ impl PortSockets {
     pub(crate) fn new(input: mpsc::Sender<Input>, rcvbuf: usize) -> PortSockets {
         PortSockets {
             shared: None,
-            open: HashSet::new(),
             own: HashMap::new(),
-            strangers: BTreeSet::new(),
+            delivery: Delivery::default(),
             rcvbuf,
             input,
         }
@@ -158,7 +154,7 @@ impl PortSockets {
     /// A new port: its interface joins the group addresses on the shared sockets.
     /// Returns the receive buffer its frames wait in.
     pub(crate) fn open(&mut self, ifindex: u32) -> io::Result<Option<u64>> {
-        if self.strangers.remove(&ifindex) {
+        if self.delivery.forget_stranger(ifindex) {
             self.refilter();
         }
         let shared = self.shared()?;
@@ -166,13 +162,13 @@ impl PortSockets {
             s.join(ifindex)?;
         }
         let rcvbuf = shared.lldp.get_ref().rcvbuf().ok().map(|b| b as u64);
-        self.open.insert(ifindex);
+        self.delivery.opened(ifindex);
         Ok(rcvbuf)
     }
 
     /// The port reads a socket of its own from now on. Returns its receive buffer.
     pub(crate) fn receive_alone(&mut self, ifindex: u32) -> io::Result<Option<u64>> {
-        if !self.open.contains(&ifindex) || self.own.contains_key(&ifindex) {
+        if !self.delivery.may_receive_alone(ifindex) {
             return Ok(None);
         }
         // Sized before it is bound: frames the kernel held in its backlog reach it at
@@ -189,23 +185,17 @@ impl PortSockets {
             socket.clone(),
             self.input.clone(),
         ));
-        self.own.insert(
-            ifindex,
-            Own {
-                socket,
-                reader,
-                switch: Switch::new(),
-            },
-        );
+        self.own.insert(ifindex, Own { socket, reader });
+        self.delivery.receives_alone(ifindex);
         self.refilter();
         Ok(rcvbuf)
     }
 
     /// A port gone: its interface leaves the groups, its own socket (if any) closes.
     pub(crate) fn close(&mut self, ifindex: u32, closer: &mut Closer) {
-        if !self.open.remove(&ifindex) {
+        let Some(had_own) = self.delivery.closed(ifindex) else {
             return;
-        }
+        };
         if let Some(shared) = &self.shared {
             for s in shared.both() {
                 if let Err(e) = s.leave(ifindex) {
@@ -215,14 +205,15 @@ impl PortSockets {
         }
         if let Some(own) = self.own.remove(&ifindex) {
             closer.close(own.socket, own.reader);
+        }
+        if had_own {
             self.refilter();
         }
     }
 
     /// Every port closed, then the shared sockets.
     pub(crate) fn close_all(&mut self, closer: &mut Closer) {
-        let open: Vec<u32> = self.open.iter().copied().collect();
-        for ifindex in open {
+        for ifindex in self.delivery.ports() {
             self.close(ifindex, closer);
         }
         if let Some(Shared {
@@ -239,7 +230,7 @@ impl PortSockets {
     /// Sends a frame on a port.
     pub(crate) fn send(&self, ifindex: u32, frame: &[u8]) -> io::Result<()> {
         match &self.shared {
-            Some(s) if self.open.contains(&ifindex) => s.lldp.get_ref().send(ifindex, frame),
+            Some(s) if self.delivery.is_open(ifindex) => s.lldp.get_ref().send(ifindex, frame),
             _ => Err(io::Error::new(
                 io::ErrorKind::NotConnected,
                 format!("interface {ifindex} is not an open port"),
@@ -280,24 +271,11 @@ impl PortSockets {
         let mut new_strangers = false;
         for (i, frame) in batch.frames() {
             let ifindex = batch.ifindexes[i];
-            if batch.shared && !self.open.contains(&ifindex) {
-                new_strangers |= self.strangers.insert(ifindex);
-                continue;
+            match self.delivery.frame(ifindex, batch.shared, batch.stamps[i]) {
+                Verdict::Deliver => node.handle_frame(now, ifindex, frame),
+                Verdict::Copy => node.handle_own_socket_skipped(ifindex, 1),
+                Verdict::Stranger { new } => new_strangers |= new,
             }
-            if let Some(own) = self.own.get_mut(&ifindex) {
-                // Each frame from one socket only (the kernel's stamps tell).
-                let stamp = batch.stamps[i];
-                let deliver = if batch.shared {
-                    own.switch.shared(stamp)
-                } else {
-                    own.switch.own(stamp)
-                };
-                if !deliver {
-                    node.handle_own_socket_skipped(ifindex, 1);
-                    continue;
-                }
-            }
-            node.handle_frame(now, ifindex, frame);
         }
         for &ifindex in &batch.too_long {
             node.handle_io_error(ifindex, false);
@@ -313,14 +291,7 @@ impl PortSockets {
         let Some(shared) = &self.shared else {
             return;
         };
-        let mut excluded: Vec<u32> = self.own.keys().copied().collect();
-        excluded.sort_unstable();
-        if excluded.len() + self.strangers.len() > MAX_EXCLUDED {
-            // Forgotten strangers come back with their next frame.
-            self.strangers.clear();
-        }
-        excluded.extend(self.strangers.iter().copied());
-        excluded.truncate(MAX_EXCLUDED);
+        let excluded = self.delivery.excluded(MAX_EXCLUDED);
         for s in shared.both() {
             if let Err(e) = s.exclude(&excluded) {
                 warn!(error = %e, "cannot set the shared packet socket's filter");

@@ -1,5 +1,13 @@
-//! A port's switch from the shared packet sockets to a socket of its own, as a rule on
-//! the kernel's receive stamps only (sans-IO: stamps in, "deliver or skip" out).
+//! Which frames the ports' packet sockets read go to the node (sans-IO: interfaces,
+//! sockets and the kernel's stamps in, "deliver, skip or exclude" out; the sockets
+//! are [`crate::port_sockets`]'s).
+//!
+//! [`Delivery`] holds the rule for every port: a frame of an interface that is no port
+//! is not delivered, and the interface is excluded from the shared sockets (their
+//! filter, [`Delivery::excluded`]: the ports with their own socket first); a frame of
+//! a port reading its own socket is delivered from one socket only, by its
+//! [`Switch`]. Below, a port's switch from the shared packet sockets to a socket of
+//! its own, as a rule on the kernel's receive stamps only.
 //!
 //! For a few microseconds both sockets receive the port's frames: the own socket from
 //! its bind, the shared ones until their filter excludes the port. A frame both
@@ -26,7 +34,106 @@
 //! Frames with no stamp (the kernel gave none) cannot be placed: the own socket's are
 //! delivered, the shared sockets' skipped, as before this rule.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+
+/// What becomes of one frame a socket read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// To the node.
+    Deliver,
+    /// A copy of a frame the port's other socket delivered (counted, not delivered).
+    Copy,
+    /// An interface that is no port, on the shared sockets: not delivered; `new`, it
+    /// was not excluded yet (the filter changes).
+    Stranger { new: bool },
+}
+
+/// The ports the shared sockets serve, those reading a socket of their own (each
+/// with its [`Switch`]), and the interfaces that are no port whose frames reached the
+/// shared sockets.
+#[derive(Debug, Default)]
+pub(crate) struct Delivery {
+    open: HashSet<u32>,
+    own: HashMap<u32, Switch>,
+    strangers: BTreeSet<u32>,
+}
+
+impl Delivery {
+    /// A port about to join the shared sockets is no stranger: whether it was one
+    /// (the shared sockets' filter then changes).
+    pub(crate) fn forget_stranger(&mut self, ifindex: u32) -> bool {
+        self.strangers.remove(&ifindex)
+    }
+
+    /// The port joined the shared sockets.
+    pub(crate) fn opened(&mut self, ifindex: u32) {
+        self.open.insert(ifindex);
+    }
+
+    pub(crate) fn is_open(&self, ifindex: u32) -> bool {
+        self.open.contains(&ifindex)
+    }
+
+    /// The open ports.
+    pub(crate) fn ports(&self) -> Vec<u32> {
+        self.open.iter().copied().collect()
+    }
+
+    /// Whether the port may get a socket of its own: open, and none yet.
+    pub(crate) fn may_receive_alone(&self, ifindex: u32) -> bool {
+        self.open.contains(&ifindex) && !self.own.contains_key(&ifindex)
+    }
+
+    /// The port's own socket is open (bound): its switch starts.
+    pub(crate) fn receives_alone(&mut self, ifindex: u32) {
+        self.own.insert(ifindex, Switch::new());
+    }
+
+    /// A port gone: None if it was not open, else whether it had a socket of its own
+    /// (the shared sockets' filter then changes).
+    pub(crate) fn closed(&mut self, ifindex: u32) -> Option<bool> {
+        if !self.open.remove(&ifindex) {
+            return None;
+        }
+        Some(self.own.remove(&ifindex).is_some())
+    }
+
+    /// A frame of interface `ifindex` read from the shared sockets (`shared`) or the
+    /// port's own, with the kernel's receive stamp.
+    pub(crate) fn frame(&mut self, ifindex: u32, shared: bool, stamp: Option<u64>) -> Verdict {
+        if shared && !self.open.contains(&ifindex) {
+            return Verdict::Stranger {
+                new: self.strangers.insert(ifindex),
+            };
+        }
+        if let Some(switch) = self.own.get_mut(&ifindex) {
+            // Each frame from one socket only (the kernel's stamps tell).
+            let deliver = if shared {
+                switch.shared(stamp)
+            } else {
+                switch.own(stamp)
+            };
+            if !deliver {
+                return Verdict::Copy;
+            }
+        }
+        Verdict::Deliver
+    }
+
+    /// The interfaces the shared sockets are to drop in the kernel, at most `max`:
+    /// the ports with a socket of their own, then the strangers (forgotten when both
+    /// do not fit: they come back with their next frame).
+    pub(crate) fn excluded(&mut self, max: usize) -> Vec<u32> {
+        let mut excluded: Vec<u32> = self.own.keys().copied().collect();
+        excluded.sort_unstable();
+        if excluded.len() + self.strangers.len() > max {
+            self.strangers.clear();
+        }
+        excluded.extend(self.strangers.iter().copied());
+        excluded.truncate(max);
+        excluded
+    }
+}
 
 /// Stamps of the port's frames the shared sockets delivered since the switch that are
 /// remembered until the own socket delivers its first frame (the newest kept). The
@@ -88,7 +195,7 @@ impl Switch {
 
 #[cfg(test)]
 mod tests {
-    use super::{Switch, REMEMBERED};
+    use super::{Delivery, Switch, Verdict, REMEMBERED};
 
     const S: u64 = 1_000_000_000;
     /// The wall clock when the daemon opened the port's own socket (what the rule
@@ -235,5 +342,66 @@ mod tests {
         let mut sw = Switch::new();
         assert!(!sw.shared(None));
         assert!(sw.own(None));
+    }
+
+    /// Interfaces that are no port: not delivered, excluded once; a port opening on
+    /// one is no stranger any more.
+    #[test]
+    fn strangers_are_excluded_once_and_forgotten_when_they_become_ports() {
+        let mut d = Delivery::default();
+        d.opened(1);
+        assert_eq!(d.frame(1, true, Some(5)), Verdict::Deliver);
+        assert_eq!(d.frame(7, true, Some(6)), Verdict::Stranger { new: true });
+        assert_eq!(d.frame(7, true, Some(7)), Verdict::Stranger { new: false });
+        assert_eq!(d.excluded(16), [7]);
+        assert!(d.forget_stranger(7));
+        d.opened(7);
+        assert_eq!(d.frame(7, true, Some(8)), Verdict::Deliver);
+        assert_eq!(d.excluded(16), Vec::<u32>::new());
+    }
+
+    /// A port with a socket of its own: each frame from one socket only, the copy
+    /// counted; the port excluded from the shared sockets until it closes.
+    #[test]
+    fn a_port_alone_is_delivered_once_and_excluded() {
+        let mut d = Delivery::default();
+        assert!(!d.may_receive_alone(3), "not open");
+        d.opened(3);
+        assert!(d.may_receive_alone(3));
+        d.receives_alone(3);
+        assert!(!d.may_receive_alone(3), "once");
+        // Frame 10 reached both sockets; 11 only the own one.
+        assert_eq!(d.frame(3, true, Some(10)), Verdict::Deliver);
+        assert_eq!(d.frame(3, false, Some(10)), Verdict::Copy);
+        assert_eq!(d.frame(3, false, Some(11)), Verdict::Deliver);
+        assert_eq!(d.frame(3, true, Some(11)), Verdict::Copy);
+        assert_eq!(d.excluded(16), [3]);
+        assert_eq!(d.closed(3), Some(true));
+        assert_eq!(d.closed(3), None, "closed already");
+        assert_eq!(d.excluded(16), Vec::<u32>::new());
+    }
+
+    /// The filter's room: ports alone first, in order; strangers forgotten when both
+    /// do not fit.
+    #[test]
+    fn the_filter_keeps_the_ports_alone_first() {
+        let mut d = Delivery::default();
+        for p in [9, 2, 5] {
+            d.opened(p);
+            d.receives_alone(p);
+        }
+        assert!(matches!(
+            d.frame(40, true, None),
+            Verdict::Stranger { new: true }
+        ));
+        assert_eq!(d.excluded(4), [2, 5, 9, 40]);
+        assert!(matches!(
+            d.frame(41, true, None),
+            Verdict::Stranger { new: true }
+        ));
+        assert_eq!(d.excluded(4), [2, 5, 9]);
+        // Forgotten: the next frame is new again.
+        assert_eq!(d.frame(41, true, None), Verdict::Stranger { new: true });
+        assert_eq!(d.excluded(2), [2, 5]);
     }
 }

@@ -1,9 +1,14 @@
 #![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 //! A device on one link floods the daemon with LLDPDUs from ever new MSAPs, as fast as
-//! this machine can send them: a real DCBX peer on another port still converges
-//! within a bound, and the flood's frames are counted (`counters`: BUDGET and
-//! `io.rx_over_budget`, the metric `lossless_port_rx_over_budget_total`). A PFC storm
-//! on a port does not keep a new peer from converging there.
+//! this machine can send them: a real DCBX peer on another port still converges, and
+//! the flood's frames are counted (`counters`: BUDGET and `io.rx_over_budget`, the
+//! metric `lossless_port_rx_over_budget_total`). A PFC storm on a port does not keep a
+//! new peer from converging there.
+//!
+//! The tests assert what happens (the peer converges while the flood or storm is
+//! refused past the budget, the flooded port reads a socket of its own); how long it
+//! takes is the bench's (`cargo bench -p losslessd --bench flood`, and `-- storm`):
+//! a wall-clock bound in a debug build on a shared machine measures the machine.
 
 mod common;
 
@@ -13,15 +18,11 @@ use common::flood::{agreed_within, peer_link, FloodRig, LEAF_CONFIG};
 use common::*;
 use lossless_testkit::Flood;
 
-/// The bound for link-up to agreed PFC on the other port under the flood (without a
-/// flood: a few milliseconds; the old receive path took seconds, or never converged
-/// within the test's 10 s, on the same machine). Generous: tests run debug builds on
-/// shared machines.
-const BOUND: Duration = Duration::from_millis(1000);
-
 /// Fails on the old code: every flooded frame went through the agent (some 8 us each,
 /// one receive call per frame) and through the one queue every port shares, so the
-/// peer's frames on the other port waited behind thousands of the flood's.
+/// peer's frames on the other port waited behind thousands of the flood's (seconds,
+/// or no convergence within 10 s; without a flood it takes a few milliseconds, and
+/// the bench measures it under the flood).
 #[test]
 fn a_peer_converges_on_another_port_while_one_port_is_flooded() {
     if !require(
@@ -56,12 +57,13 @@ fn a_peer_converges_on_another_port_while_one_port_is_flooded() {
     eprintln!(
         "under a flood of {sent_so_far} frames: pa converged in {took:?} (own figure {own:?} ms)"
     );
-    assert!(took <= BOUND, "pa converged in {took:?} (bound {BOUND:?})");
+    // The flood no longer shares pa's queue: fa reads a socket of its own.
+    let io = rig.flooded_io();
+    assert_eq!(io["own_socket"], true, "{io}");
 
     // Every flooded frame the daemon read is counted, and none processed beyond the
-    // budget (200 at once, 100 a second).
-    std::thread::sleep(Duration::from_millis(300));
-    let io = rig.flooded_io();
+    // budget (200 at once, 100 a second). The counts only grow, up to what was sent:
+    // no need to wait for the last frames.
     let over = io["rx_over_budget"].as_u64().unwrap();
     let read = io["rx_frames"].as_u64().unwrap();
     let kernel = io["kernel_drops"].as_u64().unwrap();
@@ -86,12 +88,16 @@ fn a_peer_converges_on_another_port_while_one_port_is_flooded() {
     let m = metric(&text, "lossless_port_rx_over_budget_total{port=\"fa\"}");
     assert!(m >= over as f64, "{m} < {over}");
     // And the log says why (at the next reading of the socket counters).
-    assert!(
-        rig.daemon
-            .log()
-            .contains("frames were dropped unread: the port's receive budget was spent"),
-        "{}",
-        rig.daemon.log()
+    wait_every(
+        Duration::from_secs(15),
+        Duration::from_millis(50),
+        "the log line of the frames dropped unread",
+        || {
+            rig.daemon
+                .log()
+                .contains("frames were dropped unread: the port's receive budget was spent")
+                .then_some(())
+        },
     );
 }
 
@@ -100,7 +106,7 @@ fn a_peer_converges_on_another_port_while_one_port_is_flooded() {
 /// not its LLDPDUs': a DCBX peer that starts while the storm goes on converges.
 /// Fails on the old code, where both drew on one budget: the peer's LLDPDUs got
 /// through at some 100 a second among hundreds of thousands of PFC frames, and the
-/// port found no peer within 10 s.
+/// port found no peer within 10 s. How long it takes is the bench's (`-- storm`).
 #[test]
 fn a_new_peer_converges_on_a_port_under_a_pfc_storm() {
     if !require(
@@ -135,6 +141,7 @@ fn a_new_peer_converges_on_a_port_under_a_pfc_storm() {
     wait_for(Duration::from_secs(10), "the storm past the budget", || {
         (io()["rx_over_budget"].as_u64()? > 10_000).then_some(())
     });
+    let over_before = io()["rx_over_budget"].as_u64().unwrap();
     let t0 = std::time::Instant::now();
     let peer = Daemon::start(
         &leaf,
@@ -142,8 +149,9 @@ fn a_new_peer_converges_on_a_port_under_a_pfc_storm() {
         &["--config", leaf_conf.to_str().unwrap()],
     );
     let took = agreed_within(&daemon, t0, Duration::from_secs(10));
-    let sent = storm.stop();
+    // Read before the storm stops: the port was refusing it while the peer converged.
     let io = io();
+    let sent = storm.stop();
     let took = took.unwrap_or_else(|| {
         panic!(
             "pa found no peer within 10 s under a storm of {sent} PFC frames: {io}\n{}\n{}",
@@ -152,11 +160,14 @@ fn a_new_peer_converges_on_a_port_under_a_pfc_storm() {
         )
     });
     eprintln!("under a PFC storm of {sent} frames: pa converged {took:?} after the peer started");
-    // The peer's start (a process, its netlink dump) is in it; the budget is not.
+    // The storm went on past the budget the whole time: refused frames kept coming
+    // while the peer's LLDPDUs, a bucket of their own, got through.
+    let over = io["rx_over_budget"].as_u64().unwrap();
     assert!(
-        took <= Duration::from_secs(3),
-        "converged {took:?} after the peer started"
+        over > over_before,
+        "no frame refused past the budget while the peer converged ({over_before} before): {io}"
     );
+    assert_eq!(daemon.dcbx("pa")["peer_present"], true);
     drop(peer);
 }
 

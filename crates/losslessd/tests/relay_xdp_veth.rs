@@ -206,8 +206,9 @@ fn sr_mpls_relays_through_xdp() {
 /// resumes. PE2's program holds the refreshes back in its map and its relay
 /// thread sends a pause from the map before the far side's lapses: DC1-GW
 /// gets the first pause, a few refreshes less than a pause time apart, and
-/// the resume; the AF_PACKET path sees only frames passed up behind a due
-/// flush.
+/// the resume; the AF_PACKET path sees only frames the program passed up
+/// behind a due flush (how many is the machine's load; that there are no
+/// others is the program's).
 #[test]
 fn the_storm_ceiling_runs_in_xdp() {
     let Some((pe2, pe1, hosts, dir, _pass)) = topology("relay_xdp_veth_storm") else {
@@ -290,10 +291,17 @@ fn the_storm_ceiling_runs_in_xdp() {
     );
     let storm = s2.pe.as_ref().unwrap().storm.clone().unwrap();
     assert_eq!(storm.priorities[3].counters.episodes, 1, "{storm:?}");
+    // The AF_PACKET path read only what the program passed up because a held value
+    // was due when the frame came (the program cannot send the flush; the relay
+    // thread does, and then has the program admit the frame). How many that is
+    // depends on how late the thread wakes (a loaded machine: a hundred and more of
+    // the refreshes); that none came up any other way does not.
+    let xdp = s2.xdp.as_ref().expect("the XDP path's counts");
     assert!(
-        s2.ports[0].received < 40,
-        "the AF_PACKET path got {} frames (only those behind a due flush)",
-        s2.ports[0].received
+        s2.ports[0].received <= xdp.egress_passed,
+        "the AF_PACKET path got {} frames, the program passed up {}: {xdp:?}",
+        s2.ports[0].received,
+        xdp.egress_passed
     );
     let text = relay_show(&d2);
     assert!(

@@ -40,7 +40,8 @@ pub struct Nic {
     pub driver: Driver,
     /// Every CEE programming, in order: (PFC, PG); None = feature off.
     pub cee: Vec<(Option<PfcConfig>, Option<PgConfig>)>,
-    /// Every IEEE PFC write of the headroom: (enabled priorities, delay in bit times).
+    /// Every IEEE PFC write of the headroom the driver took: (enabled priorities, delay in
+    /// bit times).
     pub pfc_sets: Vec<(u8, u16)>,
     /// Every DCB buffer write.
     pub buffer_sets: Vec<DcbBuffer>,
@@ -61,10 +62,11 @@ pub struct Nic {
     /// When set, reading the NIC back (`DCB_CMD_IEEE_GET`) fails with this error.
     pub read_fails: Option<HardwareError>,
     pub trust: Option<Trust>,
-    /// IEEE programming rounds.
+    /// IEEE programming rounds the driver took (read first, not refused).
     pub ieee_programs: usize,
-    /// When set, the driver refuses every programming (CEE, IEEE, the DCBX mode) with
-    /// this error, as a driver that takes no value would: the probe still succeeds.
+    /// When set, the driver refuses every set (CEE, IEEE, the headroom's PFC write, the
+    /// DCBX mode; not the DCB buffer) with this error, as a driver that takes no value
+    /// would: the probe and the read-backs still succeed.
     pub refuse: Option<HardwareError>,
     /// The host's RoCE settings beyond DCB (none exposed unless a scenario says).
     pub roce: crate::roce_host::RoceHostModel,

@@ -152,7 +152,7 @@ impl PortOverrides {
         if let Some(f) = &self.ets {
             f.cfg.validate().map_err(|e| text("ets", e))?;
         }
-        self.roce.validate().map_err(|e| ("roce", e))?;
+        self.roce.validate().map_err(|e| ("roce", e.to_string()))?;
         Ok(())
     }
 }

@@ -122,7 +122,7 @@ fn out_of_range_and_unknown_values_are_refused_where_they_are() {
 #[test]
 fn the_one_rule_answers_the_same_outside_the_file() {
     assert_eq!(
-        PfcWatchdogSetting::check("detection_ms", &RawValue::Int(99)),
+        PfcWatchdogSetting::check("detection_ms", &RawValue::Int(99)).map_err(|e| e.to_string()),
         Err("99 ms is out of range 100..=5000".into())
     );
     assert_eq!(

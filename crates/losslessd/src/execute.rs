@@ -141,7 +141,7 @@ fn execute_one(node: &mut Node, io: &mut Io, clock: &Clock, out: Output) {
                     }
                     node.handle_measure_opened(ifindex, Ok(clocks));
                 }
-                Err(e) => node.handle_measure_opened(ifindex, Err(e.to_string())),
+                Err(e) => node.handle_measure_opened(ifindex, Err(e.into())),
             }
         }
         Output::CloseMeasure { ifindex } => io.close_measure(ifindex),
@@ -201,7 +201,7 @@ fn execute_one(node: &mut Node, io: &mut Io, clock: &Clock, out: Output) {
             // Stop the old thread (and close its sockets) before the new one opens.
             io.relay = None;
             let result = RelayRuntime::start(*section).map(|r| io.relay = Some(r));
-            node.handle_relay_started(clock.now(), result.map_err(|e| e.to_string()));
+            node.handle_relay_started(clock.now(), result.map_err(Into::into));
         }
         Output::StopRelay => io.relay = None,
         Output::ReadRelay { id } => {

@@ -4,6 +4,7 @@
 //! [`super::datapath`]'s; this part knows nothing of the simulator's nodes.
 
 use lossless_dcbx::Instant;
+use lossless_node::node::RelayStartError;
 use lossless_relay::{GatewayCheck, Host, Port as Side, Relay, RelaySection};
 
 /// What `if_nametoindex` answers for an interface that does not exist
@@ -27,8 +28,8 @@ impl Datapath {
         section: RelaySection,
         port_of: impl Fn(&str) -> Option<usize>,
         now: Instant,
-    ) -> Result<Datapath, String> {
-        let mut host = Host::new(section).map_err(|e| e.to_string())?;
+    ) -> Result<Datapath, RelayStartError> {
+        let mut host = Host::new(section)?;
         let links: Vec<_> = host
             .links()
             .iter()

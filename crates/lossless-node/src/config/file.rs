@@ -144,7 +144,7 @@ pub(crate) fn parse(text: &str, faults: &mut Vec<Fault>) -> Result<Parsed, Synta
                     let pattern = Pattern::parse(p.name).map_err(|reason| Fault {
                         at: p.key_at(),
                         key: p.path.clone(),
-                        reason,
+                        reason: reason.to_string(),
                     })?;
                     let mut layer = Layer::new(p.path.clone(), p.key_at());
                     port_keys(&p, &mut layer, faults);
@@ -242,21 +242,30 @@ fn absolute(f: &Field) -> Result<PathBuf, Fault> {
 }
 
 fn metrics(f: &Field) -> Result<SocketAddr, Fault> {
-    check_metrics_address(f.str()?).map_err(|reason| f.fault(reason))
+    check_metrics_address(f.str()?).map_err(|reason| f.fault(reason.to_string()))
 }
 
 /// The metrics endpoint's address by the file's rule (`[daemon] metrics`, and
 /// `losslessd --metrics` alike): ADDRESS:PORT with a port other than 0 (a scraper must
 /// know it). Whether the address may be other than loopback is
 /// [`check_metrics_exposure`]'s to say.
-pub fn check_metrics_address(s: &str) -> Result<SocketAddr, String> {
-    let addr: SocketAddr = s.parse().map_err(|_| {
-        format!("{s:?} is not ADDRESS:PORT (such as \"127.0.0.1:9717\" or \"[::1]:9717\")")
-    })?;
+pub fn check_metrics_address(s: &str) -> Result<SocketAddr, MetricsAddressError> {
+    let addr: SocketAddr = s
+        .parse()
+        .map_err(|_| MetricsAddressError::NotAddressPort(s.to_string()))?;
     if addr.port() == 0 {
-        return Err("port 0 is not allowed: give the port to scrape".to_string());
+        return Err(MetricsAddressError::PortZero);
     }
     Ok(addr)
+}
+
+/// Why a metrics address is refused ([`check_metrics_address`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MetricsAddressError {
+    #[error("{0:?} is not ADDRESS:PORT (such as \"127.0.0.1:9717\" or \"[::1]:9717\")")]
+    NotAddressPort(String),
+    #[error("port 0 is not allowed: give the port to scrape")]
+    PortZero,
 }
 
 /// Whether the metrics endpoint may listen on `addr`: a loopback address always; any

@@ -25,6 +25,7 @@ mod relay;
 mod render;
 pub(crate) mod roce;
 mod setting;
+mod setting_error;
 pub mod unmatched;
 
 use std::net::SocketAddr;
@@ -39,16 +40,17 @@ use crate::identity::{Advertise, IdentitySettings, LocalInfo};
 
 pub use app::{AppRule, AppRules, RuleError, RuleSelector};
 pub use error::ConfigFileError;
-pub use file::{check_metrics_address, check_metrics_exposure};
+pub use file::{check_metrics_address, check_metrics_exposure, MetricsAddressError};
 pub use headroom::{alpha_text, HeadroomSettings};
-pub use pattern::{check_interface_name, IFNAME_MAX};
+pub use pattern::{check_interface_name, InterfaceNameError, IFNAME_MAX};
 pub use pfc_watchdog::{
     PfcWatchdogSetting, PfcWatchdogSettings, RawValue, WatchdogAction, DETECTION_MS, INTERVAL_MS,
     RESTORATION_MS,
 };
-pub use priorities::priority_text;
+pub use priorities::{priority_text, PriorityError};
 pub use read::quoted as toml_string;
 pub use roce::{priority_list, RoceMode, RoceSetting, RoceSettings, ROCE_KEYS};
+pub use setting_error::{KeyError, SettingError};
 
 pub(crate) use ets::{Class, ClassKey, ClassTable};
 pub(crate) use priorities::add_priority;

@@ -10,18 +10,35 @@ pub(crate) enum Pattern {
     Glob(Vec<char>),
 }
 
+/// Why a name cannot be an interface's, or a pattern cannot match one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InterfaceNameError {
+    #[error("an interface name cannot be empty")]
+    Empty,
+    #[error("{0:?} cannot appear in an interface name (no '/', ':', NUL or white space)")]
+    Character(char),
+    #[error("{0:?} cannot be an interface name")]
+    Dots(String),
+    #[error("an interface name has at most {IFNAME_MAX} bytes, this one has {0}")]
+    TooLong(usize),
+    /// A pattern with a wildcard other than `*` and `?`.
+    #[error("{0:?} is not supported in an interface pattern: only * and ? are wildcards")]
+    Wildcard(char),
+    /// A pattern every match of which would be too long.
+    #[error("matches no interface: every match would be longer than {IFNAME_MAX} bytes")]
+    MatchesNone,
+}
+
 impl Pattern {
     /// Reads a section name. Names must be possible Linux interface names
     /// ([`check_interface_name`]), globs must be able to match one.
-    pub fn parse(name: &str) -> Result<Pattern, String> {
+    pub fn parse(name: &str) -> Result<Pattern, InterfaceNameError> {
         check_characters(name)?;
         if let Some(c) = name
             .chars()
             .find(|&c| matches!(c, '[' | ']' | '{' | '}' | '\\'))
         {
-            return Err(format!(
-                "{c:?} is not supported in an interface pattern: only * and ? are wildcards"
-            ));
+            return Err(InterfaceNameError::Wildcard(c));
         }
         if !name.contains(['*', '?']) {
             check_interface_name(name)?;
@@ -37,9 +54,7 @@ impl Pattern {
             })
             .sum();
         if shortest > IFNAME_MAX {
-            return Err(format!(
-                "matches no interface: every match would be longer than {IFNAME_MAX} bytes"
-            ));
+            return Err(InterfaceNameError::MatchesNone);
         }
         Ok(Pattern::Glob(name.chars().collect()))
     }
@@ -60,32 +75,27 @@ impl Pattern {
 /// accepts): 1 to [`IFNAME_MAX`] bytes, not `.` or `..`, no '/', ':', NUL or white
 /// space. The one rule for the file's sections, `losslessd --interface` and the relay's
 /// interfaces.
-pub fn check_interface_name(name: &str) -> Result<(), String> {
+pub fn check_interface_name(name: &str) -> Result<(), InterfaceNameError> {
     check_characters(name)?;
     if name == "." || name == ".." {
-        return Err(format!("{name:?} cannot be an interface name"));
+        return Err(InterfaceNameError::Dots(name.to_string()));
     }
     if name.len() > IFNAME_MAX {
-        return Err(format!(
-            "an interface name has at most {IFNAME_MAX} bytes, this one has {}",
-            name.len()
-        ));
+        return Err(InterfaceNameError::TooLong(name.len()));
     }
     Ok(())
 }
 
 /// Not empty, and no character the kernel refuses anywhere in a name.
-fn check_characters(name: &str) -> Result<(), String> {
+fn check_characters(name: &str) -> Result<(), InterfaceNameError> {
     if name.is_empty() {
-        return Err("an interface name cannot be empty".into());
+        return Err(InterfaceNameError::Empty);
     }
     match name
         .chars()
         .find(|&c| c == '/' || c == ':' || c == '\0' || c.is_whitespace())
     {
-        Some(c) => Err(format!(
-            "{c:?} cannot appear in an interface name (no '/', ':', NUL or white space)"
-        )),
+        Some(c) => Err(InterfaceNameError::Character(c)),
         None => Ok(()),
     }
 }

@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use super::error::Fault;
 use super::read::{quoted, Field};
+use super::setting_error::SettingError;
 
 pub(crate) const PFC_WATCHDOG_KEYS: &[&str] = &[
     "enabled",
@@ -129,20 +130,21 @@ pub enum PfcWatchdogSetting {
 impl PfcWatchdogSetting {
     /// The one rule for a key of the section: its type and range. The error says why
     /// (the caller adds where).
-    pub fn check(key: &str, value: &RawValue) -> Result<PfcWatchdogSetting, String> {
-        let ms = |(lo, hi): (u32, u32)| -> Result<u32, String> {
+    pub fn check(key: &str, value: &RawValue) -> Result<PfcWatchdogSetting, SettingError> {
+        let ms = |(lo, hi): (u32, u32)| -> Result<u32, SettingError> {
             match value {
                 RawValue::Int(v) if (i64::from(lo)..=i64::from(hi)).contains(v) => {
                     Ok(u32::try_from(*v).unwrap_or(hi))
                 }
-                RawValue::Int(v) => Err(format!("{v} ms is out of range {lo}..={hi}")),
-                _ => Err(format!("expected milliseconds, an integer {lo}..={hi}")),
+                RawValue::Int(v) => Err(SettingError::MsOutOfRange { value: *v, lo, hi }),
+                _ => Err(SettingError::NotMs { lo, hi }),
             }
         };
+        const ACTIONS: &str = "\"alert\" or \"forward\"";
         Ok(match key {
             "enabled" => match value {
                 RawValue::Bool(b) => PfcWatchdogSetting::Enabled(*b),
-                _ => return Err("expected a boolean".into()),
+                _ => return Err(SettingError::NotBoolean),
             },
             "detection_ms" => PfcWatchdogSetting::DetectionMs(ms(DETECTION_MS)?),
             "restoration_ms" => PfcWatchdogSetting::RestorationMs(ms(RESTORATION_MS)?),
@@ -155,12 +157,13 @@ impl PfcWatchdogSetting {
                     PfcWatchdogSetting::Action(WatchdogAction::Forward)
                 }
                 RawValue::Str(s) => {
-                    return Err(format!(
-                        "unknown action {}; expected \"alert\" or \"forward\"",
-                        quoted(s)
-                    ))
+                    return Err(SettingError::UnknownWord {
+                        what: "action",
+                        given: quoted(s),
+                        expected: ACTIONS,
+                    })
                 }
-                _ => return Err("expected \"alert\" or \"forward\"".into()),
+                _ => return Err(SettingError::NotWord { expected: ACTIONS }),
             },
             "priorities" => match value {
                 RawValue::List(l) => {
@@ -170,13 +173,13 @@ impl PfcWatchdogSetting {
                     }
                     PfcWatchdogSetting::Priorities(map)
                 }
-                _ => return Err("expected a list of priorities 0..=7".into()),
+                _ => return Err(SettingError::NotPriorities { hint: "" }),
             },
             _ => {
-                return Err(format!(
-                    "unknown key `{key}`; expected one of {}",
-                    PFC_WATCHDOG_KEYS.join(", ")
-                ))
+                return Err(SettingError::UnknownKey {
+                    key: key.to_string(),
+                    keys: PFC_WATCHDOG_KEYS,
+                })
             }
         })
     }
@@ -187,7 +190,7 @@ impl PfcWatchdogSetting {
             return Err(f.unknown(PFC_WATCHDOG_KEYS));
         }
         let raw = RawValue::read(f)?;
-        PfcWatchdogSetting::check(f.name, &raw).map_err(|reason| f.fault(reason))
+        PfcWatchdogSetting::check(f.name, &raw).map_err(|reason| f.fault(reason.to_string()))
     }
 
     pub fn key(&self) -> &'static str {

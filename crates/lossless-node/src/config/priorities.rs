@@ -7,14 +7,29 @@ use lossless_wire::cee::PriorityMap;
 use super::error::Fault;
 use super::read::Field;
 
+/// Why a list of priorities is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PriorityError {
+    #[error("priority {0} is out of range 0..=7")]
+    OutOfRange(i64),
+    #[error("priority {0} is listed twice")]
+    Twice(i64),
+    /// Text: nothing but commas and spaces.
+    #[error("no priority given: list them (e.g. 3,4) or say none")]
+    NoneGiven,
+    /// Text: an element that is not a number.
+    #[error("{0:?} is not a priority (0..=7, comma separated, or none)")]
+    NotANumber(String),
+}
+
 /// Adds priority `p` to a list being read.
-pub(crate) fn add_priority(map: &mut PriorityMap, p: i64) -> Result<(), String> {
+pub(crate) fn add_priority(map: &mut PriorityMap, p: i64) -> Result<(), PriorityError> {
     let one = u8::try_from(p)
         .ok()
         .and_then(|p| PriorityMap::from_priorities(&[p]).ok())
-        .ok_or_else(|| format!("priority {p} is out of range 0..=7"))?;
+        .ok_or(PriorityError::OutOfRange(p))?;
     if map.0 & one.0 != 0 {
-        return Err(format!("priority {p} is listed twice"));
+        return Err(PriorityError::Twice(p));
     }
     map.0 |= one.0;
     Ok(())
@@ -22,20 +37,20 @@ pub(crate) fn add_priority(map: &mut PriorityMap, p: i64) -> Result<(), String> 
 
 /// A list of priorities as text: `3`, `3,4` (spaces allowed) or `none`, in the order
 /// given. Empty text is refused: an unset shell variable must not mean "no priority".
-pub fn priority_text(text: &str) -> Result<Vec<u8>, String> {
+pub fn priority_text(text: &str) -> Result<Vec<u8>, PriorityError> {
     let t = text.trim();
     if t == "none" {
         return Ok(Vec::new());
     }
     if t.split(',').all(|p| p.trim().is_empty()) {
-        return Err("no priority given: list them (e.g. 3,4) or say none".into());
+        return Err(PriorityError::NoneGiven);
     }
     let mut map = PriorityMap::NONE;
     let mut out = Vec::new();
     for p in t.split(',').map(str::trim) {
         let n: i64 = p
             .parse()
-            .map_err(|_| format!("{p:?} is not a priority (0..=7, comma separated, or none)"))?;
+            .map_err(|_| PriorityError::NotANumber(p.to_string()))?;
         add_priority(&mut map, n)?;
         out.push(n as u8);
     }
@@ -54,7 +69,7 @@ pub(super) fn priorities(f: &Field) -> Result<(PriorityMap, Vec<(String, usize)>
     let mut map = PriorityMap::NONE;
     let mut at = Vec::new();
     for e in f.elements()? {
-        add_priority(&mut map, e.int()?).map_err(|reason| e.fault(reason))?;
+        add_priority(&mut map, e.int()?).map_err(|reason| e.fault(reason.to_string()))?;
         at.push(e.at());
     }
     Ok((map, indexed(at)))
@@ -64,33 +79,31 @@ pub(super) fn priorities(f: &Field) -> Result<(PriorityMap, Vec<(String, usize)>
 mod tests {
     use super::priority_text;
 
+    fn text(t: &str) -> Result<Vec<u8>, String> {
+        priority_text(t).map_err(|e| e.to_string())
+    }
+
     #[test]
     fn text_lists() {
-        assert_eq!(priority_text("3"), Ok(vec![3]));
-        assert_eq!(priority_text(" 4, 3 "), Ok(vec![4, 3]));
-        assert_eq!(priority_text("none"), Ok(vec![]));
+        assert_eq!(text("3"), Ok(vec![3]));
+        assert_eq!(text(" 4, 3 "), Ok(vec![4, 3]));
+        assert_eq!(text("none"), Ok(vec![]));
         for empty in ["", " ", ",", " , "] {
             assert_eq!(
-                priority_text(empty),
+                text(empty),
                 Err("no priority given: list them (e.g. 3,4) or say none".into()),
                 "{empty:?}"
             );
         }
+        assert_eq!(text("3,3"), Err("priority 3 is listed twice".into()));
         assert_eq!(
-            priority_text("3,3"),
-            Err("priority 3 is listed twice".into())
-        );
-        assert_eq!(
-            priority_text("3,300"),
+            text("3,300"),
             Err("priority 300 is out of range 0..=7".into())
         );
         assert_eq!(
-            priority_text("3,,4"),
+            text("3,,4"),
             Err("\"\" is not a priority (0..=7, comma separated, or none)".into())
         );
-        assert_eq!(
-            priority_text("-1"),
-            Err("priority -1 is out of range 0..=7".into())
-        );
+        assert_eq!(text("-1"), Err("priority -1 is out of range 0..=7".into()));
     }
 }

@@ -101,7 +101,7 @@ fn interface<'a>(section: &Field, key: &str, name: Option<&'a str>) -> Result<&'
         Err(reason) => Err(Fault {
             at,
             key: path,
-            reason,
+            reason: reason.to_string(),
         }),
     }
 }

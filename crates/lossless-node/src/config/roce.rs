@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use super::error::Fault;
 use super::pfc_watchdog::RawValue;
 use super::read::{quoted, Field};
+use super::setting_error::{KeyError, SettingError};
 
 pub const ROCE_KEYS: &[&str] = &[
     "tos",
@@ -120,13 +121,16 @@ impl RoceSettings {
     }
 
     /// The ranges the file's rule checks that the types do not (a state file read back).
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), KeyError> {
         for s in self.settings() {
             let raw = match s {
                 RoceSetting::CnpDscp(v) | RoceSetting::CnpPriority(v) => RawValue::Int(v.into()),
                 _ => continue,
             };
-            RoceSetting::check(s.key(), &raw).map_err(|e| format!("{}: {e}", s.key()))?;
+            RoceSetting::check(s.key(), &raw).map_err(|error| KeyError {
+                key: s.key(),
+                error,
+            })?;
         }
         Ok(())
     }
@@ -166,17 +170,22 @@ pub enum RoceSetting {
 impl RoceSetting {
     /// The one rule for a key of the section: its type and range. The error says why
     /// (the caller adds where).
-    pub fn check(key: &str, value: &RawValue) -> Result<RoceSetting, String> {
-        let int = |lo: i64, hi: i64, what: &str| -> Result<u8, String> {
+    pub fn check(key: &str, value: &RawValue) -> Result<RoceSetting, SettingError> {
+        let int = |lo: i64, hi: i64, what: &'static str| -> Result<u8, SettingError> {
             match value {
                 RawValue::Int(v) if (lo..=hi).contains(v) => Ok(u8::try_from(*v).unwrap_or(0)),
-                RawValue::Int(v) => Err(format!("{v} is out of range {lo}..={hi} ({what})")),
-                _ => Err(format!("expected {what}, an integer {lo}..={hi}")),
+                RawValue::Int(v) => Err(SettingError::OutOfRange {
+                    value: *v,
+                    lo,
+                    hi,
+                    what,
+                }),
+                _ => Err(SettingError::NotInteger { what, lo, hi }),
             }
         };
         let boolean = || match value {
             RawValue::Bool(b) => Ok(*b),
-            _ => Err("expected a boolean".to_string()),
+            _ => Err(SettingError::NotBoolean),
         };
         let priorities = || match value {
             RawValue::List(l) => {
@@ -186,8 +195,11 @@ impl RoceSetting {
                 }
                 Ok(map)
             }
-            _ => Err("expected a list of priorities 0..=7 (`[]`: on none)".to_string()),
+            _ => Err(SettingError::NotPriorities {
+                hint: " (`[]`: on none)",
+            }),
         };
+        const MODES: &str = "\"v1\" or \"v2\"";
         Ok(match key {
             "tos" => RoceSetting::Tos(int(0, 255, "a ToS byte: DSCP << 2 | ECN")?),
             "traffic_class" => {
@@ -197,12 +209,13 @@ impl RoceSetting {
                 RawValue::Str(s) if s == "v1" => RoceSetting::RoceMode(RoceMode::V1),
                 RawValue::Str(s) if s == "v2" => RoceSetting::RoceMode(RoceMode::V2),
                 RawValue::Str(s) => {
-                    return Err(format!(
-                        "unknown RoCE mode {}; expected \"v1\" or \"v2\"",
-                        quoted(s)
-                    ))
+                    return Err(SettingError::UnknownWord {
+                        what: "RoCE mode",
+                        given: quoted(s),
+                        expected: MODES,
+                    })
                 }
-                _ => return Err("expected \"v1\" or \"v2\"".into()),
+                _ => return Err(SettingError::NotWord { expected: MODES }),
             },
             "ecn_rp" => RoceSetting::EcnRp(priorities()?),
             "ecn_np" => RoceSetting::EcnNp(priorities()?),
@@ -211,10 +224,10 @@ impl RoceSetting {
             "global_pause" => RoceSetting::GlobalPause(boolean()?),
             "fw_lldp_agent" => RoceSetting::FwLldpAgent(boolean()?),
             _ => {
-                return Err(format!(
-                    "unknown key `{key}`; expected one of {}",
-                    ROCE_KEYS.join(", ")
-                ))
+                return Err(SettingError::UnknownKey {
+                    key: key.to_string(),
+                    keys: ROCE_KEYS,
+                })
             }
         })
     }
@@ -225,7 +238,7 @@ impl RoceSetting {
             return Err(f.unknown(ROCE_KEYS));
         }
         let raw = RawValue::read(f)?;
-        RoceSetting::check(f.name, &raw).map_err(|reason| f.fault(reason))
+        RoceSetting::check(f.name, &raw).map_err(|reason| f.fault(reason.to_string()))
     }
 
     pub fn key(&self) -> &'static str {

@@ -137,7 +137,11 @@ impl Node {
 
     /// The answer to [`Output::OpenMeasure`]: the clocks the socket timestamps with, or
     /// why it could not be opened.
-    pub fn handle_measure_opened(&mut self, ifindex: u32, result: Result<Clocks, String>) {
+    pub fn handle_measure_opened(
+        &mut self,
+        ifindex: u32,
+        result: Result<Clocks, super::MeasureOpenError>,
+    ) {
         let Some((name, h)) = self.headroom_mut(ifindex) else {
             return;
         };
@@ -151,7 +155,7 @@ impl Node {
             }
             Err(e) => {
                 warn!(port = %name, error = %e, "cannot open the measurement socket");
-                h.socket_error = Some(e);
+                h.socket_error = Some(e.to_string());
             }
         }
     }

@@ -13,6 +13,8 @@
 //! relay answers come back through the `handle_*` methods of [`hardware`],
 //! [`measure`] and [`relay`].
 
+mod errors;
+pub use errors::{MeasureOpenError, NoSuchPort, RelayStartError, ReloadError, SetError};
 mod hardware;
 mod links;
 pub use links::OWN_SOCKET_RETRY;
@@ -27,6 +29,7 @@ pub use program::PROGRAM_SETTLE;
 mod relay;
 mod reload;
 mod requests;
+pub use requests::ChangeError;
 mod roce;
 mod shadow;
 mod state_dir;

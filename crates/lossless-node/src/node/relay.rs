@@ -7,7 +7,7 @@ use lossless_relay::RelaySection;
 use tracing::error;
 
 use super::requests::Busy;
-use super::{Node, Now, Output, RequestId};
+use super::{Node, Now, Output, RelayStartError, RequestId};
 use crate::protocol::{ErrorKind, Response};
 use crate::relay::RelayShow;
 
@@ -19,7 +19,7 @@ pub(super) struct RelayControl {
     /// A start asked for, not answered yet.
     starting: Option<RelaySection>,
     /// Why the last start failed.
-    failed: Option<String>,
+    failed: Option<RelayStartError>,
 }
 
 impl RelayControl {
@@ -62,11 +62,11 @@ impl Node {
     }
 
     /// The answer to [`Output::StartRelay`]: Ok, or why the data path could not start.
-    pub fn handle_relay_started(&mut self, now: Now, result: Result<(), String>) {
+    pub fn handle_relay_started(&mut self, now: Now, result: Result<(), RelayStartError>) {
         let Some(section) = self.relay.starting.take() else {
             return;
         };
-        let failed = result.as_ref().err().cloned();
+        let failed = result.is_err();
         match result {
             Ok(()) => self.relay.running = Some(section),
             Err(e) => {
@@ -76,7 +76,7 @@ impl Node {
         }
         if let Some(Busy::StartRelay { .. }) = &self.requests.busy {
             if let Some(Busy::StartRelay { id, mut result }) = self.requests.busy.take() {
-                if failed.is_some() {
+                if failed {
                     result.relay = "failed";
                 }
                 self.reloaded(id, result);

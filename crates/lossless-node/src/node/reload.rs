@@ -4,7 +4,7 @@
 
 use tracing::{info, warn};
 
-use super::{shadow, Node, Now, Output};
+use super::{shadow, Node, Now, Output, ReloadError};
 use crate::config::{Apply, ConfigFileError, DaemonConfig, DaemonSettings};
 use crate::link::Link;
 use crate::protocol::{DaemonEvent, EventBody, ReloadResult, Source};
@@ -16,23 +16,16 @@ impl Node {
         &mut self,
         now: Now,
         read: Result<Option<String>, ConfigFileError>,
-    ) -> Result<ReloadResult, String> {
-        let text = read.map_err(|e| e.to_string())?;
+    ) -> Result<ReloadResult, ReloadError> {
+        let text = read?;
         if let (Some(""), Some(path)) = (text.as_deref(), &self.identity.config_path) {
             // Valid TOML that selects no port: most likely a file caught half
             // written (an editor that truncates it, then writes), which would
             // remove every port the file selects.
-            return Err(format!(
-                "{}: the file is empty (0 bytes; caught while being written?): refused, \
-                 the running configuration stays (a file that selects no port says so \
-                 with at least a comment)",
-                path.display()
-            ));
+            return Err(ReloadError::Empty { path: path.clone() });
         }
         let config = match (&text, &self.identity.config_path) {
-            (Some(text), Some(path)) => {
-                DaemonConfig::parse(text, path).map_err(|e| e.to_string())?
-            }
+            (Some(text), Some(path)) => DaemonConfig::parse(text, path)?,
             _ => DaemonConfig::default(),
         };
         // Check every staying port's new configuration before touching any. A port
@@ -47,7 +40,10 @@ impl Node {
                 o.apply(&mut settings);
             }
             let cfg = port.port_config(&settings);
-            cfg.validate().map_err(|e| format!("{name}: {e}"))?;
+            cfg.validate().map_err(|error| ReloadError::Port {
+                port: name.clone(),
+                error,
+            })?;
             planned.push((name.clone(), settings, cfg));
         }
         // Socket, state directory and metrics address are bound at start and

@@ -5,12 +5,14 @@
 //! previous one left.
 
 mod change;
+pub use change::ChangeError;
 
 use std::collections::VecDeque;
 
 use serde_json::json;
 use tracing::{error, info};
 
+use super::errors::{NoSuchPort, SetError};
 use super::{Node, Now, Output, RequestId};
 use crate::config::{ConfigFileError, PortSettings};
 use crate::health::{self, Health};
@@ -188,26 +190,26 @@ pub(super) fn handle(node: &mut Node, now: Now, id: RequestId, req: Request) {
         }),
         Request::DcbxSet { port, change } => match start_dcbx_set(node, id, &port, &change) {
             Ok(()) => return,
-            Err((kind, msg)) => Response::err(kind, msg),
+            Err(e) => e.response(),
         },
         Request::DcbxReset { port, feature } => {
             match start_dcbx_reset(node, now, id, &port, feature) {
                 Ok(None) => return,
                 Ok(Some(unchanged)) => unchanged,
-                Err((kind, msg)) => Response::err(kind, msg),
+                Err(e) => e.response(),
             }
         }
         Request::RoceSet { port, settings } => {
             match start_roce_set(node, now, id, &port, Some(&settings)) {
                 Ok(None) => return,
                 Ok(Some(unchanged)) => unchanged,
-                Err((kind, msg)) => Response::err(kind, msg),
+                Err(e) => e.response(),
             }
         }
         Request::RoceReset { port } => match start_roce_set(node, now, id, &port, None) {
             Ok(None) => return,
             Ok(Some(unchanged)) => unchanged,
-            Err((kind, msg)) => Response::err(kind, msg),
+            Err(e) => e.response(),
         },
         Request::Reload => {
             node.requests.busy = Some(Busy::ReadConfig { id: Some(id) });
@@ -325,17 +327,17 @@ impl Node {
             return;
         };
         let outcome = self.reload(now, read);
-        self.requests.config_refused = outcome.as_ref().err().cloned();
+        self.requests.config_refused = outcome.as_ref().err().map(ToString::to_string);
         match outcome {
             Ok(result) if self.relay_starting() => {
                 self.requests.busy = Some(Busy::StartRelay { id, result });
                 return;
             }
             Ok(result) => self.reloaded(id, result),
-            Err(msg) => match id {
-                Some(id) => self.reply(id, Response::err(ErrorKind::InvalidConfig, msg)),
+            Err(e) => match id {
+                Some(id) => self.reply(id, e.response()),
                 None => {
-                    error!(error = %msg, "SIGHUP: configuration refused, the running one stays")
+                    error!(error = %e, "SIGHUP: configuration refused, the running one stays")
                 }
             },
         }
@@ -428,7 +430,7 @@ fn per_port(
         None => node.ports.values().collect(),
         Some(name) => match node.ports.get(name) {
             Some(p) => vec![p],
-            None => return Response::err(ErrorKind::NoSuchPort, no_such_port(node, name)),
+            None => return SetError::from(no_such_port(node, name)).response(),
         },
     };
     let ports: Result<Vec<_>, _> = selected.into_iter().map(f).collect();
@@ -438,17 +440,12 @@ fn per_port(
     }
 }
 
-fn no_such_port(node: &Node, name: &str) -> String {
-    let known: Vec<&str> = node.ports.keys().map(String::as_str).collect();
-    let known = if known.is_empty() {
-        "none".to_string()
-    } else {
-        known.join(", ")
-    };
-    format!("no port {name:?}; managed ports: {known}")
+fn no_such_port(node: &Node, name: &str) -> NoSuchPort {
+    NoSuchPort {
+        port: name.to_string(),
+        known: node.ports.keys().cloned().collect(),
+    }
 }
-
-type Refusal = (ErrorKind, String);
 
 /// `dcbx set`: validates the change and asks for it to be persisted; it runs once that
 /// is done (persist first: what the daemon runs is always what a restart runs). Any
@@ -458,16 +455,16 @@ fn start_dcbx_set(
     id: RequestId,
     name: &str,
     change: &FeatureChange,
-) -> Result<(), Refusal> {
+) -> Result<(), SetError> {
     let Some(port) = node.ports.get(name) else {
-        return Err((ErrorKind::NoSuchPort, no_such_port(node, name)));
+        return Err(no_such_port(node, name).into());
     };
     let mut overrides = node.persisted.ports.get(name).cloned().unwrap_or_default();
-    change::apply_change(&mut overrides, &port.settings, change).map_err(|m| {
-        (
-            ErrorKind::InvalidConfig,
-            format!("{name}: {m}; nothing changed"),
-        )
+    change::apply_change(&mut overrides, &port.settings, change).map_err(|error| {
+        SetError::Change {
+            port: name.to_string(),
+            error,
+        }
     })?;
     persist_overrides(node, id, name, overrides, false)
 }
@@ -481,10 +478,10 @@ fn start_roce_set(
     id: RequestId,
     name: &str,
     settings: Option<&std::collections::BTreeMap<String, serde_json::Value>>,
-) -> Result<Option<Response>, Refusal> {
+) -> Result<Option<Response>, SetError> {
     use crate::config::{RawValue, RoceSetting, RoceSettings};
     let Some(port) = node.ports.get(name) else {
-        return Err((ErrorKind::NoSuchPort, no_such_port(node, name)));
+        return Err(no_such_port(node, name).into());
     };
     let mut overrides = node.persisted.ports.get(name).cloned().unwrap_or_default();
     match settings {
@@ -495,22 +492,22 @@ fn start_roce_set(
         None => overrides.roce = RoceSettings::default(),
         Some(given) => {
             if given.is_empty() {
-                return Err((
-                    ErrorKind::InvalidConfig,
-                    format!("{name}: nothing to change: give KEY=VALUE; nothing changed"),
-                ));
+                return Err(SetError::NoRoceKey {
+                    port: name.to_string(),
+                });
             }
             for (key, value) in given {
-                let refuse = |why: String| {
-                    (
-                        ErrorKind::InvalidConfig,
-                        format!("{name}: roce.{key}: {why}; nothing changed"),
-                    )
-                };
-                let raw = RawValue::from_json(value)
-                    .ok_or_else(|| refuse(format!("{value} is not a value the key takes")))?;
+                let raw = RawValue::from_json(value).ok_or_else(|| SetError::RoceValue {
+                    port: name.to_string(),
+                    key: key.clone(),
+                    value: value.to_string(),
+                })?;
                 RoceSetting::check(key, &raw)
-                    .map_err(refuse)?
+                    .map_err(|error| SetError::Roce {
+                        port: name.to_string(),
+                        key: key.clone(),
+                        error,
+                    })?
                     .apply(&mut overrides.roce);
             }
         }
@@ -535,9 +532,9 @@ fn start_dcbx_reset(
     id: RequestId,
     name: &str,
     feature: Option<FeatureName>,
-) -> Result<Option<Response>, Refusal> {
+) -> Result<Option<Response>, SetError> {
     let Some(port) = node.ports.get(name) else {
-        return Err((ErrorKind::NoSuchPort, no_such_port(node, name)));
+        return Err(no_such_port(node, name).into());
     };
     let mut overrides = node.persisted.ports.get(name).cloned().unwrap_or_default();
     if !overrides.reset(feature) {
@@ -558,18 +555,18 @@ fn persist_overrides(
     name: &str,
     overrides: PortOverrides,
     roce: bool,
-) -> Result<(), Refusal> {
+) -> Result<(), SetError> {
     let Some(port) = node.ports.get(name) else {
-        return Err((ErrorKind::NoSuchPort, no_such_port(node, name)));
+        return Err(no_such_port(node, name).into());
     };
     let mut settings = node.config.port(name);
     overrides.apply(&mut settings);
-    port.port_config(&settings).validate().map_err(|e| {
-        (
-            ErrorKind::InvalidConfig,
-            format!("{name}: {e}; nothing changed"),
-        )
-    })?;
+    port.port_config(&settings)
+        .validate()
+        .map_err(|error| SetError::Invalid {
+            port: name.to_string(),
+            error,
+        })?;
     let mut next = node.persisted.clone();
     if overrides.is_empty() {
         next.ports.remove(name);
@@ -601,16 +598,15 @@ fn finish_dcbx_set(
 ) -> Response {
     let Some(port) = node.ports.get_mut(name) else {
         // The interface went away meanwhile: the change is kept for its return.
-        return Response::err(ErrorKind::NoSuchPort, format!("port {name:?} went away"));
+        let port = name.to_string();
+        return SetError::WentAway { port }.response();
     };
     let cfg = port.port_config(&settings);
     // A RoCE host setting leaves the DCBX agent as it is: no new negotiation.
     if !roce || *port.agent.config() != cfg {
-        if let Err(e) = port.agent.set_config(now.mono, cfg) {
-            return Response::err(
-                ErrorKind::InvalidConfig,
-                format!("{name}: {e}; nothing changed"),
-            );
+        if let Err(error) = port.agent.set_config(now.mono, cfg) {
+            let port = name.to_string();
+            return SetError::Invalid { port, error }.response();
         }
         port.negotiating_since = Some(now.mono);
     }

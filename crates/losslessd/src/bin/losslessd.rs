@@ -99,12 +99,12 @@ fn write_man(dir: &std::path::Path) -> ExitCode {
 }
 
 /// The metrics address by the configuration file's rule.
-fn metrics_address(s: &str) -> Result<SocketAddr, String> {
+fn metrics_address(s: &str) -> Result<SocketAddr, lossless_node::config::MetricsAddressError> {
     lossless_node::config::check_metrics_address(s)
 }
 
 /// An interface name by the configuration file's rule.
-fn interface_name(name: &str) -> Result<String, String> {
+fn interface_name(name: &str) -> Result<String, lossless_node::config::InterfaceNameError> {
     lossless_node::config::check_interface_name(name).map(|()| name.to_string())
 }
 

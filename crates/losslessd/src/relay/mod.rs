@@ -136,6 +136,15 @@ pub enum StartError {
     Spawn(io::Error),
 }
 
+impl From<StartError> for lossless_node::node::RelayStartError {
+    fn from(e: StartError) -> Self {
+        match e {
+            StartError::Config(e) => Self::Host(e),
+            StartError::Spawn(e) => Self::Thread(e.to_string()),
+        }
+    }
+}
+
 impl RelayRuntime {
     /// Starts the data path for `section` (already validated by the
     /// configuration reader).

@@ -12,33 +12,117 @@ use lossless_dcbx::FeatureAdmin;
 use lossless_wire::cee::{PriorityMap, DCBX_OUI};
 use lossless_wire::ieee::{EtsTable, InvalidValue, Tsa};
 
-use crate::config::{add_priority, AppRule, AppRules, Class, ClassKey, ClassTable, PortSettings};
+use crate::config::{
+    add_priority, AppRule, AppRules, Class, ClassKey, ClassTable, PortSettings, PriorityError,
+    RuleError, RuleSelector,
+};
 use crate::protocol::{AppRuleChange, EtsChange, FeatureChange, FeatureName, TcChange};
 use crate::state::PortOverrides;
+
+/// Why a `dcbx set` change is refused: the setting (`pfc.priorities`, `app_add[0]`,
+/// `ets.tc_bw`) and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ChangeError {
+    /// A field of another feature.
+    #[error("`{field}` does not apply to {} (only to {})", .feature.name(), names(.owners))]
+    OtherFeature {
+        field: &'static str,
+        feature: FeatureName,
+        owners: &'static [FeatureName],
+    },
+    #[error("nothing to change: the change gives no {} setting", .0.name())]
+    Nothing(FeatureName),
+    /// A list of priorities refused by the file's rule.
+    #[error("{field}: {error}")]
+    Priority { field: String, error: PriorityError },
+    /// A per-priority (or per-class) table without 8 values.
+    #[error("{field}: expected 8 values ({what}), found {found}")]
+    NotEight {
+        field: &'static str,
+        what: &'static str,
+        found: usize,
+    },
+    /// The APP rules given whole, refused by their rules.
+    #[error(transparent)]
+    Rules(RuleError),
+    #[error("{field}: {selector} {protocol} names no priority to add")]
+    NoPriorityToAdd {
+        field: String,
+        selector: RuleSelector,
+        protocol: u16,
+    },
+    /// A rule to add refused by the table's rules.
+    #[error("{field} ({selector} {protocol} -> {priorities}): {error}")]
+    Add {
+        field: String,
+        selector: RuleSelector,
+        protocol: u16,
+        priorities: PriorityMap,
+        error: RuleError,
+    },
+    /// A rule to remove that is not there (`rules`: those that are).
+    #[error("{field}: there is no rule for {selector} {protocol} (the rules: {})", listed(.rules))]
+    NoSuchRule {
+        field: String,
+        selector: RuleSelector,
+        protocol: u16,
+        rules: Vec<String>,
+    },
+    /// A rule to remove on priorities it is not on.
+    #[error("{field}: {selector} {protocol} is on priorities {have}, not {given}")]
+    NotOnPriorities {
+        field: String,
+        selector: RuleSelector,
+        protocol: u16,
+        have: PriorityMap,
+        given: PriorityMap,
+    },
+    #[error("ets.tcs: give the table per traffic class (tcs) or as prio_tc/tc_bw/tsa, not both")]
+    EtsBothForms,
+    /// A class of `ets.tcs` refused by the file's rule.
+    #[error("ets.tcs[{index}].{key}: {reason}")]
+    Class {
+        index: usize,
+        key: &'static str,
+        reason: String,
+    },
+    /// The ETS tables refused by their rules.
+    #[error("{}", ets_refusal(.0))]
+    Ets(InvalidValue),
+}
+
+fn names(features: &[FeatureName]) -> String {
+    let names: Vec<&str> = features.iter().map(|f| f.name()).collect();
+    names.join(", ")
+}
+
+fn listed(rules: &[String]) -> String {
+    if rules.is_empty() {
+        "none".to_string()
+    } else {
+        rules.join(", ")
+    }
+}
 
 /// Puts `change` over the port's overrides; `settings` are what the port runs now.
 pub(super) fn apply_change(
     overrides: &mut PortOverrides,
     settings: &PortSettings,
     change: &FeatureChange,
-) -> Result<(), String> {
+) -> Result<(), ChangeError> {
     let feature = change.feature;
     let given = given(change);
-    for (field, owner) in &given {
-        if !owner.contains(&feature) {
-            let owners: Vec<&str> = owner.iter().map(|f| f.name()).collect();
-            return Err(format!(
-                "`{field}` does not apply to {} (only to {})",
-                feature.name(),
-                owners.join(", ")
-            ));
+    for &(field, owners) in &given {
+        if !owners.contains(&feature) {
+            return Err(ChangeError::OtherFeature {
+                field,
+                feature,
+                owners,
+            });
         }
     }
     if given.is_empty() {
-        return Err(format!(
-            "nothing to change: the change gives no {} setting",
-            feature.name()
-        ));
+        return Err(ChangeError::Nothing(feature));
     }
     let current = &settings.dcbx;
     match feature {
@@ -75,7 +159,7 @@ pub(super) fn apply_change(
             };
             set_flags(&mut a, change);
             if let Some(rules) = &change.app {
-                rules.validate().map_err(|e| e.to_string())?;
+                rules.validate().map_err(ChangeError::Rules)?;
                 a.cfg = rules.clone();
             }
             if let Some(rules) = &change.app_rules {
@@ -94,7 +178,7 @@ pub(super) fn apply_change(
             if let Some(e) = &change.ets {
                 set_ets(&mut a.cfg, e)?;
             }
-            a.cfg.validate().map_err(ets_refusal)?;
+            a.cfg.validate().map_err(ChangeError::Ets)?;
             overrides.ets = Some(a);
         }
         FeatureName::Mode => {
@@ -156,21 +240,27 @@ fn set_flags<C>(a: &mut FeatureAdmin<C>, c: &FeatureChange) {
 }
 
 /// A list of priorities by the file's rule ([`add_priority`]).
-fn priority_list(field: &str, list: &[u8]) -> Result<PriorityMap, String> {
+fn priority_list(field: &str, list: &[u8]) -> Result<PriorityMap, ChangeError> {
     let mut map = PriorityMap::NONE;
     for &p in list {
-        add_priority(&mut map, i64::from(p)).map_err(|reason| format!("{field}: {reason}"))?;
+        add_priority(&mut map, i64::from(p)).map_err(|error| ChangeError::Priority {
+            field: field.to_string(),
+            error,
+        })?;
     }
     Ok(map)
 }
 
-fn eight(field: &str, what: &str, v: &[u8]) -> Result<[u8; 8], String> {
-    <[u8; 8]>::try_from(v)
-        .map_err(|_| format!("{field}: expected 8 values ({what}), found {}", v.len()))
+fn eight(field: &'static str, what: &'static str, v: &[u8]) -> Result<[u8; 8], ChangeError> {
+    <[u8; 8]>::try_from(v).map_err(|_| ChangeError::NotEight {
+        field,
+        what,
+        found: v.len(),
+    })
 }
 
 /// The rule an [`AppRuleChange`] stands for.
-fn rule(field: &str, r: &AppRuleChange) -> Result<AppRule, String> {
+fn rule(field: &str, r: &AppRuleChange) -> Result<AppRule, ChangeError> {
     Ok(AppRule {
         selector: r.selector,
         protocol: r.protocol,
@@ -179,63 +269,60 @@ fn rule(field: &str, r: &AppRuleChange) -> Result<AppRule, String> {
     })
 }
 
-fn add_rule(rules: &mut AppRules, field: &str, r: &AppRuleChange) -> Result<(), String> {
+fn add_rule(rules: &mut AppRules, field: &str, r: &AppRuleChange) -> Result<(), ChangeError> {
     let rule = rule(field, r)?;
     if rule.priorities.0 == 0 {
-        return Err(format!(
-            "{field}: {} {} names no priority to add",
-            rule.selector, rule.protocol
-        ));
+        return Err(ChangeError::NoPriorityToAdd {
+            field: field.to_string(),
+            selector: rule.selector,
+            protocol: rule.protocol,
+        });
     }
-    rules.add(rule).map_err(|e| {
-        format!(
-            "{field} ({} {} -> {}): {e}",
-            rule.selector, rule.protocol, rule.priorities
-        )
+    rules.add(rule).map_err(|error| ChangeError::Add {
+        field: field.to_string(),
+        selector: rule.selector,
+        protocol: rule.protocol,
+        priorities: rule.priorities,
+        error,
     })
 }
 
-fn remove_rule(rules: &mut AppRules, field: &str, r: &AppRuleChange) -> Result<(), String> {
+fn remove_rule(rules: &mut AppRules, field: &str, r: &AppRuleChange) -> Result<(), ChangeError> {
     let rule = rule(field, r)?;
     let Some(have) = rules
         .entries
         .iter()
         .find(|e| e.selector == rule.selector && e.protocol == rule.protocol)
     else {
-        let listed: Vec<String> = rules
-            .entries
-            .iter()
-            .map(|e| format!("{} {}", e.selector, e.protocol))
-            .collect();
-        return Err(format!(
-            "{field}: there is no rule for {} {} (the rules: {})",
-            rule.selector,
-            rule.protocol,
-            if listed.is_empty() {
-                "none".to_string()
-            } else {
-                listed.join(", ")
-            }
-        ));
+        return Err(ChangeError::NoSuchRule {
+            field: field.to_string(),
+            selector: rule.selector,
+            protocol: rule.protocol,
+            rules: rules
+                .entries
+                .iter()
+                .map(|e| format!("{} {}", e.selector, e.protocol))
+                .collect(),
+        });
     };
     if rule.priorities.0 & !have.priorities.0 != 0 {
-        return Err(format!(
-            "{field}: {} {} is on priorities {}, not {}",
-            rule.selector, rule.protocol, have.priorities, rule.priorities
-        ));
+        return Err(ChangeError::NotOnPriorities {
+            field: field.to_string(),
+            selector: rule.selector,
+            protocol: rule.protocol,
+            have: have.priorities,
+            given: rule.priorities,
+        });
     }
     rules.remove(&rule);
     Ok(())
 }
 
 /// The ETS fields of a change over `e`.
-fn set_ets(e: &mut EtsAdmin, c: &EtsChange) -> Result<(), String> {
+fn set_ets(e: &mut EtsAdmin, c: &EtsChange) -> Result<(), ChangeError> {
     if let Some(tcs) = &c.tcs {
         if c.prio_tc.is_some() || c.tc_bw.is_some() || c.tsa.is_some() {
-            return Err(
-                "ets.tcs: give the table per traffic class (tcs) or as prio_tc/tc_bw/tsa, not both"
-                    .into(),
-            );
+            return Err(ChangeError::EtsBothForms);
         }
         e.table = tcs_table(tcs)?;
     }
@@ -250,12 +337,10 @@ fn set_ets(e: &mut EtsAdmin, c: &EtsChange) -> Result<(), String> {
         )?;
     }
     if let Some(v) = &c.tsa {
-        e.table.tsa = <[Tsa; 8]>::try_from(v.as_slice()).map_err(|_| {
-            format!(
-                "ets.tsa: expected 8 values (the selection algorithm of each traffic class \
-                 0..7), found {}",
-                v.len()
-            )
+        e.table.tsa = <[Tsa; 8]>::try_from(v.as_slice()).map_err(|_| ChangeError::NotEight {
+            field: "ets.tsa",
+            what: "the selection algorithm of each traffic class 0..7",
+            found: v.len(),
         })?;
     }
     if let Some(v) = c.max_tcs {
@@ -271,7 +356,7 @@ fn set_ets(e: &mut EtsAdmin, c: &EtsChange) -> Result<(), String> {
 }
 
 /// The three tables from the per-class form, by the file's rule ([`ClassTable`]).
-fn tcs_table(tcs: &[TcChange]) -> Result<EtsTable, String> {
+fn tcs_table(tcs: &[TcChange]) -> Result<EtsTable, ChangeError> {
     let mut table = ClassTable::default();
     for (i, t) in tcs.iter().enumerate() {
         let class = Class {
@@ -280,20 +365,21 @@ fn tcs_table(tcs: &[TcChange]) -> Result<EtsTable, String> {
             bandwidth: u64::from(t.bandwidth),
             tsa: t.tsa,
         };
-        table.add(i, &class).map_err(|fault| {
-            let key = match fault.key {
+        table.add(i, &class).map_err(|fault| ChangeError::Class {
+            index: i,
+            key: match fault.key {
                 ClassKey::Tc => "tc",
                 ClassKey::Priorities => "priorities",
                 ClassKey::Bandwidth => "bandwidth",
-            };
-            format!("ets.tcs[{i}].{key}: {}", fault.reason)
+            },
+            reason: fault.reason,
         })?;
     }
     Ok(table.table)
 }
 
 /// An ETS refusal as the file words it: the field (and element), why, the value.
-fn ets_refusal(e: InvalidValue) -> String {
+fn ets_refusal(e: &InvalidValue) -> String {
     let at = match e.index {
         Some(i) => format!("{}[{i}]", e.field),
         None => e.field.to_string(),

@@ -15,9 +15,11 @@
 
 mod errors;
 pub use errors::{MeasureOpenError, NoSuchPort, RelayStartError, ReloadError, SetError};
+mod frames;
+pub use frames::OWN_SOCKET_RETRY;
 mod hardware;
+mod host;
 mod links;
-pub use links::OWN_SOCKET_RETRY;
 mod log;
 mod looped;
 mod measure;
@@ -32,8 +34,10 @@ mod requests;
 pub use requests::ChangeError;
 mod roce;
 mod shadow;
+mod shutdown;
 mod state_dir;
 pub use state_dir::{StateDirHealth, STATE_RECHECK};
+mod timers;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::PathBuf;

@@ -1,0 +1,16 @@
+//! Stopping: a shutdown LLDPDU on every port, then every port closed, and the relay.
+
+use super::{Node, Now, Output};
+
+impl Node {
+    /// Stop: a shutdown LLDPDU on every port, then close them all, and the relay.
+    pub fn shutdown(&mut self, now: Now) {
+        let names: Vec<String> = self.ports.keys().cloned().collect();
+        for name in names {
+            self.remove_port(now, &name, true);
+        }
+        if self.relay.running() {
+            self.outputs.push_back(Output::StopRelay);
+        }
+    }
+}

@@ -20,11 +20,10 @@ impl Node {
     /// once, when it arrives: not again when it comes back with the link read
     /// or after the link notification ([`Budget::Charged`]).
     pub(super) fn frame_in(&mut self, now: Now, ifindex: u32, frame: &[u8], budget: Budget) {
-        let Some(port) = self
-            .by_index
-            .get(&ifindex)
-            .and_then(|name| self.ports.get_mut(name))
-        else {
+        let Some(id) = self.id_of(ifindex) else {
+            return;
+        };
+        let Some(port) = self.ports.get_mut(id) else {
             return;
         };
         // Before anything that costs: a flood stops here (from a stranger or with the
@@ -44,7 +43,6 @@ impl Node {
             }
             return;
         }
-        let name = port.name.clone();
         if !port.agent.link_up() {
             // A frame on a port we believe down: the netlink notification of the
             // carrier can lag (linkwatch) behind the peer's first LLDPDU. Ask for the
@@ -55,24 +53,24 @@ impl Node {
             });
             return;
         }
-        if self.own_lldpdu(now, &name, frame) {
+        if self.own_lldpdu(now, id, frame) {
             return;
         }
-        let Some(port) = self.ports.get_mut(&name) else {
+        let Some(port) = self.ports.get_mut(id) else {
             return;
         };
         port.receive(now.mono, frame);
-        self.after(now, &name);
+        self.after(now, id);
     }
 
     /// The runtime could not open the socket of its own a port asked for
     /// ([`Output::ReceiveAlone`]): the port stays on the shared sockets, and asks
     /// again [`OWN_SOCKET_RETRY`] later if its budget is still spent then.
     pub fn handle_own_socket_failed(&mut self, now: Now, ifindex: u32) {
-        let Some(name) = self.name_of(ifindex) else {
+        let Some(id) = self.id_of(ifindex) else {
             return;
         };
-        if let Some(port) = self.ports.get_mut(&name) {
+        if let Some(port) = self.ports.get_mut(id) {
             port.io.own_socket = false;
             port.io.own_socket_failures += 1;
             port.own_socket_retry = Some(now.mono + OWN_SOCKET_RETRY);
@@ -81,10 +79,10 @@ impl Node {
 
     /// A frame could not be read (`tx` false) or sent on a port.
     pub fn handle_io_error(&mut self, ifindex: u32, tx: bool) {
-        let Some(name) = self.name_of(ifindex) else {
+        let Some(id) = self.id_of(ifindex) else {
             return;
         };
-        if let Some(port) = self.ports.get_mut(&name) {
+        if let Some(port) = self.ports.get_mut(id) {
             if tx {
                 port.io.tx_errors += 1;
             } else {
@@ -100,12 +98,13 @@ impl Node {
     /// buffer it has. New drops are logged: frames from the link were lost before the
     /// daemon saw them.
     pub fn handle_socket_stats(&mut self, ifindex: u32, drops: u64, rcvbuf_bytes: Option<u64>) {
-        let Some(name) = self.name_of(ifindex) else {
+        let Some(id) = self.id_of(ifindex) else {
             return;
         };
-        let Some(port) = self.ports.get_mut(&name) else {
+        let Some(port) = self.ports.get_mut(id) else {
             return;
         };
+        let name = port.name.clone();
         port.io.kernel_drops += drops;
         if rcvbuf_bytes.is_some() {
             port.io.rcvbuf_bytes = rcvbuf_bytes;
@@ -139,10 +138,10 @@ impl Node {
     /// Frames of a port the runtime read from both the shared sockets and the port's
     /// own as it switched, and delivered once: `n` copies skipped.
     pub fn handle_own_socket_skipped(&mut self, ifindex: u32, n: u64) {
-        let Some(name) = self.name_of(ifindex) else {
+        let Some(id) = self.id_of(ifindex) else {
             return;
         };
-        if let Some(port) = self.ports.get_mut(&name) {
+        if let Some(port) = self.ports.get_mut(id) {
             port.io.own_socket_skipped += n;
         }
     }

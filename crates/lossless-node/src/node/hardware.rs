@@ -4,7 +4,7 @@
 use tracing::{info, warn};
 
 use super::measure::apply_headroom;
-use super::{program, Node, Now};
+use super::{program, Node, Now, PortId};
 use crate::hardware::{HardwareError, HardwareErrorKind};
 use crate::protocol::{DaemonEvent, EventBody, Hardware};
 
@@ -13,12 +13,13 @@ impl Node {
     /// speaks dcbnl. The operational configuration, and a headroom sized while the probe
     /// was out, are programmed at once.
     pub fn handle_probe(&mut self, now: Now, ifindex: u32, result: Result<(), HardwareError>) {
-        let Some(name) = self.name_of(ifindex) else {
+        let Some(id) = self.id_of(ifindex) else {
             return;
         };
-        let Some(port) = self.ports.get_mut(&name) else {
+        let Some(port) = self.ports.get_mut(id) else {
             return;
         };
+        let name = port.name.clone();
         match result {
             Ok(()) => {
                 port.hardware = Hardware::Dcbnl {
@@ -50,12 +51,12 @@ impl Node {
 
     /// The answer to an [`Output::ProgramCee`](super::Output::ProgramCee).
     pub fn handle_programmed(&mut self, now: Now, ifindex: u32, result: Result<(), HardwareError>) {
-        let Some(name) = self.name_of(ifindex) else {
+        let Some(id) = self.id_of(ifindex) else {
             return;
         };
         // Taken: what it meant is what the NIC should hold; the read that follows is
         // the baseline drift is judged against (a CEE programming reads nothing back).
-        if let Some(port) = self.ports.get_mut(&name) {
+        if let Some(port) = self.ports.get_mut(id) {
             let sent = port.ieee_hw.cee_sent.take();
             if let (Ok(()), Some((pfc, pg))) = (&result, sent) {
                 let nic = &mut port.ieee_hw.nic;
@@ -72,24 +73,25 @@ impl Node {
                 nic.next_read = Some(now.mono + crate::nic::READ_INTERVAL);
                 self.outputs.push_back(super::Output::ReadNic {
                     ifindex,
-                    name: name.clone(),
+                    name: port.name.clone(),
                     cee: true,
                 });
             }
         }
-        self.record_programmed(now, &name, result);
+        self.record_programmed(now, id, result);
     }
 
     /// A programming round's outcome: counted, kept for `status`, published.
     pub(super) fn record_programmed(
         &mut self,
         now: Now,
-        name: &str,
+        id: PortId,
         result: Result<(), HardwareError>,
     ) {
-        let Some(port) = self.ports.get_mut(name) else {
+        let Some(port) = self.ports.get_mut(id) else {
             return;
         };
+        let name = port.name.clone();
         if let Err(e) = &result {
             port.hw_errors.count(e.kind);
         }
@@ -112,6 +114,6 @@ impl Node {
                 }
             }
         };
-        self.publish(now, name, EventBody::Daemon(ev));
+        self.publish(now, &name, EventBody::Daemon(ev));
     }
 }

@@ -13,16 +13,15 @@ impl Node {
             return;
         }
         self.host = crate::identity::Host::new(host);
-        let names: Vec<String> = self.ports.keys().cloned().collect();
-        for name in names {
-            let Some(port) = self.ports.get_mut(&name) else {
+        for id in self.ports.ids() {
+            let Some(port) = self.ports.get_mut(id) else {
                 continue;
             };
             let Some(link) = self.links.get(&port.ifindex) else {
                 continue;
             };
             if port.set_local(now.mono, LocalInfo::of(&self.host, link)) {
-                self.after(now, &name);
+                self.after(now, id);
             }
         }
     }

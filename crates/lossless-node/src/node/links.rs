@@ -8,7 +8,7 @@ use lossless_wire::MacAddr;
 use tracing::{debug, info, warn};
 
 use super::frames::Budget;
-use super::{Node, Now, Output};
+use super::{Node, Now, Output, PortId};
 use crate::config::Apply;
 use crate::identity::LocalInfo;
 use crate::link::{Link, LinkChange};
@@ -38,24 +38,23 @@ impl Node {
         match change {
             LinkChange::New(link) => {
                 // A rename looks like a new link with a known ifindex.
-                if let Some(old) = self.by_index.get(&link.ifindex) {
-                    if *old != link.name {
-                        let old = old.clone();
-                        self.remove_port(now, &old, false);
+                if let Some(old) = self.id_of(link.ifindex) {
+                    if self.ports.get(old).is_some_and(|p| p.name != link.name) {
+                        self.remove_port(now, old, false);
                     }
                 }
                 self.links.insert(link.ifindex, link.clone());
-                if self.ports.contains_key(&link.name) {
-                    self.update_port_link(now, &link);
+                if let Some(id) = self.ports.id(&link.name) {
+                    self.update_port_link(now, id, &link);
                 } else if self.selected(&link.name) {
                     self.add_port(now, &link);
                 }
             }
             LinkChange::Del { ifindex } => {
                 self.links.remove(&ifindex);
-                if let Some(name) = self.name_of(ifindex) {
+                if let Some(id) = self.id_of(ifindex) {
                     // The interface is gone: nothing can be sent on it.
-                    self.remove_port(now, &name, false);
+                    self.remove_port(now, id, false);
                 }
             }
         }
@@ -88,13 +87,13 @@ impl Node {
         info!(port = %link.name, ifindex = link.ifindex, mac = %MacAddr(mac), "port added");
         let mut port = port;
         port.rx_budget = RxBudget::new(self.config.daemon.limits.rx_budget, now.mono);
-        self.ports.insert(link.name.clone(), Box::new(port));
-        self.by_index.insert(link.ifindex, link.name.clone());
+        let id = self.ports.insert(link.name.clone(), Box::new(port));
+        self.by_index.insert(link.ifindex, id);
         self.outputs.push_back(Output::Open {
             ifindex: link.ifindex,
             name: link.name.clone(),
         });
-        self.open_measure(&link.name);
+        self.open_measure(id);
         if apply == Apply::Dcbnl {
             self.outputs.push_back(Output::Probe {
                 ifindex: link.ifindex,
@@ -108,12 +107,13 @@ impl Node {
                 ifindex: link.ifindex,
             }),
         );
-        self.update_port_link(now, link);
+        self.update_port_link(now, id, link);
     }
 
-    fn update_port_link(&mut self, now: Now, link: &Link) {
+    /// Port `id`'s link changed (or was read): `link`.
+    fn update_port_link(&mut self, now: Now, id: PortId, link: &Link) {
         let up = link.is_up();
-        let Some(port) = self.ports.get_mut(&link.name) else {
+        let Some(port) = self.ports.get_mut(id) else {
             return;
         };
         if let Some(mac) = link.mac {
@@ -152,16 +152,18 @@ impl Node {
                 EventBody::Daemon(DaemonEvent::LinkChanged { up }),
             );
         }
-        self.after(now, &link.name);
+        self.after(now, id);
         for frame in held {
             self.frame_in(now, link.ifindex, &frame, Budget::Charged);
         }
     }
 
-    pub(super) fn remove_port(&mut self, now: Now, name: &str, shutdown: bool) {
-        let Some(mut port) = self.ports.remove(name) else {
+    pub(super) fn remove_port(&mut self, now: Now, id: PortId, shutdown: bool) {
+        let Some(mut port) = self.ports.remove(id) else {
             return;
         };
+        let name = port.name.clone();
+        let name = name.as_str();
         self.own_msaps.remove(port.ifindex);
         self.by_index.remove(&port.ifindex);
         self.metrics.forget_port(name);
@@ -202,7 +204,10 @@ impl Node {
         let Some(link) = link else {
             return;
         };
-        let Some(port) = self.ports.get_mut(&link.name) else {
+        let Some(id) = self.ports.id(&link.name) else {
+            return;
+        };
+        let Some(port) = self.ports.get_mut(id) else {
             return;
         };
         debug!(port = %link.name, admin_up = link.admin_up, carrier = link.carrier,
@@ -214,12 +219,8 @@ impl Node {
             return;
         }
         self.links.insert(link.ifindex, link.clone());
-        self.update_port_link(now, &link);
-        if self
-            .ports
-            .get(&link.name)
-            .is_some_and(|p| p.agent.link_up())
-        {
+        self.update_port_link(now, id, &link);
+        if self.ports.get(id).is_some_and(|p| p.agent.link_up()) {
             self.frame_in(now, link.ifindex, frame, Budget::Charged);
         }
     }

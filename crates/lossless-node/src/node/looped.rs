@@ -16,7 +16,7 @@ use lossless_wire::lldp::{Id, Lldpdu, ETHERTYPE_LLDP};
 use lossless_wire::EthernetFrame;
 use tracing::warn;
 
-use super::{Node, Now};
+use super::{Node, Now, PortId};
 use crate::port::Looped;
 
 /// The MSAP of every port of the node, to tell our own LLDPDUs from a neighbour's:
@@ -75,14 +75,14 @@ impl OwnMsaps {
 }
 
 impl Node {
-    /// Whether `frame`, received on `name`, is an LLDPDU this host sent (on `name` or
-    /// another port): then it is counted and the port is looped until the TTL of
+    /// Whether `frame`, received on port `id`, is an LLDPDU this host sent (on that
+    /// port or another): then it is counted and the port is looped until the TTL of
     /// what its sender sends has passed. True: drop the frame.
-    pub(super) fn own_lldpdu(&mut self, now: Now, name: &str, frame: &[u8]) -> bool {
+    pub(super) fn own_lldpdu(&mut self, now: Now, id: PortId, frame: &[u8]) -> bool {
         let Some((ifindex, msap)) = self.own_msaps.candidate(frame) else {
             return false;
         };
-        let Some(sender) = self.by_index.get(&ifindex).and_then(|n| self.ports.get(n)) else {
+        let Some(sender) = self.id_of(ifindex).and_then(|s| self.ports.get(s)) else {
             return false;
         };
         let cfg = sender.agent.config();
@@ -90,13 +90,13 @@ impl Node {
             return false;
         }
         let (from, ttl) = (sender.name.clone(), cfg.timers.ttl());
-        let Some(port) = self.ports.get_mut(name) else {
+        let Some(port) = self.ports.get_mut(id) else {
             return true;
         };
         port.io.rx_own_lldpdus += 1;
         let until = now.mono + lossless_dcbx::Duration::from_secs(ttl.into());
         if port.looped.as_ref().is_none_or(|l| l.from != from) {
-            warn!(port = %name, from = %from, "LLDPDU with the MSAP of a port of this host \
+            warn!(port = %port.name, from = %from, "LLDPDU with the MSAP of a port of this host \
                 received: a looped cable, a device reflecting frames or a neighbour given \
                 this host's MAC; such LLDPDUs are discarded");
         }

@@ -4,7 +4,7 @@
 use lossless_headroom::session::MeasureEvent;
 use tracing::{info, warn};
 
-use super::{Node, Now, Output};
+use super::{Node, Now, Output, PortId};
 use crate::hardware::{HardwareError, IeeeReadback};
 use crate::headroom::{pfc_delay_bits, Change, HeadroomHardware, PortHeadroom};
 use crate::port::{round_ids, Port};
@@ -14,8 +14,8 @@ use crate::timestamps::{Clock, Clocks};
 impl Node {
     /// The measurement follows the agent (link, both ends capable); its frames go out,
     /// its results are sized and, through the hysteresis, programmed.
-    pub(super) fn after_headroom(&mut self, now: Now, name: &str) {
-        let Some(port) = self.ports.get_mut(name) else {
+    pub(super) fn after_headroom(&mut self, now: Now, id: PortId) {
+        let Some(port) = self.ports.get_mut(id) else {
             return;
         };
         let ifindex = port.ifindex;
@@ -54,6 +54,12 @@ impl Node {
                 reported = Some(hardware_event(port));
             }
         }
+        if events.is_empty() && changes.is_empty() && reported.is_none() {
+            return;
+        }
+        // The name, for what goes out: logs and events.
+        let name = port.name.clone();
+        let name = name.as_str();
         for ev in &events {
             log_measurement(name, ev, speed.is_some());
             let body = EventBody::Daemon(DaemonEvent::HeadroomMeasured { result: ev.clone() });
@@ -76,9 +82,9 @@ impl Node {
 
     /// Starts or stops a port's measurement to match its settings, or hands the
     /// session its new settings.
-    pub(super) fn sync_headroom(&mut self, now: Now, name: &str) {
+    pub(super) fn sync_headroom(&mut self, now: Now, id: PortId) {
         let seq_base = self.seq_base();
-        let Some(port) = self.ports.get_mut(name) else {
+        let Some(port) = self.ports.get_mut(id) else {
             return;
         };
         let want = port.settings.dcbx.headroom_measurement;
@@ -91,12 +97,10 @@ impl Node {
                 )
                 .map(Box::new);
                 let (ifindex, up) = (port.ifindex, port.agent.link_up());
-                self.open_measure(name);
-                if up {
-                    self.outputs.push_back(Output::ReadSpeed {
-                        ifindex,
-                        name: name.to_string(),
-                    });
+                let name = up.then(|| port.name.clone());
+                self.open_measure(id);
+                if let Some(name) = name {
+                    self.outputs.push_back(Output::ReadSpeed { ifindex, name });
                 }
             }
             (Some(_), false) => {
@@ -109,7 +113,7 @@ impl Node {
                 let reopen = h.settings.timestamps != port.settings.headroom.timestamps;
                 h.set_settings(now.mono, port.settings.headroom);
                 if reopen {
-                    self.open_measure(name);
+                    self.open_measure(id);
                 }
             }
             (None, false) => {}
@@ -117,22 +121,23 @@ impl Node {
     }
 
     /// Asks for the measurement socket of a port that measures.
-    pub(super) fn open_measure(&mut self, name: &str) {
-        if let Some(p) = self.ports.get(name) {
+    pub(super) fn open_measure(&mut self, id: PortId) {
+        if let Some(p) = self.ports.get(id) {
             if let Some(h) = &p.headroom {
                 self.outputs.push_back(Output::OpenMeasure {
                     ifindex: p.ifindex,
-                    name: name.to_string(),
+                    name: p.name.clone(),
                     timestamps: h.settings.timestamps,
                 });
             }
         }
     }
 
-    fn headroom_mut(&mut self, ifindex: u32) -> Option<(String, &mut PortHeadroom)> {
-        let name = self.name_of(ifindex)?;
-        let h = self.ports.get_mut(&name)?.headroom.as_mut()?;
-        Some((name, h))
+    /// The measuring port on `ifindex`: its id, its name (for logs) and its headroom.
+    fn headroom_mut(&mut self, ifindex: u32) -> Option<(PortId, &str, &mut PortHeadroom)> {
+        let id = self.id_of(ifindex)?;
+        let port = self.ports.get_mut(id)?;
+        Some((id, &port.name, port.headroom.as_mut()?))
     }
 
     /// The answer to [`Output::OpenMeasure`]: the clocks the socket timestamps with, or
@@ -142,7 +147,7 @@ impl Node {
         ifindex: u32,
         result: Result<Clocks, super::MeasureOpenError>,
     ) {
-        let Some((name, h)) = self.headroom_mut(ifindex) else {
+        let Some((_, name, h)) = self.headroom_mut(ifindex) else {
             return;
         };
         match result {
@@ -163,7 +168,7 @@ impl Node {
     /// A measurement frame with its receive timestamp (None: the kernel gave none, and
     /// the frame cannot be used as a sample).
     pub fn handle_measure_frame(&mut self, now: Now, ifindex: u32, frame: &[u8], rx: Option<u64>) {
-        let Some((name, h)) = self.headroom_mut(ifindex) else {
+        let Some((id, name, h)) = self.headroom_mut(ifindex) else {
             return;
         };
         match rx {
@@ -173,27 +178,27 @@ impl Node {
                 warn!(port = %name, "measurement frame without a receive timestamp: not used");
             }
         }
-        self.after_headroom(now, &name);
+        self.after_headroom(now, id);
     }
 
     /// The transmit timestamp of a measurement frame we sent.
     pub fn handle_measure_tx_timestamp(&mut self, now: Now, ifindex: u32, frame: &[u8], tx: u64) {
-        let Some((name, h)) = self.headroom_mut(ifindex) else {
+        let Some((id, _, h)) = self.headroom_mut(ifindex) else {
             return;
         };
         h.session.handle_tx_timestamp(now.mono, frame, tx);
-        self.after_headroom(now, &name);
+        self.after_headroom(now, id);
     }
 
     /// The answer to [`Output::ReadSpeed`]: Mb/s, None when the kernel does not know.
     pub fn handle_speed(&mut self, now: Now, ifindex: u32, mbps: Option<u64>) {
-        let Some((name, h)) = self.headroom_mut(ifindex) else {
+        let Some((id, name, h)) = self.headroom_mut(ifindex) else {
             return;
         };
         if h.set_kernel_speed(now.mono, mbps) {
             info!(port = %name, mbps, "line rate changed: measuring again");
         }
-        self.after_headroom(now, &name);
+        self.after_headroom(now, id);
     }
 
     /// The answer to [`Output::ApplyHeadroom`]: how setting the PFC delay went and,
@@ -206,12 +211,13 @@ impl Node {
         result: Result<(), HardwareError>,
         ieee: Option<Result<IeeeReadback, HardwareError>>,
     ) {
-        let Some(name) = self.name_of(ifindex) else {
+        let Some(id) = self.id_of(ifindex) else {
             return;
         };
-        let Some(port) = self.ports.get_mut(&name) else {
+        let Some(port) = self.ports.get_mut(id) else {
             return;
         };
+        let name = port.name.clone();
         if let Err(e) = &result {
             port.hw_errors.count(e.kind);
         }
@@ -257,12 +263,13 @@ impl Node {
         ifindex: u32,
         readback: Result<IeeeReadback, HardwareError>,
     ) {
-        let Some(name) = self.name_of(ifindex) else {
+        let Some(id) = self.id_of(ifindex) else {
             return;
         };
-        let Some(port) = self.ports.get_mut(&name) else {
+        let Some(port) = self.ports.get_mut(id) else {
             return;
         };
+        let name = port.name.clone();
         if let Err(e) = &readback {
             port.hw_errors.count(e.kind);
         }

@@ -26,6 +26,7 @@ mod measure;
 mod nic;
 mod pfc;
 mod ports;
+pub use ports::PortId;
 mod program;
 pub use program::PROGRAM_SETTLE;
 mod relay;
@@ -206,7 +207,7 @@ pub struct Node {
     /// Every link the kernel reported, by ifindex.
     links: BTreeMap<u32, Link>,
     ports: ports::Ports,
-    by_index: HashMap<u32, String>,
+    by_index: HashMap<u32, PortId>,
     outputs: VecDeque<Output>,
     history: VecDeque<EventRecord>,
     metrics: Metrics,
@@ -264,7 +265,7 @@ impl Node {
     }
 
     pub fn port(&self, name: &str) -> Option<&Port> {
-        self.ports.get(name)
+        self.ports.by_name(name)
     }
 
     pub fn boots(&self) -> u32 {
@@ -332,8 +333,9 @@ impl Node {
         (settings, overrides)
     }
 
-    fn name_of(&self, ifindex: u32) -> Option<String> {
-        self.by_index.get(&ifindex).cloned()
+    /// The port on `ifindex` (where an answer of the runtime comes in).
+    fn id_of(&self, ifindex: u32) -> Option<PortId> {
+        self.by_index.get(&ifindex).copied()
     }
 
     /// A control request; its answer is an [`Output::Reply`] with `id`.
@@ -361,9 +363,9 @@ impl Node {
 
     /// Drains what a port's agent produced after an input: its frames go out, its
     /// events are published, a changed operational configuration is programmed.
-    fn after(&mut self, now: Now, name: &str) {
-        self.sync_pfc(now, name);
-        let Some(port) = self.ports.get_mut(name) else {
+    fn after(&mut self, now: Now, id: PortId) {
+        self.sync_pfc(now, id);
+        let Some(port) = self.ports.get_mut(id) else {
             return;
         };
         let ifindex = port.ifindex;
@@ -382,8 +384,12 @@ impl Node {
             port.damping.change(now.mono, hold, &mut notes);
         }
         let flapping = port.damping.flapping();
+        let hold_ms = port.settings.nic_hold_ms;
+        // The name, for what goes out: logs, events, metrics.
+        let name = port.name.clone();
+        let name = name.as_str();
         for note in notes {
-            self.flap_note(now, name, note);
+            self.flap_note(now, name, hold_ms, note);
         }
         if let Some(took) = drained.converged_in {
             let ms = log::round2(took.as_secs_f64() * 1e3);
@@ -395,7 +401,7 @@ impl Node {
         for e in &drained.events {
             self.metrics.count_event(name, e);
             if flapping && crate::damping::is_churn(e) {
-                if let Some(port) = self.ports.get_mut(name) {
+                if let Some(port) = self.ports.get_mut(id) {
                     port.damping.suppress();
                 }
                 continue;
@@ -408,28 +414,24 @@ impl Node {
             .events
             .iter()
             .any(|e| matches!(e, Event::OperChanged { feature, .. } if *feature == FeatureId::Pfc));
-        let Some(port) = self.ports.get_mut(name) else {
+        let Some(port) = self.ports.get_mut(id) else {
             return;
         };
         // Only a NIC that answered the dcbnl probe is programmed.
         let outs = program::outputs(port, now.mono, &drained.events, false);
         self.outputs.extend(outs);
-        let Some(port) = self.ports.get(name) else {
-            return;
-        };
         if pfc_changed {
             if let Some(out) = measure::apply_headroom(port) {
                 self.outputs.push_back(out);
             }
         }
-        self.after_headroom(now, name);
+        self.after_headroom(now, id);
     }
 
     /// Logs and publishes what the flapping watch noted on a port.
-    fn flap_note(&mut self, now: Now, name: &str, note: crate::damping::FlapNote) {
+    fn flap_note(&mut self, now: Now, name: &str, hold_ms: u32, note: crate::damping::FlapNote) {
         use crate::damping::{FlapNote, FLAP_WINDOW};
         let window_s = FLAP_WINDOW.as_secs();
-        let hold_ms = self.ports.get(name).map_or(0, |p| p.settings.nic_hold_ms);
         let ev = match note {
             FlapNote::Started { changes } => {
                 warn!(port = %name, changes, window_s, nic_hold_ms = hold_ms,

@@ -5,15 +5,15 @@
 
 use tracing::warn;
 
-use super::{program, Node, Now, Output};
+use super::{program, Node, Now, Output, PortId};
 use crate::hardware::{HardwareError, NicState, Trust};
 use crate::nic::{Difference, DriftPolicy, READ_INTERVAL};
 use crate::protocol::{DaemonEvent, EventBody, Hardware};
 
 impl Node {
     /// A port's periodic read-back is due: ask for it.
-    pub(super) fn nic_due(&mut self, now: Now, name: &str) {
-        let Some(port) = self.ports.get_mut(name) else {
+    pub(super) fn nic_due(&mut self, now: Now, id: PortId) {
+        let Some(port) = self.ports.get_mut(id) else {
             return;
         };
         let due = port.ieee_hw.nic.next_read.is_some_and(|t| t <= now.mono);
@@ -23,7 +23,7 @@ impl Node {
         port.ieee_hw.nic.next_read = Some(now.mono + READ_INTERVAL);
         self.outputs.push_back(Output::ReadNic {
             ifindex: port.ifindex,
-            name: name.to_string(),
+            name: port.name.clone(),
             cee: port.agent.running() == lossless_dcbx::Version::Cee,
         });
     }
@@ -41,12 +41,13 @@ impl Node {
     }
 
     fn take_nic_read(&mut self, now: Now, ifindex: u32, result: Result<NicState, HardwareError>) {
-        let Some(name) = self.name_of(ifindex) else {
+        let Some(id) = self.id_of(ifindex) else {
             return;
         };
-        let Some(port) = self.ports.get_mut(&name) else {
+        let Some(port) = self.ports.get_mut(id) else {
             return;
         };
+        let name = port.name.clone();
         let policy = port.settings.nic_drift;
         let nic = &mut port.ieee_hw.nic;
         let read = match result {
@@ -95,7 +96,7 @@ impl Node {
         if !repairing {
             return;
         }
-        let Some(port) = self.ports.get_mut(&name) else {
+        let Some(port) = self.ports.get_mut(id) else {
             return;
         };
         // Forget what the NIC no longer holds, so the next programming sends it.

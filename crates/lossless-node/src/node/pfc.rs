@@ -6,7 +6,7 @@
 
 use tracing::{info, warn};
 
-use super::{measure, program, Node, Now, Output};
+use super::{measure, program, Node, Now, Output, PortId};
 use crate::config::WatchdogAction;
 use crate::hardware::{HardwareError, HardwareErrorKind};
 use crate::pfc::{ms, PfcEvent, PfcSample, PfcSource, Transition};
@@ -15,8 +15,8 @@ use crate::protocol::{EventBody, Hardware};
 
 impl Node {
     /// A port's reading is due: ask for it.
-    pub(super) fn pfc_due(&mut self, now: Now, name: &str) {
-        let Some(port) = self.ports.get_mut(name) else {
+    pub(super) fn pfc_due(&mut self, now: Now, id: PortId) {
+        let Some(port) = self.ports.get_mut(id) else {
             return;
         };
         if !port.pfc.due(now.mono) {
@@ -28,7 +28,7 @@ impl Node {
             Some(sample) => self.handle_pfc_counters(now, ifindex, Ok(sample)),
             None => self.outputs.push_back(Output::ReadPfc {
                 ifindex,
-                name: name.to_string(),
+                name: port.name.clone(),
             }),
         }
     }
@@ -41,12 +41,13 @@ impl Node {
         ifindex: u32,
         result: Result<PfcSample, HardwareError>,
     ) {
-        let Some(name) = self.name_of(ifindex) else {
+        let Some(id) = self.id_of(ifindex) else {
             return;
         };
-        let Some(port) = self.ports.get_mut(&name) else {
+        let Some(port) = self.ports.get_mut(id) else {
             return;
         };
+        let name = port.name.clone();
         let c = &port.pfc.counters;
         let first = c.samples == 0 && c.failures == 0;
         let was = c.available();
@@ -109,12 +110,12 @@ impl Node {
             warn!(port = %name, event = ?ev, "PFC counter discontinuity: evidence starts again");
             self.publish(now, &name, EventBody::Pfc(ev));
         }
-        self.pfc_transitions(now, &name, before, transitions);
+        self.pfc_transitions(now, id, before, transitions);
     }
 
     /// Settings may have changed (reload, a runtime PFC change): the watchdog follows.
-    pub(super) fn sync_pfc(&mut self, now: Now, name: &str) {
-        let Some(port) = self.ports.get_mut(name) else {
+    pub(super) fn sync_pfc(&mut self, now: Now, id: PortId) {
+        let Some(port) = self.ports.get_mut(id) else {
             return;
         };
         port.pfc.can_forward = matches!(port.hardware, Hardware::Dcbnl { .. });
@@ -127,7 +128,7 @@ impl Node {
         );
         let t = port.pfc.set_settings(now.mono, &s, prios);
         if !t.is_empty() {
-            self.pfc_transitions(now, name, before, t);
+            self.pfc_transitions(now, id, before, t);
         }
     }
 
@@ -136,13 +137,14 @@ impl Node {
     fn pfc_transitions(
         &mut self,
         now: Now,
-        name: &str,
+        id: PortId,
         before: lossless_wire::cee::PriorityMap,
         transitions: Vec<Transition>,
     ) {
-        let Some(port) = self.ports.get_mut(name) else {
+        let Some(port) = self.ports.get_mut(id) else {
             return;
         };
+        let name = port.name.clone();
         let after = port.pfc.forced_off();
         let programs = matches!(port.hardware, Hardware::Dcbnl { .. });
         let applied = port.agent.applied_pfc();
@@ -161,7 +163,7 @@ impl Node {
                 PfcEvent::PfcStorm { .. } => warn!(port = %name, event = ?ev, "PFC storm"),
                 _ => info!(port = %name, event = ?ev, "PFC storm over"),
             }
-            self.publish(now, name, EventBody::Pfc(ev));
+            self.publish(now, &name, EventBody::Pfc(ev));
         }
         self.outputs.extend(outs);
     }

@@ -223,12 +223,13 @@ impl Node {
     /// changes), and the read-back taken right after is the baseline drift is judged
     /// against.
     pub fn handle_ieee_programmed(&mut self, now: Now, ifindex: u32, outcome: IeeeOutcome) {
-        let Some(name) = self.name_of(ifindex) else {
+        let Some(id) = self.id_of(ifindex) else {
             return;
         };
-        let Some(port) = self.ports.get_mut(&name) else {
+        let Some(port) = self.ports.get_mut(id) else {
             return;
         };
+        let name = port.name.clone();
         let Some(program) = port.ieee_hw.pending.take() else {
             return;
         };
@@ -318,7 +319,7 @@ impl Node {
             };
             self.publish(now, &name, EventBody::Daemon(ev));
         }
-        let Some(port) = self.ports.get_mut(&name) else {
+        let Some(port) = self.ports.get_mut(id) else {
             return;
         };
         let hw = &port.ieee_hw;
@@ -352,7 +353,7 @@ impl Node {
         // What changed while the program was out goes now; nothing when the NIC runs
         // what runs (each answer would otherwise ask again). Refused parts are left
         // out of what is wanted, so a refusing driver is not asked again in a loop.
-        let Some(port) = self.ports.get_mut(&name) else {
+        let Some(port) = self.ports.get_mut(id) else {
             return;
         };
         if let Some(next) = desired(port) {
@@ -380,12 +381,13 @@ impl Node {
         version: Version,
         result: Result<(), HardwareError>,
     ) {
-        let Some(name) = self.name_of(ifindex) else {
+        let Some(id) = self.id_of(ifindex) else {
             return;
         };
-        let Some(port) = self.ports.get_mut(&name) else {
+        let Some(port) = self.ports.get_mut(id) else {
             return;
         };
+        let name = port.name.clone();
         port.ieee_hw.nic.answer(Part::DcbxMode, &result);
         match result {
             Ok(()) => port.ieee_hw.dcbx_mode = Some(version),

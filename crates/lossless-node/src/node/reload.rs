@@ -4,7 +4,7 @@
 
 use tracing::{info, warn};
 
-use super::{shadow, Node, Now, Output, ReloadError};
+use super::{shadow, Node, Now, Output, PortId, ReloadError};
 use crate::config::{Apply, ConfigFileError, DaemonConfig, DaemonSettings};
 use crate::link::Link;
 use crate::protocol::{DaemonEvent, EventBody, ReloadResult, Source};
@@ -34,7 +34,8 @@ impl Node {
         let mut planned = Vec::new();
         let stays =
             |name: &str| self.identity.cli_ports.iter().any(|p| p == name) || config.selects(name);
-        for (name, port) in self.ports.iter().filter(|(n, _)| stays(n)) {
+        for (id, port) in self.ports.iter().filter(|(_, p)| stays(&p.name)) {
+            let name = &port.name;
             let mut settings = config.port(name);
             if let Some(o) = self.persisted.ports.get(name) {
                 o.apply(&mut settings);
@@ -44,7 +45,7 @@ impl Node {
                 port: name.clone(),
                 error,
             })?;
-            planned.push((name.clone(), settings, cfg));
+            planned.push((id, name.clone(), settings, cfg));
         }
         // Socket, state directory and metrics address are bound at start and
         // stay (documented); the rest of [daemon] follows the file.
@@ -61,8 +62,8 @@ impl Node {
                 .map(|p| p.display().to_string()),
             ..ReloadResult::default()
         };
-        for (name, settings, cfg) in planned {
-            let Some(port) = self.ports.get_mut(&name) else {
+        for (id, name, settings, cfg) in planned {
+            let Some(port) = self.ports.get_mut(id) else {
                 continue;
             };
             let apply_changed = port.settings.apply != settings.apply;
@@ -80,8 +81,8 @@ impl Node {
                 continue;
             }
             port.settings = settings;
-            self.sync_headroom(now, &name);
-            let Some(port) = self.ports.get_mut(&name) else {
+            self.sync_headroom(now, id);
+            let Some(port) = self.ports.get_mut(id) else {
                 continue;
             };
             port.negotiating_since = Some(now.mono);
@@ -102,17 +103,17 @@ impl Node {
                     source: Source::Config,
                 }),
             );
-            self.after(now, &name);
+            self.after(now, id);
         }
         // Ports the new file no longer selects go; newly selected links come.
-        let going: Vec<String> = self
+        let going: Vec<(PortId, String)> = self
             .ports
-            .keys()
-            .filter(|n| !self.selected(n))
-            .cloned()
+            .iter()
+            .filter(|(_, p)| !self.selected(&p.name))
+            .map(|(id, p)| (id, p.name.clone()))
             .collect();
-        for name in going {
-            self.remove_port(now, &name, true);
+        for (id, name) in going {
+            self.remove_port(now, id, true);
             result.removed.push(name);
         }
         let coming: Vec<Link> = self

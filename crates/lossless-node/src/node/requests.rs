@@ -138,7 +138,7 @@ pub(super) fn handle(node: &mut Node, now: Now, id: RequestId, req: Request) {
             // The NIC is read back first, so the `nic` row says what it holds now.
             let reads: Vec<(u32, String, bool)> = match port.as_deref() {
                 None => node.ports.values().collect::<Vec<_>>(),
-                Some(name) => node.ports.get(name).into_iter().collect(),
+                Some(name) => node.ports.by_name(name).into_iter().collect(),
             }
             .into_iter()
             .filter(|p| matches!(p.hardware, Hardware::Dcbnl { .. }))
@@ -428,7 +428,7 @@ fn per_port(
 ) -> Response {
     let selected: Vec<&Port> = match port {
         None => node.ports.values().collect(),
-        Some(name) => match node.ports.get(name) {
+        Some(name) => match node.ports.by_name(name) {
             Some(p) => vec![p],
             None => return SetError::from(no_such_port(node, name)).response(),
         },
@@ -456,7 +456,7 @@ fn start_dcbx_set(
     name: &str,
     change: &FeatureChange,
 ) -> Result<(), SetError> {
-    let Some(port) = node.ports.get(name) else {
+    let Some(port) = node.ports.by_name(name) else {
         return Err(no_such_port(node, name).into());
     };
     let mut overrides = node.persisted.ports.get(name).cloned().unwrap_or_default();
@@ -480,7 +480,7 @@ fn start_roce_set(
     settings: Option<&std::collections::BTreeMap<String, serde_json::Value>>,
 ) -> Result<Option<Response>, SetError> {
     use crate::config::{RawValue, RoceSetting, RoceSettings};
-    let Some(port) = node.ports.get(name) else {
+    let Some(port) = node.ports.by_name(name) else {
         return Err(no_such_port(node, name).into());
     };
     let mut overrides = node.persisted.ports.get(name).cloned().unwrap_or_default();
@@ -533,7 +533,7 @@ fn start_dcbx_reset(
     name: &str,
     feature: Option<FeatureName>,
 ) -> Result<Option<Response>, SetError> {
-    let Some(port) = node.ports.get(name) else {
+    let Some(port) = node.ports.by_name(name) else {
         return Err(no_such_port(node, name).into());
     };
     let mut overrides = node.persisted.ports.get(name).cloned().unwrap_or_default();
@@ -556,7 +556,7 @@ fn persist_overrides(
     overrides: PortOverrides,
     roce: bool,
 ) -> Result<(), SetError> {
-    let Some(port) = node.ports.get(name) else {
+    let Some(port) = node.ports.by_name(name) else {
         return Err(no_such_port(node, name).into());
     };
     let mut settings = node.config.port(name);
@@ -596,7 +596,12 @@ fn finish_dcbx_set(
     settings: PortSettings,
     roce: bool,
 ) -> Response {
-    let Some(port) = node.ports.get_mut(name) else {
+    // By name: the port it was asked for may have gone and come back meanwhile.
+    let Some((id, port)) = node
+        .ports
+        .id(name)
+        .and_then(|id| Some((id, node.ports.get_mut(id)?)))
+    else {
         // The interface went away meanwhile: the change is kept for its return.
         let port = name.to_string();
         return SetError::WentAway { port }.response();
@@ -628,7 +633,7 @@ fn finish_dcbx_set(
             source: Source::Runtime,
         }),
     );
-    node.after(now, name);
+    node.after(now, id);
     match answer {
         Ok(v) => Response::ok(v),
         Err(e) => Response::err(ErrorKind::Unavailable, e.to_string()),

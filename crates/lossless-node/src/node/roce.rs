@@ -5,14 +5,14 @@
 
 use tracing::{info, warn};
 
-use super::{Node, Now, Output};
+use super::{Node, Now, Output, PortId};
 use crate::protocol::{DaemonEvent, EventBody};
 use crate::roce::{HostRoce, WriteOutcome};
 
 impl Node {
     /// A port's RoCE host read is due: ask for it.
-    pub(super) fn roce_due(&mut self, now: Now, name: &str) {
-        let Some(port) = self.ports.get_mut(name) else {
+    pub(super) fn roce_due(&mut self, now: Now, id: PortId) {
+        let Some(port) = self.ports.get_mut(id) else {
             return;
         };
         if !port.roce.due(now.mono) {
@@ -21,7 +21,7 @@ impl Node {
         port.roce.in_flight = true;
         self.outputs.push_back(Output::RoceHost {
             ifindex: port.ifindex,
-            name: name.to_string(),
+            name: port.name.clone(),
             write: Vec::new(),
         });
     }
@@ -35,12 +35,13 @@ impl Node {
         host: HostRoce,
         written: Vec<WriteOutcome>,
     ) {
-        let Some(name) = self.name_of(ifindex) else {
+        let Some(id) = self.id_of(ifindex) else {
             return;
         };
-        let Some(port) = self.ports.get_mut(&name) else {
+        let Some(port) = self.ports.get_mut(id) else {
             return;
         };
+        let name = port.name.clone();
         let repairing = port.settings.nic_drift == crate::nic::DriftPolicy::Repair;
         let applied: Vec<String> = written
             .iter()
@@ -93,6 +94,6 @@ impl Node {
                 }),
             );
         }
-        self.after(now, &name);
+        self.after(now, id);
     }
 }

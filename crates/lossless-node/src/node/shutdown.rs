@@ -5,9 +5,8 @@ use super::{Node, Now, Output};
 impl Node {
     /// Stop: a shutdown LLDPDU on every port, then close them all, and the relay.
     pub fn shutdown(&mut self, now: Now) {
-        let names: Vec<String> = self.ports.keys().cloned().collect();
-        for name in names {
-            self.remove_port(now, &name, true);
+        for id in self.ports.ids() {
+            self.remove_port(now, id, true);
         }
         if self.relay.running() {
             self.outputs.push_back(Output::StopRelay);

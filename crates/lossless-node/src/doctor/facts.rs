@@ -265,6 +265,30 @@ pub fn discard_priority(name: &str) -> Option<u8> {
     (p < 8 && (tail.contains("discard") || tail.contains("drop"))).then_some(p)
 }
 
+/// Why a port's facts cannot be read from the daemon's answers: which answer, and
+/// what in it.
+#[derive(Debug, thiserror::Error)]
+pub enum AnswerError {
+    /// The answer (`status`, `dcbx show`) lists no such port.
+    #[error("{answer} has no port {port}")]
+    NoPort { answer: &'static str, port: String },
+    /// The port's part of the answer is not what the checks read.
+    #[error("{answer} of {port}: {error}")]
+    Unreadable {
+        answer: &'static str,
+        port: String,
+        error: serde_json::Error,
+    },
+    /// A field of the port's part of the answer is not what the checks read.
+    #[error("{answer} of {port}: {field}: {error}")]
+    Field {
+        answer: &'static str,
+        port: String,
+        field: &'static str,
+        error: serde_json::Error,
+    },
+}
+
 impl DaemonPort {
     /// A port's facts from the daemon's answers to `status`, `dcbx show`, `headroom
     /// show`, `pfc show` and `neighbors` (each the whole `result`, every port; the
@@ -277,24 +301,41 @@ impl DaemonPort {
         headroom: Option<&Value>,
         pfc: Option<&Value>,
         neighbors: Option<&Value>,
-    ) -> Result<DaemonPort, String> {
-        let line = find(status, port).ok_or_else(|| format!("status has no port {port}"))?;
-        let dcbx_port = find(dcbx, port).ok_or_else(|| format!("dcbx show has no port {port}"))?;
-        let dcbx: DcbxFacts = serde_json::from_value(dcbx_port.clone())
-            .map_err(|e| format!("dcbx show of {port}: {e}"))?;
-        let hardware: Hardware = serde_json::from_value(line["hardware"].clone())
-            .map_err(|e| format!("status of {port}: hardware: {e}"))?;
+    ) -> Result<DaemonPort, AnswerError> {
+        let no_port = |answer| AnswerError::NoPort {
+            answer,
+            port: port.to_string(),
+        };
+        let unreadable = |answer| {
+            move |error| AnswerError::Unreadable {
+                answer,
+                port: port.to_string(),
+                error,
+            }
+        };
+        let line = find(status, port).ok_or_else(|| no_port("status"))?;
+        let dcbx_port = find(dcbx, port).ok_or_else(|| no_port("dcbx show"))?;
+        let dcbx: DcbxFacts =
+            serde_json::from_value(dcbx_port.clone()).map_err(unreadable("dcbx show"))?;
+        let hardware: Hardware =
+            serde_json::from_value(line["hardware"].clone()).map_err(|error| {
+                AnswerError::Field {
+                    answer: "status",
+                    port: port.to_string(),
+                    field: "hardware",
+                    error,
+                }
+            })?;
         let headroom = match headroom.and_then(|h| find(h, port)) {
             Some(h) => Some(
                 serde_json::from_value::<HeadroomFacts>(h.clone())
-                    .map_err(|e| format!("headroom show of {port}: {e}"))?,
+                    .map_err(unreadable("headroom show"))?,
             ),
             None => None,
         };
         let pfc = match pfc.and_then(|h| find(h, port)) {
             Some(p) => Some(
-                serde_json::from_value::<PortPfcView>(p.clone())
-                    .map_err(|e| format!("pfc show of {port}: {e}"))?,
+                serde_json::from_value::<PortPfcView>(p.clone()).map_err(unreadable("pfc show"))?,
             ),
             None => None,
         };

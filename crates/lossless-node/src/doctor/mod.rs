@@ -24,7 +24,8 @@ use serde::{Deserialize, Serialize};
 
 pub use checks::check_port;
 pub use facts::{
-    discard_priority, Daemon, DaemonPort, GivenClass, NicFacts, PortFacts, DISCARD_STATS_HELP,
+    discard_priority, AnswerError, Daemon, DaemonPort, GivenClass, NicFacts, PortFacts,
+    DISCARD_STATS_HELP,
 };
 
 /// A check's verdict.

@@ -1092,12 +1092,14 @@ fn an_answer_missing_a_field_is_refused_with_where() {
         .unwrap()
         .remove("pfc");
     let e = DaemonPort::from_answers("eth0", String::new(), &a.status, &a.dcbx, None, None, None)
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(
         e.starts_with("dcbx show of eth0: missing field `pfc`"),
         "{e}"
     );
     let e = DaemonPort::from_answers("eth1", String::new(), &a.status, &a.dcbx, None, None, None)
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert_eq!(e, "status has no port eth1");
 }

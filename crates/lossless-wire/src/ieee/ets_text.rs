@@ -115,11 +115,17 @@ pub enum EtsTextProblem {
          cannot be shown); give it a priority, another TSA, or leave it out"
     )]
     EmptyStrict(u8),
-    #[error(
-        "priorities {} are in no class: each of 0..7 is in one",
-        .0.iter().map(u8::to_string).collect::<Vec<_>>().join(", ")
-    )]
+    #[error("{} in no class: each of 0..7 is in one", unassigned(.0))]
     Unassigned(Vec<u8>),
+}
+
+/// `priority 6 is`, `priorities 3, 6 are`.
+fn unassigned(priorities: &[u8]) -> String {
+    let list: Vec<String> = priorities.iter().map(u8::to_string).collect();
+    match list.as_slice() {
+        [one] => format!("priority {one} is"),
+        _ => format!("priorities {} are", list.join(", ")),
+    }
 }
 
 struct Parser<'a> {
@@ -364,6 +370,7 @@ mod tests {
             ("tc0 {0,1,2,3,4,5,6,7} ets 100% tc1", 31, "tc1", "expected \";\" between two classes, or the end"),
             ("tc0 {0,1,2,3,4,5,6,7} ets 100%; tc3 {} strict", 32, "tc3", "tc3 is strict and serves no priority: such a class is not written (its share cannot be shown); give it a priority, another TSA, or leave it out"),
             ("tc0 {0,1,2,4,5,7} ets 100%", 26, "", "priorities 3, 6 are in no class: each of 0..7 is in one"),
+            ("tc0 {0,1,2,3,4,5,7} ets 100%", 28, "", "priority 6 is in no class: each of 0..7 is in one"),
         ];
         for &(text, offset, found, problem) in cases {
             assert_eq!(

@@ -9,7 +9,7 @@ use lossless_node::config::RuleSelector;
 use lossless_node::protocol::{
     AppRuleChange, AppRulesChange, EtsChange, FeatureChange, FeatureName, Request, TcChange,
 };
-use lossless_wire::ieee::Tsa;
+use lossless_wire::ieee::{EtsTable, Tsa};
 
 use crate::cmd::daemon::{arr, call, print_json, PortArgs, SocketArg};
 use crate::cmd::{dcbx_show, dscp};
@@ -49,6 +49,7 @@ Examples:
   lossless dcbx set eth0 ets --prio-tc 0,0,0,1,0,0,2,0 --tc-bw 50,50,0,0,0,0,0,0 \\
         --tsa ets,ets,strict,strict,strict,strict,strict,strict
   lossless dcbx set eth0 ets --tc 0:0,1,2,4,5,7:50 --tc 1:3:50 --tc 2:6:strict
+  lossless dcbx set eth0 ets 'tc0 {0,1,2,3,4,5,7} ets 50%; tc3 {6} ets 50%'
   lossless dcbx set eth0 app add dscp 26 3        RoCEv2 data (AF31) on priority 3
   lossless dcbx set eth0 app add udp 4791 3       RoCEv2 by its UDP port
   lossless dcbx set eth0 app del dscp 26
@@ -89,8 +90,9 @@ pub enum SetWhat {
     ///
     /// Example: lossless dcbx set eth0 app add dscp 26 3
     App(AppArgs),
-    /// IEEE 802.1Qaz ETS: the three tables (--prio-tc, --tc-bw, --tsa) or per traffic
-    /// class (--tc), --max-tcs, --cbs, --recommend.
+    /// IEEE 802.1Qaz ETS: the table as `dcbx show` prints it ('tc0 {0,1,2} ets 50%; ...'),
+    /// the three tables (--prio-tc, --tc-bw, --tsa) or per traffic class (--tc),
+    /// --max-tcs, --cbs, --recommend.
     ///
     /// Example: lossless dcbx set eth0 ets --tc 0:0,1,2,4,5,7:50 --tc 1:3:50 --tc 2:6:strict
     Ets(EtsArgs),
@@ -245,6 +247,15 @@ impl SelectorArg {
 pub struct EtsArgs {
     #[command(flatten)]
     pub flags: Flags,
+    /// The whole table in the notation `dcbx show` prints, quoted: each traffic class
+    /// with its priorities, TSA and share, e.g. 'tc0 {0,1,2,3,4,5,7} ets 50%; tc3 {6}
+    /// ets 50%'. Every priority is in one class; a class not written is strict, 0 %.
+    #[arg(
+        value_name = "TABLE",
+        value_parser = EtsTable::parse,
+        conflicts_with_all = ["prio_tc", "tc_bw", "tsa", "tc"]
+    )]
+    pub table: Option<EtsTable>,
     /// The traffic class of priorities 0..7.
     #[arg(long, value_name = "8 TCS", value_delimiter = ',')]
     pub prio_tc: Option<Vec<u8>>,
@@ -391,13 +402,16 @@ pub fn change(what: &SetWhat) -> Result<FeatureChange, CliError> {
         }
         SetWhat::Ets(a) => FeatureChange {
             ets: Some(Box::new(EtsChange {
-                prio_tc: a.prio_tc.clone(),
-                tc_bw: a.tc_bw.clone(),
-                tsa: a
-                    .tsa
-                    .as_ref()
-                    .map(|v| v.iter().map(|t| tsa("--tsa", t)).collect())
-                    .transpose()?,
+                prio_tc: a.table.map(|t| t.prio_tc.to_vec()).or(a.prio_tc.clone()),
+                tc_bw: a.table.map(|t| t.tc_bw.to_vec()).or(a.tc_bw.clone()),
+                tsa: match a.table {
+                    Some(t) => Some(t.tsa.to_vec()),
+                    None => a
+                        .tsa
+                        .as_ref()
+                        .map(|v| v.iter().map(|t| tsa("--tsa", t)).collect())
+                        .transpose()?,
+                },
                 tcs: if a.tc.is_empty() {
                     None
                 } else {

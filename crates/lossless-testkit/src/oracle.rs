@@ -86,13 +86,16 @@ pub enum Oracle {
     /// The Prometheus server (Debian's prometheus, beside promtool): it scrapes the
     /// metrics endpoint with the scrape configuration a fleet uses.
     Prometheus,
+    /// OpenSSL's `s_client`, a TLS client we did not write that can finish a
+    /// handshake and then hold the connection without sending a request.
+    Openssl,
 }
 
 /// Where the umad2sim library of ibsim-utils is (OpenSM talks to ibsim through it).
 use crate::opensm::UMAD2SIM;
 
 impl Oracle {
-    pub const ALL: [Oracle; 18] = [
+    pub const ALL: [Oracle; 19] = [
         Oracle::Netns,
         Oracle::Tshark,
         Oracle::Lldpad,
@@ -111,6 +114,7 @@ impl Oracle {
         Oracle::KubernetesValidate,
         Oracle::Curl,
         Oracle::Prometheus,
+        Oracle::Openssl,
     ];
 
     /// What it is, in a sentence's words.
@@ -134,6 +138,7 @@ impl Oracle {
             Oracle::KubernetesValidate => "kubernetes-validate",
             Oracle::Curl => "curl",
             Oracle::Prometheus => "Prometheus (the server)",
+            Oracle::Openssl => "openssl (s_client)",
         }
     }
 
@@ -156,6 +161,7 @@ impl Oracle {
             Oracle::Podman => &["podman"],
             Oracle::Curl => &["curl"],
             Oracle::Prometheus => &["prometheus"],
+            Oracle::Openssl => &["openssl"],
             Oracle::Kubectl | Oracle::KubernetesValidate => &[],
         }
     }
@@ -205,6 +211,7 @@ impl Oracle {
             Oracle::KubernetesValidate => &["kubernetes-validate"],
             Oracle::Curl => &["curl"],
             Oracle::Prometheus => &["prometheus"],
+            Oracle::Openssl => &["openssl"],
         }
     }
 

@@ -609,3 +609,93 @@ fn requests_past_the_rate_limit_are_answered_429() {
         .collect();
     assert_eq!(statuses, [200, 200, 429, 429]);
 }
+
+/// Fails on the old code (384bc44's parent): a TLS connection that had finished its
+/// handshake and sent no request was not closed to make room under
+/// `metrics_max_connections`: the next scraper took its place in the count, but the
+/// idle one kept its descriptor until its head timeout (counted as a timeout). Now it
+/// is closed at once (`lossless_metrics_refused_total{reason="limit"}`, never
+/// `timeout`).
+#[test]
+fn an_idle_tls_connection_is_closed_to_make_room_for_a_scrape() {
+    if !require(
+        "an_idle_tls_connection_is_closed_to_make_room_for_a_scrape",
+        &[Oracle::Netns, Oracle::Curl, Oracle::Openssl],
+    ) {
+        return;
+    }
+    use std::io::{BufRead, BufReader, Read};
+    use std::process::Stdio;
+
+    let fleet = Fleet::new();
+    let web = fleet.write_web(&tls_and_users(&fleet.server, ""));
+    let conf = fleet.path("d.toml");
+    std::fs::write(
+        &conf,
+        format!(
+            "[daemon]\nmetrics = \"0.0.0.0:9717\"\nmetrics_web_config = \"{}\"\n\
+             metrics_max_connections = 1\n",
+            web.display()
+        ),
+    )
+    .unwrap();
+    let _d = Daemon::start(
+        &fleet.host,
+        &fleet.path("d"),
+        &["--config", conf.to_str().unwrap()],
+    );
+    let auth = format!("prometheus:{PASSWORD}");
+    // Up and answering: a first scrape (which also leaves no connection open).
+    assert_eq!(fleet.curl(&["-u", &auth, URL]).status, 200);
+
+    // The one connection the cap allows: a handshake finished, then nothing sent.
+    let mut idle = fleet
+        .prom
+        .command("openssl")
+        .args(["s_client", "-connect", "10.77.0.1:9717", "-CAfile"])
+        .arg(&fleet.ca.cert_path)
+        .args(["-verify_return_error", "-ign_eof"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("run openssl s_client");
+    let mut out = BufReader::new(idle.stdout.take().unwrap());
+    let mut seen = String::new();
+    // s_client prints its session summary once the handshake is done (the server's
+    // certificate verified against the test CA).
+    loop {
+        let mut line = String::new();
+        let n = out.read_line(&mut line).unwrap();
+        assert!(
+            n > 0,
+            "s_client ended before its handshake finished:\n{seen}"
+        );
+        seen.push_str(&line);
+        if line.contains("Verify return code: 0") {
+            break;
+        }
+    }
+
+    // The scrape gets in: the idle connection is closed for it.
+    let r = fleet.curl(&["-u", &auth, URL]);
+    assert_eq!(r.status, 200, "{}\n{}", r.head, r.stderr);
+    assert!(metric(&r.body, "lossless_metrics_refused_total{reason=\"limit\"}") >= 1.0);
+    // And s_client sees the server close it: its stdin still open, it would not
+    // leave on its own.
+    let mut rest = String::new();
+    out.read_to_string(&mut rest).unwrap();
+    idle.wait().unwrap();
+    drop(idle.stdin.take());
+    // Closed to make room, not at its head timeout (which the old code waited for,
+    // the connection dropped from the count but its descriptor held).
+    let r = fleet.curl(&["-u", &auth, URL]);
+    assert_eq!(r.status, 200, "{}\n{}", r.head, r.stderr);
+    assert_eq!(
+        metric(
+            &r.body,
+            "lossless_metrics_refused_total{reason=\"timeout\"}"
+        ),
+        0.0
+    );
+}

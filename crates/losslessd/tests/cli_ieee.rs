@@ -43,16 +43,11 @@ struct Pair {
 
 fn pair() -> Pair {
     let dir = TempDir::new();
-    let na = Netns::new();
-    let nb = Netns::new();
-    Veth::new(
-        &na,
-        "va",
-        "02:00:00:00:00:0a",
-        &nb,
-        "vb",
-        "02:00:00:00:00:0b",
-    );
+    let lossless_testkit::Pair {
+        a: na,
+        b: nb,
+        veth: _veth,
+    } = lossless_testkit::Pair::down();
     let conf = dir.path().join("a.toml");
     std::fs::write(&conf, CONFIG_A).unwrap();
     let a = Daemon::start(

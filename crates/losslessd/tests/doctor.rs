@@ -173,28 +173,18 @@ fn connectx(dir: &Path) -> (HostTree, ShimEnv) {
 /// peer's side `va` in namespace A; the link up.
 struct Host {
     d: Daemon,
-    na: Netns,
-    nb: Netns,
-    _veth: Veth,
+    /// `va` in `link.a` (the switch's side), `vb` in `link.b` (the host's).
+    link: lossless_testkit::Pair,
     conf: std::path::PathBuf,
 }
 
 impl Host {
     fn start(dir: &Path, conf: &str, shim: &ShimEnv, root: &Path) -> Host {
-        let (na, nb) = (Netns::new(), Netns::new());
-        let veth = Veth::new(
-            &na,
-            "va",
-            "02:00:00:00:00:0a",
-            &nb,
-            "vb",
-            "02:00:00:00:00:0b",
-        );
-        veth.up(&na, &nb);
+        let link = lossless_testkit::Pair::up();
         let file = dir.join("host.toml");
         std::fs::write(&file, conf).unwrap();
         let d = Daemon::start_with_env(
-            &nb,
+            &link.b,
             &dir.join("host"),
             &[
                 "--config",
@@ -206,9 +196,7 @@ impl Host {
         );
         Host {
             d,
-            na,
-            nb,
-            _veth: veth,
+            link,
             conf: file,
         }
     }
@@ -242,13 +230,13 @@ fn beside_lldpad_every_check_the_daemon_sees_is_ok_and_each_fault_is_named_and_f
     let root = tree.root();
     let conf = roce_profile_with_host("vb", "pfc_watchdog.enabled = true");
     let h = Host::start(dir.path(), &conf, &shim, root);
-    let l = LldpadPeer::start(&h.na, "va", Mode::Ieee);
+    let l = LldpadPeer::start(&h.link.a, "va", Mode::Ieee);
     lldpad_pfc(&l, "3");
     l.lldptool_ok(&["-T", "-i", "va", "-V", "APP", "enableTx=yes", "app=3,5,26"]);
     let sock = &h.d.socket;
     let r = doctor_until(
         "everything the daemon sees ok",
-        &h.nb,
+        &h.link.b,
         &shim,
         sock,
         root,
@@ -323,7 +311,7 @@ fn beside_lldpad_every_check_the_daemon_sees_is_ok_and_each_fault_is_named_and_f
     l.lldptool_ok(&["-T", "-i", "va", "-V", "MTU", "enableTx=yes"]);
     let r = doctor_until(
         "lldpad's maximum frame size",
-        &h.nb,
+        &h.link.b,
         &shim,
         sock,
         root,
@@ -336,8 +324,8 @@ fn beside_lldpad_every_check_the_daemon_sees_is_ok_and_each_fault_is_named_and_f
          up to 1518 octets",
     );
     // Jumbo frames on lldpad's side only: it would send what this end drops.
-    h.na.ip(&["link", "set", "va", "mtu", "9000"]);
-    let r = doctor_until("lldpad's jumbo frames", &h.nb, &shim, sock, root, |r| {
+    h.link.a.ip(&["link", "set", "va", "mtu", "9000"]);
+    let r = doctor_until("lldpad's jumbo frames", &h.link.b, &shim, sock, root, |r| {
         r.status("mtu") != "ok"
     });
     r.expect("mtu", "problem", "the peer sends frames up to 9018 octets");
@@ -345,14 +333,14 @@ fn beside_lldpad_every_check_the_daemon_sees_is_ok_and_each_fault_is_named_and_f
         r.fix("mtu"),
         "ip link set vb mtu 9000 (or lower the switch port's MTU)"
     );
-    h.na.ip(&["link", "set", "va", "mtu", "1500"]);
-    doctor_until("lldpad's MTU back", &h.nb, &shim, sock, root, |r| {
+    h.link.a.ip(&["link", "set", "va", "mtu", "1500"]);
+    doctor_until("lldpad's MTU back", &h.link.b, &shim, sock, root, |r| {
         r.status("mtu") == "ok"
     });
 
     // lldpad moves PFC to 4: the willing host follows, and RoCE's 3 is lossy.
     lldpad_pfc(&l, "4");
-    let r = doctor_until("PFC on 4", &h.nb, &shim, sock, root, |r| {
+    let r = doctor_until("PFC on 4", &h.link.b, &shim, sock, root, |r| {
         r.status("pfc") == "problem" && r.evidence("nic").contains("the NIC runs PFC on 4")
     });
     r.expect("pfc", "problem", "the peer's PFC on 4: not on 3");
@@ -365,14 +353,14 @@ fn beside_lldpad_every_check_the_daemon_sees_is_ok_and_each_fault_is_named_and_f
     r.expect("nic", "problem", "the NIC runs PFC on 4, not on 3");
     assert_eq!(r.code, 1);
     lldpad_pfc(&l, "3");
-    doctor_until("PFC on 3 again", &h.nb, &shim, sock, root, |r| {
+    doctor_until("PFC on 3 again", &h.link.b, &shim, sock, root, |r| {
         r.status("pfc") == "ok" && r.status("nic") == "ok"
     });
 
     // The UDP 4791 entry withdrawn at run time; doctor's fix puts it back.
     let out = h.d.cli(&["dcbx", "set", "vb", "app", "del", "udp", "4791"]);
     assert!(out.status.success(), "{}", output_text(&out));
-    let r = doctor_until("no udp 4791", &h.nb, &shim, sock, root, |r| {
+    let r = doctor_until("no udp 4791", &h.link.b, &shim, sock, root, |r| {
         r.status("app") == "problem"
     });
     r.expect(
@@ -382,7 +370,7 @@ fn beside_lldpad_every_check_the_daemon_sees_is_ok_and_each_fault_is_named_and_f
     );
     assert_eq!(r.fix("app"), "lossless dcbx set vb app add udp 4791 3");
     run_lossless_fix(&h.d, r.fix("app"));
-    let r = doctor_until("udp 4791 back", &h.nb, &shim, sock, root, |r| {
+    let r = doctor_until("udp 4791 back", &h.link.b, &shim, sock, root, |r| {
         r.status("app") == "ok"
     });
     assert_eq!(r.code, 2, "{:#}", r.json);
@@ -391,7 +379,7 @@ fn beside_lldpad_every_check_the_daemon_sees_is_ok_and_each_fault_is_named_and_f
     // counters saw it; still named once the driver's counter is back at 0 (it counted
     // them while watching).
     shim.set_stat("vb", "rx_prio3_buf_discard", 9);
-    let r = doctor_until("the discards seen", &h.nb, &shim, sock, root, |r| {
+    let r = doctor_until("the discards seen", &h.link.b, &shim, sock, root, |r| {
         r.status("discards") == "problem"
     });
     r.expect(
@@ -407,7 +395,7 @@ fn beside_lldpad_every_check_the_daemon_sees_is_ok_and_each_fault_is_named_and_f
     assert!(r.fix("discards").contains("lossless headroom show vb"));
     assert_eq!(r.code, 1);
     shim.set_stat("vb", "rx_prio3_buf_discard", 0);
-    let r = doctor(&h.nb, &shim, sock, root, &[]);
+    let r = doctor(&h.link.b, &shim, sock, root, &[]);
     r.expect("discards", "problem", "priority 3 host_buffer 9");
 }
 
@@ -432,13 +420,13 @@ fn beside_lldpd_the_faults_of_a_fresh_host_are_named_and_doctors_fixes_fix_them(
     let root = tree.root();
     // The DCB part of the profile only: the host's RoCE settings as the driver left them.
     let h = Host::start(dir.path(), &roce_profile("vb", ""), &shim, root);
-    let lldpd = Lldpd::start(&h.na, "va");
+    let lldpd = Lldpd::start(&h.link.a, "va");
     lldpd.wait_neighbor(LIMIT, |_| true);
     let sock = &h.d.socket;
     // Without a DCBX peer the NIC is programmed 3 s after link-up.
     let r = doctor_until(
         "the neighbour in view, the NIC programmed",
-        &h.nb,
+        &h.link.b,
         &shim,
         sock,
         root,
@@ -453,7 +441,7 @@ fn beside_lldpd_the_faults_of_a_fresh_host_are_named_and_doctors_fixes_fix_them(
             root.to_str().unwrap(),
         ];
         all.extend_from_slice(args);
-        output_text(&doctor_command(&h.nb, &shim, &all))
+        output_text(&doctor_command(&h.link.b, &shim, &all))
     };
     eprintln!("$ lossless doctor\n{}", text(&[]));
     r.expect(
@@ -517,7 +505,7 @@ fn beside_lldpd_the_faults_of_a_fresh_host_are_named_and_doctors_fixes_fix_them(
     std::fs::write(&h.conf, conf).unwrap();
     let out = h.d.cli(&["reload"]);
     assert!(out.status.success(), "{}", output_text(&out));
-    let r = doctor_until("the fixes to hold", &h.nb, &shim, sock, root, |r| {
+    let r = doctor_until("the fixes to hold", &h.link.b, &shim, sock, root, |r| {
         ["dcbx", "tos", "global_pause", "watchdog"]
             .iter()
             .all(|c| r.status(c) == "ok")
@@ -546,7 +534,7 @@ fn beside_lldpd_the_faults_of_a_fresh_host_are_named_and_doctors_fixes_fix_them(
     ]);
     let r = doctor_until(
         "lldpd's maximum frame size",
-        &h.nb,
+        &h.link.b,
         &shim,
         sock,
         root,
@@ -564,7 +552,7 @@ fn beside_lldpd_the_faults_of_a_fresh_host_are_named_and_doctors_fixes_fix_them(
         "oui-info",
         "24,00",
     ]);
-    let r = doctor_until("lldpd's jumbo frames", &h.nb, &shim, sock, root, |r| {
+    let r = doctor_until("lldpd's jumbo frames", &h.link.b, &shim, sock, root, |r| {
         r.status("mtu") == "problem"
     });
     r.expect("mtu", "problem", "the peer sends frames up to 9216 octets");
@@ -572,21 +560,6 @@ fn beside_lldpd_the_faults_of_a_fresh_host_are_named_and_doctors_fixes_fix_them(
         r.fix("mtu"),
         "ip link set vb mtu 9198 (or lower the switch port's MTU)"
     );
-}
-
-/// Namespace B with `vb` (its peer `va` in A): no daemon anywhere.
-fn bare_host() -> (Netns, Netns, Veth) {
-    let (na, nb) = (Netns::new(), Netns::new());
-    let veth = Veth::new(
-        &na,
-        "va",
-        "02:00:00:00:00:0a",
-        &nb,
-        "vb",
-        "02:00:00:00:00:0b",
-    );
-    veth.up(&na, &nb);
-    (na, nb, veth)
 }
 
 #[test]
@@ -600,7 +573,12 @@ fn without_a_daemon_the_host_and_the_nic_are_checked_and_the_printed_commands_fi
     let dir = TempDir::new();
     let (tree, shim) = connectx(dir.path());
     let root = tree.root();
-    let (_na, nb, _veth) = bare_host();
+    // Namespace B with `vb` (its peer `va` in A): no daemon anywhere.
+    let lossless_testkit::Pair {
+        a: _na,
+        b: nb,
+        veth: _veth,
+    } = lossless_testkit::Pair::up();
     let sock = dir.path().join("no-daemon.sock");
     let r = doctor(&nb, &shim, &sock, root, &[]);
     assert_eq!(r.json["daemon"], Value::Null);
@@ -770,7 +748,12 @@ fn a_nic_firmware_lldp_agent_is_named_and_turned_off() {
         .model(Model::Ice)
         .fw_agent(&["vb"])
         .sysfs(tree.root());
-    let (_na, nb, _veth) = bare_host();
+    // Namespace B with `vb` (its peer `va` in A): no daemon anywhere.
+    let lossless_testkit::Pair {
+        a: _na,
+        b: nb,
+        veth: _veth,
+    } = lossless_testkit::Pair::up();
     let sock = dir.path().join("no-daemon.sock");
     let r = doctor(&nb, &shim, &sock, tree.root(), &["vb"]);
     r.expect(

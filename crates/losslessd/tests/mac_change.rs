@@ -111,8 +111,9 @@ fn a_mac_change_retires_the_old_identity_and_the_peer_follows_at_once() {
     assert_eq!(v["ieee"]["pfc"]["oper"], json!([3, 4]), "{v:#}");
 
     // What went over the wire, as tshark reads it: the old identity's shutdown
-    // (TTL 0, from the old MAC) once, before the new identity's first LLDPDU.
-    std::thread::sleep(Duration::from_millis(300)); // the capture's last frames
+    // (TTL 0, from the old MAC) once, before the new identity's first LLDPDU. B
+    // has them all (it holds the new identity alone); `stop` lets libpcap hand
+    // the capture its last block of them before it ends.
     cap.stop();
     let rows = lossless_testkit::tshark_fields(
         &pcap,

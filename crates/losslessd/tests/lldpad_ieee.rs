@@ -13,8 +13,6 @@ mod harness;
 #[path = "lldpad_ieee/tshark.rs"]
 mod tshark;
 
-use std::time::Duration;
-
 use common::*;
 use harness::*;
 use lossless_testkit::{lldptool_app_config, lldptool_apps};
@@ -451,8 +449,17 @@ fn f_ieee_only_port_has_no_dcbx_peer_in_a_cee_lldpad() {
         let v = i.ours();
         (v["ieee"]["pfc"]["reason"] == "peer_cee_only").then_some(v)
     });
-    // A second look, a few of lldpad's frames later: nothing changed.
-    std::thread::sleep(Duration::from_secs(3));
+    // A second look, two more of lldpad's LLDPDUs later: nothing changed.
+    let frames_in = || {
+        i.d.call(&lossless_node::protocol::Request::Counters {
+            port: Some("vb".into()),
+        })["ports"][0]["lldp"]["frames_in"]
+            .as_u64()
+    };
+    let seen = frames_in().expect("vb's LLDP counters");
+    wait_every(LIMIT, EVERY, "two more of lldpad's LLDPDUs", || {
+        (frames_in()? >= seen + 2).then_some(())
+    });
     for v in [v, i.ours()] {
         assert_eq!(v["peer_present"], false, "{v:#}");
         assert_eq!(v["all_syncd"], false);

@@ -676,17 +676,30 @@ fn measurement_socket_timestamps_both_ways_and_sees_only_0x88b5() {
         Clock::Software,
         "veth gives software TX timestamps"
     );
+    // The kernel turns receive timestamps on a moment after the first socket asks
+    // for them (a deferred static key): frames go across until one arrives stamped
+    // (each one's transmit timestamp taken off the error queue), not a fixed wait.
+    let (mut buf, mut echo) = (vec![0u8; 2048], vec![0u8; 2048]);
+    let warm = eth(LLDP_DST, MAC_A, &[0x88b5], &[0x4c, 0x48, 1, 1, 0, 1, 0, 1]);
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        ma.send(&warm).expect("send");
+        let (_, rx) = retry_2s(|| mb.recv(&mut buf)).expect("received");
+        retry_2s(|| ma.recv_tx_timestamp(&mut echo)).expect("tx timestamp");
+        if rx.is_some() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no receive timestamp within 2 s");
+    }
     // A PacketSocket for LLDP on the same port must not see measurement frames, and
     // the measurement socket must not see LLDP.
     let (la, _lb) = p.sockets();
     let before = realtime_ps();
     let frame = eth(LLDP_DST, MAC_A, &[0x88b5], &[0x4c, 0x48, 1, 1, 0, 1, 0, 0]);
     ma.send(&frame).expect("send");
-    let mut buf = vec![0u8; 2048];
     let (n, rx) = retry_2s(|| mb.recv(&mut buf)).expect("received");
     assert_eq!(&buf[..n], &frame[..]);
     let rx = rx.expect("a receive timestamp");
-    let mut echo = vec![0u8; 2048];
     let (m, tx) = retry_2s(|| ma.recv_tx_timestamp(&mut echo)).expect("tx timestamp");
     assert_eq!(
         &echo[..m],

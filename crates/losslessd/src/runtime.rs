@@ -57,7 +57,10 @@ pub enum RunError {
     Metrics { addr: SocketAddr, source: io::Error },
     /// `--metrics` on a non-loopback address without a web configuration.
     #[error("--metrics {addr}: {why}")]
-    MetricsExposed { addr: SocketAddr, why: String },
+    MetricsExposed {
+        addr: SocketAddr,
+        why: lossless_node::config::MetricsExposureError,
+    },
     #[error("metrics web configuration {0}")]
     WebConfig(#[from] WebConfigError),
     #[error("netlink: {0}")]

@@ -184,7 +184,7 @@ fn daemon(section: &Field, d: &mut DaemonSettings, faults: &mut Vec<Fault>) {
             "metrics" => {
                 let addr = metrics(&f)?;
                 if let Err(why) = check_metrics_exposure(addr, false) {
-                    exposed = Some(f.fault(why));
+                    exposed = Some(f.fault(why.to_string()));
                 }
                 d.metrics = Some(addr);
             }
@@ -273,16 +273,26 @@ pub enum MetricsAddressError {
 /// whose file must then set TLS or basic authentication (the daemon checks that when
 /// it reads the file). Metrics carry the fabric's topology: they are not served in
 /// clear to the network by default.
-pub fn check_metrics_exposure(addr: SocketAddr, web_config: bool) -> Result<(), String> {
+pub fn check_metrics_exposure(
+    addr: SocketAddr,
+    web_config: bool,
+) -> Result<(), MetricsExposureError> {
     if addr.ip().is_loopback() || web_config {
         return Ok(());
     }
-    Err(format!(
-        "{} is not a loopback address: the metrics endpoint has no authentication, \
-         bind it to 127.0.0.1 or ::1, or protect it with TLS or basic authentication in \
-         a web configuration file (metrics_web_config; docs/operations.md, \"Fleet\")",
-        addr.ip()
-    ))
+    Err(MetricsExposureError { ip: addr.ip() })
+}
+
+/// A metrics address other than loopback without a web configuration to protect it
+/// ([`check_metrics_exposure`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{ip} is not a loopback address: the metrics endpoint has no authentication, bind it \
+     to 127.0.0.1 or ::1, or protect it with TLS or basic authentication in a web \
+     configuration file (metrics_web_config; docs/operations.md, \"Fleet\")"
+)]
+pub struct MetricsExposureError {
+    pub ip: std::net::IpAddr,
 }
 
 /// A value named by a lowercase word, read through its serde form.

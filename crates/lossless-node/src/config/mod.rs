@@ -40,7 +40,9 @@ use crate::identity::{Advertise, IdentitySettings, LocalInfo};
 
 pub use app::{AppRule, AppRules, RuleError, RuleSelector};
 pub use error::ConfigFileError;
-pub use file::{check_metrics_address, check_metrics_exposure, MetricsAddressError};
+pub use file::{
+    check_metrics_address, check_metrics_exposure, MetricsAddressError, MetricsExposureError,
+};
 pub use headroom::{alpha_text, HeadroomSettings};
 pub use pattern::{check_interface_name, InterfaceNameError, IFNAME_MAX};
 pub use pfc_watchdog::{

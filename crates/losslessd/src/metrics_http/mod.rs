@@ -56,7 +56,7 @@ pub const HEAD_MAX: usize = 8192;
 /// word, so a mistake upstream cannot serve metrics in clear to the network).
 pub async fn bind(addr: SocketAddr, web: Option<&Web>) -> io::Result<TcpListener> {
     if let Err(why) = web.map_or_else(
-        || lossless_node::config::check_metrics_exposure(addr, false),
+        || lossless_node::config::check_metrics_exposure(addr, false).map_err(|e| e.to_string()),
         |w| may_serve(&w.current(), addr),
     ) {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, why));

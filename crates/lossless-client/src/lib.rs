@@ -1,15 +1,20 @@
 //! A blocking client of losslessd's control socket: one JSON request per line, one
 //! response line back. The protocol and every view it carries are `lossless-proto`'s
 //! types, and that is all this crate depends on (not the node core): [`Client::call_as`]
-//! reads a result into its view ([`Client::status`] is `status`'s), [`Client::call`]
-//! keeps it as JSON (what `--json` prints). Used by the `lossless` CLI and the tests.
+//! reads a result into its view, and a method per request does it for the views
+//! `lossless-proto` holds ([`Client::status`], [`Client::dcbx_show`], ...);
+//! [`Client::call`] keeps the result as JSON (what `--json` prints). Used by the
+//! `lossless` CLI and the tests.
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::time::Duration;
 
-use lossless_proto::{ErrorBody, Request, Response, StatusResult};
+use lossless_proto::{
+    Changed, CountersResult, DcbxView, ErrorBody, FeatureChange, FeatureName, PortNeighbors, Ports,
+    ReloadResult, Request, Response, RoceView, StatusResult,
+};
 use serde::de::DeserializeOwned;
 
 /// A blocking client.
@@ -69,6 +74,63 @@ impl Client {
     /// `status`: the daemon, its health and a line per port.
     pub fn status(&mut self) -> Result<StatusResult, ClientError> {
         self.call_as(&Request::Status)
+    }
+
+    /// `neighbors`: one port's LLDP neighbours, or every port's.
+    pub fn neighbors(&mut self, port: Option<&str>) -> Result<Ports<PortNeighbors>, ClientError> {
+        self.call_as(&Request::Neighbors {
+            port: port.map(str::to_owned),
+        })
+    }
+
+    /// `dcbx show`: one port's DCBX, or every port's.
+    pub fn dcbx_show(&mut self, port: Option<&str>) -> Result<Ports<DcbxView>, ClientError> {
+        self.call_as(&Request::DcbxShow {
+            port: port.map(str::to_owned),
+        })
+    }
+
+    /// `dcbx set`: the port's `dcbx show` after the change.
+    pub fn dcbx_set(
+        &mut self,
+        port: &str,
+        change: FeatureChange,
+    ) -> Result<Changed<DcbxView>, ClientError> {
+        self.call_as(&Request::DcbxSet {
+            port: port.to_owned(),
+            change,
+        })
+    }
+
+    /// `dcbx reset`: one feature's runtime change dropped, or every one.
+    pub fn dcbx_reset(
+        &mut self,
+        port: &str,
+        feature: Option<FeatureName>,
+    ) -> Result<Changed<DcbxView>, ClientError> {
+        self.call_as(&Request::DcbxReset {
+            port: port.to_owned(),
+            feature,
+        })
+    }
+
+    /// `roce reset`: the port's RoCE host settings after the file's run again.
+    pub fn roce_reset(&mut self, port: &str) -> Result<Changed<RoceView>, ClientError> {
+        self.call_as(&Request::RoceReset {
+            port: port.to_owned(),
+        })
+    }
+
+    /// `counters`: one port's, or every port's, and the shared sockets'.
+    pub fn counters(&mut self, port: Option<&str>) -> Result<CountersResult, ClientError> {
+        self.call_as(&Request::Counters {
+            port: port.map(str::to_owned),
+        })
+    }
+
+    /// `reload`: what the configuration file changed.
+    pub fn reload(&mut self) -> Result<ReloadResult, ClientError> {
+        self.call_as(&Request::Reload)
     }
 
     /// The next streamed event (after `events --follow`); None at end of stream.

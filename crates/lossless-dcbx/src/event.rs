@@ -7,7 +7,9 @@ use crate::mode::{ModeReason, Version};
 use crate::reason::Reason;
 
 /// The DCB features: CEE negotiates PG, PFC and APP; IEEE 802.1Qaz ETS, PFC and APP.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum FeatureId {
     Pg,
@@ -41,7 +43,7 @@ impl std::fmt::Display for FeatureId {
 }
 
 /// Why a neighbour's information went away.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum NeighborLoss {
     /// rxInfoTTL ran out ("the peer stops responding").
@@ -130,7 +132,7 @@ impl Event {
 }
 
 /// A notification.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum Event {
     /// A new LLDP neighbour (MSAP) appeared on the port.
@@ -167,9 +169,9 @@ pub enum Event {
     /// A received frame was discarded as malformed.
     FrameDiscarded {
         /// The field at fault, in the standard's terms (`lldp.ttl`).
-        field: &'static str,
+        field: std::borrow::Cow<'static, str>,
         /// What was wrong with it (`truncated`, `bad_length`, ...).
-        kind: &'static str,
+        kind: std::borrow::Cow<'static, str>,
         /// The whole error, with the offset, for a person.
         error: String,
     },
@@ -220,8 +222,8 @@ mod kind_tests {
             },
             Event::Syncd { feature: f },
             Event::FrameDiscarded {
-                field: "lldp.ttl",
-                kind: "truncated",
+                field: "lldp.ttl".into(),
+                kind: "truncated".into(),
                 error: "e".into(),
             },
             Event::ModeChanged {

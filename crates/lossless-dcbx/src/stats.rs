@@ -8,7 +8,7 @@ use lossless_wire::{DecodeError, DecodeErrorKind};
 use serde::Serialize;
 
 /// LLDP statistics, named as in the LLDP MIB.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct LldpStats {
     /// statsFramesOutTotal
     pub frames_out: u64,
@@ -33,7 +33,7 @@ pub struct LldpStats {
 }
 
 /// DCBX counters, so that a misbehaving peer can be diagnosed from numbers.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct DcbxStats {
     /// CEE TLVs received and handed to the machines.
     pub tlvs_in: u64,
@@ -60,7 +60,7 @@ pub struct DcbxStats {
 /// IEEE 802.1Qaz TLVs received, and the malformed ones by TLV and by reason. A
 /// malformed TLV is treated as absent: its contents never run (a willing port that
 /// took the peer's configuration from it runs its own until a good one arrives).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct IeeeStats {
     /// LLDPDUs that carried at least one IEEE DCBX TLV.
     pub lldpdus_in: u64,

@@ -14,7 +14,7 @@ use lossless_wire::cee::{AppConfig, PfcConfig, PgConfig};
 use lossless_wire::ieee::{AppPriorityTable, EtsTable, PriorityMap};
 
 /// One feature: admin, peer and operational configuration and the flags.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct FeatureStatus<C> {
     pub enable: bool,
     pub willing: bool,
@@ -36,11 +36,11 @@ pub struct FeatureStatus<C> {
     /// What the hardware runs: SetCfg(OperCfg, OperMode); None = feature off.
     pub applied: Option<C>,
     pub reason: Reason,
-    pub reason_text: &'static str,
+    pub reason_text: std::borrow::Cow<'static, str>,
 }
 
 /// One IEEE 802.1Qaz feature: what we want, what the peer sends, what runs and why.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct IeeeFeatureStatus<C> {
     pub enable: bool,
     pub willing: bool,
@@ -57,11 +57,11 @@ pub struct IeeeFeatureStatus<C> {
     pub agreed: bool,
     pub error: bool,
     pub reason: Reason,
-    pub reason_text: &'static str,
+    pub reason_text: std::borrow::Cow<'static, str>,
 }
 
 /// The IEEE 802.1Qaz features of a port, and the peer's TLVs as last received.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct IeeeStatus {
     pub ets: IeeeFeatureStatus<EtsTable>,
     pub pfc: IeeeFeatureStatus<PriorityMap>,

@@ -180,14 +180,19 @@ fn zero_length_sub_tlv_drops_the_whole_lldpdu_and_keeps_state() {
         "nothing of the bad frame was applied"
     );
     assert_eq!(after.control, before.control);
-    let discarded: Vec<(&str, &str)> = events(&mut a)
+    let discarded: Vec<(String, String)> = events(&mut a)
         .iter()
         .filter_map(|e| match e {
-            Event::FrameDiscarded { field, kind, .. } => Some((*field, *kind)),
+            Event::FrameDiscarded { field, kind, .. } => {
+                Some((field.to_string(), kind.to_string()))
+            }
             _ => None,
         })
         .collect();
-    assert_eq!(discarded, [("dcbx.subtlv.length", "zero_length")]);
+    assert_eq!(
+        discarded,
+        [("dcbx.subtlv.length".to_string(), "zero_length".to_string())]
+    );
     let by_field: Vec<_> = a.decode_errors().iter().collect();
     assert_eq!(by_field, [("dcbx.subtlv.length", "zero_length", 1)]);
 }

@@ -220,7 +220,12 @@ fn a_neighbour_that_stopped_sending_does_not_outrank_one_that_sends() {
     l.run_to(silent);
     let states = l.too_many_since(10.0);
     assert_eq!(states.last().map(|s| s.1), Some(false), "{states:?}");
-    let roles: Vec<_> = l.b.status().neighbors.iter().map(|n| n.role).collect();
+    let roles: Vec<_> =
+        l.b.status()
+            .neighbors
+            .iter()
+            .map(|n| n.role.clone())
+            .collect();
     assert_eq!(roles, vec!["silent", "negotiated"]);
     for t in [silent, silent + 1.0, 100.0, 125.0, 200.0] {
         l.run_to(t);
@@ -231,6 +236,11 @@ fn a_neighbour_that_stopped_sending_does_not_outrank_one_that_sends() {
             "at {t}: the peer follows the neighbour that sends"
         );
     }
-    let roles: Vec<_> = l.b.status().neighbors.iter().map(|n| n.role).collect();
+    let roles: Vec<_> =
+        l.b.status()
+            .neighbors
+            .iter()
+            .map(|n| n.role.clone())
+            .collect();
     assert_eq!(roles, vec!["negotiated"], "the old one aged out at its TTL");
 }

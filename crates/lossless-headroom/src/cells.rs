@@ -61,7 +61,7 @@ impl Alpha {
 }
 
 /// Reserved headroom for one priority of one port.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 pub struct Headroom {
     /// Bits to absorb (DV, plus the WAN term if any).
     pub bit_times: u64,

@@ -127,7 +127,7 @@ impl SessionConfig {
 }
 
 /// The result of one round.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Measurement {
     /// T4 - T1 - (T3 - T2), minimum over the valid exchanges: both directions of the
     /// link, cables and interfaces.
@@ -153,7 +153,7 @@ impl Measurement {
 }
 
 /// What a session reports.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum MeasureEvent {
     Measured(Measurement),
@@ -171,7 +171,7 @@ pub enum MeasureEvent {
 }
 
 /// Counters, by message and by what went wrong.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct MeasureStats {
     pub requests_sent: u64,
     pub responses_sent: u64,

@@ -48,7 +48,7 @@ impl Default for SizingConfig {
 }
 
 /// One measurement's sizing, every term shown.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 pub struct Need {
     pub speed_bps: u64,
     pub round_trip_ps: u64,

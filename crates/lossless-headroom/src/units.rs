@@ -26,7 +26,9 @@ pub struct UnitError {
 pub struct Length(pub u64);
 
 /// A duration, in picoseconds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize, Default,
+)]
 pub struct Duration(pub u64);
 
 /// A line rate, in bits per second.

@@ -414,7 +414,11 @@ impl Port {
             lldp: *self.agent.lldp_stats(),
             dcbx: *self.agent.dcbx_stats(),
             io: self.io,
-            hardware_errors: self.hw_errors.iter().map(|(k, n)| (k.name(), n)).collect(),
+            hardware_errors: self
+                .hw_errors
+                .iter()
+                .map(|(k, n)| (k.name().to_string(), n))
+                .collect(),
         }
     }
 }

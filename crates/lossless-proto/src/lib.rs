@@ -15,14 +15,19 @@
 //! [`ControlView`], without where its SeqNo starts).
 
 pub mod app;
+pub mod dcbx;
 pub mod hardware;
+pub mod nic;
+pub mod reload;
 pub mod request;
 pub mod response;
 pub mod status;
 pub mod views;
 
 pub use app::{AppRule, AppRules, RuleError, RuleSelector};
+pub use dcbx::{DcbxView, NicView, PortDcbx, RefusedView};
 pub use hardware::{CeeNic, CeePg, Hardware, HardwareError, HardwareErrorKind};
+pub use reload::{ReloadResult, Shadowed};
 pub use request::{
     AppRuleChange, AppRulesChange, EtsChange, FeatureChange, FeatureName, Request, TcChange,
 };
@@ -32,5 +37,6 @@ pub use status::{
     StateDirReason, StateSetAside, StatusResult,
 };
 pub use views::{
-    ControlView, FeatureSources, IeeeAdmin, IoCounters, SharedSocketCounters, Source, Sources,
+    Changed, ControlView, CountersResult, FeatureSources, IeeeAdmin, IoCounters, PortCounters,
+    PortNeighbors, Ports, SharedSocketCounters, Source, Sources,
 };

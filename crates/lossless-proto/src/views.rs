@@ -1,7 +1,59 @@
 //! Pieces of the port views (`dcbx show`, `counters`): where settings come from, the
 //! local IEEE settings, the CEE Control machine as shown, the socket's counters.
 
+use std::collections::BTreeMap;
+
+use lossless_dcbx::lldp::rx::NeighborSummary;
+use lossless_dcbx::stats::{DcbxStats, LldpStats};
 use serde::{Deserialize, Serialize};
+
+/// The answer of a request about ports (`neighbors`, `dcbx show`, `pfc show`,
+/// `headroom show`, ...): one view per port, the one asked for or every one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ports<T> {
+    pub ports: Vec<T>,
+}
+
+/// The answer of a change (`dcbx set`, `dcbx reset`, `roce set`, `roce reset`): the
+/// port's view after it, and `warning` when the change runs but its persistence is
+/// not durable.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Changed<T> {
+    #[serde(flatten)]
+    pub view: T,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+}
+
+/// `neighbors`: one port.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PortNeighbors {
+    pub port: String,
+    pub neighbors: Vec<NeighborSummary>,
+    /// MSAPs whose LLDPDUs were discarded (the remote MIB was full) and have not
+    /// aged out: they count as neighbours for the multiple-neighbour rule.
+    pub discarded_msaps: usize,
+}
+
+/// `counters`: every port asked for, and the packet sockets they share.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CountersResult {
+    pub ports: Vec<PortCounters>,
+    /// Absent from a daemon before the shared sockets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_socket: Option<SharedSocketCounters>,
+}
+
+/// `counters`: one port.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PortCounters {
+    pub port: String,
+    pub lldp: LldpStats,
+    pub dcbx: DcbxStats,
+    pub io: IoCounters,
+    /// Failed dcbnl operations by kind (`not_supported`, `refused`, ...).
+    pub hardware_errors: BTreeMap<String, u64>,
+}
 
 /// `dcbx show`'s `control`: the CEE DCBX Control machine's sequence numbers and
 /// versions, as a view (the machine's own state, such as where a restarted daemon
@@ -45,16 +97,17 @@ pub struct IeeeAdmin {
     pub ets_recommend: Option<bool>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct FeatureSources {
     pub pg: Source,
     pub pfc: Source,
     pub app: Source,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Source {
+    #[default]
     Config,
     Runtime,
 }

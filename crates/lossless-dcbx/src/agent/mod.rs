@@ -293,8 +293,8 @@ impl Agent {
                     self.lldp_stats.frames_discarded += 1;
                     self.decode_errors.count(&e);
                     self.events.push_back(Event::FrameDiscarded {
-                        field: e.field,
-                        kind: e.kind.name(),
+                        field: e.field.into(),
+                        kind: e.kind.name().into(),
                         error: e.to_string(),
                     });
                 }

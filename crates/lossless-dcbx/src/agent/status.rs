@@ -57,7 +57,7 @@ impl Agent {
             && s.reason == Reason::DcbxInactive
         {
             s.reason = Reason::IeeeRunning;
-            s.reason_text = Reason::IeeeRunning.describe();
+            s.reason_text = Reason::IeeeRunning.describe().into();
         }
         s
     }
@@ -79,7 +79,7 @@ impl Agent {
                 agreed: m.ets.agreed,
                 error: m.ets.error,
                 reason: m.ets.reason,
-                reason_text: m.ets.reason.describe(),
+                reason_text: m.ets.reason.describe().into(),
             },
             pfc: IeeeFeatureStatus {
                 enable: d.pfc.enable,
@@ -93,7 +93,7 @@ impl Agent {
                 agreed: m.pfc.agreed,
                 error: m.pfc.error,
                 reason: m.pfc.reason,
-                reason_text: m.pfc.reason.describe(),
+                reason_text: m.pfc.reason.describe().into(),
             },
             app: IeeeFeatureStatus {
                 enable: d.app.enable,
@@ -107,7 +107,7 @@ impl Agent {
                 agreed: m.app.agreed,
                 error: m.app.error,
                 reason: m.app.reason,
-                reason_text: m.app.reason.describe(),
+                reason_text: m.app.reason.describe().into(),
             },
             ets_recommend: d.ieee.ets.cfg.recommends(d.ieee.ets.willing),
             peer_tlvs: p.clone(),
@@ -133,6 +133,6 @@ fn feature_status<C: FeatureKind>(f: &Feature<C>, admin: &FeatureAdmin<C>) -> Fe
         oper_version: f.oper_version,
         applied: f.applied(admin),
         reason: f.reason,
-        reason_text: f.reason.describe(),
+        reason_text: f.reason.describe().into(),
     }
 }

@@ -49,7 +49,7 @@ pub enum PeerView<'a> {
 }
 
 /// The peer's TLVs as last received (the valid ones).
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
 pub struct PeerTlvs {
     pub ets_config: Option<EtsConfig>,
     pub ets_recommendation: Option<EtsRecommendation>,

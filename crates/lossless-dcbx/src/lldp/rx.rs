@@ -58,7 +58,7 @@ pub struct Neighbor {
 }
 
 /// A serialisable summary of a neighbour.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct NeighborSummary {
     pub chassis_id: String,
     pub port_id: String,
@@ -74,19 +74,19 @@ pub struct NeighborSummary {
     /// The largest frame it takes, octets (its IEEE 802.3 Maximum Frame Size TLV); null
     /// when it sends none.
     pub max_frame_size: Option<u16>,
-    pub dcbx: &'static str,
+    pub dcbx: std::borrow::Cow<'static, str>,
     /// What it is to the multiple-neighbour rule: `negotiated` (it has been the
     /// port's DCBX peer), `holding` (it shares the port and keeps it without a DCBX
     /// peer, `holds_port_s` more seconds), `set_aside` (it held the port for
     /// `max_neighbor_hold` and no longer does), `alone` (the only neighbour),
     /// `silent` (it stopped sending, [`Neighbor::silent_from`]: it counts only if
     /// every neighbour did).
-    pub role: &'static str,
+    pub role: std::borrow::Cow<'static, str>,
     pub holds_port_s: Option<f64>,
 }
 
 /// The System Capabilities TLV by name (802.1AB Table 8-4).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct CapabilitiesSummary {
     pub capabilities: Vec<String>,
     pub enabled: Vec<String>,
@@ -138,14 +138,16 @@ impl Neighbor {
                 (Some(_), None, _) => "cee",
                 (None, None, true) => "cin",
                 (None, None, false) => "none",
-            },
+            }
+            .into(),
             role: match (self.negotiated, self.hold_ends(hold)) {
                 _ if self.silent(now) => "silent",
                 (true, _) => "negotiated",
                 (false, Some(end)) if end > now => "holding",
                 (false, Some(_)) => "set_aside",
                 (false, None) => "alone",
-            },
+            }
+            .into(),
             holds_port_s: self
                 .hold_ends(hold)
                 .filter(|end| *end > now)

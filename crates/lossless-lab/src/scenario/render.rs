@@ -193,7 +193,7 @@ fn cee_table(st: &PortStatus) -> String {
             pg.oper_mode,
             pg.error,
             &pg_cfg,
-            pg.reason_text,
+            &pg.reason_text,
         ),
         row(
             "pfc",
@@ -202,7 +202,7 @@ fn cee_table(st: &PortStatus) -> String {
             pfc.oper_mode,
             pfc.error,
             &format!("priorities {}", pfc.oper.priorities),
-            pfc.reason_text,
+            &pfc.reason_text,
         ),
         row(
             "app",
@@ -211,7 +211,7 @@ fn cee_table(st: &PortStatus) -> String {
             app.oper_mode,
             app.error,
             &app_cfg,
-            app.reason_text,
+            &app.reason_text,
         ),
     ];
     table(&rows)
@@ -252,7 +252,7 @@ fn ieee_table(st: &PortStatus) -> String {
             i.ets.agreed,
             i.ets.oper_mode,
             i.ets.error,
-            i.ets.reason_text,
+            &i.ets.reason_text,
         ),
     ));
     rows.push(row(
@@ -263,7 +263,7 @@ fn ieee_table(st: &PortStatus) -> String {
             i.pfc.agreed,
             i.pfc.oper_mode,
             i.pfc.error,
-            i.pfc.reason_text,
+            &i.pfc.reason_text,
         ),
     ));
     rows.push(row(
@@ -274,7 +274,7 @@ fn ieee_table(st: &PortStatus) -> String {
             i.app.agreed,
             i.app.oper_mode,
             i.app.error,
-            i.app.reason_text,
+            &i.app.reason_text,
         ),
     ));
     let mut s = table(&rows);

@@ -10,7 +10,7 @@ use crate::hardware::{DcbBuffer, MAX_BUFFERS};
 pub const NO_BUFFER: &str = "driver exposes no DCB buffer: no DCB_ATTR_DCB_BUFFER in IEEE_GET";
 
 /// What became of the NIC's DCB buffer (`DCB_ATTR_DCB_BUFFER`) for the headroom.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum BufferState {
     /// Not to be programmed: `apply = "none"`, or `headroom.buffer = false`.

@@ -48,7 +48,7 @@ use crate::config::{alpha_text, Apply, HeadroomSettings};
 use crate::protocol::Hardware;
 
 /// Where the line rate comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SpeedSource {
     /// `headroom.speed` in the configuration.
@@ -60,7 +60,7 @@ pub enum SpeedSource {
 }
 
 /// What happened to the headroom on the NIC.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum HeadroomHardware {
     /// `apply = "none"`: computed and reported only.
@@ -401,7 +401,7 @@ impl PortHeadroom {
 }
 
 /// The last round, in the units people read.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct LastMeasurement {
     pub round_trip_ns: f64,
     pub one_way_ns: f64,
@@ -429,7 +429,7 @@ impl LastMeasurement {
 }
 
 /// `lossless headroom show`: one port.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct PortHeadroomView {
     pub port: String,
     /// Link up and both ends advertise the capability.
@@ -458,6 +458,23 @@ pub struct PortHeadroomView {
     pub failures: u64,
     pub frames_without_timestamp: u64,
     pub frames: MeasureStats,
+}
+
+/// `lossless headroom show`: one port, measuring or with `headroom.measure` off.
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
+#[serde(untagged)]
+pub enum HeadroomShow {
+    Off(HeadroomOff),
+    On(Box<PortHeadroomView>),
+}
+
+/// A port that does not measure: `{"port":..,"off":true,"reason":..}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HeadroomOff {
+    pub port: String,
+    pub off: bool,
+    pub reason: String,
 }
 
 /// The IEEE PFC delay allowance for a measured round trip: X in bit times, saturated

@@ -226,7 +226,7 @@ fn event(
             quiet_ms: ms(quiet),
             rx_frames,
             tx_frames,
-            reason,
+            reason: reason.into(),
             pfc_restored: programs
                 && before.contains(priority)
                 && !after.contains(priority)

@@ -77,7 +77,7 @@ impl Node {
         if let Some(Busy::StartRelay { .. }) = &self.requests.busy {
             if let Some(Busy::StartRelay { id, mut result }) = self.requests.busy.take() {
                 if failed {
-                    result.relay = "failed";
+                    result.relay = "failed".into();
                 }
                 self.reloaded(id, result);
                 self.run_queued(now);

@@ -128,7 +128,7 @@ impl Node {
                 result.added.push(l.name.clone());
             }
         }
-        result.relay = self.sync_relay();
+        result.relay = self.sync_relay().into();
         result.shadowed = shadow::shadowed(&old, &self.config, &self.persisted, self.ports.keys());
         for s in &result.shadowed {
             if s.file_changed {

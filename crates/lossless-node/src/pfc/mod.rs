@@ -198,13 +198,13 @@ impl PortPfc {
             .discontinuities
             .iter()
             .map(|(c, p, what)| PfcEvent::PfcCounterDiscontinuity {
-                counter: c.map_or("storm_events", |c| c.name()),
+                counter: c.map_or("storm_events", |c| c.name()).into(),
                 priority: *p,
                 what: *what,
             })
             .chain(i.roce_discontinuities.iter().map(|(c, what)| {
                 PfcEvent::PfcCounterDiscontinuity {
-                    counter: c.name(),
+                    counter: c.name().into(),
                     priority: None,
                     what: *what,
                 }
@@ -252,7 +252,7 @@ impl PortPfc {
 }
 
 /// A watchdog transition as it is published, with the action taken.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum PfcEvent {
     /// A priority storms.
@@ -283,13 +283,13 @@ pub enum PfcEvent {
         rx_frames: u64,
         tx_frames: u64,
         /// `quiet`, `unwatched`.
-        reason: &'static str,
+        reason: std::borrow::Cow<'static, str>,
         /// PFC was put back on the priority.
         pfc_restored: bool,
     },
     /// A counter did not continue from its last value: no evidence either way.
     PfcCounterDiscontinuity {
-        counter: &'static str,
+        counter: std::borrow::Cow<'static, str>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         priority: Option<u8>,
         #[serde(flatten)]

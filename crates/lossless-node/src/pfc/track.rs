@@ -33,7 +33,7 @@ impl Step {
 }
 
 /// Why a counter's delta is not known.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Discontinuity {
     /// Went backwards (a driver or device reset): counted again from `after`.

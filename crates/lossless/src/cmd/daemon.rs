@@ -6,7 +6,15 @@
 use std::path::{Path, PathBuf};
 
 use lossless_client::{Client, ClientError};
-use lossless_node::protocol::Request;
+use lossless_dcbx::lldp::rx::NeighborSummary;
+use lossless_dcbx::status::ModeStatus;
+use lossless_dcbx::{AdminStatus, DcbxMode};
+use lossless_node::protocol::{EventRecord, EventsResult};
+use lossless_proto::{
+    CountersResult, Hardware, PortNeighbors, PortSummary, Ports, ReloadResult, Request,
+    StateDirReason, StatusResult,
+};
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::cmd::table::Table;
@@ -21,7 +29,7 @@ pub const SOCKET_HELP: &str =
 #[derive(Debug, Clone, clap::Args)]
 pub struct SocketArg {
     #[arg(long = "socket", global = true, value_name = "PATH", env = "LOSSLESS_SOCKET",
-          default_value = lossless_node::protocol::DEFAULT_SOCKET, help = SOCKET_HELP,
+          default_value = lossless_proto::DEFAULT_SOCKET, help = SOCKET_HELP,
           hide_default_value = true, hide_env = true, value_hint = clap::ValueHint::FilePath)]
     pub path: PathBuf,
 }
@@ -66,7 +74,7 @@ pub(crate) fn call(socket: &Path, what: &str, req: &Request) -> Result<Value, Cl
     let mut c = connect(socket)?;
     let v = c.call(req).map_err(|e| match e {
         ClientError::Daemon(body) => {
-            use lossless_node::protocol::ErrorKind as K;
+            use lossless_proto::ErrorKind as K;
             match body.kind {
                 K::NoSuchPort | K::InvalidConfig | K::BadRequest => {
                     CliError::input(what.to_string(), body.message)
@@ -89,57 +97,77 @@ pub(crate) fn print_json(v: &Value) -> Result<(), CliError> {
     emit(&s)
 }
 
+/// Sends `req` and reads its result as the view `T` the request answers with; the
+/// daemon's JSON comes back too, as it was sent (what `--json` prints).
+pub(crate) fn call_typed<T: serde::de::DeserializeOwned>(
+    socket: &Path,
+    what: &str,
+    req: &Request,
+) -> Result<(Value, T), CliError> {
+    let v = call(socket, what, req)?;
+    let t = T::deserialize(&v).map_err(|e| {
+        CliError::failure(
+            what.to_string(),
+            format!("the daemon's answer does not read as this version's view: {e}"),
+        )
+    })?;
+    Ok((v, t))
+}
+
 pub fn status(args: JsonArg) -> Result<(), CliError> {
     let socket = &args.socket.path;
-    let v = call(socket, "status", &Request::Status)?;
+    let (v, st): (Value, StatusResult) = call_typed(socket, "status", &Request::Status)?;
     if args.json {
         return print_json(&v);
     }
-    let d = &v["daemon"];
+    let d = &st.daemon;
     let head = format!(
         "losslessd {} pid {}, up {:.0} s, start #{}, config {}, state {}\n",
-        s(&d["version"]),
-        d["pid"],
-        d["uptime_s"].as_f64().unwrap_or_default(),
-        d["boots"],
-        d["config"].as_str().unwrap_or("(none: defaults)"),
-        s(&d["state_dir"]),
+        d.version,
+        d.pid,
+        d.uptime_s,
+        d.boots,
+        d.config.as_deref().unwrap_or("(none: defaults)"),
+        d.state_dir,
     );
-    let head = match d["config_refused"].as_str() {
+    let head = match &d.config_refused {
         Some(why) => {
             format!("{head}config refused at the last reload, the one before it runs: {why}\n")
         }
         None => head,
     };
-    let head = match d["state_problem"]["message"].as_str() {
-        Some(why) if d["state_problem"]["reason"] == "not_durable" => {
-            format!("{head}state directory: {why}\n")
+    let head = match &d.state_problem {
+        Some(p) if p.reason == StateDirReason::NotDurable => {
+            format!("{head}state directory: {}\n", p.message)
         }
-        Some(why) => format!("{head}state directory: {why}: runtime changes are refused\n"),
+        Some(p) => format!(
+            "{head}state directory: {}: runtime changes are refused\n",
+            p.message
+        ),
         None => head,
     };
-    let head = match &d["state_set_aside"] {
-        Value::Object(s) => format!(
+    let head = match &d.state_set_aside {
+        Some(s) => format!(
             "{head}state file refused at start ({}), {}: running on the configuration file\n",
-            s.get("why").and_then(Value::as_str).unwrap_or_default(),
-            match s.get("moved_to").and_then(Value::as_str) {
+            s.why,
+            match &s.moved_to {
                 Some(to) => format!("moved to {to}"),
                 None => "left in place".to_string(),
             }
         ),
-        _ => head,
+        None => head,
     };
     let mut t = Table::new(["PORT", "LINK", "DCBX", "MODE", "NBRS", "APPLY", "HEALTH"]);
-    for p in arr(&v["ports"]) {
-        let problems: Vec<String> = arr(&p["problems"]).iter().map(s).collect();
-        let mut health = problems.iter();
+    for p in &st.ports {
+        let sum = &p.summary;
+        let mut health = p.health.problems.iter();
         t.row([
-            s(&p["port"]),
-            updown(&p["link_up"]),
-            dcbx(p),
-            mode(&p["mode"]),
-            p["neighbors"].to_string(),
-            apply(&p["hardware"]),
+            sum.port.clone(),
+            updown(sum.link_up),
+            dcbx(sum),
+            mode(&p.mode),
+            sum.neighbors.to_string(),
+            apply(&sum.hardware),
             health.next().cloned().unwrap_or_else(|| "ok".into()),
         ]);
         // Each further problem on a line of its own, under HEALTH.
@@ -149,20 +177,17 @@ pub fn status(args: JsonArg) -> Result<(), CliError> {
             t.row(row);
         }
     }
-    emit(&(head + &t.render_within(100) + &roce_table(&v)))
+    emit(&(head + &t.render_within(100) + &roce_table(&st)))
 }
 
 /// The RoCE host settings of the ports that have an RDMA device or configure one:
 /// what the file asks, what the host holds, how it stands.
-fn roce_table(v: &Value) -> String {
+fn roce_table(st: &StatusResult) -> String {
     let mut t = Table::new(["PORT", "ROCE SETTING", "CONFIGURED", "HOST", "STATE"]);
     let mut rows = 0;
-    for p in arr(&v["ports"]) {
-        let Ok(view) = serde_json::from_value::<lossless_node::roce::RoceView>(p["roce"].clone())
-        else {
-            continue;
-        };
-        let port = s(&p["port"]);
+    for p in &st.ports {
+        let view = &p.summary.roce;
+        let port = p.summary.port.clone();
         let dev = view
             .rdma_device
             .as_ref()
@@ -197,42 +222,49 @@ fn roce_table(v: &Value) -> String {
 
 /// Whether DCBX runs: `active`, `inactive` (link down), `disabled` (the file's
 /// `dcbx.enabled`), or off because LLDP does not run both ways.
-fn dcbx(p: &Value) -> String {
-    let admin = s(&p["admin_status"]);
-    if !b(&p["dcbx_enabled"]) {
+fn dcbx(p: &PortSummary) -> String {
+    if !p.dcbx_enabled {
         "disabled".into()
-    } else if admin != "rxtx" {
-        format!("off (lldp {admin})")
-    } else if b(&p["dcbx_active"]) {
+    } else if p.admin_status != AdminStatus::RxTx {
+        format!("off (lldp {})", admin_name(p.admin_status))
+    } else if p.dcbx_active {
         "active".into()
     } else {
         "inactive".into()
     }
 }
 
+/// LLDP's admin status as the JSON (and the file) names it.
+fn admin_name(a: AdminStatus) -> String {
+    serde_json::to_value(a)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
 /// `ieee`, `cee`, or with `(auto)` when the version is the peer's choice.
-fn mode(m: &Value) -> String {
-    match m["configured"].as_str() {
-        Some("auto") => format!("{} (auto)", s(&m["running"])),
-        _ => s(&m["running"]),
+fn mode(m: &ModeStatus) -> String {
+    let running = m.running.name();
+    match m.configured {
+        DcbxMode::Auto => format!("{running} (auto)"),
+        _ => running.into(),
     }
 }
 
 /// What reaches the NIC (`apply`): `none`, or dcbnl's state; why it fails is in HEALTH.
-fn apply(h: &Value) -> String {
-    match h["mode"].as_str() {
-        Some("report_only") => "none".into(),
-        Some("probing") => "probing".into(),
-        Some("dcbnl") if h["error"].is_string() => "dcbnl failed".into(),
-        Some("dcbnl") => "dcbnl".into(),
-        Some("unsupported") => "no dcbnl".into(),
-        _ => h.to_string(),
+fn apply(h: &Hardware) -> String {
+    match h {
+        Hardware::ReportOnly => "none".into(),
+        Hardware::Probing => "probing".into(),
+        Hardware::Dcbnl { error: Some(_), .. } => "dcbnl failed".into(),
+        Hardware::Dcbnl { error: None, .. } => "dcbnl".into(),
+        Hardware::Unsupported { .. } => "no dcbnl".into(),
     }
 }
 
 pub fn neighbors(args: PortArgs) -> Result<(), CliError> {
     let socket = &args.socket.path;
-    let v = call(
+    let (v, nb): (Value, Ports<PortNeighbors>) = call_typed(
         socket,
         "neighbors",
         &Request::Neighbors {
@@ -256,18 +288,19 @@ pub fn neighbors(args: PortArgs) -> Result<(), CliError> {
         "DCBX",
         "ROLE",
     ]);
-    for p in arr(&v["ports"]) {
-        for n in arr(&p["neighbors"]) {
+    let dash = |o: &Option<String>| o.clone().unwrap_or_else(|| "-".into());
+    for p in &nb.ports {
+        for n in &p.neighbors {
             t.row([
-                s(&p["port"]),
-                s(&n["system_name"]),
-                s(&n["port_id"]),
-                s(&n["port_description"]),
-                s(&n["chassis_id"]),
-                s(&n["mac"]),
-                n["ttl"].to_string(),
-                format!("{:.0}s", n["expires_in_s"].as_f64().unwrap_or_default()),
-                s(&n["dcbx"]),
+                p.port.clone(),
+                dash(&n.system_name),
+                n.port_id.clone(),
+                dash(&n.port_description),
+                n.chassis_id.clone(),
+                n.mac.to_string(),
+                n.ttl.to_string(),
+                format!("{:.0}s", n.expires_in_s),
+                n.dcbx.to_string(),
                 role(n),
             ]);
         }
@@ -277,17 +310,16 @@ pub fn neighbors(args: PortArgs) -> Result<(), CliError> {
 
 /// A neighbour's part in the multiple-neighbour rule: `negotiated`, `holding 12s`,
 /// `set aside`, `alone`.
-fn role(n: &Value) -> String {
-    match (n["role"].as_str(), n["holds_port_s"].as_f64()) {
-        (Some("holding"), Some(left)) => format!("holding {left:.0}s"),
-        (Some(r), _) => r.replace('_', " "),
-        (None, _) => "-".into(),
+fn role(n: &NeighborSummary) -> String {
+    match (&*n.role, n.holds_port_s) {
+        ("holding", Some(left)) => format!("holding {left:.0}s"),
+        (r, _) => r.replace('_', " "),
     }
 }
 
 pub fn counters(args: PortArgs) -> Result<(), CliError> {
     let socket = &args.socket.path;
-    let v = call(
+    let (v, c): (Value, CountersResult) = call_typed(
         socket,
         "counters",
         &Request::Counters {
@@ -315,35 +347,36 @@ pub fn counters(args: PortArgs) -> Result<(), CliError> {
         "K-DROP",
         "BUDGET",
     ]);
-    for p in arr(&v["ports"]) {
-        let (l, d, io) = (&p["lldp"], &p["dcbx"], &p["io"]);
+    for p in &c.ports {
+        let (l, d, io) = (&p.lldp, &p.dcbx, &p.io);
         t.row([
-            s(&p["port"]),
-            l["frames_out"].to_string(),
-            l["frames_in"].to_string(),
-            l["frames_in_errors"].to_string(),
-            l["frames_discarded"].to_string(),
-            l["tlvs_discarded"].to_string(),
-            l["tlvs_unrecognized"].to_string(),
-            l["ageouts"].to_string(),
-            l["neighbor_hold_expiries"].to_string(),
-            d["tlvs_in"].to_string(),
-            d["seq_changes"].to_string(),
-            d["peer_losses"].to_string(),
-            io["tx_errors"].to_string(),
-            io["mac_control_rx"].to_string(),
-            // Absent from an older daemon's answer.
-            io.get("kernel_drops").map_or("-".into(), Value::to_string),
-            io.get("rx_over_budget")
-                .map_or("-".into(), Value::to_string),
+            p.port.clone(),
+            l.frames_out.to_string(),
+            l.frames_in.to_string(),
+            l.frames_in_errors.to_string(),
+            l.frames_discarded.to_string(),
+            l.tlvs_discarded.to_string(),
+            l.tlvs_unrecognized.to_string(),
+            l.ageouts.to_string(),
+            l.neighbor_hold_expiries.to_string(),
+            d.tlvs_in.to_string(),
+            d.seq_changes.to_string(),
+            d.peer_losses.to_string(),
+            io.tx_errors.to_string(),
+            io.mac_control_rx.to_string(),
+            io.kernel_drops.to_string(),
+            io.rx_over_budget.to_string(),
         ]);
     }
     let mut text = t.render();
     // K-DROP is what a port's own socket dropped; the ports without one share two.
-    if let Some(shared) = v.get("shared_socket") {
+    if let Some(shared) = &c.shared_socket {
         text.push_str(&format!(
             "shared packet sockets: {} frames dropped by the kernel, receive buffer {} bytes\n",
-            shared["kernel_drops"], shared["rcvbuf_bytes"]
+            shared.kernel_drops,
+            shared
+                .rcvbuf_bytes
+                .map_or_else(|| "null".to_string(), |b| b.to_string())
         ));
     }
     emit(&text)
@@ -357,28 +390,56 @@ pub fn events(args: EventsArgs) -> Result<(), CliError> {
             follow: args.follow,
         })
         .map_err(|e| CliError::failure("events", e))?;
-    for e in arr(&v["events"]) {
-        emit(&event_line(e, args.json))?;
+    let kept = EventsResult::deserialize(&v).map_err(|e| CliError::failure("events", e))?;
+    let raw = v.get("events").and_then(Value::as_array);
+    for (i, e) in kept.events.iter().enumerate() {
+        let line = match raw.and_then(|r| r.get(i)) {
+            Some(raw) if args.json => format!("{raw}\n"),
+            _ => event_line(&Streamed::Record(e.clone())),
+        };
+        emit(&line)?;
     }
     if args.follow {
         while let Some(e) = c.next_event().map_err(|e| CliError::failure("events", e))? {
-            emit(&event_line(&e, args.json))?;
+            if args.json {
+                emit(&format!("{e}\n"))?;
+                continue;
+            }
+            let e = Streamed::deserialize(&e).map_err(|e| CliError::failure("events", e))?;
+            emit(&event_line(&e))?;
         }
     }
     Ok(())
 }
 
-fn event_line(e: &Value, json: bool) -> String {
-    if json {
-        return format!("{e}\n");
-    }
-    let mut rest = e.clone();
-    let mut take = |k: &str| rest.as_object_mut().and_then(|o| o.remove(k));
-    let time = take("time").and_then(|t| t.as_f64()).unwrap_or_default();
-    let time = event_time(time);
-    let port = take("port").map(|p| s(&p)).unwrap_or_default();
-    let kind = take("event").map(|p| s(&p)).unwrap_or_default();
-    let detail = lossless_node::event_words::event_words(&rest);
+/// A line of `events --follow`: an event, or the daemon saying the subscriber fell
+/// behind.
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum Streamed {
+    Record(EventRecord),
+    Lagged { missed: u64 },
+}
+
+/// `time port kind detail`, the detail each field of the event as `key=value`
+/// ([`lossless_node::event_words`]).
+fn event_line(e: &Streamed) -> String {
+    let r = match e {
+        Streamed::Record(r) => r,
+        Streamed::Lagged { missed } => {
+            let time = event_time(0.0);
+            return format!("{time} {:<10} {:<28} missed={missed}\n", "", "lagged");
+        }
+    };
+    let time = event_time(r.time);
+    let port = &r.port;
+    let mut body = serde_json::to_value(&r.event).unwrap_or_default();
+    let kind = body
+        .as_object_mut()
+        .and_then(|o| o.remove("event"))
+        .and_then(|k| k.as_str().map(str::to_owned))
+        .unwrap_or_default();
+    let detail = lossless_node::event_words::event_words(&body);
     format!("{time} {port:<10} {kind:<28} {detail}\n")
 }
 
@@ -391,12 +452,11 @@ fn event_time(unix: f64) -> String {
 
 pub fn reload(args: JsonArg) -> Result<(), CliError> {
     let socket = &args.socket.path;
-    let v = call(socket, "reload", &Request::Reload)?;
+    let (v, r): (Value, ReloadResult) = call_typed(socket, "reload", &Request::Reload)?;
     if args.json {
         return print_json(&v);
     }
-    let names = |k: &str| {
-        let l: Vec<String> = arr(&v[k]).iter().map(s).collect();
+    let names = |l: &[String]| {
         if l.is_empty() {
             "-".into()
         } else {
@@ -405,47 +465,19 @@ pub fn reload(args: JsonArg) -> Result<(), CliError> {
     };
     let mut text = format!(
         "reloaded {}: changed {}; added {}; removed {}; unchanged {}\n",
-        v["config"].as_str().unwrap_or("(defaults)"),
-        names("changed"),
-        names("added"),
-        names("removed"),
-        v["unchanged"]
+        r.config.as_deref().unwrap_or("(defaults)"),
+        names(&r.changed),
+        names(&r.added),
+        names(&r.removed),
+        r.unchanged
     );
     // Each runtime change that runs instead of the file's value, on a line of its own.
-    for s in arr(&v["shadowed"]) {
-        text.push_str(&format!("{}\n", s["message"].as_str().unwrap_or_default()));
+    for s in &r.shadowed {
+        text.push_str(&format!("{}\n", s.message));
     }
     emit(&text)
 }
 
-pub(crate) fn arr(v: &Value) -> &[Value] {
-    v.as_array().map(Vec::as_slice).unwrap_or_default()
-}
-
-pub(crate) fn s(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Null => "-".into(),
-        v => v.to_string(),
-    }
-}
-
-pub(crate) fn b(v: &Value) -> bool {
-    v.as_bool().unwrap_or(false)
-}
-
-pub(crate) fn yn(v: &Value) -> String {
-    if b(v) { "yes" } else { "no" }.into()
-}
-
-pub(crate) fn opt_yn(v: &Value) -> String {
-    match v.as_bool() {
-        Some(true) => "yes".into(),
-        Some(false) => "no".into(),
-        None => "-".into(),
-    }
-}
-
-fn updown(v: &Value) -> String {
-    if b(v) { "up" } else { "down" }.into()
+fn updown(up: bool) -> String {
+    if up { "up" } else { "down" }.into()
 }

@@ -11,7 +11,9 @@ use lossless_node::protocol::{
 };
 use lossless_wire::ieee::{EtsTable, Tsa};
 
-use crate::cmd::daemon::{arr, call, print_json, PortArgs, SocketArg};
+use lossless_proto::{Changed, DcbxView, Ports};
+
+use crate::cmd::daemon::{call_typed, print_json, PortArgs, SocketArg};
 use crate::cmd::{dcbx_show, dscp};
 use crate::error::CliError;
 use crate::out::emit;
@@ -309,7 +311,7 @@ pub enum ResetFeature {
 pub fn run(cmd: DcbxCommand) -> Result<(), CliError> {
     match cmd {
         DcbxCommand::Show(args) => {
-            let v = call(
+            let (v, show): (_, Ports<DcbxView>) = call_typed(
                 &args.socket.path,
                 "dcbx show",
                 &Request::DcbxShow {
@@ -319,18 +321,19 @@ pub fn run(cmd: DcbxCommand) -> Result<(), CliError> {
             if args.json {
                 return print_json(&v);
             }
-            let text: String = arr(&v["ports"]).iter().map(dcbx_show::render).collect();
+            let text: String = show.ports.iter().map(dcbx_show::render).collect();
             emit(&text)
         }
         DcbxCommand::Set(args) => {
             let change = change(&args.what)?;
             let port = args.port.clone();
             let socket = &args.socket.path;
-            let v = call(socket, "dcbx set", &Request::DcbxSet { port, change })?;
+            let (v, view): (_, Changed<DcbxView>) =
+                call_typed(socket, "dcbx set", &Request::DcbxSet { port, change })?;
             if args.json {
                 return print_json(&v);
             }
-            emit(&dcbx_show::render(&v))
+            emit(&dcbx_show::render(&view.view))
         }
         DcbxCommand::Reset(args) => {
             let feature = args.feature.map(|f| match f {
@@ -342,11 +345,12 @@ pub fn run(cmd: DcbxCommand) -> Result<(), CliError> {
             });
             let port = args.port.clone();
             let socket = &args.socket.path;
-            let v = call(socket, "dcbx reset", &Request::DcbxReset { port, feature })?;
+            let (v, view): (_, Changed<DcbxView>) =
+                call_typed(socket, "dcbx reset", &Request::DcbxReset { port, feature })?;
             if args.json {
                 return print_json(&v);
             }
-            emit(&dcbx_show::render(&v))
+            emit(&dcbx_show::render(&view.view))
         }
     }
 }

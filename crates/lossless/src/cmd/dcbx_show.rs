@@ -5,16 +5,19 @@
 
 use std::fmt::Write;
 
+use lossless_dcbx::status::{FeatureStatus, IeeeFeatureStatus};
+use lossless_dcbx::Version;
+use lossless_proto::{DcbxView, NicView, RuleSelector};
 use lossless_wire::app_name::{self, AppMatch};
-use serde_json::Value;
+use lossless_wire::cee::{AppConfig, PfcConfig, PgConfig, PriorityMap};
+use lossless_wire::ieee::{AppPriority, EtsTable};
 
-use crate::cmd::daemon::{arr, b, opt_yn, s, yn};
 use crate::cmd::table::Table;
 
 /// One port of `dcbx show` (or the answer of `dcbx set`/`dcbx reset`), as text.
-pub fn render(p: &Value) -> String {
+pub fn render(p: &DcbxView) -> String {
     let mut out = format!("{}\n  mode: {}\n", headline(p), mode_line(p));
-    if p["mode"]["running"] == "ieee" {
+    if p.dcbx.mode.running == Version::Ieee {
         ieee(p, &mut out);
     } else {
         cee(p, &mut out);
@@ -23,23 +26,20 @@ pub fn render(p: &Value) -> String {
     out
 }
 
-fn headline(p: &Value) -> String {
-    let state = if !b(&p["dcbx_enabled"]) {
+fn headline(v: &DcbxView) -> String {
+    let p = &v.dcbx;
+    let state = if !p.dcbx_enabled {
         "disabled"
-    } else if b(&p["dcbx_active"]) {
+    } else if p.dcbx_active {
         "active"
     } else {
         "inactive"
     };
-    let peer = if b(&p["peer_present"]) {
-        "present"
-    } else {
-        "absent"
-    };
-    let health = if b(&p["any_error"]) {
+    let peer = if p.peer_present { "present" } else { "absent" };
+    let health = if p.any_error {
         "ERROR"
-    } else if b(&p["all_syncd"]) {
-        if p["mode"]["running"] == "ieee" {
+    } else if p.all_syncd {
+        if p.mode.running == Version::Ieee {
             "all agreed"
         } else {
             "all Syncd"
@@ -49,69 +49,134 @@ fn headline(p: &Value) -> String {
     };
     format!(
         "{}: DCBX {state}, {}, peer {peer}, {health}",
-        s(&p["port"]),
-        version_title(&p["mode"]["running"]),
+        p.port,
+        version_title(p.mode.running),
     )
 }
 
-fn version_title(v: &Value) -> &'static str {
-    match v.as_str() {
-        Some("ieee") => "IEEE 802.1Qaz",
-        Some("cee") => "CEE DCBX",
-        _ => "?",
+fn version_title(v: Version) -> &'static str {
+    match v {
+        Version::Ieee => "IEEE 802.1Qaz",
+        Version::Cee => "CEE DCBX",
+    }
+}
+
+/// A value as the JSON names it (`auto`, `config`, `repair`, ...).
+fn word<T: serde::Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        Ok(other) => other.to_string(),
+        Err(_) => "-".into(),
+    }
+}
+
+fn yn(b: bool) -> String {
+    if b { "yes" } else { "no" }.into()
+}
+
+fn opt_yn(b: Option<bool>) -> String {
+    match b {
+        Some(b) => yn(b),
+        None => "-".into(),
     }
 }
 
 /// `configured auto (runtime), running ieee: auto: IEEE 802.1Qaz until ...`.
-fn mode_line(p: &Value) -> String {
-    let m = &p["mode"];
+fn mode_line(p: &DcbxView) -> String {
+    let m = &p.dcbx.mode;
     format!(
         "configured {} ({}), running {}: {}",
-        s(&m["configured"]),
-        s(&p["source"]["mode"]),
-        s(&m["running"]),
-        s(&m["reason_text"])
+        word(&m.configured),
+        word(&p.source.mode),
+        m.running.name(),
+        m.reason_text
     )
 }
 
-/// The per-feature state of one DCBX version: `features` holds each feature's object,
-/// the port `p` their sources; `in_sync` is the version's word for the two ends
-/// matching (CEE DCBX's "syncd", IEEE 802.1Qaz's "agreed").
-fn feature_table(p: &Value, features: &Value, names: [&str; 3], in_sync: (&str, &str)) -> String {
+/// One feature's row of the per-feature table.
+struct FeatureRow<'a> {
+    name: &'static str,
+    enable: bool,
+    willing: bool,
+    advertise: bool,
+    peer_willing: Option<bool>,
+    oper_mode: bool,
+    in_sync: bool,
+    error: bool,
+    source: String,
+    reason_text: &'a str,
+}
+
+impl<'a> FeatureRow<'a> {
+    fn cee<C>(name: &'static str, f: &'a FeatureStatus<C>, source: String) -> Self {
+        FeatureRow {
+            name,
+            enable: f.enable,
+            willing: f.willing,
+            advertise: f.advertise,
+            peer_willing: f.peer_willing,
+            oper_mode: f.oper_mode,
+            in_sync: f.syncd,
+            error: f.error,
+            source,
+            reason_text: &f.reason_text,
+        }
+    }
+
+    fn ieee<C>(name: &'static str, f: &'a IeeeFeatureStatus<C>, source: String) -> Self {
+        FeatureRow {
+            name,
+            enable: f.enable,
+            willing: f.willing,
+            advertise: f.advertise,
+            peer_willing: f.peer_willing,
+            oper_mode: f.oper_mode,
+            in_sync: f.agreed,
+            error: f.error,
+            source,
+            reason_text: &f.reason_text,
+        }
+    }
+}
+
+/// The per-feature state of one DCBX version; `in_sync` is the version's word for
+/// the two ends matching (CEE DCBX's "syncd", IEEE 802.1Qaz's "agreed").
+fn feature_table(rows: [FeatureRow; 3], in_sync: &str) -> String {
     let mut t = Table::new([
-        "FEATURE", "ENABLE", "WILLING", "ADV", "PEER-W", "OPER", in_sync.0, "ERROR", "SOURCE",
+        "FEATURE", "ENABLE", "WILLING", "ADV", "PEER-W", "OPER", in_sync, "ERROR", "SOURCE",
         "REASON",
     ]);
-    for f in names {
-        let x = &features[f];
+    for x in rows {
         t.row([
-            f.to_string(),
-            yn(&x["enable"]),
-            yn(&x["willing"]),
-            yn(&x["advertise"]),
-            opt_yn(&x["peer_willing"]),
-            yn(&x["oper_mode"]),
-            yn(&x[in_sync.1]),
-            yn(&x["error"]),
-            s(&p["source"][f]),
-            s(&x["reason_text"]),
+            x.name.to_string(),
+            yn(x.enable),
+            yn(x.willing),
+            yn(x.advertise),
+            opt_yn(x.peer_willing),
+            yn(x.oper_mode),
+            yn(x.in_sync),
+            yn(x.error),
+            x.source,
+            x.reason_text.to_string(),
         ]);
     }
     t.render()
 }
 
-fn ieee(p: &Value, out: &mut String) {
-    let ieee = &p["ieee"];
+fn ieee(p: &DcbxView, out: &mut String) {
+    let ieee = &p.dcbx.ieee;
     out.push_str(&feature_table(
-        p,
-        ieee,
-        ["ets", "pfc", "app"],
-        ("AGREED", "agreed"),
+        [
+            FeatureRow::ieee("ets", &ieee.ets, word(&p.source.ets)),
+            FeatureRow::ieee("pfc", &ieee.pfc, word(&p.source.pfc)),
+            FeatureRow::ieee("app", &ieee.app, word(&p.source.app)),
+        ],
+        "AGREED",
     ));
-    let a = &p["ieee_admin"];
-    let peer = &ieee["peer_tlvs"];
+    let a = &p.ieee_admin;
+    let peer = &ieee.peer_tlvs;
     let mut t = Table::new(["FEATURE", "", "CONFIG"]);
-    let nic = &p["nic"];
+    let nic = p.nic.as_ref();
     let rows = |t: &mut Table, f: &str, cells: [String; 3]| {
         for (i, (which, cell)) in ["admin", "peer", "oper"].iter().zip(cells).enumerate() {
             t.row([
@@ -121,146 +186,142 @@ fn ieee(p: &Value, out: &mut String) {
             ]);
         }
         // What the NIC holds, read back, where the daemon programs it.
-        if !nic.is_null() {
+        if let Some(nic) = nic {
             let cell = match f {
-                "ets" => ets(&nic["ets"]),
-                "pfc" => priorities(&nic["pfc"]),
+                "ets" => ets(nic.ets.as_ref()),
+                "pfc" => priorities(nic.pfc),
                 _ => {
-                    let trust = match &nic["trust"] {
-                        Value::Null => String::new(),
-                        t => format!(
-                            "  (trust {})",
-                            arr(t).iter().map(s).collect::<Vec<_>>().join(" then ")
-                        ),
+                    let trust = match &nic.trust {
+                        None => String::new(),
+                        Some(t) => format!("  (trust {})", t.join(" then ")),
                     };
-                    format!("{}{trust}", app_ieee(&nic["apps"]))
+                    format!("{}{trust}", app_ieee(Some(&nic.apps)))
                 }
             };
             t.row([String::new(), "nic".into(), cell]);
         }
     };
-    let e = &ieee["ets"];
+    let e = &ieee.ets;
     rows(
         &mut t,
         "ets",
         [
             format!(
                 "{}  (max TCs {}, CBS {}, recommendation {})",
-                ets(&e["admin"]),
-                a["ets_max_tcs"],
-                yn(&a["ets_cbs"]),
-                if b(&ieee["ets_recommend"]) {
+                ets(Some(&e.admin)),
+                a.ets_max_tcs,
+                yn(a.ets_cbs),
+                if ieee.ets_recommend {
                     "sent"
                 } else {
                     "not sent"
                 }
             ),
-            match &peer["ets_config"] {
-                Value::Null => "-".into(),
-                c => format!(
+            match &peer.ets_config {
+                None => "-".into(),
+                Some(c) => format!(
                     "{}  (max TCs {}, CBS {})",
-                    ets(c),
-                    c["max_tcs"],
-                    yn(&c["cbs"])
+                    ets(Some(&c.table)),
+                    c.max_tcs,
+                    yn(c.cbs)
                 ),
             },
-            ets(&e["oper"]),
+            ets(Some(&e.oper)),
         ],
     );
-    if !peer["ets_recommendation"].is_null() {
-        t.row([
-            String::new(),
-            "peer-rec".into(),
-            ets(&peer["ets_recommendation"]),
-        ]);
+    if let Some(rec) = &peer.ets_recommendation {
+        t.row([String::new(), "peer-rec".into(), ets(Some(&rec.table))]);
     }
-    let f = &ieee["pfc"];
+    let f = &ieee.pfc;
     rows(
         &mut t,
         "pfc",
         [
             format!(
                 "{}  (willing {}, MBC {}, cap {})",
-                priorities(&f["admin"]),
-                yn(&f["willing"]),
-                yn(&a["pfc_mbc"]),
-                a["pfc_cap"]
+                priorities(Some(f.admin)),
+                yn(f.willing),
+                yn(a.pfc_mbc),
+                a.pfc_cap
             ),
-            match &peer["pfc"] {
-                Value::Null => "-".into(),
-                c => format!(
+            match &peer.pfc {
+                None => "-".into(),
+                Some(c) => format!(
                     "{}  (willing {}, MBC {}, cap {})",
-                    priorities(&c["enabled"]),
-                    yn(&c["willing"]),
-                    yn(&c["mbc"]),
-                    c["cap"]
+                    priorities(Some(c.enabled)),
+                    yn(c.willing),
+                    yn(c.mbc),
+                    c.cap
                 ),
             },
-            priorities(&f["oper"]),
+            priorities(Some(f.oper)),
         ],
     );
-    let x = &ieee["app"];
+    let x = &ieee.app;
     rows(
         &mut t,
         "app",
         [
-            app_ieee(&x["admin"]),
-            app_ieee(&x["peer"]),
-            app_ieee(&x["oper"]),
+            app_ieee(Some(&x.admin)),
+            app_ieee(x.peer.as_deref()),
+            app_ieee(Some(&x.oper)),
         ],
     );
     out.push_str(&t.render());
-    if !nic.is_null() {
+    if let Some(nic) = nic {
         nic_lines(nic, out);
     }
 }
 
 /// Below the table: when the NIC was read, what the driver refused, where the NIC
 /// differs from what was programmed, drift.
-fn nic_lines(nic: &Value, out: &mut String) {
-    let read = match (&nic["read_s_ago"], &nic["read_error"]) {
-        (_, Value::String(e)) => format!("the last read-back failed: {e}"),
-        (Value::Null, _) => "not read back yet".to_string(),
-        (ago, _) => format!("read back {ago} s ago (DCB_CMD_IEEE_GET)"),
+fn nic_lines(nic: &NicView, out: &mut String) {
+    let read = match (nic.read_s_ago, &nic.read_error) {
+        (_, Some(e)) => format!("the last read-back failed: {e}"),
+        (None, _) => "not read back yet".to_string(),
+        (Some(ago), _) => format!(
+            "read back {} s ago (DCB_CMD_IEEE_GET)",
+            serde_json::Value::from(ago)
+        ),
     };
     let _ = writeln!(
         out,
         "  nic: {read}; drift found {}, repaired {} (nic_drift = \"{}\")",
-        nic["drift_detected"],
-        nic["drift_repaired"],
-        s(&nic["drift_policy"])
+        nic.drift_detected,
+        nic.drift_repaired,
+        nic.drift_policy.name()
     );
-    for r in arr(&nic["refused"]) {
-        let note = if b(&r["covered"]) {
+    for r in &nic.refused {
+        let note = if r.covered {
             "; no problem: the NIC classifies by DSCP, and a DSCP entry maps to the same priority"
         } else {
             ""
         };
-        let _ = writeln!(out, "  nic: {}{note}", s(&r["text"]));
+        let _ = writeln!(out, "  nic: {}{note}", r.text);
     }
-    if b(&nic["dscp_only"]) {
+    if nic.dscp_only {
         out.push_str("  nic: the driver takes DSCP APP entries only (as mlx5, ice and hns3 do)\n");
     }
-    for d in arr(&nic["differences"]) {
-        let _ = writeln!(out, "  nic differs: {}", s(d));
+    for d in &nic.differences {
+        let _ = writeln!(out, "  nic differs: {d}");
     }
 }
 
 /// An ETS table as every command writes one
 /// ([`lossless_wire::ieee::EtsTable::summary`]): `tc0 {0,1,2,4,5,7} ets 50%; tc2 {6}
 /// strict`; `-` when there is none.
-fn ets(table: &Value) -> String {
-    match serde_json::from_value::<lossless_wire::ieee::EtsTable>(table.clone()) {
-        Ok(t) => t.summary(),
-        Err(_) => "-".into(),
+fn ets(table: Option<&EtsTable>) -> String {
+    match table {
+        Some(t) => t.summary(),
+        None => "-".into(),
     }
 }
 
-fn priorities(v: &Value) -> String {
-    if v.is_null() {
+fn priorities(v: Option<PriorityMap>) -> String {
+    let Some(v) = v else {
         return "-".into();
-    }
-    let p: Vec<String> = arr(v).iter().map(Value::to_string).collect();
+    };
+    let p: Vec<String> = v.priorities().map(|p| p.to_string()).collect();
     if p.is_empty() {
         "priorities none".into()
     } else {
@@ -268,36 +329,19 @@ fn priorities(v: &Value) -> String {
     }
 }
 
-/// The selector of an APP entry in the daemon's JSON: a name, or a reserved number.
-fn app_match(v: &Value) -> AppMatch {
-    match v {
-        Value::String(name) => AppMatch::from_name(name).unwrap_or(AppMatch::Reserved(u8::MAX)),
-        other => AppMatch::Reserved(
-            other
-                .as_u64()
-                .and_then(|n| u8::try_from(n).ok())
-                .unwrap_or(u8::MAX),
-        ),
-    }
-}
-
 /// IEEE APP entries grouped per selector and protocol, as every command prints
 /// them: `dscp 26 (AF31) -> 3; udp 4791 (RoCEv2) -> 3`.
-fn app_ieee(v: &Value) -> String {
-    if v.is_null() {
+fn app_ieee(v: Option<&[AppPriority]>) -> String {
+    let Some(v) = v else {
         return "-".into();
-    }
+    };
     let mut groups: Vec<(AppMatch, u16, Vec<String>)> = Vec::new();
-    for e in arr(v) {
-        let sel = app_match(&e["selector"]);
-        let proto = e["protocol"]
-            .as_u64()
-            .and_then(|p| u16::try_from(p).ok())
-            .unwrap_or_default();
-        let prio = e["priority"].to_string();
-        match groups.iter_mut().find(|g| g.0 == sel && g.1 == proto) {
+    for e in v {
+        let sel = AppMatch::from(e.selector);
+        let prio = e.priority.to_string();
+        match groups.iter_mut().find(|g| g.0 == sel && g.1 == e.protocol) {
             Some(g) => g.2.push(prio),
-            None => groups.push((sel, proto, vec![prio])),
+            None => groups.push((sel, e.protocol, vec![prio])),
         }
     }
     if groups.is_empty() {
@@ -310,77 +354,98 @@ fn app_ieee(v: &Value) -> String {
         .join("; ")
 }
 
-fn cee(p: &Value, out: &mut String) {
-    let c = &p["control"];
+fn cee(p: &DcbxView, out: &mut String) {
+    let d = &p.dcbx;
+    let c = &d.control;
     let _ = writeln!(
         out,
         "  control: SeqNo {} AckNo {} RcvdAckNo {}, version {}/{}",
-        c["seq"], c["ack"], c["rcvd_ack"], c["oper_version"], c["max_version"],
+        c.seq, c.ack, c.rcvd_ack, c.oper_version, c.max_version,
     );
     out.push_str(&feature_table(
-        p,
-        p,
-        ["pg", "pfc", "app"],
-        ("SYNCD", "syncd"),
+        [
+            FeatureRow::cee("pg", &d.pg, word(&p.source.pg)),
+            FeatureRow::cee("pfc", &d.pfc, word(&p.source.pfc)),
+            FeatureRow::cee("app", &d.app, word(&p.source.app)),
+        ],
+        "SYNCD",
     ));
     let mut t = Table::new(["FEATURE", "", "CONFIG"]);
-    let nic = &p["nic"]["cee"];
-    for f in ["pg", "pfc", "app"] {
-        for which in ["desired", "peer", "oper"] {
+    let nic = p.nic.as_ref().and_then(|n| n.cee.as_ref());
+    let feature = |t: &mut Table, f: &str, cells: [String; 3]| {
+        for (which, cell) in ["desired", "peer", "oper"].into_iter().zip(cells) {
             t.row([
                 if which == "desired" { f } else { "" }.to_string(),
                 which.to_string(),
-                cee_cfg(f, &p[f][which]),
+                cell,
             ]);
         }
-        // What the NIC holds, read back (PG and PFC; CEE's APP is not read).
-        if !nic.is_null() && f != "app" {
-            let cell = if f == "pfc" {
-                if b(&nic["pfc_state"]) {
-                    let on: Vec<String> = (0..8)
-                        .filter(|i| nic["pfc"].as_u64().unwrap_or(0) & (1 << i) != 0)
-                        .map(|i: u64| i.to_string())
-                        .collect();
-                    format!(
-                        "priorities {}",
-                        if on.is_empty() {
-                            "none".into()
-                        } else {
-                            on.join(",")
-                        }
-                    )
+    };
+    let list = |v: &[u8]| v.iter().map(u8::to_string).collect::<Vec<_>>().join(",");
+    feature(
+        &mut t,
+        "pg",
+        [
+            pg_cfg(Some(&d.pg.desired)),
+            pg_cfg(d.pg.peer.as_ref()),
+            pg_cfg(Some(&d.pg.oper)),
+        ],
+    );
+    // What the NIC holds, read back (PG and PFC; CEE's APP is not read).
+    if let Some(nic) = nic {
+        let cell = match &nic.pg {
+            Some((pgid, percent)) => format!("pgid {}  percent {}", list(pgid), list(percent)),
+            None => "- (the driver does not report it)".into(),
+        };
+        t.row([String::new(), "nic".into(), cell]);
+    }
+    feature(
+        &mut t,
+        "pfc",
+        [
+            pfc_cfg(Some(&d.pfc.desired)),
+            pfc_cfg(d.pfc.peer.as_ref()),
+            pfc_cfg(Some(&d.pfc.oper)),
+        ],
+    );
+    if let Some(nic) = nic {
+        let cell = if nic.pfc_state {
+            let on: Vec<String> = (0..8u8)
+                .filter(|i| nic.pfc & (1 << i) != 0)
+                .map(|i| i.to_string())
+                .collect();
+            format!(
+                "priorities {}",
+                if on.is_empty() {
+                    "none".into()
                 } else {
-                    "off".into()
+                    on.join(",")
                 }
-            } else {
-                let list = |v: &Value| {
-                    arr(v)
-                        .iter()
-                        .map(Value::to_string)
-                        .collect::<Vec<_>>()
-                        .join(",")
-                };
-                match &nic["pg"] {
-                    Value::Array(pg) if pg.len() == 2 => {
-                        format!("pgid {}  percent {}", list(&pg[0]), list(&pg[1]))
-                    }
-                    _ => "- (the driver does not report it)".into(),
-                }
-            };
-            t.row([String::new(), "nic".into(), cell]);
-        }
+            )
+        } else {
+            "off".into()
+        };
+        t.row([String::new(), "nic".into(), cell]);
     }
+    feature(
+        &mut t,
+        "app",
+        [
+            app_cfg(Some(&d.app.desired)),
+            app_cfg(d.app.peer.as_ref()),
+            app_cfg(Some(&d.app.oper)),
+        ],
+    );
     out.push_str(&t.render());
-    if !p["nic"].is_null() {
-        nic_lines(&p["nic"], out);
+    if let Some(nic) = &p.nic {
+        nic_lines(nic, out);
     }
-    let dscp: Vec<String> = arr(&p["app_rules"]["entries"])
+    let dscp: Vec<String> = p
+        .app_rules
+        .entries
         .iter()
-        .filter(|r| r["selector"] == "dscp")
-        .map(|r| {
-            let proto = r["protocol"].as_u64().and_then(|p| u16::try_from(p).ok());
-            app_name::AppTarget(AppMatch::Dscp, proto.unwrap_or_default()).to_string()
-        })
+        .filter(|r| r.selector == RuleSelector::Dscp)
+        .map(|r| app_name::AppTarget(AppMatch::Dscp, r.protocol).to_string())
         .collect();
     if !dscp.is_empty() {
         let _ = writeln!(
@@ -391,49 +456,50 @@ fn cee(p: &Value, out: &mut String) {
     }
 }
 
-/// A CEE feature configuration in one line.
-fn cee_cfg(feature: &str, c: &Value) -> String {
-    if c.is_null() {
+fn pg_cfg(c: Option<&PgConfig>) -> String {
+    let Some(c) = c else {
         return "-".into();
-    }
-    let list = |v: &Value| {
-        arr(v)
-            .iter()
-            .map(|x| x.to_string())
-            .collect::<Vec<_>>()
-            .join(",")
     };
-    match feature {
-        "pfc" => {
-            let p = list(&c["priorities"]);
-            format!(
-                "priorities {}  (tcs {})",
-                if p.is_empty() { "none".into() } else { p },
-                c["num_tcs"]
-            )
-        }
-        "pg" => format!(
-            "pgid {}  percent {}  (tcs {})",
-            list(&c["pgid"]),
-            list(&c["percent"]),
-            c["num_tcs"]
-        ),
-        _ => {
-            let entries: Vec<String> = arr(&c["entries"])
-                .iter()
-                .map(|e| {
-                    let proto = e["protocol"]
-                        .as_u64()
-                        .and_then(|p| u16::try_from(p).ok())
-                        .unwrap_or_default();
-                    app_name::app_entry(app_match(&e["selector"]), proto, list(&e["priorities"]))
-                })
-                .collect();
-            if entries.is_empty() {
-                "(empty)".into()
-            } else {
-                entries.join("; ")
-            }
-        }
+    let list = |v: &[u8]| v.iter().map(u8::to_string).collect::<Vec<_>>().join(",");
+    format!(
+        "pgid {}  percent {}  (tcs {})",
+        list(&c.pgid),
+        list(&c.percent),
+        c.num_tcs
+    )
+}
+
+fn pfc_cfg(c: Option<&PfcConfig>) -> String {
+    let Some(c) = c else {
+        return "-".into();
+    };
+    let p: Vec<String> = c.priorities.priorities().map(|p| p.to_string()).collect();
+    format!(
+        "priorities {}  (tcs {})",
+        if p.is_empty() {
+            "none".into()
+        } else {
+            p.join(",")
+        },
+        c.num_tcs
+    )
+}
+
+fn app_cfg(c: Option<&AppConfig>) -> String {
+    let Some(c) = c else {
+        return "-".into();
+    };
+    let entries: Vec<String> = c
+        .entries
+        .iter()
+        .map(|e| {
+            let prios: Vec<String> = e.priorities.priorities().map(|p| p.to_string()).collect();
+            app_name::app_entry(AppMatch::from(e.selector), e.protocol, prios.join(","))
+        })
+        .collect();
+    if entries.is_empty() {
+        "(empty)".into()
+    } else {
+        entries.join("; ")
     }
 }

@@ -2,10 +2,10 @@
 
 use std::path::Path;
 
-use lossless_node::protocol::Request;
-use serde_json::Value;
+use lossless_node::headroom::{BufferState, HeadroomHardware, HeadroomShow};
+use lossless_node::protocol::{Ports, Request};
 
-use super::daemon::{arr, call, print_json, s, PortArgs};
+use super::daemon::{call_typed, print_json, PortArgs};
 use super::table::Table;
 use crate::error::CliError;
 
@@ -22,7 +22,7 @@ Turn measurement on per port in losslessd's configuration:
 Exit status: 0 success, 1 the daemon could not be reached, 2 no such port.";
 
 pub fn show(socket: &Path, args: PortArgs) -> Result<(), CliError> {
-    let v = call(
+    let (v, show): (_, Ports<HeadroomShow>) = call_typed(
         socket,
         "headroom show",
         &Request::HeadroomShow {
@@ -36,118 +36,123 @@ pub fn show(socket: &Path, args: PortArgs) -> Result<(), CliError> {
         "PORT", "STATE", "SPEED", "RTT", "SAMPLES", "X(bits)", "DV(bits)", "HEADROOM", "CLOCK",
         "NIC", "BUFFER",
     ]);
-    for p in arr(&v["ports"]) {
-        if p["off"].as_bool() == Some(true) {
-            t.row([
-                s(&p["port"]),
-                "off".into(),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-            ]);
-            continue;
-        }
-        let state = if p["measuring"].as_bool() == Some(true) {
+    for p in &show.ports {
+        let p = match p {
+            HeadroomShow::Off(off) => {
+                let mut row: [String; 11] = std::array::from_fn(|_| "-".to_string());
+                row[0] = off.port.clone();
+                row[1] = "off".into();
+                t.row(row);
+                continue;
+            }
+            HeadroomShow::On(p) => p,
+        };
+        let state = if p.measuring {
             "measuring"
-        } else if p["running"].as_bool() == Some(true) {
+        } else if p.running {
             "running"
         } else {
             "idle"
         };
-        let speed = match p["speed_bps"].as_u64() {
-            Some(b) => format!("{}G ({})", b as f64 / 1e9, s(&p["speed_source"])),
+        let speed = match p.speed_bps {
+            Some(b) => format!("{}G ({})", b as f64 / 1e9, word(&p.speed_source)),
             None => "unknown".into(),
         };
-        let last = &p["last"];
-        let (rtt, samples) = if last.is_object() {
-            (
-                format!(
-                    "{:.3} us",
-                    last["round_trip_ns"].as_f64().unwrap_or(0.0) / 1e3
-                ),
-                format!("{}/{}", last["valid"], last["sent"]),
-            )
-        } else {
-            ("-".into(), "-".into())
-        };
-        let need = &p["need"];
-        let applied = &p["applied"];
-        let headroom = if applied.is_object() {
-            format!("{} B ({} cells)", applied["bytes"], applied["cells"])
-        } else {
-            "-".into()
-        };
-        let clock = match &p["clocks"] {
-            Value::Object(c) => format!(
-                "{}/{}",
-                c.get("rx").map(s).unwrap_or_default(),
-                c.get("tx").map(s).unwrap_or_default()
+        let (rtt, samples) = match &p.last {
+            Some(last) => (
+                format!("{:.3} us", last.round_trip_ns / 1e3),
+                format!("{}/{}", last.valid, last.sent),
             ),
-            _ => p["socket_error"]
-                .as_str()
-                .map_or_else(|| "-".into(), |e| format!("error: {e}")),
+            None => ("-".into(), "-".into()),
         };
-        let hw = &p["hardware"];
-        let nic = match hw["state"].as_str() {
-            Some("applied") if hw["saturated"].as_bool() == Some(true) => {
-                format!("pfc delay {} bits (saturated)", hw["pfc_delay_bits"])
+        let headroom = match &p.applied {
+            Some(a) => format!("{} B ({} cells)", a.bytes, a.cells),
+            None => "-".into(),
+        };
+        let clock = match (&p.clocks, &p.socket_error) {
+            (Some(c), _) => format!("{}/{}", word(&c.rx), word(&c.tx)),
+            (None, Some(e)) => format!("error: {e}"),
+            (None, None) => "-".into(),
+        };
+        let nic = match &p.hardware {
+            HeadroomHardware::Applied {
+                pfc_delay_bits,
+                saturated: true,
+            } => format!("pfc delay {pfc_delay_bits} bits (saturated)"),
+            HeadroomHardware::Applied { pfc_delay_bits, .. } => {
+                format!("pfc delay {pfc_delay_bits} bits")
             }
-            Some("applied") => format!("pfc delay {} bits", hw["pfc_delay_bits"]),
-            Some("unsupported") => "no dcbnl: reported only".into(),
-            Some("report_only") => "report only".into(),
-            Some("error") => format!("error: {}", s(&hw["error"])),
-            Some("pending") => "pending".into(),
-            _ => "-".into(),
+            HeadroomHardware::Unsupported { .. } => "no dcbnl: reported only".into(),
+            HeadroomHardware::ReportOnly => "report only".into(),
+            HeadroomHardware::Error { error } => format!("error: {error}"),
+            HeadroomHardware::Pending => "pending".into(),
         };
-        let buffer = buffer(&p["buffer"]);
+        let (x, dv) = match &p.need {
+            Some(n) => (n.x_bit_times.to_string(), n.dv_bit_times.to_string()),
+            None => ("-".into(), "-".into()),
+        };
         t.row([
-            s(&p["port"]),
+            p.port.clone(),
             state.into(),
             speed,
             rtt,
             samples,
-            s(&need["x_bit_times"]),
-            s(&need["dv_bit_times"]),
+            x,
+            dv,
             headroom,
             clock,
             nic,
-            buffer,
+            buffer(&p.buffer),
         ]);
     }
     t.print()
 }
 
+/// A value as the JSON names it (`config`, `hardware`, `no_pfc_priority`, ...).
+fn word<T: serde::Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        Ok(serde_json::Value::Object(o)) => o
+            .get("state")
+            .and_then(|s| s.as_str())
+            .unwrap_or_default()
+            .to_string(),
+        _ => "-".into(),
+    }
+}
+
 /// The BUFFER column: `buffer 1: 262016 B of 1048576` (`, written` when this
 /// headroom needed a write), or the state and its reason.
-fn buffer(b: &Value) -> String {
-    match b["state"].as_str() {
-        Some("sized") => {
-            let sizes = &b["buffer_size"];
-            let lossless = arr(&b["lossless"]);
+fn buffer(b: &BufferState) -> String {
+    match b {
+        BufferState::Sized {
+            lossless,
+            buffer_size,
+            total_size,
+            written,
+            ..
+        } => {
             let list = lossless
                 .iter()
-                .map(|i| format!("{}: {} B", i, sizes[i.as_u64().unwrap_or(0) as usize]))
+                .map(|&i| {
+                    let size = buffer_size
+                        .get(usize::from(i))
+                        .map_or_else(|| "null".to_string(), u32::to_string);
+                    format!("{i}: {size} B")
+                })
                 .collect::<Vec<_>>()
                 .join(", ");
             let plural = if lossless.len() == 1 { "" } else { "s" };
-            let written = if b["written"].as_bool() == Some(true) {
-                ", written"
-            } else {
-                ""
-            };
-            format!("buffer{plural} {list} of {}{written}", b["total_size"])
+            let written = if *written { ", written" } else { "" };
+            format!("buffer{plural} {list} of {total_size}{written}")
         }
-        Some("pending") => "pending".into(),
-        Some(state) => {
-            let why = b["reason"].as_str().or(b["error"].as_str()).unwrap_or("");
-            format!("{}: {why}", state.replace('_', " "))
+        BufferState::Pending => "pending".into(),
+        BufferState::Off { reason }
+        | BufferState::Unsupported { reason }
+        | BufferState::DoesNotFit { reason, .. } => {
+            format!("{}: {reason}", word(b).replace('_', " "))
         }
-        None => "-".into(),
+        BufferState::Error { error } => format!("error: {error}"),
+        BufferState::NoPfcPriority => "no pfc priority: ".into(),
     }
 }

@@ -6,9 +6,9 @@
 use std::fmt::Write;
 
 use lossless_node::pfc::view::{PortPfcView, RoceView};
-use lossless_node::protocol::Request;
+use lossless_node::protocol::{Ports, Request};
 
-use super::daemon::{call, print_json, PortArgs};
+use super::daemon::{call_typed, print_json, PortArgs};
 use super::table::Table;
 use crate::error::CliError;
 use crate::out::emit;
@@ -44,7 +44,7 @@ pub enum PfcCommand {
 
 pub fn run(cmd: PfcCommand) -> Result<(), CliError> {
     let PfcCommand::Show(args) = cmd;
-    let v = call(
+    let (v, show): (_, Ports<PortPfcView>) = call_typed(
         &args.socket.path,
         "pfc show",
         &Request::PfcShow {
@@ -54,10 +54,8 @@ pub fn run(cmd: PfcCommand) -> Result<(), CliError> {
     if args.json {
         return print_json(&v);
     }
-    let ports: Vec<PortPfcView> = serde_json::from_value(v["ports"].clone())
-        .map_err(|e| CliError::failure("the daemon's answer", e))?;
     let mut out = String::new();
-    for p in &ports {
+    for p in &show.ports {
         out.push_str(&render(p));
     }
     emit(&out)

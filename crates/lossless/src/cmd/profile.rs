@@ -24,11 +24,12 @@ use std::path::Path;
 use clap::ValueEnum;
 use lossless_node::config::{AppRule, AppRules, DaemonConfig, RuleSelector};
 use lossless_node::protocol::{EtsChange, FeatureChange, FeatureName, Request, TcChange};
+use lossless_proto::{Changed, DcbxView, Hardware, StatusResult};
 use lossless_wire::app_name::{self, AppMatch};
 use lossless_wire::cee::{PriorityMap, DCBX_OUI};
 use lossless_wire::ieee::Tsa;
 
-use crate::cmd::daemon::{arr, call, print_json, s};
+use crate::cmd::daemon::{call_typed, print_json};
 use crate::cmd::dcbx::YesNo;
 use crate::cmd::dscp;
 use crate::error::CliError;
@@ -471,16 +472,19 @@ pub fn run(cmd: ProfileCommand) -> Result<(), CliError> {
     if !args.apply_to_daemon {
         return emit(&text);
     }
-    let status = call(socket, "profile roce: status", &Request::Status)?;
-    let ports: Vec<String> = arr(&status["ports"])
+    let (_, status): (_, StatusResult) =
+        call_typed(socket, "profile roce: status", &Request::Status)?;
+    let ports: Vec<String> = status
+        .ports
         .iter()
-        .map(|p| s(&p["port"]))
+        .map(|p| p.summary.port.clone())
         .filter(|name| args.port.is_none() || cfg.selects(name))
         .collect();
     if ports.is_empty() {
-        let all: Vec<String> = arr(&status["ports"])
+        let all: Vec<String> = status
+            .ports
             .iter()
-            .map(|p| s(&p["port"]))
+            .map(|p| p.summary.port.clone())
             .collect();
         return Err(refuse(
             "--port",
@@ -496,16 +500,16 @@ pub fn run(cmd: ProfileCommand) -> Result<(), CliError> {
         ));
     }
     for port in &ports {
-        let hardware = arr(&status["ports"])
+        let hardware = status
+            .ports
             .iter()
-            .find(|p| s(&p["port"]) == *port)
-            .map(|p| p["hardware"].clone())
-            .unwrap_or_default();
-        let nic = Nic::of(&hardware);
-        let mut last = serde_json::Value::Null;
+            .find(|p| p.summary.port == *port)
+            .map(|p| &p.summary.hardware);
+        let nic = Nic::of(hardware);
+        let mut last: Option<(serde_json::Value, Changed<DcbxView>)> = None;
         for (i, change) in roce.changes().into_iter().enumerate() {
             let feature = change.feature.name();
-            last = call(
+            let answer = call_typed(
                 socket,
                 &format!("profile roce: {port}: {feature}"),
                 &Request::DcbxSet {
@@ -522,15 +526,22 @@ pub fn run(cmd: ProfileCommand) -> Result<(), CliError> {
                 }
                 e
             })?;
+            last = Some(answer);
         }
+        let Some((mut json, view)) = last else {
+            continue;
+        };
         if args.json {
             // The port as `dcbx set` answers it, and what becomes of its NIC.
-            if let Some(p) = last.as_object_mut() {
+            if let Some(p) = json.as_object_mut() {
                 p.insert("apply".into(), nic.apply.into());
                 p.insert("nic_programmed".into(), nic.programmed.into());
-                p.insert("hardware".into(), hardware);
+                p.insert(
+                    "hardware".into(),
+                    serde_json::to_value(hardware).unwrap_or_default(),
+                );
             }
-            print_json(&last)?;
+            print_json(&json)?;
         } else {
             emit(&format!(
                 "{port}: RoCEv2 profile applied (pfc, ets, pg, app{}): data priority {}, \
@@ -539,7 +550,7 @@ pub fn run(cmd: ProfileCommand) -> Result<(), CliError> {
                 if roce.mode.is_some() { ", mode" } else { "" },
                 roce.priority,
                 roce.cnp_priority,
-                s(&last["mode"]["running"]),
+                view.view.dcbx.mode.running.name(),
                 nic.text,
             ))?;
         }
@@ -562,49 +573,48 @@ struct Nic {
 }
 
 impl Nic {
-    fn of(hardware: &serde_json::Value) -> Nic {
-        use lossless_node::protocol::Hardware;
+    fn of(hardware: Option<&Hardware>) -> Nic {
         let none = |text: String| Nic {
             apply: "dcbnl",
             programmed: false,
             text,
         };
-        match serde_json::from_value::<Hardware>(hardware.clone()) {
-            Ok(Hardware::ReportOnly) => Nic {
+        match hardware {
+            Some(Hardware::ReportOnly) => Nic {
                 apply: "none",
                 programmed: false,
                 text: "applied to the DCBX advertisement only: apply = \"none\", the NIC was \
                        not programmed; set apply = \"dcbnl\" in the configuration to program it"
                     .into(),
             },
-            Ok(Hardware::Unsupported { reason }) => none(format!(
+            Some(Hardware::Unsupported { reason }) => none(format!(
                 "applied to the DCBX advertisement only: apply = \"dcbnl\", but the NIC was not \
                  programmed: it has no dcbnl ({reason})"
             )),
-            Ok(Hardware::Probing) => none(
+            Some(Hardware::Probing) => none(
                 "applied to the DCBX advertisement; the NIC is not programmed yet: apply = \
                  \"dcbnl\", and the daemon has not had its answer to the dcbnl probe \
                  (`lossless status` shows APPLY dcbnl once it programs it)"
                     .into(),
             ),
-            Ok(Hardware::Dcbnl { error: Some(e), .. }) => none(format!(
+            Some(Hardware::Dcbnl { error: Some(e), .. }) => none(format!(
                 "apply = \"dcbnl\": the daemon programs the NIC with the negotiated \
                  configuration, but its last programming failed: {e} (`lossless status` shows \
                  whether this one takes)"
             )),
-            Ok(Hardware::Dcbnl { error: None, .. }) => Nic {
+            Some(Hardware::Dcbnl { error: None, .. }) => Nic {
                 apply: "dcbnl",
                 programmed: true,
                 text: "apply = \"dcbnl\": the daemon programs the NIC with the negotiated \
                        configuration"
                     .into(),
             },
-            Err(_) => Nic {
+            None => Nic {
                 apply: "unknown",
                 programmed: false,
-                text: format!(
-                    "whether the NIC was programmed is unknown: the daemon reports {hardware}"
-                ),
+                text: "whether the NIC was programmed is unknown: the daemon's status does not \
+                       have the port"
+                    .into(),
             },
         }
     }
@@ -613,11 +623,19 @@ impl Nic {
 #[cfg(test)]
 mod tests {
     use super::Nic;
+    use lossless_proto::Hardware;
     use serde_json::json;
+
+    /// The NIC as `status` says it in `hardware`.
+    fn of(v: serde_json::Value) -> Nic {
+        Nic::of(Some(
+            &serde_json::from_value::<Hardware>(v).expect("a status hardware object"),
+        ))
+    }
 
     #[test]
     fn only_a_port_the_daemon_programs_says_so() {
-        let none = Nic::of(&json!({"mode": "report_only"}));
+        let none = of(json!({"mode": "report_only"}));
         assert_eq!((none.apply, none.programmed), ("none", false));
         assert!(none.text.contains("the NIC was not programmed"), "{none:?}");
         for h in [
@@ -625,11 +643,11 @@ mod tests {
             json!({"mode": "unsupported", "reason": "no ops"}),
             json!({"mode": "dcbnl", "applied": 3, "error": "EINVAL"}),
         ] {
-            let n = Nic::of(&h);
+            let n = of(h.clone());
             assert_eq!((n.apply, n.programmed), ("dcbnl", false), "{h}");
         }
-        let yes = Nic::of(&json!({"mode": "dcbnl", "applied": 3}));
+        let yes = of(json!({"mode": "dcbnl", "applied": 3}));
         assert_eq!((yes.apply, yes.programmed), ("dcbnl", true));
-        assert!(!Nic::of(&json!(null)).programmed);
+        assert!(!Nic::of(None).programmed);
     }
 }

@@ -50,7 +50,6 @@ const KNOWN: &[(&str, &[&str])] = &[
             "state",
         ],
     ),
-    ("lossless-node", &["node::errors", "node::requests"]),
 ];
 
 type Module = Vec<String>;

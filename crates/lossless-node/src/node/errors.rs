@@ -1,15 +1,17 @@
-//! The node's typed errors at its boundary: why a change request is refused, why a
-//! reload is, and why the caller could not start the relay or open a measurement
-//! socket (inputs). Each refusal maps to the control socket's [`ErrorKind`] here, in
+//! The node's typed errors at its boundary: why a change request is refused (and
+//! what in the change), why a reload is, and why the caller could not start the relay
+//! or open a measurement socket (inputs). Each refusal maps to the control socket's [`ErrorKind`] here, in
 //! one place; its text is the answer's `message`.
 
 use std::path::PathBuf;
 
 use lossless_dcbx::ConfigError;
 
-use super::requests::ChangeError;
-use crate::config::{ConfigFileError, SettingError};
-use crate::protocol::{ErrorKind, Response};
+use lossless_wire::cee::PriorityMap;
+use lossless_wire::ieee::InvalidValue;
+
+use crate::config::{ConfigFileError, PriorityError, RuleError, RuleSelector, SettingError};
+use crate::protocol::{ErrorKind, FeatureName, Response};
 
 /// No port by that name; `known`: the ports the node manages.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -139,5 +141,102 @@ impl From<std::io::Error> for MeasureOpenError {
             kind: e.kind(),
             message: e.to_string(),
         }
+    }
+}
+
+/// Why a `dcbx set` change is refused: the setting (`pfc.priorities`, `app_add[0]`,
+/// `ets.tc_bw`) and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ChangeError {
+    /// A field of another feature.
+    #[error("`{field}` does not apply to {} (only to {})", .feature.name(), names(.owners))]
+    OtherFeature {
+        field: &'static str,
+        feature: FeatureName,
+        owners: &'static [FeatureName],
+    },
+    #[error("nothing to change: the change gives no {} setting", .0.name())]
+    Nothing(FeatureName),
+    /// A list of priorities refused by the file's rule.
+    #[error("{field}: {error}")]
+    Priority { field: String, error: PriorityError },
+    /// A per-priority (or per-class) table without 8 values.
+    #[error("{field}: expected 8 values ({what}), found {found}")]
+    NotEight {
+        field: &'static str,
+        what: &'static str,
+        found: usize,
+    },
+    /// The APP rules given whole, refused by their rules.
+    #[error(transparent)]
+    Rules(RuleError),
+    #[error("{field}: {selector} {protocol} names no priority to add")]
+    NoPriorityToAdd {
+        field: String,
+        selector: RuleSelector,
+        protocol: u16,
+    },
+    /// A rule to add refused by the table's rules.
+    #[error("{field} ({selector} {protocol} -> {priorities}): {error}")]
+    Add {
+        field: String,
+        selector: RuleSelector,
+        protocol: u16,
+        priorities: PriorityMap,
+        error: RuleError,
+    },
+    /// A rule to remove that is not there (`rules`: those that are).
+    #[error("{field}: there is no rule for {selector} {protocol} (the rules: {})", listed(.rules))]
+    NoSuchRule {
+        field: String,
+        selector: RuleSelector,
+        protocol: u16,
+        rules: Vec<String>,
+    },
+    /// A rule to remove on priorities it is not on.
+    #[error("{field}: {selector} {protocol} is on priorities {have}, not {given}")]
+    NotOnPriorities {
+        field: String,
+        selector: RuleSelector,
+        protocol: u16,
+        have: PriorityMap,
+        given: PriorityMap,
+    },
+    #[error("ets.tcs: give the table per traffic class (tcs) or as prio_tc/tc_bw/tsa, not both")]
+    EtsBothForms,
+    /// A class of `ets.tcs` refused by the file's rule.
+    #[error("ets.tcs[{index}].{key}: {reason}")]
+    Class {
+        index: usize,
+        key: &'static str,
+        reason: String,
+    },
+    /// The ETS tables refused by their rules.
+    #[error("{}", ets_refusal(.0))]
+    Ets(InvalidValue),
+}
+
+fn names(features: &[FeatureName]) -> String {
+    let names: Vec<&str> = features.iter().map(|f| f.name()).collect();
+    names.join(", ")
+}
+
+fn listed(rules: &[String]) -> String {
+    if rules.is_empty() {
+        "none".to_string()
+    } else {
+        rules.join(", ")
+    }
+}
+
+/// An ETS refusal as the file words it: the field (and element), why, the value.
+fn ets_refusal(e: &InvalidValue) -> String {
+    let at = match e.index {
+        Some(i) => format!("{}[{i}]", e.field),
+        None => e.field.to_string(),
+    };
+    match (e.field, e.index) {
+        ("ets.tc_bw", None) => format!("{at}: {} (they sum to {})", e.reason, e.value),
+        _ => format!("{at}: {} (found {})", e.reason, e.value),
     }
 }

@@ -14,7 +14,9 @@
 //! [`measure`] and [`relay`].
 
 mod errors;
-pub use errors::{MeasureOpenError, NoSuchPort, RelayStartError, ReloadError, SetError};
+pub use errors::{
+    ChangeError, MeasureOpenError, NoSuchPort, RelayStartError, ReloadError, SetError,
+};
 mod frames;
 pub use frames::OWN_SOCKET_RETRY;
 mod hardware;
@@ -32,7 +34,6 @@ pub use program::PROGRAM_SETTLE;
 mod relay;
 mod reload;
 mod requests;
-pub use requests::ChangeError;
 mod roce;
 mod shadow;
 mod shutdown;

@@ -5,7 +5,6 @@
 //! previous one left.
 
 mod change;
-pub use change::ChangeError;
 
 use std::collections::VecDeque;
 

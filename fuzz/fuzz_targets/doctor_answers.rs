@@ -44,7 +44,7 @@ fuzz_target!(|data: &[u8]| {
     ) {
         Ok(d) => Daemon::Port(Box::new(d)),
         Err(why) => Daemon::Without {
-            why,
+            why: why.to_string(),
             fix: String::new(),
         },
     };

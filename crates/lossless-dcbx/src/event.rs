@@ -166,21 +166,26 @@ pub enum Event {
     OperChanged { feature: FeatureId, oper_mode: bool },
     /// Syncd became true: the peer acknowledged our current DesiredCfg.
     Syncd { feature: FeatureId },
-    /// A received frame was discarded as malformed.
-    FrameDiscarded {
-        /// The field at fault, in the standard's terms (`lldp.ttl`).
-        field: std::borrow::Cow<'static, str>,
-        /// What was wrong with it (`truncated`, `bad_length`, ...).
-        kind: std::borrow::Cow<'static, str>,
-        /// The whole error, with the offset, for a person.
-        error: String,
-    },
+    /// A received frame was discarded as malformed (boxed: an event stays small, and
+    /// every port keeps a queue of them).
+    FrameDiscarded(Box<Discarded>),
     /// The DCBX version the port runs changed (`mode = "auto"`).
     ModeChanged {
         from: Version,
         to: Version,
         reason: ModeReason,
     },
+}
+
+/// What [`Event::FrameDiscarded`] says of the frame.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Discarded {
+    /// The field at fault, in the standard's terms (`lldp.ttl`).
+    pub field: std::borrow::Cow<'static, str>,
+    /// What was wrong with it (`truncated`, `bad_length`, ...).
+    pub kind: std::borrow::Cow<'static, str>,
+    /// The whole error, with the offset, for a person.
+    pub error: String,
 }
 
 #[cfg(test)]
@@ -221,11 +226,11 @@ mod kind_tests {
                 oper_mode: true,
             },
             Event::Syncd { feature: f },
-            Event::FrameDiscarded {
+            Event::FrameDiscarded(Box::new(Discarded {
                 field: "lldp.ttl".into(),
                 kind: "truncated".into(),
                 error: "e".into(),
-            },
+            })),
             Event::ModeChanged {
                 from: Version::Ieee,
                 to: Version::Cee,

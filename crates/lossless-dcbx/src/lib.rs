@@ -22,7 +22,7 @@ pub use agent::Agent;
 pub use config::{
     AdminStatus, ConfigError, DcbxConfig, FeatureAdmin, LldpTimers, MgmtAddress, PortConfig,
 };
-pub use event::{Event, EventKind, FeatureId, NeighborLoss};
+pub use event::{Discarded, Event, EventKind, FeatureId, NeighborLoss};
 pub use mode::{DcbxMode, ModeReason, Version};
 pub use reason::Reason;
 pub use status::{FeatureStatus, HeadroomCapability, IeeeFeatureStatus, PortStatus};

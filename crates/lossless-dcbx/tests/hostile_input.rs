@@ -183,9 +183,7 @@ fn zero_length_sub_tlv_drops_the_whole_lldpdu_and_keeps_state() {
     let discarded: Vec<(String, String)> = events(&mut a)
         .iter()
         .filter_map(|e| match e {
-            Event::FrameDiscarded { field, kind, .. } => {
-                Some((field.to_string(), kind.to_string()))
-            }
+            Event::FrameDiscarded(d) => Some((d.field.to_string(), d.kind.to_string())),
             _ => None,
         })
         .collect();

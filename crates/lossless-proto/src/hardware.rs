@@ -18,8 +18,9 @@ pub enum Hardware {
     Probing,
     /// `apply = "dcbnl"` and the NIC answers dcbnl: operational PFC/PG are programmed.
     Dcbnl {
-        /// The last programming attempt failed: why.
-        error: Option<HardwareError>,
+        /// The last programming attempt failed: why (boxed: a port's state stays
+        /// small).
+        error: Option<Box<HardwareError>>,
         /// Successful programming rounds.
         applied: u64,
     },
@@ -60,10 +61,12 @@ impl From<HardwareWire> for Hardware {
                 applied,
             } => Hardware::Dcbnl {
                 // A daemon before `error_kind` said only the message.
-                error: error.map(|message| HardwareError {
-                    kind: error_kind.unwrap_or(HardwareErrorKind::Other),
-                    message,
-                    code: error_code,
+                error: error.map(|message| {
+                    Box::new(HardwareError {
+                        kind: error_kind.unwrap_or(HardwareErrorKind::Other),
+                        message,
+                        code: error_code,
+                    })
                 }),
                 applied,
             },
@@ -216,9 +219,9 @@ mod tests {
     #[test]
     fn a_failed_programming_keeps_error_as_its_message_and_adds_its_kind() {
         let h = Hardware::Dcbnl {
-            error: Some(
+            error: Some(Box::new(
                 HardwareError::new(HardwareErrorKind::Refused, "ETS: EINVAL").with_code("EINVAL"),
-            ),
+            )),
             applied: 2,
         };
         let v = serde_json::to_value(&h).unwrap();
@@ -236,7 +239,7 @@ mod tests {
         assert_eq!(
             old,
             Hardware::Dcbnl {
-                error: Some(HardwareError::new(HardwareErrorKind::Other, "x")),
+                error: Some(Box::new(HardwareError::new(HardwareErrorKind::Other, "x"))),
                 applied: 0
             }
         );

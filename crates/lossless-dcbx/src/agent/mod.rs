@@ -292,11 +292,13 @@ impl Agent {
                     self.lldp_stats.frames_in_errors += 1;
                     self.lldp_stats.frames_discarded += 1;
                     self.decode_errors.count(&e);
-                    self.events.push_back(Event::FrameDiscarded {
-                        field: e.field.into(),
-                        kind: e.kind.name().into(),
-                        error: e.to_string(),
-                    });
+                    self.events.push_back(Event::FrameDiscarded(Box::new(
+                        crate::event::Discarded {
+                            field: e.field.into(),
+                            kind: e.kind.name().into(),
+                            error: e.to_string(),
+                        },
+                    )));
                 }
                 return None;
             }

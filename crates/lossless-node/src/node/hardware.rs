@@ -101,7 +101,7 @@ impl Node {
                     *error = None;
                     *applied += 1;
                 }
-                Err(e) => *error = Some(e.clone()),
+                Err(e) => *error = Some(Box::new(e.clone())),
             }
         }
         let ev = match result {

@@ -63,9 +63,10 @@ pub(super) fn event(port: &str, peer: &str, e: &Event) {
         Event::Syncd { feature } => {
             info!(port = %port, peer = %peer, event = %kind, feature = %feature, "dcbx");
         }
-        Event::FrameDiscarded { field, kind, error } => {
-            info!(port = %port, peer = %peer, event = %kind, field = %field,
-                kind = %kind, error = error.as_str(), "dcbx");
+        Event::FrameDiscarded(d) => {
+            // As before the event was boxed: `event` is the discard's kind.
+            info!(port = %port, peer = %peer, event = %d.kind, field = %d.field,
+                kind = %d.kind, error = d.error.as_str(), "dcbx");
         }
         Event::ModeChanged { from, to, reason } => {
             info!(port = %port, peer = %peer, event = %kind, from = %from.name(),

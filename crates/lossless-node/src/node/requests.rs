@@ -8,15 +8,16 @@ mod change;
 
 use std::collections::VecDeque;
 
-use serde_json::json;
 use tracing::{error, info};
 
 use super::errors::{NoSuchPort, SetError};
 use super::{Node, Now, Output, RequestId};
 use crate::config::{ConfigFileError, PortSettings};
+use crate::headroom::{HeadroomOff, HeadroomShow};
 use crate::health::{self, Health};
 use crate::port::{sources, Port};
 use crate::protocol::Hardware;
+use crate::protocol::{CountersResult, EventsResult, Ports};
 use crate::protocol::{
     DaemonEvent, DaemonInfo, DcbxView, ErrorKind, EventBody, FeatureChange, FeatureName, IeeeAdmin,
     NicView, PortStatusLine, RefusedView, ReloadResult, Request, Response, Source, StatusResult,
@@ -89,7 +90,7 @@ struct PendingShow {
 /// `dcbx show`, for one port or all.
 fn dcbx_show(node: &Node, port: Option<&str>, now: Now) -> Response {
     per_port(node, port, |p| {
-        serde_json::to_value(dcbx_view(p, node.persisted.ports.get(&p.name), now))
+        dcbx_view(p, node.persisted.ports.get(&p.name), now)
     })
 }
 
@@ -130,9 +131,7 @@ pub(super) fn handle(node: &mut Node, now: Now, id: RequestId, req: Request) {
     }
     let response = match req {
         Request::Status => Response::ok(status(node, now)),
-        Request::Neighbors { port } => per_port(node, port.as_deref(), |p| {
-            serde_json::to_value(p.neighbors(now.mono))
-        }),
+        Request::Neighbors { port } => per_port(node, port.as_deref(), |p| p.neighbors(now.mono)),
         Request::DcbxShow { port } => {
             // The NIC is read back first, so the `nic` row says what it holds now.
             let reads: Vec<(u32, String, bool)> = match port.as_deref() {
@@ -161,31 +160,28 @@ pub(super) fn handle(node: &mut Node, now: Now, id: RequestId, req: Request) {
                 return;
             }
         }
-        Request::Counters { port } => {
-            let mut r = per_port(node, port.as_deref(), |p| {
-                serde_json::to_value(p.counters())
-            });
-            if let Some(serde_json::Value::Object(body)) = r.result.as_mut() {
-                body.insert("shared_socket".into(), json!(node.shared_socket));
-            }
-            r
-        }
-        Request::Events { .. } => {
-            let events: Vec<serde_json::Value> = node
-                .history
-                .iter()
-                .filter_map(|r| serde_json::to_value(r).ok())
-                .collect();
-            Response::ok(json!({ "events": events }))
-        }
-        Request::HeadroomShow { port } => per_port(node, port.as_deref(), |p| {
-            serde_json::to_value(match &p.headroom {
-                Some(h) => {
-                    serde_json::to_value(h.view(&p.name, p.settings.apply, &p.hardware, now.mono))?
-                }
-                None => json!({ "port": p.name, "off": true,
-                    "reason": "headroom.measure is off for this port" }),
-            })
+        Request::Counters { port } => match selected(node, port.as_deref()) {
+            Ok(ports) => answer(&CountersResult {
+                ports: ports.into_iter().map(Port::counters).collect(),
+                shared_socket: Some(node.shared_socket),
+            }),
+            Err(no_such_port) => no_such_port,
+        },
+        Request::Events { .. } => answer(&EventsResult {
+            events: node.history.iter().cloned().collect(),
+        }),
+        Request::HeadroomShow { port } => per_port(node, port.as_deref(), |p| match &p.headroom {
+            Some(h) => HeadroomShow::On(Box::new(h.view(
+                &p.name,
+                p.settings.apply,
+                &p.hardware,
+                now.mono,
+            ))),
+            None => HeadroomShow::Off(HeadroomOff {
+                port: p.name.clone(),
+                off: true,
+                reason: "headroom.measure is off for this port".into(),
+            }),
         }),
         Request::DcbxSet { port, change } => match start_dcbx_set(node, id, &port, &change) {
             Ok(()) => return,
@@ -216,12 +212,7 @@ pub(super) fn handle(node: &mut Node, now: Now, id: RequestId, req: Request) {
             return;
         }
         Request::PfcShow { port } => per_port(node, port.as_deref(), |p| {
-            serde_json::to_value(crate::pfc::view::PortPfcView::of(
-                &p.name,
-                p.agent.applied_pfc(),
-                &p.pfc,
-                now.mono,
-            ))
+            crate::pfc::view::PortPfcView::of(&p.name, p.agent.applied_pfc(), &p.pfc, now.mono)
         }),
         Request::RelayShow => match node.relay_read(id) {
             Ok(()) => return,
@@ -420,21 +411,36 @@ fn status(node: &Node, now: Now) -> serde_json::Value {
     serde_json::to_value(result).unwrap_or_default()
 }
 
-fn per_port(
+/// The ports a request names: `port`, or every one (Err: the answer to a port that
+/// does not exist).
+fn selected<'a>(node: &'a Node, port: Option<&str>) -> Result<Vec<&'a Port>, Response> {
+    match port {
+        None => Ok(node.ports.values().collect()),
+        Some(name) => match node.ports.by_name(name) {
+            Some(p) => Ok(vec![p]),
+            None => Err(SetError::from(no_such_port(node, name)).response()),
+        },
+    }
+}
+
+/// A request about ports answered with one view `f` makes of each.
+fn per_port<T: serde::Serialize>(
     node: &Node,
     port: Option<&str>,
-    f: impl Fn(&Port) -> serde_json::Result<serde_json::Value>,
+    f: impl Fn(&Port) -> T,
 ) -> Response {
-    let selected: Vec<&Port> = match port {
-        None => node.ports.values().collect(),
-        Some(name) => match node.ports.by_name(name) {
-            Some(p) => vec![p],
-            None => return SetError::from(no_such_port(node, name)).response(),
-        },
-    };
-    let ports: Result<Vec<_>, _> = selected.into_iter().map(f).collect();
-    match ports {
-        Ok(ports) => Response::ok(json!({ "ports": ports })),
+    match selected(node, port) {
+        Ok(ports) => answer(&Ports {
+            ports: ports.into_iter().map(f).collect(),
+        }),
+        Err(no_such_port) => no_such_port,
+    }
+}
+
+/// A view as the response's result.
+fn answer<T: serde::Serialize>(view: &T) -> Response {
+    match serde_json::to_value(view) {
+        Ok(v) => Response::ok(v),
         Err(e) => Response::err(ErrorKind::Unavailable, e.to_string()),
     }
 }

@@ -169,7 +169,7 @@ pub(crate) fn shared_socket(out: &mut String, s: &crate::protocol::SharedSocketC
 
 /// The LLDP MIB's and DCBX's counters per port.
 fn port_counters(out: &mut String, ports: &[&Port]) {
-    let counters: [(&str, &str, Get); 18] = [
+    let counters: [(&str, &str, Get); 19] = [
         (
             "lldp_frames_out_total",
             "LLDPDUs sent (statsFramesOutTotal).",
@@ -237,6 +237,13 @@ fn port_counters(out: &mut String, ports: &[&Port]) {
              the port's own packet socket full (PACKET_STATISTICS; 0 while the port reads \
              the shared sockets: lossless_shared_packet_socket_drops_total).",
             |p| p.io.kernel_drops,
+        ),
+        (
+            "packet_socket_lldp_drops_total",
+            "Of lossless_packet_socket_drops_total, the LLDPDUs the kernel dropped on the \
+             port's own LLDP socket (its own sockets are one per EtherType: a PFC storm \
+             fills the MAC Control one's buffer, not this one's).",
+            |p| p.io.kernel_drops_lldp,
         ),
         (
             "port_rx_over_budget_total",

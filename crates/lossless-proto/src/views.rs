@@ -126,6 +126,11 @@ pub struct IoCounters {
     /// that shows it).
     #[serde(default)]
     pub kernel_drops: u64,
+    /// Of `kernel_drops`, those of the port's own LLDP socket: LLDPDUs the kernel
+    /// dropped. The port's own sockets are one per EtherType (LLDP, MAC Control), so
+    /// a PFC storm fills the MAC Control one's buffer, not this one's.
+    #[serde(default)]
+    pub kernel_drops_lldp: u64,
     /// The packet socket's receive buffer as the kernel granted it, bytes; null until
     /// the socket is open.
     #[serde(default)]
@@ -139,8 +144,9 @@ pub struct IoCounters {
     #[serde(default)]
     pub rx_peer_over_budget: u64,
     /// Whether the port reads a packet socket of its own (since its receive budget was
-    /// first spent) rather than the shared ones; `kernel_drops` counts only what its
-    /// own socket dropped, the shared sockets' drops are in [`SharedSocketCounters`].
+    /// first spent) rather than the shared ones (its own are two: LLDP, MAC Control);
+    /// `kernel_drops` counts only what its own sockets dropped, the shared sockets'
+    /// drops are in [`SharedSocketCounters`].
     #[serde(default)]
     pub own_socket: bool,
     /// Times the port's own socket could not be opened (it stayed on the shared

@@ -328,6 +328,34 @@ impl PacketSocket {
         Ok(sock)
     }
 
+    /// [`open_sized`](Self::open_sized) for one EtherType: bound to `ifindex` with
+    /// `ethertype` (not `ETH_P_ALL`), so the kernel hands it that EtherType only, and a
+    /// member of `group` only. Its receive buffer holds that EtherType's frames alone:
+    /// a storm of another one (MAC Control frames at line rate) cannot fill it and make
+    /// the kernel drop this one's (LLDPDUs). [`FILTER`] stays attached.
+    pub fn open_ethertype(
+        ifindex: u32,
+        ethertype: u16,
+        group: [u8; 6],
+        rcvbuf: Option<usize>,
+    ) -> io::Result<PacketSocket> {
+        let index = checked_ifindex(ifindex)?;
+        let fd = sys::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_NONBLOCK, 0)?;
+        let sock = PacketSocket { fd, ifindex };
+
+        attach_filter(&sock, &FILTER)?;
+        control_class_incoming_only(&sock)?;
+
+        if let Some(bytes) = rcvbuf {
+            set_rcvbuf(&sock, bytes)?;
+        }
+        bind(&sock, index, ethertype)?;
+        add_membership(&sock, index, Some(group))?;
+
+        sock.drain();
+        Ok(sock)
+    }
+
     /// Discards everything queued.
     fn drain(&self) {
         let mut buf = [0u8; 64];
@@ -465,6 +493,12 @@ mod tests {
     #[test]
     fn open_rejects_ifindex_zero() {
         let e = PacketSocket::open(0).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+    }
+
+    #[test]
+    fn open_ethertype_rejects_ifindex_zero() {
+        let e = PacketSocket::open_ethertype(0, ETH_P_LLDP, LLDP_MULTICAST, None).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
     }
 }

@@ -1,8 +1,11 @@
 //! The frames a packet socket's reader hands the core task: one `recvmmsg`'s worth,
 //! copied out of the receive batch, each with its interface and the kernel's receive
-//! stamp, and which socket it came from.
+//! stamp, and which socket it came from (shared or the port's own, and which
+//! EtherType class: each class has its sockets).
 
 use lossless_sys::batch::RxBatch;
+
+use crate::socket_switch::Class;
 
 /// Frames one `recvmmsg` read, copied out of the shared receive batch.
 pub(crate) struct FrameBatch {
@@ -15,6 +18,8 @@ pub(crate) struct FrameBatch {
     pub(crate) stamps: Vec<Option<u64>>,
     /// Read from the shared sockets (else from a port's own).
     pub(crate) shared: bool,
+    /// The EtherType class of the socket read (each class has its own sockets).
+    pub(crate) class: Class,
     /// The interface of each frame longer than the reader takes (a jumbo LLDPDU), dropped (a receive
     /// error each).
     pub(crate) too_long: Vec<u32>,
@@ -28,13 +33,14 @@ impl FrameBatch {
             ends: Vec::with_capacity(n),
             ifindexes: Vec::with_capacity(n),
             stamps: Vec::with_capacity(n),
-            shared: from == Source::Shared,
+            shared: matches!(from, Source::Shared(_)),
+            class: from.class(),
             too_long: Vec::new(),
         };
         for i in 0..n {
             let ifindex = match from {
-                Source::Shared => rx.ifindex(i),
-                Source::Own(ifindex) => ifindex,
+                Source::Shared(_) => rx.ifindex(i),
+                Source::Own(ifindex, _) => ifindex,
             };
             match rx.get(i) {
                 Some(f) if !rx.truncated(i) => {
@@ -58,9 +64,18 @@ impl FrameBatch {
     }
 }
 
-/// Which socket a reader reads.
+/// Which socket a reader reads: a shared one, or a port's own (its interface), and
+/// for which EtherType class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Source {
-    Shared,
-    Own(u32),
+    Shared(Class),
+    Own(u32, Class),
+}
+
+impl Source {
+    pub(crate) fn class(self) -> Class {
+        match self {
+            Source::Shared(c) | Source::Own(_, c) => c,
+        }
+    }
 }

@@ -11,13 +11,19 @@
 //! the other ports' LLDPDUs; in its own, what the kernel holds or drops is that
 //! port's alone (and counted for it: `kernel_drops`).
 //!
+//! A port's own sockets are two, like the shared ones: one per EtherType (LLDP, MAC
+//! Control), each bound to it with its own receive buffer and reader. Under a PFC
+//! storm from the peer, MAC Control frames at line rate fill the MAC Control socket's
+//! buffer; the peer's LLDPDUs wait in the LLDP one's, and are never dropped for room
+//! the storm took (its drops apart: `kernel_drops_lldp`).
+//!
 //! The switch loses nothing and delivers nothing twice. The port's own socket opens
-//! first; from then on its frames reach both sockets until the shared ones exclude
-//! its interface (their filter, replaced atomically). Every socket stamps each frame
+//! first; from then on its frames reach both sockets of their EtherType until the
+//! shared ones exclude its interface (their filter, replaced atomically). Every socket stamps each frame
 //! with the time the kernel received it (`SO_TIMESTAMPNS`), the same stamp on each
 //! socket that received it: a frame read from one socket is skipped when a frame with
-//! its stamp was already delivered from the other ([`crate::socket_switch`]; counted,
-//! `own_socket_skipped`). Stamps are matched, never compared with a time the daemon
+//! its stamp was already delivered from the other of its class ([`crate::socket_switch`],
+//! a switch per EtherType class; counted, `own_socket_skipped`). Stamps are matched, never compared with a time the daemon
 //! read: a step of the wall clock (chrony's `makestep`, a VM resume) changes nothing.
 //! What the own socket dropped before its first statistics reading the shared ones
 //! had too, and is not counted; a drop of the own socket in the window both receive
@@ -45,7 +51,7 @@ use tracing::{debug, warn};
 use crate::closer::Closer;
 use crate::frames::{FrameBatch, Source};
 use crate::input::Input;
-use crate::socket_switch::{Delivery, Verdict};
+use crate::socket_switch::{Class, Delivery, Verdict};
 
 /// The longest frame a port reads (a jumbo LLDPDU); longer ones are receive errors.
 const MAX_FRAME: usize = 9216;
@@ -97,8 +103,16 @@ impl Shared {
         let lldp = open(ETH_P_LLDP, LLDP_MULTICAST)?;
         let mac_control = open(ETH_P_MAC_CONTROL, MAC_CONTROL_MULTICAST)?;
         let readers = [
-            tokio::spawn(read(Source::Shared, lldp.clone(), input.clone())),
-            tokio::spawn(read(Source::Shared, mac_control.clone(), input.clone())),
+            tokio::spawn(read(
+                Source::Shared(Class::Lldp),
+                lldp.clone(),
+                input.clone(),
+            )),
+            tokio::spawn(read(
+                Source::Shared(Class::MacControl),
+                mac_control.clone(),
+                input.clone(),
+            )),
         ];
         Ok(Shared {
             lldp,
@@ -112,10 +126,50 @@ impl Shared {
     }
 }
 
-/// A port's own socket and its reader.
-struct Own {
+/// One of a port's own sockets (one per EtherType class) and its reader.
+struct OwnSocket {
     socket: Arc<AsyncFd<PacketSocket>>,
     reader: JoinHandle<()>,
+}
+
+/// A port's own sockets: LLDP and MAC Control, each with its receive buffer.
+struct Own {
+    lldp: OwnSocket,
+    mac_control: OwnSocket,
+}
+
+impl Own {
+    /// Opens and binds both (sized before the bind: frames the kernel held in its
+    /// backlog reach them at once, and one dropped for room the shared socket may
+    /// have read too), and starts their readers. Nothing is left open on an error.
+    fn open(ifindex: u32, rcvbuf: usize, input: &mpsc::Sender<Input>) -> io::Result<Own> {
+        let open = |class| -> io::Result<Arc<AsyncFd<PacketSocket>>> {
+            let (ethertype, group) = match class {
+                Class::Lldp => (ETH_P_LLDP, LLDP_MULTICAST),
+                Class::MacControl => (ETH_P_MAC_CONTROL, MAC_CONTROL_MULTICAST),
+            };
+            let sock = PacketSocket::open_ethertype(ifindex, ethertype, group, Some(rcvbuf))?;
+            sock.stamp_receives()?;
+            // What it dropped so far the shared sockets had too (their exclusion comes
+            // after this): not the port's loss.
+            let _ = sock.stats();
+            Ok(Arc::new(async_fd(sock)?))
+        };
+        let lldp = open(Class::Lldp)?;
+        let mac_control = open(Class::MacControl)?;
+        let reader = |class, socket: &Arc<AsyncFd<PacketSocket>>| OwnSocket {
+            socket: socket.clone(),
+            reader: tokio::spawn(read(
+                Source::Own(ifindex, class),
+                socket.clone(),
+                input.clone(),
+            )),
+        };
+        Ok(Own {
+            lldp: reader(Class::Lldp, &lldp),
+            mac_control: reader(Class::MacControl, &mac_control),
+        })
+    }
 }
 
 /// Every port's sockets.
@@ -166,32 +220,21 @@ impl PortSockets {
         Ok(rcvbuf)
     }
 
-    /// The port reads a socket of its own from now on. Returns its receive buffer.
+    /// The port reads sockets of its own from now on (LLDP, MAC Control). Returns
+    /// the receive buffer of each.
     pub(crate) fn receive_alone(&mut self, ifindex: u32) -> io::Result<Option<u64>> {
         if !self.delivery.may_receive_alone(ifindex) {
             return Ok(None);
         }
-        // Sized before it is bound: frames the kernel held in its backlog reach it at
-        // once, and one it dropped for room the shared socket may have read too.
-        let sock = PacketSocket::open_sized(ifindex, Some(self.rcvbuf))?;
-        sock.stamp_receives()?;
-        // What it dropped so far the shared sockets had too (their exclusion comes
-        // after this): not the port's loss.
-        let _ = sock.stats();
-        let rcvbuf = sock.rcvbuf().ok().map(|b| b as u64);
-        let socket = Arc::new(async_fd(sock)?);
-        let reader = tokio::spawn(read(
-            Source::Own(ifindex),
-            socket.clone(),
-            self.input.clone(),
-        ));
-        self.own.insert(ifindex, Own { socket, reader });
+        let own = Own::open(ifindex, self.rcvbuf, &self.input)?;
+        let rcvbuf = own.lldp.socket.get_ref().rcvbuf().ok().map(|b| b as u64);
+        self.own.insert(ifindex, own);
         self.delivery.receives_alone(ifindex);
         self.refilter();
         Ok(rcvbuf)
     }
 
-    /// A port gone: its interface leaves the groups, its own socket (if any) closes.
+    /// A port gone: its interface leaves the groups, its own sockets (if any) close.
     pub(crate) fn close(&mut self, ifindex: u32, closer: &mut Closer) {
         let Some(had_own) = self.delivery.closed(ifindex) else {
             return;
@@ -204,7 +247,9 @@ impl PortSockets {
             }
         }
         if let Some(own) = self.own.remove(&ifindex) {
-            closer.close(own.socket, own.reader);
+            for o in [own.lldp, own.mac_control] {
+                closer.close(o.socket, o.reader);
+            }
         }
         if had_own {
             self.refilter();
@@ -239,19 +284,21 @@ impl PortSockets {
     }
 
     /// Hands the node what the kernel counted since the last reading: on each port's
-    /// own socket, and on the shared ones.
+    /// own sockets (summed, the LLDP one's drops apart too), and on the shared ones.
     pub(crate) fn read_stats(&self, node: &mut Node) {
-        for (ifindex, own) in &self.own {
-            let sock = own.socket.get_ref();
-            let drops = match sock.stats() {
-                Ok(st) => st.drops,
-                Err(e) => {
-                    debug!(ifindex, error = %e, "cannot read the packet socket's statistics");
-                    0
-                }
-            };
-            let rcvbuf = sock.rcvbuf().ok().map(|b| b as u64);
-            node.handle_socket_stats(*ifindex, drops, rcvbuf);
+        let drops = |ifindex: u32, sock: &PacketSocket| match sock.stats() {
+            Ok(st) => st.drops,
+            Err(e) => {
+                debug!(ifindex, error = %e, "cannot read the packet socket's statistics");
+                0
+            }
+        };
+        for (&ifindex, own) in &self.own {
+            let lldp = drops(ifindex, own.lldp.socket.get_ref());
+            let mac_control = drops(ifindex, own.mac_control.socket.get_ref());
+            let rcvbuf = own.lldp.socket.get_ref().rcvbuf().ok().map(|b| b as u64);
+            node.handle_own_lldp_socket_drops(ifindex, lldp);
+            node.handle_socket_stats(ifindex, lldp + mac_control, rcvbuf);
         }
         if let Some(shared) = &self.shared {
             let drops = shared
@@ -271,7 +318,10 @@ impl PortSockets {
         let mut new_strangers = false;
         for (i, frame) in batch.frames() {
             let ifindex = batch.ifindexes[i];
-            match self.delivery.frame(ifindex, batch.shared, batch.stamps[i]) {
+            match self
+                .delivery
+                .frame(ifindex, batch.class, batch.shared, batch.stamps[i])
+            {
                 Verdict::Deliver => node.handle_frame(now, ifindex, frame),
                 Verdict::Copy => node.handle_own_socket_skipped(ifindex, 1),
                 Verdict::Stranger { new } => new_strangers |= new,
@@ -321,8 +371,8 @@ async fn read<S: BatchRead>(from: Source, socket: Arc<AsyncFd<S>>, input: mpsc::
         });
         let msg = match (read, from) {
             (Ok(Ok(batch)), _) => Input::Frames(batch, permit),
-            (Ok(Err(_)), Source::Own(ifindex)) => Input::RxError(ifindex),
-            (Ok(Err(e)), Source::Shared) => {
+            (Ok(Err(_)), Source::Own(ifindex, _)) => Input::RxError(ifindex),
+            (Ok(Err(e)), Source::Shared(_)) => {
                 debug!(error = %e, "cannot read the shared packet socket");
                 continue;
             }

@@ -33,8 +33,36 @@
 //!
 //! Frames with no stamp (the kernel gave none) cannot be placed: the own socket's are
 //! delivered, the shared sockets' skipped, as before this rule.
+//!
+//! A port's own sockets are two, one per EtherType [`Class`] (LLDP, MAC Control), as
+//! the shared ones are: a storm of MAC Control frames fills the MAC Control socket's
+//! receive buffer, never the LLDP one's. Each is bound on its own, a moment apart, so
+//! a port has a [`Switch`] per class: the shared LLDP socket pairs with the own LLDP
+//! socket, the shared MAC Control socket with the own MAC Control one. (One switch
+//! for both would skip an LLDPDU only the shared LLDP socket received, stamped after
+//! the own MAC Control socket's first frame but before the own LLDP socket's bind.)
 
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+
+/// The EtherType class of a packet socket: each class has its shared socket, and a
+/// port reading alone has its own socket of each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Class {
+    /// LLDP (0x88cc).
+    Lldp,
+    /// MAC Control (0x8808: PAUSE, PFC).
+    MacControl,
+}
+
+impl Class {
+    /// Its place among a port's [`Switch`]es.
+    fn index(self) -> usize {
+        match self {
+            Class::Lldp => 0,
+            Class::MacControl => 1,
+        }
+    }
+}
 
 /// What becomes of one frame a socket read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,13 +76,13 @@ pub(crate) enum Verdict {
     Stranger { new: bool },
 }
 
-/// The ports the shared sockets serve, those reading a socket of their own (each
-/// with its [`Switch`]), and the interfaces that are no port whose frames reached the
+/// The ports the shared sockets serve, those reading sockets of their own (each
+/// with a [`Switch`] per [`Class`]), and the interfaces that are no port whose frames reached the
 /// shared sockets.
 #[derive(Debug, Default)]
 pub(crate) struct Delivery {
     open: HashSet<u32>,
-    own: HashMap<u32, Switch>,
+    own: HashMap<u32, [Switch; 2]>,
     strangers: BTreeSet<u32>,
 }
 
@@ -84,9 +112,9 @@ impl Delivery {
         self.open.contains(&ifindex) && !self.own.contains_key(&ifindex)
     }
 
-    /// The port's own socket is open (bound): its switch starts.
+    /// The port's own sockets are open (bound): its switches start, one per class.
     pub(crate) fn receives_alone(&mut self, ifindex: u32) {
-        self.own.insert(ifindex, Switch::new());
+        self.own.insert(ifindex, [Switch::new(), Switch::new()]);
     }
 
     /// A port gone: None if it was not open, else whether it had a socket of its own
@@ -98,16 +126,23 @@ impl Delivery {
         Some(self.own.remove(&ifindex).is_some())
     }
 
-    /// A frame of interface `ifindex` read from the shared sockets (`shared`) or the
-    /// port's own, with the kernel's receive stamp.
-    pub(crate) fn frame(&mut self, ifindex: u32, shared: bool, stamp: Option<u64>) -> Verdict {
+    /// A frame of interface `ifindex` read from a socket of EtherType class `class`,
+    /// the shared one (`shared`) or the port's own, with the kernel's receive stamp.
+    pub(crate) fn frame(
+        &mut self,
+        ifindex: u32,
+        class: Class,
+        shared: bool,
+        stamp: Option<u64>,
+    ) -> Verdict {
         if shared && !self.open.contains(&ifindex) {
             return Verdict::Stranger {
                 new: self.strangers.insert(ifindex),
             };
         }
-        if let Some(switch) = self.own.get_mut(&ifindex) {
-            // Each frame from one socket only (the kernel's stamps tell).
+        if let Some(switches) = self.own.get_mut(&ifindex) {
+            // Each frame from one socket of its class only (the kernel's stamps tell).
+            let switch = &mut switches[class.index()];
             let deliver = if shared {
                 switch.shared(stamp)
             } else {
@@ -195,7 +230,10 @@ impl Switch {
 
 #[cfg(test)]
 mod tests {
-    use super::{Delivery, Switch, Verdict, REMEMBERED};
+    use super::{Class, Delivery, Switch, Verdict, REMEMBERED};
+
+    const L: Class = Class::Lldp;
+    const M: Class = Class::MacControl;
 
     const S: u64 = 1_000_000_000;
     /// The wall clock when the daemon opened the port's own socket (what the rule
@@ -350,13 +388,19 @@ mod tests {
     fn strangers_are_excluded_once_and_forgotten_when_they_become_ports() {
         let mut d = Delivery::default();
         d.opened(1);
-        assert_eq!(d.frame(1, true, Some(5)), Verdict::Deliver);
-        assert_eq!(d.frame(7, true, Some(6)), Verdict::Stranger { new: true });
-        assert_eq!(d.frame(7, true, Some(7)), Verdict::Stranger { new: false });
+        assert_eq!(d.frame(1, L, true, Some(5)), Verdict::Deliver);
+        assert_eq!(
+            d.frame(7, L, true, Some(6)),
+            Verdict::Stranger { new: true }
+        );
+        assert_eq!(
+            d.frame(7, L, true, Some(7)),
+            Verdict::Stranger { new: false }
+        );
         assert_eq!(d.excluded(16), [7]);
         assert!(d.forget_stranger(7));
         d.opened(7);
-        assert_eq!(d.frame(7, true, Some(8)), Verdict::Deliver);
+        assert_eq!(d.frame(7, L, true, Some(8)), Verdict::Deliver);
         assert_eq!(d.excluded(16), Vec::<u32>::new());
     }
 
@@ -371,14 +415,77 @@ mod tests {
         d.receives_alone(3);
         assert!(!d.may_receive_alone(3), "once");
         // Frame 10 reached both sockets; 11 only the own one.
-        assert_eq!(d.frame(3, true, Some(10)), Verdict::Deliver);
-        assert_eq!(d.frame(3, false, Some(10)), Verdict::Copy);
-        assert_eq!(d.frame(3, false, Some(11)), Verdict::Deliver);
-        assert_eq!(d.frame(3, true, Some(11)), Verdict::Copy);
+        assert_eq!(d.frame(3, L, true, Some(10)), Verdict::Deliver);
+        assert_eq!(d.frame(3, L, false, Some(10)), Verdict::Copy);
+        assert_eq!(d.frame(3, L, false, Some(11)), Verdict::Deliver);
+        assert_eq!(d.frame(3, L, true, Some(11)), Verdict::Copy);
         assert_eq!(d.excluded(16), [3]);
         assert_eq!(d.closed(3), Some(true));
         assert_eq!(d.closed(3), None, "closed already");
         assert_eq!(d.excluded(16), Vec::<u32>::new());
+    }
+
+    /// A port's own sockets are bound one after the other (LLDP, then MAC Control, or
+    /// the other way): each class switches on its own. The own MAC Control socket's
+    /// first frame (stamp 20) says nothing about the LLDP sockets: an LLDPDU only the
+    /// shared LLDP socket received after it (stamp 25, before the own LLDP socket's
+    /// bind) is delivered, and the LLDP overlap is matched against the LLDP sockets
+    /// only. One switch for both classes skipped that LLDPDU.
+    #[test]
+    fn each_class_switches_on_its_own() {
+        let mut d = Delivery::default();
+        d.opened(3);
+        d.receives_alone(3);
+        // MAC Control: frame 10 on both, then the own socket's stream from 20.
+        assert_eq!(d.frame(3, M, true, Some(10)), Verdict::Deliver);
+        assert_eq!(d.frame(3, M, false, Some(10)), Verdict::Copy);
+        assert_eq!(d.frame(3, M, false, Some(20)), Verdict::Deliver);
+        // LLDP: 25 on the shared socket alone (the own LLDP socket not bound yet),
+        // 30 on both, 40 on the own one alone.
+        assert_eq!(d.frame(3, L, true, Some(25)), Verdict::Deliver);
+        assert_eq!(d.frame(3, L, true, Some(30)), Verdict::Deliver);
+        assert_eq!(d.frame(3, L, false, Some(30)), Verdict::Copy);
+        assert_eq!(d.frame(3, L, false, Some(40)), Verdict::Deliver);
+        assert_eq!(d.frame(3, L, true, Some(40)), Verdict::Copy);
+        // MAC Control unchanged by the LLDP sockets: a shared frame after its own
+        // socket's first is a copy; an own one is delivered.
+        assert_eq!(d.frame(3, M, true, Some(35)), Verdict::Copy);
+        assert_eq!(d.frame(3, M, false, Some(35)), Verdict::Deliver);
+        // A stamp of one class never matches the other's: the same stamp on the own
+        // LLDP socket (its stream started) is delivered, not taken for a MAC copy.
+        assert_eq!(d.frame(3, L, false, Some(35)), Verdict::Deliver);
+        assert_eq!(d.excluded(16), [3], "the port once, not per class");
+    }
+
+    /// The overlap of each class delivered once, the two classes' frames interleaved
+    /// in the kernel's time (a PFC storm around the peer's LLDPDUs): every frame of
+    /// either class once, the copies counted per class.
+    #[test]
+    fn both_classes_overlapping_are_each_delivered_once() {
+        let mut d = Delivery::default();
+        d.opened(5);
+        d.receives_alone(5);
+        // Even stamps MAC Control, odd LLDP. Shared sockets: 0..200; own: 100..300.
+        let class = |t: u64| if t.is_multiple_of(2) { M } else { L };
+        let mut got = Vec::new();
+        let mut copies = [0, 0];
+        for t in 0..200 {
+            if d.frame(5, class(t), true, Some(t)) == Verdict::Deliver {
+                got.push(t);
+            } else {
+                copies[(t % 2) as usize] += 1;
+            }
+        }
+        for t in 100..300 {
+            if d.frame(5, class(t), false, Some(t)) == Verdict::Deliver {
+                got.push(t);
+            } else {
+                copies[(t % 2) as usize] += 1;
+            }
+        }
+        got.sort_unstable();
+        assert_eq!(got, (0..300).collect::<Vec<u64>>());
+        assert_eq!(copies, [50, 50]);
     }
 
     /// The filter's room: ports alone first, in order; strangers forgotten when both
@@ -391,17 +498,17 @@ mod tests {
             d.receives_alone(p);
         }
         assert!(matches!(
-            d.frame(40, true, None),
+            d.frame(40, L, true, None),
             Verdict::Stranger { new: true }
         ));
         assert_eq!(d.excluded(4), [2, 5, 9, 40]);
         assert!(matches!(
-            d.frame(41, true, None),
+            d.frame(41, L, true, None),
             Verdict::Stranger { new: true }
         ));
         assert_eq!(d.excluded(4), [2, 5, 9]);
         // Forgotten: the next frame is new again.
-        assert_eq!(d.frame(41, true, None), Verdict::Stranger { new: true });
+        assert_eq!(d.frame(41, L, true, None), Verdict::Stranger { new: true });
         assert_eq!(d.excluded(2), [2, 5]);
     }
 }

@@ -107,6 +107,13 @@ fn a_peer_converges_on_another_port_while_one_port_is_flooded() {
 /// Fails on the old code, where both drew on one budget: the peer's LLDPDUs got
 /// through at some 100 a second among hundreds of thousands of PFC frames, and the
 /// port found no peer within 10 s. How long it takes is the bench's (`-- storm`).
+///
+/// The port reads sockets of its own under the storm, and their receive buffers are
+/// the smallest the daemon takes (`packet_rcvbuf_bytes` 64 KiB): the storm overflows
+/// the own MAC Control socket's before the peer starts, and the own LLDP socket drops
+/// nothing (`kernel_drops_lldp` 0). Fails on the old code, where the port's own socket
+/// was one for both EtherTypes: the storm kept its buffer full, and the kernel
+/// dropped the peer's LLDPDUs in it (in 1 of 5 bench runs at 4 MiB, no peer in 10 s).
 #[test]
 fn a_new_peer_converges_on_a_port_under_a_pfc_storm() {
     if !require(
@@ -122,7 +129,10 @@ fn a_new_peer_converges_on_a_port_under_a_pfc_storm() {
         std::fs::write(&p, text).unwrap();
         p
     };
-    let hub_conf = conf("hub", "[ports.\"pa\"]\n");
+    let hub_conf = conf(
+        "hub",
+        "[daemon]\npacket_rcvbuf_bytes = 65536\n\n[ports.\"pa\"]\n",
+    );
     let leaf_conf = conf("leaf", LEAF_CONFIG);
     let daemon = Daemon::start(
         &hub,
@@ -141,6 +151,16 @@ fn a_new_peer_converges_on_a_port_under_a_pfc_storm() {
     wait_for(Duration::from_secs(10), "the storm past the budget", || {
         (io()["rx_over_budget"].as_u64()? > 10_000).then_some(())
     });
+    // The port reads its own sockets, and the storm overflows the MAC Control one's
+    // buffer (the kernel counts what it dropped: `kernel_drops`).
+    wait_for(
+        Duration::from_secs(10),
+        "the own socket overflowing",
+        || {
+            let io = io();
+            (io["own_socket"] == true && io["kernel_drops"].as_u64()? > 0).then_some(())
+        },
+    );
     let over_before = io()["rx_over_budget"].as_u64().unwrap();
     let t0 = std::time::Instant::now();
     let peer = Daemon::start(
@@ -168,6 +188,15 @@ fn a_new_peer_converges_on_a_port_under_a_pfc_storm() {
         "no frame refused past the budget while the peer converged ({over_before} before): {io}"
     );
     assert_eq!(daemon.dcbx("pa")["peer_present"], true);
+    // The proof: the storm's frames were dropped in the MAC Control socket's buffer,
+    // none in the LLDP one's (the peer's LLDPDUs wait there alone).
+    let (all, lldp) = (
+        io["kernel_drops"].as_u64().unwrap(),
+        io["kernel_drops_lldp"].as_u64().unwrap(),
+    );
+    eprintln!("pa's own sockets dropped {all} frames, {lldp} of them LLDPDUs");
+    assert!(all > 0, "the storm overflowed no own socket: {io}");
+    assert_eq!(lldp, 0, "the own LLDP socket dropped LLDPDUs: {io}");
     drop(peer);
 }
 

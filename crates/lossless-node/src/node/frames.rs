@@ -135,6 +135,18 @@ impl Node {
         }
     }
 
+    /// Of the drops the next [`Node::handle_socket_stats`] hands for a port, those of
+    /// its own LLDP socket (LLDPDUs lost; counted apart, `kernel_drops_lldp`: a PFC
+    /// storm fills the port's own MAC Control socket, never this one).
+    pub fn handle_own_lldp_socket_drops(&mut self, ifindex: u32, drops: u64) {
+        let Some(id) = self.id_of(ifindex) else {
+            return;
+        };
+        if let Some(port) = self.ports.get_mut(id) {
+            port.io.kernel_drops_lldp += drops;
+        }
+    }
+
     /// Frames of a port the runtime read from both the shared sockets and the port's
     /// own as it switched, and delivered once: `n` copies skipped.
     pub fn handle_own_socket_skipped(&mut self, ifindex: u32, n: u64) {

@@ -63,10 +63,10 @@ fn two_hundred_and_fifty_six_ports_converge_on_two_packet_sockets_per_daemon() {
     );
 }
 
-/// A port flooded past its budget reads its own socket from then on (the third in the
-/// namespace), the other port still converges, and every flooded frame is accounted
-/// for exactly once: read, refused past the budget, or dropped by the kernel on one
-/// socket or the other.
+/// A port flooded past its budget reads its own sockets from then on (the third and
+/// fourth in the namespace: one per EtherType, LLDP and MAC Control), the other port
+/// still converges, and every flooded frame is accounted for exactly once: read,
+/// refused past the budget, or dropped by the kernel on one socket or the other.
 #[test]
 fn a_flooded_port_gets_its_own_socket_and_every_frame_is_counted_once() {
     if !require(
@@ -98,7 +98,11 @@ fn a_flooded_port_gets_its_own_socket_and_every_frame_is_counted_once() {
         },
     );
     assert_eq!(io["own_socket"], true, "{io}");
-    assert_eq!(packet_sockets(&rig.hub), 3, "the shared two and fa's own");
+    assert_eq!(
+        packet_sockets(&rig.hub),
+        4,
+        "the shared two and fa's own two (LLDP, MAC Control)"
+    );
     println!("fa: {io}, shared sockets dropped {shared_drops}");
     let took = rig.peer_converges(Duration::from_secs(10));
     assert!(took.is_some(), "pa did not converge beside the flooded fa");

@@ -457,7 +457,7 @@ pub fn covered(nic: &NicWatch, r: &Refusal) -> bool {
     // 6.2, drivers without `dcbnl_getapptrust`), the one set, or a driver that takes
     // DSCP entries only: mlx5 (`mlx5e_dcbnl_ieee_setapp`) and ice switch the port to
     // DSCP trust at its first DSCP entry.
-    let dscp_trusted = match nic.state.as_ref().and_then(NicState::trusts_dscp) {
+    let dscp_trusted = match nic.state.as_deref().and_then(NicState::trusts_dscp) {
         Some(t) => t,
         None => {
             nic.meant

@@ -285,10 +285,12 @@ pub struct NicWatch {
     /// Parts of the programming the driver refused (not sent again until what is
     /// wanted changes, the link comes back or the configuration is reloaded).
     pub refused: Vec<Refusal>,
-    /// What the last programming meant the NIC to hold.
-    pub meant: Option<Meant>,
+    /// What the last programming meant the NIC to hold (boxed, as are the
+    /// read-backs: a port that programs no NIC pays a pointer for each, not the
+    /// tables; see tests/port_memory.rs).
+    pub meant: Option<Box<Meant>>,
     /// The last read-back.
-    pub state: Option<NicState>,
+    pub state: Option<Box<NicState>>,
     /// When it was taken (the node's monotonic clock).
     #[serde(skip)]
     pub read_at: Option<lossless_dcbx::Instant>,
@@ -296,7 +298,7 @@ pub struct NicWatch {
     pub read_error: Option<String>,
     /// What the NIC held right after the last programming.
     #[serde(skip)]
-    pub baseline: Option<NicState>,
+    pub baseline: Option<Box<NicState>>,
     /// Reads that found drift, and the programmings that repaired it.
     pub drift_detected: u64,
     pub drift_repaired: u64,

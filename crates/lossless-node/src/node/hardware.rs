@@ -63,12 +63,12 @@ impl Node {
                 // CEE runs: only CEE's objects are compared (the IEEE ones of a
                 // driver that maps both to one table would look changed).
                 let apps = nic.meant.take().map(|m| m.apps).unwrap_or_default();
-                nic.meant = Some(crate::nic::Meant {
+                nic.meant = Some(Box::new(crate::nic::Meant {
                     apps,
                     cee_pfc: Some(pfc),
                     cee_pg: pg,
                     ..crate::nic::Meant::default()
-                });
+                }));
                 nic.baseline_next = true;
                 nic.next_read = Some(now.mono + crate::nic::READ_INTERVAL);
                 self.outputs.push_back(super::Output::ReadNic {

@@ -61,12 +61,12 @@ impl Node {
         nic.read_error = None;
         nic.read_at = Some(now.mono);
         if std::mem::take(&mut nic.baseline_next) {
-            nic.baseline = Some(read.clone());
-            nic.state = Some(read);
+            nic.baseline = Some(Box::new(read.clone()));
+            nic.state = Some(Box::new(read));
             return;
         }
         let before = nic.differences();
-        nic.state = Some(read);
+        nic.state = Some(Box::new(read));
         let after = nic.differences();
         // Drift: differences the baseline (what the NIC held right after our last
         // programming) did not have. What the driver never kept is reported, not

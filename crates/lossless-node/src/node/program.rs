@@ -261,16 +261,16 @@ impl Node {
             Ok(TrustOutcome::Untouched) => {}
             Err(e) => hw.nic.answer(Part::Trust, &Err(e.clone())),
         }
-        let previous = hw.nic.meant.take().unwrap_or_default();
+        let previous = hw.nic.meant.take().map(|m| *m).unwrap_or_default();
         if running_cee {
             // A withdrawal while CEE runs: what CEE meant stays, our entries changed;
             // the IEEE objects read now are no baseline for CEE's.
-            hw.nic.meant = Some(Meant {
+            hw.nic.meant = Some(Box::new(Meant {
                 apps: hw.apps.clone(),
                 ..previous
-            });
+            }));
         } else {
-            hw.nic.meant = Some(Meant {
+            hw.nic.meant = Some(Box::new(Meant {
                 ets: match (&outcome.ets, program.ets) {
                     (Some(Ok(())), Some(e)) => Some(e.table),
                     (None, _) => None,
@@ -290,11 +290,11 @@ impl Node {
                 // IEEE runs now: CEE's objects are not compared.
                 cee_pfc: None,
                 cee_pg: None,
-            });
+            }));
             match outcome.nic.clone() {
                 Some(Ok(state)) => {
-                    hw.nic.baseline = Some(state.clone());
-                    hw.nic.state = Some(state);
+                    hw.nic.baseline = Some(Box::new(state.clone()));
+                    hw.nic.state = Some(Box::new(state));
                     hw.nic.read_at = Some(now.mono);
                     hw.nic.read_error = None;
                 }

@@ -17,7 +17,9 @@ use std::time::{Duration, Instant};
 
 use lossless_sys::dcbnl::{DcbBuffer, DcbError, Dcbnl};
 use lossless_sys::link::{dump_links, if_hwaddr, if_nametoindex, LinkError, LinkEvent, LinkInfo};
-use lossless_sys::packet::PacketSocket;
+use lossless_sys::packet::{
+    PacketSocket, ETH_P_LLDP, ETH_P_MAC_CONTROL, LLDP_MULTICAST, MAC_CONTROL_MULTICAST,
+};
 
 mod common;
 use common::*;
@@ -141,6 +143,45 @@ fn the_filter_passes_lldp_and_mac_control_only() {
         "IPv4, ARP, tagged IPv4 and EtherType 0x88b5 were filtered out"
     );
     assert_quiet(&sb);
+}
+
+/// A socket opened for one EtherType (a port's own LLDP socket, its own MAC Control
+/// socket) receives that EtherType only: PFC frames never take room in the LLDP
+/// socket's receive buffer, LLDPDUs never in the MAC Control one's.
+#[test]
+fn a_socket_for_one_ethertype_receives_that_one_only() {
+    if !require(
+        "a_socket_for_one_ethertype_receives_that_one_only",
+        &[Oracle::Netns],
+    ) {
+        return;
+    }
+    let pair = Pair::new();
+    let (sa, _sb) = pair.sockets();
+    let open = |ethertype, group| {
+        pair.b
+            .run(|| {
+                PacketSocket::open_ethertype(if_nametoindex("vb")?, ethertype, group, Some(1 << 16))
+            })
+            .expect("packet socket on vb")
+    };
+    let lldp_sock = open(ETH_P_LLDP, LLDP_MULTICAST);
+    let mac_sock = open(ETH_P_MAC_CONTROL, MAC_CONTROL_MULTICAST);
+    let (l1, p, l2) = (lldp(MAC_A, 5), pfc(MAC_A), lldp(MAC_A, 6));
+    for f in [&l1, &p, &p, &l2, &p] {
+        sa.send(f).unwrap();
+    }
+    assert_eq!(recv_frame(&lldp_sock).unwrap(), l1);
+    assert_eq!(recv_frame(&lldp_sock).unwrap(), l2, "no PFC frame between");
+    for _ in 0..3 {
+        assert_eq!(recv_frame(&mac_sock).unwrap(), p);
+    }
+    assert_quiet(&lldp_sock);
+    assert_quiet(&mac_sock);
+    // The kernel handed each only its EtherType (PACKET_STATISTICS counts what the
+    // socket's protocol and filter let in).
+    assert_eq!(lldp_sock.stats().unwrap().packets, 2);
+    assert_eq!(mac_sock.stats().unwrap().packets, 3);
 }
 
 #[test]

@@ -11,9 +11,11 @@ use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::time::Duration;
 
+use lossless_proto::headroom::HeadroomShow;
+use lossless_proto::pfc::PortPfcView;
 use lossless_proto::{
-    Changed, CountersResult, DcbxView, ErrorBody, FeatureChange, FeatureName, PortNeighbors, Ports,
-    ReloadResult, Request, Response, RoceView, StatusResult,
+    Changed, CountersResult, DcbxView, ErrorBody, EventsResult, FeatureChange, FeatureName,
+    PortNeighbors, Ports, ReloadResult, Request, Response, RoceView, StatusResult,
 };
 use serde::de::DeserializeOwned;
 
@@ -131,6 +133,29 @@ impl Client {
     /// `reload`: what the configuration file changed.
     pub fn reload(&mut self) -> Result<ReloadResult, ClientError> {
         self.call_as(&Request::Reload)
+    }
+
+    /// `headroom show`: one port's, or every port's, adaptive headroom.
+    pub fn headroom_show(
+        &mut self,
+        port: Option<&str>,
+    ) -> Result<Ports<HeadroomShow>, ClientError> {
+        self.call_as(&Request::HeadroomShow {
+            port: port.map(str::to_owned),
+        })
+    }
+
+    /// `pfc show`: one port's, or every port's, PFC per priority and storm watchdog.
+    pub fn pfc_show(&mut self, port: Option<&str>) -> Result<Ports<PortPfcView>, ClientError> {
+        self.call_as(&Request::PfcShow {
+            port: port.map(str::to_owned),
+        })
+    }
+
+    /// `events`: the events the daemon kept, oldest first; with `follow` the connection
+    /// stays open and [`Client::next_event`] reads the ones that follow.
+    pub fn events(&mut self, follow: bool) -> Result<EventsResult, ClientError> {
+        self.call_as(&Request::Events { follow })
     }
 
     /// The next streamed event (after `events --follow`); None at end of stream.

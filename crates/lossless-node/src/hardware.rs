@@ -16,8 +16,7 @@ pub fn before_probe(apply: crate::config::Apply) -> Hardware {
     }
 }
 
-/// Receive buffers a port may have (`DCBX_MAX_BUFFERS`).
-pub const MAX_BUFFERS: usize = 8;
+pub use lossless_proto::headroom::MAX_BUFFERS;
 
 /// The IEEE PFC object as the driver reports it (`struct ieee_pfc`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

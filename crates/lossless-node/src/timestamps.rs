@@ -3,17 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Where a timestamp is taken.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Clock {
-    /// The NIC's PTP hardware clock, at the MAC.
-    Hardware,
-    /// The kernel, `CLOCK_REALTIME`, in the network stack and driver.
-    Software,
-    /// The caller, `CLOCK_REALTIME`, right after `send` (transmit only).
-    Userspace,
-}
+pub use lossless_proto::headroom::Clock;
 
 /// What `headroom.timestamps` asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -28,9 +18,4 @@ pub enum TimestampMode {
     Hardware,
 }
 
-/// The clocks in use on a measurement socket.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Clocks {
-    pub rx: Clock,
-    pub tx: Clock,
-}
+pub use lossless_proto::headroom::Clocks;

@@ -16,8 +16,11 @@
 
 pub mod app;
 pub mod dcbx;
+pub mod events;
 pub mod hardware;
+pub mod headroom;
 pub mod nic;
+pub mod pfc;
 pub mod reload;
 pub mod request;
 pub mod response;
@@ -26,6 +29,7 @@ pub mod views;
 
 pub use app::{AppRule, AppRules, RuleError, RuleSelector};
 pub use dcbx::{DcbxView, NicView, PortDcbx, RefusedView};
+pub use events::{DaemonEvent, EventBody, EventRecord, EventsResult};
 pub use hardware::{CeeNic, CeePg, Hardware, HardwareError, HardwareErrorKind};
 pub use reload::{ReloadResult, Shadowed};
 pub use request::{

@@ -44,7 +44,6 @@ const KNOWN: &[(&str, &[&str])] = &[
             "node",
             "pfc",
             "port",
-            "protocol",
             "roce",
             "roce_metrics",
             "state",

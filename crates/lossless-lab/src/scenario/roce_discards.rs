@@ -12,7 +12,7 @@
 use lossless_dcbx::{Duration, Instant};
 use lossless_node::config::{Apply, PortSettings};
 use lossless_node::pfc::rdma::HW_COUNTERS;
-use lossless_node::pfc::view::PortPfcView;
+use lossless_node::pfc::view::{port_pfc_view, PortPfcView};
 use lossless_node::pfc::Counter;
 use serde::Serialize;
 
@@ -165,7 +165,7 @@ pub fn simulate(seed: u64) -> (Sim, NodeId, Option<Instant>, DiscardsRun) {
         next += SCRAPE;
     }
     let port = sim.port(b);
-    let pfc_show = PortPfcView::of(&port.name, port.agent.applied_pfc(), &port.pfc, sim.now());
+    let pfc_show = port_pfc_view(&port.name, port.agent.applied_pfc(), &port.pfc, sim.now());
     let run = DiscardsRun {
         priority: PRIORITY,
         overflow_at: OVERFLOW_AT,

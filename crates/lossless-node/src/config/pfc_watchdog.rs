@@ -14,7 +14,6 @@
 //! by anything else that takes the same key, so a refusal reads the same everywhere.
 
 use lossless_wire::cee::PriorityMap;
-use serde::{Deserialize, Serialize};
 
 use super::error::Fault;
 use super::read::{quoted, Field};
@@ -36,26 +35,7 @@ pub const RESTORATION_MS: (u32, u32) = (100, 60_000);
 /// The allowed reading intervals, milliseconds.
 pub const INTERVAL_MS: (u32, u32) = (50, 5000);
 
-/// What the watchdog does about a storm.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum WatchdogAction {
-    /// An event, a metric and a log line; nothing else changes.
-    #[default]
-    Alert,
-    /// As `alert`, and PFC off on the priority (through dcbnl, `apply = "dcbnl"` only)
-    /// until the storm is over: the class goes lossy and stops spreading the pauses.
-    Forward,
-}
-
-impl WatchdogAction {
-    pub fn name(self) -> &'static str {
-        match self {
-            WatchdogAction::Alert => "alert",
-            WatchdogAction::Forward => "forward",
-        }
-    }
-}
+pub use lossless_proto::pfc::WatchdogAction;
 
 /// The effective watchdog settings of a port.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

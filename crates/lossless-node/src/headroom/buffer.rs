@@ -2,67 +2,12 @@
 //! port's total) and what became of it (see the module documentation of
 //! [`super`], "The DCB buffer").
 
-use serde::Serialize;
-
 use crate::hardware::{DcbBuffer, MAX_BUFFERS};
 
 /// Why the driver's buffer is left alone when it exposes none.
 pub const NO_BUFFER: &str = "driver exposes no DCB buffer: no DCB_ATTR_DCB_BUFFER in IEEE_GET";
 
-/// What became of the NIC's DCB buffer (`DCB_ATTR_DCB_BUFFER`) for the headroom.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(tag = "state", rename_all = "snake_case")]
-pub enum BufferState {
-    /// Not to be programmed: `apply = "none"`, or `headroom.buffer = false`.
-    Off { reason: String },
-    /// Cannot be: the port has no dcbnl, or the driver exposes no buffer.
-    Unsupported { reason: String },
-    /// No headroom sized yet, or the driver's answers not in yet.
-    Pending,
-    /// Every buffer holding a PFC priority holds at least the headroom.
-    Sized {
-        headroom_bytes: u64,
-        /// The buffers holding a PFC-enabled priority.
-        lossless: Vec<u8>,
-        /// The driver's buffers as read (after the write, when there was one).
-        prio2buffer: [u8; 8],
-        buffer_size: [u32; MAX_BUFFERS],
-        total_size: u32,
-        /// Below these sizes the daemon never goes (see the module documentation).
-        floor: [u32; MAX_BUFFERS],
-        /// A write was needed (false: the buffers already held enough).
-        written: bool,
-    },
-    /// No PFC-enabled priority: no buffer to size.
-    NoPfcPriority,
-    /// The sizes do not fit the port's buffer: nothing written.
-    DoesNotFit {
-        headroom_bytes: u64,
-        need_bytes: u64,
-        total_size: u32,
-        reason: String,
-    },
-    /// Reading or writing failed, or the driver did not take the sizes.
-    Error { error: String },
-}
-
-impl BufferState {
-    /// The state's name (as in the JSON) and, where the buffer was not sized, why.
-    pub fn label(&self) -> (&'static str, String) {
-        match self {
-            BufferState::Off { reason } => ("off", reason.clone()),
-            BufferState::Unsupported { reason } => ("unsupported", reason.clone()),
-            BufferState::Pending => ("pending", String::new()),
-            BufferState::Sized { .. } => ("sized", String::new()),
-            BufferState::NoPfcPriority => (
-                "no_pfc_priority",
-                "no PFC-enabled priority: no buffer holds lossless traffic".into(),
-            ),
-            BufferState::DoesNotFit { reason, .. } => ("does_not_fit", reason.clone()),
-            BufferState::Error { error } => ("error", error.clone()),
-        }
-    }
-}
+pub use lossless_proto::headroom::BufferState;
 
 /// What to do with the driver's buffer, for one headroom.
 #[derive(Debug, Clone, PartialEq, Eq)]

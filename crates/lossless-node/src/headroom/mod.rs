@@ -38,45 +38,17 @@ use buffer::{indices, sized};
 pub use buffer::{plan_buffer, BufferPlan, BufferState, NO_BUFFER};
 use lossless_dcbx::Instant;
 use lossless_headroom::cells::Headroom;
-use lossless_headroom::session::{MeasureEvent, MeasureStats, Measurement, Session};
+use lossless_headroom::session::{MeasureEvent, Measurement, Session};
 use lossless_headroom::sizing::{need, Decision, Need, Sizer};
 use lossless_headroom::units::Rate;
 use lossless_wire::MacAddr;
-use serde::Serialize;
 
 use crate::config::{alpha_text, Apply, HeadroomSettings};
 use crate::protocol::Hardware;
 
-/// Where the line rate comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SpeedSource {
-    /// `headroom.speed` in the configuration.
-    Config,
-    /// The kernel (`/sys/class/net/IF/speed`).
-    Kernel,
-    /// Neither: nothing can be sized.
-    Unknown,
-}
-
-/// What happened to the headroom on the NIC.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(tag = "state", rename_all = "snake_case")]
-pub enum HeadroomHardware {
-    /// `apply = "none"`: computed and reported only.
-    ReportOnly,
-    /// The port applies to the NIC, but it has no dcbnl: reported only.
-    Unsupported { reason: String },
-    /// Programmed: IEEE PFC delay allowance (bit times, saturated at 65,535).
-    Applied {
-        pfc_delay_bits: u16,
-        saturated: bool,
-    },
-    /// The NIC refused.
-    Error { error: String },
-    /// Nothing to program yet.
-    Pending,
-}
+pub use lossless_proto::headroom::{
+    HeadroomHardware, HeadroomOff, HeadroomShow, LastMeasurement, PortHeadroomView, SpeedSource,
+};
 
 /// One port's adaptive headroom.
 #[derive(Debug)]
@@ -381,7 +353,7 @@ impl PortHeadroom {
             last: self
                 .session
                 .last()
-                .map(|m| LastMeasurement::new(m, self.measured_at, now)),
+                .map(|m| last_measurement(m, self.measured_at, now)),
             need: self.last_need,
             decision: self.last_decision,
             applied: self.applied().copied(),
@@ -400,81 +372,18 @@ impl PortHeadroom {
     }
 }
 
-/// The last round, in the units people read.
-#[derive(Debug, Clone, Serialize, serde::Deserialize)]
-pub struct LastMeasurement {
-    pub round_trip_ns: f64,
-    pub one_way_ns: f64,
-    pub median_round_trip_ns: f64,
-    pub valid: u16,
-    pub sent: u16,
-    pub hardware_timestamps: bool,
-    pub took_ms: f64,
-    pub age_s: Option<f64>,
-}
-
-impl LastMeasurement {
-    fn new(m: &Measurement, at: Option<Instant>, now: Instant) -> Self {
-        LastMeasurement {
-            round_trip_ns: m.round_trip.0 as f64 / 1e3,
-            one_way_ns: m.one_way().0 as f64 / 1e3,
-            median_round_trip_ns: m.median.0 as f64 / 1e3,
-            valid: m.valid,
-            sent: m.sent,
-            hardware_timestamps: m.hardware,
-            took_ms: (m.finished - m.started).as_secs_f64() * 1e3,
-            age_s: at.map(|t| (now - t).as_secs_f64()),
-        }
+/// The last round as `headroom show` gives it.
+fn last_measurement(m: &Measurement, at: Option<Instant>, now: Instant) -> LastMeasurement {
+    LastMeasurement {
+        round_trip_ns: m.round_trip.0 as f64 / 1e3,
+        one_way_ns: m.one_way().0 as f64 / 1e3,
+        median_round_trip_ns: m.median.0 as f64 / 1e3,
+        valid: m.valid,
+        sent: m.sent,
+        hardware_timestamps: m.hardware,
+        took_ms: (m.finished - m.started).as_secs_f64() * 1e3,
+        age_s: at.map(|t| (now - t).as_secs_f64()),
     }
-}
-
-/// `lossless headroom show`: one port.
-#[derive(Debug, Clone, Serialize, serde::Deserialize)]
-pub struct PortHeadroomView {
-    pub port: String,
-    /// Link up and both ends advertise the capability.
-    pub running: bool,
-    /// A round is open now.
-    pub measuring: bool,
-    pub clocks: Option<Clocks>,
-    pub socket_error: Option<String>,
-    pub speed_bps: Option<u64>,
-    pub speed_source: SpeedSource,
-    pub alpha: String,
-    pub cell_bytes: u64,
-    pub max_frame_octets: u64,
-    pub last: Option<LastMeasurement>,
-    /// The sizing of the last result, every term.
-    pub need: Option<Need>,
-    pub decision: Option<Decision>,
-    /// What the hysteresis holds as the port's headroom.
-    pub applied: Option<Headroom>,
-    /// What reached the hardware: the IEEE PFC delay allowance.
-    pub hardware: HeadroomHardware,
-    /// What became of the DCB buffer.
-    pub buffer: BufferState,
-    pub next_round_in_s: Option<f64>,
-    pub measurements: u64,
-    pub failures: u64,
-    pub frames_without_timestamp: u64,
-    pub frames: MeasureStats,
-}
-
-/// `lossless headroom show`: one port, measuring or with `headroom.measure` off.
-#[derive(Debug, Clone, Serialize, serde::Deserialize)]
-#[serde(untagged)]
-pub enum HeadroomShow {
-    Off(HeadroomOff),
-    On(Box<PortHeadroomView>),
-}
-
-/// A port that does not measure: `{"port":..,"off":true,"reason":..}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct HeadroomOff {
-    pub port: String,
-    pub off: bool,
-    pub reason: String,
 }
 
 /// The IEEE PFC delay allowance for a measured round trip: X in bit times, saturated

@@ -212,7 +212,7 @@ pub(super) fn handle(node: &mut Node, now: Now, id: RequestId, req: Request) {
             return;
         }
         Request::PfcShow { port } => per_port(node, port.as_deref(), |p| {
-            crate::pfc::view::PortPfcView::of(&p.name, p.agent.applied_pfc(), &p.pfc, now.mono)
+            crate::pfc::view::port_pfc_view(&p.name, p.agent.applied_pfc(), &p.pfc, now.mono)
         }),
         Request::RelayShow => match node.relay_read(id) {
             Ok(()) => return,

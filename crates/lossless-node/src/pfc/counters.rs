@@ -56,36 +56,7 @@ impl PfcSample {
     }
 }
 
-/// Where a reading's counters came from.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum PfcSource {
-    /// dcbnl's IEEE PFC object only.
-    #[default]
-    #[serde(rename = "dcbnl")]
-    Dcbnl,
-    /// The driver's ethtool statistics only.
-    #[serde(rename = "ethtool")]
-    Ethtool,
-    /// dcbnl's, and the driver's ethtool statistics for what dcbnl does not report.
-    #[serde(rename = "dcbnl+ethtool")]
-    DcbnlEthtool,
-    /// No counter from the driver: the PFC frames the host received, counted from the
-    /// packet socket ([`super::host`]); received pauses only.
-    #[serde(rename = "host")]
-    Host,
-}
-
-impl PfcSource {
-    /// As `pfc show` and the events name it.
-    pub fn name(self) -> &'static str {
-        match self {
-            PfcSource::Dcbnl => "dcbnl",
-            PfcSource::Ethtool => "ethtool",
-            PfcSource::DcbnlEthtool => "dcbnl+ethtool",
-            PfcSource::Host => "host",
-        }
-    }
-}
+pub use lossless_proto::pfc::PfcSource;
 
 /// The counters kept per priority.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]

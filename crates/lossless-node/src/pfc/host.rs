@@ -13,7 +13,6 @@
 
 use lossless_dcbx::Instant;
 use lossless_wire::mac_control::{ETHERTYPE_MAC_CONTROL, OPCODE_PAUSE, OPCODE_PFC};
-use serde::{Deserialize, Serialize};
 
 use super::counters::{Counter, PfcSample, PfcSource};
 
@@ -27,84 +26,65 @@ pub struct HostPfc {
     pub standing_in: Option<(Instant, String)>,
 }
 
-/// The counts, as `pfc show` gives them.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct HostCounts {
-    /// PFC frames (well formed), whatever priorities they name.
-    pub pfc_frames: u64,
-    /// PFC frames asking to pause each priority (its bit set, pause time not 0).
-    pub xoff: [u64; 8],
-    /// PFC frames resuming each priority (its bit set, pause time 0).
-    pub xon: [u64; 8],
-    /// The pause times asked for each priority, summed, in quanta (512 bit times).
-    pub quanta: [u64; 8],
-    /// 802.3x PAUSE frames (every priority), asking to pause and to resume.
-    pub pause_xoff: u64,
-    pub pause_xon: u64,
-    /// MAC Control frames too short for their opcode, with another opcode, or with
-    /// the class-enable vector's reserved byte set.
-    pub malformed: u64,
-}
+pub use lossless_proto::pfc::HostCounts;
 
-impl HostCounts {
-    /// Counts `frame` if it is a MAC Control frame (untagged, as 802.3 sends them);
-    /// false otherwise.
-    pub fn count(&mut self, frame: &[u8]) -> bool {
-        if frame.get(12..14) != Some(&ETHERTYPE_MAC_CONTROL.to_be_bytes()) {
-            return false;
-        }
-        let word = |at: usize| {
-            frame
-                .get(at..at + 2)
-                .map(|b| u16::from_be_bytes([b[0], b[1]]))
-        };
-        match word(14) {
-            Some(OPCODE_PFC) => {
-                let (Some(enable), Some(_)) = (word(16), word(18 + 14)) else {
-                    self.malformed += 1;
-                    return true;
-                };
-                if enable & 0xff00 != 0 {
-                    self.malformed += 1;
-                    return true;
+/// Counts `frame` in `c` if it is a MAC Control frame (untagged, as 802.3 sends
+/// them); false otherwise.
+pub fn count(c: &mut HostCounts, frame: &[u8]) -> bool {
+    if frame.get(12..14) != Some(&ETHERTYPE_MAC_CONTROL.to_be_bytes()) {
+        return false;
+    }
+    let word = |at: usize| {
+        frame
+            .get(at..at + 2)
+            .map(|b| u16::from_be_bytes([b[0], b[1]]))
+    };
+    match word(14) {
+        Some(OPCODE_PFC) => {
+            let (Some(enable), Some(_)) = (word(16), word(18 + 14)) else {
+                c.malformed += 1;
+                return true;
+            };
+            if enable & 0xff00 != 0 {
+                c.malformed += 1;
+                return true;
+            }
+            c.pfc_frames += 1;
+            for p in 0..8 {
+                if enable & (1 << p) == 0 {
+                    continue;
                 }
-                self.pfc_frames += 1;
-                for p in 0..8 {
-                    if enable & (1 << p) == 0 {
-                        continue;
-                    }
-                    let q = word(18 + 2 * p).unwrap_or(0);
-                    if q == 0 {
-                        self.xon[p] += 1;
-                    } else {
-                        self.xoff[p] += 1;
-                        self.quanta[p] += u64::from(q);
-                    }
+                let q = word(18 + 2 * p).unwrap_or(0);
+                if q == 0 {
+                    c.xon[p] += 1;
+                } else {
+                    c.xoff[p] += 1;
+                    c.quanta[p] += u64::from(q);
                 }
             }
-            Some(OPCODE_PAUSE) => match word(16) {
-                Some(0) => self.pause_xon += 1,
-                Some(_) => self.pause_xoff += 1,
-                None => self.malformed += 1,
-            },
-            _ => self.malformed += 1,
         }
-        true
+        Some(OPCODE_PAUSE) => match word(16) {
+            Some(0) => c.pause_xon += 1,
+            Some(_) => c.pause_xoff += 1,
+            None => c.malformed += 1,
+        },
+        _ => c.malformed += 1,
     }
+    true
+}
 
-    /// The counts as a reading for the watchdog: `rx_pause` per priority (XOFF frames,
-    /// with the PAUSE frames that pause every priority), nothing else.
-    pub fn sample(&self) -> PfcSample {
-        let mut s = PfcSample {
-            source: PfcSource::Host,
-            ..PfcSample::default()
-        };
-        for p in 0..8u8 {
-            let v = self.xoff[usize::from(p)] + self.pause_xoff;
-            s.set(Counter::RxPause, p, Some(v));
-        }
-        s
+/// The counts as a reading for the watchdog: `rx_pause` per priority (XOFF frames,
+/// with the PAUSE frames that pause every priority), nothing else.
+pub fn sample(c: &HostCounts) -> PfcSample {
+    let mut s = PfcSample {
+        source: PfcSource::Host,
+        ..PfcSample::default()
+    };
+    for p in 0..8u8 {
+        let v = c.xoff[usize::from(p)] + c.pause_xoff;
+        s.set(Counter::RxPause, p, Some(v));
     }
+    s
 }
 
 #[cfg(test)]
@@ -131,28 +111,31 @@ mod tests {
             quanta,
         });
         for _ in 0..5 {
-            assert!(c.count(&xoff3_xon4));
+            assert!(count(&mut c, &xoff3_xon4));
         }
-        assert!(c.count(&frame(MacControl::Pause { quanta: 10 })));
-        assert!(c.count(&frame(MacControl::Pause { quanta: 0 })));
+        assert!(count(&mut c, &frame(MacControl::Pause { quanta: 10 })));
+        assert!(count(&mut c, &frame(MacControl::Pause { quanta: 0 })));
         // Reserved byte set, cut short, another opcode: counted as malformed only.
-        assert!(c.count(&frame(MacControl::Pfc {
-            class_enable: 0x100 | 0b1000,
-            quanta,
-        })));
-        assert!(c.count(&xoff3_xon4[..20]));
+        assert!(count(
+            &mut c,
+            &frame(MacControl::Pfc {
+                class_enable: 0x100 | 0b1000,
+                quanta,
+            })
+        ));
+        assert!(count(&mut c, &xoff3_xon4[..20]));
         let mut other = xoff3_xon4.clone();
         other[15] = 2;
-        assert!(c.count(&other));
+        assert!(count(&mut c, &other));
         // Not MAC Control.
         let mut lldp = xoff3_xon4.clone();
         lldp[12..14].copy_from_slice(&[0x88, 0xcc]);
-        assert!(!c.count(&lldp));
+        assert!(!count(&mut c, &lldp));
         assert_eq!((c.xoff[3], c.xon[3], c.quanta[3]), (5, 0, 5 * 0xffff));
         assert_eq!((c.xoff[4], c.xon[4], c.quanta[4]), (0, 5, 0));
         assert_eq!((c.pause_xoff, c.pause_xon, c.malformed), (1, 1, 3));
         assert_eq!(c.pfc_frames, 5);
-        let s = c.sample();
+        let s = sample(&c);
         assert_eq!(s.source, PfcSource::Host);
         assert_eq!(s.get(Counter::RxPause, 3), Some(6));
         assert_eq!(s.get(Counter::RxPause, 0), Some(1));

@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use super::counters::Counter;
-use super::rdma::Family;
+use super::rdma::{self, Family};
 use super::PortPfc;
 use crate::exposition::{esc, header};
 
@@ -191,7 +191,7 @@ fn roce(out: &mut String, ports: &[(&str, &PortPfc)]) {
                 .roce
                 .tracks
                 .iter()
-                .filter(|t| t.counter.family() == family)
+                .filter(|t| rdma::family(t.counter) == family)
             {
                 if let Some(v) = t.total() {
                     let _ = writeln!(
@@ -212,7 +212,8 @@ fn roce(out: &mut String, ports: &[(&str, &PortPfc)]) {
     );
     for (name, p) in ports {
         for t in &p.counters.roce.tracks {
-            let (Family::Retransmission(reason), Some(v)) = (t.counter.family(), t.total()) else {
+            let (Family::Retransmission(reason), Some(v)) = (rdma::family(t.counter), t.total())
+            else {
                 continue;
             };
             let _ = writeln!(

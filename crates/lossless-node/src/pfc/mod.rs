@@ -18,7 +18,6 @@ pub mod watchdog;
 
 use lossless_dcbx::{Duration, Instant};
 use lossless_wire::cee::PriorityMap;
-use serde::Serialize;
 
 pub use counters::{Counter, Discontinuity, PfcCounters, PfcSample, PfcSource};
 pub use host::{HostCounts, HostPfc};
@@ -76,10 +75,10 @@ impl PortPfc {
     /// Control ([`host`]).
     pub fn host_frame(&mut self, frame: &[u8]) {
         if frame.get(12..14) == Some(&[0x88, 0x08]) {
-            self.host
-                .get_or_insert_with(Box::default)
-                .counts
-                .count(frame);
+            host::count(
+                &mut self.host.get_or_insert_with(Box::default).counts,
+                frame,
+            );
         }
     }
 
@@ -101,7 +100,7 @@ impl PortPfc {
             self.counters.new_source();
         }
         host.standing_in = Some((now + UNAVAILABLE_RETRY, why));
-        Some(host.counts.sample())
+        Some(host::sample(&host.counts))
     }
 
     /// The driver reports counters (again): the host's stop standing in.
@@ -118,7 +117,7 @@ impl PortPfc {
     pub fn host_reading(&self, now: Instant) -> Option<PfcSample> {
         let h = self.host_source()?;
         let (retry, _) = h.standing_in.as_ref()?;
-        (now < *retry).then(|| h.counts.sample())
+        (now < *retry).then(|| host::sample(&h.counts))
     }
 
     /// New settings (a reload or a runtime change); the transitions they make.
@@ -251,59 +250,7 @@ impl PortPfc {
     }
 }
 
-/// A watchdog transition as it is published, with the action taken.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-#[serde(tag = "event", rename_all = "snake_case")]
-pub enum PfcEvent {
-    /// A priority storms.
-    PfcStorm {
-        priority: u8,
-        direction: Direction,
-        /// How long every reading showed new pauses, ms (0 for `driver`).
-        window_ms: f64,
-        readings: u32,
-        /// Pause frames over the window.
-        frames: u64,
-        detection_ms: u32,
-        action: WatchdogAction,
-        /// PFC was turned off on the priority (`forward` on a port that programs it).
-        pfc_off: bool,
-        /// Why `forward` did not turn PFC off, when it did not.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        note: Option<String>,
-    },
-    /// A storm is over.
-    PfcStormOver {
-        priority: u8,
-        direction: Direction,
-        stormed_ms: f64,
-        /// How long no pause was seen either way, ms.
-        quiet_ms: f64,
-        /// Pause frames received and sent during the storm.
-        rx_frames: u64,
-        tx_frames: u64,
-        /// `quiet`, `unwatched`.
-        reason: std::borrow::Cow<'static, str>,
-        /// PFC was put back on the priority.
-        pfc_restored: bool,
-    },
-    /// A counter did not continue from its last value: no evidence either way.
-    PfcCounterDiscontinuity {
-        counter: std::borrow::Cow<'static, str>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        priority: Option<u8>,
-        #[serde(flatten)]
-        what: Discontinuity,
-    },
-    /// The counters became unavailable (`reason`) or available again (`source`).
-    PfcCounters {
-        available: bool,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        source: Option<PfcSource>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        reason: Option<String>,
-    },
-}
+pub use lossless_proto::pfc::PfcEvent;
 
 /// Milliseconds of a duration, for events and views.
 pub fn ms(d: Duration) -> f64 {

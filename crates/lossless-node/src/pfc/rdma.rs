@@ -11,97 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::track::{Discontinuity, DiscontinuityCounts, Step, Track};
 
-/// What a RoCE hw counter counts, whichever driver names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RoceCounter {
-    /// CNPs sent by the notification point for ECN-marked packets received.
-    CnpSent,
-    /// CNPs received that slowed a QP down (the reaction point); bnxt_re and
-    /// hns_roce count the CNPs received.
-    CnpHandled,
-    /// CNPs received and ignored (no congestion control on the QP).
-    CnpIgnored,
-    /// RoCE packets received with ECN CE set (the switch marked them).
-    EcnMarked,
-    /// Packets dropped for lack of a receive WQE (the application's receive queue).
-    OutOfBuffer,
-    /// The responder received a packet out of sequence (one before it was lost).
-    OutOfSequence,
-    /// The requester received a sequence error NAK and retransmits.
-    SequenceErrorNak,
-    /// The requester inferred a lost packet from a later ACK or read response.
-    ImpliedNak,
-    /// The requester's ACK timer expired and it retransmits.
-    AckTimeout,
-    /// The responder received a request it had executed (a retransmission).
-    DuplicateRequest,
-    /// Receiver-not-ready NAKs received: the peer had no receive posted; retried.
-    RnrNak,
-    /// mlx5's adaptive retransmissions.
-    AdaptiveRetransmission,
-    /// mlx5's adaptive retransmission timeouts.
-    AdaptiveRetransmissionTimeout,
-}
-
-/// Each driver's hw counter names (the descriptor tables of
-/// `drivers/infiniband/hw/mlx5/counters.c`, `irdma/verbs.c` irdma_hw_stat_descs,
-/// `bnxt_re/hw_counters.c` bnxt_re_stat_descs, `hns/hns_roce_main.c`
-/// hns_roce_port_stats_descs): (RDMA driver, name, what it counts).
-pub const HW_COUNTERS: &[(&str, &str, RoceCounter)] = &[
-    // mlx5_ib
-    ("mlx5_ib", "np_cnp_sent", RoceCounter::CnpSent),
-    ("mlx5_ib", "rp_cnp_handled", RoceCounter::CnpHandled),
-    ("mlx5_ib", "rp_cnp_ignored", RoceCounter::CnpIgnored),
-    (
-        "mlx5_ib",
-        "np_ecn_marked_roce_packets",
-        RoceCounter::EcnMarked,
-    ),
-    ("mlx5_ib", "out_of_buffer", RoceCounter::OutOfBuffer),
-    ("mlx5_ib", "out_of_sequence", RoceCounter::OutOfSequence),
-    ("mlx5_ib", "packet_seq_err", RoceCounter::SequenceErrorNak),
-    ("mlx5_ib", "implied_nak_seq_err", RoceCounter::ImpliedNak),
-    ("mlx5_ib", "local_ack_timeout_err", RoceCounter::AckTimeout),
-    (
-        "mlx5_ib",
-        "duplicate_request",
-        RoceCounter::DuplicateRequest,
-    ),
-    ("mlx5_ib", "rnr_nak_retry_err", RoceCounter::RnrNak),
-    (
-        "mlx5_ib",
-        "roce_adp_retrans",
-        RoceCounter::AdaptiveRetransmission,
-    ),
-    (
-        "mlx5_ib",
-        "roce_adp_retrans_to",
-        RoceCounter::AdaptiveRetransmissionTimeout,
-    ),
-    // irdma (E810)
-    ("irdma", "cnpSent", RoceCounter::CnpSent),
-    ("irdma", "cnpHandled", RoceCounter::CnpHandled),
-    ("irdma", "cnpIgnored", RoceCounter::CnpIgnored),
-    ("irdma", "RxECNMrkd", RoceCounter::EcnMarked),
-    // bnxt_re
-    ("bnxt_re", "tx_cnp_pkts", RoceCounter::CnpSent),
-    ("bnxt_re", "rx_cnp_pkts", RoceCounter::CnpHandled),
-    ("bnxt_re", "rx_ecn_marked_pkts", RoceCounter::EcnMarked),
-    ("bnxt_re", "rx_out_of_buffer", RoceCounter::OutOfBuffer),
-    ("bnxt_re", "oos_drop_count", RoceCounter::OutOfSequence),
-    (
-        "bnxt_re",
-        "seq_err_naks_rcvd",
-        RoceCounter::SequenceErrorNak,
-    ),
-    ("bnxt_re", "to_retransmits", RoceCounter::AckTimeout),
-    ("bnxt_re", "dup_req", RoceCounter::DuplicateRequest),
-    ("bnxt_re", "rnr_naks_rcvd", RoceCounter::RnrNak),
-    // hns_roce (HIP09)
-    ("hns_roce", "tx_cnp_pkt", RoceCounter::CnpSent),
-    ("hns_roce", "rx_cnp_pkt", RoceCounter::CnpHandled),
-];
+pub use lossless_proto::pfc::{RoceCounter, HW_COUNTERS};
 
 /// The Prometheus metric a counter is a series of, and the `reason` label of a
 /// retransmission.
@@ -115,43 +25,15 @@ pub enum Family {
     Retransmission(&'static str),
 }
 
-impl RoceCounter {
-    /// What a driver's hw counter counts; None for the counters not followed.
-    pub fn of(driver_name: &str) -> Option<RoceCounter> {
-        HW_COUNTERS
-            .iter()
-            .find(|(_, n, _)| *n == driver_name)
-            .map(|(_, _, c)| *c)
-    }
-
-    /// As events and `pfc show --json` name it.
-    pub fn name(self) -> &'static str {
-        match self {
-            RoceCounter::CnpSent => "cnp_sent",
-            RoceCounter::CnpHandled => "cnp_handled",
-            RoceCounter::CnpIgnored => "cnp_ignored",
-            RoceCounter::EcnMarked => "ecn_marked",
-            RoceCounter::OutOfBuffer => "out_of_buffer",
-            RoceCounter::OutOfSequence => "out_of_sequence",
-            RoceCounter::SequenceErrorNak => "sequence_error_nak",
-            RoceCounter::ImpliedNak => "implied_nak",
-            RoceCounter::AckTimeout => "ack_timeout",
-            RoceCounter::DuplicateRequest => "duplicate_request",
-            RoceCounter::RnrNak => "rnr_nak",
-            RoceCounter::AdaptiveRetransmission => "adaptive",
-            RoceCounter::AdaptiveRetransmissionTimeout => "adaptive_timeout",
-        }
-    }
-
-    pub fn family(self) -> Family {
-        match self {
-            RoceCounter::CnpSent => Family::CnpSent,
-            RoceCounter::CnpHandled => Family::CnpHandled,
-            RoceCounter::CnpIgnored => Family::CnpIgnored,
-            RoceCounter::EcnMarked => Family::EcnMarked,
-            RoceCounter::OutOfBuffer => Family::OutOfBuffer,
-            c => Family::Retransmission(c.name()),
-        }
+/// The metric family of a counter.
+pub fn family(c: RoceCounter) -> Family {
+    match c {
+        RoceCounter::CnpSent => Family::CnpSent,
+        RoceCounter::CnpHandled => Family::CnpHandled,
+        RoceCounter::CnpIgnored => Family::CnpIgnored,
+        RoceCounter::EcnMarked => Family::EcnMarked,
+        RoceCounter::OutOfBuffer => Family::OutOfBuffer,
+        c => Family::Retransmission(c.name()),
     }
 }
 
@@ -311,10 +193,10 @@ mod tests {
             assert_eq!(RoceCounter::of(name), want, "{name}");
         }
         assert_eq!(
-            RoceCounter::DuplicateRequest.family(),
+            family(RoceCounter::DuplicateRequest),
             Family::Retransmission("duplicate_request")
         );
-        assert_eq!(RoceCounter::CnpSent.family(), Family::CnpSent);
+        assert_eq!(family(RoceCounter::CnpSent), Family::CnpSent);
     }
 
     #[test]

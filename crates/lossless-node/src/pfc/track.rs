@@ -3,8 +3,6 @@
 //! that vanished), and a total that never goes down ([`Track`]). The PFC counters
 //! (`counters.rs`) and the RDMA device's (`rdma.rs`) both count this way.
 
-use serde::{Deserialize, Serialize};
-
 /// What a counter did between two readings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step {
@@ -32,27 +30,7 @@ impl Step {
     }
 }
 
-/// Why a counter's delta is not known.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Discontinuity {
-    /// Went backwards (a driver or device reset): counted again from `after`.
-    Reset { before: u64, after: u64 },
-    /// Went past the top of its 32- or 64-bit range: `delta` frames were added.
-    Wrap { before: u64, after: u64, delta: u64 },
-    /// Was reported, now is not (a driver reload); `before` was its last value.
-    Vanished { before: u64 },
-}
-
-impl Discontinuity {
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Discontinuity::Reset { .. } => "reset",
-            Discontinuity::Wrap { .. } => "wrap",
-            Discontinuity::Vanished { .. } => "vanished",
-        }
-    }
-}
+pub use lossless_proto::pfc::Discontinuity;
 
 /// A value within this many of the top of a 32-bit (or 64-bit) range that is followed
 /// by a smaller one is taken to have wrapped; anything else smaller is a reset.
@@ -118,23 +96,7 @@ fn wrap_or_reset(before: u64, after: u64) -> Discontinuity {
     Discontinuity::Reset { before, after }
 }
 
-/// Discontinuities seen on a port, by kind.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DiscontinuityCounts {
-    pub resets: u64,
-    pub wraps: u64,
-    pub vanished: u64,
-}
-
-impl DiscontinuityCounts {
-    pub(super) fn count(&mut self, d: &Discontinuity) {
-        match d {
-            Discontinuity::Reset { .. } => self.resets += 1,
-            Discontinuity::Wrap { .. } => self.wraps += 1,
-            Discontinuity::Vanished { .. } => self.vanished += 1,
-        }
-    }
-}
+pub use lossless_proto::pfc::DiscontinuityCounts;
 
 #[cfg(test)]
 mod tests {

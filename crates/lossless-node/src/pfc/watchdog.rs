@@ -18,22 +18,11 @@
 
 use lossless_dcbx::{Duration, Instant};
 use lossless_wire::cee::PriorityMap;
-use serde::{Deserialize, Serialize};
 
 use super::counters::{Counter, Ingested, Step};
 use crate::config::{PfcWatchdogSettings, WatchdogAction};
 
-/// Which side storms.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Direction {
-    /// The peer keeps pausing us (PFC frames received).
-    Rx,
-    /// We keep pausing the peer (PFC frames sent): our NIC or host cannot drain.
-    Tx,
-    /// The driver's own storm counter rose.
-    Driver,
-}
+pub use lossless_proto::pfc::Direction;
 
 /// The machine's settings in time units.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,10 +9,9 @@ use lossless_client::{Client, ClientError};
 use lossless_dcbx::lldp::rx::NeighborSummary;
 use lossless_dcbx::status::ModeStatus;
 use lossless_dcbx::{AdminStatus, DcbxMode};
-use lossless_node::protocol::{EventRecord, EventsResult};
 use lossless_proto::{
-    CountersResult, Hardware, PortNeighbors, PortSummary, Ports, ReloadResult, Request,
-    StateDirReason, StatusResult,
+    CountersResult, EventRecord, EventsResult, Hardware, PortNeighbors, PortSummary, Ports,
+    ReloadResult, Request, StateDirReason, StatusResult,
 };
 use serde::Deserialize;
 use serde_json::Value;
@@ -70,9 +69,10 @@ fn connect(socket: &Path) -> Result<Client, CliError> {
     Client::connect(socket).map_err(|e| CliError::failure("losslessd", e))
 }
 
-pub(crate) fn call(socket: &Path, what: &str, req: &Request) -> Result<Value, CliError> {
-    let mut c = connect(socket)?;
-    let v = c.call(req).map_err(|e| match e {
+/// A client's error as the CLI reports it: the daemon's refusal of the input (no such
+/// port, a bad request) is the user's (exit 2), anything else a failure (exit 1).
+fn client_error(what: &str, e: ClientError) -> CliError {
+    match e {
         ClientError::Daemon(body) => {
             use lossless_proto::ErrorKind as K;
             match body.kind {
@@ -83,7 +83,22 @@ pub(crate) fn call(socket: &Path, what: &str, req: &Request) -> Result<Value, Cl
             }
         }
         e => CliError::failure(what.to_string(), e),
-    })?;
+    }
+}
+
+/// Connects and asks with one of the client's typed methods.
+pub(crate) fn ask<T>(
+    socket: &Path,
+    what: &str,
+    f: impl FnOnce(&mut Client) -> Result<T, ClientError>,
+) -> Result<T, CliError> {
+    let mut c = connect(socket)?;
+    f(&mut c).map_err(|e| client_error(what, e))
+}
+
+pub(crate) fn call(socket: &Path, what: &str, req: &Request) -> Result<Value, CliError> {
+    let mut c = connect(socket)?;
+    let v = c.call(req).map_err(|e| client_error(what, e))?;
     // A change that runs but whose persistence is not durable says so.
     if let Some(w) = v.get("warning").and_then(Value::as_str) {
         eprintln!("{what}: warning: {w}");
@@ -385,19 +400,29 @@ pub fn counters(args: PortArgs) -> Result<(), CliError> {
 pub fn events(args: EventsArgs) -> Result<(), CliError> {
     let socket = &args.socket.path;
     let mut c = connect(socket)?;
-    let v = c
-        .call(&Request::Events {
-            follow: args.follow,
-        })
-        .map_err(|e| CliError::failure("events", e))?;
-    let kept = EventsResult::deserialize(&v).map_err(|e| CliError::failure("events", e))?;
-    let raw = v.get("events").and_then(Value::as_array);
-    for (i, e) in kept.events.iter().enumerate() {
-        let line = match raw.and_then(|r| r.get(i)) {
-            Some(raw) if args.json => format!("{raw}\n"),
-            _ => event_line(&Streamed::Record(e.clone())),
-        };
-        emit(&line)?;
+    if args.json {
+        // As the daemon sent them, once they read as this version's records.
+        let v = c
+            .call(&Request::Events {
+                follow: args.follow,
+            })
+            .map_err(|e| CliError::failure("events", e))?;
+        EventsResult::deserialize(&v).map_err(|e| CliError::failure("events", e))?;
+        for raw in v
+            .get("events")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            emit(&format!("{raw}\n"))?;
+        }
+    } else {
+        let kept = c
+            .events(args.follow)
+            .map_err(|e| CliError::failure("events", e))?;
+        for e in kept.events {
+            emit(&event_line(&Streamed::Record(e)))?;
+        }
     }
     if args.follow {
         while let Some(e) = c.next_event().map_err(|e| CliError::failure("events", e))? {

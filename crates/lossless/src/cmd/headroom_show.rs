@@ -2,10 +2,10 @@
 
 use std::path::Path;
 
-use lossless_node::headroom::{BufferState, HeadroomHardware, HeadroomShow};
-use lossless_node::protocol::{Ports, Request};
+use lossless_proto::headroom::{BufferState, HeadroomHardware, HeadroomShow};
+use lossless_proto::Request;
 
-use super::daemon::{call_typed, print_json, PortArgs};
+use super::daemon::{ask, call, print_json, PortArgs};
 use super::table::Table;
 use crate::error::CliError;
 
@@ -22,16 +22,15 @@ Turn measurement on per port in losslessd's configuration:
 Exit status: 0 success, 1 the daemon could not be reached, 2 no such port.";
 
 pub fn show(socket: &Path, args: PortArgs) -> Result<(), CliError> {
-    let (v, show): (_, Ports<HeadroomShow>) = call_typed(
-        socket,
-        "headroom show",
-        &Request::HeadroomShow {
-            port: args.port.clone(),
-        },
-    )?;
     if args.json {
-        return print_json(&v);
+        let req = Request::HeadroomShow {
+            port: args.port.clone(),
+        };
+        return print_json(&call(socket, "headroom show", &req)?);
     }
+    let show = ask(socket, "headroom show", |c| {
+        c.headroom_show(args.port.as_deref())
+    })?;
     let mut t = Table::new([
         "PORT", "STATE", "SPEED", "RTT", "SAMPLES", "X(bits)", "DV(bits)", "HEADROOM", "CLOCK",
         "NIC", "BUFFER",

@@ -5,10 +5,10 @@
 
 use std::fmt::Write;
 
-use lossless_node::pfc::view::{PortPfcView, RoceView};
-use lossless_node::protocol::{Ports, Request};
+use lossless_proto::pfc::{PortPfcView, RoceView};
+use lossless_proto::Request;
 
-use super::daemon::{call_typed, print_json, PortArgs};
+use super::daemon::{ask, call, print_json, PortArgs};
 use super::table::Table;
 use crate::error::CliError;
 use crate::out::emit;
@@ -44,16 +44,15 @@ pub enum PfcCommand {
 
 pub fn run(cmd: PfcCommand) -> Result<(), CliError> {
     let PfcCommand::Show(args) = cmd;
-    let (v, show): (_, Ports<PortPfcView>) = call_typed(
-        &args.socket.path,
-        "pfc show",
-        &Request::PfcShow {
-            port: args.port.clone(),
-        },
-    )?;
     if args.json {
-        return print_json(&v);
+        let req = Request::PfcShow {
+            port: args.port.clone(),
+        };
+        return print_json(&call(&args.socket.path, "pfc show", &req)?);
     }
+    let show = ask(&args.socket.path, "pfc show", |c| {
+        c.pfc_show(args.port.as_deref())
+    })?;
     let mut out = String::new();
     for p in &show.ports {
         out.push_str(&render(p));

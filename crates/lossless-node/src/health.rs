@@ -732,7 +732,7 @@ pub fn node<'a>(
     missing: &[&str],
     unmatched: &[crate::config::unmatched::Unmatched],
     config_refused: Option<&str>,
-    state_dir: &crate::node::StateDirHealth,
+    state_dir: &crate::state::StateDirHealth,
 ) -> Health {
     let mut problems = Vec::new();
     if let Some(why) = config_refused {

@@ -17,6 +17,7 @@
 pub mod config;
 pub mod control_limits;
 pub mod damping;
+mod damping_metrics;
 pub mod dcb_device;
 pub mod dcbx_config_metrics;
 pub mod doctor;

@@ -70,7 +70,7 @@ impl Metrics {
         hardware(&mut out, &ports);
         headroom(&mut out, &ports);
         crate::roce_metrics::render(&mut out, &ports);
-        crate::damping::render_metrics(&mut out, &ports);
+        crate::damping_metrics::render_metrics(&mut out, &ports);
         self.events(&mut out);
         self.convergence(&mut out);
         out

@@ -18,6 +18,12 @@ use crate::protocol::{
 use crate::rx_budget::{RxBudget, RxBudgetLimits, Sender, Traffic};
 use crate::state::PortOverrides;
 
+/// After a link-up, how long an IEEE port without a DCBX peer waits before its NIC is
+/// programmed: the peer's first LLDPDUs come within it, and programming our own
+/// configuration first, then the peer's a moment later, is two reconfigurations
+/// where one does (on ice each is a link flap, which would start it all over).
+pub const PROGRAM_SETTLE: Duration = Duration::from_secs(3);
+
 /// A port the daemon runs DCBX on.
 #[derive(Debug)]
 pub struct Port {
@@ -232,7 +238,7 @@ impl Port {
         let nic = self.ieee_hw.nic.next_read.filter(|_| dcbnl);
         let settle = self
             .link_up_at
-            .map(|t| t + crate::node::PROGRAM_SETTLE)
+            .map(|t| t + PROGRAM_SETTLE)
             .filter(|_| dcbnl && self.ieee_hw.held);
         [
             self.agent.poll_timeout(),

@@ -23,7 +23,7 @@ use lossless_wire::cee::{InvalidValue, PfcConfig, PgConfig};
 use serde::{Deserialize, Serialize};
 
 use crate::config::{AppRules, PortSettings, RoceSettings};
-use crate::protocol::{FeatureName, Source, Sources};
+use lossless_proto::{FeatureName, Source, Sources};
 
 /// The layout of `state.json` this node reads and writes.
 pub const FORMAT_VERSION: u32 = 1;
@@ -273,6 +273,13 @@ impl PersistedState {
 }
 
 pub use lossless_proto::status::{StateDirProblem, StateDirReason, StateSetAside};
+
+/// The state directory as the node knows it.
+#[derive(Debug, Clone, Default)]
+pub struct StateDirHealth {
+    pub problem: Option<StateDirProblem>,
+    pub set_aside: Option<StateSetAside>,
+}
 
 /// Why the persisted state was not (or not durably) written: the answer to
 /// `Output::Persist`.

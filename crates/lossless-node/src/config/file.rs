@@ -318,7 +318,7 @@ fn port_keys(section: &Field, layer: &mut Layer, faults: &mut Vec<Fault>) {
             "apply" => Setting::Apply(word(&f)?),
             "nic_drift" => Setting::NicDrift(word(&f)?),
             "nic_hold_ms" => {
-                let v = f.uint(crate::damping::NIC_HOLD_MAX_MS.into())?;
+                let v = f.uint(super::NIC_HOLD_MAX_MS.into())?;
                 Setting::NicHoldMs(u32::try_from(v).unwrap_or(u32::MAX))
             }
             "admin_status" => Setting::AdminStatus(word(&f)?),

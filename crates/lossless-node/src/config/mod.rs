@@ -38,6 +38,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::identity::{Advertise, IdentitySettings, LocalInfo};
 
+/// The default `nic_hold_ms` (see [`crate::damping`]).
+pub const NIC_HOLD_MS: u32 = 1_000;
+/// The largest `nic_hold_ms` the configuration takes.
+pub const NIC_HOLD_MAX_MS: u32 = 60_000;
+
 pub use app::{AppRule, AppRules, RuleError, RuleSelector};
 pub use error::ConfigFileError;
 pub use file::{
@@ -174,7 +179,7 @@ pub enum Apply {
 pub struct PortSettings {
     pub apply: Apply,
     /// What to do when a read-back finds the NIC changed behind our back.
-    pub nic_drift: crate::nic::DriftPolicy,
+    pub nic_drift: lossless_proto::nic::DriftPolicy,
     /// `apply = "dcbnl"`: the least time between two programmings of the NIC caused
     /// by the peer, in milliseconds (0: none); the first change after a quiet spell
     /// goes at once, later ones are coalesced into the latest configuration
@@ -225,8 +230,8 @@ impl Default for PortSettings {
         } = PortConfig::new(MacAddr([0; 6]));
         PortSettings {
             apply: Apply::None,
-            nic_drift: crate::nic::DriftPolicy::Repair,
-            nic_hold_ms: crate::damping::NIC_HOLD_MS,
+            nic_drift: lossless_proto::nic::DriftPolicy::Repair,
+            nic_hold_ms: NIC_HOLD_MS,
             chassis_id,
             port_id,
             identity: IdentitySettings::default(),

@@ -139,7 +139,7 @@ pub(crate) enum Key {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Setting {
     Apply(Apply),
-    NicDrift(crate::nic::DriftPolicy),
+    NicDrift(lossless_proto::nic::DriftPolicy),
     NicHoldMs(u32),
     AdminStatus(AdminStatus),
     SystemName(Advertise<String>),

@@ -30,7 +30,7 @@ mod pfc;
 mod ports;
 pub use ports::PortId;
 mod program;
-pub use program::PROGRAM_SETTLE;
+pub use crate::port::PROGRAM_SETTLE;
 mod relay;
 mod reload;
 mod requests;
@@ -38,7 +38,8 @@ mod roce;
 mod shadow;
 mod shutdown;
 mod state_dir;
-pub use state_dir::{StateDirHealth, STATE_RECHECK};
+pub use crate::state::StateDirHealth;
+pub use state_dir::STATE_RECHECK;
 mod timers;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};

@@ -7,7 +7,7 @@
 //! entries another tool set stay (lldpad's blanket resets are a known complaint). A
 //! port that leaves IEEE withdraws its entries.
 
-use lossless_dcbx::{Duration, Event, FeatureId, Instant, Version};
+use lossless_dcbx::{Event, FeatureId, Instant, Version};
 use lossless_wire::ieee::{AppPriority, Selector};
 use tracing::warn;
 
@@ -17,11 +17,7 @@ use crate::nic::{Meant, Part};
 use crate::port::Port;
 use crate::protocol::{DaemonEvent, EventBody, Hardware};
 
-/// After a link-up, how long an IEEE port without a DCBX peer waits before its NIC is
-/// programmed: the peer's first LLDPDUs come within it, and programming our own
-/// configuration first, then the peer's a moment later, is two reconfigurations
-/// where one does (on ice each is a link flap, which would start it all over).
-pub const PROGRAM_SETTLE: Duration = Duration::from_secs(3);
+use crate::port::PROGRAM_SETTLE;
 
 /// The negotiation has settled enough to program the NIC: the link is up, and a
 /// DCBX peer is in view, or DCBX does not run (static mode, DCBX off), or the link

@@ -8,17 +8,10 @@ use tracing::{error, info, warn};
 
 use super::{Node, Now};
 use crate::protocol::{DaemonEvent, EventBody};
-use crate::state::{StateDirProblem, StateDirReason, StateSetAside};
+use crate::state::{StateDirHealth, StateDirProblem, StateDirReason, StateSetAside};
 
 /// How often the runtime tries the state directory again while it has a problem.
 pub const STATE_RECHECK: std::time::Duration = std::time::Duration::from_secs(5);
-
-/// The state directory as the node knows it.
-#[derive(Debug, Clone, Default)]
-pub struct StateDirHealth {
-    pub problem: Option<StateDirProblem>,
-    pub set_aside: Option<StateSetAside>,
-}
 
 impl Node {
     /// The state directory's problem now (None: it works). Published and logged when

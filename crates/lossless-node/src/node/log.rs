@@ -64,8 +64,9 @@ pub(super) fn event(port: &str, peer: &str, e: &Event) {
             info!(port = %port, peer = %peer, event = %kind, feature = %feature, "dcbx");
         }
         Event::FrameDiscarded(d) => {
-            // As before the event was boxed: `event` is the discard's kind.
-            info!(port = %port, peer = %peer, event = %d.kind, field = %d.field,
+            // `event` names the event as the JSON's tag and the metrics do; the
+            // discard's own kind is `kind`.
+            info!(port = %port, peer = %peer, event = %kind, field = %d.field,
                 kind = %d.kind, error = d.error.as_str(), "dcbx");
         }
         Event::ModeChanged { from, to, reason } => {

@@ -3,7 +3,7 @@
 
 use std::fs::OpenOptions;
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use lossless_node::hardware::{HardwareError, HardwareErrorKind};
 use lossless_node::roce::Reading;
@@ -36,12 +36,23 @@ pub fn not_exposed(message: String) -> HardwareError {
     }
 }
 
+/// An attribute file that exists and could not be read.
+#[derive(Debug, thiserror::Error)]
+#[error("reading {}: {source}", path.display())]
+pub struct ReadError {
+    pub path: PathBuf,
+    pub source: io::Error,
+}
+
 /// The file's text without its trailing newline; None: there is no such file.
-pub fn read_text(path: &Path) -> Option<Result<String, String>> {
+pub fn read_text(path: &Path) -> Option<Result<String, ReadError>> {
     match std::fs::read_to_string(path) {
         Ok(t) => Some(Ok(t.trim_end_matches('\n').to_string())),
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-        Err(e) => Some(Err(format!("reading {}: {e}", path.display()))),
+        Err(source) => Some(Err(ReadError {
+            path: path.to_path_buf(),
+            source,
+        })),
     }
 }
 
@@ -52,7 +63,7 @@ pub fn read_u8_at(path: &Path, what: &str) -> Option<Reading<u8>> {
             Ok(v) => Reading::Value(v),
             Err(e) => Reading::Failed(format!("{} ({what}): {e}", path.display())),
         },
-        Err(e) => Reading::Failed(e),
+        Err(e) => Reading::Failed(e.to_string()),
     })
 }
 

@@ -135,7 +135,7 @@ fn traffic_class(path: &Path) -> Reading<u8> {
              does not)",
             path.display()
         )),
-        Some(Err(e)) => Reading::Failed(e),
+        Some(Err(e)) => Reading::Failed(e.to_string()),
         Some(Ok(t)) => match parse::traffic_class(&t) {
             Ok(v) => Reading::Value(v),
             Err(e) => Reading::Failed(format!("{}: {e}", path.display())),
@@ -150,7 +150,7 @@ fn roce_mode(path: &Path) -> Option<Reading<RoceMode>> {
             Ok(m) => Reading::Value(m),
             Err(e) => Reading::Failed(format!("{}: {e}", path.display())),
         },
-        Err(e) => Reading::Failed(e),
+        Err(e) => Reading::Failed(e.to_string()),
     })
 }
 
@@ -165,7 +165,7 @@ fn priority_files(dir: &Path) -> Option<Reading<PriorityMap>> {
                 Ok(false) => {}
                 Err(e) => return Some(Reading::Failed(format!("{}: {e}", path.display()))),
             },
-            Err(e) => return Some(Reading::Failed(e)),
+            Err(e) => return Some(Reading::Failed(e.to_string())),
         }
     }
     Some(Reading::Value(PriorityMap(map)))

@@ -17,6 +17,7 @@ use lossless_sys::dcbnl::{self as sys_dcb, DcbErrorKind, Dcbnl};
 use lossless_sys::ethtool::EthtoolStats;
 use lossless_wire::cee::PriorityMap;
 use lossless_wire::ieee::AppPriority;
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::daemon::SocketArg;
@@ -130,11 +131,11 @@ fn ask(socket: &Path) -> Result<Answers, String> {
     let headroom = c.call(&Request::HeadroomShow { port: None }).ok();
     let pfc = c.call(&Request::PfcShow { port: None }).ok();
     let neighbors = c.call(&Request::Neighbors { port: None }).ok();
-    let d = &status["daemon"];
+    let line = StatusLine::read(&status);
     let words = format!(
         "losslessd {} pid {} on {}",
-        d["version"].as_str().unwrap_or("?"),
-        d["pid"],
+        line.daemon.version.as_deref().unwrap_or("?"),
+        line.daemon.pid.map_or("?".to_string(), |p| p.to_string()),
         socket.display()
     );
     Ok(Answers {
@@ -147,15 +148,39 @@ fn ask(socket: &Path) -> Result<Answers, String> {
     })
 }
 
-fn names(v: &Value) -> Vec<String> {
-    v["ports"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|p| p["port"].as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
+/// What doctor reads of `status` itself (the rest goes to the checks' facts): typed,
+/// and every field optional, so a daemon older or newer than this CLI still reads.
+#[derive(Debug, Default, serde::Deserialize)]
+struct StatusLine {
+    #[serde(default)]
+    daemon: DaemonLine,
+    #[serde(default)]
+    ports: Vec<PortLine>,
+}
+
+#[derive(Debug, Default, serde::Deserialize)]
+struct DaemonLine {
+    version: Option<String>,
+    pid: Option<u32>,
+}
+
+#[derive(Debug, serde::Deserialize)]
+struct PortLine {
+    port: String,
+}
+
+impl StatusLine {
+    fn read(status: &Value) -> StatusLine {
+        StatusLine::deserialize(status).unwrap_or_default()
+    }
+}
+
+fn names(status: &Value) -> Vec<String> {
+    StatusLine::read(status)
+        .ports
+        .into_iter()
+        .map(|p| p.port)
+        .collect()
 }
 
 /// The netdevs under the root that have an RDMA device.

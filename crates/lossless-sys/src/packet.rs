@@ -309,23 +309,12 @@ impl PacketSocket {
     /// find it that large (a burst the kernel held, say, is not dropped for the
     /// default's room).
     pub fn open_sized(ifindex: u32, rcvbuf: Option<usize>) -> io::Result<PacketSocket> {
-        let index = checked_ifindex(ifindex)?;
-        let fd = sys::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_NONBLOCK, 0)?;
-        let sock = PacketSocket { fd, ifindex };
-
-        attach_filter(&sock, &FILTER)?;
-        control_class_incoming_only(&sock)?;
-
-        if let Some(bytes) = rcvbuf {
-            set_rcvbuf(&sock, bytes)?;
-        }
-        bind(&sock, index, ETH_P_ALL)?;
-        for group in [LLDP_MULTICAST, MAC_CONTROL_MULTICAST] {
-            add_membership(&sock, index, Some(group))?;
-        }
-
-        sock.drain();
-        Ok(sock)
+        PacketSocket::open_bound(
+            ifindex,
+            ETH_P_ALL,
+            &[LLDP_MULTICAST, MAC_CONTROL_MULTICAST],
+            rcvbuf,
+        )
     }
 
     /// [`open_sized`](Self::open_sized) for one EtherType: bound to `ifindex` with
@@ -339,6 +328,18 @@ impl PacketSocket {
         group: [u8; 6],
         rcvbuf: Option<usize>,
     ) -> io::Result<PacketSocket> {
+        PacketSocket::open_bound(ifindex, ethertype, &[group], rcvbuf)
+    }
+
+    /// The one way a port's socket opens: filter and incoming-only first, the receive
+    /// buffer sized, then bound to `protocol` (an EtherType, or `ETH_P_ALL`) and joined
+    /// to `groups`, and whatever arrived before the filter held drained.
+    fn open_bound(
+        ifindex: u32,
+        protocol: u16,
+        groups: &[[u8; 6]],
+        rcvbuf: Option<usize>,
+    ) -> io::Result<PacketSocket> {
         let index = checked_ifindex(ifindex)?;
         let fd = sys::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_NONBLOCK, 0)?;
         let sock = PacketSocket { fd, ifindex };
@@ -349,8 +350,10 @@ impl PacketSocket {
         if let Some(bytes) = rcvbuf {
             set_rcvbuf(&sock, bytes)?;
         }
-        bind(&sock, index, ethertype)?;
-        add_membership(&sock, index, Some(group))?;
+        bind(&sock, index, protocol)?;
+        for &group in groups {
+            add_membership(&sock, index, Some(group))?;
+        }
 
         sock.drain();
         Ok(sock)

@@ -524,6 +524,17 @@ fn each_check_fails_on_its_fact() {
         "DSCP 26 goes to more than one priority",
         "lossless dcbx set eth0 app del dscp 26 5",
     );
+    // app: RoCE's DSCP sent elsewhere only: the fix deletes that entry as well as
+    // adding 3's (adding alone left two priorities, a problem the next run named).
+    let mut f = base.clone();
+    d(&mut f).dcbx.ieee.app.oper = vec![dscp(26, 5), dscp(48, 6), udp(4791, 3)];
+    expect(
+        &f,
+        "app",
+        Status::Problem,
+        "dscp 26 (AF31) -> 5 in operation: not to 3",
+        "lossless dcbx set eth0 app del dscp 26 5; lossless dcbx set eth0 app add dscp 26 3",
+    );
     let mut f = base.clone();
     d(&mut f).dcbx.ieee.peer_tlvs.app = Some(vec![dscp(26, 4)]);
     expect(

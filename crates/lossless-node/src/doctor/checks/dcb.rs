@@ -302,31 +302,42 @@ impl Ctx<'_> {
                 .collect::<Vec<_>>()
                 .join("; ")
         };
+        // One classifier (a DSCP, udp 4791) with entries: ok when every one sends RoCE
+        // to p; otherwise a problem whose fix deletes the entries elsewhere (and adds p's
+        // where there is none). False: no entry at all, for the caller to judge.
+        let judge = |parts: &mut Parts, got: &[AppPriority], what: &str, name: &str| -> bool {
+            if got.is_empty() {
+                return false;
+            }
+            if got.iter().all(|e| e.priority == p) {
+                parts.ok(format!("{} {whence}", entries_text(got)));
+            } else if got.iter().any(|e| e.priority == p) {
+                // Two priorities for one classifier: the NIC keeps one of them (the
+                // driver's choice), so RoCE may not land on p.
+                parts.problem(
+                    format!(
+                        "{} {whence}: {name} goes to more than one priority, the NIC \
+                         classifies it to one of them",
+                        entries_text(got)
+                    ),
+                    del_fix(got, what),
+                );
+            } else {
+                parts.problem(
+                    format!("{} {whence}: not to {p}", entries_text(got)),
+                    format!("{}; {}", del_fix(got, what), add_fix(what)),
+                );
+            }
+            true
+        };
         match c.dscp {
             Some(dscp) => {
+                let what = format!("dscp {dscp}");
                 let got = find(&[Selector::DSCP], u16::from(dscp));
-                if !got.is_empty() && got.iter().all(|e| e.priority == p) {
-                    parts.ok(format!("{} {whence}", entries_text(&got)));
-                } else if got.iter().any(|e| e.priority == p) {
-                    // Two priorities for one DSCP: the NIC keeps one of them (which
-                    // is the driver's choice), so RoCE may not land on p.
-                    parts.problem(
-                        format!(
-                            "{} {whence}: DSCP {dscp} goes to more than one priority, the NIC \
-                             classifies it to one of them",
-                            entries_text(&got)
-                        ),
-                        del_fix(&got, &format!("dscp {dscp}")),
-                    );
-                } else if got.is_empty() {
+                if !judge(&mut parts, &got, &what, &format!("DSCP {dscp}")) {
                     parts.problem(
                         format!("no APP entry for DSCP {dscp} {whence}"),
-                        add_fix(&format!("dscp {dscp}")),
-                    );
-                } else {
-                    parts.problem(
-                        format!("{} {whence}: not to {p}", entries_text(&got)),
-                        add_fix(&format!("dscp {dscp}")),
+                        add_fix(&what),
                     );
                 }
             }
@@ -335,33 +346,20 @@ impl Ctx<'_> {
                 add_fix("dscp 26"),
             ),
         }
+        let udp_what = format!("udp {ROCE_UDP}");
         let udp = find(&[Selector::UDP, Selector::PORT], ROCE_UDP);
-        if !udp.is_empty() && udp.iter().all(|e| e.priority == p) {
-            parts.ok(format!("{} {whence}", entries_text(&udp)));
-        } else if udp.iter().any(|e| e.priority == p) {
-            parts.problem(
-                format!(
-                    "{} {whence}: udp {ROCE_UDP} goes to more than one priority, the NIC \
-                     classifies it to one of them",
-                    entries_text(&udp)
-                ),
-                del_fix(&udp, &format!("udp {ROCE_UDP}")),
-            );
-        } else if !udp.is_empty() {
-            parts.problem(
-                format!("{} {whence}: not to {p}", entries_text(&udp)),
-                add_fix(&format!("udp {ROCE_UDP}")),
-            );
-        } else if self.d.is_some() {
-            parts.problem(
-                format!("no APP entry for udp {ROCE_UDP} (RoCEv2) {whence}"),
-                add_fix(&format!("udp {ROCE_UDP}")),
-            );
-        } else {
-            parts.ok(format!(
-                "no udp {ROCE_UDP} entry in the NIC (drivers that take DSCP entries only refuse \
-                 it; RoCEv2 is classified by its DSCP)"
-            ));
+        if !judge(&mut parts, &udp, &udp_what, &udp_what) {
+            if self.d.is_some() {
+                parts.problem(
+                    format!("no APP entry for udp {ROCE_UDP} (RoCEv2) {whence}"),
+                    add_fix(&udp_what),
+                );
+            } else {
+                parts.ok(format!(
+                    "no udp {ROCE_UDP} entry in the NIC (drivers that take DSCP entries only \
+                     refuse it; RoCEv2 is classified by its DSCP)"
+                ));
+            }
         }
         // The peer classifying RoCE elsewhere: its TLV as losslessd or, without one, the
         // NIC's firmware agent saw it.

@@ -10,8 +10,8 @@ use lossless_dcbx::lldp::rx::NeighborSummary;
 use lossless_dcbx::status::ModeStatus;
 use lossless_dcbx::{AdminStatus, DcbxMode};
 use lossless_proto::{
-    CountersResult, EventRecord, EventsResult, Hardware, PortNeighbors, PortSummary, Ports,
-    ReloadResult, Request, StateDirReason, StatusResult,
+    CountersResult, EventRecord, Hardware, PortNeighbors, PortSummary, Ports, ReloadResult,
+    Request, StateDirReason, StatusResult,
 };
 use serde::Deserialize;
 use serde_json::Value;
@@ -172,6 +172,26 @@ pub fn status(args: JsonArg) -> Result<(), CliError> {
         ),
         None => head,
     };
+    // The daemon's own problems no port row shows (an interface named on the command
+    // line that does not exist, a section matching nothing, no port at all): the
+    // rows alone would all say ok.
+    let mut head = head;
+    for problem in &st.health.problems {
+        let a_ports = st
+            .ports
+            .iter()
+            .any(|p| problem.starts_with(&format!("{}: ", p.summary.port)));
+        let in_head = [
+            "the configuration file was refused",
+            "state directory (",
+            "state file refused",
+        ]
+        .iter()
+        .any(|start| problem.starts_with(start));
+        if !a_ports && !in_head {
+            head.push_str(&format!("not ok: {problem}\n"));
+        }
+    }
     let mut t = Table::new(["PORT", "LINK", "DCBX", "MODE", "NBRS", "APPLY", "HEALTH"]);
     for p in &st.ports {
         let sum = &p.summary;
@@ -400,38 +420,31 @@ pub fn counters(args: PortArgs) -> Result<(), CliError> {
 pub fn events(args: EventsArgs) -> Result<(), CliError> {
     let socket = &args.socket.path;
     let mut c = connect(socket)?;
-    if args.json {
-        // As the daemon sent them, once they read as this version's records.
-        let v = c
-            .call(&Request::Events {
-                follow: args.follow,
-            })
-            .map_err(|e| CliError::failure("events", e))?;
-        EventsResult::deserialize(&v).map_err(|e| CliError::failure("events", e))?;
-        for raw in v
-            .get("events")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            emit(&format!("{raw}\n"))?;
+    // Each event on its own: one of a kind this CLI does not know (a newer daemon's;
+    // additions are allowed) is shown as it came, never fails the others.
+    let show = |raw: &Value| -> Result<(), CliError> {
+        if args.json {
+            emit(&format!("{raw}\n"))
+        } else {
+            emit(&event_line(raw))
         }
-    } else {
-        let kept = c
-            .events(args.follow)
-            .map_err(|e| CliError::failure("events", e))?;
-        for e in kept.events {
-            emit(&event_line(&Streamed::Record(e)))?;
-        }
+    };
+    let v = c
+        .call(&Request::Events {
+            follow: args.follow,
+        })
+        .map_err(|e| CliError::failure("events", e))?;
+    for raw in v
+        .get("events")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        show(raw)?;
     }
     if args.follow {
         while let Some(e) = c.next_event().map_err(|e| CliError::failure("events", e))? {
-            if args.json {
-                emit(&format!("{e}\n"))?;
-                continue;
-            }
-            let e = Streamed::deserialize(&e).map_err(|e| CliError::failure("events", e))?;
-            emit(&event_line(&e))?;
+            show(&e)?;
         }
     }
     Ok(())
@@ -447,18 +460,42 @@ enum Streamed {
 }
 
 /// `time port kind detail`, the detail each field of the event as `key=value`
-/// ([`lossless_node::event_words`]).
-fn event_line(e: &Streamed) -> String {
-    let r = match e {
-        Streamed::Record(r) => r,
-        Streamed::Lagged { missed } => {
-            let time = event_time(0.0);
+/// ([`lossless_node::event_words`]). A line this version's types do not read (a
+/// newer daemon's event) is shown from its JSON by the same words.
+fn event_line(raw: &Value) -> String {
+    let (time, port, mut body) = match Streamed::deserialize(raw) {
+        Ok(Streamed::Record(r)) => (
+            r.time,
+            r.port,
+            serde_json::to_value(&r.event).unwrap_or_default(),
+        ),
+        Ok(Streamed::Lagged { missed }) => {
+            // The daemon stamps no time on it: when this CLI read it.
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0.0, |d| d.as_secs_f64());
+            let time = event_time(now);
             return format!("{time} {:<10} {:<28} missed={missed}\n", "", "lagged");
         }
+        Err(_) => {
+            let mut body = raw.clone();
+            let obj = body.as_object_mut();
+            let time = obj
+                .as_ref()
+                .and_then(|o| o.get("time"))
+                .and_then(Value::as_f64)
+                .unwrap_or(0.0);
+            let port = obj
+                .and_then(|o| o.remove("port"))
+                .and_then(|p| p.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            if let Some(o) = body.as_object_mut() {
+                o.remove("time");
+            }
+            (time, port, body)
+        }
     };
-    let time = event_time(r.time);
-    let port = &r.port;
-    let mut body = serde_json::to_value(&r.event).unwrap_or_default();
+    let time = event_time(time);
     let kind = body
         .as_object_mut()
         .and_then(|o| o.remove("event"))

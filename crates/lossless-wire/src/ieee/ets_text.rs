@@ -315,6 +315,10 @@ impl Parser<'_> {
                 return Err(self.expected("\"%\" after the share"));
             }
             table.tc_bw[usize::from(tc)] = share;
+        } else if tsa == Tsa::ETS {
+            // The summary always writes an ETS class's share: none read is a mistake,
+            // not 0 %.
+            return Err(self.expected("the ETS class's share, N%"));
         }
         if !serves && tsa == Tsa::STRICT {
             return Err(self.error_at(class_at, EtsTextProblem::EmptyStrict(tc)));

@@ -114,6 +114,8 @@ pub fn run(args: Args) -> ExitCode {
 /// The daemon's answers, once for every port.
 struct Answers {
     words: String,
+    /// The ports losslessd manages, from `status`.
+    ports: Vec<String>,
     status: Value,
     dcbx: Value,
     headroom: Option<Value>,
@@ -131,7 +133,10 @@ fn ask(socket: &Path) -> Result<Answers, String> {
     let headroom = c.call(&Request::HeadroomShow { port: None }).ok();
     let pfc = c.call(&Request::PfcShow { port: None }).ok();
     let neighbors = c.call(&Request::Neighbors { port: None }).ok();
-    let line = StatusLine::read(&status);
+    // Read once; a status that does not read is said, not taken for "no ports"
+    // (which would send the operator to add a section the daemon already has).
+    let line = StatusLine::deserialize(&status)
+        .map_err(|e| format!("losslessd's status could not be read: {e}"))?;
     let words = format!(
         "losslessd {} pid {} on {}",
         line.daemon.version.as_deref().unwrap_or("?"),
@@ -140,6 +145,7 @@ fn ask(socket: &Path) -> Result<Answers, String> {
     );
     Ok(Answers {
         words,
+        ports: line.ports.into_iter().map(|p| p.port).collect(),
         status,
         dcbx,
         headroom,
@@ -169,20 +175,6 @@ struct PortLine {
     port: String,
 }
 
-impl StatusLine {
-    fn read(status: &Value) -> StatusLine {
-        StatusLine::deserialize(status).unwrap_or_default()
-    }
-}
-
-fn names(status: &Value) -> Vec<String> {
-    StatusLine::read(status)
-        .ports
-        .into_iter()
-        .map(|p| p.port)
-        .collect()
-}
-
 /// The netdevs under the root that have an RDMA device.
 fn rdma_netdevs(root: &Path) -> Vec<String> {
     let mut out: Vec<String> = std::fs::read_dir(root.join("class/net"))
@@ -205,7 +197,7 @@ fn gather_and_judge(args: &Args) -> Result<(Report, String), CliError> {
     let answers = ask(socket);
     let daemon_ports = answers
         .as_ref()
-        .map(|a| names(&a.status))
+        .map(|a| a.ports.clone())
         .unwrap_or_default();
     let ports = match &args.port {
         Some(p) => {

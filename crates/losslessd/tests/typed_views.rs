@@ -1,8 +1,11 @@
 #![allow(clippy::unwrap_used)] // tests: a failed unwrap is a failed test
 //! Every answer of a live daemon reads into its typed view (lossless-proto's, what
-//! lossless-client and the CLI read) and writes back to exactly the daemon's JSON: a
-//! field the daemon renamed, dropped or added without the view fails here, rather than
-//! blanking a column of the CLI.
+//! lossless-client and the CLI read) and writes back to exactly the daemon's JSON.
+//! What this catches: a part of an answer built outside the view types (by hand, or a
+//! `serde_json::Value` field), and serde attributes that do not read back what they
+//! write (`flatten`, `untagged`, `skip_serializing_if` without a default). A field
+//! renamed in a view type is not caught here: the daemon writes and the CLI reads the
+//! same type, so both change together; the documented names are docs/daemon.md's.
 //!
 //! Two daemons over a veth pair, so that the views have a peer, neighbours and
 //! negotiated features to show: A runs CEE DCBX from a file and measures its link's
